@@ -1,0 +1,81 @@
+import type { Message, ToolCall } from './messages.js';
+
+/** A tool as the model sees it: a name, a description and a JSON Schema for its arguments. */
+export interface ToolSpec {
+  readonly name: string;
+  readonly description: string;
+  readonly inputSchema: Record<string, unknown>;
+}
+
+export interface ModelRequest {
+  readonly messages: readonly Message[];
+  readonly tools: readonly ToolSpec[];
+  readonly maxOutputTokens?: number;
+}
+
+export interface Usage {
+  readonly inputTokens: number;
+  readonly outputTokens: number;
+  readonly cachedInputTokens: number;
+}
+
+/** One answer of the model: text, tool calls, or both. */
+export interface ModelTurn {
+  readonly text: string;
+  readonly toolCalls: readonly ToolCall[];
+  readonly finishReason: string;
+  readonly usage: Usage;
+  /** US dollars, or null when the model's price is not known. */
+  readonly costUsd: number | null;
+  /** How many HTTP attempts this turn took (1 when nothing was retried). */
+  readonly attempts: number;
+}
+
+/** Why a model call failed, in words a retry policy (and a person) can act on. */
+export type ModelErrorKind =
+  | 'rate-limit'
+  | 'server'
+  | 'timeout'
+  | 'stall'
+  | 'network'
+  | 'bad-request'
+  | 'context-length'
+  | 'auth'
+  | 'garbage'
+  | 'aborted';
+
+export interface ModelError {
+  readonly kind: ModelErrorKind;
+  readonly message: string;
+  /** The HTTP status, when there was one. */
+  readonly status: number | null;
+  readonly retryable: boolean;
+  /** Milliseconds the provider asked us to wait (retry-after), when it did. */
+  readonly retryAfterMs: number | null;
+}
+
+export interface RetryNotice {
+  readonly attempt: number;
+  readonly error: ModelError;
+  readonly delayMs: number;
+}
+
+export interface CallOptions {
+  readonly signal?: AbortSignal;
+  /** Told before each wait between attempts, so the caller can record it. */
+  readonly onRetry?: (notice: RetryNotice) => void;
+}
+
+export type ModelResult =
+  | { readonly ok: true; readonly turn: ModelTurn }
+  | { readonly ok: false; readonly error: ModelError; readonly attempts: number };
+
+/**
+ * A model colony can talk to. `call` must not throw for provider failures: they come back
+ * as `{ ok: false }` after the retries the policy allows. It throws only on programmer error.
+ */
+export interface ChatModel {
+  /** The spec it was resolved from, e.g. `anthropic:claude-opus-4-5` or `sim?seed=7`. */
+  readonly spec: string;
+  call(request: ModelRequest, options?: CallOptions): Promise<ModelResult>;
+}

@@ -1,0 +1,38 @@
+import type { ColonyEvent, EventBody, EventType } from '../events/event-types.js';
+
+/** What a writer appends: the body plus who it is about. The store adds seq, v, id and ts. */
+export type EventInput = EventBody & { readonly runId: string; readonly agentId: string; readonly ts?: number };
+
+export interface EventQuery {
+  /** Only events with seq greater than this (for incremental reads and --follow). */
+  readonly afterSeq?: number;
+  readonly runId?: string;
+  readonly agentId?: string;
+  readonly types?: readonly EventType[];
+  /** Inclusive bounds on ts, milliseconds since the epoch. */
+  readonly since?: number;
+  readonly until?: number;
+  readonly limit?: number;
+}
+
+/**
+ * The append-only event log: the source of truth of a run.
+ *
+ * Contract, held by every implementation through one conformance suite:
+ * - `append` validates the body (an invalid one is a programmer error and throws) and returns
+ *   the stored event with its envelope; events of one store get strictly increasing `seq`
+ *   and non-decreasing `ts`.
+ * - Appended events may be buffered; `flush` makes every event appended so far durable and
+ *   visible to other readers of the same store, before it returns.
+ * - `read` returns events in `seq` order, including buffered ones of this instance.
+ * - Events are never changed or removed.
+ */
+export interface EventStore {
+  append(input: EventInput): ColonyEvent;
+  appendMany(inputs: readonly EventInput[]): ColonyEvent[];
+  flush(): void;
+  read(query?: EventQuery): ColonyEvent[];
+  /** The highest seq stored so far, 0 when empty. */
+  lastSeq(): number;
+  close(): void;
+}

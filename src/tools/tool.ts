@@ -1,0 +1,34 @@
+import type { z } from 'zod';
+
+/**
+ * The outcome of one tool call. Expected failures are data: `error` says what went wrong and
+ * what to do instead, in words a model (and a person) can act on.
+ */
+export type ToolResult =
+  | {
+      readonly ok: true;
+      readonly output: string;
+      /** Set by a tool that ends the agent's loop (submit_handoff). */
+      readonly endsAgent?: boolean;
+    }
+  | { readonly ok: false; readonly error: string };
+
+export interface ToolContext {
+  readonly signal: AbortSignal;
+  readonly callId: string;
+}
+
+/**
+ * A tool: a plain object made by a factory bound to its workspace. `execute` receives input
+ * already validated against `parameters` and must not throw for expected failures.
+ */
+export interface Tool<Input = unknown> {
+  readonly name: string;
+  readonly description: string;
+  readonly parameters: z.ZodType<Input>;
+  execute(input: Input, context: ToolContext): Promise<ToolResult>;
+}
+
+/** A tool of any input type, as the agent loop holds them. */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- a list of tools has mixed inputs; each validates its own
+export type AnyTool = Tool<any>;
