@@ -1,0 +1,200 @@
+import { readFileSync } from 'node:fs';
+import type { EventBody } from '../events/event-types.js';
+import type { ChatModel } from '../model/chat-model.js';
+import type { Message, ToolCall } from '../model/messages.js';
+import type { AnyTool } from '../tools/tool.js';
+import { dispatchToolCall, toolSpecs } from './tool-dispatch.js';
+
+const NO_TOOL_CALL_NUDGE = readFileSync(new URL('./nudge-no-tool-call.md', import.meta.url), 'utf8').trim();
+
+/** The largest tool output that goes back into the conversation; tools cap their own far lower. */
+const MAX_TOOL_OUTPUT_CHARS = 100_000;
+
+/** Where the loop reports what it does. `flush` must make everything recorded so far durable. */
+export interface AgentRecorder {
+  record(event: EventBody): void;
+  flush(): void;
+}
+
+export interface AgentLoopOptions {
+  readonly model: ChatModel;
+  readonly tools: readonly AnyTool[];
+  readonly systemPrompt: string;
+  /** The first user message: the task itself. */
+  readonly task: string;
+  readonly recorder: AgentRecorder;
+  /** Model calls the agent may make before it is stopped. */
+  readonly maxSteps: number;
+  /** Turns in a row whose every tool call was rejected before the agent is stopped. */
+  readonly maxRejectedTurns?: number;
+  /** Turns in a row without any tool call before the agent is stopped. */
+  readonly maxIdleTurns?: number;
+  readonly signal?: AbortSignal;
+}
+
+export type AgentOutcome =
+  | { readonly status: 'ended'; readonly steps: number }
+  | {
+      readonly status: 'failed';
+      readonly steps: number;
+      readonly reason: string;
+      /** The last tool call the agent made, as `name(arguments)`, for the failure handoff. */
+      readonly lastToolCall: string | null;
+    };
+
+/**
+ * Runs one agent: call the model, validate and run its tool calls, feed the results back, until
+ * a tool ends the agent (its handoff) or a limit stops it. Never throws for model or tool
+ * failures; they end as a failed outcome that says why.
+ */
+export async function runAgent(options: AgentLoopOptions): Promise<AgentOutcome> {
+  const { model, recorder } = options;
+  const signal = options.signal ?? new AbortController().signal;
+  const maxRejectedTurns = options.maxRejectedTurns ?? 5;
+  const maxIdleTurns = options.maxIdleTurns ?? 3;
+  const tools = toolSpecs(options.tools);
+  const toolsByName = new Map(options.tools.map((tool) => [tool.name, tool]));
+  const messages: Message[] = [
+    { role: 'system', content: options.systemPrompt },
+    { role: 'user', content: options.task },
+  ];
+  let lastToolCall: string | null = null;
+  let idleTurns = 0;
+  let rejectedTurns = 0;
+  const fail = (steps: number, reason: string): AgentOutcome => ({ status: 'failed', steps, reason, lastToolCall });
+
+  for (let step = 1; step <= options.maxSteps; step += 1) {
+    if (signal.aborted) return fail(step - 1, 'stopped: the run was cancelled');
+    recorder.record({
+      type: 'model.requested',
+      data: { step, model: model.spec, messages: messages.length, chars: conversationChars(messages) },
+    });
+    const started = performance.now();
+    const result = await model.call(
+      { messages, tools },
+      {
+        signal,
+        onRetry: (notice) =>
+          recorder.record({
+            type: 'model.retried',
+            data: {
+              step,
+              attempt: notice.attempt,
+              kind: notice.error.kind,
+              message: notice.error.message,
+              status: notice.error.status,
+              delayMs: notice.delayMs,
+            },
+          }),
+      },
+    );
+    if (!result.ok) {
+      const { error } = result;
+      recorder.record({
+        type: 'model.failed',
+        data: { step, kind: error.kind, message: error.message, attempts: result.attempts },
+      });
+      if (error.kind === 'aborted') return fail(step - 1, 'stopped: the run was cancelled');
+      return fail(step - 1, `the model call failed after ${result.attempts} attempt(s): ${error.kind}: ${error.message}`);
+    }
+    const { turn } = result;
+    recorder.record({
+      type: 'model.responded',
+      data: {
+        step,
+        text: turn.text,
+        toolCalls: [...turn.toolCalls],
+        finishReason: turn.finishReason,
+        usage: turn.usage,
+        costUsd: turn.costUsd,
+        durationMs: Math.round(performance.now() - started),
+        attempts: turn.attempts,
+      },
+    });
+    // The response is durable before any of its tool calls has an effect.
+    recorder.flush();
+    messages.push({ role: 'assistant', text: turn.text, toolCalls: turn.toolCalls });
+
+    if (turn.toolCalls.length === 0) {
+      idleTurns += 1;
+      if (idleTurns >= maxIdleTurns) return fail(step, `the agent stopped calling tools (${idleTurns} turns in a row)`);
+      recorder.record({ type: 'agent.nudged', data: { step, message: NO_TOOL_CALL_NUDGE } });
+      messages.push({ role: 'user', content: NO_TOOL_CALL_NUDGE });
+      continue;
+    }
+    idleTurns = 0;
+
+    const turnResult = await runToolCalls(turn.toolCalls, step, toolsByName, signal, recorder, messages);
+    lastToolCall = turnResult.lastToolCall ?? lastToolCall;
+    if (turnResult.ended) return { status: 'ended', steps: step };
+    rejectedTurns = turnResult.allRejected ? rejectedTurns + 1 : 0;
+    if (rejectedTurns >= maxRejectedTurns) {
+      return fail(step, `the model sent only invalid tool calls for ${rejectedTurns} turns in a row`);
+    }
+  }
+  return fail(options.maxSteps, `the step budget ran out (${options.maxSteps} model calls)`);
+}
+
+interface TurnResult {
+  readonly ended: boolean;
+  readonly allRejected: boolean;
+  readonly lastToolCall: string | null;
+}
+
+async function runToolCalls(
+  calls: readonly ToolCall[],
+  step: number,
+  toolsByName: ReadonlyMap<string, AnyTool>,
+  signal: AbortSignal,
+  recorder: AgentRecorder,
+  messages: Message[],
+): Promise<TurnResult> {
+  let ended = false;
+  let rejected = 0;
+  let lastToolCall: string | null = null;
+  for (const call of calls) {
+    recorder.record({ type: 'tool.started', data: { step, callId: call.id, name: call.name, input: call.input } });
+    const started = performance.now();
+    const dispatch = ended
+      ? { ran: false as const, result: { ok: false as const, error: 'not run: the handoff was already submitted' } }
+      : await dispatchToolCall(call, toolsByName, signal);
+    if (!dispatch.ran) rejected += 1;
+    const { result } = dispatch;
+    const content = capOutput(result.ok ? result.output : result.error);
+    recorder.record({
+      type: 'tool.ended',
+      data: {
+        step,
+        callId: call.id,
+        name: call.name,
+        ok: result.ok,
+        output: content,
+        durationMs: Math.round((performance.now() - started) * 1000) / 1000,
+      },
+    });
+    messages.push({ role: 'tool', callId: call.id, toolName: call.name, content, isError: !result.ok });
+    lastToolCall = `${call.name}(${call.input.slice(0, 200)})`;
+    if (result.ok && result.endsAgent === true) ended = true;
+  }
+  return { ended, allRejected: rejected === calls.length, lastToolCall };
+}
+
+function capOutput(text: string): string {
+  if (text.length <= MAX_TOOL_OUTPUT_CHARS) return text;
+  const half = MAX_TOOL_OUTPUT_CHARS / 2;
+  const omitted = text.length - MAX_TOOL_OUTPUT_CHARS;
+  return `${text.slice(0, half)}\n[... ${omitted} characters omitted ...]\n${text.slice(-half)}`;
+}
+
+function conversationChars(messages: readonly Message[]): number {
+  let total = 0;
+  for (const message of messages) {
+    if (message.role === 'assistant') {
+      total += message.text.length;
+      for (const call of message.toolCalls) total += call.name.length + call.input.length;
+    } else {
+      total += message.content.length;
+    }
+  }
+  return total;
+}
