@@ -38,16 +38,17 @@ function streamOf(parts: readonly LanguageModelV3StreamPart[], keepOpen = false)
 
 const REQUEST: ModelRequest = { messages: [{ role: 'user', content: 'hi' }], tools: [] };
 const noSleep = (): Promise<void> => Promise.resolve();
+const STALLS_FAST: Partial<ChatModelOptions> = { retry: { stallTimeoutMs: 100 } };
 
 function chat(model: LanguageModelV3, options: Partial<ChatModelOptions> = {}) {
-  return createChatModel(model, { spec: 'test:model', sleep: noSleep, random: () => 0.25, retry: { stallTimeoutMs: 100 }, ...options });
+  return createChatModel(model, { spec: 'test:model', sleep: noSleep, random: () => 0.25, retry: { stallTimeoutMs: 10_000 }, ...options });
 }
 
 describe('createChatModel', () => {
   it('abandons a model that never answers and ignores its abort signal, then retries', async () => {
     const model = playing([() => new Promise<never>(() => undefined)]);
     const notices: RetryNotice[] = [];
-    const result = await chat(model).call(REQUEST, { onRetry: (notice) => notices.push(notice) });
+    const result = await chat(model, STALLS_FAST).call(REQUEST, { onRetry: (notice) => notices.push(notice) });
     expect(result).toMatchObject({ ok: true, turn: { text: 'recovered', attempts: 2 } });
     expect(notices.map((notice) => [notice.attempt, notice.error.kind, notice.delayMs])).toEqual([[1, 'stall', 125]]);
   });
@@ -60,7 +61,7 @@ describe('createChatModel', () => {
         return Promise.resolve({ stream: streamOf([{ type: 'stream-start', warnings: [] }, { type: 'text-delta', id: '0', delta: 'par' }], true) });
       },
     ]);
-    const result = await chat(model).call(REQUEST);
+    const result = await chat(model, STALLS_FAST).call(REQUEST);
     expect(result).toMatchObject({ ok: true, turn: { text: 'recovered', attempts: 2 } });
     expect(signal?.aborted).toBe(true);
   });
@@ -138,7 +139,7 @@ describe('createChatModel', () => {
         return Promise.resolve({ stream: streamOf([{ type: 'text-delta', id: '0', delta: 'thinking' }], true) });
       },
     ]);
-    const result = await chat(model, { retry: { stallTimeoutMs: 60_000 } }).call(REQUEST, { signal: controller.signal });
+    const result = await chat(model).call(REQUEST, { signal: controller.signal });
     expect(result).toMatchObject({ ok: false, attempts: 1, error: { kind: 'aborted', retryable: false } });
     expect(model.calls).toBe(1);
   });

@@ -72,7 +72,7 @@ describe.each(PROVIDERS)('retries through $spec', (provider) => {
       baseUrl: `${running.url}/v1`,
       apiKeyEnv: provider.keyEnv,
       env: { [provider.keyEnv]: SECRET },
-      retry: { stallTimeoutMs: 200, ...options.retry },
+      retry: { stallTimeoutMs: 10_000, ...options.retry },
       random: () => 0.5,
       sleep: options.realSleep === true ? undefined : recordSleep,
     });
@@ -80,8 +80,8 @@ describe.each(PROVIDERS)('retries through $spec', (provider) => {
     return { model: resolved.model, running, sleeps };
   }
 
-  async function retriedOnceAfter(fault: Fault): Promise<RetryNotice[]> {
-    const { model, running } = await setUp([fault]);
+  async function retriedOnceAfter(fault: Fault, retry: Partial<RetryPolicy> = {}): Promise<RetryNotice[]> {
+    const { model, running } = await setUp([fault], { retry });
     const notices: RetryNotice[] = [];
     const result = await model.call(REQUEST, { onRetry: (notice) => notices.push(notice) });
     expect(result).toMatchObject({ ok: true, turn: { text: 'hi', attempts: 2 } });
@@ -112,7 +112,7 @@ describe.each(PROVIDERS)('retries through $spec', (provider) => {
   });
 
   it('abandons a stalled stream and retries', async () => {
-    const notices = await retriedOnceAfter({ stallAfterFirstChunk: true });
+    const notices = await retriedOnceAfter({ stallAfterFirstChunk: true }, { stallTimeoutMs: 200 });
     expect(notices.map((notice) => notice.error.kind)).toEqual(['stall']);
   });
 
@@ -173,7 +173,7 @@ describe.each(PROVIDERS)('retries through $spec', (provider) => {
   });
 
   it('reports a cancellation, not a stall, when aborted while the stream is silent', async () => {
-    const { model, running } = await setUp([{ stallAfterFirstChunk: true }], { retry: { stallTimeoutMs: 60_000 } });
+    const { model, running } = await setUp([{ stallAfterFirstChunk: true }]);
     const controller = new AbortController();
     const pending = model.call(REQUEST, { signal: controller.signal });
     await until(() => running.requests.length === 1);
