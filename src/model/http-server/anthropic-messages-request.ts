@@ -1,0 +1,132 @@
+import type {
+  JSONSchema7,
+  LanguageModelV3Message,
+  LanguageModelV3ToolCallPart,
+  LanguageModelV3ToolResultPart,
+} from '@ai-sdk/provider';
+import { z } from 'zod';
+import type { ParsedRequest } from './wire-format.js';
+
+const textBlockSchema = z.looseObject({ type: z.literal('text'), text: z.string() });
+
+const blockSchema = z.looseObject({
+  type: z.string(),
+  text: z.string().optional(),
+  id: z.string().optional(),
+  name: z.string().optional(),
+  input: z.unknown().optional(),
+  tool_use_id: z.string().optional(),
+  content: z.union([z.string(), z.array(z.looseObject({ type: z.string(), text: z.string().optional() }))]).optional(),
+  is_error: z.boolean().optional(),
+});
+
+const requestSchema = z.object({
+  model: z.string(),
+  max_tokens: z.number().int().positive(),
+  system: z.union([z.string(), z.array(textBlockSchema)]).optional(),
+  messages: z
+    .array(z.object({ role: z.enum(['user', 'assistant']), content: z.union([z.string(), z.array(blockSchema)]) }))
+    .min(1),
+  tools: z
+    .array(
+      z.looseObject({
+        name: z.string(),
+        description: z.string().optional(),
+        input_schema: z.record(z.string(), z.unknown()),
+      }),
+    )
+    .optional(),
+  stream: z.boolean().optional(),
+});
+
+type Block = z.infer<typeof blockSchema>;
+type Converted = { ok: true; messages: LanguageModelV3Message[] } | { ok: false; error: string };
+
+/** An Anthropic messages request body as a model call, or what is wrong with it. */
+export function parseAnthropicMessagesRequest(body: unknown): ParsedRequest {
+  const parsed = requestSchema.safeParse(body);
+  if (!parsed.success) return { ok: false, error: `Invalid request body: ${z.prettifyError(parsed.error)}` };
+  const request = parsed.data;
+  const prompt: LanguageModelV3Message[] = [];
+  const system = typeof request.system === 'string' ? request.system : (request.system ?? []).map((block) => block.text).join('\n');
+  if (system !== '') prompt.push({ role: 'system', content: system });
+  const toolNames = new Map<string, string>();
+  for (const [index, message] of request.messages.entries()) {
+    const blocks: Block[] = typeof message.content === 'string' ? [{ type: 'text', text: message.content }] : message.content;
+    const converted =
+      message.role === 'assistant' ? assistantMessage(blocks, toolNames) : userMessages(blocks, toolNames);
+    if (!converted.ok) return { ok: false, error: `messages.${index}: ${converted.error}` };
+    prompt.push(...converted.messages);
+  }
+  return {
+    ok: true,
+    call: {
+      model: request.model,
+      prompt,
+      tools: (request.tools ?? []).map((tool) => ({
+        type: 'function',
+        name: tool.name,
+        description: tool.description,
+        inputSchema: tool.input_schema as JSONSchema7,
+      })),
+      maxOutputTokens: request.max_tokens,
+      stream: request.stream === true,
+      includeUsage: true,
+    },
+  };
+}
+
+function assistantMessage(blocks: readonly Block[], toolNames: Map<string, string>): Converted {
+  const content: ({ type: 'text'; text: string } | LanguageModelV3ToolCallPart)[] = [];
+  for (const block of blocks) {
+    if (block.type === 'text' && block.text !== undefined) {
+      if (block.text !== '') content.push({ type: 'text', text: block.text });
+    } else if (block.type === 'tool_use' && block.id !== undefined && block.name !== undefined) {
+      toolNames.set(block.id, block.name);
+      const input = typeof block.input === 'string' ? block.input : JSON.stringify(block.input ?? {});
+      content.push({ type: 'tool-call', toolCallId: block.id, toolName: block.name, input });
+    } else if (block.type !== 'thinking' && block.type !== 'redacted_thinking') {
+      return { ok: false, error: unsupported(block, 'text and tool_use') };
+    }
+  }
+  return { ok: true, messages: [{ role: 'assistant', content }] };
+}
+
+/** A user turn: its tool results become one tool message, its text a user message after it. */
+function userMessages(blocks: readonly Block[], toolNames: Map<string, string>): Converted {
+  const results: LanguageModelV3ToolResultPart[] = [];
+  let text = '';
+  for (const block of blocks) {
+    if (block.type === 'text' && block.text !== undefined) {
+      text += block.text;
+    } else if (block.type === 'tool_result' && block.tool_use_id !== undefined) {
+      const toolName = toolNames.get(block.tool_use_id);
+      if (toolName === undefined) {
+        return {
+          ok: false,
+          error: `tool_result block refers to tool_use id "${block.tool_use_id}", which no earlier assistant message contains.`,
+        };
+      }
+      const value =
+        typeof block.content === 'string'
+          ? block.content
+          : (block.content ?? []).map((part) => (part.type === 'text' ? (part.text ?? '') : '')).join('');
+      results.push({
+        type: 'tool-result',
+        toolCallId: block.tool_use_id,
+        toolName,
+        output: block.is_error === true ? { type: 'error-text', value } : { type: 'text', value },
+      });
+    } else {
+      return { ok: false, error: unsupported(block, 'text and tool_result') };
+    }
+  }
+  const messages: LanguageModelV3Message[] = [];
+  if (results.length > 0) messages.push({ role: 'tool', content: results });
+  if (text !== '' || results.length === 0) messages.push({ role: 'user', content: [{ type: 'text', text }] });
+  return { ok: true, messages };
+}
+
+function unsupported(block: Block, supported: string): string {
+  return `content blocks of type "${block.type}" (or missing their required fields) are not supported here; send ${supported} blocks.`;
+}

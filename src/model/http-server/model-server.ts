@@ -1,0 +1,190 @@
+import { createServer } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { LanguageModelV3 } from '@ai-sdk/provider';
+import { anthropicMessagesFormat } from './anthropic-messages-format.js';
+import { playAnswerFault, playTransportFault } from './fault.js';
+import type { Fault } from './fault.js';
+import { parseJson, readBody, writeError, writeJson } from './http-responses.js';
+import { openAIChatFormat } from './openai-chat-format.js';
+import type { ModelCall, ResponseIdentity, WireFormat } from './wire-format.js';
+
+export type { Fault } from './fault.js';
+
+export interface ModelServerOptions {
+  readonly model: LanguageModelV3;
+  readonly host?: string;
+  /** 0 (the default) picks a free port. */
+  readonly port?: number;
+  /** Played one per generation request, from the front, before the model is asked. */
+  readonly faults?: readonly Fault[];
+  /** Milliseconds since the epoch, for the `created` field of answers. */
+  readonly now?: () => number;
+}
+
+/** A request as the server received it. */
+export interface RecordedRequest {
+  readonly method: string;
+  readonly path: string;
+  /** Lower-case names; repeated headers joined with ", ". */
+  readonly headers: Readonly<Record<string, string>>;
+  /** The body parsed as JSON, or its raw text when it is not JSON. */
+  readonly body: unknown;
+  /** The fault played instead of an answer, if any. */
+  readonly fault: Fault | null;
+}
+
+export interface ModelServer {
+  /** Base address, e.g. `http://127.0.0.1:43121`; the APIs live under `/v1`. */
+  readonly url: string;
+  readonly requests: readonly RecordedRequest[];
+  /** The faults not played yet; push more at any time. */
+  readonly faults: Fault[];
+  /** Stops listening and drops open connections, stalled streams included. */
+  close(): Promise<void>;
+}
+
+const ENDPOINTS: Readonly<Record<string, WireFormat>> = {
+  '/v1/chat/completions': openAIChatFormat,
+  '/v1/messages': anthropicMessagesFormat,
+};
+
+/**
+ * Serves any LanguageModelV3 over HTTP in two providers' own wire formats: OpenAI chat
+ * completions (`POST /v1/chat/completions`, `GET /v1/models`) and Anthropic messages
+ * (`POST /v1/messages`), streamed or not. Each request becomes one `doGenerate` call whose
+ * result is written back in the request's format. A malformed request gets a 400 in that
+ * format; a client that hangs up cancels the model call.
+ */
+export async function startModelServer(options: ModelServerOptions): Promise<ModelServer> {
+  const requests: RecordedRequest[] = [];
+  const faults: Fault[] = [...(options.faults ?? [])];
+  const now = options.now ?? Date.now;
+  let answered = 0;
+
+  async function handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
+    const method = request.method ?? 'GET';
+    const path = new URL(request.url ?? '/', 'http://localhost').pathname.replace(/\/+$/, '');
+    const format = ENDPOINTS[path] ?? (path.startsWith('/v1/messages') ? anthropicMessagesFormat : openAIChatFormat);
+    const body = await readBody(request);
+    const json = body.ok ? parseJson(body.text) : null;
+    const isGeneration = method === 'POST' && ENDPOINTS[path] !== undefined;
+    const fault = isGeneration ? (faults.shift() ?? null) : null;
+    requests.push({
+      method,
+      path,
+      headers: flattenHeaders(request),
+      body: json?.ok === true ? json.value : body.ok ? body.text : null,
+      fault,
+    });
+
+    if (method === 'GET' && path === '/v1/models') {
+      writeJson(response, 200, {
+        object: 'list',
+        data: [{ id: options.model.modelId, object: 'model', created: 0, owned_by: options.model.provider }],
+      });
+      return;
+    }
+    if (!isGeneration) {
+      const known = ENDPOINTS[path] !== undefined;
+      const message = `${method} ${path} is not served here. This server answers POST /v1/chat/completions, POST /v1/messages and GET /v1/models.`;
+      writeError(response, format, known ? 405 : 404, message);
+      return;
+    }
+    if (fault !== null && playTransportFault(fault, format, request, response)) return;
+    if (!body.ok) {
+      writeError(response, format, 413, 'The request body is too large.');
+      return;
+    }
+    if (json === null || !json.ok) {
+      writeError(response, format, 400, `The request body is not valid JSON: ${json?.ok === false ? json.error : 'empty'}.`);
+      return;
+    }
+    const parsed = format.parseRequest(json.value);
+    if (!parsed.ok) {
+      writeError(response, format, 400, parsed.error);
+      return;
+    }
+    answered += 1;
+    const identity: ResponseIdentity = {
+      id: `${format.idPrefix}${String(answered).padStart(6, '0')}`,
+      createdSeconds: Math.floor(now() / 1000),
+    };
+    if (fault !== null) {
+      playAnswerFault(fault, format, parsed.call, identity, response);
+      return;
+    }
+    await answer(format, parsed.call, identity, response);
+  }
+
+  async function answer(format: WireFormat, call: ModelCall, identity: ResponseIdentity, response: ServerResponse): Promise<void> {
+    const hangUp = new AbortController();
+    const onClose = (): void => {
+      if (!response.writableFinished) hangUp.abort();
+    };
+    response.on('close', onClose);
+    try {
+      const result = await options.model.doGenerate({
+        prompt: call.prompt,
+        tools: [...call.tools],
+        maxOutputTokens: call.maxOutputTokens,
+        abortSignal: hangUp.signal,
+      });
+      if (response.destroyed) return;
+      if (!call.stream) {
+        writeJson(response, 200, format.responseBody(result, call, identity));
+        return;
+      }
+      response.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+      for (const frame of format.streamFrames(result, call, identity)) response.write(frame.text);
+      response.end();
+    } catch (error) {
+      if (hangUp.signal.aborted) return;
+      const message = error instanceof Error ? error.message : String(error);
+      writeError(response, format, 500, `The model failed: ${message}`);
+    } finally {
+      response.off('close', onClose);
+    }
+  }
+
+  const server = createServer((request, response) => {
+    response.on('error', () => undefined);
+    handle(request, response).catch((error: unknown) => {
+      if (response.headersSent) {
+        response.destroy();
+        return;
+      }
+      const message = error instanceof Error ? error.message : String(error);
+      writeError(response, openAIChatFormat, 500, `The server failed: ${message}`);
+    });
+  });
+  server.on('clientError', (_error, socket) => socket.destroy());
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port ?? 0, options.host ?? '127.0.0.1', () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const address = server.address() as AddressInfo;
+  const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+
+  return {
+    url: `http://${host}:${address.port}`,
+    requests,
+    faults,
+    close: () =>
+      new Promise<void>((resolve, reject) => {
+        server.close((error) => (error === undefined ? resolve() : reject(error)));
+        server.closeAllConnections();
+      }),
+  };
+}
+
+function flattenHeaders(request: IncomingMessage): Record<string, string> {
+  const headers: Record<string, string> = {};
+  for (const [name, value] of Object.entries(request.headers)) {
+    if (value !== undefined) headers[name] = Array.isArray(value) ? value.join(', ') : value;
+  }
+  return headers;
+}

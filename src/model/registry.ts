@@ -1,0 +1,192 @@
+import { createAnthropic } from '@ai-sdk/anthropic';
+import { createOpenAI } from '@ai-sdk/openai';
+import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
+import type { LanguageModelV3 } from '@ai-sdk/provider';
+import type { ChatModel } from './chat-model.js';
+import { createChatModel } from './language-model-chat.js';
+import type { Sleep } from './language-model-chat.js';
+import { priceFor } from './prices.js';
+import type { RetryPolicy } from './retry.js';
+
+export interface ResolveOptions {
+  /** Overrides the provider's address (`--base-url`); required by `openai-compatible`. */
+  readonly baseUrl?: string;
+  /** The environment variable holding the API key (`--api-key-env`), instead of the provider's default. */
+  readonly apiKeyEnv?: string;
+  /** Where API keys are read from; nothing else is consulted. */
+  readonly env: Readonly<Record<string, string | undefined>>;
+  readonly retry?: Partial<RetryPolicy>;
+  readonly fetch?: typeof globalThis.fetch;
+  readonly sleep?: Sleep;
+  readonly random?: () => number;
+  readonly now?: () => number;
+}
+
+export type ResolveResult = { readonly ok: true; readonly model: ChatModel } | { readonly ok: false; readonly error: string };
+
+/** A model spec taken apart: `provider[:model][?options]`. */
+export interface ParsedSpec {
+  readonly spec: string;
+  readonly provider: string;
+  /** Empty when the spec has no `:model` part. */
+  readonly modelId: string;
+  readonly options: URLSearchParams;
+}
+
+/** Makes models for one provider prefix. */
+export interface ModelFactory {
+  /** How a spec for this provider is written, listed when a spec cannot be resolved. */
+  readonly form: string;
+  create(parsed: ParsedSpec, options: ResolveOptions): ResolveResult;
+}
+
+const SPEC_PATTERN = /^([a-z][a-z0-9-]*)(?::([^?]*))?(?:\?(.*))?$/;
+
+export const BUILT_IN_FACTORIES: Readonly<Record<string, ModelFactory>> = {
+  openai: {
+    form: 'openai:<model>',
+    create: (parsed, options) =>
+      withApiKey(parsed, options, 'OPENAI_API_KEY', (apiKey, baseUrl) =>
+        createOpenAI({ apiKey, baseURL: baseUrl ?? 'https://api.openai.com/v1', fetch: options.fetch }).chat(parsed.modelId),
+      ),
+  },
+  anthropic: {
+    form: 'anthropic:<model>',
+    create: (parsed, options) =>
+      withApiKey(parsed, options, 'ANTHROPIC_API_KEY', (apiKey, baseUrl) =>
+        createAnthropic({ apiKey, baseURL: baseUrl ?? 'https://api.anthropic.com/v1', fetch: options.fetch })(parsed.modelId),
+      ),
+  },
+  'openai-compatible': {
+    form: 'openai-compatible:<model> with --base-url URL',
+    create: (parsed, options) => {
+      const checked = checkProviderSpec(parsed, options);
+      if (!checked.ok) return checked;
+      if (checked.baseUrl === undefined) {
+        return {
+          ok: false,
+          error:
+            `The model ${parsed.spec} needs the address of the server that serves it: ` +
+            'pass --base-url URL (for example --base-url http://127.0.0.1:8000/v1).',
+        };
+      }
+      let apiKey: string | undefined;
+      if (options.apiKeyEnv !== undefined) {
+        const key = readKey(options, options.apiKeyEnv);
+        if (!key.ok) return key;
+        apiKey = key.apiKey;
+      }
+      const languageModel = createOpenAICompatible({
+        name: 'openai-compatible',
+        baseURL: checked.baseUrl,
+        includeUsage: true,
+        apiKey,
+        fetch: options.fetch,
+      }).chatModel(parsed.modelId);
+      return { ok: true, model: chatModelFor(languageModel, parsed, options, options.apiKeyEnv) };
+    },
+  },
+};
+
+/**
+ * The ChatModel a spec names: `openai:<model>`, `anthropic:<model>`,
+ * `openai-compatible:<model>` (with `baseUrl`), or any prefix in `factories`, which are
+ * consulted before the built-in ones. Failures come back as `{ ok: false }` with a message
+ * that says what to change. API keys are read from `options.env` only and never appear in
+ * an error message.
+ */
+export function resolveModel(
+  spec: string,
+  options: ResolveOptions,
+  factories: Readonly<Record<string, ModelFactory>> = {},
+): ResolveResult {
+  const all = { ...BUILT_IN_FACTORIES, ...factories };
+  const accepted = `Accepted forms: ${Object.values(all)
+    .map((factory) => factory.form)
+    .join(', ')}.`;
+  const match = SPEC_PATTERN.exec(spec.trim());
+  if (match === null) return { ok: false, error: `The model spec "${spec}" is malformed. ${accepted}` };
+  const provider = match[1] ?? '';
+  const factory = all[provider];
+  if (factory === undefined) {
+    return { ok: false, error: `The model spec "${spec}" names an unknown provider "${provider}". ${accepted}` };
+  }
+  const parsed: ParsedSpec = {
+    spec: spec.trim(),
+    provider,
+    modelId: match[2] ?? '',
+    options: new URLSearchParams(match[3] ?? ''),
+  };
+  return factory.create(parsed, options);
+}
+
+type Checked = { readonly ok: true; readonly baseUrl: string | undefined } | { readonly ok: false; readonly error: string };
+
+/** What every hosted provider's spec needs: a model id, no options, a usable base URL. */
+function checkProviderSpec(parsed: ParsedSpec, options: ResolveOptions): Checked {
+  if (parsed.modelId.trim() === '') {
+    return {
+      ok: false,
+      error: `The model spec "${parsed.spec}" has no model name: write ${parsed.provider}:<model>, e.g. ${parsed.provider}:my-model.`,
+    };
+  }
+  if ([...parsed.options.keys()].length > 0) {
+    return { ok: false, error: `The model spec "${parsed.spec}" has options after "?", which ${parsed.provider} does not take.` };
+  }
+  if (options.baseUrl === undefined) return { ok: true, baseUrl: undefined };
+  let url: URL;
+  try {
+    url = new URL(options.baseUrl);
+  } catch {
+    return { ok: false, error: `--base-url "${options.baseUrl}" is not a URL; pass one like http://127.0.0.1:8000/v1.` };
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    return { ok: false, error: `--base-url "${options.baseUrl}" must start with http:// or https://.` };
+  }
+  return { ok: true, baseUrl: options.baseUrl.replace(/\/+$/, '') };
+}
+
+function withApiKey(
+  parsed: ParsedSpec,
+  options: ResolveOptions,
+  defaultKeyEnv: string,
+  makeModel: (apiKey: string, baseUrl: string | undefined) => LanguageModelV3,
+): ResolveResult {
+  const checked = checkProviderSpec(parsed, options);
+  if (!checked.ok) return checked;
+  const keyEnv = options.apiKeyEnv ?? defaultKeyEnv;
+  const key = readKey(options, keyEnv);
+  if (!key.ok) return key;
+  return { ok: true, model: chatModelFor(makeModel(key.apiKey, checked.baseUrl), parsed, options, keyEnv) };
+}
+
+function readKey(
+  options: ResolveOptions,
+  keyEnv: string,
+): { readonly ok: true; readonly apiKey: string } | { readonly ok: false; readonly error: string } {
+  const apiKey = options.env[keyEnv]?.trim() ?? '';
+  if (apiKey !== '') return { ok: true, apiKey };
+  return {
+    ok: false,
+    error:
+      `No API key: the environment variable ${keyEnv} is not set or empty. ` +
+      'Set it, or pass --api-key-env NAME to read the key from another variable.',
+  };
+}
+
+function chatModelFor(
+  languageModel: LanguageModelV3,
+  parsed: ParsedSpec,
+  options: ResolveOptions,
+  apiKeyEnv: string | undefined,
+): ChatModel {
+  return createChatModel(languageModel, {
+    spec: parsed.spec,
+    price: priceFor(parsed.provider, parsed.modelId),
+    retry: options.retry,
+    sleep: options.sleep,
+    random: options.random,
+    now: options.now,
+    apiKeyEnv,
+  });
+}
