@@ -20,6 +20,18 @@ export function isProcessAlive(pid: number): boolean {
 }
 
 /**
+ * Waits for `pid` to be gone. A killed process closes its pipes a moment before the kernel
+ * marks it exited, so a check right after the runner returns can still see it running.
+ */
+export async function waitUntilGone(pid: number, deadlineMs = 5_000): Promise<boolean> {
+  for (let waited = 0; waited < deadlineMs; waited += 20) {
+    if (!isProcessAlive(pid)) return true;
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  return !isProcessAlive(pid);
+}
+
+/**
  * The behaviour every RunProcess implementation must show, as one suite: register it once per
  * implementation. Timeouts are short so the suite stays fast; the kill grace is shortened too.
  */
@@ -67,7 +79,7 @@ export function describeProcessRunnerConformance(name: string, runner: RunProces
       expect(result.signal).toBe('SIGKILL');
       const sleeper = Number(result.output.trim());
       expect(sleeper).toBeGreaterThan(0);
-      expect(isProcessAlive(sleeper)).toBe(false);
+      expect(await waitUntilGone(sleeper)).toBe(true);
     });
 
     it('does not wait for a background child, and kills it', async () => {
@@ -76,7 +88,7 @@ export function describeProcessRunnerConformance(name: string, runner: RunProces
       expect(result.timedOut).toBe(false);
       const sleeper = Number(result.output.trim());
       expect(sleeper).toBeGreaterThan(0);
-      expect(isProcessAlive(sleeper)).toBe(false);
+      expect(await waitUntilGone(sleeper)).toBe(true);
     }, 10_000);
 
     it('kills a command when its AbortSignal fires', async () => {
@@ -127,6 +139,11 @@ export function describeProcessRunnerConformance(name: string, runner: RunProces
       const result = await runner({ command: 'true', cwd: join(cwd, 'missing'), timeoutMs: 1_000 });
       expect(result.exitCode).toBeNull();
       expect(result.startError).toMatch(/working directory does not exist/);
+    });
+
+    it('reports impossible limits as data', async () => {
+      expect((await run('true', { timeoutMs: 0 })).startError).toMatch(/timeoutMs must be a positive number/);
+      expect((await run('true', { maxOutputBytes: 1 })).startError).toMatch(/maxOutputBytes must be an integer/);
     });
 
     it('passes the caller’s variables and a fixed unattended environment', async () => {

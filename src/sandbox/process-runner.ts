@@ -94,6 +94,8 @@ async function runLocalProcess(
     startError,
   });
   if (request.signal?.aborted === true) return notStarted('the command was cancelled before it started', true);
+  const requestProblem = checkLimits(request);
+  if (requestProblem !== null) return notStarted(requestProblem, false);
   const directoryProblem = await checkWorkingDirectory(request.cwd);
   if (directoryProblem !== null) return notStarted(directoryProblem, false);
 
@@ -163,6 +165,8 @@ function watchChild(
     stop();
   }, request.timeoutMs);
   request.signal?.addEventListener('abort', onAbort, { once: true });
+  // The signal may have fired while the working directory was being checked.
+  if (request.signal?.aborted === true) onAbort();
 
   const finish = (startError: string | null): void => {
     if (finished) return;
@@ -195,6 +199,17 @@ function watchChild(
   child.on('close', () => {
     if (exited) finish(null);
   });
+}
+
+function checkLimits(request: ProcessRequest): string | null {
+  if (!Number.isFinite(request.timeoutMs) || request.timeoutMs <= 0) {
+    return `timeoutMs must be a positive number of milliseconds, got ${request.timeoutMs}`;
+  }
+  const maxOutputBytes = request.maxOutputBytes ?? DEFAULT_MAX_OUTPUT_BYTES;
+  if (!Number.isInteger(maxOutputBytes) || maxOutputBytes < 2) {
+    return `maxOutputBytes must be an integer of at least 2, got ${maxOutputBytes}`;
+  }
+  return null;
 }
 
 async function checkWorkingDirectory(cwd: string): Promise<string | null> {
