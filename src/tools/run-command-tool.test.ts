@@ -1,0 +1,94 @@
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { runProcess } from '../sandbox/process-runner.js';
+import type { RunProcess } from '../sandbox/process-runner.js';
+import { createRunCommandTool } from './run-command-tool.js';
+import type { RunCommandInput } from './run-command-tool.js';
+import { createWorkspaceFixture, toolContext } from './workspace-fixture.js';
+import type { WorkspaceFixture } from './workspace-fixture.js';
+
+/** The local runner with a short kill grace, so the SIGTERM-ignoring test stays quick. */
+const quickRunner: RunProcess = (request) => runProcess({ ...request, killGraceMs: 300 });
+
+describe('run_command', () => {
+  let fixture: WorkspaceFixture;
+  const run = (input: RunCommandInput, signal?: AbortSignal) =>
+    createRunCommandTool(fixture.root, { runProcess: quickRunner, environment: { GIT_AUTHOR_NAME: 'worker' } }).execute(
+      input,
+      toolContext(signal),
+    );
+
+  beforeEach(() => {
+    fixture = createWorkspaceFixture();
+  });
+  afterEach(() => fixture.remove());
+
+  it('runs in the workspace root and reports the exit code, then the output', async () => {
+    const result = await run({ command: 'cat src/main.ts; echo "$GIT_AUTHOR_NAME"; echo oops >&2' });
+    expect(result).toEqual({ ok: true, output: 'exit code: 0\n\nexport const answer = 42;\nworker\noops\n' });
+  });
+
+  it('treats a non-zero exit as information, not a failure', async () => {
+    expect(await run({ command: 'echo failing test; exit 1' })).toEqual({ ok: true, output: 'exit code: 1\n\nfailing test\n' });
+  });
+
+  it('returns at once for a command that reads stdin', async () => {
+    expect(await run({ command: 'cat', timeout_seconds: 5 })).toEqual({ ok: true, output: 'exit code: 0\n\n' });
+  });
+
+  it('kills a command at its timeout, even one that ignores SIGTERM', async () => {
+    const result = await run({ command: "trap '' TERM; echo waiting; sleep 60", timeout_seconds: 1 });
+    expect(result).toEqual({ ok: true, output: 'timed out after 1s: the command was killed\n\nwaiting\n' });
+  });
+
+  it('does not wait for a background child', async () => {
+    const result = await run({ command: 'sleep 30 & echo started' });
+    expect(result).toEqual({ ok: true, output: 'exit code: 0\n\nstarted\n' });
+  }, 10_000);
+
+  it('is killed when the call is aborted', async () => {
+    const controller = new AbortController();
+    setTimeout(() => controller.abort(), 200);
+    const result = await run({ command: 'sleep 60' }, controller.signal);
+    expect(result).toEqual({ ok: true, output: 'killed by signal SIGTERM\n\n' });
+  }, 10_000);
+
+  it('caps huge output, keeping the head and the tail', async () => {
+    const result = await run({ command: 'seq 1 200000' });
+    const output = result.ok ? result.output : '';
+    expect(output.startsWith('exit code: 0\n\n1\n2\n3\n')).toBe(true);
+    expect(output.endsWith('199999\n200000\n')).toBe(true);
+    expect(output).toMatch(/\n\[\.\.\. \d+ bytes omitted \.\.\.\]\n/);
+    expect(output.length).toBeLessThan(70 * 1024);
+  });
+
+  it('renders binary output safely', async () => {
+    writeFileSync(join(fixture.root, 'blob.bin'), Buffer.from([0x00, 0xff, 0x41, 0x0a]));
+    expect(await run({ command: 'cat blob.bin' })).toEqual({ ok: true, output: 'exit code: 0\n\n\uFFFD\uFFFDA\n' });
+  });
+
+  it('keeps secrets from the parent environment away from the command', async () => {
+    process.env.COLONY_RUN_COMMAND_TEST_API_KEY = 'sk-run-command-secret';
+    try {
+      const result = await createRunCommandTool(fixture.root).execute({ command: 'env' }, toolContext());
+      expect(result.ok && result.output.startsWith('exit code: 0\n\n')).toBe(true);
+      expect(result.ok && result.output).not.toContain('sk-run-command-secret');
+    } finally {
+      delete process.env.COLONY_RUN_COMMAND_TEST_API_KEY;
+    }
+  });
+
+  it('is an error only when the command could not start', async () => {
+    fixture.remove();
+    const result = await run({ command: 'true' });
+    expect(result).toMatchObject({ ok: false, error: expect.stringMatching(/^could not run the command: the working directory does not exist/) });
+  });
+
+  it('rejects a timeout over the maximum in its parameters', () => {
+    const tool = createRunCommandTool('/tmp');
+    expect(tool.parameters.safeParse({ command: 'true', timeout_seconds: 1801 }).success).toBe(false);
+    expect(tool.parameters.safeParse({ command: 'true', timeout_seconds: 1800 }).success).toBe(true);
+    expect(readFileSync(new URL('./descriptions/run-command.md', import.meta.url), 'utf8')).toBe(tool.description);
+  });
+});

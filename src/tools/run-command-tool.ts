@@ -1,0 +1,66 @@
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { z } from 'zod';
+import { runProcess as runLocalProcess } from '../sandbox/process-runner.js';
+import type { ProcessResult, RunProcess } from '../sandbox/process-runner.js';
+import type { Tool, ToolContext, ToolResult } from './tool.js';
+import type { WorkspaceRoot } from './workspace-paths.js';
+
+export const DEFAULT_COMMAND_TIMEOUT_SECONDS = 120;
+export const MAX_COMMAND_TIMEOUT_SECONDS = 1_800;
+
+const description = readFileSync(new URL('./descriptions/run-command.md', import.meta.url), 'utf8');
+
+export const runCommandParameters = z.object({
+  command: z.string().min(1).describe('The shell command to run with bash, in the workspace root.'),
+  timeout_seconds: z
+    .number()
+    .positive()
+    .max(MAX_COMMAND_TIMEOUT_SECONDS)
+    .optional()
+    .describe(
+      `Seconds before the command is killed. Defaults to ${DEFAULT_COMMAND_TIMEOUT_SECONDS}, at most ${MAX_COMMAND_TIMEOUT_SECONDS}.`,
+    ),
+});
+export type RunCommandInput = z.infer<typeof runCommandParameters>;
+
+export interface RunCommandToolOptions {
+  /** How commands run; defaults to the local process runner. A confined runner slots in here. */
+  readonly runProcess?: RunProcess;
+  /** Variables every command gets on top of the cleared environment, e.g. a git identity. */
+  readonly environment?: Readonly<Record<string, string>>;
+}
+
+/**
+ * `run_command`: runs `bash -c` in the workspace. The output starts with a status line
+ * (`exit code: N`, `timed out after Ns: the command was killed` or `killed by signal SIG`), then
+ * a blank line, then stdout and stderr interleaved, capped. A non-zero exit is still ok: it is
+ * information for the model; only a command that could not start is an error.
+ */
+export function createRunCommandTool(workspace: WorkspaceRoot, options: RunCommandToolOptions = {}): Tool<RunCommandInput> {
+  const run = options.runProcess ?? runLocalProcess;
+  const cwd = resolve(workspace);
+  return {
+    name: 'run_command',
+    description,
+    parameters: runCommandParameters,
+    execute: async (input: RunCommandInput, context: ToolContext): Promise<ToolResult> => {
+      const timeoutSeconds = input.timeout_seconds ?? DEFAULT_COMMAND_TIMEOUT_SECONDS;
+      const result = await run({
+        command: input.command,
+        cwd,
+        timeoutMs: timeoutSeconds * 1000,
+        signal: context.signal,
+        ...(options.environment === undefined ? {} : { env: options.environment }),
+      });
+      if (result.startError !== null) return { ok: false, error: `could not run the command: ${result.startError}` };
+      return { ok: true, output: `${statusLine(result, timeoutSeconds)}\n\n${result.output}` };
+    },
+  };
+}
+
+function statusLine(result: ProcessResult, timeoutSeconds: number): string {
+  if (result.timedOut) return `timed out after ${timeoutSeconds}s: the command was killed`;
+  if (result.exitCode !== null) return `exit code: ${result.exitCode}`;
+  return `killed by signal ${result.signal ?? 'unknown'}`;
+}

@@ -1,0 +1,41 @@
+import { describe, expect, it } from 'vitest';
+import type { Handoff } from '../events/handoff.js';
+import { createSubmitHandoffTool } from './submit-handoff-tool.js';
+import { toolContext } from './workspace-fixture.js';
+
+describe('submit_handoff', () => {
+  it('builds the handoff, hands it to the callback and ends the agent', async () => {
+    const submitted: Handoff[] = [];
+    const tool = createSubmitHandoffTool((handoff) => submitted.push(handoff));
+    const input = tool.parameters.parse({
+      status: 'partial',
+      summary: 'Parser done, printer not started.',
+      evidence: 'npm test: 12 passed',
+      concerns: ['the grammar is ambiguous for nested lists'],
+      follow_ups: ['write the printer'],
+    });
+    expect(await tool.execute(input, toolContext())).toEqual({ ok: true, output: 'handoff submitted', endsAgent: true });
+    expect(submitted).toEqual([
+      {
+        status: 'partial',
+        summary: 'Parser done, printer not started.',
+        commits: [],
+        evidence: 'npm test: 12 passed',
+        notes: [],
+        concerns: ['the grammar is ambiguous for nested lists'],
+        deviations: [],
+        findings: [],
+        feedback: [],
+        followUps: ['write the printer'],
+        synthetic: false,
+      },
+    ]);
+  });
+
+  it('rejects an unknown status and an empty summary in its parameters', () => {
+    const tool = createSubmitHandoffTool(() => undefined);
+    expect(tool.parameters.safeParse({ status: 'finished', summary: 'x' }).success).toBe(false);
+    expect(tool.parameters.safeParse({ status: 'done', summary: '' }).success).toBe(false);
+    expect(tool.name).toBe('submit_handoff');
+  });
+});

@@ -1,0 +1,56 @@
+import { readFileSync } from 'node:fs';
+import { z } from 'zod';
+import { handoffSchema, handoffStatusSchema } from '../events/handoff.js';
+import type { Handoff } from '../events/handoff.js';
+import type { Tool, ToolResult } from './tool.js';
+
+const description = readFileSync(new URL('./descriptions/submit-handoff.md', import.meta.url), 'utf8');
+
+const optionalList = (what: string) => z.array(z.string()).optional().describe(what);
+
+export const submitHandoffParameters = z.object({
+  status: handoffStatusSchema.describe(
+    'done: the task is complete and merged. partial: some of it is merged, the rest is not. blocked: you could not proceed without something outside your control. failed: you could not do it.',
+  ),
+  summary: z.string().min(1).describe('What you did and where things stand, in a few sentences.'),
+  evidence: z
+    .string()
+    .optional()
+    .describe('The checks you ran to show the work is right (commands and the relevant part of their output).'),
+  notes: optionalList('Anything the planner should know that fits no other list.'),
+  concerns: optionalList('Risks or doubts about the work or the code around it.'),
+  deviations: optionalList('Where and why you did something other than what the task asked.'),
+  findings: optionalList('Things you learned about the codebase that others would want to know.'),
+  feedback: optionalList('Feedback on the task itself: unclear parts, wrong assumptions, missing information.'),
+  follow_ups: optionalList('Concrete tasks you suggest doing next.'),
+});
+export type SubmitHandoffInput = z.infer<typeof submitHandoffParameters>;
+
+/**
+ * `submit_handoff`: the worker's last call. Builds the Handoff (with `commits: []`; the caller
+ * fills in the commits it knows about), passes it to `onSubmit`, and ends the agent's loop.
+ */
+export function createSubmitHandoffTool(onSubmit: (handoff: Handoff) => void): Tool<SubmitHandoffInput> {
+  return {
+    name: 'submit_handoff',
+    description,
+    parameters: submitHandoffParameters,
+    execute: async (input: SubmitHandoffInput): Promise<ToolResult> => {
+      const handoff = handoffSchema.parse({
+        status: input.status,
+        summary: input.summary,
+        commits: [],
+        evidence: input.evidence ?? '',
+        notes: input.notes ?? [],
+        concerns: input.concerns ?? [],
+        deviations: input.deviations ?? [],
+        findings: input.findings ?? [],
+        feedback: input.feedback ?? [],
+        followUps: input.follow_ups ?? [],
+        synthetic: false,
+      });
+      onSubmit(handoff);
+      return { ok: true, output: 'handoff submitted', endsAgent: true };
+    },
+  };
+}
