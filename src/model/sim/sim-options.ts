@@ -1,0 +1,117 @@
+/**
+ * The knobs of the simulated model, read from its model spec: `sim` or
+ * `sim?seed=7&latency=50..400&bug=0.2&malformed=0.05&crash=0.02&tokens=200`.
+ */
+export interface SimOptions {
+  /** Every roll is derived from this, so the same seed gives the same run. */
+  readonly seed: number;
+  /** Milliseconds per call, drawn between min and max (both included). */
+  readonly latencyMs: { readonly min: number; readonly max: number };
+  /** Chance per module that the first attempt is wrong and fails its test. */
+  readonly bug: number;
+  /** Chance per turn of one malformed tool call instead of the intended one. */
+  readonly malformed: number;
+  /** Chance per turn (after the first) of abandoning the task. */
+  readonly crash: number;
+  /** Extra output tokens reported per call, to make usage look like a real model's. */
+  readonly tokens: number;
+}
+
+export const DEFAULT_SIM_OPTIONS: SimOptions = {
+  seed: 1,
+  latencyMs: { min: 0, max: 0 },
+  bug: 0,
+  malformed: 0,
+  crash: 0,
+  tokens: 0,
+};
+
+export type SimSpecResult = { readonly ok: true; readonly options: SimOptions } | { readonly ok: false; readonly error: string };
+
+const ACCEPTED_KEYS = [
+  'seed (an integer, default 1)',
+  'latency (milliseconds: N or A..B, default 0)',
+  'bug (a probability 0..1, default 0)',
+  'malformed (a probability 0..1, default 0)',
+  'crash (a probability 0..1, default 0)',
+  'tokens (extra output tokens per call, an integer >= 0, default 0)',
+];
+
+const HELP = `Accepted keys: ${ACCEPTED_KEYS.join('; ')}. Example: sim?seed=7&latency=50..400&bug=0.2&malformed=0.05&crash=0.02`;
+
+type Setting = { ok: true; apply: (options: SimOptions) => SimOptions } | { ok: false; error: string };
+
+/** Reads a sim model spec. Anything it does not understand is an error that lists what it accepts. */
+export function parseSimSpec(spec: string): SimSpecResult {
+  const [name, query, ...rest] = spec.trim().split('?');
+  if (name !== 'sim' || rest.length > 0) {
+    return { ok: false, error: `"${spec}" is not a sim spec: expected "sim" or "sim?key=value&...". ${HELP}` };
+  }
+  let options = DEFAULT_SIM_OPTIONS;
+  const seen = new Set<string>();
+  for (const pair of (query ?? '').split('&').filter((part) => part.length > 0)) {
+    const equals = pair.indexOf('=');
+    const key = equals === -1 ? pair : pair.slice(0, equals);
+    const value = equals === -1 ? '' : pair.slice(equals + 1);
+    if (seen.has(key)) return { ok: false, error: `The sim spec "${spec}" sets ${key} twice. ${HELP}` };
+    seen.add(key);
+    const setting = readSetting(key, value);
+    if (!setting.ok) return { ok: false, error: `In the sim spec "${spec}": ${setting.error} ${HELP}` };
+    options = setting.apply(options);
+  }
+  return { ok: true, options };
+}
+
+function readSetting(key: string, value: string): Setting {
+  switch (key) {
+    case 'seed': {
+      const seed = readInteger(value);
+      if (seed === null) return { ok: false, error: `seed must be an integer, got "${value}".` };
+      return { ok: true, apply: (options) => ({ ...options, seed }) };
+    }
+    case 'latency': {
+      const latency = readLatency(value);
+      if (latency === null) {
+        return { ok: false, error: `latency must be milliseconds as N or A..B with 0 <= A <= B, got "${value}".` };
+      }
+      return { ok: true, apply: (options) => ({ ...options, latencyMs: latency }) };
+    }
+    case 'bug':
+    case 'malformed':
+    case 'crash': {
+      const chance = readProbability(value);
+      if (chance === null) return { ok: false, error: `${key} must be a probability from 0 to 1, got "${value}".` };
+      return { ok: true, apply: (options) => ({ ...options, [key]: chance }) };
+    }
+    case 'tokens': {
+      const tokens = readInteger(value);
+      if (tokens === null || tokens < 0) return { ok: false, error: `tokens must be an integer >= 0, got "${value}".` };
+      return { ok: true, apply: (options) => ({ ...options, tokens }) };
+    }
+    default:
+      return { ok: false, error: `unknown key "${key}".` };
+  }
+}
+
+function readInteger(value: string): number | null {
+  if (!/^-?\d+$/.test(value)) return null;
+  const number = Number(value);
+  return Number.isSafeInteger(number) ? number : null;
+}
+
+function readProbability(value: string): number | null {
+  if (!/^\d*\.?\d+$/.test(value)) return null;
+  const number = Number(value);
+  return number >= 0 && number <= 1 ? number : null;
+}
+
+function readLatency(value: string): { min: number; max: number } | null {
+  const parts = value.split('..');
+  if (parts.length > 2) return null;
+  const bounds = parts.map(readInteger);
+  const min = bounds[0];
+  const max = bounds.length === 2 ? bounds[1] : min;
+  if (min === null || min === undefined || max === null || max === undefined) return null;
+  if (min < 0 || max < min) return null;
+  return { min, max };
+}

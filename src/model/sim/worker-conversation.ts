@@ -1,0 +1,69 @@
+import type { Message, ToolCall } from '../messages.js';
+import type { WorkerCall } from './worker-tool-calls.js';
+import { readWorkerCall } from './worker-tool-calls.js';
+
+/** What the sim says when it gives up on a task; seeing it again in its own past keeps it quiet. */
+export const ABANDON_TEXT = 'I cannot continue with this task.';
+
+export interface ToolOutcome {
+  readonly content: string;
+  readonly isError: boolean;
+}
+
+/** One tool call the sim made earlier, with the result the harness sent back (if any yet). */
+export interface WorkerAction {
+  /** Order among all actions in the conversation. */
+  readonly position: number;
+  readonly raw: ToolCall;
+  /** The call read back through the tool schemas; null when it was malformed. */
+  readonly call: WorkerCall | null;
+  readonly result: ToolOutcome | null;
+}
+
+/** Everything the sim takes from its conversation. It never looks anywhere else. */
+export interface WorkerConversation {
+  /** The first user message: the task. Empty when there is none. */
+  readonly taskText: string;
+  /** How many assistant answers the conversation already holds. */
+  readonly turn: number;
+  readonly actions: readonly WorkerAction[];
+  /** True when an earlier answer of the sim's gave up on the task. */
+  readonly abandoned: boolean;
+}
+
+export function readConversation(messages: readonly Message[]): WorkerConversation {
+  const results = new Map<string, ToolOutcome>();
+  for (const message of messages) {
+    if (message.role === 'tool' && !results.has(message.callId)) {
+      results.set(message.callId, { content: message.content, isError: message.isError });
+    }
+  }
+  let taskText: string | null = null;
+  let turn = 0;
+  let abandoned = false;
+  const actions: WorkerAction[] = [];
+  for (const message of messages) {
+    if (message.role === 'user' && taskText === null) taskText = message.content;
+    if (message.role !== 'assistant') continue;
+    turn += 1;
+    if (message.toolCalls.length === 0 && message.text.startsWith(ABANDON_TEXT)) abandoned = true;
+    for (const raw of message.toolCalls) {
+      actions.push({ position: actions.length, raw, call: readWorkerCall(raw), result: results.get(raw.id) ?? null });
+    }
+  }
+  return { taskText: taskText ?? '', turn, actions, abandoned };
+}
+
+/** Characters of the whole conversation, the basis of the reported input tokens. */
+export function conversationLength(messages: readonly Message[]): number {
+  let length = 0;
+  for (const message of messages) {
+    if (message.role === 'assistant') {
+      length += message.text.length;
+      for (const call of message.toolCalls) length += call.name.length + call.input.length;
+    } else {
+      length += message.content.length;
+    }
+  }
+  return length;
+}

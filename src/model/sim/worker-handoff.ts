@@ -1,0 +1,130 @@
+import { failingTestNames, passCount, tailOf } from './command-output.js';
+import { strategyFor } from './merge-conflict-resolution.js';
+import { renderModuleSource } from './module-render.js';
+import type { Scenario } from './scenario.js';
+import type { WorkerAction } from './worker-conversation.js';
+import type { MergeAttempt, TestRun } from './worker-progress.js';
+import { lastRead, mergeAttempts, testRuns, touchedFiles } from './worker-progress.js';
+import type { HandoffInput } from './worker-tool-calls.js';
+
+/** The handoffs a sim worker writes, with their content drawn from its own conversation. */
+
+export function blockedHandoff(reason: string): HandoffInput {
+  return {
+    status: 'blocked',
+    summary: 'This task has no usable colony-spec block, so I cannot tell what to build. I changed nothing.',
+    evidence: reason,
+    notes: ['I only build what a colony-spec block describes: the project (test command, index file) and the modules with their functions and cases.'],
+    feedback: ['Give the task a ```colony-spec block holding JSON with "project" and "modules", as shown in the evidence.'],
+  };
+}
+
+export function stepFailedHandoff(step: string, count: number, lastError: string, actions: readonly WorkerAction[]): HandoffInput {
+  return {
+    status: 'failed',
+    summary: `I could not finish: ${step} failed ${count} times in a row, so I stopped retrying.`,
+    evidence: tailOf(lastError),
+    notes: filesNote(actions),
+    concerns: [`The last error for ${step} was: ${firstLine(lastError)}`],
+  };
+}
+
+export function testsFailedHandoff(scenario: Scenario, actions: readonly WorkerAction[], run: TestRun): HandoffInput {
+  const command = scenario.project.test;
+  const runs = testRuns(actions, command).filter((each) => !each.passed).length;
+  const failing = failingTestNames(run.report.output);
+  return {
+    status: 'failed',
+    summary: `\`${command}\` still fails after ${runs} failing run${runs === 1 ? '' : 's'}, and nothing I wrote explains it, so I did not merge.`,
+    evidence: `$ ${command}\n${run.report.statusLine}\n${tailOf(run.report.output)}`,
+    notes: [...filesNote(actions), ...fixNotes(scenario, actions)],
+    concerns: failing.length > 0 ? [`Failing tests: ${failing.slice(0, 8).join('; ')}`] : [`The test command ended with: ${run.report.statusLine}`],
+    follow_ups: ['Find out why the failing tests above fail on this branch; they are not fixed by rewriting the modules of this task.'],
+  };
+}
+
+export interface DoneFacts {
+  readonly scenario: Scenario;
+  readonly actions: readonly WorkerAction[];
+  readonly passingRun: TestRun;
+  /** The merge that landed, or null when no merge_to_main tool was available. */
+  readonly merge: MergeAttempt | null;
+}
+
+export function doneHandoff(facts: DoneFacts): HandoffInput {
+  const { scenario, actions, passingRun, merge } = facts;
+  const command = scenario.project.test;
+  const functions = scenario.modules.flatMap((module) => module.exports.map((fn) => fn.name));
+  const cases = scenario.modules.reduce((sum, module) => sum + module.exports.reduce((count, fn) => count + fn.cases.length, 0), 0);
+  const passed = passCount(passingRun.report.output);
+  const outcome =
+    merge === null
+      ? 'it is committed in my workspace but not merged, because I had no merge_to_main tool'
+      : merge.kind === 'nothing'
+        ? 'main already had all of it (merge_to_main: nothing to merge)'
+        : 'it is merged into main';
+  const summary =
+    `Built ${functions.join(', ')} in ${scenario.modules.map((module) => module.path).join(', ')}, ` +
+    `with a test for each of the ${cases} listed cases, re-exported from ${scenario.project.index}. ` +
+    `\`${command}\` passes${passed === null ? '' : ` (${passed} tests)`} and ${outcome}.`;
+  const notes = [...filesNote(actions), ...fixNotes(scenario, actions), ...conflictNotes(scenario, actions)];
+  if (merge !== null) notes.push(`merge_to_main: ${firstLine(merge.content)}`);
+  return {
+    status: 'done',
+    summary,
+    evidence: `$ ${command}\n${passingRun.report.statusLine}\n${tailOf(passingRun.report.output)}`,
+    notes,
+    deviations: merge === null ? ['Not merged into main: the merge_to_main tool was not offered to me.'] : [],
+  };
+}
+
+function filesNote(actions: readonly WorkerAction[]): string[] {
+  const files = touchedFiles(actions);
+  return files.length === 0 ? [] : [`Files I changed: ${files.join(', ')}.`];
+}
+
+/** A note for every module whose first version was wrong and had to be rewritten. */
+function fixNotes(scenario: Scenario, actions: readonly WorkerAction[]): string[] {
+  const notes: string[] = [];
+  const failedRuns = testRuns(actions, scenario.project.test).filter((run) => !run.passed);
+  for (const module of scenario.modules) {
+    const correct = renderModuleSource(module, { buggy: false });
+    const writes = actions.filter(
+      (action) => action.call?.name === 'write_file' && action.call.input.path === module.path && action.result?.isError === false,
+    );
+    const first = writes[0];
+    const firstCall = first?.call;
+    if (first === undefined || firstCall?.name !== 'write_file' || firstCall.input.content === correct) continue;
+    const rewritten = writes.some((write) => write.call?.name === 'write_file' && write.call.input.content === correct);
+    if (!rewritten) continue;
+    const caught = failedRuns.find((run) => run.position > first.position);
+    const own = module.exports.map((fn) => `${fn.name}(`);
+    const names = caught === undefined ? [] : failingTestNames(caught.report.output).filter((name) => own.some((prefix) => name.startsWith(prefix)));
+    const which = names.length > 0 ? `the test run failed on ${names.slice(0, 3).join('; ')}` : 'the test run failed';
+    notes.push(
+      `My first version of ${module.path} was wrong: it answered one of the listed cases incorrectly and ${which}. ` +
+        'I rewrote the module to answer every case and the tests pass now.',
+    );
+  }
+  return notes;
+}
+
+function conflictNotes(scenario: Scenario, actions: readonly WorkerAction[]): string[] {
+  const notes: string[] = [];
+  for (const attempt of mergeAttempts(actions)) {
+    if (attempt.kind !== 'conflict') continue;
+    const how = attempt.files.map((file) => {
+      const read = lastRead(actions, file, attempt.position);
+      const strategy = read === null ? 'this-worker-side' : strategyFor(file, read.content, scenario.project.index);
+      return strategy === 'union-of-lines'
+        ? `${file}: kept both sides' lines, main's first, without duplicates`
+        : `${file}: kept my side`;
+    });
+    notes.push(`merge_to_main hit conflicts (${how.join('; ')}); I resolved them, re-ran the tests and merged again.`);
+  }
+  return notes;
+}
+
+function firstLine(text: string): string {
+  return text.trim().split('\n')[0] ?? '';
+}

@@ -1,0 +1,63 @@
+import type { Usage } from '../chat-model.js';
+import type { Message, ToolCall } from '../messages.js';
+import { malformCall, malformedKindFor } from './malformed-call.js';
+import { seededRoll } from './seeded-roll.js';
+import type { SimOptions } from './sim-options.js';
+import { ABANDON_TEXT, conversationLength, readConversation } from './worker-conversation.js';
+import { planWorkerTurn } from './worker-next-step.js';
+import { encodeWorkerCall } from './worker-tool-calls.js';
+
+/** One answer of the sim worker, shaped like a model's. */
+export interface SimWorkerAnswer {
+  readonly text: string;
+  readonly toolCalls: readonly ToolCall[];
+  readonly usage: Usage;
+}
+
+/**
+ * The sim worker's answer to a conversation. It reads nothing but `messages`, keeps no state,
+ * and rolls every fault from a hash of the seed and the conversation, so the same
+ * conversation and options always give the same answer.
+ *
+ * Faults: with chance `options.crash` per turn after the first it abandons the task and from
+ * then on answers with text only; with chance `options.malformed` per turn it sends one
+ * malformed tool call instead of the intended calls, and re-issues the real step next turn.
+ */
+export function simWorkerTurn(messages: readonly Message[], toolNames: readonly string[], options: SimOptions): SimWorkerAnswer {
+  const conversation = readConversation(messages);
+  const { turn, taskText } = conversation;
+  const crashes = conversation.abandoned || (turn > 0 && seededRoll(options.seed, taskText, turn, 'crash') < options.crash);
+  let text = ABANDON_TEXT;
+  let calls: { name: string; input: string }[] = [];
+  if (!crashes) {
+    const planned = planWorkerTurn(conversation, toolNames, options);
+    const previous = conversation.actions.at(-1);
+    const retrying = previous !== undefined && previous.call === null && previous.result?.isError === true;
+    text = retrying ? `My last tool call was malformed; making it again properly. ${planned.text}` : planned.text;
+    calls = planned.calls.map(encodeWorkerCall);
+    const intended = planned.calls[0];
+    if (intended !== undefined && seededRoll(options.seed, taskText, turn, 'malformed') < options.malformed) {
+      const kind = malformedKindFor(seededRoll(options.seed, taskText, turn, 'malformed-kind'));
+      calls = [malformCall(intended, kind, toolNames)];
+    }
+  }
+  const toolCalls = calls.map((call, position) => ({ id: `call_${turn}_${position}`, name: call.name, input: call.input }));
+  const answerLength = text.length + toolCalls.reduce((sum, call) => sum + call.name.length + call.input.length, 0);
+  return {
+    text,
+    toolCalls,
+    usage: {
+      inputTokens: Math.ceil(conversationLength(messages) / 4),
+      outputTokens: Math.ceil(answerLength / 4) + options.tokens,
+      cachedInputTokens: 0,
+    },
+  };
+}
+
+/** How long this turn of the conversation should take, in milliseconds, drawn from the seed. */
+export function simLatencyMs(options: SimOptions, messages: readonly Message[]): number {
+  const { min, max } = options.latencyMs;
+  if (max <= min) return min;
+  const { turn, taskText } = readConversation(messages);
+  return min + Math.floor(seededRoll(options.seed, taskText, turn, 'latency') * (max - min + 1));
+}
