@@ -80,6 +80,12 @@ describe('updateCheckout', () => {
     expect(await temporary.read('old.txt')).toBe('staged by the user\n');
   });
 
+  it('reports a trunk that no longer exists as an error', async () => {
+    await setup.temporary.git(['update-ref', '-d', 'refs/heads/main']);
+    const result = await updateCheckout(setup.repo, fromCommit);
+    expect(result).toEqual({ ok: false, error: expect.stringMatching(/branch main does not exist/) });
+  });
+
   it('refuses when the user switched to another branch', async () => {
     const { temporary, repo } = setup;
     await temporary.git(['switch', '--quiet', '-c', 'elsewhere']);

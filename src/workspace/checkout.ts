@@ -45,9 +45,18 @@ async function filesInTheWay(repo: Repository, fromCommit: string, toCommit: str
  * trunk when colony started, or the commit a previous update returned). A two-way merge
  * (`git read-tree -m -u`) updates only what changed between the two commits and carries the
  * user's own edits along; if an edit is to a file the update changes, nothing is touched and
- * the result lists the files.
+ * the result lists the files. Never throws: whatever git reports comes back as an error.
  */
 export async function updateCheckout(repo: Repository, fromCommit: string): Promise<UpdateCheckoutResult> {
+  try {
+    return await twoWayUpdate(repo, fromCommit);
+  } catch (error) {
+    const reason = error instanceof Error ? error.message : String(error);
+    return { ok: false, error: `The checkout at ${repo.root} could not be updated to ${repo.trunk}: ${reason}` };
+  }
+}
+
+async function twoWayUpdate(repo: Repository, fromCommit: string): Promise<UpdateCheckoutResult> {
   const head = await runGit(repo.root, ['symbolic-ref', '--quiet', 'HEAD']);
   if (head.code !== 0 || head.stdout.trim() !== `refs/heads/${repo.trunk}`) {
     return {
