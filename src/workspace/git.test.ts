@@ -1,0 +1,71 @@
+import { chmod } from 'node:fs/promises';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { runGit } from './git.js';
+import { createTemporaryRepository } from './testing/temporary-repository.js';
+import type { TemporaryRepository } from './testing/temporary-repository.js';
+
+describe('runGit', () => {
+  let repo: TemporaryRepository;
+  beforeEach(async () => {
+    repo = await createTemporaryRepository();
+  });
+  afterEach(async () => {
+    await repo.remove();
+  });
+
+  it('returns a non-zero exit as data instead of throwing', async () => {
+    const result = await runGit(repo.root, ['rev-parse', '--verify', 'refs/heads/no-such-branch']);
+    expect(result.code).not.toBe(0);
+    expect(result.stderr).toMatch(/Needed a single revision/);
+  });
+
+  it('reports a missing directory as a failed run', async () => {
+    const result = await runGit(`${repo.base}/missing`, ['status']);
+    expect(result.code).toBe(127);
+    expect(result.stderr).toMatch(/could not run git/);
+  });
+
+  it('feeds input to stdin', async () => {
+    const result = await runGit(repo.root, ['hash-object', '--stdin'], { input: 'hello\n' });
+    expect(result.code).toBe(0);
+    expect(result.stdout.trim()).toBe('ce013625030ba8dba906f756967f9e9ca394464a');
+  });
+
+  it('commits as colony whatever identity the environment or config holds', async () => {
+    await repo.git(['config', 'user.name', 'Someone Else']);
+    await repo.git(['config', 'user.useConfigOnly', 'true']);
+    await repo.write('a.txt', 'a\n');
+    await repo.commitAll('Add a');
+    const author = await repo.git(['log', '-1', '--format=%an <%ae>|%cn <%ce>']);
+    expect(author.trim()).toBe('colony <colony@localhost>|colony <colony@localhost>');
+  });
+
+  it('ignores GIT_* variables inherited from the parent, such as a hook would leave', async () => {
+    const saved = process.env.GIT_DIR;
+    process.env.GIT_DIR = `${repo.base}/elsewhere`;
+    try {
+      const result = await runGit(repo.root, ['rev-parse', '--show-toplevel']);
+      expect(result.code).toBe(0);
+      expect(result.stdout.trim()).toBe(repo.root);
+    } finally {
+      if (saved === undefined) delete process.env.GIT_DIR;
+      else process.env.GIT_DIR = saved;
+    }
+  });
+
+  it('commits even when the repository asks for failing hooks and signing', async () => {
+    await repo.write('hooks/pre-commit', '#!/bin/sh\nexit 1\n');
+    await repo.git(['config', 'core.hooksPath', `${repo.root}/hooks`]);
+    await repo.git(['config', 'commit.gpgSign', 'true']);
+    await repo.git(['config', 'gpg.program', 'false']);
+    await chmod(`${repo.root}/hooks/pre-commit`, 0o755);
+    await repo.write('b.txt', 'b\n');
+    await repo.git(['add', 'b.txt']);
+    // The hook is live: re-enabling it on the command line makes the commit fail.
+    const unprotected = await runGit(repo.root, ['-c', `core.hooksPath=${repo.root}/hooks`, 'commit', '--no-gpg-sign', '-m', 'x']);
+    expect(unprotected.code).not.toBe(0);
+    const result = await runGit(repo.root, ['commit', '--quiet', '-m', 'With hostile config']);
+    expect(result.code).toBe(0);
+    expect((await repo.git(['log', '-1', '--format=%s'])).trim()).toBe('With hostile config');
+  });
+});

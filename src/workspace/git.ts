@@ -1,0 +1,112 @@
+import { execFile } from 'node:child_process';
+
+/** What one git invocation produced. A non-zero `code` is data, not an exception. */
+export interface GitResult {
+  readonly code: number;
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+export interface RunGitOptions {
+  /** Extra environment variables, applied last (they win over colony's defaults). */
+  readonly env?: Readonly<Record<string, string>>;
+  /** Written to git's stdin; without it stdin is closed at once so git never waits on it. */
+  readonly input?: string;
+}
+
+/** The identity on every commit colony makes, so no commit depends on the user's config. */
+export const COLONY_IDENTITY = { name: 'colony', email: 'colony@localhost' } as const;
+
+/**
+ * Settings that let a repository's own config neither block nor slow colony's git calls:
+ * hooks could fail or prompt, signing could ask for a passphrase, a pager or colors would
+ * corrupt parsed output, and rebase conveniences would change what a rebase does.
+ */
+const HARDENING_CONFIG: readonly string[] = [
+  'core.hooksPath=/dev/null',
+  'commit.gpgSign=false',
+  'tag.gpgSign=false',
+  'core.pager=cat',
+  'color.ui=false',
+  'rebase.autoStash=false',
+  'rebase.autoSquash=false',
+  'rebase.updateRefs=false',
+  'rebase.backend=merge',
+  'rebase.abbreviateCommands=false',
+  'advice.detachedHead=false',
+  'advice.skippedCherryPicks=false',
+];
+
+const OUTPUT_LIMIT_BYTES = 256 * 1024 * 1024;
+
+/**
+ * The environment git runs with: the parent's, minus every GIT_* variable (one left over
+ * from a hook, such as GIT_DIR or GIT_INDEX_FILE, would point git at another repository),
+ * with the user's global and system config switched off, no editor or terminal prompt,
+ * stable English messages and colony's identity.
+ */
+function gitEnvironment(extra: Readonly<Record<string, string>> | undefined): NodeJS.ProcessEnv {
+  const environment: NodeJS.ProcessEnv = {};
+  for (const [name, value] of Object.entries(process.env)) {
+    if (!name.startsWith('GIT_')) environment[name] = value;
+  }
+  Object.assign(environment, {
+    GIT_CONFIG_GLOBAL: '/dev/null',
+    GIT_CONFIG_NOSYSTEM: '1',
+    GIT_TERMINAL_PROMPT: '0',
+    GIT_EDITOR: 'true',
+    GIT_SEQUENCE_EDITOR: 'true',
+    GIT_MERGE_AUTOEDIT: 'no',
+    GIT_AUTHOR_NAME: COLONY_IDENTITY.name,
+    GIT_AUTHOR_EMAIL: COLONY_IDENTITY.email,
+    GIT_COMMITTER_NAME: COLONY_IDENTITY.name,
+    GIT_COMMITTER_EMAIL: COLONY_IDENTITY.email,
+    LC_ALL: 'C',
+    LANGUAGE: 'C',
+  });
+  if (extra !== undefined) Object.assign(environment, extra);
+  return environment;
+}
+
+/**
+ * Runs `git <args>` in `cwd` without a shell. Never throws: a non-zero exit comes back as
+ * `code`; a git that could not be started comes back as code 127, and one killed by a signal
+ * as code 128, with the reason in `stderr`.
+ */
+export function runGit(cwd: string, args: readonly string[], options: RunGitOptions = {}): Promise<GitResult> {
+  const fullArgs = [...HARDENING_CONFIG.flatMap((setting) => ['-c', setting]), ...args];
+  return new Promise((resolve) => {
+    const child = execFile(
+      'git',
+      fullArgs,
+      { cwd, env: gitEnvironment(options.env), maxBuffer: OUTPUT_LIMIT_BYTES, encoding: 'utf8' },
+      (error, stdout, stderr) => {
+        if (error === null) {
+          resolve({ code: 0, stdout, stderr });
+          return;
+        }
+        const exitCode = typeof error.code === 'number' ? error.code : null;
+        if (exitCode !== null) {
+          resolve({ code: exitCode, stdout, stderr });
+          return;
+        }
+        const reason = error.signal ? `git was killed by ${error.signal}` : `could not run git in ${cwd}: ${error.message}`;
+        resolve({ code: error.signal ? 128 : 127, stdout, stderr: `${stderr}${reason}` });
+      },
+    );
+    // A closed or broken stdin must not crash the process; git's exit code tells the story.
+    child.stdin?.on('error', () => undefined);
+    child.stdin?.end(options.input);
+  });
+}
+
+/** Splits `-z` output (NUL-separated) into its non-empty entries. */
+export function splitNul(output: string): string[] {
+  return output.split('\0').filter((entry) => entry.length > 0);
+}
+
+/** A one-line description of a failed git call, for error messages. */
+export function describeFailure(args: readonly string[], result: GitResult): string {
+  const detail = (result.stderr.trim() || result.stdout.trim()).split('\n').slice(-6).join(' ');
+  return `git ${args.join(' ')} failed (exit ${result.code}): ${detail}`;
+}

@@ -1,0 +1,251 @@
+import type { EventBody } from '../events/event-types.js';
+import { filesWithConflictMarkers } from './conflict-markers.js';
+import { describeFailure, runGit, splitNul } from './git.js';
+import type { GitResult } from './git.js';
+import {
+  forgetConflictedFiles,
+  readConflictedFiles,
+  readRebaseState,
+  recordConflictedFiles,
+  unmergedFiles,
+} from './rebase-state.js';
+import type { RebaseInProgress } from './rebase-state.js';
+import type { Repository } from './repository.js';
+import { resolveBranch } from './workspace.js';
+import type { Workspace } from './workspace.js';
+
+/**
+ * How one `mergeToMain` call ended.
+ * - landed: the trunk now points at `commit`, whose first parent chain leads to `mainBefore`;
+ *   `files` changed between the two.
+ * - conflicted: the workspace's changes clash with the trunk at `mainBefore`. A rebase is left
+ *   in progress in the workspace with conflict markers in `files`; edit them, then call
+ *   `mergeToMain` again. Also returned when a resolution still holds markers (then `files`
+ *   lists those).
+ * - nothing-to-merge: no change beyond what the trunk already has.
+ * - failed: git could not do what was needed; `error` says what and what to do.
+ */
+export type MergeOutcome =
+  | {
+      readonly status: 'landed';
+      readonly commit: string;
+      readonly mainBefore: string;
+      readonly attempts: number;
+      readonly files: string[];
+    }
+  | { readonly status: 'conflicted'; readonly files: string[]; readonly mainBefore: string }
+  | { readonly status: 'nothing-to-merge'; readonly reason: string }
+  | { readonly status: 'failed'; readonly error: string };
+
+export interface MergeToMainOptions {
+  /** The commit message for changes not yet committed in the workspace. */
+  readonly message: string;
+  /** How many times to re-read the trunk after losing a race to another merge; default 10. */
+  readonly maxAttempts?: number;
+  /** Receives merge.attempted, merge.conflicted and merge.landed as they happen. */
+  readonly onEvent?: (event: EventBody) => void;
+  /** Milliseconds since the epoch, for the durations in events; default Date.now. */
+  readonly now?: () => number;
+}
+
+const DEFAULT_MAX_ATTEMPTS = 10;
+const LOCK_HELD = /\.lock'?: File exists/;
+
+interface MergeContext {
+  readonly repo: Repository;
+  readonly workspace: Workspace;
+  readonly emit: (event: EventBody) => void;
+}
+
+type Step = { readonly ok: true } | { readonly ok: false; readonly outcome: MergeOutcome };
+
+const proceed: Step = { ok: true };
+
+function stop(outcome: MergeOutcome): Step {
+  return { ok: false, outcome };
+}
+
+function gitFailure(args: readonly string[], result: GitResult): MergeOutcome {
+  return { status: 'failed', error: describeFailure(args, result) };
+}
+
+function failed(args: readonly string[], result: GitResult): Step {
+  return stop(gitFailure(args, result));
+}
+
+async function git(context: MergeContext, args: readonly string[]) {
+  return runGit(context.workspace.path, args);
+}
+
+async function conflicted(context: MergeContext, files: string[], mainBefore: string): Promise<Step> {
+  await recordConflictedFiles(context.workspace.path, files);
+  context.emit({ type: 'merge.conflicted', data: { files, mainBefore } });
+  return stop({ status: 'conflicted', files, mainBefore });
+}
+
+/** Finishes a rebase a previous call left stopped at a conflict the agent has since resolved. */
+async function continueRebase(context: MergeContext, rebase: RebaseInProgress): Promise<Step> {
+  const worktree = context.workspace.path;
+  const candidates = [...new Set([...(await unmergedFiles(worktree)), ...(await readConflictedFiles(worktree))])];
+  const stillMarked = await filesWithConflictMarkers(worktree, candidates);
+  if (stillMarked.length > 0) return stop({ status: 'conflicted', files: stillMarked, mainBefore: rebase.onto });
+  const addArgs = ['add', '--all'];
+  const added = await git(context, addArgs);
+  if (added.code !== 0) return failed(addArgs, added);
+  const continueArgs = ['rebase', '--continue'];
+  const continued = await git(context, continueArgs);
+  if (continued.code === 0) {
+    await forgetConflictedFiles(worktree);
+    return proceed;
+  }
+  const next = await unmergedFiles(worktree);
+  if (next.length > 0) return conflicted(context, next, rebase.onto);
+  return failed(continueArgs, continued);
+}
+
+async function commitPendingChanges(context: MergeContext, message: string): Promise<Step> {
+  const addArgs = ['add', '--all'];
+  const added = await git(context, addArgs);
+  if (added.code !== 0) return failed(addArgs, added);
+  const staged = await git(context, ['diff', '--cached', '--quiet']);
+  if (staged.code === 0) return proceed;
+  const commitArgs = ['commit', '--quiet', '--no-verify', '--cleanup=verbatim', '--file=-'];
+  const committed = await runGit(context.workspace.path, commitArgs, { input: message });
+  return committed.code === 0 ? proceed : failed(commitArgs, committed);
+}
+
+async function checkOnBranch(context: MergeContext): Promise<Step> {
+  const head = await git(context, ['symbolic-ref', '--quiet', 'HEAD']);
+  const expected = `refs/heads/${context.workspace.branch}`;
+  if (head.code === 0 && head.stdout.trim() === expected) return proceed;
+  return stop({
+    status: 'failed',
+    error: `The workspace is not on its branch ${context.workspace.branch}, so there is nothing defined to merge. Run \`git switch ${context.workspace.branch}\` in ${context.workspace.path} and try again.`,
+  });
+}
+
+/** Replays the workspace's commits onto `mainBefore`, leaving a conflicting rebase stopped. */
+async function rebaseOnto(context: MergeContext, mainBefore: string): Promise<Step> {
+  const rebaseArgs = ['rebase', '--quiet', mainBefore];
+  const rebased = await git(context, rebaseArgs);
+  if (rebased.code === 0) return proceed;
+  const files = await unmergedFiles(context.workspace.path);
+  if (files.length > 0) return conflicted(context, files, mainBefore);
+  // No conflict but no success either (an ignored file in the way, for instance): put the
+  // branch back as it was so the workspace stays usable.
+  if ((await readRebaseState(context.workspace.path)) !== null) await git(context, ['rebase', '--abort']);
+  return failed(rebaseArgs, rebased);
+}
+
+/**
+ * Gets the workspace to a branch that holds all its work as commits: finishes a stopped
+ * rebase, then commits whatever is uncommitted. Stops with 'nothing-to-merge' when the
+ * branch has nothing the trunk lacks.
+ */
+async function prepareBranch(context: MergeContext, message: string): Promise<Step> {
+  const worktree = context.workspace.path;
+  const rebase = await readRebaseState(worktree);
+  if (rebase === null) {
+    await forgetConflictedFiles(worktree);
+  } else {
+    const continued = await continueRebase(context, rebase);
+    if (!continued.ok) return continued;
+  }
+  const onBranch = await checkOnBranch(context);
+  if (!onBranch.ok) return onBranch;
+  const committed = await commitPendingChanges(context, message);
+  if (!committed.ok) return committed;
+  const trunk = context.repo.trunk;
+  const aheadArgs = ['rev-list', '--count', `refs/heads/${trunk}..HEAD`];
+  const ahead = await git(context, aheadArgs);
+  if (ahead.code !== 0) return failed(aheadArgs, ahead);
+  if (ahead.stdout.trim() !== '0') return proceed;
+  return stop({
+    status: 'nothing-to-merge',
+    reason: `The workspace has no changes beyond ${trunk}: nothing is uncommitted and every commit is already on ${trunk}.`,
+  });
+}
+
+async function headCommit(context: MergeContext): Promise<string> {
+  const result = await git(context, ['rev-parse', '--verify', 'HEAD^{commit}']);
+  if (result.code !== 0) throw new Error(describeFailure(['rev-parse', 'HEAD'], result));
+  return result.stdout.trim();
+}
+
+async function changedFiles(context: MergeContext, from: string, to: string): Promise<string[]> {
+  const args = ['diff', '--name-only', '--no-renames', '-z', from, to];
+  const result = await git(context, args);
+  if (result.code !== 0) throw new Error(describeFailure(args, result));
+  return splitNul(result.stdout);
+}
+
+async function landOnTrunk(context: MergeContext, options: MergeToMainOptions, maxAttempts: number): Promise<MergeOutcome> {
+  const { repo, workspace } = context;
+  const now = options.now ?? Date.now;
+  const started = now();
+  const prepared = await prepareBranch(context, options.message);
+  if (!prepared.ok) return prepared.outcome;
+
+  for (let attempt = 1; attempt <= maxAttempts; attempt += 1) {
+    const mainBefore = await resolveBranch(repo, repo.trunk);
+    context.emit({ type: 'merge.attempted', data: { branch: workspace.branch, mainBefore, attempt } });
+    const isBased = await git(context, ['merge-base', '--is-ancestor', mainBefore, 'HEAD']);
+    if (isBased.code !== 0) {
+      const rebased = await rebaseOnto(context, mainBefore);
+      if (!rebased.ok) return rebased.outcome;
+    }
+    const commit = await headCommit(context);
+    if (commit === mainBefore) {
+      return { status: 'nothing-to-merge', reason: `Every change in the workspace is already on ${repo.trunk}.` };
+    }
+    const swapArgs = ['update-ref', '-m', `colony: merge ${workspace.branch}`, `refs/heads/${repo.trunk}`, commit, mainBefore];
+    const swapped = await git(context, swapArgs);
+    if (swapped.code === 0) {
+      const files = await changedFiles(context, mainBefore, commit);
+      context.emit({ type: 'merge.landed', data: { commit, mainBefore, attempts: attempt, files, durationMs: now() - started } });
+      return { status: 'landed', commit, mainBefore, attempts: attempt, files };
+    }
+    // A trunk that moved since it was read, or is being moved right now (its lock is held),
+    // is a lost race worth retrying; anything else would fail the same way again.
+    const moved = (await resolveBranch(repo, repo.trunk)) !== mainBefore;
+    if (!moved && !LOCK_HELD.test(swapped.stderr)) return gitFailure(swapArgs, swapped);
+  }
+  return {
+    status: 'failed',
+    error: `${repo.trunk} moved ${maxAttempts} times while this workspace was merging; other merges kept landing first. Call merge again.`,
+  };
+}
+
+/**
+ * Lands the workspace's work on the trunk: commits what is uncommitted, rebases onto the
+ * trunk's current commit, and moves the trunk with a compare-and-swap ref update, retrying
+ * when another merge won the race. Conflicts are handed back as 'conflicted' with the rebase
+ * left stopped; calling again after editing the files finishes it. After 'landed' the
+ * workspace's branch is the new trunk commit, so work can go on in the same workspace.
+ *
+ * Never throws for what git or the disk does (that is a 'failed' outcome); throws only for
+ * a malformed `maxAttempts` or an `onEvent` that throws. One caller per workspace at a time; any number of workspaces may
+ * merge concurrently.
+ */
+export async function mergeToMain(repo: Repository, workspace: Workspace, options: MergeToMainOptions): Promise<MergeOutcome> {
+  const maxAttempts = options.maxAttempts ?? DEFAULT_MAX_ATTEMPTS;
+  if (!Number.isInteger(maxAttempts) || maxAttempts < 1) throw new Error(`maxAttempts must be a positive integer, got ${maxAttempts}`);
+  const onEvent = options.onEvent ?? (() => undefined);
+  const handlerFailures: unknown[] = [];
+  const emit = (event: EventBody): void => {
+    try {
+      onEvent(event);
+    } catch (error) {
+      handlerFailures.push(error);
+      throw error;
+    }
+  };
+  try {
+    return await landOnTrunk({ repo, workspace, emit }, options, maxAttempts);
+  } catch (error) {
+    // A throwing event handler is the caller's bug, not a merge failure: let it surface.
+    if (handlerFailures.includes(error)) throw error;
+    const reason = error instanceof Error ? error.message : String(error);
+    return { status: 'failed', error: `Merging ${workspace.branch} into ${repo.trunk} stopped: ${reason}` };
+  }
+}
