@@ -8,10 +8,12 @@ export interface EventQuery {
   readonly afterSeq?: number;
   readonly runId?: string;
   readonly agentId?: string;
+  /** Only events of these types; an empty list matches nothing. */
   readonly types?: readonly EventType[];
   /** Inclusive bounds on ts, milliseconds since the epoch. */
   readonly since?: number;
   readonly until?: number;
+  /** At most this many events, the first ones in seq order. */
   readonly limit?: number;
 }
 

@@ -1,0 +1,82 @@
+import type { ColonyEvent } from '../events/event-types.js';
+import { EventStamper, eventFromRecord, validateEventInput } from './event-record.js';
+import type { EventRecord } from './event-record.js';
+import { checkEventQuery, recordMatchesQuery } from './event-query.js';
+import type { EventInput, EventQuery, EventStore } from './event-store.js';
+
+export interface MemoryEventStoreOptions {
+  /** The clock that stamps events appended without a ts. */
+  readonly now?: () => number;
+}
+
+/** The index of the first record with seq greater than `afterSeq`; records are in seq order. */
+function firstIndexAfter(records: readonly EventRecord[], afterSeq: number): number {
+  let low = 0;
+  let high = records.length;
+  while (low < high) {
+    const middle = (low + high) >>> 1;
+    const record = records[middle];
+    if (record !== undefined && record.seq <= afterSeq) low = middle + 1;
+    else high = middle;
+  }
+  return low;
+}
+
+/**
+ * An event store that lives in this process only: the same contract as the SQLite store,
+ * for tests and benchmarks that need no file. Nothing survives `close`.
+ */
+export function createMemoryEventStore(options: MemoryEventStoreOptions = {}): EventStore {
+  const records: EventRecord[] = [];
+  const stamper = new EventStamper(0, 0, options.now ?? Date.now);
+  let closed = false;
+
+  function checkOpen(): void {
+    if (closed) throw new Error('This event store is closed; open a new one to keep using the log.');
+  }
+
+  return {
+    append(input: EventInput): ColonyEvent {
+      checkOpen();
+      const { event, record } = stamper.stamp(validateEventInput(input));
+      records.push(record);
+      return event;
+    },
+
+    appendMany(inputs: readonly EventInput[]): ColonyEvent[] {
+      checkOpen();
+      const validated = inputs.map(validateEventInput);
+      return validated.map((input) => {
+        const { event, record } = stamper.stamp(input);
+        records.push(record);
+        return event;
+      });
+    },
+
+    flush(): void {
+      checkOpen();
+    },
+
+    read(query: EventQuery = {}): ColonyEvent[] {
+      checkOpen();
+      checkEventQuery(query);
+      const limit = query.limit ?? Number.POSITIVE_INFINITY;
+      const found: ColonyEvent[] = [];
+      const start = query.afterSeq === undefined ? 0 : firstIndexAfter(records, query.afterSeq);
+      for (let index = start; index < records.length && found.length < limit; index += 1) {
+        const record = records[index];
+        if (record !== undefined && recordMatchesQuery(record, query)) found.push(eventFromRecord(record));
+      }
+      return found;
+    },
+
+    lastSeq(): number {
+      checkOpen();
+      return stamper.lastSeq();
+    },
+
+    close(): void {
+      closed = true;
+    },
+  };
+}

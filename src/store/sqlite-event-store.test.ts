@@ -1,0 +1,296 @@
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import Database from 'better-sqlite3';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describeEventStoreConformance } from './event-store.conformance.js';
+import { toolEndedInput, toolStartedInput } from './event-store-fixtures.js';
+import type { EventStore } from './event-store.js';
+import { openSqliteEventStore } from './sqlite-event-store.js';
+import type { SqliteEventStoreOptions } from './sqlite-event-store.js';
+
+const subject = { runId: 'run-1', agentId: 'agent-a' };
+
+function nextTurn(): Promise<void> {
+  return new Promise((resolve) => setImmediate(resolve));
+}
+
+function countRows(path: string): number {
+  const db = new Database(path, { readonly: true });
+  try {
+    return (db.prepare('SELECT COUNT(*) AS count FROM events').get() as { count: number }).count;
+  } finally {
+    db.close();
+  }
+}
+
+describeEventStoreConformance('sqlite', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'colony-events-'));
+  const path = join(dir, 'events.db');
+  const opened: EventStore[] = [];
+  const open = (): EventStore => {
+    const store = openSqliteEventStore(path);
+    opened.push(store);
+    return store;
+  };
+  return {
+    store: open(),
+    reopen: open,
+    cleanup: () => {
+      for (const store of opened) store.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+});
+
+describe('openSqliteEventStore', () => {
+  let dir: string;
+  const opened: EventStore[] = [];
+
+  function open(path: string, options?: SqliteEventStoreOptions): EventStore {
+    const store = openSqliteEventStore(path, options);
+    opened.push(store);
+    return store;
+  }
+
+  beforeEach(() => {
+    dir = mkdtempSync(join(tmpdir(), 'colony-events-'));
+  });
+
+  afterEach(() => {
+    for (const store of opened.splice(0)) store.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('creates the file and its folders, in WAL mode, with a versioned schema', () => {
+    const path = join(dir, 'nested', 'deeper', 'events.db');
+    open(path).append(toolStartedInput(subject, 1));
+    const db = new Database(path, { readonly: true });
+    try {
+      expect(db.pragma('journal_mode', { simple: true })).toBe('wal');
+      expect(db.prepare('SELECT part, version FROM schema_versions').all()).toEqual([{ part: 'events', version: 1 }]);
+      const indexes = db.prepare("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'events'").all();
+      expect(indexes).toEqual(
+        expect.arrayContaining([{ name: 'events_by_run' }, { name: 'events_by_agent' }, { name: 'events_by_type' }]),
+      );
+    } finally {
+      db.close();
+    }
+  });
+
+  it('reports a file that is not SQLite clearly and leaves it alone', () => {
+    const path = join(dir, 'notes.db');
+    const garbage = 'These are my notes, not a database.\n'.repeat(200);
+    writeFileSync(path, garbage);
+    expect(() => open(path)).toThrow(/notes\.db is not a SQLite database.*Pass the path of an event log colony created/s);
+    expect(readFileSync(path, 'utf8')).toBe(garbage);
+  });
+
+  it('refuses a SQLite database that another program made', () => {
+    const path = join(dir, 'app.db');
+    const db = new Database(path);
+    db.exec('CREATE TABLE customers (id INTEGER PRIMARY KEY, name TEXT)');
+    db.close();
+    expect(() => open(path)).toThrow(/colony did not create \(it has a table "customers"/);
+    expect(countTables(path)).toEqual(['customers']);
+  });
+
+  it('refuses a log written by a newer colony', () => {
+    const path = join(dir, 'events.db');
+    open(path).close();
+    const db = new Database(path);
+    db.prepare("UPDATE schema_versions SET version = 7 WHERE part = 'events'").run();
+    db.close();
+    expect(() => open(path)).toThrow(/version 7, newer than the version 1 this colony knows\. Upgrade colony/);
+  });
+
+  it('writes buffered events soon after without a flush, and at once past the threshold', async () => {
+    const path = join(dir, 'events.db');
+    const store = open(path);
+    store.append(toolStartedInput(subject, 1));
+    expect(countRows(path)).toBe(0);
+    await nextTurn();
+    expect(countRows(path)).toBe(1);
+    for (let step = 0; step < 255; step += 1) store.append(toolStartedInput(subject, step));
+    expect(countRows(path)).toBe(1);
+    store.append(toolStartedInput(subject, 255));
+    expect(countRows(path)).toBe(257);
+  });
+
+  it('writes what is buffered on close', () => {
+    const path = join(dir, 'events.db');
+    const store = open(path);
+    const appended = store.append(toolEndedInput(subject, 1, 'last words'));
+    store.close();
+    expect(open(path).read()).toEqual([appended]);
+  });
+
+  it('stamps with its clock and keeps ts non-decreasing across reopening', () => {
+    const path = join(dir, 'events.db');
+    open(path, { now: () => 9_000 }).append(toolStartedInput(subject, 1));
+    opened.splice(0).forEach((store) => store.close());
+    const event = open(path, { now: () => 8_000 }).append(toolStartedInput(subject, 2));
+    expect(event).toMatchObject({ seq: 2, ts: 9_000 });
+  });
+
+  it('lets a reader connection see what the writer flushed, and its lastSeq follow', () => {
+    const path = join(dir, 'events.db');
+    const writer = open(path);
+    const reader = open(path);
+    writer.append(toolStartedInput(subject, 1));
+    expect(reader.read()).toEqual([]);
+    writer.flush();
+    expect(reader.read().map((event) => event.seq)).toEqual([1]);
+    writer.appendMany([toolStartedInput(subject, 2), toolStartedInput(subject, 3)]);
+    writer.flush();
+    expect(reader.lastSeq()).toBe(3);
+    expect(reader.read({ afterSeq: 1 }).map((event) => event.seq)).toEqual([2, 3]);
+  });
+
+  it('keeps events in memory when the file is locked, and writes them once it is free', async () => {
+    const path = join(dir, 'events.db');
+    const store = open(path, { busyTimeoutMs: 20 });
+    const blocker = new Database(path);
+    blocker.exec('BEGIN IMMEDIATE');
+    try {
+      store.append(toolStartedInput(subject, 1));
+      expect(() => store.flush()).toThrow(/locked by another writer.*1 unwritten event is kept in memory/s);
+      await nextTurn();
+      expect(() => store.append(toolStartedInput(subject, 2))).toThrow(/locked by another writer/);
+    } finally {
+      blocker.exec('COMMIT');
+      blocker.close();
+    }
+    expect(store.append(toolStartedInput(subject, 3)).seq).toBe(2);
+    store.flush();
+    expect(countRows(path)).toBe(2);
+    expect(store.read().map((event) => event.type === 'tool.started' && event.data.step)).toEqual([1, 3]);
+  });
+
+  it('waits for another process that holds the write lock instead of failing', async () => {
+    const path = join(dir, 'events.db');
+    const store = open(path);
+    store.append(toolStartedInput(subject, 1));
+    store.flush();
+    const holder = spawn(process.execPath, ['--input-type=module', '-e', LOCK_HOLDER_SOURCE], {
+      cwd: join(import.meta.dirname, '../..'),
+      env: { ...process.env, LOG_PATH: path },
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    try {
+      const [line] = (await once(createInterface({ input: holder.stdout }), 'line')) as [string];
+      expect(line).toBe('locked');
+      store.append(toolStartedInput(subject, 2));
+      store.flush();
+      expect(countRows(path)).toBe(2);
+    } finally {
+      holder.kill();
+    }
+  });
+
+  it('reports a second writing connection instead of losing events', () => {
+    const path = join(dir, 'events.db');
+    const first = open(path);
+    const second = open(path);
+    first.append(toolStartedInput(subject, 1));
+    first.flush();
+    second.append(toolStartedInput(subject, 2));
+    expect(() => second.flush()).toThrow(/takes one writing process.*PostgreSQL store/s);
+    expect(first.read().map((event) => event.seq)).toEqual([1]);
+    opened.splice(opened.indexOf(second), 1);
+  });
+});
+
+/** A separate process that holds the write lock of the log at LOG_PATH for a moment. */
+const LOCK_HOLDER_SOURCE = `
+import Database from 'better-sqlite3';
+const db = new Database(process.env.LOG_PATH);
+db.exec('BEGIN IMMEDIATE');
+console.log('locked');
+await new Promise((resolve) => setTimeout(resolve, 300));
+db.exec('COMMIT');
+db.close();
+`;
+
+/**
+ * A separate process that follows the log at `path` the way `colony events --follow` would,
+ * printing how far it has read after each read that found something new.
+ */
+const FOLLOWER_SOURCE = `
+const { openSqliteEventStore } = await import(process.env.STORE_MODULE);
+const store = openSqliteEventStore(process.env.LOG_PATH);
+const total = Number(process.env.TOTAL);
+const steps = [];
+let afterSeq = 0;
+console.log('ready');
+while (afterSeq < total) {
+  const page = store.read({ afterSeq });
+  if (page.length === 0) { await new Promise((resolve) => setTimeout(resolve, 2)); continue; }
+  for (const event of page) steps.push(event.data.step);
+  afterSeq = page[page.length - 1].seq;
+  console.log('seen ' + afterSeq);
+}
+store.close();
+console.log('steps ' + JSON.stringify(steps));
+`;
+
+describe('a reader in another process', () => {
+  it('follows the log while this process writes it', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'colony-events-'));
+    const path = join(dir, 'events.db');
+    const writer = openSqliteEventStore(path);
+    const batches = 5;
+    const batchSize = 100;
+    const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', FOLLOWER_SOURCE], {
+      cwd: join(import.meta.dirname, '../..'),
+      env: {
+        ...process.env,
+        STORE_MODULE: new URL('./sqlite-event-store.ts', import.meta.url).href,
+        LOG_PATH: path,
+        TOTAL: String(batches * batchSize),
+      },
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    const exited = once(child, 'exit');
+    try {
+      const lines = createInterface({ input: child.stdout })[Symbol.asyncIterator]();
+      const nextLine = async (): Promise<string> => {
+        const line = await lines.next();
+        if (line.done === true) throw new Error('the reader process ended early');
+        return line.value;
+      };
+      expect(await nextLine()).toBe('ready');
+      let step = 0;
+      for (let batch = 1; batch <= batches; batch += 1) {
+        for (let index = 0; index < batchSize; index += 1) writer.append(toolStartedInput(subject, step++));
+        writer.flush();
+        // The reader must catch up with each batch while the writer stays open and writing.
+        let seen = 0;
+        while (seen < batch * batchSize) seen = Number((await nextLine()).replace('seen ', ''));
+        expect(seen).toBe(batch * batchSize);
+      }
+      const summary = await nextLine();
+      expect(JSON.parse(summary.replace('steps ', ''))).toEqual(Array.from({ length: step }, (_, index) => index));
+      expect((await exited)[0]).toBe(0);
+    } finally {
+      child.kill();
+      writer.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+function countTables(path: string): string[] {
+  const db = new Database(path, { readonly: true });
+  try {
+    return db
+      .prepare("SELECT name FROM sqlite_master WHERE type = 'table'")
+      .all()
+      .map((row) => (row as { name: string }).name);
+  } finally {
+    db.close();
+  }
+}

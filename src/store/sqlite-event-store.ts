@@ -1,0 +1,223 @@
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import Database from 'better-sqlite3';
+import type { ColonyEvent } from '../events/event-types.js';
+import { EventStamper, eventFromRecord, validateEventInput } from './event-record.js';
+import type { EventRecord } from './event-record.js';
+import { checkEventQuery } from './event-query.js';
+import type { EventInput, EventQuery, EventStore } from './event-store.js';
+import { EVENT_LOG_SCHEMA } from './sqlite-event-schema.js';
+import { SqliteEventReader } from './sqlite-event-reader.js';
+import { migrateSchemaPart } from './sqlite-migrations.js';
+
+export interface SqliteEventStoreOptions {
+  /** The clock that stamps events appended without a ts. */
+  readonly now?: () => number;
+  /** How long a statement waits for another connection's lock before it fails. */
+  readonly busyTimeoutMs?: number;
+}
+
+/** Buffered events are written at the latest when this many are waiting. */
+const FLUSH_THRESHOLD = 256;
+const DEFAULT_BUSY_TIMEOUT_MS = 5_000;
+
+function sqliteCode(error: unknown): string {
+  if (typeof error === 'object' && error !== null && 'code' in error && typeof error.code === 'string') {
+    return error.code;
+  }
+  return '';
+}
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+function openDatabase(path: string, busyTimeoutMs: number): Database.Database {
+  mkdirSync(dirname(path), { recursive: true });
+  const db = new Database(path, { timeout: busyTimeoutMs });
+  try {
+    // The first statement reads the file header: this is where a file that is not SQLite shows.
+    db.pragma('journal_mode = WAL');
+    db.pragma('synchronous = NORMAL');
+    migrateSchemaPart(db, path, EVENT_LOG_SCHEMA);
+    return db;
+  } catch (error) {
+    db.close();
+    if (sqliteCode(error) === 'SQLITE_NOTADB') {
+      throw new Error(
+        `${path} is not a SQLite database, so it cannot hold colony's event log. ` +
+          'Pass the path of an event log colony created, or a path where no file exists yet ' +
+          'so a new log is made there; move the file away if it is in the way.',
+        { cause: error },
+      );
+    }
+    throw error;
+  }
+}
+
+/**
+ * The event log in one SQLite file, in WAL mode so readers never block the writer.
+ *
+ * One process writes a file: seq numbers are handed out in memory at append time, from a
+ * counter that starts at the file's highest seq when the store opens. Any number of other
+ * connections, in this process or others, may read the same file at the same time (they see
+ * what has been flushed). Several machines or processes writing one log is what the
+ * PostgreSQL store is for; a second writer here is detected at flush and reported.
+ *
+ * Appends are buffered and written in one transaction: on `flush`, as soon as the current
+ * turn of the event loop ends, or when 256 events are waiting. Call `flush` (or `close`)
+ * before the process exits to be sure nothing is still in memory. If a write fails, the
+ * events stay buffered and nothing is dropped: `flush`, `read`, `close` and the next `append`
+ * retry the write and throw while it keeps failing (a `close` that throws leaves the store
+ * open, so it can be retried).
+ */
+class SqliteEventStore implements EventStore {
+  private readonly reader: SqliteEventReader;
+  private readonly stamper: EventStamper;
+  private readonly writeRecords: (records: readonly EventRecord[]) => void;
+  private pending: EventRecord[] = [];
+  private scheduled: NodeJS.Immediate | undefined;
+  private writeFailure: Error | undefined;
+  private closed = false;
+
+  constructor(
+    private readonly db: Database.Database,
+    private readonly path: string,
+    private readonly busyTimeoutMs: number,
+    now: () => number,
+  ) {
+    this.reader = new SqliteEventReader(db);
+    this.stamper = new EventStamper(this.reader.maxSeq(), this.reader.lastTs(), now);
+    const insert = db.prepare(
+      'INSERT INTO events (seq, id, v, run_id, agent_id, type, ts, data) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
+    );
+    const write = db.transaction((records: readonly EventRecord[]) => {
+      for (const record of records) {
+        insert.run(record.seq, record.id, record.v, record.runId, record.agentId, record.type, record.ts, record.data);
+      }
+    });
+    this.writeRecords = (records) => write.immediate(records);
+  }
+
+  append(input: EventInput): ColonyEvent {
+    this.checkWritable();
+    const { event, record } = this.stamper.stamp(validateEventInput(input));
+    this.pending.push(record);
+    this.afterBuffering();
+    return event;
+  }
+
+  appendMany(inputs: readonly EventInput[]): ColonyEvent[] {
+    this.checkWritable();
+    // Every input is checked before any is stamped, so an invalid one leaves the log untouched.
+    const validated = inputs.map(validateEventInput);
+    const events = validated.map((input) => {
+      const { event, record } = this.stamper.stamp(input);
+      this.pending.push(record);
+      return event;
+    });
+    if (events.length > 0) this.afterBuffering();
+    return events;
+  }
+
+  flush(): void {
+    this.checkOpen();
+    this.writePending();
+  }
+
+  read(query: EventQuery = {}): ColonyEvent[] {
+    this.checkOpen();
+    checkEventQuery(query);
+    this.writePending();
+    return this.reader.read(query).map(eventFromRecord);
+  }
+
+  lastSeq(): number {
+    this.checkOpen();
+    return Math.max(this.stamper.lastSeq(), this.reader.maxSeq());
+  }
+
+  close(): void {
+    if (this.closed) return;
+    this.writePending();
+    if (this.scheduled !== undefined) clearImmediate(this.scheduled);
+    this.db.close();
+    this.closed = true;
+  }
+
+  private checkOpen(): void {
+    if (this.closed) throw new Error(`The event store for ${this.path} is closed; open it again to keep using it.`);
+  }
+
+  private checkWritable(): void {
+    this.checkOpen();
+    // A failed background write is retried here, so an append never piles onto a broken log.
+    if (this.writeFailure !== undefined) this.writePending();
+  }
+
+  private afterBuffering(): void {
+    if (this.pending.length >= FLUSH_THRESHOLD) this.writeInBackground();
+    else if (this.scheduled === undefined) {
+      this.scheduled = setImmediate(() => {
+        this.scheduled = undefined;
+        if (!this.closed) this.writeInBackground();
+      });
+    }
+  }
+
+  /** A write nobody waits on: its failure is kept and reported by the next append or flush. */
+  private writeInBackground(): void {
+    try {
+      this.writePending();
+    } catch {
+      // writePending kept the failure in writeFailure and the events in pending.
+    }
+  }
+
+  private writePending(): void {
+    if (this.pending.length === 0) {
+      this.writeFailure = undefined;
+      return;
+    }
+    try {
+      this.writeRecords(this.pending);
+    } catch (error) {
+      this.writeFailure = this.describeWriteFailure(error);
+      throw this.writeFailure;
+    }
+    this.pending = [];
+    this.writeFailure = undefined;
+  }
+
+  private describeWriteFailure(error: unknown): Error {
+    const count = this.pending.length;
+    const code = sqliteCode(error);
+    const unwritten = count === 1 ? 'The 1 unwritten event is' : `The ${count} unwritten events are`;
+    const kept = `${unwritten} kept in memory; call flush() again once the cause is fixed.`;
+    let message: string;
+    if (code === 'SQLITE_CONSTRAINT_PRIMARYKEY') {
+      message =
+        `Another connection appended events to ${this.path} with the seq numbers this store had handed out. ` +
+        'A SQLite event log takes one writing process; open other connections only to read, ' +
+        'or use the PostgreSQL store for several writers.';
+    } else if (code.startsWith('SQLITE_BUSY')) {
+      message =
+        `${this.path} stayed locked by another writer for more than ${this.busyTimeoutMs} ms. ` +
+        `A SQLite event log takes one writing process. ${kept}`;
+    } else {
+      message = `Could not write events to ${this.path}: ${messageOf(error)}. ${kept}`;
+    }
+    return new Error(message, { cause: error });
+  }
+}
+
+/**
+ * Opens (creating it and its folder when missing) the SQLite event log at `path`.
+ * Throws with what to do when the file is not a SQLite database, belongs to another program,
+ * or was written by a newer colony.
+ */
+export function openSqliteEventStore(path: string, options: SqliteEventStoreOptions = {}): EventStore {
+  const busyTimeoutMs = options.busyTimeoutMs ?? DEFAULT_BUSY_TIMEOUT_MS;
+  const db = openDatabase(path, busyTimeoutMs);
+  return new SqliteEventStore(db, path, busyTimeoutMs, options.now ?? Date.now);
+}
