@@ -2,6 +2,12 @@
 // Runs the TypeScript sources directly through tsx, so there is no build step to forget.
 import { register } from 'tsx/esm/api';
 
+// A reader that goes away (`colony events | head`) is not an error.
+process.stdout.on('error', (error) => {
+  if (error.code === 'EPIPE') process.exit(0);
+  throw error;
+});
+
 register();
 const { main } = await import('../src/cli/main.ts');
 process.exitCode = await main(process.argv.slice(2));

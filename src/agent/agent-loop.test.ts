@@ -122,7 +122,7 @@ describe('runAgent', () => {
     const results = (model.requests[1]?.messages ?? []).filter((message) => message.role === 'tool');
     expect(results.map((message) => message.isError)).toEqual([true, true, true]);
     const contents = results.map((message) => message.content);
-    expect(contents[0]).toMatch(/invalid arguments for echo: not valid JSON/);
+    expect(contents[0]).toMatch(/^error: invalid arguments for echo: not valid JSON/);
     expect(contents[1]).toMatch(/unknown tool "writefile".*echo, finish, broken/);
     expect(contents[2]).toMatch(/invalid arguments for echo: text: .*expected string/);
   });
@@ -132,7 +132,7 @@ describe('runAgent', () => {
     const rec = recorder();
     expect(await runAgent(options(model, rec))).toEqual({ status: 'ended', steps: 2 });
     const ended = rec.events.find((event) => event.type === 'tool.ended');
-    expect(ended?.data).toMatchObject({ ok: false, output: 'broken failed unexpectedly: disk on fire' });
+    expect(ended?.data).toMatchObject({ ok: false, output: 'error: broken failed unexpectedly: disk on fire' });
   });
 
   it('does not run calls that come after the handoff in the same turn', async () => {
@@ -145,7 +145,7 @@ describe('runAgent', () => {
     expect(echoed).toBe(0);
     expect(rec.events.filter((event) => event.type === 'tool.ended').map((event) => event.data)).toMatchObject([
       { name: 'finish', ok: true },
-      { name: 'echo', ok: false, output: 'not run: the handoff was already submitted' },
+      { name: 'echo', ok: false, output: 'error: not run: the handoff was already submitted' },
     ]);
   });
 

@@ -160,7 +160,8 @@ async function runToolCalls(
       : await dispatchToolCall(call, toolsByName, signal);
     if (!dispatch.ran) rejected += 1;
     const { result } = dispatch;
-    const content = capOutput(result.ok ? result.output : result.error);
+    // The error flag does not survive every provider's wire format, so the text says it too.
+    const content = capOutput(result.ok ? result.output : `error: ${result.error}`);
     recorder.record({
       type: 'tool.ended',
       data: {

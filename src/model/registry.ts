@@ -6,6 +6,8 @@ import type { ChatModel } from './chat-model.js';
 import { createChatModel } from './language-model-chat.js';
 import type { Sleep } from './language-model-chat.js';
 import { priceFor } from './prices.js';
+import { createSimLanguageModel } from './sim/sim-language-model.js';
+import { parseSimSpec } from './sim/sim-options.js';
 import type { RetryPolicy } from './retry.js';
 
 export interface ResolveOptions {
@@ -84,6 +86,14 @@ export const BUILT_IN_FACTORIES: Readonly<Record<string, ModelFactory>> = {
         fetch: options.fetch,
       }).chatModel(parsed.modelId);
       return { ok: true, model: chatModelFor(languageModel, parsed, options, options.apiKeyEnv) };
+    },
+  },
+  sim: {
+    form: 'sim[?seed=7&latency=50..400&bug=0.2&malformed=0.05&crash=0.02]',
+    create: (parsed, options) => {
+      const sim = parseSimSpec(parsed.spec);
+      if (!sim.ok) return sim;
+      return { ok: true, model: chatModelFor(createSimLanguageModel(sim.options), parsed, options, undefined) };
     },
   },
 };

@@ -31,11 +31,19 @@ export interface WorkerConversation {
   readonly abandoned: boolean;
 }
 
+/** Tool errors start with "error: " as well as carrying the flag: not every wire format keeps the flag. */
+const ERROR_PREFIX = 'error: ';
+
+function readToolResult(content: string, isError: boolean): ToolOutcome {
+  if (content.startsWith(ERROR_PREFIX)) return { content: content.slice(ERROR_PREFIX.length), isError: true };
+  return { content, isError };
+}
+
 export function readConversation(messages: readonly Message[]): WorkerConversation {
   const results = new Map<string, ToolOutcome>();
   for (const message of messages) {
     if (message.role === 'tool' && !results.has(message.callId)) {
-      results.set(message.callId, { content: message.content, isError: message.isError });
+      results.set(message.callId, readToolResult(message.content, message.isError));
     }
   }
   let taskText: string | null = null;

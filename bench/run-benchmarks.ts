@@ -1,0 +1,55 @@
+import { execFileSync } from 'node:child_process';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { cpus, totalmem } from 'node:os';
+import type { BenchRow } from './bench-row.js';
+import { benchEventAppend } from './event-append.bench.js';
+import { benchToolCallOverhead } from './tool-call-overhead.bench.js';
+
+/**
+ * `npm run bench`: runs every benchmark, prints the rows, and records them with the machine and
+ * the date in docs/benchmarks.md (newest run first, older runs kept below).
+ */
+const suites: { title: string; run: () => Promise<BenchRow[]> }[] = [
+  { title: 'Harness overhead per tool call', run: benchToolCallOverhead },
+  { title: 'Event log appends', run: benchEventAppend },
+];
+
+const RESULTS_FILE = new URL('../docs/benchmarks.md', import.meta.url);
+const HEADER = '# Benchmarks\n\nWritten by `npm run bench`; the newest run comes first.\n';
+
+function machine(): string {
+  const cpu = cpus()[0]?.model.trim() ?? 'unknown CPU';
+  const git = execFileSync('git', ['--version'], { encoding: 'utf8' }).trim();
+  const memory = `${Math.round(totalmem() / 2 ** 30)} GiB`;
+  return `${cpus().length} × ${cpu}, ${memory}, Node ${process.version}, ${git}, ${process.platform} ${process.arch}`;
+}
+
+function formatValue(value: number): string {
+  return value >= 100 ? Math.round(value).toLocaleString('en-US') : value.toPrecision(3);
+}
+
+const sections: string[] = [];
+for (const suite of suites) {
+  process.stdout.write(`${suite.title}…\n`);
+  const rows = await suite.run();
+  const lines = [`### ${suite.title}`, '', '| measure | value | target | how |', '|---|---|---|---|'];
+  for (const row of rows) {
+    process.stdout.write(`  ${row.name}: ${formatValue(row.value)} ${row.unit}${row.target ? ` (target ${row.target})` : ''}\n`);
+    lines.push(`| ${row.name} | ${formatValue(row.value)} ${row.unit} | ${row.target ?? ''} | ${row.note ?? ''} |`);
+  }
+  sections.push(lines.join('\n'));
+}
+
+const run = [`## ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC`, '', `Machine: ${machine()}`, '', ...sections].join(
+  '\n',
+);
+function previousRuns(): string {
+  try {
+    return readFileSync(RESULTS_FILE, 'utf8').replace(HEADER, '').trim();
+  } catch {
+    return '';
+  }
+}
+const previous = previousRuns();
+writeFileSync(RESULTS_FILE, `${HEADER}\n${run}\n${previous === '' ? '' : `\n${previous}\n`}`);
+process.stdout.write(`written to docs/benchmarks.md\n`);

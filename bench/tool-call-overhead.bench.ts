@@ -1,0 +1,138 @@
+import { execFileSync } from 'node:child_process';
+import { cpSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { z } from 'zod';
+import { runAgent, type AgentRecorder } from '../src/agent/agent-loop.js';
+import type { ChatModel, ModelResult } from '../src/model/chat-model.js';
+import { resolveModel } from '../src/model/registry.js';
+import { runWorkSession } from '../src/orchestrator/work-session.js';
+import { openSqliteEventStore } from '../src/store/sqlite-event-store.js';
+import type { Tool } from '../src/tools/tool.js';
+import type { BenchRow } from './bench-row.js';
+
+const EXAMPLE = new URL('../examples/text-kit/', import.meta.url);
+
+function cpuMs(): number {
+  const usage = process.cpuUsage();
+  return (usage.user + usage.system) / 1000;
+}
+
+/** Wraps a model so the CPU spent inside it (the simulated model's own thinking) can be subtracted. */
+function measuredModel(model: ChatModel): ChatModel & { cpuMs: number } {
+  const measured = {
+    spec: model.spec,
+    cpuMs: 0,
+    async call(...args: Parameters<ChatModel['call']>): Promise<ModelResult> {
+      const before = cpuMs();
+      const result = await model.call(...args);
+      measured.cpuMs += cpuMs() - before;
+      return result;
+    },
+  };
+  return measured;
+}
+
+/** The agent loop and the event log alone: a model that always asks for one trivial tool call. */
+async function loopOnly(): Promise<BenchRow> {
+  const dir = mkdtempSync(join(tmpdir(), 'colony-bench-loop-'));
+  const store = openSqliteEventStore(join(dir, 'colony.db'));
+  const echo: Tool<{ text: string }> = {
+    name: 'echo',
+    description: 'Echoes its text.',
+    parameters: z.object({ text: z.string() }),
+    execute: async (input) => ({ ok: true, output: input.text }),
+  };
+  const reply: ModelResult = {
+    ok: true,
+    turn: {
+      text: '',
+      toolCalls: [{ id: 'call', name: 'echo', input: '{"text":"a line of output, about as long as a short tool result"}' }],
+      finishReason: 'tool-calls',
+      usage: { inputTokens: 1000, outputTokens: 20, cachedInputTokens: 0 },
+      costUsd: null,
+      attempts: 1,
+    },
+  };
+  const model: ChatModel = { spec: 'bench', call: async () => reply };
+  const agents = 200;
+  const steps = 50;
+  const run = async (agentIndex: number) => {
+    const recorder: AgentRecorder = {
+      record: (body) => store.append({ ...body, runId: 'bench', agentId: `agent-${agentIndex}` }),
+      flush: () => store.flush(),
+    };
+    await runAgent({ model, tools: [echo], systemPrompt: 'bench', task: 'bench', recorder, maxSteps: steps });
+  };
+  await run(-1);
+  const before = cpuMs();
+  for (let index = 0; index < agents; index += 1) await run(index);
+  const perCall = (cpuMs() - before) / (agents * steps);
+  store.close();
+  rmSync(dir, { recursive: true, force: true });
+  return {
+    name: 'agent loop + event log (SQLite), trivial tool',
+    value: perCall * 1000,
+    unit: 'µs CPU/call',
+    target: '< 2,000 µs',
+    note: `${agents} agents × ${steps} steps in one process; every call validated, recorded (4 events) and flushed`,
+  };
+}
+
+/** A whole worker per task of the example on the simulated model at zero latency. */
+async function fullWorker(): Promise<BenchRow[]> {
+  const dir = mkdtempSync(join(tmpdir(), 'colony-bench-worker-'));
+  const repo = join(dir, 'text-kit');
+  cpSync(EXAMPLE, repo, { recursive: true });
+  const git = (...args: string[]) =>
+    execFileSync('git', ['-c', 'user.name=bench', '-c', 'user.email=bench@colony.invalid', ...args], { cwd: repo });
+  git('init', '-q', '-b', 'main');
+  git('add', '-A');
+  git('commit', '-q', '-m', 'start');
+  const resolved = resolveModel('sim?seed=3', { env: {} });
+  if (!resolved.ok) throw new Error(resolved.error);
+  const model = measuredModel(resolved.model);
+  let toolCalls = 0;
+  const tasks = readdirSync(join(repo, 'tasks')).filter((name) => name.endsWith('.md')).sort();
+  const wallStart = performance.now();
+  const before = cpuMs();
+  for (const name of tasks) {
+    const result = await runWorkSession({
+      repoDir: repo,
+      taskPath: join(repo, 'tasks', name),
+      model,
+      maxSteps: 60,
+      onEvent: (event) => {
+        if (event.type === 'tool.ended') toolCalls += 1;
+      },
+    });
+    if (!result.ok || result.handoff.status !== 'done') throw new Error(`the bench worker did not finish ${name}`);
+  }
+  const harnessCpu = cpuMs() - before - model.cpuMs;
+  const wall = performance.now() - wallStart;
+  rmSync(dir, { recursive: true, force: true });
+  return [
+    {
+      name: 'whole worker (sim, latency 0): harness CPU',
+      value: harnessCpu / toolCalls,
+      unit: 'ms CPU/call',
+      target: '< 2 ms',
+      note: `${tasks.length} tasks, ${toolCalls} tool calls; this process's CPU less the model's, so commands and git (child processes) are excluded but spawning them is not`,
+    },
+    {
+      name: 'whole worker (sim, latency 0): wall time',
+      value: wall / toolCalls,
+      unit: 'ms/call',
+      note: 'everything included: node --test runs, git worktree add, rebase and update-ref',
+    },
+  ];
+}
+
+export async function benchToolCallOverhead(): Promise<BenchRow[]> {
+  return [await loopOnly(), ...(await fullWorker())];
+}
+
+if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  for (const row of await benchToolCallOverhead()) console.log(row);
+}

@@ -1,0 +1,110 @@
+import { resolve } from 'node:path';
+import type { Command } from 'commander';
+import type { Handoff } from '../../events/handoff.js';
+import { resolveModel } from '../../model/registry.js';
+import { formatEventLine } from '../../observe/format-event.js';
+import { runWorkSession } from '../../orchestrator/work-session.js';
+import { EXIT_FAILED, EXIT_OK, positiveInteger, usageError, type CommandContext } from '../command-context.js';
+
+interface WorkFlags {
+  readonly repo: string;
+  readonly model?: string;
+  readonly baseUrl?: string;
+  readonly apiKeyEnv?: string;
+  readonly state?: string;
+  readonly maxSteps: number;
+  readonly json?: boolean;
+  readonly quiet?: boolean;
+}
+
+export function registerWorkCommand(program: Command, ctx: CommandContext): void {
+  program
+    .command('work')
+    .description('Run one worker on one task: it works in its own workspace, merges into main and hands off.')
+    .argument('<task>', 'a Markdown file describing the task')
+    .option('--repo <dir>', 'the git repository to work on', '.')
+    .option('--model <spec>', 'the model: sim[?options], openai:<model>, anthropic:<model>, openai-compatible:<model>')
+    .option('--base-url <url>', 'the API base URL (required for openai-compatible)')
+    .option('--api-key-env <name>', 'the environment variable holding the API key')
+    .option('--state <dir>', 'where colony keeps its state (default: <repo>/.colony)')
+    .option('--max-steps <n>', 'the most model calls the worker may make', positiveInteger, 100)
+    .option('--json', 'print the handoff as JSON')
+    .option('--quiet', 'print no progress lines')
+    .action(async (taskPath: string, flags: WorkFlags) => {
+      ctx.exitCode = await work(ctx, taskPath, flags);
+    });
+}
+
+async function work(ctx: CommandContext, taskPath: string, flags: WorkFlags): Promise<number> {
+  if (flags.model === undefined) {
+    usageError(ctx, 'no model given.', 'Pass one, e.g. --model sim (the simulated model) or --model anthropic:claude-sonnet-4-5');
+    return ctx.exitCode;
+  }
+  const resolved = resolveModel(flags.model, {
+    env: ctx.env,
+    ...(flags.baseUrl === undefined ? {} : { baseUrl: flags.baseUrl }),
+    ...(flags.apiKeyEnv === undefined ? {} : { apiKeyEnv: flags.apiKeyEnv }),
+  });
+  if (!resolved.ok) {
+    usageError(ctx, resolved.error);
+    return ctx.exitCode;
+  }
+  const controller = new AbortController();
+  const onSignal = () => {
+    ctx.stderr('colony: stopping the worker (its workspace is kept if it holds unlanded work)…\n');
+    controller.abort();
+  };
+  process.once('SIGINT', onSignal);
+  process.once('SIGTERM', onSignal);
+  const showProgress = flags.json !== true && flags.quiet !== true;
+  try {
+    const result = await runWorkSession({
+      repoDir: resolve(ctx.cwd, flags.repo),
+      taskPath: resolve(ctx.cwd, taskPath),
+      model: resolved.model,
+      ...(flags.state === undefined ? {} : { stateDir: resolve(ctx.cwd, flags.state) }),
+      maxSteps: flags.maxSteps,
+      signal: controller.signal,
+      ...(showProgress ? { onEvent: (event) => event.type !== 'model.requested' && ctx.stderr(`${formatEventLine(event)}\n`) } : {}),
+    });
+    if (!result.ok) {
+      usageError(ctx, result.error);
+      return ctx.exitCode;
+    }
+    if (flags.json === true) {
+      ctx.stdout(`${JSON.stringify({ runId: result.runId, handoff: result.handoff, main: result.trunkCommit, checkoutProblem: result.checkoutProblem, keptWorkspace: result.keptWorkspace }, null, 2)}\n`);
+    } else {
+      ctx.stdout(formatHandoff(result.handoff));
+      ctx.stdout(`\n${result.trunk} is at ${result.trunkCommit.slice(0, 12)}. Events: colony events --state ${result.stateDir}\n`);
+      if (result.checkoutProblem !== null) ctx.stderr(`colony: your checkout was not updated: ${result.checkoutProblem}\n`);
+    }
+    return result.handoff.status === 'done' ? EXIT_OK : EXIT_FAILED;
+  } finally {
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+  }
+}
+
+/** A handoff as a person reads it. */
+export function formatHandoff(handoff: Handoff): string {
+  const lines = [`handoff: ${handoff.status}${handoff.synthetic ? ' (written by colony: the worker ended without one)' : ''}`];
+  lines.push(`summary: ${handoff.summary}`);
+  if (handoff.commits.length > 0) lines.push(`commits: ${handoff.commits.map((commit) => commit.slice(0, 12)).join(', ')}`);
+  if (handoff.evidence.trim() !== '') lines.push('evidence:', ...indent(handoff.evidence.trimEnd().split('\n')));
+  const lists: [string, readonly string[]][] = [
+    ['notes', handoff.notes],
+    ['concerns', handoff.concerns],
+    ['deviations', handoff.deviations],
+    ['findings', handoff.findings],
+    ['feedback', handoff.feedback],
+    ['follow-ups', handoff.followUps],
+  ];
+  for (const [name, items] of lists) {
+    if (items.length > 0) lines.push(`${name}:`, ...items.map((item) => `  - ${item}`));
+  }
+  return `${lines.join('\n')}\n`;
+}
+
+function indent(lines: readonly string[]): string[] {
+  return lines.map((line) => `    ${line}`);
+}

@@ -1,0 +1,53 @@
+import type {
+  LanguageModelV3,
+  LanguageModelV3CallOptions,
+  LanguageModelV3Content,
+  LanguageModelV3FunctionTool,
+  LanguageModelV3GenerateResult,
+} from '@ai-sdk/provider';
+import { streamOfResult } from '../generate-result-stream.js';
+import { abortableSleep, type Sleep } from '../language-model-chat.js';
+import { promptToMessages } from '../prompt-conversion.js';
+import type { SimOptions } from './sim-options.js';
+import { simLatencyMs, simWorkerTurn } from './worker-policy.js';
+
+/**
+ * The simulated model behind the AI SDK's provider contract, like any real provider: it gets
+ * a prompt and tools, waits its seeded latency and answers with the worker policy's next turn.
+ * It keeps no state between calls, so it can be served over HTTP as it is.
+ */
+export function createSimLanguageModel(options: SimOptions, sleep: Sleep = abortableSleep): LanguageModelV3 {
+  async function generate(call: LanguageModelV3CallOptions): Promise<LanguageModelV3GenerateResult> {
+    const messages = promptToMessages(call.prompt);
+    const toolNames = (call.tools ?? [])
+      .filter((tool): tool is LanguageModelV3FunctionTool => tool.type === 'function')
+      .map((tool) => tool.name);
+    await sleep(simLatencyMs(options, messages), call.abortSignal);
+    const turn = simWorkerTurn(messages, toolNames, options);
+    const content: LanguageModelV3Content[] = [];
+    if (turn.text !== '') content.push({ type: 'text', text: turn.text });
+    for (const toolCall of turn.toolCalls) {
+      content.push({ type: 'tool-call', toolCallId: toolCall.id, toolName: toolCall.name, input: toolCall.input });
+    }
+    const { inputTokens, outputTokens } = turn.usage;
+    return {
+      content,
+      finishReason:
+        turn.toolCalls.length > 0 ? { unified: 'tool-calls', raw: 'tool_calls' } : { unified: 'stop', raw: 'stop' },
+      usage: {
+        inputTokens: { total: inputTokens, noCache: inputTokens, cacheRead: 0, cacheWrite: 0 },
+        outputTokens: { total: outputTokens, text: outputTokens, reasoning: 0 },
+      },
+      warnings: [],
+    };
+  }
+
+  return {
+    specificationVersion: 'v3',
+    provider: 'sim',
+    modelId: `sim?seed=${options.seed}`,
+    supportedUrls: {},
+    doGenerate: generate,
+    doStream: async (call) => ({ stream: streamOfResult(await generate(call)) }),
+  };
+}

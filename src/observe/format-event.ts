@@ -1,0 +1,87 @@
+import type { ColonyEvent } from '../events/event-types.js';
+
+/** One event as a line for a person: time, agent, what happened. No colours, safe for pipes. */
+export function formatEventLine(event: ColonyEvent): string {
+  const time = new Date(event.ts).toISOString().slice(11, 23);
+  return `${time}  ${event.agentId.padEnd(15)}  ${describeEvent(event)}`;
+}
+
+/** What an event says, in a few words. Exhaustive over the event union. */
+export function describeEvent(event: ColonyEvent): string {
+  switch (event.type) {
+    case 'run.started':
+      return `run started: ${event.data.title} (${event.data.mode}, model ${event.data.model})`;
+    case 'run.ended':
+      return `run ended: ${event.data.status} after ${seconds(event.data.durationMs)}`;
+    case 'agent.started':
+      return `${event.data.role} started on "${event.data.title}" with ${event.data.model}`;
+    case 'agent.ended':
+      return `${event.data.status} after ${event.data.steps} step(s): ${event.data.reason}`;
+    case 'agent.failed':
+      return `failed after ${event.data.steps} step(s): ${event.data.reason}`;
+    case 'agent.nudged':
+      return `nudged at step ${event.data.step}: no tool call`;
+    case 'model.requested':
+      return `model call ${event.data.step} (${event.data.messages} messages)`;
+    case 'model.responded': {
+      const calls = event.data.toolCalls.map((call) => call.name).join(', ') || 'no tool call';
+      const { inputTokens, outputTokens } = event.data.usage;
+      const cost = event.data.costUsd === null ? '' : `, $${event.data.costUsd.toFixed(4)}`;
+      return `model answered in ${seconds(event.data.durationMs)}: ${calls} (${inputTokens}+${outputTokens} tokens${cost})`;
+    }
+    case 'model.retried':
+      return `model retry ${event.data.attempt} in ${seconds(event.data.delayMs)}: ${event.data.kind}: ${oneLine(event.data.message)}`;
+    case 'model.failed':
+      return `model failed after ${event.data.attempts} attempt(s): ${event.data.kind}: ${oneLine(event.data.message)}`;
+    case 'tool.started':
+      return `${event.data.name} ${summariseInput(event.data.input)}`;
+    case 'tool.ended': {
+      const first = oneLine(event.data.output.split('\n', 1)[0] ?? '');
+      return `${event.data.name} ${event.data.ok ? 'ok' : 'error'} in ${seconds(event.data.durationMs)}: ${first}`;
+    }
+    case 'workspace.created':
+      return `workspace ${event.data.branch} at ${event.data.baseCommit.slice(0, 12)} in ${seconds(event.data.durationMs)}`;
+    case 'workspace.removed':
+      return event.data.kept ? `workspace kept at ${event.data.path}` : 'workspace removed';
+    case 'merge.attempted':
+      return `merge attempt ${event.data.attempt} onto ${event.data.mainBefore.slice(0, 12)}`;
+    case 'merge.landed':
+      return `merged ${event.data.commit.slice(0, 12)} (${event.data.files.length} file(s), ${event.data.attempts} attempt(s))`;
+    case 'merge.conflicted':
+      return `merge conflict in ${event.data.files.join(', ')}`;
+    case 'handoff.submitted':
+      return `handoff ${event.data.handoff.status}${event.data.handoff.synthetic ? ' (synthetic)' : ''}: ${oneLine(event.data.handoff.summary)}`;
+    default:
+      return assertNever(event);
+  }
+}
+
+function assertNever(value: never): never {
+  throw new Error(`unhandled event: ${JSON.stringify(value)}`);
+}
+
+function seconds(ms: number): string {
+  return ms < 1000 ? `${Math.round(ms)}ms` : `${(ms / 1000).toFixed(1)}s`;
+}
+
+function oneLine(text: string, max = 120): string {
+  const flat = text.replace(/\s+/g, ' ').trim();
+  return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
+}
+
+/** A tool call's arguments in short: the path or command when there is one. */
+function summariseInput(input: string): string {
+  try {
+    const parsed: unknown = JSON.parse(input);
+    if (typeof parsed === 'object' && parsed !== null) {
+      const record = parsed as Record<string, unknown>;
+      for (const key of ['command', 'path', 'pattern', 'message', 'summary']) {
+        const value = record[key];
+        if (typeof value === 'string') return oneLine(value, 80);
+      }
+    }
+  } catch {
+    return `(malformed arguments: ${oneLine(input, 60)})`;
+  }
+  return '';
+}

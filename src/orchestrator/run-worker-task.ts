@@ -1,0 +1,163 @@
+import { readFileSync } from 'node:fs';
+import { runAgent, type AgentOutcome, type AgentRecorder } from '../agent/agent-loop.js';
+import type { ColonyEvent, EventBody } from '../events/event-types.js';
+import type { Handoff } from '../events/handoff.js';
+import { newShortId } from '../events/ids.js';
+import type { ChatModel } from '../model/chat-model.js';
+import type { EventStore } from '../store/event-store.js';
+import { createWorkerFileTools } from '../tools/worker-file-tools.js';
+import { createMergeToMainTool } from '../tools/merge-to-main-tool.js';
+import { createSubmitHandoffTool } from '../tools/submit-handoff-tool.js';
+import type { Repository } from '../workspace/repository.js';
+import { createWorkspace, removeWorkspace } from '../workspace/workspace.js';
+import { unmergedWork } from '../workspace/workspace-status.js';
+
+const WORKER_PROMPT = readFileSync(new URL('./prompts/worker.md', import.meta.url), 'utf8').trim();
+
+export interface WorkerTask {
+  readonly id: string;
+  readonly title: string;
+  /** The brief, in Markdown, exactly as the worker will read it. */
+  readonly body: string;
+}
+
+export interface RunWorkerTaskOptions {
+  readonly repo: Repository;
+  readonly store: EventStore;
+  readonly model: ChatModel;
+  readonly task: WorkerTask;
+  readonly runId: string;
+  /** Where workspaces are made, one folder each. */
+  readonly workspacesDir: string;
+  readonly maxSteps: number;
+  readonly signal?: AbortSignal;
+  /** Told every event as it is recorded, for live progress. */
+  readonly onEvent?: (event: ColonyEvent) => void;
+}
+
+export interface WorkerResult {
+  readonly agentId: string;
+  readonly handoff: Handoff;
+  /** The workspace, when it was kept because it holds work that did not land. */
+  readonly keptWorkspace: string | null;
+}
+
+/**
+ * Runs one worker on one task from start to end: a fresh workspace, the agent loop with the
+ * worker's tools, exactly one handoff (the agent's own, or a synthetic failure when it ended
+ * without one), and cleanup that never discards work that did not land.
+ */
+export async function runWorkerTask(options: RunWorkerTaskOptions): Promise<WorkerResult> {
+  const { repo, store, task, runId } = options;
+  const agentId = newShortId('worker');
+  const recorder: AgentRecorder = {
+    record(body: EventBody) {
+      const event = store.append({ ...body, runId, agentId });
+      options.onEvent?.(event);
+    },
+    flush: () => store.flush(),
+  };
+
+  const started = performance.now();
+  const workspace = await createWorkspace(repo, { id: agentId, parentDir: options.workspacesDir });
+  recorder.record({
+    type: 'workspace.created',
+    data: {
+      path: workspace.path,
+      branch: workspace.branch,
+      baseCommit: workspace.baseCommit,
+      durationMs: Math.round(performance.now() - started),
+    },
+  });
+
+  let submitted: Handoff | null = null;
+  const landed: string[] = [];
+  const tools = [
+    ...createWorkerFileTools(workspace.path),
+    createMergeToMainTool(repo, workspace, { onEvent: recorder.record, onLanded: (commit) => landed.push(commit) }),
+    createSubmitHandoffTool((handoff) => {
+      submitted = handoff;
+    }),
+  ];
+  recorder.record({
+    type: 'agent.started',
+    data: {
+      role: 'worker',
+      taskId: task.id,
+      title: task.title,
+      model: options.model.spec,
+      systemPrompt: WORKER_PROMPT,
+      task: task.body,
+      tools: tools.map((tool) => tool.name),
+    },
+  });
+
+  const outcome = await runAgent({
+    model: options.model,
+    tools,
+    systemPrompt: WORKER_PROMPT,
+    task: task.body,
+    recorder,
+    maxSteps: options.maxSteps,
+    ...(options.signal === undefined ? {} : { signal: options.signal }),
+  });
+
+  const leftover = await unmergedWork(repo, workspace);
+  const handoff = finalHandoff(outcome, submitted, landed, leftover === null ? null : workspace.path);
+  if (outcome.status === 'failed') {
+    recorder.record({
+      type: 'agent.failed',
+      data: { steps: outcome.steps, reason: outcome.reason, lastToolCall: outcome.lastToolCall },
+    });
+  }
+  recorder.record({ type: 'handoff.submitted', data: { taskId: task.id, handoff } });
+  recorder.record({
+    type: 'agent.ended',
+    data: {
+      status: handoff.status,
+      steps: outcome.steps,
+      reason: outcome.status === 'ended' ? 'handoff submitted' : outcome.reason,
+    },
+  });
+
+  const keep = leftover !== null;
+  if (!keep) await removeWorkspace(repo, workspace, { deleteBranch: true });
+  recorder.record({ type: 'workspace.removed', data: { path: workspace.path, kept: keep } });
+  recorder.flush();
+  return { agentId, handoff, keptWorkspace: keep ? workspace.path : null };
+}
+
+function finalHandoff(
+  outcome: AgentOutcome,
+  submitted: Handoff | null,
+  landed: readonly string[],
+  keptWorkspace: string | null,
+): Handoff {
+  const keptNote =
+    keptWorkspace === null
+      ? []
+      : [`The workspace holds work that did not land on main; it was kept at ${keptWorkspace}.`];
+  if (outcome.status === 'ended' && submitted !== null) {
+    const handoff: Handoff = submitted;
+    return { ...handoff, commits: [...landed], notes: [...handoff.notes, ...keptNote] };
+  }
+  const reason = outcome.status === 'failed' ? outcome.reason : 'it ended without submitting a handoff';
+  const lastToolCall = outcome.status === 'failed' ? outcome.lastToolCall : null;
+  return {
+    status: 'failed',
+    summary: `The worker ended without a handoff: ${reason}.`,
+    commits: [...landed],
+    evidence: '',
+    notes: [
+      `It made ${outcome.steps} model call(s).`,
+      lastToolCall === null ? 'It made no tool call.' : `Its last tool call was ${lastToolCall}.`,
+      ...keptNote,
+    ],
+    concerns: landed.length > 0 ? ['Some of its work landed on main before it ended; check it is complete.'] : [],
+    deviations: [],
+    findings: [],
+    feedback: [],
+    followUps: [],
+    synthetic: true,
+  };
+}

@@ -1,0 +1,141 @@
+import { mkdirSync, readFileSync, statSync } from 'node:fs';
+import { basename, join, relative, resolve } from 'node:path';
+import type { ColonyEvent } from '../events/event-types.js';
+import type { Handoff } from '../events/handoff.js';
+import { newShortId } from '../events/ids.js';
+import type { ChatModel } from '../model/chat-model.js';
+import { parseScenario } from '../model/sim/scenario.js';
+import { openSqliteEventStore } from '../store/sqlite-event-store.js';
+import { updateCheckout } from '../workspace/checkout.js';
+import { runGit } from '../workspace/git.js';
+import { excludeFromGit, findDirtyFiles, openRepository } from '../workspace/repository.js';
+import { runWorkerTask } from './run-worker-task.js';
+
+export interface WorkSessionOptions {
+  readonly repoDir: string;
+  readonly taskPath: string;
+  readonly model: ChatModel;
+  /** Defaults to `<repo>/.colony`. */
+  readonly stateDir?: string;
+  readonly maxSteps: number;
+  readonly signal?: AbortSignal;
+  readonly onEvent?: (event: ColonyEvent) => void;
+}
+
+export type WorkSessionResult =
+  | { readonly ok: false; readonly error: string }
+  | {
+      readonly ok: true;
+      readonly runId: string;
+      readonly handoff: Handoff;
+      readonly trunk: string;
+      readonly trunkCommit: string;
+      readonly stateDir: string;
+      /** Why the user's checkout could not be brought up to date, or null when it was. */
+      readonly checkoutProblem: string | null;
+      readonly keptWorkspace: string | null;
+    };
+
+/** The state directory a repository's runs use unless told otherwise. */
+export function defaultStateDir(repoDir: string): string {
+  return join(resolve(repoDir), '.colony');
+}
+
+/** The events database inside a state directory. */
+export function eventsDatabasePath(stateDir: string): string {
+  return join(stateDir, 'colony.db');
+}
+
+/**
+ * `colony work`: one worker on one task in a repository, from the checks up front to the
+ * user's checkout brought up to date. Problems with the input come back as `{ ok: false }`
+ * before anything is changed.
+ */
+export async function runWorkSession(options: WorkSessionOptions): Promise<WorkSessionResult> {
+  const task = readTask(options.taskPath);
+  if (!task.ok) return task;
+  const opened = await openRepository(options.repoDir);
+  if (!opened.ok) return opened;
+  const { repo } = opened;
+  const dirty = await findDirtyFiles(repo);
+  if (dirty.length > 0) {
+    return {
+      ok: false,
+      error:
+        `the repository has uncommitted changes (${dirty.slice(0, 5).join(', ')}${dirty.length > 5 ? ', …' : ''}). ` +
+        'colony lands work on the checked-out branch and updates your checkout, so it starts from a clean tree: ' +
+        'commit or stash your changes (git stash), then run this again.',
+    };
+  }
+  const head = await runGit(repo.root, ['rev-parse', `refs/heads/${repo.trunk}`]);
+  const startCommit = head.stdout.trim();
+
+  const stateDir = resolve(options.stateDir ?? defaultStateDir(repo.root));
+  mkdirSync(stateDir, { recursive: true });
+  const inside = relative(repo.root, stateDir);
+  if (!inside.startsWith('..') && inside !== '') await excludeFromGit(repo, `/${inside}/`);
+
+  const store = openSqliteEventStore(eventsDatabasePath(stateDir));
+  const runId = newShortId('run');
+  const started = Date.now();
+  try {
+    const runEvent = store.append({
+      type: 'run.started',
+      runId,
+      agentId: 'system',
+      data: { mode: 'work', repo: repo.root, model: options.model.spec, title: task.title },
+    });
+    options.onEvent?.(runEvent);
+    const result = await runWorkerTask({
+      repo,
+      store,
+      model: options.model,
+      task: { id: newShortId('task'), title: task.title, body: task.body },
+      runId,
+      workspacesDir: join(stateDir, 'workspaces'),
+      maxSteps: options.maxSteps,
+      ...(options.signal === undefined ? {} : { signal: options.signal }),
+      ...(options.onEvent === undefined ? {} : { onEvent: options.onEvent }),
+    });
+    const checkout = await updateCheckout(repo, startCommit);
+    const endEvent = store.append({
+      type: 'run.ended',
+      runId,
+      agentId: 'system',
+      data: { status: result.handoff.status, durationMs: Date.now() - started },
+    });
+    options.onEvent?.(endEvent);
+    const trunkCommit = (await runGit(repo.root, ['rev-parse', `refs/heads/${repo.trunk}`])).stdout.trim();
+    return {
+      ok: true,
+      runId,
+      handoff: result.handoff,
+      trunk: repo.trunk,
+      trunkCommit,
+      stateDir,
+      checkoutProblem: checkout.ok ? null : checkout.error,
+      keptWorkspace: result.keptWorkspace,
+    };
+  } finally {
+    store.close();
+  }
+}
+
+type TaskFile = { ok: true; title: string; body: string } | { ok: false; error: string };
+
+function readTask(path: string): TaskFile {
+  let body: string;
+  try {
+    if (!statSync(path).isFile()) return { ok: false, error: `the task ${path} is not a file: pass a Markdown file` };
+    body = readFileSync(path, 'utf8');
+  } catch {
+    return { ok: false, error: `the task file ${path} does not exist: pass the path of a Markdown file describing the task` };
+  }
+  if (body.trim() === '') return { ok: false, error: `the task file ${path} is empty: describe the task in it` };
+  if (body.includes('```colony-spec')) {
+    const scenario = parseScenario(body);
+    if (!scenario.ok) return { ok: false, error: `the task file ${path} has a colony-spec block that is not valid: ${scenario.error}` };
+  }
+  const heading = /^#\s+(.+)$/m.exec(body);
+  return { ok: true, title: heading?.[1]?.trim() ?? basename(path), body };
+}

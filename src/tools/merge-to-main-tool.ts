@@ -1,0 +1,57 @@
+import { readFileSync } from 'node:fs';
+import { z } from 'zod';
+import type { EventBody } from '../events/event-types.js';
+import { mergeToMain } from '../workspace/merge-to-main.js';
+import type { Repository } from '../workspace/repository.js';
+import type { Workspace } from '../workspace/workspace.js';
+import type { Tool } from './tool.js';
+
+const parameters = z.object({
+  message: z.string().min(1).describe('The commit message for your change: what it does and why, in one line or a few.'),
+});
+
+export interface MergeToolOptions {
+  readonly onEvent: (event: EventBody) => void;
+  /** Told the new commit of main each time this workspace's work lands. */
+  readonly onLanded: (commit: string) => void;
+}
+
+/** `merge_to_main`: commits the workspace's changes and lands them on main (see workspace/merge-to-main). */
+export function createMergeToMainTool(
+  repo: Repository,
+  workspace: Workspace,
+  options: MergeToolOptions,
+): Tool<z.infer<typeof parameters>> {
+  return {
+    name: 'merge_to_main',
+    description: readFileSync(new URL('./descriptions/merge-to-main.md', import.meta.url), 'utf8').trim(),
+    parameters,
+    async execute(input) {
+      const outcome = await mergeToMain(repo, workspace, { message: input.message, onEvent: options.onEvent });
+      switch (outcome.status) {
+        case 'landed':
+          options.onLanded(outcome.commit);
+          return {
+            ok: true,
+            output:
+              `merged into main as ${outcome.commit.slice(0, 12)} (${outcome.attempts} attempt(s)); ` +
+              `files: ${outcome.files.join(', ') || '(none)'}`,
+          };
+        case 'conflicted':
+          return {
+            ok: false,
+            error: [
+              'merge conflict: main changed the same lines as your change.',
+              `conflicts in files: ${outcome.files.join(', ')}`,
+              'Each file now holds conflict markers: the part above ======= is main\'s, the part below is yours. ' +
+                'Edit each file to keep what both sides meant, remove every marker line, then call merge_to_main again.',
+            ].join('\n'),
+          };
+        case 'nothing-to-merge':
+          return { ok: false, error: `nothing to merge: ${outcome.reason}` };
+        case 'failed':
+          return { ok: false, error: `merge failed: ${outcome.error}` };
+      }
+    },
+  };
+}
