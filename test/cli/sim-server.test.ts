@@ -1,0 +1,69 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import { join } from 'node:path';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { createExampleRepository, projectTestsPass, runCli, type ExampleRepository } from '../support/example-repository.js';
+
+const BIN = new URL('../../bin/colony.js', import.meta.url).pathname;
+
+let server: ChildProcess;
+let baseUrl: string;
+let repo: ExampleRepository;
+
+/** Starts the real `colony sim-server` and reads its address from what it prints. */
+beforeAll(async () => {
+  server = spawn(process.execPath, [BIN, 'sim-server', '--port', '0', '--sim', 'sim?seed=4&bug=0.5'], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let printed = '';
+  baseUrl = await new Promise<string>((resolve, reject) => {
+    server.stdout?.on('data', (chunk: Buffer) => {
+      printed += chunk.toString();
+      const match = /--base-url (http:\/\/127\.0\.0\.1:\d+\/v1)/.exec(printed);
+      if (match?.[1] !== undefined) resolve(match[1]);
+    });
+    server.once('exit', (code) => reject(new Error(`sim-server exited with ${code}: ${printed}`)));
+  });
+});
+
+afterAll(async () => {
+  if (server.exitCode === null) {
+    const exited = once(server, 'exit');
+    server.kill('SIGTERM');
+    const [code] = (await exited) as [number | null];
+    expect(code).toBe(0);
+  }
+});
+
+beforeEach(() => {
+  repo = createExampleRepository();
+});
+
+afterEach(() => {
+  repo.cleanup();
+});
+
+describe('the sim over real wire protocols', () => {
+  it('finishes the task as openai-compatible:sim against colony sim-server', async () => {
+    const task = join(repo.dir, 'tasks', '04-chunk.md');
+    const result = await runCli(['work', task, '--repo', repo.dir, '--model', 'openai-compatible:sim', '--base-url', baseUrl, '--json']);
+    expect(result.stderr).toBe('');
+    expect(result.code).toBe(0);
+    expect(JSON.parse(result.stdout)).toMatchObject({ handoff: { status: 'done' } });
+    expect(repo.git('show', 'main:src/index.js')).toContain("export * from './list/chunk.js';");
+    expect(projectTestsPass(repo.dir)).toBe(true);
+  });
+
+  it('finishes the task as anthropic:sim against the same server', async () => {
+    const task = join(repo.dir, 'tasks', '05-unique.md');
+    const result = await runCli(['work', task, '--repo', repo.dir, '--model', 'anthropic:sim', '--base-url', baseUrl, '--json'], {
+      env: { ANTHROPIC_API_KEY: 'local-test-key' },
+    });
+    expect(result.code).toBe(0);
+    expect(JSON.parse(result.stdout)).toMatchObject({ handoff: { status: 'done' } });
+    expect(projectTestsPass(repo.dir)).toBe(true);
+    // The key went to the server, and nowhere into the event log.
+    const events = await runCli(['events', '--repo', repo.dir, '--json']);
+    expect(events.stdout).not.toContain('local-test-key');
+  });
+});

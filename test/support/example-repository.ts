@@ -1,0 +1,62 @@
+import { execFileSync } from 'node:child_process';
+import { cpSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { main } from '../../src/cli/main.js';
+
+const EXAMPLE = new URL('../../examples/text-kit/', import.meta.url);
+
+export interface ExampleRepository {
+  readonly dir: string;
+  git(...args: string[]): string;
+  cleanup(): void;
+}
+
+/** A real git repository holding a fresh copy of the bundled example, on branch main. */
+export function createExampleRepository(): ExampleRepository {
+  const base = mkdtempSync(join(tmpdir(), 'colony-test-'));
+  const dir = join(base, 'text-kit');
+  cpSync(EXAMPLE, dir, { recursive: true });
+  const git = (...args: string[]) =>
+    execFileSync('git', ['-c', 'user.name=test', '-c', 'user.email=test@colony.invalid', '-c', 'commit.gpgsign=false', ...args], {
+      cwd: dir,
+      encoding: 'utf8',
+    });
+  git('init', '-q', '-b', 'main');
+  git('add', '-A');
+  git('commit', '-q', '-m', 'start');
+  return { dir, git, cleanup: () => rmSync(base, { recursive: true, force: true }) };
+}
+
+export interface CliRun {
+  readonly code: number;
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+/** Runs the `colony` command in this process, capturing what it prints. */
+export async function runCli(
+  argv: string[],
+  options: { env?: Record<string, string | undefined>; cwd?: string; signal?: AbortSignal } = {},
+): Promise<CliRun> {
+  let stdout = '';
+  let stderr = '';
+  const code = await main(argv, {
+    stdout: (text) => (stdout += text),
+    stderr: (text) => (stderr += text),
+    env: options.env ?? {},
+    cwd: options.cwd ?? process.cwd(),
+    signal: options.signal ?? new AbortController().signal,
+  });
+  return { code, stdout, stderr };
+}
+
+/** Runs the project's own tests in `dir` for real, as a person would. */
+export function projectTestsPass(dir: string): boolean {
+  try {
+    execFileSync('node', ['--test'], { cwd: dir, stdio: 'pipe' });
+    return true;
+  } catch {
+    return false;
+  }
+}
