@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import type { EventBody } from '../events/event-types.js';
 import type { ChatModel } from '../model/chat-model.js';
-import type { Message, ToolCall } from '../model/messages.js';
+import { conversationLength, type Message, type ToolCall } from '../model/messages.js';
 import type { AnyTool } from '../tools/tool.js';
 import { dispatchToolCall, toolSpecs } from './tool-dispatch.js';
 
@@ -67,7 +67,7 @@ export async function runAgent(options: AgentLoopOptions): Promise<AgentOutcome>
     if (signal.aborted) return fail(step - 1, 'stopped: the run was cancelled');
     recorder.record({
       type: 'model.requested',
-      data: { step, model: model.spec, messages: messages.length, chars: conversationChars(messages) },
+      data: { step, model: model.spec, messages: messages.length, chars: conversationLength(messages) },
     });
     const started = performance.now();
     const result = await model.call(
@@ -185,17 +185,4 @@ function capOutput(text: string): string {
   const half = MAX_TOOL_OUTPUT_CHARS / 2;
   const omitted = text.length - MAX_TOOL_OUTPUT_CHARS;
   return `${text.slice(0, half)}\n[... ${omitted} characters omitted ...]\n${text.slice(-half)}`;
-}
-
-function conversationChars(messages: readonly Message[]): number {
-  let total = 0;
-  for (const message of messages) {
-    if (message.role === 'assistant') {
-      total += message.text.length;
-      for (const call of message.toolCalls) total += call.name.length + call.input.length;
-    } else {
-      total += message.content.length;
-    }
-  }
-  return total;
 }

@@ -20,3 +20,17 @@ export type Message =
       readonly content: string;
       readonly isError: boolean;
     };
+
+/** Characters of a whole conversation: text, tool call names and arguments, tool results. */
+export function conversationLength(messages: readonly Message[]): number {
+  let length = 0;
+  for (const message of messages) {
+    if (message.role === 'assistant') {
+      length += message.text.length;
+      for (const call of message.toolCalls) length += call.name.length + call.input.length;
+    } else {
+      length += message.content.length;
+    }
+  }
+  return length;
+}

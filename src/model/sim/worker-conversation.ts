@@ -61,17 +61,3 @@ export function readConversation(messages: readonly Message[]): WorkerConversati
   }
   return { taskText: taskText ?? '', turn, actions, abandoned };
 }
-
-/** Characters of the whole conversation, the basis of the reported input tokens. */
-export function conversationLength(messages: readonly Message[]): number {
-  let length = 0;
-  for (const message of messages) {
-    if (message.role === 'assistant') {
-      length += message.text.length;
-      for (const call of message.toolCalls) length += call.name.length + call.input.length;
-    } else {
-      length += message.content.length;
-    }
-  }
-  return length;
-}

@@ -3,7 +3,8 @@ import type { Message, ToolCall } from '../messages.js';
 import { malformCall, malformedKindFor } from './malformed-call.js';
 import { seededRoll } from './seeded-roll.js';
 import type { SimOptions } from './sim-options.js';
-import { ABANDON_TEXT, conversationLength, readConversation } from './worker-conversation.js';
+import { conversationLength } from '../messages.js';
+import { ABANDON_TEXT, readConversation } from './worker-conversation.js';
 import { planWorkerTurn } from './worker-next-step.js';
 import { encodeWorkerCall } from './worker-tool-calls.js';
 
