@@ -10,7 +10,7 @@ import { runGit } from '../../workspace/git.js';
 import { EXIT_FAILED, EXIT_OK, usageError, type CommandContext } from '../command-context.js';
 
 const EXAMPLE = new URL('../../../examples/text-kit/', import.meta.url);
-const DEFAULT_MODEL = 'sim?seed=7&latency=20..120&bug=0.3&malformed=0.05';
+const DEFAULT_MODEL = 'sim?seed=2&latency=20..120&bug=0.3&malformed=0.05';
 const IDENTITY = ['-c', 'user.name=colony demo', '-c', 'user.email=demo@colony.invalid', '-c', 'commit.gpgsign=false'];
 
 interface DemoFlags {
