@@ -199,6 +199,29 @@ describe('runAgent', () => {
     });
   });
 
+  it('runs no further tool call of the turn once cancelled', async () => {
+    const controller = new AbortController();
+    const ran: string[] = [];
+    const cancelling: Tool<{ text: string }> = {
+      ...echo,
+      execute: async (input) => {
+        ran.push(input.text);
+        controller.abort();
+        return { ok: true, output: 'x' };
+      },
+    };
+    const model = scriptedModel([turn([call('a', 'echo', { text: 'first' }), call('b', 'echo', { text: 'second' })])]);
+    const rec = recorder();
+    const outcome = await runAgent({ ...options(model, rec), tools: [cancelling], signal: controller.signal });
+    expect(outcome).toMatchObject({ status: 'failed', reason: 'stopped: the run was cancelled' });
+    expect(ran).toEqual(['first']);
+    expect(rec.events.filter((event) => event.type === 'tool.ended').at(-1)?.data).toMatchObject({
+      name: 'echo',
+      ok: false,
+      output: 'error: not run: the run was cancelled',
+    });
+  });
+
   it('stops when cancelled', async () => {
     const controller = new AbortController();
     const model = scriptedModel([

@@ -155,9 +155,11 @@ async function runToolCalls(
   for (const call of calls) {
     recorder.record({ type: 'tool.started', data: { step, callId: call.id, name: call.name, input: call.input } });
     const started = performance.now();
-    const dispatch = ended
-      ? { ran: false as const, result: { ok: false as const, error: 'not run: the handoff was already submitted' } }
-      : await dispatchToolCall(call, toolsByName, signal);
+    const skipped = ended ? 'the handoff was already submitted' : signal.aborted ? 'the run was cancelled' : null;
+    const dispatch =
+      skipped === null
+        ? await dispatchToolCall(call, toolsByName, signal)
+        : { ran: false as const, result: { ok: false as const, error: `not run: ${skipped}` } };
     if (!dispatch.ran) rejected += 1;
     const { result } = dispatch;
     // The error flag does not survive every provider's wire format, so the text says it too.

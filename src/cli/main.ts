@@ -3,21 +3,38 @@ import { registerDemoCommand } from './commands/demo.js';
 import { registerEventsCommand } from './commands/events.js';
 import { registerSimServerCommand } from './commands/sim-server.js';
 import { registerWorkCommand } from './commands/work.js';
-import { EXIT_USAGE, type CommandContext } from './command-context.js';
+import { EXIT_FAILED, EXIT_USAGE, type CommandContext } from './command-context.js';
+import { handleInterrupts, type InterruptHandling } from './interrupts.js';
 
 /**
  * Entry point of the `colony` command: parses `argv` (without node and the script) and returns
  * the exit code: 0 success, 1 the work failed, 2 bad usage.
  */
 export async function main(argv: readonly string[], context: Partial<CommandContext> = {}): Promise<number> {
+  const stderr = context.stderr ?? ((text: string) => process.stderr.write(text));
+  const interrupts: InterruptHandling | null =
+    context.signal === undefined ? handleInterrupts(stderr, (code) => process.exit(code)) : null;
   const ctx: CommandContext = {
     stdout: context.stdout ?? ((text) => process.stdout.write(text)),
-    stderr: context.stderr ?? ((text) => process.stderr.write(text)),
+    stderr,
     env: context.env ?? process.env,
     cwd: context.cwd ?? process.cwd(),
-    signal: context.signal ?? interruptSignal(),
+    signal: context.signal ?? interrupts?.signal ?? new AbortController().signal,
     exitCode: 0,
   };
+  try {
+    return await runProgram(argv, ctx);
+  } catch (error) {
+    // A bug in colony: say so plainly, with the stack for the report, and fail.
+    const detail = error instanceof Error ? (error.stack ?? error.message) : String(error);
+    ctx.stderr(`colony: internal error, please report it with what you ran:\n${detail}\n`);
+    return EXIT_FAILED;
+  } finally {
+    interrupts?.dispose();
+  }
+}
+
+async function runProgram(argv: readonly string[], ctx: CommandContext): Promise<number> {
   const program = new Command('colony')
     .description('Run many LLM coding agents on one repository.')
     .version('0.1.0')
@@ -43,13 +60,4 @@ export async function main(argv: readonly string[], context: Partial<CommandCont
     throw error;
   }
   return ctx.exitCode;
-}
-
-/** Aborted on the first Ctrl-C or SIGTERM, for commands that run until stopped. */
-function interruptSignal(): AbortSignal {
-  const controller = new AbortController();
-  const stop = () => controller.abort();
-  process.once('SIGINT', stop);
-  process.once('SIGTERM', stop);
-  return controller.signal;
 }

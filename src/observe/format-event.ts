@@ -16,7 +16,7 @@ export function describeEvent(event: ColonyEvent): string {
     case 'agent.started':
       return `${event.data.role} started on "${event.data.title}" with ${event.data.model}`;
     case 'agent.ended':
-      return `${event.data.status} after ${event.data.steps} step(s): ${event.data.reason}`;
+      return `ended ${event.data.status} after ${event.data.steps} step(s)`;
     case 'agent.failed':
       return `failed after ${event.data.steps} step(s): ${event.data.reason}`;
     case 'agent.nudged':

@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { runAgent, type AgentOutcome, type AgentRecorder } from '../agent/agent-loop.js';
+import { runAgent, type AgentLoopOptions, type AgentOutcome, type AgentRecorder } from '../agent/agent-loop.js';
 import type { ColonyEvent, EventBody } from '../events/event-types.js';
 import type { Handoff } from '../events/handoff.js';
 import { newShortId } from '../events/ids.js';
@@ -33,6 +33,8 @@ export interface RunWorkerTaskOptions {
   readonly signal?: AbortSignal;
   /** Told every event as it is recorded, for live progress. */
   readonly onEvent?: (event: ColonyEvent) => void;
+  /** Awaited after each landing of the worker's work on the trunk, before the agent hears of it. */
+  readonly onLanded?: (commit: string) => Promise<void>;
 }
 
 export interface WorkerResult {
@@ -74,7 +76,13 @@ export async function runWorkerTask(options: RunWorkerTaskOptions): Promise<Work
   const landed: string[] = [];
   const tools = [
     ...createWorkerFileTools(workspace.path),
-    createMergeToMainTool(repo, workspace, { onEvent: recorder.record, onLanded: (commit) => landed.push(commit) }),
+    createMergeToMainTool(repo, workspace, {
+      onEvent: recorder.record,
+      onLanded: async (commit) => {
+        landed.push(commit);
+        await options.onLanded?.(commit);
+      },
+    }),
     createSubmitHandoffTool((handoff) => {
       submitted = handoff;
     }),
@@ -92,7 +100,7 @@ export async function runWorkerTask(options: RunWorkerTaskOptions): Promise<Work
     },
   });
 
-  const outcome = await runAgent({
+  const outcome = await runAgentGuarded({
     model: options.model,
     tools,
     systemPrompt: WORKER_PROMPT,
@@ -125,6 +133,20 @@ export async function runWorkerTask(options: RunWorkerTaskOptions): Promise<Work
   recorder.record({ type: 'workspace.removed', data: { path: workspace.path, kept: keep } });
   recorder.flush();
   return { agentId, handoff, keptWorkspace: keep ? workspace.path : null };
+}
+
+/**
+ * The loop does not throw for model or tool failures; anything it does throw is a bug in colony
+ * or a broken store. The worker still ends with a failure handoff and its workspace is judged
+ * like any other, so the work is not lost with the error.
+ */
+async function runAgentGuarded(loop: AgentLoopOptions): Promise<AgentOutcome> {
+  try {
+    return await runAgent(loop);
+  } catch (error) {
+    const reason = error instanceof Error ? error.message : String(error);
+    return { status: 'failed', steps: 0, reason: `colony itself failed while running the agent: ${reason}`, lastToolCall: null };
+  }
 }
 
 function finalHandoff(

@@ -1,15 +1,19 @@
-import { mkdirSync, readFileSync, statSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
 import { basename, join, relative, resolve } from 'node:path';
-import type { ColonyEvent } from '../events/event-types.js';
+import type { ColonyEvent, EventBody } from '../events/event-types.js';
 import type { Handoff } from '../events/handoff.js';
 import { newShortId } from '../events/ids.js';
 import type { ChatModel } from '../model/chat-model.js';
 import { parseScenario } from '../model/sim/scenario.js';
+import type { EventStore } from '../store/event-store.js';
 import { openSqliteEventStore } from '../store/sqlite-event-store.js';
-import { updateCheckout } from '../workspace/checkout.js';
 import { runGit } from '../workspace/git.js';
-import { excludeFromGit, findDirtyFiles, openRepository } from '../workspace/repository.js';
+import { excludeFromGit, findDirtyFiles, openRepository, type Repository } from '../workspace/repository.js';
+import { repairCheckout, startCheckoutSync } from './checkout-sync.js';
 import { runWorkerTask } from './run-worker-task.js';
+import { defaultStateDir, eventsDatabasePath, lockStateDir, prepareStateDir } from './state-directory.js';
+
+export { defaultStateDir, eventsDatabasePath } from './state-directory.js';
 
 export interface WorkSessionOptions {
   readonly repoDir: string;
@@ -36,16 +40,6 @@ export type WorkSessionResult =
       readonly keptWorkspace: string | null;
     };
 
-/** The state directory a repository's runs use unless told otherwise. */
-export function defaultStateDir(repoDir: string): string {
-  return join(resolve(repoDir), '.colony');
-}
-
-/** The events database inside a state directory. */
-export function eventsDatabasePath(stateDir: string): string {
-  return join(stateDir, 'colony.db');
-}
-
 /**
  * `colony work`: one worker on one task in a repository, from the checks up front to the
  * user's checkout brought up to date. Problems with the input come back as `{ ok: false }`
@@ -57,35 +51,54 @@ export async function runWorkSession(options: WorkSessionOptions): Promise<WorkS
   const opened = await openRepository(options.repoDir);
   if (!opened.ok) return opened;
   const { repo } = opened;
-  const dirty = await findDirtyFiles(repo);
-  if (dirty.length > 0) {
-    return {
-      ok: false,
-      error:
-        `the repository has uncommitted changes (${dirty.slice(0, 5).join(', ')}${dirty.length > 5 ? ', …' : ''}). ` +
-        'colony lands work on the checked-out branch and updates your checkout, so it starts from a clean tree: ' +
-        'commit or stash your changes (git stash), then run this again.',
-    };
-  }
-  const head = await runGit(repo.root, ['rev-parse', `refs/heads/${repo.trunk}`]);
-  const startCommit = head.stdout.trim();
-
   const stateDir = resolve(options.stateDir ?? defaultStateDir(repo.root));
-  mkdirSync(stateDir, { recursive: true });
-  const inside = relative(repo.root, stateDir);
-  if (!inside.startsWith('..') && inside !== '') await excludeFromGit(repo, `/${inside}/`);
+  const prepared = prepareStateDir(stateDir);
+  if (!prepared.ok) return prepared;
+  const locked = lockStateDir(stateDir);
+  if (!locked.ok) return locked;
+  try {
+    const repaired = await repairCheckout(repo, stateDir);
+    if (!repaired.ok) return repaired;
+    const dirty = await findDirtyFiles(repo);
+    if (dirty.length > 0) {
+      return {
+        ok: false,
+        error:
+          `the repository has uncommitted changes (${dirty.slice(0, 5).join(', ')}${dirty.length > 5 ? ', …' : ''}). ` +
+          'colony lands work on the checked-out branch and updates your checkout, so it starts from a clean tree: ' +
+          'commit or stash your changes (git stash), then run this again.',
+      };
+    }
+    const inside = relative(repo.root, stateDir);
+    if (!inside.startsWith('..') && inside !== '') await excludeFromGit(repo, `/${inside}/`);
+    return await runInRepository(options, repo, stateDir, task);
+  } finally {
+    locked.lock.release();
+  }
+}
 
-  const store = openSqliteEventStore(eventsDatabasePath(stateDir));
+async function runInRepository(
+  options: WorkSessionOptions,
+  repo: Repository,
+  stateDir: string,
+  task: { title: string; body: string },
+): Promise<WorkSessionResult> {
+  const startCommit = (await runGit(repo.root, ['rev-parse', `refs/heads/${repo.trunk}`])).stdout.trim();
+  let store: EventStore;
+  try {
+    store = openSqliteEventStore(eventsDatabasePath(stateDir));
+  } catch (error) {
+    return { ok: false, error: `cannot open the event log: ${error instanceof Error ? error.message : String(error)}` };
+  }
+  const checkout = startCheckoutSync(repo, stateDir, startCommit);
   const runId = newShortId('run');
   const started = Date.now();
   try {
-    const runEvent = store.append({
-      type: 'run.started',
-      runId,
-      agentId: 'system',
-      data: { mode: 'work', repo: repo.root, model: options.model.spec, title: task.title },
-    });
-    options.onEvent?.(runEvent);
+    const record = (body: EventBody) => {
+      const event = store.append({ ...body, runId, agentId: 'system' });
+      options.onEvent?.(event);
+    };
+    record({ type: 'run.started', data: { mode: 'work', repo: repo.root, model: options.model.spec, title: task.title } });
     const result = await runWorkerTask({
       repo,
       store,
@@ -94,17 +107,12 @@ export async function runWorkSession(options: WorkSessionOptions): Promise<WorkS
       runId,
       workspacesDir: join(stateDir, 'workspaces'),
       maxSteps: options.maxSteps,
+      onLanded: () => checkout.afterLanding(),
       ...(options.signal === undefined ? {} : { signal: options.signal }),
       ...(options.onEvent === undefined ? {} : { onEvent: options.onEvent }),
     });
-    const checkout = await updateCheckout(repo, startCommit);
-    const endEvent = store.append({
-      type: 'run.ended',
-      runId,
-      agentId: 'system',
-      data: { status: result.handoff.status, durationMs: Date.now() - started },
-    });
-    options.onEvent?.(endEvent);
+    const checkoutProblem = await checkout.finish();
+    record({ type: 'run.ended', data: { status: result.handoff.status, durationMs: Date.now() - started } });
     const trunkCommit = (await runGit(repo.root, ['rev-parse', `refs/heads/${repo.trunk}`])).stdout.trim();
     return {
       ok: true,
@@ -113,7 +121,7 @@ export async function runWorkSession(options: WorkSessionOptions): Promise<WorkS
       trunk: repo.trunk,
       trunkCommit,
       stateDir,
-      checkoutProblem: checkout.ok ? null : checkout.error,
+      checkoutProblem,
       keptWorkspace: result.keptWorkspace,
     };
   } finally {

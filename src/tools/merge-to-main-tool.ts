@@ -12,8 +12,8 @@ const parameters = z.object({
 
 export interface MergeToolOptions {
   readonly onEvent: (event: EventBody) => void;
-  /** Told the new commit of main each time this workspace's work lands. */
-  readonly onLanded: (commit: string) => void;
+  /** Told the new commit of the trunk each time this workspace's work lands; awaited before the tool answers. */
+  readonly onLanded: (commit: string) => Promise<void> | void;
 }
 
 /** `merge_to_main`: commits the workspace's changes and lands them on main (see workspace/merge-to-main). */
@@ -30,20 +30,20 @@ export function createMergeToMainTool(
       const outcome = await mergeToMain(repo, workspace, { message: input.message, onEvent: options.onEvent });
       switch (outcome.status) {
         case 'landed':
-          options.onLanded(outcome.commit);
+          await options.onLanded(outcome.commit);
           return {
             ok: true,
             output:
-              `merged into main as ${outcome.commit.slice(0, 12)} (${outcome.attempts} attempt(s)); ` +
+              `merged into ${repo.trunk} as ${outcome.commit.slice(0, 12)} (${outcome.attempts} attempt(s)); ` +
               `files: ${outcome.files.join(', ') || '(none)'}`,
           };
         case 'conflicted':
           return {
             ok: false,
             error: [
-              'merge conflict: main changed the same lines as your change.',
+              `merge conflict: ${repo.trunk} changed the same lines as your change.`,
               `conflicts in files: ${outcome.files.join(', ')}`,
-              'Each file now holds conflict markers: the part above ======= is main\'s, the part below is yours. ' +
+              `Each file now holds conflict markers: the part above ======= is ${repo.trunk}'s, the part below is yours. ` +
                 'Edit each file to keep what both sides meant, remove every marker line, then call merge_to_main again.',
             ].join('\n'),
           };

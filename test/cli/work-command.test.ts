@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -168,6 +168,24 @@ describe('colony work refuses bad input before changing anything', () => {
     expect(result.stderr).toMatch(/uncommitted changes \(README\.md\)[\s\S]*git stash/);
     expect(readFileSync(readme, 'utf8')).toBe('my unsaved edit\n');
     expect(repo.git('rev-parse', 'main')).toBe(before);
+  });
+
+  it('with a state directory that is a file', async () => {
+    const file = join(repo.dir, '..', 'not-a-dir');
+    writeFileSync(file, 'x');
+    const result = await runCli(['work', task(), '--repo', repo.dir, '--state', file, '--model', 'sim']);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(/is a file, not a directory: pass another path with --state/);
+  });
+
+  it('while another run uses the same state directory', async () => {
+    const slow = runCli(['work', task(), '--repo', repo.dir, '--model', 'sim?latency=150', '--quiet']);
+    await expect.poll(() => existsSync(join(repo.dir, '.colony', 'run.lock')), { timeout: 5000 }).toBe(true);
+    const second = await runCli(['work', join(repo.dir, 'tasks', '02-case.md'), '--repo', repo.dir, '--model', 'sim']);
+    expect(second.code).toBe(2);
+    expect(second.stderr).toMatch(/another colony run \(process \d+, since .*\) is using .*\.colony/);
+    expect((await slow).code).toBe(0);
+    expect(existsSync(join(repo.dir, '.colony', 'run.lock'))).toBe(false);
   });
 
   it('with a bad flag value or an unknown command', async () => {

@@ -49,40 +49,28 @@ async function work(ctx: CommandContext, taskPath: string, flags: WorkFlags): Pr
     usageError(ctx, resolved.error);
     return ctx.exitCode;
   }
-  const controller = new AbortController();
-  const onSignal = () => {
-    ctx.stderr('colony: stopping the worker (its workspace is kept if it holds unlanded work)…\n');
-    controller.abort();
-  };
-  process.once('SIGINT', onSignal);
-  process.once('SIGTERM', onSignal);
   const showProgress = flags.json !== true && flags.quiet !== true;
-  try {
-    const result = await runWorkSession({
-      repoDir: resolve(ctx.cwd, flags.repo),
-      taskPath: resolve(ctx.cwd, taskPath),
-      model: resolved.model,
-      ...(flags.state === undefined ? {} : { stateDir: resolve(ctx.cwd, flags.state) }),
-      maxSteps: flags.maxSteps,
-      signal: controller.signal,
-      ...(showProgress ? { onEvent: (event) => event.type !== 'model.requested' && ctx.stderr(`${formatEventLine(event)}\n`) } : {}),
-    });
-    if (!result.ok) {
-      usageError(ctx, result.error);
-      return ctx.exitCode;
-    }
-    if (flags.json === true) {
-      ctx.stdout(`${JSON.stringify({ runId: result.runId, handoff: result.handoff, main: result.trunkCommit, checkoutProblem: result.checkoutProblem, keptWorkspace: result.keptWorkspace }, null, 2)}\n`);
-    } else {
-      ctx.stdout(formatHandoff(result.handoff));
-      ctx.stdout(`\n${result.trunk} is at ${result.trunkCommit.slice(0, 12)}. Events: colony events --state ${result.stateDir}\n`);
-      if (result.checkoutProblem !== null) ctx.stderr(`colony: your checkout was not updated: ${result.checkoutProblem}\n`);
-    }
-    return result.handoff.status === 'done' ? EXIT_OK : EXIT_FAILED;
-  } finally {
-    process.off('SIGINT', onSignal);
-    process.off('SIGTERM', onSignal);
+  const result = await runWorkSession({
+    repoDir: resolve(ctx.cwd, flags.repo),
+    taskPath: resolve(ctx.cwd, taskPath),
+    model: resolved.model,
+    ...(flags.state === undefined ? {} : { stateDir: resolve(ctx.cwd, flags.state) }),
+    maxSteps: flags.maxSteps,
+    signal: ctx.signal,
+    ...(showProgress ? { onEvent: (event) => event.type !== 'model.requested' && ctx.stderr(`${formatEventLine(event)}\n`) } : {}),
+  });
+  if (!result.ok) {
+    usageError(ctx, result.error);
+    return ctx.exitCode;
   }
+  if (flags.json === true) {
+    ctx.stdout(`${JSON.stringify({ runId: result.runId, handoff: result.handoff, main: result.trunkCommit, checkoutProblem: result.checkoutProblem, keptWorkspace: result.keptWorkspace }, null, 2)}\n`);
+  } else {
+    ctx.stdout(formatHandoff(result.handoff));
+    ctx.stdout(`\n${result.trunk} is at ${result.trunkCommit.slice(0, 12)}. Events: colony events --state ${result.stateDir}\n`);
+    if (result.checkoutProblem !== null) ctx.stderr(`colony: your checkout was not updated: ${result.checkoutProblem}\n`);
+  }
+  return result.handoff.status === 'done' ? EXIT_OK : EXIT_FAILED;
 }
 
 /** A handoff as a person reads it. */

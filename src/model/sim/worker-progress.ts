@@ -126,7 +126,7 @@ export interface MergeAttempt {
 
 export function classifyMerge(content: string, isError: boolean): MergeKind {
   if (/^nothing to merge/i.test(content.trim())) return 'nothing';
-  if (!isError && /^merged into main/i.test(content.trim())) return 'merged';
+  if (!isError && /^merged into \S+ as /i.test(content.trim())) return 'merged';
   if (isError && conflictedFiles(content).length > 0) return 'conflict';
   return 'error';
 }

@@ -1,0 +1,95 @@
+import { existsSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { updateCheckout } from '../workspace/checkout.js';
+import type { Repository } from '../workspace/repository.js';
+
+/**
+ * colony moves the trunk while the user's checkout of it stays where it was, so until the
+ * checkout is updated, `git status` there shows colony's work as if the user had undone it.
+ * The checkout is therefore updated after every landing, and the commit it matches is kept in
+ * the state directory, so that a run that died before updating it is repaired by the next.
+ */
+interface CheckoutRecord {
+  readonly root: string;
+  readonly trunk: string;
+  /** The commit the user's index and working tree match. */
+  readonly commit: string;
+}
+
+function recordPath(stateDir: string): string {
+  return join(stateDir, 'checkout.json');
+}
+
+function writeRecord(stateDir: string, record: CheckoutRecord): void {
+  const path = recordPath(stateDir);
+  writeFileSync(`${path}.tmp`, JSON.stringify(record));
+  renameSync(`${path}.tmp`, path);
+}
+
+function readRecord(stateDir: string): CheckoutRecord | null {
+  const path = recordPath(stateDir);
+  if (!existsSync(path)) return null;
+  try {
+    const parsed = JSON.parse(readFileSync(path, 'utf8')) as Partial<CheckoutRecord>;
+    if (typeof parsed.root !== 'string' || typeof parsed.trunk !== 'string' || typeof parsed.commit !== 'string') return null;
+    return { root: parsed.root, trunk: parsed.trunk, commit: parsed.commit };
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Finishes what an earlier run could not: brings the checkout from the commit it was left at
+ * up to the trunk. Succeeds at once when there is nothing to repair.
+ */
+export async function repairCheckout(
+  repo: Repository,
+  stateDir: string,
+): Promise<{ readonly ok: true } | { readonly ok: false; readonly error: string }> {
+  const record = readRecord(stateDir);
+  if (record === null || record.root !== repo.root || record.trunk !== repo.trunk) return { ok: true };
+  const updated = await updateCheckout(repo, record.commit);
+  if (updated.ok) {
+    rmSync(recordPath(stateDir), { force: true });
+    return { ok: true };
+  }
+  return {
+    ok: false,
+    error:
+      `an earlier colony run landed work on ${repo.trunk} but could not bring your checkout up to date, ` +
+      `so your working tree still shows ${repo.trunk} as it was at ${record.commit.slice(0, 12)}. ` +
+      `Do not commit that state: it would undo the work. ${updated.error}`,
+  };
+}
+
+export interface CheckoutSync {
+  /** Brings the checkout up to the trunk after a landing; a refusal is kept for `finish`. */
+  afterLanding(): Promise<void>;
+  /** Brings the checkout up to the trunk one last time: null when it is, else why not. */
+  finish(): Promise<string | null>;
+}
+
+/** Starts keeping the user's checkout, now clean at `commit`, in step with the trunk. */
+export function startCheckoutSync(repo: Repository, stateDir: string, commit: string): CheckoutSync {
+  let current = commit;
+  let problem: string | null = null;
+  writeRecord(stateDir, { root: repo.root, trunk: repo.trunk, commit });
+  const update = async () => {
+    const updated = await updateCheckout(repo, current);
+    if (updated.ok) {
+      current = updated.commit;
+      problem = null;
+      writeRecord(stateDir, { root: repo.root, trunk: repo.trunk, commit: current });
+    } else {
+      problem = updated.error;
+    }
+  };
+  return {
+    afterLanding: update,
+    async finish() {
+      await update();
+      if (problem === null) rmSync(recordPath(stateDir), { force: true });
+      return problem;
+    },
+  };
+}
