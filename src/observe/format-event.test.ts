@@ -43,5 +43,4 @@ describe('formatEventLine', () => {
       'handoff failed (synthetic): The worker ended without a handoff.',
     );
   });
-
 });
