@@ -1,6 +1,7 @@
-import { appendFile, mkdir, readFile, stat } from 'node:fs/promises';
+import { appendFile, mkdir, readFile } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { describeFailure, runGit, splitNul } from './git.js';
+import { isDirectory } from './path-exists.js';
 
 /** A git repository colony works on, as found by `openRepository`. */
 export interface Repository {
@@ -13,14 +14,6 @@ export interface Repository {
 }
 
 export type OpenRepositoryResult = { readonly ok: true; readonly repo: Repository } | { readonly ok: false; readonly error: string };
-
-async function isDirectory(path: string): Promise<boolean> {
-  try {
-    return (await stat(path)).isDirectory();
-  } catch {
-    return false;
-  }
-}
 
 /**
  * Finds the repository that `dir` belongs to and checks colony can work on it: a checkout

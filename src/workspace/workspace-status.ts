@@ -1,6 +1,6 @@
-import { stat } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { runGit } from './git.js';
+import { pathExists } from './path-exists.js';
 import type { Repository } from './repository.js';
 import type { Workspace } from './workspace.js';
 
@@ -27,16 +27,7 @@ export async function unmergedWork(repo: Repository, workspace: Workspace): Prom
   const unmergedCommits = ahead.code === 0 ? Number.parseInt(ahead.stdout.trim(), 10) || 0 : 0;
   const rebase = await runGit(workspace.path, ['rev-parse', '--git-path', 'rebase-merge']);
   const rebasePath = rebase.stdout.trim();
-  const rebaseInProgress = rebasePath !== '' && (await exists(workspace.path, rebasePath));
+  const rebaseInProgress = rebasePath !== '' && (await pathExists(resolve(workspace.path, rebasePath)));
   if (uncommittedFiles.length === 0 && unmergedCommits === 0 && !rebaseInProgress) return null;
   return { uncommittedFiles, unmergedCommits, rebaseInProgress };
-}
-
-async function exists(cwd: string, path: string): Promise<boolean> {
-  try {
-    await stat(resolve(cwd, path));
-    return true;
-  } catch {
-    return false;
-  }
 }

@@ -1,6 +1,7 @@
-import { mkdir, rm, stat } from 'node:fs/promises';
+import { mkdir, rm } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { describeFailure, runGit } from './git.js';
+import { pathExists } from './path-exists.js';
 import type { Repository } from './repository.js';
 import { withWorktreeAdminLock } from './worktree-admin-lock.js';
 
@@ -32,15 +33,6 @@ const ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
 /** The branch a workspace with this id works on. */
 export function workspaceBranch(id: string): string {
   return `colony/${id}`;
-}
-
-async function pathExists(path: string): Promise<boolean> {
-  try {
-    await stat(path);
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 /** The commit a branch points at. Throws when the branch does not exist. */
