@@ -1,18 +1,12 @@
-import { readFile, realpath, rm, stat } from 'node:fs/promises';
+import { readFile, realpath, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { pathExists } from './path-exists.js';
 import { excludeFromGit, openRepository } from './repository.js';
 import type { Repository } from './repository.js';
 import { createTemporaryRepository } from './testing/temporary-repository.js';
 import type { TemporaryRepository } from './testing/temporary-repository.js';
 import { createWorkspace, removeWorkspace } from './workspace.js';
-
-async function exists(path: string): Promise<boolean> {
-  return stat(path).then(
-    () => true,
-    () => false,
-  );
-}
 
 describe('workspaces', () => {
   let temporary: TemporaryRepository;
@@ -82,7 +76,7 @@ describe('workspaces', () => {
     await temporary.write('README.md', 'edited\n', workspace.path);
     await temporary.write('untracked.txt', 'x\n', workspace.path);
     expect(await removeWorkspace(repo, workspace, { deleteBranch: false })).toEqual({ removed: true });
-    expect(await exists(workspace.path)).toBe(false);
+    expect(await pathExists(workspace.path)).toBe(false);
     expect(await temporary.git(['worktree', 'list', '--porcelain'])).not.toContain('keep');
     expect(await temporary.git(['branch', '--list', 'colony/keep'])).toContain('colony/keep');
   });
@@ -124,7 +118,7 @@ describe('workspaces', () => {
     await temporary.git(['switch', '--quiet', '--detach', 'main'], workspace.path);
     const result = await removeWorkspace(repo, workspace, { deleteBranch: true });
     expect(result).toEqual({ removed: false, reason: expect.stringMatching(/colony\/unlanded was kept.*1 of its commits/) });
-    expect(await exists(workspace.path)).toBe(false);
+    expect(await pathExists(workspace.path)).toBe(false);
     expect((await temporary.git(['rev-parse', 'refs/heads/colony/unlanded'])).trim()).toBe(commit);
   });
 
