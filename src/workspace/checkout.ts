@@ -1,19 +1,10 @@
-import { lstat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describeFailure, runGit, splitNul } from './git.js';
+import { pathExists } from './path-exists.js';
 import type { Repository } from './repository.js';
 import { resolveBranch } from './workspace.js';
 
 export type UpdateCheckoutResult = { readonly ok: true; readonly commit: string } | { readonly ok: false; readonly error: string };
-
-async function exists(path: string): Promise<boolean> {
-  try {
-    await lstat(path);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 async function nulList(root: string, args: readonly string[]): Promise<string[]> {
   const result = await runGit(root, args);
@@ -34,7 +25,7 @@ async function filesInTheWay(repo: Repository, fromCommit: string, toCommit: str
   const local = new Set([...staged, ...edited]);
   const inTheWay: string[] = [];
   for (const file of incoming) {
-    if (local.has(file) || (!tracked.has(file) && (await exists(join(repo.root, file))))) inTheWay.push(file);
+    if (local.has(file) || (!tracked.has(file) && (await pathExists(join(repo.root, file))))) inTheWay.push(file);
   }
   return inTheWay;
 }

@@ -1,4 +1,5 @@
 import type { EventBody } from '../events/event-types.js';
+import { countCommitsAhead } from './commits-ahead.js';
 import { filesWithConflictMarkers } from './conflict-markers.js';
 import { describeFailure, runGit, splitNul } from './git.js';
 import type { GitResult } from './git.js';
@@ -156,10 +157,9 @@ async function prepareBranch(context: MergeContext, message: string): Promise<St
   const committed = await commitPendingChanges(context, message);
   if (!committed.ok) return committed;
   const trunk = context.repo.trunk;
-  const aheadArgs = ['rev-list', '--count', `refs/heads/${trunk}..HEAD`];
-  const ahead = await git(context, aheadArgs);
-  if (ahead.code !== 0) return failed(aheadArgs, ahead);
-  if (ahead.stdout.trim() !== '0') return proceed;
+  const ahead = await countCommitsAhead(context.workspace.path, trunk, ['HEAD']);
+  if (!ahead.ok) return stop({ status: 'failed', error: ahead.error });
+  if (ahead.count > 0) return proceed;
   return stop({
     status: 'nothing-to-merge',
     reason: `The workspace has no changes beyond ${trunk}: nothing is uncommitted and every commit is already on ${trunk}.`,

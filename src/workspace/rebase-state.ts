@@ -1,5 +1,6 @@
-import { readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { readFile, rm, writeFile } from 'node:fs/promises';
 import { describeFailure, runGit, splitNul } from './git.js';
+import { isDirectory } from './path-exists.js';
 
 /** A rebase stopped in a worktree, waiting for its conflicts to be resolved. */
 export interface RebaseInProgress {
@@ -28,14 +29,6 @@ async function readIfPresent(path: string): Promise<string | null> {
     return await readFile(path, 'utf8');
   } catch {
     return null;
-  }
-}
-
-async function isDirectory(path: string): Promise<boolean> {
-  try {
-    return (await stat(path)).isDirectory();
-  } catch {
-    return false;
   }
 }
 

@@ -98,6 +98,16 @@ describe('findDirtyFiles', () => {
     await temporary.git(['mv', 'c.txt', 'renamed.txt']);
     expect((await findDirtyFiles(repo)).sort()).toEqual(['a.txt', 'renamed.txt']);
   });
+
+  it('lists a rename git sees only in the working tree under its new name', async () => {
+    // An intent-to-add file plus a deleted one with the same content is a worktree-column
+    // rename (" R"), which -z follows with the source path like a staged one.
+    await rm(join(temporary.root, 'c.txt'));
+    await temporary.write('renamed.txt', 'c\n');
+    await temporary.git(['add', '--intent-to-add', 'renamed.txt']);
+    expect(await temporary.git(['status', '--porcelain'])).toBe(' R c.txt -> renamed.txt\n');
+    expect(await findDirtyFiles(repo)).toEqual(['renamed.txt']);
+  });
 });
 
 describe('excludeFromGit', () => {

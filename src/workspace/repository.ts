@@ -1,6 +1,8 @@
-import { appendFile, mkdir, readFile, stat } from 'node:fs/promises';
+import { appendFile, mkdir, readFile } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
-import { describeFailure, runGit, splitNul } from './git.js';
+import { describeFailure, runGit } from './git.js';
+import { readStatus } from './git-status.js';
+import { isDirectory } from './path-exists.js';
 
 /** A git repository colony works on, as found by `openRepository`. */
 export interface Repository {
@@ -13,14 +15,6 @@ export interface Repository {
 }
 
 export type OpenRepositoryResult = { readonly ok: true; readonly repo: Repository } | { readonly ok: false; readonly error: string };
-
-async function isDirectory(path: string): Promise<boolean> {
-  try {
-    return (await stat(path)).isDirectory();
-  } catch {
-    return false;
-  }
-}
 
 /**
  * Finds the repository that `dir` belongs to and checks colony can work on it: a checkout
@@ -73,23 +67,14 @@ export async function openRepository(dir: string): Promise<OpenRepositoryResult>
 
 /**
  * Tracked files of the checkout with uncommitted changes, staged or not, as paths relative
- * to its root. Untracked files do not count: they cannot be lost by moving the branch.
+ * to its root; a renamed file under its new name. Untracked files do not count: they cannot
+ * be lost by moving the branch.
  * Throws when git cannot read the checkout's status at all.
  */
 export async function findDirtyFiles(repo: Repository): Promise<string[]> {
-  // --no-optional-locks: this runs in the user's own checkout, where their git may be busy too.
-  const args = ['--no-optional-locks', 'status', '--porcelain=v1', '-z', '--untracked-files=no', '--ignored=no'];
-  const status = await runGit(repo.root, args);
-  if (status.code !== 0) throw new Error(describeFailure(args, status));
-  const files: string[] = [];
-  const entries = splitNul(status.stdout);
-  for (let index = 0; index < entries.length; index += 1) {
-    const entry = entries[index] ?? '';
-    files.push(entry.slice(3));
-    // A rename or copy is followed by its source path, which is not a separate file.
-    if (entry[0] === 'R' || entry[0] === 'C') index += 1;
-  }
-  return files;
+  const status = await readStatus(repo.root, { untracked: false });
+  if (!status.ok) throw new Error(status.error);
+  return status.entries.map((entry) => entry.path);
 }
 
 /**

@@ -1,18 +1,12 @@
-import { readFile, realpath, rm, stat } from 'node:fs/promises';
+import { readFile, realpath, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { pathExists } from './path-exists.js';
 import { excludeFromGit, openRepository } from './repository.js';
 import type { Repository } from './repository.js';
 import { createTemporaryRepository } from './testing/temporary-repository.js';
 import type { TemporaryRepository } from './testing/temporary-repository.js';
 import { createWorkspace, removeWorkspace } from './workspace.js';
-
-async function exists(path: string): Promise<boolean> {
-  return stat(path).then(
-    () => true,
-    () => false,
-  );
-}
 
 describe('workspaces', () => {
   let temporary: TemporaryRepository;
@@ -60,7 +54,8 @@ describe('workspaces', () => {
     const workspaces = await Promise.all(ids.map((id) => createWorkspace(repo, { id, parentDir })));
     const listed = await temporary.git(['worktree', 'list', '--porcelain']);
     for (const workspace of workspaces) expect(listed).toContain(`worktree ${workspace.path}\n`);
-    await Promise.all(workspaces.map((workspace) => removeWorkspace(repo, workspace, { deleteBranch: true })));
+    const results = await Promise.all(workspaces.map((workspace) => removeWorkspace(repo, workspace, { deleteBranch: true })));
+    expect(results).toEqual(workspaces.map(() => ({ removed: true })));
     expect(await temporary.git(['worktree', 'list', '--porcelain'])).not.toContain('parallel-');
     expect(await temporary.git(['branch', '--list', 'colony/*'])).toBe('');
   });
@@ -80,8 +75,8 @@ describe('workspaces', () => {
     const workspace = await createWorkspace(repo, { id: 'keep', parentDir });
     await temporary.write('README.md', 'edited\n', workspace.path);
     await temporary.write('untracked.txt', 'x\n', workspace.path);
-    await removeWorkspace(repo, workspace, { deleteBranch: false });
-    expect(await exists(workspace.path)).toBe(false);
+    expect(await removeWorkspace(repo, workspace, { deleteBranch: false })).toEqual({ removed: true });
+    expect(await pathExists(workspace.path)).toBe(false);
     expect(await temporary.git(['worktree', 'list', '--porcelain'])).not.toContain('keep');
     expect(await temporary.git(['branch', '--list', 'colony/keep'])).toContain('colony/keep');
   });
@@ -89,9 +84,66 @@ describe('workspaces', () => {
   it('deletes the branch when asked, and copes with a directory that is already gone', async () => {
     const workspace = await createWorkspace(repo, { id: 'gone', parentDir });
     await rm(workspace.path, { recursive: true, force: true });
-    await removeWorkspace(repo, workspace, { deleteBranch: true });
+    expect(await removeWorkspace(repo, workspace, { deleteBranch: true })).toEqual({ removed: true });
     expect(await temporary.git(['worktree', 'list', '--porcelain'])).not.toContain('gone');
     expect(await temporary.git(['branch', '--list', 'colony/gone'])).toBe('');
-    await removeWorkspace(repo, workspace, { deleteBranch: true });
+    expect(await removeWorkspace(repo, workspace, { deleteBranch: true })).toEqual({ removed: true });
+  });
+
+  it('keeps a workspace whose .git is gone, files and branch, instead of deleting the directory', async () => {
+    const workspace = await createWorkspace(repo, { id: 'damaged', parentDir });
+    await temporary.write('notes.txt', 'uncommitted work\n', workspace.path);
+    await rm(join(workspace.path, '.git'));
+    const result = await removeWorkspace(repo, workspace, { deleteBranch: true });
+    expect(result).toEqual({ removed: false, reason: expect.stringMatching(/was kept.*git would not remove it/s) });
+    expect(await temporary.read('notes.txt', workspace.path)).toBe('uncommitted work\n');
+    expect(await temporary.git(['branch', '--list', 'colony/damaged'])).toContain('colony/damaged');
+  });
+
+  it('keeps a workspace that was turned into a repository of its own', async () => {
+    const workspace = await createWorkspace(repo, { id: 'reinit', parentDir });
+    await rm(join(workspace.path, '.git'));
+    await temporary.git(['init', '--quiet', '--initial-branch=main'], workspace.path);
+    await temporary.write('notes.txt', 'work\n', workspace.path);
+    await temporary.commitAll('Everything', workspace.path);
+    const result = await removeWorkspace(repo, workspace, { deleteBranch: true });
+    expect(result.removed).toBe(false);
+    expect(await temporary.git(['log', '--format=%s'], workspace.path)).toBe('Everything\n');
+  });
+
+  it('keeps a branch with commits the trunk lacks, even after HEAD left it, and says so', async () => {
+    const workspace = await createWorkspace(repo, { id: 'unlanded', parentDir });
+    await temporary.write('feature.txt', 'feature\n', workspace.path);
+    const commit = await temporary.commitAll('Add feature', workspace.path);
+    await temporary.git(['switch', '--quiet', '--detach', 'main'], workspace.path);
+    const result = await removeWorkspace(repo, workspace, { deleteBranch: true });
+    expect(result).toEqual({ removed: false, reason: expect.stringMatching(/colony\/unlanded was kept.*1 of its commits/) });
+    expect(await pathExists(workspace.path)).toBe(false);
+    expect((await temporary.git(['rev-parse', 'refs/heads/colony/unlanded'])).trim()).toBe(commit);
+  });
+
+  it('judges the branch against the trunk, not against whatever the user has checked out', async () => {
+    const workspace = await createWorkspace(repo, { id: 'judged', parentDir });
+    await temporary.write('feature.txt', 'feature\n', workspace.path);
+    const commit = await temporary.commitAll('Add feature', workspace.path);
+    await temporary.git(['switch', '--quiet', '-c', 'elsewhere', commit]);
+    const result = await removeWorkspace(repo, workspace, { deleteBranch: true });
+    expect(result.removed).toBe(false);
+    expect((await temporary.git(['rev-parse', 'refs/heads/colony/judged'])).trim()).toBe(commit);
+  });
+
+  it('deletes a branch the trunk contains, and an unlanded one only when forced', async () => {
+    const landed = await createWorkspace(repo, { id: 'landed', parentDir });
+    await temporary.write('feature.txt', 'feature\n', landed.path);
+    const commit = await temporary.commitAll('Add feature', landed.path);
+    await temporary.git(['merge', '--quiet', '--ff-only', commit]);
+    expect(await removeWorkspace(repo, landed, { deleteBranch: true })).toEqual({ removed: true });
+    expect(await temporary.git(['branch', '--list', 'colony/landed'])).toBe('');
+
+    const unwanted = await createWorkspace(repo, { id: 'unwanted', parentDir });
+    await temporary.write('other.txt', 'other\n', unwanted.path);
+    await temporary.commitAll('Add other', unwanted.path);
+    expect(await removeWorkspace(repo, unwanted, { deleteBranch: true, forceDeleteBranch: true })).toEqual({ removed: true });
+    expect(await temporary.git(['branch', '--list', 'colony/unwanted'])).toBe('');
   });
 });

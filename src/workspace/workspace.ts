@@ -1,6 +1,8 @@
-import { mkdir, rm, stat } from 'node:fs/promises';
+import { mkdir } from 'node:fs/promises';
 import { resolve } from 'node:path';
+import { countCommitsAhead } from './commits-ahead.js';
 import { describeFailure, runGit } from './git.js';
+import { pathExists } from './path-exists.js';
 import type { Repository } from './repository.js';
 import { withWorktreeAdminLock } from './worktree-admin-lock.js';
 
@@ -23,24 +25,29 @@ export interface CreateWorkspaceOptions {
 }
 
 export interface RemoveWorkspaceOptions {
-  /** Also delete the `colony/<id>` branch; by default it is kept so its commits stay reachable. */
+  /**
+   * Also delete the `colony/<id>` branch, but only when the trunk contains every commit on
+   * it; otherwise the branch is kept so its commits stay reachable.
+   */
   readonly deleteBranch: boolean;
+  /**
+   * With `deleteBranch`, delete the branch even when the trunk lacks some of its commits.
+   * Those commits are then unreachable and lost once git collects garbage.
+   */
+  readonly forceDeleteBranch?: boolean;
 }
+
+/**
+ * How a `removeWorkspace` call ended. `removed`: the worktree is gone, and the branch too
+ * when that was asked. Otherwise something was kept; `reason` says what, why, and what to do.
+ */
+export type RemoveWorkspaceResult = { readonly removed: true } | { readonly removed: false; readonly reason: string };
 
 const ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
 
 /** The branch a workspace with this id works on. */
 export function workspaceBranch(id: string): string {
   return `colony/${id}`;
-}
-
-async function pathExists(path: string): Promise<boolean> {
-  try {
-    await stat(path);
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 /** The commit a branch points at. Throws when the branch does not exist. */
@@ -79,29 +86,68 @@ export async function createWorkspace(repo: Repository, options: CreateWorkspace
 }
 
 /**
- * Removes a workspace's worktree, uncommitted changes and all, and prunes git's record of
- * it. Works when the directory is already gone. Keeps the branch unless asked to delete it.
+ * Removes a workspace's worktree with `git worktree remove --force`, uncommitted changes and
+ * all, so call it only for a workspace whose work has landed or is not wanted (see
+ * `unmergedWork`). The directory is never deleted any other way: when git refuses (the
+ * worktree's `.git` is missing or was replaced, so git cannot vouch for what it holds), the
+ * directory and the branch are both kept. Works when the directory is already gone. Deletes
+ * the branch only when asked, and then only when the trunk contains it unless forced. Never
+ * throws for what git or the disk does: whatever was kept comes back with the reason.
  */
-export function removeWorkspace(repo: Repository, workspace: Workspace, options: RemoveWorkspaceOptions): Promise<void> {
+export function removeWorkspace(repo: Repository, workspace: Workspace, options: RemoveWorkspaceOptions): Promise<RemoveWorkspaceResult> {
   return withWorktreeAdminLock(repo, () => removeWorktreeAndBranch(repo, workspace, options));
 }
 
-async function removeWorktreeAndBranch(repo: Repository, workspace: Workspace, options: RemoveWorkspaceOptions): Promise<void> {
+function kept(reason: string): RemoveWorkspaceResult {
+  return { removed: false, reason };
+}
+
+function branchKept(workspace: Workspace, why: string): RemoveWorkspaceResult {
+  return kept(`The worktree at ${workspace.path} is gone, but the branch ${workspace.branch} was kept: ${why}`);
+}
+
+async function removeWorktreeAndBranch(repo: Repository, workspace: Workspace, options: RemoveWorkspaceOptions): Promise<RemoveWorkspaceResult> {
   if (await pathExists(workspace.path)) {
     const args = ['worktree', 'remove', '--force', '--force', workspace.path];
     const removed = await runGit(repo.root, args);
-    // git refuses some worktrees it cannot recognise any more (a damaged .git file); the
-    // directory is colony's own, so deleting it and pruning gets to the same place.
-    if (removed.code !== 0) await rm(workspace.path, { recursive: true, force: true });
+    if (removed.code !== 0) {
+      return kept(
+        `The workspace at ${workspace.path} was kept, with its branch ${workspace.branch}: git would not remove it, so what it holds is unknown. ${describeFailure(args, removed)}. Look at what it holds, then delete it by hand.`,
+      );
+    }
+  } else {
+    // The directory is gone already; only git's record of the worktree is left to drop.
+    const args = ['worktree', 'prune'];
+    const pruned = await runGit(repo.root, args);
+    if (pruned.code !== 0) {
+      return kept(`git's record of the workspace ${workspace.id} and its branch ${workspace.branch} were kept: ${describeFailure(args, pruned)}`);
+    }
   }
-  const pruneArgs = ['worktree', 'prune'];
-  const pruned = await runGit(repo.root, pruneArgs);
-  if (pruned.code !== 0) throw new Error(`Cannot prune workspace ${workspace.id}: ${describeFailure(pruneArgs, pruned)}`);
-  if (!options.deleteBranch) return;
-  const deleteArgs = ['branch', '--delete', '--force', workspace.branch];
+  if (!options.deleteBranch) return { removed: true };
+  return deleteBranch(repo, workspace, options.forceDeleteBranch === true);
+}
+
+/** Deletes the workspace's branch if the trunk contains it (or `force`), with a compare-and-swap so a moved branch is never lost. */
+async function deleteBranch(repo: Repository, workspace: Workspace, force: boolean): Promise<RemoveWorkspaceResult> {
+  const ref = `refs/heads/${workspace.branch}`;
+  const tipArgs = ['rev-parse', '--verify', '--quiet', ref];
+  const tip = await runGit(repo.root, tipArgs);
+  const commit = tip.stdout.trim();
+  // --verify --quiet exits 1 and prints nothing for a branch that does not exist.
+  if (tip.code === 1 && commit === '') return { removed: true };
+  if (tip.code !== 0 || commit === '') return branchKept(workspace, describeFailure(tipArgs, tip));
+  if (!force) {
+    const ahead = await countCommitsAhead(repo.root, repo.trunk, [commit]);
+    if (!ahead.ok) return branchKept(workspace, `could not tell whether ${repo.trunk} contains it. ${ahead.error}`);
+    if (ahead.count > 0) {
+      return branchKept(
+        workspace,
+        `${repo.trunk} does not contain ${ahead.count} of its commits. Land them, or delete the branch by hand (git branch -D ${workspace.branch}) if they are not wanted.`,
+      );
+    }
+  }
+  const deleteArgs = ['update-ref', '-d', ref, commit];
   const deleted = await runGit(repo.root, deleteArgs);
-  const alreadyGone = /not found/.test(deleted.stderr);
-  if (deleted.code !== 0 && !alreadyGone) {
-    throw new Error(`Cannot delete the branch of workspace ${workspace.id}: ${describeFailure(deleteArgs, deleted)}`);
-  }
+  if (deleted.code !== 0) return branchKept(workspace, describeFailure(deleteArgs, deleted));
+  return { removed: true };
 }
