@@ -110,8 +110,13 @@ export async function runWorkerTask(options: RunWorkerTaskOptions): Promise<Work
     ...(options.signal === undefined ? {} : { signal: options.signal }),
   });
 
+  // Decide the workspace's fate before the handoff, so the handoff can say where kept work is.
   const leftover = await unmergedWork(repo, workspace);
-  const handoff = finalHandoff(outcome, submitted, landed, leftover === null ? null : workspace.path);
+  const removal = leftover === null ? await removeWorkspace(repo, workspace, { deleteBranch: true }) : null;
+  const keptBecause = leftover?.reason ?? (removal !== null && !removal.removed ? removal.reason : null);
+  recorder.record({ type: 'workspace.removed', data: { path: workspace.path, kept: keptBecause !== null } });
+  const kept = keptBecause === null ? null : { path: workspace.path, reason: keptBecause };
+  const handoff = finalHandoff(outcome, submitted, landed, kept);
   if (outcome.status === 'failed') {
     recorder.record({
       type: 'agent.failed',
@@ -127,12 +132,8 @@ export async function runWorkerTask(options: RunWorkerTaskOptions): Promise<Work
       reason: outcome.status === 'ended' ? 'handoff submitted' : outcome.reason,
     },
   });
-
-  const keep = leftover !== null;
-  if (!keep) await removeWorkspace(repo, workspace, { deleteBranch: true });
-  recorder.record({ type: 'workspace.removed', data: { path: workspace.path, kept: keep } });
   recorder.flush();
-  return { agentId, handoff, keptWorkspace: keep ? workspace.path : null };
+  return { agentId, handoff, keptWorkspace: kept?.path ?? null };
 }
 
 /**
@@ -153,12 +154,9 @@ function finalHandoff(
   outcome: AgentOutcome,
   submitted: Handoff | null,
   landed: readonly string[],
-  keptWorkspace: string | null,
+  kept: { readonly path: string; readonly reason: string } | null,
 ): Handoff {
-  const keptNote =
-    keptWorkspace === null
-      ? []
-      : [`The workspace holds work that did not land on main; it was kept at ${keptWorkspace}.`];
+  const keptNote = kept === null ? [] : [`Its workspace was kept, not removed: ${kept.reason}`];
   if (outcome.status === 'ended' && submitted !== null) {
     const handoff: Handoff = submitted;
     return { ...handoff, commits: [...landed], notes: [...handoff.notes, ...keptNote] };

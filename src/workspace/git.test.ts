@@ -53,6 +53,19 @@ describe('runGit', () => {
     }
   });
 
+  it('does not pass API keys or other secrets to git and what it runs', async () => {
+    process.env.COLONY_TEST_API_KEY = 'sk-never-shown';
+    try {
+      // An alias starting with ! runs a shell command with git's environment.
+      const result = await runGit(repo.root, ['-c', 'alias.showenv=!env', 'showenv']);
+      expect(result.code).toBe(0);
+      expect(result.stdout).toContain('PATH=');
+      expect(result.stdout).not.toContain('sk-never-shown');
+    } finally {
+      delete process.env.COLONY_TEST_API_KEY;
+    }
+  });
+
   it('commits even when the repository asks for failing hooks and signing', async () => {
     await repo.write('hooks/pre-commit', '#!/bin/sh\nexit 1\n');
     await repo.git(['config', 'core.hooksPath', `${repo.root}/hooks`]);

@@ -40,15 +40,23 @@ const HARDENING_CONFIG: readonly string[] = [
 const OUTPUT_LIMIT_BYTES = 256 * 1024 * 1024;
 
 /**
- * The environment git runs with: the parent's, minus every GIT_* variable (one left over
- * from a hook, such as GIT_DIR or GIT_INDEX_FILE, would point git at another repository),
- * with the user's global and system config switched off, no editor or terminal prompt,
- * stable English messages and colony's identity.
+ * What git may see of colony's environment. Nothing else is passed: not API keys (a hook or
+ * an fsmonitor an agent configured in the repository would run with them), and no GIT_*
+ * variable (one left over from a hook, such as GIT_DIR or GIT_INDEX_FILE, would point git at
+ * another repository).
+ */
+const INHERITED_VARIABLES = ['PATH', 'HOME', 'TMPDIR', 'TZ', 'USER', 'LOGNAME', 'SSH_AUTH_SOCK', 'SSH_AGENT_PID'];
+
+/**
+ * The environment git runs with: an allow-list of the parent's, the user's global and system
+ * config switched off, no editor or terminal prompt, stable English messages and colony's
+ * identity.
  */
 function gitEnvironment(extra: Readonly<Record<string, string>> | undefined): NodeJS.ProcessEnv {
   const environment: NodeJS.ProcessEnv = {};
-  for (const [name, value] of Object.entries(process.env)) {
-    if (!name.startsWith('GIT_')) environment[name] = value;
+  for (const name of INHERITED_VARIABLES) {
+    const value = process.env[name];
+    if (value !== undefined) environment[name] = value;
   }
   Object.assign(environment, {
     GIT_CONFIG_GLOBAL: '/dev/null',

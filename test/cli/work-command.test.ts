@@ -59,9 +59,9 @@ describe('colony work', () => {
       'tool.ended',
       'merge.attempted',
       'merge.landed',
+      'workspace.removed',
       'handoff.submitted',
       'agent.ended',
-      'workspace.removed',
       'run.ended',
     ];
     const positions = order.map((type) => indexOfType(events, type));
