@@ -9,7 +9,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { describeEventStoreConformance } from './event-store.conformance.js';
 import { toolEndedInput, toolStartedInput } from './event-store-fixtures.js';
 import type { EventStore } from './event-store.js';
-import { openSqliteEventStore } from './sqlite-event-store.js';
+import { openEventLogConnection, openSqliteEventStore } from './sqlite-event-store.js';
 import type { SqliteEventStoreOptions } from './sqlite-event-store.js';
 
 const subject = { runId: 'run-1', agentId: 'agent-a' };
@@ -76,6 +76,18 @@ describe('openSqliteEventStore', () => {
       expect(indexes).toEqual(
         expect.arrayContaining([{ name: 'events_by_run' }, { name: 'events_by_agent' }, { name: 'events_by_type' }]),
       );
+    } finally {
+      db.close();
+    }
+  });
+
+  it('writes through a WAL connection that syncs every commit, so a flushed event survives a power loss', () => {
+    // synchronous is a setting of each connection, so it can only be read on the store's own.
+    const db = openEventLogConnection(join(dir, 'events.db'), 1_234);
+    try {
+      expect(db.pragma('journal_mode', { simple: true })).toBe('wal');
+      expect(db.pragma('synchronous', { simple: true })).toBe(2); // FULL
+      expect(db.pragma('busy_timeout', { simple: true })).toBe(1_234);
     } finally {
       db.close();
     }
