@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -32,8 +32,40 @@ export async function waitUntilGone(pid: number, deadlineMs = 5_000): Promise<bo
 }
 
 /**
+ * Waits for `path` to exist. A command under test creates a marker file once it has reached
+ * the state a test needs (a trap set, a child started), so the test acts on that handshake
+ * rather than on a guess of how long starting takes.
+ */
+export async function waitUntilExists(path: string, deadlineMs = 10_000): Promise<boolean> {
+  for (let waited = 0; waited < deadlineMs; waited += 10) {
+    if (existsSync(path)) return true;
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+  return existsSync(path);
+}
+
+/**
+ * Starts a command through `start` and aborts it once the command has created `marker`. The
+ * command must create the marker and then keep running until it is killed.
+ */
+export async function abortOnceReady<Result>(
+  start: (signal: AbortSignal) => Promise<Result>,
+  marker: string,
+): Promise<{ readonly result: Result; readonly ready: boolean }> {
+  const controller = new AbortController();
+  const running = start(controller.signal);
+  const ready = await waitUntilExists(marker);
+  controller.abort();
+  return { result: await running, ready };
+}
+
+/**
  * The behaviour every RunProcess implementation must show, as one suite: register it once per
  * implementation. Timeouts are short so the suite stays fast; the kill grace is shortened too.
+ * A timeout may land before the command has run a single line on a loaded machine, so the
+ * timeout tests check only what holds wherever it lands; what a kill must do to a command that
+ * is already running (keep its output, outlast a SIGTERM trap, reach its children) is checked
+ * by aborting once the command reports it is ready, which kills the same way a timeout does.
  */
 export function describeProcessRunnerConformance(name: string, runner: RunProcess): void {
   describe(`process runner conformance: ${name}`, () => {
@@ -66,21 +98,24 @@ export function describeProcessRunnerConformance(name: string, runner: RunProces
     });
 
     it('kills a command at its timeout', async () => {
-      const result = await run('echo begun; sleep 60', { timeoutMs: 300 });
+      const result = await run('sleep 60', { timeoutMs: 300 });
       expect(result.timedOut).toBe(true);
+      expect(result.aborted).toBe(false);
       expect(result.exitCode).toBeNull();
       expect(result.signal).toBe('SIGTERM');
-      expect(result.output).toBe('begun\n');
     });
 
     it('kills a command that ignores SIGTERM, and its children, once the grace runs out', async () => {
-      const result = await run("trap '' TERM; sleep 60 & echo $!; wait; wait; wait", { timeoutMs: 300 });
-      expect(result.timedOut).toBe(true);
+      const marker = join(cwd, 'trap-set');
+      const command = "trap '' TERM; sleep 60 & echo $!; touch trap-set; wait; wait; wait";
+      const { result, ready } = await abortOnceReady((signal) => run(command, { timeoutMs: 10_000, signal }), marker);
+      expect(ready).toBe(true);
+      expect(result.aborted).toBe(true);
       expect(result.signal).toBe('SIGKILL');
       const sleeper = Number(result.output.trim());
       expect(sleeper).toBeGreaterThan(0);
       expect(await waitUntilGone(sleeper)).toBe(true);
-    });
+    }, 15_000);
 
     it('does not wait for a background child, and kills it', async () => {
       const result = await run('sleep 60 & echo $!');
@@ -91,14 +126,17 @@ export function describeProcessRunnerConformance(name: string, runner: RunProces
       expect(await waitUntilGone(sleeper)).toBe(true);
     }, 10_000);
 
-    it('kills a command when its AbortSignal fires', async () => {
-      const controller = new AbortController();
-      setTimeout(() => controller.abort(), 200);
-      const result = await run('sleep 60', { signal: controller.signal });
+    it('kills a running command when its AbortSignal fires, keeping what it printed', async () => {
+      const marker = join(cwd, 'begun');
+      const command = 'echo begun; touch begun; sleep 60';
+      const { result, ready } = await abortOnceReady((signal) => run(command, { timeoutMs: 10_000, signal }), marker);
+      expect(ready).toBe(true);
       expect(result.aborted).toBe(true);
       expect(result.timedOut).toBe(false);
+      expect(result.exitCode).toBeNull();
       expect(result.signal).toBe('SIGTERM');
-    }, 10_000);
+      expect(result.output).toBe('begun\n');
+    }, 15_000);
 
     it('does not start a command whose AbortSignal has already fired', async () => {
       const marker = join(cwd, 'should-not-exist');

@@ -9,7 +9,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { describeEventStoreConformance } from './event-store.conformance.js';
 import { toolEndedInput, toolStartedInput } from './event-store-fixtures.js';
 import type { EventStore } from './event-store.js';
-import { openSqliteEventStore } from './sqlite-event-store.js';
+import { openEventLogConnection, openSqliteEventStore } from './sqlite-event-store.js';
 import type { SqliteEventStoreOptions } from './sqlite-event-store.js';
 
 const subject = { runId: 'run-1', agentId: 'agent-a' };
@@ -76,6 +76,18 @@ describe('openSqliteEventStore', () => {
       expect(indexes).toEqual(
         expect.arrayContaining([{ name: 'events_by_run' }, { name: 'events_by_agent' }, { name: 'events_by_type' }]),
       );
+    } finally {
+      db.close();
+    }
+  });
+
+  it('writes through a WAL connection that syncs every commit, so a flushed event survives a power loss', () => {
+    // synchronous is a setting of each connection, so it can only be read on the store's own.
+    const db = openEventLogConnection(join(dir, 'events.db'), 1_234);
+    try {
+      expect(db.pragma('journal_mode', { simple: true })).toBe('wal');
+      expect(db.pragma('synchronous', { simple: true })).toBe(2); // FULL
+      expect(db.pragma('busy_timeout', { simple: true })).toBe(1_234);
     } finally {
       db.close();
     }
@@ -172,20 +184,26 @@ describe('openSqliteEventStore', () => {
 
   it('waits for another process that holds the write lock instead of failing', async () => {
     const path = join(dir, 'events.db');
-    const store = open(path);
+    const release = join(dir, 'release');
+    const store = open(path, { busyTimeoutMs: 30_000 });
     store.append(toolStartedInput(subject, 1));
     store.flush();
     const holder = spawn(process.execPath, ['--input-type=module', '-e', LOCK_HOLDER_SOURCE], {
       cwd: join(import.meta.dirname, '../..'),
-      env: { ...process.env, LOG_PATH: path },
+      env: { ...process.env, LOG_PATH: path, RELEASE_PATH: release },
       stdio: ['ignore', 'pipe', 'inherit'],
     });
+    const exited = once(holder, 'exit');
     try {
-      const [line] = (await once(createInterface({ input: holder.stdout }), 'line')) as [string];
-      expect(line).toBe('locked');
+      const lines = createInterface({ input: holder.stdout })[Symbol.asyncIterator]();
+      expect((await lines.next()).value).toBe('locked');
       store.append(toolStartedInput(subject, 2));
+      // The holder lets go only once this file exists, so the flush below starts while the lock is held.
+      writeFileSync(release, '');
       store.flush();
       expect(countRows(path)).toBe(2);
+      expect((await lines.next()).value).toBe('released');
+      expect((await exited)[0]).toBe(0);
     } finally {
       holder.kill();
     }
@@ -204,15 +222,20 @@ describe('openSqliteEventStore', () => {
   });
 });
 
-/** A separate process that holds the write lock of the log at LOG_PATH for a moment. */
+/**
+ * A separate process that holds the write lock of the log at LOG_PATH until a file appears at
+ * RELEASE_PATH, then commits and says so.
+ */
 const LOCK_HOLDER_SOURCE = `
+import { existsSync } from 'node:fs';
 import Database from 'better-sqlite3';
 const db = new Database(process.env.LOG_PATH);
 db.exec('BEGIN IMMEDIATE');
 console.log('locked');
-await new Promise((resolve) => setTimeout(resolve, 300));
+while (!existsSync(process.env.RELEASE_PATH)) await new Promise((resolve) => setTimeout(resolve, 5));
 db.exec('COMMIT');
 db.close();
+console.log('released');
 `;
 
 /**

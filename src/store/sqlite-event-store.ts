@@ -32,13 +32,22 @@ function messageOf(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
 
-function openDatabase(path: string, busyTimeoutMs: number): Database.Database {
+/**
+ * Opens the connection a SQLite event log is written through, creating the file and its folder
+ * when missing: WAL mode, so readers never block the writer; `synchronous = FULL`, so a
+ * committed transaction is on disk when the commit returns (with NORMAL, WAL commits are only
+ * synced at checkpoints and the last ones can roll back on a power loss, which would break
+ * `flush`'s promise); the given busy timeout; the schema migrated to this version. Throws with
+ * what to do when the file cannot hold the log.
+ */
+export function openEventLogConnection(path: string, busyTimeoutMs: number): Database.Database {
   mkdirSync(dirname(path), { recursive: true });
   const db = new Database(path, { timeout: busyTimeoutMs });
   try {
     // The first statement reads the file header: this is where a file that is not SQLite shows.
     db.pragma('journal_mode = WAL');
-    db.pragma('synchronous = NORMAL');
+    // Per connection, and better-sqlite3 defaults to NORMAL in WAL mode, so it is set every time.
+    db.pragma('synchronous = FULL');
     migrateSchemaPart(db, path, EVENT_LOG_SCHEMA);
     return db;
   } catch (error) {
@@ -65,8 +74,9 @@ function openDatabase(path: string, busyTimeoutMs: number): Database.Database {
  * PostgreSQL store is for; a second writer here is detected at flush and reported.
  *
  * Appends are buffered and written in one transaction: on `flush`, as soon as the current
- * turn of the event loop ends, or when 256 events are waiting. Call `flush` (or `close`)
- * before the process exits to be sure nothing is still in memory. If a write fails, the
+ * turn of the event loop ends, or when 256 events are waiting. Each transaction is synced to
+ * disk before it returns, so what `flush` wrote survives a crash or a power loss. Call `flush`
+ * (or `close`) before the process exits to be sure nothing is still in memory. If a write fails, the
  * events stay buffered and nothing is dropped: `flush`, `read`, `close` and the next `append`
  * retry the write and throw while it keeps failing (a `close` that throws leaves the store
  * open, so it can be retried).
@@ -218,6 +228,6 @@ class SqliteEventStore implements EventStore {
  */
 export function openSqliteEventStore(path: string, options: SqliteEventStoreOptions = {}): EventStore {
   const busyTimeoutMs = options.busyTimeoutMs ?? DEFAULT_BUSY_TIMEOUT_MS;
-  const db = openDatabase(path, busyTimeoutMs);
+  const db = openEventLogConnection(path, busyTimeoutMs);
   return new SqliteEventStore(db, path, busyTimeoutMs, options.now ?? Date.now);
 }

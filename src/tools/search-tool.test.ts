@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -44,6 +45,22 @@ describe('search', () => {
       ok: true,
       output: "src/lib/math.test.ts:1:import { add } from './math.js';\nsrc/lib/math.test.ts:2:add(1, 2);",
     });
+  });
+
+  it('never searches .git, whatever glob is given, in the workspace and in a nested repository', async () => {
+    writeFileSync(join(fixture.root, '.git', 'config'), '[core]\n\tbare = false\n');
+    execFileSync('git', ['-c', 'init.defaultBranch=main', 'init', '--quiet', join(fixture.root, 'vendor', 'lib')]);
+    writeFileSync(join(fixture.root, 'vendor', 'lib', 'core.txt'), '[core] in a tracked file\n');
+    // A linked worktree or a submodule has a .git file instead of a directory.
+    mkdirSync(join(fixture.root, 'vendor', 'linked'));
+    writeFileSync(join(fixture.root, 'vendor', 'linked', '.git'), 'gitdir: ../core/.git/worktrees/linked\n');
+    const globs = ['**', '*', '.git', '.git/**', '.git/*', '**/.git/*', '**/.git/**', '**/config', '{.git,vendor}/**', '.gi[t]/**'];
+    for (const glob of globs) {
+      const result = await search({ pattern: 'core', glob });
+      const output = result.ok ? result.output : result.error;
+      expect(output, `glob ${glob}`).not.toMatch(/(^|\/)\.git[/:]/m);
+    }
+    expect(await search({ pattern: 'core', glob: '**' })).toEqual({ ok: true, output: 'vendor/lib/core.txt:1:[core] in a tracked file' });
   });
 
   it('answers no matches as a normal result', async () => {

@@ -72,14 +72,16 @@ async function search(
     '--color',
     'never',
     '--hidden',
-    '--glob',
-    '!.git',
     '--sort',
     'path',
     '--max-columns',
     '500',
     '--max-columns-preview',
     ...(input.glob === undefined ? [] : ['--glob', input.glob]),
+    // Among globs the last match wins, so this comes after the caller's: excluding every `.git`
+    // (directory, or the file of a linked worktree) prunes it before any glob sees its contents.
+    '--glob',
+    '!.git',
     '--regexp',
     input.pattern,
     '--',
