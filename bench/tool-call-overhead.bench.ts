@@ -95,8 +95,8 @@ async function fullWorker(): Promise<BenchRow[]> {
   const model = measuredModel(resolved.model);
   let toolCalls = 0;
   // CPU between tool.started and tool.ended is the tool's own work (files, commands, git);
-  // CPU between agent.started and agent.ended is the agent's; the rest is the task's set-up
-  // and tear-down (workspace, checkout, store).
+  // CPU from agent.started to the end of its submit_handoff call is the agent's; the rest is
+  // the task's set-up and tear-down (workspace, checkout, store).
   let toolCpu = 0;
   let agentCpu = 0;
   let mark = 0;
@@ -115,9 +115,10 @@ async function fullWorker(): Promise<BenchRow[]> {
         if (event.type === 'tool.ended') {
           toolCalls += 1;
           toolCpu += cpuMs() - mark;
+          // The agent's part ends with its handoff; checking and removing its workspace is tear-down.
+          if (event.data.name === 'submit_handoff') agentCpu += cpuMs() - agentMark;
         }
         if (event.type === 'agent.started') agentMark = cpuMs();
-        if (event.type === 'agent.ended') agentCpu += cpuMs() - agentMark;
       },
     });
     if (!result.ok || result.handoff.status !== 'done') throw new Error(`the bench worker did not finish ${name}`);
@@ -144,7 +145,7 @@ async function fullWorker(): Promise<BenchRow[]> {
       name: 'whole worker: set-up and tear-down per task',
       value: (totalCpu - agentCpu) / tasks.length,
       unit: 'ms CPU/task',
-      note: 'checks, workspace (git worktree add/remove), store open/close, checkout update',
+      note: 'checks, workspace (git worktree add, status, remove), store open/close, checkout update',
     },
     {
       name: 'whole worker (sim, latency 0): wall time',

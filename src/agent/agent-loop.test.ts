@@ -101,13 +101,13 @@ describe('runAgent', () => {
     expect(rec.log).toEqual([
       'model.requested',
       'model.responded',
-      'flush',
       'tool.started',
+      'flush',
       'tool.ended',
       'model.requested',
       'model.responded',
-      'flush',
       'tool.started',
+      'flush',
       'tool.ended',
     ]);
   });

@@ -111,8 +111,6 @@ export async function runAgent(options: AgentLoopOptions): Promise<AgentOutcome>
         attempts: turn.attempts,
       },
     });
-    // The response is durable before any of its tool calls has an effect.
-    recorder.flush();
     messages.push({ role: 'assistant', text: turn.text, toolCalls: turn.toolCalls });
 
     if (turn.toolCalls.length === 0) {
@@ -154,6 +152,9 @@ async function runToolCalls(
   let lastToolCall: string | null = null;
   for (const call of calls) {
     recorder.record({ type: 'tool.started', data: { step, callId: call.id, name: call.name, input: call.input } });
+    // The model's response and this call's start are durable before the call has any effect,
+    // so a restart knows what was in flight; one sync covers both.
+    recorder.flush();
     const started = performance.now();
     const skipped = ended ? 'the handoff was already submitted' : signal.aborted ? 'the run was cancelled' : null;
     const dispatch =

@@ -15,11 +15,18 @@ export interface SqliteEventStoreOptions {
   readonly now?: () => number;
   /** How long a statement waits for another connection's lock before it fails. */
   readonly busyTimeoutMs?: number;
+  /**
+   * How long appended events may wait in memory before they are written without a `flush`.
+   * Each write syncs to disk, so writing every event on its own would cost a sync per event;
+   * callers flush explicitly where durability matters (before an effect).
+   */
+  readonly autoFlushMs?: number;
 }
 
 /** Buffered events are written at the latest when this many are waiting. */
 const FLUSH_THRESHOLD = 256;
 const DEFAULT_BUSY_TIMEOUT_MS = 5_000;
+const DEFAULT_AUTO_FLUSH_MS = 100;
 
 function sqliteCode(error: unknown): string {
   if (typeof error === 'object' && error !== null && 'code' in error && typeof error.code === 'string') {
@@ -86,7 +93,7 @@ class SqliteEventStore implements EventStore {
   private readonly stamper: EventStamper;
   private readonly writeRecords: (records: readonly EventRecord[]) => void;
   private pending: EventRecord[] = [];
-  private scheduled: NodeJS.Immediate | undefined;
+  private scheduled: NodeJS.Timeout | undefined;
   private writeFailure: Error | undefined;
   private closed = false;
 
@@ -94,6 +101,7 @@ class SqliteEventStore implements EventStore {
     private readonly db: Database.Database,
     private readonly path: string,
     private readonly busyTimeoutMs: number,
+    private readonly autoFlushMs: number,
     now: () => number,
   ) {
     this.reader = new SqliteEventReader(db);
@@ -150,7 +158,7 @@ class SqliteEventStore implements EventStore {
   close(): void {
     if (this.closed) return;
     this.writePending();
-    if (this.scheduled !== undefined) clearImmediate(this.scheduled);
+    if (this.scheduled !== undefined) clearTimeout(this.scheduled);
     this.db.close();
     this.closed = true;
   }
@@ -168,10 +176,12 @@ class SqliteEventStore implements EventStore {
   private afterBuffering(): void {
     if (this.pending.length >= FLUSH_THRESHOLD) this.writeInBackground();
     else if (this.scheduled === undefined) {
-      this.scheduled = setImmediate(() => {
+      this.scheduled = setTimeout(() => {
         this.scheduled = undefined;
         if (!this.closed) this.writeInBackground();
-      });
+      }, this.autoFlushMs);
+      // Pending events never keep the process alive: close() writes them.
+      this.scheduled.unref();
     }
   }
 
@@ -229,5 +239,5 @@ class SqliteEventStore implements EventStore {
 export function openSqliteEventStore(path: string, options: SqliteEventStoreOptions = {}): EventStore {
   const busyTimeoutMs = options.busyTimeoutMs ?? DEFAULT_BUSY_TIMEOUT_MS;
   const db = openEventLogConnection(path, busyTimeoutMs);
-  return new SqliteEventStore(db, path, busyTimeoutMs, options.now ?? Date.now);
+  return new SqliteEventStore(db, path, busyTimeoutMs, options.autoFlushMs ?? DEFAULT_AUTO_FLUSH_MS, options.now ?? Date.now);
 }
