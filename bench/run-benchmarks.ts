@@ -40,9 +40,8 @@ for (const suite of suites) {
   sections.push(lines.join('\n'));
 }
 
-const run = [`## ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC`, '', `Machine: ${machine()}`, '', ...sections].join(
-  '\n',
-);
+const date = new Date().toISOString().slice(0, 16).replace('T', ' ');
+const run = [`## ${date} UTC`, `Machine: ${machine()}`, ...sections].join('\n\n');
 function previousRuns(): string {
   try {
     return readFileSync(RESULTS_FILE, 'utf8').replace(HEADER, '').trim();
