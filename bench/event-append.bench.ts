@@ -148,7 +148,7 @@ export async function benchEventAppend(options: EventAppendBenchOptions = {}): P
         name: 'event log: raw better-sqlite3 insert',
         value: Math.round(rawRate),
         unit: 'rows/s',
-        note: `the same rows pre-serialised, ${BATCH} per transaction, WAL, colony's schema and indexes; ${setting}`,
+        note: `the same rows pre-serialised, ${BATCH} per transaction, WAL with synchronous=FULL, colony's schema and indexes; ${setting}`,
       },
       {
         name: `event log: colony SQLite append + flush every ${BATCH}`,
