@@ -9,7 +9,7 @@ import { createWorkerFileTools } from '../tools/worker-file-tools.js';
 import { createMergeToMainTool } from '../tools/merge-to-main-tool.js';
 import { createSubmitHandoffTool } from '../tools/submit-handoff-tool.js';
 import type { Repository } from '../workspace/repository.js';
-import { createWorkspace, removeWorkspace } from '../workspace/workspace.js';
+import { createWorkspace, keepWorkspace, removeWorkspace } from '../workspace/workspace.js';
 import { unmergedWork } from '../workspace/workspace-status.js';
 
 const WORKER_PROMPT = readFileSync(new URL('./prompts/worker.md', import.meta.url), 'utf8').trim();
@@ -113,6 +113,7 @@ export async function runWorkerTask(options: RunWorkerTaskOptions): Promise<Work
   // Decide the workspace's fate before the handoff, so the handoff can say where kept work is.
   const leftover = await unmergedWork(repo, workspace);
   const removal = leftover === null ? await removeWorkspace(repo, workspace, { deleteBranch: true }) : null;
+  if (leftover !== null) await keepWorkspace(repo, workspace, `colony kept this workspace: ${leftover.reason}`);
   const keptBecause = leftover?.reason ?? (removal !== null && !removal.removed ? removal.reason : null);
   recorder.record({ type: 'workspace.removed', data: { path: workspace.path, kept: keptBecause !== null } });
   const kept = keptBecause === null ? null : { path: workspace.path, reason: keptBecause };

@@ -6,7 +6,7 @@ import { excludeFromGit, openRepository } from './repository.js';
 import type { Repository } from './repository.js';
 import { createTemporaryRepository } from './testing/temporary-repository.js';
 import type { TemporaryRepository } from './testing/temporary-repository.js';
-import { createWorkspace, removeWorkspace } from './workspace.js';
+import { createWorkspace, keepWorkspace, removeWorkspace } from './workspace.js';
 
 describe('workspaces', () => {
   let temporary: TemporaryRepository;
@@ -145,5 +145,16 @@ describe('workspaces', () => {
     await temporary.commitAll('Add other', unwanted.path);
     expect(await removeWorkspace(repo, unwanted, { deleteBranch: true, forceDeleteBranch: true })).toEqual({ removed: true });
     expect(await temporary.git(['branch', '--list', 'colony/unwanted'])).toBe('');
+  });
+
+  it('locks a kept workspace so pruning never drops its record', async () => {
+    const workspace = await createWorkspace(repo, { id: 'kept', parentDir });
+    expect(await keepWorkspace(repo, workspace, 'colony kept this workspace: it holds 1 uncommitted file')).toEqual({ locked: true });
+    expect(await keepWorkspace(repo, workspace, 'again')).toEqual({ locked: true });
+    const listing = await temporary.git(['worktree', 'list', '--porcelain']);
+    expect(listing).toContain('locked colony kept this workspace: it holds 1 uncommitted file');
+    await rm(workspace.path, { recursive: true, force: true });
+    await temporary.git(['worktree', 'prune']);
+    expect(await temporary.git(['worktree', 'list', '--porcelain'])).toContain(workspace.path);
   });
 });

@@ -151,3 +151,17 @@ async function deleteBranch(repo: Repository, workspace: Workspace, force: boole
   if (deleted.code !== 0) return branchKept(workspace, describeFailure(deleteArgs, deleted));
   return { removed: true };
 }
+
+/**
+ * Marks a workspace colony keeps because it holds work that did not land: git then never
+ * prunes its record (which holds its index and HEAD), even if its folder goes missing for a
+ * while. `git worktree unlock <path>` undoes it. Failing to lock is reported, not thrown.
+ */
+export function keepWorkspace(repo: Repository, workspace: Workspace, reason: string): Promise<{ readonly locked: boolean; readonly error?: string }> {
+  return withWorktreeAdminLock(repo, async () => {
+    const args = ['worktree', 'lock', '--reason', reason.replace(/\s+/g, ' ').slice(0, 500), workspace.path];
+    const result = await runGit(repo.root, args);
+    if (result.code === 0 || /already locked/.test(result.stderr)) return { locked: true };
+    return { locked: false, error: describeFailure(args, result) };
+  });
+}

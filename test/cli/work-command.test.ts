@@ -113,6 +113,23 @@ describe('colony work', () => {
   });
 });
 
+describe('colony work keeps work that did not land', () => {
+  it('keeps and locks the workspace of a worker stopped by its step budget, and says where', async () => {
+    const task = join(repo.dir, 'tasks', '01-pad.md');
+    const before = repo.git('rev-parse', 'main');
+    const result = await runCli(['work', task, '--repo', repo.dir, '--model', 'sim?seed=3', '--max-steps', '3', '--json']);
+    expect(result.code).toBe(1);
+    const output = JSON.parse(result.stdout) as { handoff: { synthetic: boolean; summary: string; notes: string[] }; keptWorkspace: string };
+    expect(output.handoff.synthetic).toBe(true);
+    expect(output.handoff.summary).toMatch(/step budget ran out \(3 model calls\)/);
+    expect(output.handoff.notes.join('\n')).toMatch(/workspace was kept, not removed: .*holds 2 uncommitted file/);
+    expect(readFileSync(join(output.keptWorkspace, 'src', 'text', 'pad.js'), 'utf8')).toContain('padLeft');
+    expect(repo.git('worktree', 'list', '--porcelain')).toContain('locked colony kept this workspace');
+    expect(repo.git('rev-parse', 'main')).toBe(before);
+    expect(repo.git('status', '--porcelain')).toBe('');
+  });
+});
+
 describe('colony work refuses bad input before changing anything', () => {
   const task = () => join(repo.dir, 'tasks', '01-pad.md');
 
