@@ -54,6 +54,9 @@ export async function runWorkSession(options: WorkSessionOptions): Promise<WorkS
   const stateDir = resolve(options.stateDir ?? defaultStateDir(repo.root));
   const prepared = prepareStateDir(stateDir);
   if (!prepared.ok) return prepared;
+  // colony's state never shows in the user's `git status`, even when this run is refused.
+  const inside = relative(repo.root, stateDir);
+  if (!inside.startsWith('..') && inside !== '') await excludeFromGit(repo, `/${inside}/`);
   const locked = lockStateDir(stateDir);
   if (!locked.ok) return locked;
   try {
@@ -69,8 +72,6 @@ export async function runWorkSession(options: WorkSessionOptions): Promise<WorkS
           'commit or stash your changes (git stash), then run this again.',
       };
     }
-    const inside = relative(repo.root, stateDir);
-    if (!inside.startsWith('..') && inside !== '') await excludeFromGit(repo, `/${inside}/`);
     return await runInRepository(options, repo, stateDir, task);
   } finally {
     locked.lock.release();
