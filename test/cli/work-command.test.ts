@@ -185,6 +185,7 @@ describe('colony work refuses bad input before changing anything', () => {
     expect(result.stderr).toMatch(/uncommitted changes \(README\.md\)[\s\S]*git stash/);
     expect(readFileSync(readme, 'utf8')).toBe('my unsaved edit\n');
     expect(repo.git('rev-parse', 'main')).toBe(before);
+    expect(repo.git('status', '--porcelain')).toBe(' M README.md\n');
   });
 
   it('with a state directory that is a file', async () => {
