@@ -5,7 +5,6 @@ import { register } from 'tsx/esm/api';
 // A reader that goes away (`colony events | head`) is not an error.
 process.stdout.on('error', (error) => {
   if (error.code === 'EPIPE') process.exit(0);
-  throw error;
 });
 
 register();

@@ -21,4 +21,19 @@ describe('handleInterrupts', () => {
     }
     expect(process.listenerCount('SIGHUP')).toBe(0);
   });
+
+  it('stops even when the terminal is gone and every write fails', async () => {
+    const handling = handleInterrupts(
+      () => {
+        throw new Error('write EIO');
+      },
+      () => undefined,
+    );
+    try {
+      process.kill(process.pid, 'SIGHUP');
+      await expect.poll(() => handling.signal.aborted).toBe(true);
+    } finally {
+      handling.dispose();
+    }
+  });
 });

@@ -7,6 +7,8 @@ const SIGNALS_TO_FORCE = 3;
 export interface InterruptHandling {
   /** Aborted at the first signal. */
   readonly signal: AbortSignal;
+  /** True once the terminal hung up (SIGHUP). */
+  readonly hungUp: () => boolean;
   /** Removes the handlers. */
   dispose(): void;
 }
@@ -20,24 +22,36 @@ export interface InterruptHandling {
 export function handleInterrupts(stderr: (text: string) => void, exit: (code: number) => void): InterruptHandling {
   const controller = new AbortController();
   let received = 0;
+  let hungUp = false;
+  // After a hang-up there is no terminal to write to, and a failed write must not stop the
+  // stopping: the abort comes first and every notice is best effort.
+  const say = (text: string) => {
+    try {
+      stderr(text);
+    } catch {
+      // The terminal is gone.
+    }
+  };
   const onSignal = (name: string) => {
     received += 1;
+    if (name === 'SIGHUP') hungUp = true;
     if (received === 1) {
-      stderr(`colony: ${name}: stopping after the current step (press Ctrl-C ${SIGNALS_TO_FORCE} more times to quit at once)\n`);
       controller.abort();
+      say(`colony: ${name}: stopping after the current step (press Ctrl-C ${SIGNALS_TO_FORCE} more times to quit at once)\n`);
       return;
     }
     const left = SIGNALS_TO_FORCE + 1 - received;
     if (left > 0) {
-      stderr(`colony: still stopping; ${left} more to quit at once\n`);
+      say(`colony: still stopping; ${left} more to quit at once\n`);
       return;
     }
-    stderr('colony: quitting at once; work that did not land stays in .colony/workspaces\n');
+    say('colony: quitting at once; work that did not land stays in its workspace, and the next run repairs your checkout\n');
     exit(130);
   };
   for (const name of STOP_SIGNALS) process.on(name, onSignal);
   return {
     signal: controller.signal,
+    hungUp: () => hungUp,
     dispose: () => {
       for (const name of STOP_SIGNALS) process.off(name, onSignal);
     },

@@ -11,11 +11,11 @@ import { handleInterrupts, type InterruptHandling } from './interrupts.js';
  * the exit code: 0 success, 1 the work failed, 2 bad usage.
  */
 export async function main(argv: readonly string[], context: Partial<CommandContext> = {}): Promise<number> {
-  const stderr = context.stderr ?? ((text: string) => process.stderr.write(text));
+  const stderr = context.stderr ?? writeTo(process.stderr);
   const interrupts: InterruptHandling | null =
     context.signal === undefined ? handleInterrupts(stderr, (code) => process.exit(code)) : null;
   const ctx: CommandContext = {
-    stdout: context.stdout ?? ((text) => process.stdout.write(text)),
+    stdout: context.stdout ?? writeTo(process.stdout),
     stderr,
     env: context.env ?? process.env,
     cwd: context.cwd ?? process.cwd(),
@@ -31,6 +31,10 @@ export async function main(argv: readonly string[], context: Partial<CommandCont
     return EXIT_FAILED;
   } finally {
     interrupts?.dispose();
+    // Everything is written and released by now. A process whose terminal hung up ends the
+    // conventional way, by the hang-up signal itself: Node's own exit would try to restore
+    // the vanished terminal's settings and abort.
+    if (interrupts?.hungUp() === true) process.kill(process.pid, 'SIGHUP');
   }
 }
 
@@ -60,4 +64,19 @@ async function runProgram(argv: readonly string[], ctx: CommandContext): Promise
     throw error;
   }
   return ctx.exitCode;
+}
+
+/**
+ * Writes to a terminal that may have gone away (a closed SSH session): losing a progress line
+ * is fine, crashing mid-run over it is not.
+ */
+function writeTo(stream: NodeJS.WriteStream): (text: string) => void {
+  stream.on('error', () => undefined);
+  return (text) => {
+    try {
+      stream.write(text);
+    } catch {
+      // The terminal is gone; the event log still has everything.
+    }
+  };
 }

@@ -7,7 +7,6 @@ import { openRepository, type Repository } from '../workspace/repository.js';
 import { repairCheckout, startCheckoutSync } from './checkout-sync.js';
 
 let dir: string;
-let state: string;
 let repo: Repository;
 
 function git(...args: string[]): string {
@@ -28,9 +27,12 @@ function landBehindTheCheckout(file: string, content: string): string {
   return commit;
 }
 
+function recordFile(): string {
+  return join(repo.gitDir, 'colony-checkout.json');
+}
+
 beforeEach(async () => {
   dir = mkdtempSync(join(tmpdir(), 'colony-checkout-'));
-  state = mkdtempSync(join(tmpdir(), 'colony-checkout-state-'));
   writeFileSync(join(dir, 'README.md'), 'hello\n');
   git('init', '-q', '-b', 'main');
   git('add', '-A');
@@ -42,44 +44,51 @@ beforeEach(async () => {
 
 afterEach(() => {
   rmSync(dir, { recursive: true, force: true });
-  rmSync(state, { recursive: true, force: true });
 });
 
 describe('checkout sync', () => {
   it('brings the checkout up after each landing and forgets its record when in step', async () => {
-    const sync = startCheckoutSync(repo, state, git('rev-parse', 'main'));
-    expect(existsSync(join(state, 'checkout.json'))).toBe(true);
+    const sync = startCheckoutSync(repo, git('rev-parse', 'main'));
+    expect(existsSync(recordFile())).toBe(true);
     const landed = landBehindTheCheckout('a.txt', 'A\n');
     await sync.afterLanding();
     expect(readFileSync(join(dir, 'a.txt'), 'utf8')).toBe('A\n');
-    expect(JSON.parse(readFileSync(join(state, 'checkout.json'), 'utf8'))).toMatchObject({ commit: landed });
+    expect(JSON.parse(readFileSync(recordFile(), 'utf8'))).toMatchObject({ commit: landed });
     expect(git('status', '--porcelain')).toBe('');
     expect(await sync.finish()).toBeNull();
-    expect(existsSync(join(state, 'checkout.json'))).toBe(false);
+    expect(existsSync(recordFile())).toBe(false);
   });
 
   it('lets the next run repair a checkout an earlier run left behind', async () => {
-    startCheckoutSync(repo, state, git('rev-parse', 'main'));
+    startCheckoutSync(repo, git('rev-parse', 'main'));
     landBehindTheCheckout('b.txt', 'B\n');
     // The run died here: the checkout still shows main as it was, as if b.txt were deleted.
     expect(git('status', '--porcelain')).not.toBe('');
-    expect(await repairCheckout(repo, state)).toEqual({ ok: true });
+    expect(await repairCheckout(repo)).toEqual({ ok: true });
     expect(readFileSync(join(dir, 'b.txt'), 'utf8')).toBe('B\n');
     expect(git('status', '--porcelain')).toBe('');
-    expect(existsSync(join(state, 'checkout.json'))).toBe(false);
+    expect(existsSync(recordFile())).toBe(false);
   });
 
   it('refuses to repair over the user\'s edits, and warns not to commit that state', async () => {
-    startCheckoutSync(repo, state, git('rev-parse', 'main'));
+    startCheckoutSync(repo, git('rev-parse', 'main'));
     landBehindTheCheckout('c.txt', 'C\n');
     writeFileSync(join(dir, 'c.txt'), 'mine\n');
-    const repaired = await repairCheckout(repo, state);
+    const repaired = await repairCheckout(repo);
     expect(repaired).toMatchObject({ ok: false, error: expect.stringMatching(/Do not commit that state/) });
     expect(readFileSync(join(dir, 'c.txt'), 'utf8')).toBe('mine\n');
-    expect(existsSync(join(state, 'checkout.json'))).toBe(true);
+    expect(existsSync(recordFile())).toBe(true);
   });
 
   it('has nothing to repair without a record', async () => {
-    expect(await repairCheckout(repo, state)).toEqual({ ok: true });
+    expect(await repairCheckout(repo)).toEqual({ ok: true });
+  });
+
+  it('refuses to guess when the record is damaged, and warns not to commit', async () => {
+    startCheckoutSync(repo, git('rev-parse', 'main'));
+    landBehindTheCheckout('d.txt', 'D\n');
+    writeFileSync(recordFile(), '{"root": "/tr');
+    const repaired = await repairCheckout(repo);
+    expect(repaired).toMatchObject({ ok: false, error: expect.stringMatching(/is damaged[\s\S]*do not commit them[\s\S]*git reset --keep main/) });
   });
 });

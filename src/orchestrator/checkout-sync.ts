@@ -1,4 +1,4 @@
-import { existsSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { closeSync, existsSync, fsyncSync, openSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { updateCheckout } from '../workspace/checkout.js';
 import type { Repository } from '../workspace/repository.js';
@@ -7,7 +7,7 @@ import type { Repository } from '../workspace/repository.js';
  * colony moves the trunk while the user's checkout of it stays where it was, so until the
  * checkout is updated, `git status` there shows colony's work as if the user had undone it.
  * The checkout is therefore updated after every landing, and the commit it matches is kept in
- * the state directory, so that a run that died before updating it is repaired by the next.
+ * the git directory, so that a run that died before updating it is repaired by the next.
  */
 interface CheckoutRecord {
   readonly root: string;
@@ -16,25 +16,40 @@ interface CheckoutRecord {
   readonly commit: string;
 }
 
-function recordPath(stateDir: string): string {
-  return join(stateDir, 'checkout.json');
+/**
+ * The record lives in the repository's git directory, not in a state directory: the checkout
+ * belongs to the repository, whichever state directory a run used.
+ */
+function recordPath(repo: Repository): string {
+  return join(repo.gitDir, 'colony-checkout.json');
 }
 
-function writeRecord(stateDir: string, record: CheckoutRecord): void {
-  const path = recordPath(stateDir);
-  writeFileSync(`${path}.tmp`, JSON.stringify(record));
-  renameSync(`${path}.tmp`, path);
+function writeRecord(repo: Repository, record: CheckoutRecord): void {
+  const path = recordPath(repo);
+  const temporary = `${path}.tmp`;
+  const descriptor = openSync(temporary, 'w');
+  try {
+    writeFileSync(descriptor, JSON.stringify(record));
+    fsyncSync(descriptor);
+  } finally {
+    closeSync(descriptor);
+  }
+  renameSync(temporary, path);
 }
 
-function readRecord(stateDir: string): CheckoutRecord | null {
-  const path = recordPath(stateDir);
-  if (!existsSync(path)) return null;
+type ReadRecord = { readonly kind: 'none' } | { readonly kind: 'record'; readonly record: CheckoutRecord } | { readonly kind: 'unreadable' };
+
+function readRecord(repo: Repository): ReadRecord {
+  const path = recordPath(repo);
+  if (!existsSync(path)) return { kind: 'none' };
   try {
     const parsed = JSON.parse(readFileSync(path, 'utf8')) as Partial<CheckoutRecord>;
-    if (typeof parsed.root !== 'string' || typeof parsed.trunk !== 'string' || typeof parsed.commit !== 'string') return null;
-    return { root: parsed.root, trunk: parsed.trunk, commit: parsed.commit };
+    if (typeof parsed.root !== 'string' || typeof parsed.trunk !== 'string' || typeof parsed.commit !== 'string') {
+      return { kind: 'unreadable' };
+    }
+    return { kind: 'record', record: { root: parsed.root, trunk: parsed.trunk, commit: parsed.commit } };
   } catch {
-    return null;
+    return { kind: 'unreadable' };
   }
 }
 
@@ -44,13 +59,26 @@ function readRecord(stateDir: string): CheckoutRecord | null {
  */
 export async function repairCheckout(
   repo: Repository,
-  stateDir: string,
 ): Promise<{ readonly ok: true } | { readonly ok: false; readonly error: string }> {
-  const record = readRecord(stateDir);
-  if (record === null || record.root !== repo.root || record.trunk !== repo.trunk) return { ok: true };
+  const read = readRecord(repo);
+  if (read.kind === 'none') return { ok: true };
+  if (read.kind === 'unreadable') {
+    return {
+      ok: false,
+      error:
+        `${recordPath(repo)} is damaged, so colony cannot tell whether an earlier run left your checkout behind ${repo.trunk}. ` +
+        `If \`git status\` shows changes you did not make, they undo colony's work: do not commit them; ` +
+        `run \`git reset --keep ${repo.trunk}\` if you have no edits of your own, then delete that file and run again.`,
+    };
+  }
+  const { record } = read;
+  if (record.root !== repo.root || record.trunk !== repo.trunk) {
+    rmSync(recordPath(repo), { force: true });
+    return { ok: true };
+  }
   const updated = await updateCheckout(repo, record.commit);
   if (updated.ok) {
-    rmSync(recordPath(stateDir), { force: true });
+    rmSync(recordPath(repo), { force: true });
     return { ok: true };
   }
   return {
@@ -70,16 +98,16 @@ export interface CheckoutSync {
 }
 
 /** Starts keeping the user's checkout, now clean at `commit`, in step with the trunk. */
-export function startCheckoutSync(repo: Repository, stateDir: string, commit: string): CheckoutSync {
+export function startCheckoutSync(repo: Repository, commit: string): CheckoutSync {
   let current = commit;
   let problem: string | null = null;
-  writeRecord(stateDir, { root: repo.root, trunk: repo.trunk, commit });
+  writeRecord(repo, { root: repo.root, trunk: repo.trunk, commit });
   const update = async () => {
     const updated = await updateCheckout(repo, current);
     if (updated.ok) {
       current = updated.commit;
       problem = null;
-      writeRecord(stateDir, { root: repo.root, trunk: repo.trunk, commit: current });
+      writeRecord(repo, { root: repo.root, trunk: repo.trunk, commit: current });
     } else {
       problem = updated.error;
     }
@@ -88,7 +116,7 @@ export function startCheckoutSync(repo: Repository, stateDir: string, commit: st
     afterLanding: update,
     async finish() {
       await update();
-      if (problem === null) rmSync(recordPath(stateDir), { force: true });
+      if (problem === null) rmSync(recordPath(repo), { force: true });
       return problem;
     },
   };

@@ -113,10 +113,14 @@ export async function runWorkerTask(options: RunWorkerTaskOptions): Promise<Work
   // Decide the workspace's fate before the handoff, so the handoff can say where kept work is.
   const leftover = await unmergedWork(repo, workspace);
   const removal = leftover === null ? await removeWorkspace(repo, workspace, { deleteBranch: true }) : null;
-  if (leftover !== null) await keepWorkspace(repo, workspace, `colony kept this workspace: ${leftover.reason}`);
   const keptBecause = leftover?.reason ?? (removal !== null && !removal.removed ? removal.reason : null);
-  recorder.record({ type: 'workspace.removed', data: { path: workspace.path, kept: keptBecause !== null } });
-  const kept = keptBecause === null ? null : { path: workspace.path, reason: keptBecause };
+  let kept: KeptWorkspace | null = null;
+  if (keptBecause !== null) {
+    const locked = await keepWorkspace(repo, workspace, `colony kept this workspace: ${keptBecause}`);
+    const unlocked = locked.locked ? '' : ` It could not be locked against \`git worktree prune\` (${locked.error ?? 'unknown error'}).`;
+    kept = { path: workspace.path, reason: `${keptBecause}${unlocked}` };
+  }
+  recorder.record({ type: 'workspace.removed', data: { path: workspace.path, kept: kept !== null } });
   const handoff = finalHandoff(outcome, submitted, landed, kept);
   if (outcome.status === 'failed') {
     recorder.record({
@@ -151,11 +155,16 @@ async function runAgentGuarded(loop: AgentLoopOptions): Promise<AgentOutcome> {
   }
 }
 
+interface KeptWorkspace {
+  readonly path: string;
+  readonly reason: string;
+}
+
 function finalHandoff(
   outcome: AgentOutcome,
   submitted: Handoff | null,
   landed: readonly string[],
-  kept: { readonly path: string; readonly reason: string } | null,
+  kept: KeptWorkspace | null,
 ): Handoff {
   const keptNote = kept === null ? [] : [`Its workspace was kept, not removed: ${kept.reason}`];
   if (outcome.status === 'ended' && submitted !== null) {

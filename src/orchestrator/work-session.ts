@@ -11,7 +11,8 @@ import { runGit } from '../workspace/git.js';
 import { excludeFromGit, findDirtyFiles, openRepository, type Repository } from '../workspace/repository.js';
 import { repairCheckout, startCheckoutSync } from './checkout-sync.js';
 import { runWorkerTask } from './run-worker-task.js';
-import { defaultStateDir, eventsDatabasePath, lockStateDir, prepareStateDir } from './state-directory.js';
+import { acquireRunLock, type RunLock } from './run-lock.js';
+import { defaultStateDir, eventsDatabasePath, prepareStateDir } from './state-directory.js';
 
 export { defaultStateDir, eventsDatabasePath } from './state-directory.js';
 
@@ -57,10 +58,18 @@ export async function runWorkSession(options: WorkSessionOptions): Promise<WorkS
   // colony's state never shows in the user's `git status`, even when this run is refused.
   const inside = relative(repo.root, stateDir);
   if (!inside.startsWith('..') && inside !== '') await excludeFromGit(repo, `/${inside}/`);
-  const locked = lockStateDir(stateDir);
-  if (!locked.ok) return locked;
+  // One run per repository (they would fight over the checkout) and per state directory
+  // (they would interleave the event log).
+  const repositoryLock = acquireRunLock(join(repo.gitDir, 'colony-run.lock'), `the repository ${repo.root}`);
+  if (!repositoryLock.ok) return repositoryLock;
+  const stateLock = acquireRunLock(join(stateDir, 'run.lock'), `the state directory ${stateDir}`);
+  if (!stateLock.ok) {
+    repositoryLock.lock.release();
+    return stateLock;
+  }
+  const locks: RunLock[] = [stateLock.lock, repositoryLock.lock];
   try {
-    const repaired = await repairCheckout(repo, stateDir);
+    const repaired = await repairCheckout(repo);
     if (!repaired.ok) return repaired;
     const dirty = await findDirtyFiles(repo);
     if (dirty.length > 0) {
@@ -74,7 +83,7 @@ export async function runWorkSession(options: WorkSessionOptions): Promise<WorkS
     }
     return await runInRepository(options, repo, stateDir, task);
   } finally {
-    locked.lock.release();
+    for (const lock of locks) lock.release();
   }
 }
 
@@ -91,9 +100,12 @@ async function runInRepository(
   } catch (error) {
     return { ok: false, error: `cannot open the event log: ${error instanceof Error ? error.message : String(error)}` };
   }
-  const checkout = startCheckoutSync(repo, stateDir, startCommit);
+  const checkout = startCheckoutSync(repo, startCommit);
   const runId = newShortId('run');
   const started = Date.now();
+  // A forced quit (process.exit) still writes the events recorded in its last moments.
+  const closeOnExit = () => store.close();
+  process.once('exit', closeOnExit);
   try {
     const record = (body: EventBody) => {
       const event = store.append({ ...body, runId, agentId: 'system' });
@@ -126,6 +138,7 @@ async function runInRepository(
       keptWorkspace: result.keptWorkspace,
     };
   } finally {
+    process.off('exit', closeOnExit);
     store.close();
   }
 }

@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { chmod } from 'node:fs/promises';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { runGit } from './git.js';
@@ -64,6 +65,14 @@ describe('runGit', () => {
     } finally {
       delete process.env.COLONY_TEST_API_KEY;
     }
+  });
+
+  it('runs git in its own process group, out of reach of a Ctrl-C meant for colony', async () => {
+    const ownGroup = readFileSync('/proc/self/stat', 'utf8').split(') ')[1]?.split(' ')[2];
+    const result = await runGit(repo.root, ['-c', 'alias.group=!cut -d" " -f5 /proc/$$/stat', 'group']);
+    expect(result.code).toBe(0);
+    expect(result.stdout.trim()).toMatch(/^\d+$/);
+    expect(result.stdout.trim()).not.toBe(ownGroup);
   });
 
   it('commits even when the repository asks for failing hooks and signing', async () => {

@@ -1,4 +1,4 @@
-import { execFile } from 'node:child_process';
+import { spawn } from 'node:child_process';
 
 /** What one git invocation produced. A non-zero `code` is data, not an exception. */
 export interface GitResult {
@@ -84,27 +84,44 @@ function gitEnvironment(extra: Readonly<Record<string, string>> | undefined): No
 export function runGit(cwd: string, args: readonly string[], options: RunGitOptions = {}): Promise<GitResult> {
   const fullArgs = [...HARDENING_CONFIG.flatMap((setting) => ['-c', setting]), ...args];
   return new Promise((resolve) => {
-    const child = execFile(
-      'git',
-      fullArgs,
-      { cwd, env: gitEnvironment(options.env), maxBuffer: OUTPUT_LIMIT_BYTES, encoding: 'utf8' },
-      (error, stdout, stderr) => {
-        if (error === null) {
-          resolve({ code: 0, stdout, stderr });
-          return;
-        }
-        const exitCode = typeof error.code === 'number' ? error.code : null;
-        if (exitCode !== null) {
-          resolve({ code: exitCode, stdout, stderr });
-          return;
-        }
-        const reason = error.signal ? `git was killed by ${error.signal}` : `could not run git in ${cwd}: ${error.message}`;
-        resolve({ code: error.signal ? 128 : 127, stdout, stderr: `${stderr}${reason}` });
-      },
-    );
+    // Its own process group: a Ctrl-C in the terminal asks colony to stop after the current
+    // step, and must not kill a git command half-way through updating files or refs.
+    const child = spawn('git', fullArgs, { cwd, env: gitEnvironment(options.env), detached: true, stdio: 'pipe' });
+    const stdout: Buffer[] = [];
+    const stderr: Buffer[] = [];
+    let size = 0;
+    let overflow = false;
+    const collect = (into: Buffer[]) => (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > OUTPUT_LIMIT_BYTES) {
+        if (!overflow) child.kill('SIGKILL');
+        overflow = true;
+        return;
+      }
+      into.push(chunk);
+    };
+    child.stdout.on('data', collect(stdout));
+    child.stderr.on('data', collect(stderr));
+    let startError: string | null = null;
+    child.on('error', (error) => {
+      startError = error.message;
+    });
+    child.on('close', (code, signal) => {
+      const out = Buffer.concat(stdout).toString('utf8');
+      const err = Buffer.concat(stderr).toString('utf8');
+      if (startError !== null) {
+        resolve({ code: 127, stdout: out, stderr: `${err}could not run git in ${cwd}: ${startError}` });
+      } else if (overflow) {
+        resolve({ code: 128, stdout: out, stderr: `${err}git printed more than ${OUTPUT_LIMIT_BYTES} bytes and was stopped` });
+      } else if (code === null) {
+        resolve({ code: 128, stdout: out, stderr: `${err}git was killed by ${signal ?? 'a signal'}` });
+      } else {
+        resolve({ code, stdout: out, stderr: err });
+      }
+    });
     // A closed or broken stdin must not crash the process; git's exit code tells the story.
-    child.stdin?.on('error', () => undefined);
-    child.stdin?.end(options.input);
+    child.stdin.on('error', () => undefined);
+    child.stdin.end(options.input);
   });
 }
 

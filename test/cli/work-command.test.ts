@@ -196,14 +196,18 @@ describe('colony work refuses bad input before changing anything', () => {
     expect(result.stderr).toMatch(/is a file, not a directory: pass another path with --state/);
   });
 
-  it('while another run uses the same state directory', async () => {
+  it('while another run works on the same repository', async () => {
     const slow = runCli(['work', task(), '--repo', repo.dir, '--model', 'sim?latency=150', '--quiet']);
-    await expect.poll(() => existsSync(join(repo.dir, '.colony', 'run.lock')), { timeout: 5000 }).toBe(true);
-    const second = await runCli(['work', join(repo.dir, 'tasks', '02-case.md'), '--repo', repo.dir, '--model', 'sim']);
+    const holder = join(repo.dir, '.git', 'colony-run.lock.json');
+    await expect.poll(() => existsSync(holder), { timeout: 5000 }).toBe(true);
+    const elsewhere = mkdtempSync(join(tmpdir(), 'colony-other-state-'));
+    // Another state directory does not make a second run on the same checkout safe.
+    const second = await runCli(['work', join(repo.dir, 'tasks', '02-case.md'), '--repo', repo.dir, '--state', elsewhere, '--model', 'sim']);
+    rmSync(elsewhere, { recursive: true, force: true });
     expect(second.code).toBe(2);
-    expect(second.stderr).toMatch(/another colony run \(process \d+, since .*\) is using .*\.colony/);
+    expect(second.stderr).toMatch(/another colony run \(process \d+, since .*\) is working on the repository .*text-kit\. Wait for it/);
     expect((await slow).code).toBe(0);
-    expect(existsSync(join(repo.dir, '.colony', 'run.lock'))).toBe(false);
+    expect(existsSync(holder)).toBe(false);
   });
 
   it('with a bad flag value or an unknown command', async () => {

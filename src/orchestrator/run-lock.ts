@@ -1,0 +1,69 @@
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import Database from 'better-sqlite3';
+
+export interface RunLock {
+  release(): void;
+}
+
+export type LockResult = { readonly ok: true; readonly lock: RunLock } | { readonly ok: false; readonly error: string };
+
+interface Holder {
+  readonly pid: number;
+  readonly since: string;
+}
+
+/**
+ * Takes an exclusive lock for one run, named by `path`, or says who holds it.
+ *
+ * The lock is a write transaction held open on a small SQLite file: the operating system
+ * releases it when the process ends however it ends, so there is no stale lock to detect or
+ * take over, and two processes (or two runs in one process) can never both hold it. Who holds
+ * it is written beside it, for the message only.
+ */
+export function acquireRunLock(path: string, what: string): LockResult {
+  let db: Database.Database;
+  try {
+    db = new Database(path, { timeout: 0 });
+  } catch (error) {
+    return { ok: false, error: `cannot create the lock ${path}: ${messageOf(error)}` };
+  }
+  try {
+    db.exec('BEGIN IMMEDIATE');
+  } catch (error) {
+    db.close();
+    if (!isBusy(error)) return { ok: false, error: `cannot take the lock ${path}: ${messageOf(error)}` };
+    const holder = readHolder(`${path}.json`);
+    const who = holder === null ? 'another colony run' : `another colony run (process ${holder.pid}, since ${holder.since})`;
+    return { ok: false, error: `${who} is working on ${what}. Wait for it to finish, or stop it (Ctrl-C in its terminal).` };
+  }
+  const holderPath = `${path}.json`;
+  writeFileSync(holderPath, JSON.stringify({ pid: process.pid, since: new Date().toISOString() }));
+  return {
+    ok: true,
+    lock: {
+      release() {
+        if (!db.open) return;
+        rmSync(holderPath, { force: true });
+        db.exec('ROLLBACK');
+        db.close();
+      },
+    },
+  };
+}
+
+function readHolder(path: string): Holder | null {
+  try {
+    const parsed = JSON.parse(readFileSync(path, 'utf8')) as Partial<Holder>;
+    return typeof parsed.pid === 'number' ? { pid: parsed.pid, since: String(parsed.since ?? 'an unknown time') } : null;
+  } catch {
+    return null;
+  }
+}
+
+function isBusy(error: unknown): boolean {
+  return typeof error === 'object' && error !== null && 'code' in error && error.code === 'SQLITE_BUSY';
+}
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
