@@ -121,7 +121,7 @@ export async function runWorkerTask(options: RunWorkerTaskOptions): Promise<Work
     kept = { path: workspace.path, reason: `${keptBecause}${unlocked}` };
   }
   recorder.record({ type: 'workspace.removed', data: { path: workspace.path, kept: kept !== null } });
-  const handoff = finalHandoff(outcome, submitted, landed, kept);
+  const handoff = finalHandoff(outcome, submitted, landed, kept, repo.trunk);
   if (outcome.status === 'failed') {
     recorder.record({
       type: 'agent.failed',
@@ -165,6 +165,7 @@ function finalHandoff(
   submitted: Handoff | null,
   landed: readonly string[],
   kept: KeptWorkspace | null,
+  trunk: string,
 ): Handoff {
   const keptNote = kept === null ? [] : [`Its workspace was kept, not removed: ${kept.reason}`];
   if (outcome.status === 'ended' && submitted !== null) {
@@ -183,7 +184,7 @@ function finalHandoff(
       lastToolCall === null ? 'It made no tool call.' : `Its last tool call was ${lastToolCall}.`,
       ...keptNote,
     ],
-    concerns: landed.length > 0 ? ['Some of its work landed on main before it ended; check it is complete.'] : [],
+    concerns: landed.length > 0 ? [`Some of its work landed on ${trunk} before it ended; check it is complete.`] : [],
     deviations: [],
     findings: [],
     feedback: [],

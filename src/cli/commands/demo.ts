@@ -11,7 +11,6 @@ import { EXIT_FAILED, EXIT_OK, usageError, type CommandContext } from '../comman
 
 const EXAMPLE = new URL('../../../examples/text-kit/', import.meta.url);
 const DEFAULT_MODEL = 'sim?seed=2&latency=20..120&bug=0.3&malformed=0.05';
-const IDENTITY = ['-c', 'user.name=colony demo', '-c', 'user.email=demo@colony.invalid', '-c', 'commit.gpgsign=false'];
 
 interface DemoFlags {
   readonly dir?: string;
@@ -43,7 +42,7 @@ async function demo(ctx: CommandContext, flags: DemoFlags): Promise<number> {
   cpSync(EXAMPLE, repoDir, { recursive: true, errorOnExist: true, force: false });
   await runGit(repoDir, ['init', '-q', '-b', 'main']);
   await runGit(repoDir, ['add', '-A']);
-  await runGit(repoDir, [...IDENTITY, 'commit', '-q', '-m', 'text-kit: the starting point']);
+  await runGit(repoDir, ['commit', '-q', '-m', 'text-kit: the starting point']);
   ctx.stdout(`colony demo: building the example in ${repoDir} with ${flags.model}\n`);
 
   const tasks = readdirSync(join(repoDir, 'tasks')).filter((name) => name.endsWith('.md')).sort();
