@@ -21,6 +21,12 @@ const toolCallSchema = z.object({
   input: z.string(),
 });
 
+/** The three roles of the tree. */
+export const agentRoleSchema = z.enum(['root-planner', 'sub-planner', 'worker']);
+export type AgentRole = z.infer<typeof agentRoleSchema>;
+
+const taskKindSchema = z.enum(['worker', 'planner']);
+
 const bodies = [
   z.object({
     type: z.literal('run.started'),
@@ -33,13 +39,17 @@ const bodies = [
   z.object({
     type: z.literal('agent.started'),
     data: z.object({
-      role: z.enum(['worker', 'planner']),
+      role: agentRoleSchema,
       taskId: z.string(),
       title: z.string(),
       model: z.string(),
       systemPrompt: z.string(),
       task: z.string(),
       tools: z.array(z.string()),
+      /** The agent that published this agent's task; absent for the root planner and `colony work`. */
+      parentAgentId: z.string().nullable().optional(),
+      /** Which claim of the task this agent is, from 1. */
+      attempt: z.number().int().positive().optional(),
     }),
   }),
   z.object({
@@ -130,6 +140,53 @@ const bodies = [
   z.object({
     type: z.literal('handoff.submitted'),
     data: z.object({ taskId: z.string(), handoff: handoffSchema }),
+  }),
+  z.object({
+    type: z.literal('task.created'),
+    data: z.object({
+      taskId: z.string(),
+      parentTaskId: z.string().nullable(),
+      kind: taskKindSchema,
+      title: z.string(),
+      scope: z.string().nullable(),
+      retryOf: z.string().nullable(),
+    }),
+  }),
+  z.object({
+    type: z.literal('task.claimed'),
+    data: z.object({ taskId: z.string(), kind: taskKindSchema, attempt: z.number().int(), holder: z.string() }),
+  }),
+  z.object({
+    type: z.literal('task.released'),
+    data: z.object({ taskId: z.string(), reason: z.string() }),
+  }),
+  z.object({
+    /** A task closed with its handoff, delivered to its parent's inbox in the same transaction. */
+    type: z.literal('handoff.delivered'),
+    data: z.object({ taskId: z.string(), parentTaskId: z.string().nullable(), status: z.string() }),
+  }),
+  z.object({
+    /** A message (a handoff, or a person's message) taken from the inbox into a planner's conversation. */
+    type: z.literal('message.received'),
+    data: z.object({ step: z.number().int(), fromTaskId: z.string().nullable(), content: z.string() }),
+  }),
+  z.object({
+    /** A planner with nothing to do until a message arrives; it makes no model calls meanwhile. */
+    type: z.literal('agent.waiting'),
+    data: z.object({ step: z.number().int(), openChildren: z.number().int() }),
+  }),
+  z.object({
+    type: z.literal('scratchpad.written'),
+    data: z.object({ content: z.string() }),
+  }),
+  z.object({
+    type: z.literal('andon.changed'),
+    data: z.object({ taskId: z.string(), paused: z.boolean(), reason: z.string() }),
+  }),
+  z.object({
+    /** A planner declared its scope complete; for a sub-planner this summary is its handoff. */
+    type: z.literal('planner.finished'),
+    data: z.object({ taskId: z.string(), status: z.string(), summary: z.string() }),
   }),
 ] as const;
 

@@ -1,0 +1,105 @@
+import type { Handoff } from '../events/handoff.js';
+
+/** A worker task is built by one worker; a planner task is a scope owned by a (sub-)planner. */
+export type TaskKind = 'worker' | 'planner';
+
+/** `open` waits for a runner, `running` is leased, the rest are closed with that handoff status. */
+export type TaskStatus = 'open' | 'running' | Handoff['status'];
+
+export const TASK_STATUSES: readonly TaskStatus[] = ['open', 'running', 'done', 'partial', 'blocked', 'failed'];
+
+export interface NewTask {
+  readonly id: string;
+  readonly runId: string;
+  /** The task of the planner that published this one; null only for the root planner's task. */
+  readonly parentTaskId: string | null;
+  /** The agent that published it; null for the root planner's task. */
+  readonly createdBy: string | null;
+  readonly kind: TaskKind;
+  readonly title: string;
+  /** The brief, in Markdown, exactly as the agent that takes the task will read it. */
+  readonly body: string;
+  /** For a planner task: the slice of the repository it owns (a path prefix). */
+  readonly scope: string | null;
+  /** The task this one retries, if any. */
+  readonly retryOf: string | null;
+}
+
+export interface TaskRecord extends NewTask {
+  readonly status: TaskStatus;
+  /** How many times the task has been claimed. */
+  readonly attempt: number;
+  readonly leaseHolder: string | null;
+  /** Milliseconds since the epoch; a running task whose lease is past this may be claimed again. */
+  readonly leaseExpiresAt: number | null;
+  readonly createdAt: number;
+  readonly closedAt: number | null;
+  readonly handoff: Handoff | null;
+}
+
+/** What sits in a planner's inbox: a child's handoff, or a message from a person. */
+export interface InboxMessage {
+  /** Position among all inbox messages of the store; strictly increasing. */
+  readonly seq: number;
+  readonly runId: string;
+  readonly recipientTaskId: string;
+  /** The child task whose handoff this is; null for a message from a person. */
+  readonly fromTaskId: string | null;
+  readonly handoff: Handoff | null;
+  readonly text: string | null;
+  readonly createdAt: number;
+}
+
+export interface ClaimRequest {
+  readonly runId: string;
+  /** Who takes the lease: one runner. */
+  readonly holder: string;
+  readonly kinds: readonly TaskKind[];
+  readonly now: number;
+  readonly leaseMs: number;
+}
+
+export type CompleteResult =
+  | { readonly ok: true; readonly task: TaskRecord; readonly delivered: InboxMessage | null }
+  | { readonly ok: false; readonly reason: string };
+
+/**
+ * The task table and the planners' inboxes: how agents coordinate without talking to each other.
+ *
+ * Contract, held by every implementation through one conformance suite:
+ * - `claim` is atomic: of any number of concurrent claimers (in this process or others on the
+ *   same store), exactly one gets a given task. It takes the oldest claimable task of the
+ *   given kinds: open, or running with an expired lease; never one with a paused ancestor
+ *   (andon) or whose own andon is paused. It sets the lease and increments `attempt`.
+ * - `renewLeases` extends every lease `holder` holds on running tasks.
+ * - `release` gives a running task back (open, no lease) when `holder` still holds it.
+ * - `complete` closes a running task held by `holder` with its handoff and, in the same
+ *   transaction, puts the handoff in the parent task's inbox: delivered exactly once. It fails
+ *   (and changes nothing) when the task is not running under that holder.
+ * - `takeInbox` returns the recipient's unread messages in order and marks them read, in one
+ *   transaction: each message is taken once.
+ */
+export interface TaskStore {
+  createTask(task: NewTask, now: number): TaskRecord;
+  getTask(id: string): TaskRecord | null;
+  /** Every task of the run, oldest first. */
+  listTasks(runId: string): TaskRecord[];
+  claim(request: ClaimRequest): TaskRecord | null;
+  renewLeases(holder: string, now: number, leaseMs: number): number;
+  release(taskId: string, holder: string): boolean;
+  complete(taskId: string, holder: string, handoff: Handoff, now: number): CompleteResult;
+  /** Leaves a message from a person in a planner task's inbox. */
+  sendMessage(runId: string, recipientTaskId: string, text: string, now: number): InboxMessage;
+  takeInbox(recipientTaskId: string): InboxMessage[];
+  /** How many unread messages the recipient has. */
+  unreadCount(recipientTaskId: string): number;
+  /** Children of the task that are not closed yet (open or running). */
+  openChildren(parentTaskId: string): number;
+  /** Pauses (or resumes) new claims of every task below `taskId`. */
+  setAndon(taskId: string, paused: boolean, now: number): void;
+  /** The tasks whose andon is paused. */
+  pausedTasks(runId: string): string[];
+  /** Every handoff delivered to an inbox in this run, read or not, oldest first (for audits). */
+  deliveredHandoffs(runId: string): InboxMessage[];
+  close(): void;
+}
