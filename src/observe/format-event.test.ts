@@ -44,3 +44,56 @@ describe('formatEventLine', () => {
     );
   });
 });
+
+describe('describeEvent for the tree', () => {
+  it('says which task was created, under which scope, and what it retries', () => {
+    expect(
+      describeEvent(
+        event({ type: 'task.created', data: { taskId: 'task-2', parentTaskId: 'task-1', kind: 'planner', title: 'Lexer', scope: 'src/lexer', retryOf: null } }),
+      ),
+    ).toBe('planner task task-2 created (scope src/lexer): Lexer');
+    expect(
+      describeEvent(
+        event({ type: 'task.created', data: { taskId: 'task-3', parentTaskId: 'task-1', kind: 'worker', title: 'Strings', scope: null, retryOf: 'task-9' } }),
+      ),
+    ).toBe('worker task task-3 created, retries task-9: Strings');
+  });
+
+  it('says who claimed and who released a task', () => {
+    expect(describeEvent(event({ type: 'task.claimed', data: { taskId: 'task-3', kind: 'worker', attempt: 2, holder: 'runner-a' } }))).toBe(
+      'worker task task-3 claimed by runner-a (attempt 2)',
+    );
+    expect(describeEvent(event({ type: 'task.released', data: { taskId: 'task-3', reason: 'the run\nwas stopped' } }))).toBe(
+      'task task-3 released: the run was stopped',
+    );
+  });
+
+  it('says where a handoff went and where a message came from', () => {
+    expect(describeEvent(event({ type: 'handoff.delivered', data: { taskId: 'task-3', parentTaskId: 'task-1', status: 'partial' } }))).toBe(
+      'handoff partial of task task-3 delivered to task task-1',
+    );
+    expect(describeEvent(event({ type: 'handoff.delivered', data: { taskId: 'task-1', parentTaskId: null, status: 'done' } }))).toBe(
+      'handoff done of task task-1 delivered to nobody (root task)',
+    );
+    expect(
+      describeEvent(event({ type: 'message.received', data: { step: 4, fromTaskId: 'task-3', content: 'Handoff from task task-3 "Strings"\nstatus: done' } })),
+    ).toBe('message from task task-3 at step 4: Handoff from task task-3 "Strings" status: done');
+    expect(describeEvent(event({ type: 'message.received', data: { step: 5, fromTaskId: null, content: 'Stop the lexer.' } }))).toBe(
+      'message from the user at step 5: Stop the lexer.',
+    );
+  });
+
+  it('describes waiting, the scratchpad, the andon and a finished planner', () => {
+    expect(describeEvent(event({ type: 'agent.waiting', data: { step: 7, openChildren: 3 } }))).toBe('waiting at step 7 for 3 open task(s)');
+    expect(describeEvent(event({ type: 'scratchpad.written', data: { content: 'plan: a, b' } }))).toBe('scratchpad written (10 characters)');
+    expect(describeEvent(event({ type: 'andon.changed', data: { taskId: 'task-1', paused: true, reason: 'main is red' } }))).toBe(
+      'andon paused below task task-1: main is red',
+    );
+    expect(describeEvent(event({ type: 'andon.changed', data: { taskId: 'task-1', paused: false, reason: 'green again' } }))).toBe(
+      'andon resumed below task task-1: green again',
+    );
+    expect(describeEvent(event({ type: 'planner.finished', data: { taskId: 'task-2', status: 'done', summary: 'Lexer built.' } }))).toBe(
+      'planner finished task task-2 done: Lexer built.',
+    );
+  });
+});

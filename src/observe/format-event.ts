@@ -51,6 +51,31 @@ export function describeEvent(event: ColonyEvent): string {
       return `merge conflict in ${event.data.files.join(', ')}`;
     case 'handoff.submitted':
       return `handoff ${event.data.handoff.status}${event.data.handoff.synthetic ? ' (synthetic)' : ''}: ${oneLine(event.data.handoff.summary)}`;
+    case 'task.created': {
+      const scope = event.data.scope === null ? '' : ` (scope ${event.data.scope})`;
+      const retry = event.data.retryOf === null ? '' : `, retries ${event.data.retryOf}`;
+      return `${event.data.kind} task ${event.data.taskId} created${scope}${retry}: ${oneLine(event.data.title)}`;
+    }
+    case 'task.claimed':
+      return `${event.data.kind} task ${event.data.taskId} claimed by ${event.data.holder} (attempt ${event.data.attempt})`;
+    case 'task.released':
+      return `task ${event.data.taskId} released: ${oneLine(event.data.reason)}`;
+    case 'handoff.delivered': {
+      const to = event.data.parentTaskId === null ? 'nobody (root task)' : `task ${event.data.parentTaskId}`;
+      return `handoff ${event.data.status} of task ${event.data.taskId} delivered to ${to}`;
+    }
+    case 'message.received': {
+      const from = event.data.fromTaskId === null ? 'the user' : `task ${event.data.fromTaskId}`;
+      return `message from ${from} at step ${event.data.step}: ${oneLine(event.data.content, 80)}`;
+    }
+    case 'agent.waiting':
+      return `waiting at step ${event.data.step} for ${event.data.openChildren} open task(s)`;
+    case 'scratchpad.written':
+      return `scratchpad written (${event.data.content.length} characters)`;
+    case 'andon.changed':
+      return `andon ${event.data.paused ? 'paused' : 'resumed'} below task ${event.data.taskId}: ${oneLine(event.data.reason)}`;
+    case 'planner.finished':
+      return `planner finished task ${event.data.taskId} ${event.data.status}: ${oneLine(event.data.summary)}`;
     default:
       return assertNever(event);
   }
