@@ -1,0 +1,122 @@
+import type { AgentStatus, RunStatus } from './run-status.js';
+
+/** Failed workers listed one by one under a planner before the rest are only counted. */
+const MAX_FAILED_LISTED = 10;
+
+const FINISHED_ORDER = ['done', 'partial', 'blocked', 'failed'] as const;
+
+/**
+ * A run's status as a person reads it: the header, the counts, then the tree of agents with
+ * each indented under its parent. Finished workers under a planner fold into one count line so
+ * a tree of hundreds stays short; running, waiting and failed ones are listed. Plain text.
+ */
+export function formatRunStatus(status: RunStatus): string {
+  const lines = [...headerLines(status), '', 'Agents:'];
+  if (status.agents.length === 0) lines.push('  none started yet');
+  else lines.push(...treeLines(status.agents).map((line) => `  ${line}`));
+  return `${lines.join('\n')}\n`;
+}
+
+function headerLines(status: RunStatus): string[] {
+  const { run, tasks, tokens } = status;
+  const started = new Date(run.startedAt).toISOString().replace(/\.\d+Z$/, 'Z');
+  const counts = (['open', 'running', 'done', 'partial', 'blocked', 'failed'] as const)
+    .map((state) => `${tasks.byStatus[state]} ${state}`)
+    .join(', ');
+  const cost = `$${status.costUsd.toFixed(4)}${status.costKnown ? '' : ' (some model calls had no price, so at least this)'}`;
+  const lines = [
+    `Run ${run.id}: ${run.state}, wall time ${wallTime(run.durationMs)}`,
+    `  ${oneLine(run.title, 100)}`,
+    `  colony ${run.mode} on ${run.repo} with ${run.model}, started ${started}`,
+    `Tasks: ${count(tasks.total)} (${counts})`,
+    `Handoffs delivered: ${count(status.handoffs.delivered)}`,
+    `Commits landed: ${count(status.commits.landed)}`,
+    `Tokens: ${count(tokens.total)} (${count(tokens.input)} input, ${count(tokens.output)} output)`,
+    `Cost: ${cost}`,
+    `Model calls: ${count(status.modelCalls)}, tool calls: ${count(status.toolCalls)}`,
+  ];
+  if (status.pausedTaskIds.length > 0) lines.push(`Andon pulled below: ${status.pausedTaskIds.join(', ')}`);
+  return lines;
+}
+
+function treeLines(agents: readonly AgentStatus[]): string[] {
+  const position = new Map(agents.map((agent, index) => [agent.id, index]));
+  const children = new Map<string, AgentStatus[]>();
+  const roots: AgentStatus[] = [];
+  for (const [index, agent] of agents.entries()) {
+    const parentIndex = agent.parentId === null ? undefined : position.get(agent.parentId);
+    // A parent that never started in this run (or started after its child) cannot hold it.
+    if (agent.parentId === null || parentIndex === undefined || parentIndex >= index) {
+      roots.push(agent);
+      continue;
+    }
+    const siblings = children.get(agent.parentId) ?? [];
+    siblings.push(agent);
+    children.set(agent.parentId, siblings);
+  }
+  const rootPlannersFirst = [
+    ...roots.filter((agent) => agent.role === 'root-planner'),
+    ...roots.filter((agent) => agent.role !== 'root-planner'),
+  ];
+  const lines: string[] = [];
+  for (const root of rootPlannersFirst) appendAgent(root, 0, children, lines);
+  return lines;
+}
+
+function appendAgent(agent: AgentStatus, depth: number, children: ReadonlyMap<string, AgentStatus[]>, lines: string[]): void {
+  lines.push(`${'  '.repeat(depth)}${agentLine(agent)}`);
+  const below = children.get(agent.id) ?? [];
+  const finishedWorkers = below.filter((child) => child.role === 'worker' && isFinished(child));
+  let failedListed = 0;
+  for (const child of below) {
+    if (child.role === 'worker' && isFinished(child)) {
+      if (child.state !== 'failed' || failedListed >= MAX_FAILED_LISTED) continue;
+      failedListed += 1;
+    }
+    appendAgent(child, depth + 1, children, lines);
+  }
+  if (finishedWorkers.length > 0) lines.push(`${'  '.repeat(depth + 1)}${finishedSummary(finishedWorkers, failedListed)}`);
+}
+
+function agentLine(agent: AgentStatus): string {
+  const steps = `${agent.steps} step${agent.steps === 1 ? '' : 's'}`;
+  const line = `${agent.role} ${agent.id}  ${agent.state}  ${steps}  ${oneLine(agent.title, 80)}`;
+  return agent.state === 'failed' && agent.reason !== null ? `${line}  (${oneLine(agent.reason, 80)})` : line;
+}
+
+/** "38 workers finished: 36 done, 2 failed", saying how many failed ones were not listed. */
+function finishedSummary(workers: readonly AgentStatus[], failedListed: number): string {
+  const parts = FINISHED_ORDER.flatMap((state) => {
+    const number = workers.filter((worker) => worker.state === state).length;
+    return number === 0 ? [] : [`${count(number)} ${state}`];
+  });
+  const failed = workers.filter((worker) => worker.state === 'failed').length;
+  const unlisted = failed > failedListed ? ` (${count(failed - failedListed)} failed not listed)` : '';
+  const noun = workers.length === 1 ? 'worker' : 'workers';
+  return `${count(workers.length)} ${noun} finished: ${parts.join(', ')}${unlisted}`;
+}
+
+function isFinished(agent: AgentStatus): boolean {
+  return agent.state !== 'running' && agent.state !== 'waiting';
+}
+
+/** Whole seconds, with minutes and hours once there are any: "45s", "4m 05s", "26h 03m 09s". */
+function wallTime(ms: number): string {
+  const totalSeconds = Math.floor(ms / 1000);
+  const hours = Math.floor(totalSeconds / 3600);
+  const minutes = Math.floor((totalSeconds % 3600) / 60);
+  const seconds = totalSeconds % 60;
+  const pad = (value: number) => String(value).padStart(2, '0');
+  if (hours > 0) return `${hours}h ${pad(minutes)}m ${pad(seconds)}s`;
+  if (minutes > 0) return `${minutes}m ${pad(seconds)}s`;
+  return `${seconds}s`;
+}
+
+function count(value: number): string {
+  return value.toLocaleString('en-US');
+}
+
+function oneLine(text: string, max: number): string {
+  const flat = text.replace(/\s+/g, ' ').trim();
+  return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
+}

@@ -1,0 +1,264 @@
+import type { AgentRole, ColonyEvent } from '../events/event-types.js';
+import { handoffStatusSchema } from '../events/handoff.js';
+import type { TaskStatus } from '../store/task-store.js';
+import type { AgentState, AgentStatus, RunStatus, RunStatusContext } from './run-status.js';
+
+export interface RunStatusFoldOptions {
+  /** Fold only this run. Without it the fold follows the run started last, starting over at each `run.started`. */
+  readonly runId?: string;
+}
+
+/**
+ * The run status built up one event at a time, so a live view can feed events as they arrive
+ * and ask for a snapshot whenever it redraws.
+ */
+export interface RunStatusFold {
+  /** Events of other runs, and events at or below a seq already folded, change nothing. */
+  add(event: ColonyEvent): void;
+  /** The run being folded; null until one started (when no run id was given). */
+  readonly runId: string | null;
+  /** The status now, as fresh plain data; null until the run's `run.started` was folded. */
+  snapshot(context: RunStatusContext): RunStatus | null;
+}
+
+interface RunRecord {
+  mode: string;
+  repo: string;
+  model: string;
+  title: string;
+  startedAt: number;
+  ended: { status: string; at: number; durationMs: number } | null;
+}
+
+interface AgentRecord {
+  id: string;
+  role: AgentRole;
+  parentId: string | null;
+  state: AgentState;
+  taskId: string;
+  title: string;
+  steps: number;
+  tokens: number;
+  costUsd: number;
+  startedAt: number;
+  endedAt: number | null;
+  reason: string | null;
+}
+
+interface Totals {
+  inputTokens: number;
+  outputTokens: number;
+  cachedInputTokens: number;
+  costUsd: number;
+  costKnown: boolean;
+  modelCalls: number;
+  toolCalls: number;
+  commitsLanded: number;
+  lastEventAt: number;
+}
+
+function emptyTotals(): Totals {
+  return {
+    inputTokens: 0,
+    outputTokens: 0,
+    cachedInputTokens: 0,
+    costUsd: 0,
+    costKnown: true,
+    modelCalls: 0,
+    toolCalls: 0,
+    commitsLanded: 0,
+    lastEventAt: 0,
+  };
+}
+
+export function createRunStatusFold(options: RunStatusFoldOptions = {}): RunStatusFold {
+  const followsLatest = options.runId === undefined;
+  let runId: string | null = options.runId ?? null;
+  let run: RunRecord | null = null;
+  let totals = emptyTotals();
+  let agents = new Map<string, AgentRecord>();
+  let paused = new Set<string>();
+  let lastSeq = 0;
+
+  function startOver(nextRunId: string): void {
+    runId = nextRunId;
+    run = null;
+    totals = emptyTotals();
+    agents = new Map();
+    paused = new Set();
+  }
+
+  function add(event: ColonyEvent): void {
+    if (event.seq <= lastSeq) return;
+    lastSeq = event.seq;
+    if (event.type === 'run.started' && followsLatest && event.runId !== runId) startOver(event.runId);
+    if (event.runId !== runId) return;
+    totals.lastEventAt = Math.max(totals.lastEventAt, event.ts);
+    const agent = agents.get(event.agentId);
+    switch (event.type) {
+      case 'run.started':
+        run = { ...event.data, startedAt: event.ts, ended: null };
+        return;
+      case 'run.ended':
+        if (run !== null) run.ended = { status: event.data.status, at: event.ts, durationMs: event.data.durationMs };
+        return;
+      case 'agent.started':
+        if (agent === undefined) {
+          agents.set(event.agentId, {
+            id: event.agentId,
+            role: event.data.role,
+            parentId: event.data.parentAgentId ?? null,
+            state: 'running',
+            taskId: event.data.taskId,
+            title: event.data.title,
+            steps: 0,
+            tokens: 0,
+            costUsd: 0,
+            startedAt: event.ts,
+            endedAt: null,
+            reason: null,
+          });
+        } else {
+          // The same agent rebuilt after a restart carries on from where it was.
+          agent.state = 'running';
+          agent.endedAt = null;
+          agent.reason = null;
+        }
+        return;
+      case 'agent.waiting':
+        if (agent !== undefined) agent.state = 'waiting';
+        return;
+      case 'model.requested':
+      case 'message.received':
+        if (agent?.state === 'waiting') agent.state = 'running';
+        return;
+      case 'model.responded': {
+        const { usage, costUsd } = event.data;
+        totals.modelCalls += 1;
+        totals.inputTokens += usage.inputTokens;
+        totals.outputTokens += usage.outputTokens;
+        totals.cachedInputTokens += usage.cachedInputTokens;
+        totals.costUsd += costUsd ?? 0;
+        if (costUsd === null) totals.costKnown = false;
+        if (agent !== undefined) {
+          agent.steps = Math.max(agent.steps, event.data.step);
+          agent.tokens += usage.inputTokens + usage.outputTokens;
+          agent.costUsd += costUsd ?? 0;
+        }
+        return;
+      }
+      case 'tool.started':
+        totals.toolCalls += 1;
+        return;
+      case 'merge.landed':
+        totals.commitsLanded += 1;
+        return;
+      case 'agent.failed':
+        if (agent !== undefined) endAgent(agent, 'failed', event.data.steps, event.data.reason, event.ts);
+        return;
+      case 'agent.ended':
+        if (agent !== undefined) endAgent(agent, endedState(event.data.status), event.data.steps, event.data.reason, event.ts);
+        return;
+      case 'andon.changed':
+        if (event.data.paused) paused.add(event.data.taskId);
+        else paused.delete(event.data.taskId);
+        return;
+      case 'agent.nudged':
+      case 'model.retried':
+      case 'model.failed':
+      case 'tool.ended':
+      case 'workspace.created':
+      case 'workspace.removed':
+      case 'merge.attempted':
+      case 'merge.conflicted':
+      case 'handoff.submitted':
+      case 'task.created':
+      case 'task.claimed':
+      case 'task.released':
+      case 'handoff.delivered':
+      case 'scratchpad.written':
+      case 'planner.finished':
+        return;
+      default:
+        assertNever(event);
+    }
+  }
+
+  function snapshot(context: RunStatusContext): RunStatus | null {
+    if (run === null || runId === null) return null;
+    const id = runId;
+    const ended = run.ended;
+    const clock = context.now ?? totals.lastEventAt;
+    return {
+      run: {
+        id,
+        state: ended === null ? 'running' : ended.status,
+        mode: run.mode,
+        repo: run.repo,
+        model: run.model,
+        title: run.title,
+        startedAt: run.startedAt,
+        endedAt: ended?.at ?? null,
+        durationMs: ended === null ? Math.max(0, clock - run.startedAt) : ended.durationMs,
+        lastEventAt: totals.lastEventAt,
+      },
+      tasks: countTasks(context.tasks.filter((task) => task.runId === id)),
+      handoffs: { delivered: context.deliveredHandoffs.filter((message) => message.runId === id).length },
+      commits: { landed: totals.commitsLanded },
+      tokens: {
+        input: totals.inputTokens,
+        output: totals.outputTokens,
+        cachedInput: totals.cachedInputTokens,
+        total: totals.inputTokens + totals.outputTokens,
+      },
+      costUsd: roundDollars(totals.costUsd),
+      costKnown: totals.costKnown,
+      modelCalls: totals.modelCalls,
+      toolCalls: totals.toolCalls,
+      pausedTaskIds: [...paused],
+      agents: [...agents.values()].map((agent): AgentStatus => ({ ...agent, costUsd: roundDollars(agent.costUsd) })),
+    };
+  }
+
+  return {
+    add,
+    get runId() {
+      return runId;
+    },
+    snapshot,
+  };
+}
+
+function endAgent(agent: AgentRecord, state: AgentState, steps: number, reason: string, at: number): void {
+  agent.state = state;
+  agent.steps = steps;
+  agent.reason = reason;
+  agent.endedAt = at;
+}
+
+/** An ended status colony does not know is shown as failed rather than hidden among the running. */
+function endedState(status: string): AgentState {
+  const parsed = handoffStatusSchema.safeParse(status);
+  return parsed.success ? parsed.data : 'failed';
+}
+
+function countTasks(tasks: readonly { status: TaskStatus; parentTaskId: string | null }[]): RunStatus['tasks'] {
+  const byStatus: Record<TaskStatus, number> = { open: 0, running: 0, done: 0, partial: 0, blocked: 0, failed: 0 };
+  let total = 0;
+  for (const task of tasks) {
+    // The root planner's task is the run itself, not work the tree took on.
+    if (task.parentTaskId === null) continue;
+    byStatus[task.status] += 1;
+    total += 1;
+  }
+  return { total, byStatus };
+}
+
+/** Sums of float prices drift (0.1 + 0.2); a millionth of a dollar is finer than any price. */
+function roundDollars(amount: number): number {
+  return Math.round(amount * 1e6) / 1e6;
+}
+
+function assertNever(value: never): never {
+  throw new Error(`unhandled event: ${JSON.stringify(value)}`);
+}

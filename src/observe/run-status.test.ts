@@ -1,0 +1,394 @@
+import { describe, expect, it } from 'vitest';
+import type { AgentRole, ColonyEvent, EventBody } from '../events/event-types.js';
+import type { Handoff, HandoffStatus } from '../events/handoff.js';
+import { createMemoryEventStore } from '../store/memory-event-store.js';
+import type { InboxMessage, TaskRecord, TaskStatus } from '../store/task-store.js';
+import { createRunStatusFold, foldRunStatus, formatRunStatus, type RunStatus } from './run-status.js';
+
+const T0 = Date.UTC(2026, 10, 29, 14, 0, 0);
+
+/** An event log in a real (in-memory) store, with a clock the test moves. */
+function createLog() {
+  let clock = T0;
+  const store = createMemoryEventStore({ now: () => clock });
+  return {
+    at(ms: number): void {
+      clock = T0 + ms;
+    },
+    append(runId: string, agentId: string, body: EventBody): ColonyEvent {
+      return store.append({ ...body, runId, agentId });
+    },
+    events: (): ColonyEvent[] => store.read(),
+  };
+}
+
+const runStarted = (title: string): EventBody => ({ type: 'run.started', data: { mode: 'run', repo: '/srv/parser', model: 'sim', title } });
+const runEnded = (status: string, durationMs: number): EventBody => ({ type: 'run.ended', data: { status, durationMs } });
+
+function agentStarted(role: AgentRole, taskId: string, title: string, parentAgentId?: string | null): EventBody {
+  return {
+    type: 'agent.started',
+    data: { role, taskId, title, model: 'sim', systemPrompt: 'prompt', task: 'brief', tools: ['read_file'], parentAgentId },
+  };
+}
+
+function modelResponded(step: number, inputTokens: number, outputTokens: number, costUsd: number | null): EventBody {
+  return {
+    type: 'model.responded',
+    data: {
+      step,
+      text: '',
+      toolCalls: [{ id: `call-${step}`, name: 'read_file', input: '{"path":"a"}' }],
+      finishReason: 'tool-calls',
+      usage: { inputTokens, outputTokens, cachedInputTokens: 0 },
+      costUsd,
+      durationMs: 10,
+      attempts: 1,
+    },
+  };
+}
+
+const modelRequested = (step: number): EventBody => ({ type: 'model.requested', data: { step, model: 'sim', messages: 2, chars: 100 } });
+const toolStarted = (step: number): EventBody => ({ type: 'tool.started', data: { step, callId: `call-${step}`, name: 'read_file', input: '{}' } });
+const waiting = (step: number): EventBody => ({ type: 'agent.waiting', data: { step, openChildren: 1 } });
+const received = (step: number): EventBody => ({ type: 'message.received', data: { step, fromTaskId: 'task-a', content: 'Handoff' } });
+const ended = (status: string, steps: number): EventBody => ({ type: 'agent.ended', data: { status, steps, reason: 'handoff submitted' } });
+const failed = (steps: number, reason: string): EventBody => ({ type: 'agent.failed', data: { steps, reason, lastToolCall: null } });
+const landed = (commit: string): EventBody => ({
+  type: 'merge.landed',
+  data: { commit, mainBefore: 'b'.repeat(40), attempts: 1, files: ['src/a.ts'], durationMs: 5 },
+});
+
+function task(runId: string, id: string, parentTaskId: string | null, status: TaskStatus): TaskRecord {
+  return {
+    id,
+    runId,
+    parentTaskId,
+    createdBy: parentTaskId === null ? null : 'planner-root',
+    kind: 'worker',
+    title: id,
+    body: 'brief',
+    scope: null,
+    retryOf: null,
+    status,
+    attempt: status === 'open' ? 0 : 1,
+    leaseHolder: null,
+    leaseExpiresAt: null,
+    createdAt: T0,
+    closedAt: null,
+    handoff: null,
+  };
+}
+
+function delivered(runId: string, seq: number, fromTaskId: string, status: HandoffStatus): InboxMessage {
+  const handoff: Handoff = {
+    status,
+    summary: 'did it',
+    commits: [],
+    evidence: '',
+    notes: [],
+    concerns: [],
+    deviations: [],
+    findings: [],
+    feedback: [],
+    followUps: [],
+    synthetic: false,
+  };
+  return { seq, runId, recipientTaskId: 'task-root', fromTaskId, handoff, text: null, createdAt: T0 };
+}
+
+/**
+ * Two runs in one log. The second, still going: a root planner waiting on its children, a
+ * sub-planner woken by a handoff, one worker done, one failed, one failed then ended partial,
+ * one still running.
+ */
+function twoRuns() {
+  const log = createLog();
+  log.append('run-old', 'system', runStarted('Old goal'));
+  log.append('run-old', 'planner-old', agentStarted('root-planner', 'task-old', 'Old goal'));
+  log.append('run-old', 'planner-old', modelResponded(1, 5000, 500, 0.5));
+  log.append('run-old', 'planner-old', landed('c'.repeat(40)));
+  log.append('run-old', 'system', runEnded('done', 60_000));
+
+  log.at(100_000);
+  log.append('run-new', 'system', runStarted('Build the parser'));
+  log.append('run-new', 'planner-root', agentStarted('root-planner', 'task-root', 'Build the parser', null));
+  log.append('run-new', 'planner-root', modelRequested(1));
+  log.append('run-new', 'planner-root', modelResponded(1, 100, 10, 0.01));
+  log.append('run-new', 'planner-root', toolStarted(1));
+  log.append('run-new', 'planner-root', toolStarted(1));
+  log.append('run-new', 'planner-root', waiting(1));
+  log.append('run-new', 'planner-sub', agentStarted('sub-planner', 'task-sub', 'Lexer', 'planner-root'));
+  log.append('run-new', 'planner-sub', modelResponded(1, 200, 20, null));
+  log.append('run-new', 'worker-a', agentStarted('worker', 'task-a', 'Tokenise strings', 'planner-sub'));
+  log.append('run-new', 'worker-a', modelResponded(1, 300, 30, 0.02));
+  log.append('run-new', 'worker-a', toolStarted(1));
+  log.append('run-new', 'worker-a', landed('a'.repeat(40)));
+  log.at(101_000);
+  log.append('run-new', 'worker-a', ended('done', 1));
+  log.append('run-new', 'planner-sub', waiting(1));
+  log.append('run-new', 'planner-sub', received(2));
+  log.append('run-new', 'worker-b', agentStarted('worker', 'task-b', 'Parse numbers', 'planner-root'));
+  log.append('run-new', 'worker-b', modelResponded(1, 400, 40, 0.03));
+  log.append('run-new', 'worker-b', modelResponded(2, 500, 50, 0.04));
+  log.append('run-new', 'worker-b', failed(2, 'the step budget ran out (2 model calls)'));
+  log.append('run-new', 'worker-c', agentStarted('worker', 'task-c', 'Comments', 'planner-sub'));
+  log.append('run-new', 'worker-c', failed(0, 'the model call failed'));
+  log.append('run-new', 'worker-c', ended('partial', 0));
+  log.at(105_000);
+  log.append('run-new', 'worker-d', agentStarted('worker', 'task-d', 'Printer', 'planner-root'));
+
+  const tasks = [
+    task('run-old', 'task-old', null, 'done'),
+    task('run-old', 'task-old-child', 'task-old', 'done'),
+    task('run-new', 'task-root', null, 'running'),
+    task('run-new', 'task-sub', 'task-root', 'running'),
+    task('run-new', 'task-a', 'task-sub', 'done'),
+    task('run-new', 'task-b', 'task-root', 'failed'),
+    task('run-new', 'task-c', 'task-sub', 'partial'),
+    task('run-new', 'task-d', 'task-root', 'running'),
+    task('run-new', 'task-e', 'task-root', 'open'),
+    task('run-new', 'task-f', 'task-root', 'blocked'),
+  ];
+  const deliveredHandoffs = [
+    delivered('run-old', 1, 'task-old-child', 'done'),
+    delivered('run-new', 2, 'task-a', 'done'),
+    delivered('run-new', 3, 'task-b', 'failed'),
+    delivered('run-new', 4, 'task-c', 'partial'),
+  ];
+  return { log, tasks, deliveredHandoffs };
+}
+
+function statusOf(input: Parameters<typeof foldRunStatus>[0]): RunStatus {
+  const status = foldRunStatus(input);
+  if (status === null) throw new Error('expected a run');
+  return status;
+}
+
+describe('foldRunStatus', () => {
+  it('reports the run started last, still running, with its wall time up to now', () => {
+    const { log, tasks, deliveredHandoffs } = twoRuns();
+    const status = statusOf({ events: log.events(), tasks, deliveredHandoffs, now: T0 + 130_000 });
+    expect(status.run).toEqual({
+      id: 'run-new',
+      state: 'running',
+      mode: 'run',
+      repo: '/srv/parser',
+      model: 'sim',
+      title: 'Build the parser',
+      startedAt: T0 + 100_000,
+      endedAt: null,
+      durationMs: 30_000,
+      lastEventAt: T0 + 105_000,
+    });
+    // Without a clock the wall time runs to the last event.
+    expect(statusOf({ events: log.events(), tasks, deliveredHandoffs }).run.durationMs).toBe(5_000);
+  });
+
+  it('counts the tasks of the run without the root planner’s own, and its handoffs and commits', () => {
+    const { log, tasks, deliveredHandoffs } = twoRuns();
+    const status = statusOf({ events: log.events(), tasks, deliveredHandoffs });
+    expect(status.tasks).toEqual({ total: 7, byStatus: { open: 1, running: 2, done: 1, partial: 1, blocked: 1, failed: 1 } });
+    expect(status.handoffs).toEqual({ delivered: 3 });
+    expect(status.commits).toEqual({ landed: 1 });
+    expect(status.modelCalls).toBe(5);
+    expect(status.toolCalls).toBe(3);
+  });
+
+  it('sums tokens and cost, and says the cost is a lower bound when a call had no price', () => {
+    const { log, tasks, deliveredHandoffs } = twoRuns();
+    const status = statusOf({ events: log.events(), tasks, deliveredHandoffs });
+    expect(status.tokens).toEqual({ input: 1500, output: 150, cachedInput: 0, total: 1650 });
+    expect(status.costUsd).toBe(0.1);
+    expect(status.costKnown).toBe(false);
+
+    const old = statusOf({ events: log.events(), tasks, deliveredHandoffs, runId: 'run-old' });
+    expect(old.tokens.total).toBe(5500);
+    expect(old.costUsd).toBe(0.5);
+    expect(old.costKnown).toBe(true);
+  });
+
+  it('lists the agents in start order with their role, parent, state, steps, tokens and cost', () => {
+    const { log, tasks, deliveredHandoffs } = twoRuns();
+    const agents = statusOf({ events: log.events(), tasks, deliveredHandoffs }).agents;
+    expect(agents.map((agent) => [agent.id, agent.role, agent.parentId, agent.state, agent.steps, agent.tokens, agent.costUsd])).toEqual([
+      ['planner-root', 'root-planner', null, 'waiting', 1, 110, 0.01],
+      ['planner-sub', 'sub-planner', 'planner-root', 'running', 1, 220, 0],
+      ['worker-a', 'worker', 'planner-sub', 'done', 1, 330, 0.02],
+      ['worker-b', 'worker', 'planner-root', 'failed', 2, 990, 0.07],
+      ['worker-c', 'worker', 'planner-sub', 'partial', 0, 0, 0],
+      ['worker-d', 'worker', 'planner-root', 'running', 0, 0, 0],
+    ]);
+    const workerB = agents.find((agent) => agent.id === 'worker-b');
+    expect(workerB).toMatchObject({
+      taskId: 'task-b',
+      title: 'Parse numbers',
+      startedAt: T0 + 101_000,
+      endedAt: T0 + 101_000,
+      reason: 'the step budget ran out (2 model calls)',
+    });
+    expect(agents.find((agent) => agent.id === 'worker-d')).toMatchObject({ endedAt: null, reason: null });
+  });
+
+  it('reports the given run, and a finished one with its own status and duration', () => {
+    const { log, tasks, deliveredHandoffs } = twoRuns();
+    const old = statusOf({ events: log.events(), tasks, deliveredHandoffs, runId: 'run-old', now: T0 + 999_999 });
+    expect(old.run).toMatchObject({ id: 'run-old', state: 'done', title: 'Old goal', endedAt: T0, durationMs: 60_000 });
+    expect(old.tasks.total).toBe(1);
+    expect(old.handoffs.delivered).toBe(1);
+    expect(old.commits.landed).toBe(1);
+    expect(old.agents.map((agent) => agent.id)).toEqual(['planner-old']);
+  });
+
+  it('is null without a run, or for a run the log does not hold', () => {
+    const { log, tasks, deliveredHandoffs } = twoRuns();
+    expect(foldRunStatus({ events: [], tasks, deliveredHandoffs })).toBeNull();
+    expect(foldRunStatus({ events: log.events(), tasks, deliveredHandoffs, runId: 'run-missing' })).toBeNull();
+  });
+
+  it('is plain data that survives JSON', () => {
+    const { log, tasks, deliveredHandoffs } = twoRuns();
+    const status = statusOf({ events: log.events(), tasks, deliveredHandoffs });
+    expect(JSON.parse(JSON.stringify(status))).toEqual(status);
+  });
+
+  it('wakes a waiting planner at its next model call', () => {
+    const log = createLog();
+    log.append('run-1', 'system', runStarted('Goal'));
+    log.append('run-1', 'planner-root', agentStarted('root-planner', 'task-root', 'Goal'));
+    log.append('run-1', 'planner-root', waiting(3));
+    const before = statusOf({ events: log.events(), tasks: [], deliveredHandoffs: [] });
+    log.append('run-1', 'planner-root', modelRequested(4));
+    const after = statusOf({ events: log.events(), tasks: [], deliveredHandoffs: [] });
+    expect([before.agents[0]?.state, after.agents[0]?.state]).toEqual(['waiting', 'running']);
+  });
+
+  it('shows an ended status it does not know as failed', () => {
+    const log = createLog();
+    log.append('run-1', 'system', runStarted('Goal'));
+    log.append('run-1', 'worker-a', agentStarted('worker', 'task-a', 'A'));
+    log.append('run-1', 'worker-a', ended('vanished', 3));
+    expect(statusOf({ events: log.events(), tasks: [], deliveredHandoffs: [] }).agents[0]?.state).toBe('failed');
+  });
+
+  it('records pulled andons until they are released', () => {
+    const log = createLog();
+    log.append('run-1', 'system', runStarted('Goal'));
+    log.append('run-1', 'planner-root', { type: 'andon.changed', data: { taskId: 'task-root', paused: true, reason: 'red' } });
+    log.append('run-1', 'planner-sub', { type: 'andon.changed', data: { taskId: 'task-sub', paused: true, reason: 'red' } });
+    log.append('run-1', 'planner-root', { type: 'andon.changed', data: { taskId: 'task-root', paused: false, reason: 'green' } });
+    expect(statusOf({ events: log.events(), tasks: [], deliveredHandoffs: [] }).pausedTaskIds).toEqual(['task-sub']);
+  });
+});
+
+describe('createRunStatusFold', () => {
+  it('fed one event at a time, ends where the whole fold does, and ignores events it already has', () => {
+    const { log, tasks, deliveredHandoffs } = twoRuns();
+    const events = log.events();
+    const fold = createRunStatusFold();
+    for (const event of events) {
+      fold.add(event);
+      fold.add(event);
+    }
+    expect(fold.runId).toBe('run-new');
+    expect(fold.snapshot({ tasks, deliveredHandoffs })).toEqual(foldRunStatus({ events, tasks, deliveredHandoffs }));
+  });
+
+  it('follows the next run when one starts, and a fixed run only', () => {
+    const { log } = twoRuns();
+    const following = createRunStatusFold();
+    const fixed = createRunStatusFold({ runId: 'run-old' });
+    const seen: (string | null)[] = [];
+    for (const event of log.events()) {
+      following.add(event);
+      fixed.add(event);
+      seen.push(following.snapshot({ tasks: [], deliveredHandoffs: [] })?.run.id ?? null);
+    }
+    expect(seen.at(0)).toBe('run-old');
+    expect(seen.at(-1)).toBe('run-new');
+    expect(following.snapshot({ tasks: [], deliveredHandoffs: [] })?.agents.some((agent) => agent.id === 'planner-old')).toBe(false);
+    expect(fixed.snapshot({ tasks: [], deliveredHandoffs: [] })?.agents.map((agent) => agent.id)).toEqual(['planner-old']);
+  });
+
+  it('has nothing to show before the run started', () => {
+    const fold = createRunStatusFold({ runId: 'run-1' });
+    expect(fold.snapshot({ tasks: [], deliveredHandoffs: [] })).toBeNull();
+  });
+});
+
+describe('formatRunStatus', () => {
+  it('writes the header, the counts and the tree indented under each parent', () => {
+    const { log, tasks, deliveredHandoffs } = twoRuns();
+    const text = formatRunStatus(statusOf({ events: log.events(), tasks, deliveredHandoffs, now: T0 + 100_000 + 3_725_000 }));
+    expect(text).toBe(
+      [
+        'Run run-new: running, wall time 1h 02m 05s',
+        '  Build the parser',
+        '  colony run on /srv/parser with sim, started 2026-11-29T14:01:40Z',
+        'Tasks: 7 (1 open, 2 running, 1 done, 1 partial, 1 blocked, 1 failed)',
+        'Handoffs delivered: 3',
+        'Commits landed: 1',
+        'Tokens: 1,650 (1,500 input, 150 output)',
+        'Cost: $0.1000 (some model calls had no price, so at least this)',
+        'Model calls: 5, tool calls: 3',
+        '',
+        'Agents:',
+        '  root-planner planner-root  waiting  1 step  Build the parser',
+        '    sub-planner planner-sub  running  1 step  Lexer',
+        '      2 workers finished: 1 done, 1 partial',
+        '    worker worker-b  failed  2 steps  Parse numbers  (the step budget ran out (2 model calls))',
+        '    worker worker-d  running  0 steps  Printer',
+        '    1 worker finished: 1 failed',
+        '',
+      ].join('\n'),
+    );
+  });
+
+  it('keeps a finished tree of hundreds of agents to a few lines', () => {
+    const log = createLog();
+    log.append('run-big', 'system', runStarted('Big goal'));
+    log.append('run-big', 'planner-root', agentStarted('root-planner', 'task-root', 'Big goal'));
+    for (let planner = 0; planner < 3; planner += 1) {
+      const plannerId = `planner-${planner}`;
+      log.append('run-big', plannerId, agentStarted('sub-planner', `task-p${planner}`, `Slice ${planner}`, 'planner-root'));
+      for (let worker = 0; worker < 100; worker += 1) {
+        const workerId = `worker-${planner}-${worker}`;
+        log.append('run-big', workerId, agentStarted('worker', `task-${planner}-${worker}`, `Piece ${worker}`, plannerId));
+        // Slice 0 has two failed workers; slice 2 has twelve, more than are listed.
+        const fails = (planner === 0 && worker < 2) || (planner === 2 && worker < 12);
+        log.append('run-big', workerId, fails ? failed(4, 'died') : ended('done', 5));
+      }
+      log.append('run-big', plannerId, ended('done', 9));
+    }
+    log.append('run-big', 'planner-root', ended('done', 20));
+    log.append('run-big', 'system', runEnded('done', 7_200_000));
+
+    const text = formatRunStatus(statusOf({ events: log.events(), tasks: [], deliveredHandoffs: [] }));
+    const tree = text.slice(text.indexOf('Agents:\n') + 'Agents:\n'.length).trimEnd().split('\n');
+    expect(text.startsWith('Run run-big: done, wall time 2h 00m 00s\n')).toBe(true);
+    expect(tree.filter((line) => line.includes('sub-planner')).length).toBe(3);
+    expect(tree.filter((line) => /^ {6}worker worker-\d+-\d+ {2}failed {2}4 steps {2}Piece \d+ {2}\(died\)$/.test(line)).length).toBe(12);
+    expect(tree).toContain('      100 workers finished: 98 done, 2 failed');
+    expect(tree).toContain('      100 workers finished: 100 done');
+    expect(tree).toContain('      100 workers finished: 88 done, 12 failed (2 failed not listed)');
+    expect(tree.length).toBe(1 + 3 * 2 + 2 + 10);
+  });
+
+  it('places an agent whose parent never started at the top, after the root planner', () => {
+    const log = createLog();
+    log.append('run-1', 'system', runStarted('Goal'));
+    log.append('run-1', 'worker-orphan', agentStarted('worker', 'task-x', 'Orphan', 'planner-gone'));
+    log.append('run-1', 'planner-root', agentStarted('root-planner', 'task-root', 'Goal'));
+    const text = formatRunStatus(statusOf({ events: log.events(), tasks: [], deliveredHandoffs: [] }));
+    expect(text.endsWith('Agents:\n  root-planner planner-root  running  0 steps  Goal\n  worker worker-orphan  running  0 steps  Orphan\n')).toBe(true);
+  });
+
+  it('still shows agents whose parent links go round in a circle', () => {
+    const log = createLog();
+    log.append('run-1', 'system', runStarted('Goal'));
+    log.append('run-1', 'planner-a', agentStarted('sub-planner', 'task-a', 'A', 'planner-b'));
+    log.append('run-1', 'planner-b', agentStarted('sub-planner', 'task-b', 'B', 'planner-a'));
+    const text = formatRunStatus(statusOf({ events: log.events(), tasks: [], deliveredHandoffs: [] }));
+    expect(text.endsWith('Agents:\n  sub-planner planner-a  running  0 steps  A\n    sub-planner planner-b  running  0 steps  B\n')).toBe(true);
+  });
+});

@@ -1,0 +1,102 @@
+import type { AgentRole, ColonyEvent } from '../events/event-types.js';
+import type { HandoffStatus } from '../events/handoff.js';
+import type { InboxMessage, TaskRecord, TaskStatus } from '../store/task-store.js';
+import { createRunStatusFold } from './run-status-fold.js';
+
+export { createRunStatusFold, type RunStatusFold, type RunStatusFoldOptions } from './run-status-fold.js';
+export { formatRunStatus } from './format-run-status.js';
+
+/**
+ * What an agent is doing: `waiting` is a planner with nothing to do until a message arrives;
+ * the rest are how it ended.
+ */
+export type AgentState = 'running' | 'waiting' | HandoffStatus;
+
+/** One agent of the tree. Plain data: scripts read it as JSON, so the names are stable. */
+export interface AgentStatus {
+  readonly id: string;
+  readonly role: AgentRole;
+  /** The agent that published this agent's task; null for the root planner and `colony work`. */
+  readonly parentId: string | null;
+  readonly state: AgentState;
+  readonly taskId: string;
+  readonly title: string;
+  /** Model calls so far, or as counted by the agent when it ended. */
+  readonly steps: number;
+  /** Input plus output tokens of its model calls. */
+  readonly tokens: number;
+  readonly costUsd: number;
+  /** Milliseconds since the epoch. */
+  readonly startedAt: number;
+  readonly endedAt: number | null;
+  /** Why it ended or failed, as recorded; null while it runs. */
+  readonly reason: string | null;
+}
+
+/** A run as `colony status` reports it, live or finished. Plain data: scripts read it as JSON. */
+export interface RunStatus {
+  readonly run: {
+    readonly id: string;
+    /** 'running' while the run has not ended, else the status it ended with. */
+    readonly state: string;
+    readonly mode: string;
+    readonly repo: string;
+    readonly model: string;
+    readonly title: string;
+    readonly startedAt: number;
+    readonly endedAt: number | null;
+    /** The run's own measure once it ended; until then from its start to `now` (or its last event). */
+    readonly durationMs: number;
+    readonly lastEventAt: number;
+  };
+  /** Every task of the run except the root planner's own. */
+  readonly tasks: { readonly total: number; readonly byStatus: Readonly<Record<TaskStatus, number>> };
+  readonly handoffs: { readonly delivered: number };
+  readonly commits: { readonly landed: number };
+  readonly tokens: { readonly input: number; readonly output: number; readonly cachedInput: number; readonly total: number };
+  /** The sum of every priced model call; calls without a price count as 0. */
+  readonly costUsd: number;
+  /** False when some model call had no price, so `costUsd` is a lower bound. */
+  readonly costKnown: boolean;
+  readonly modelCalls: number;
+  readonly toolCalls: number;
+  /** Tasks whose andon is pulled: nothing below them is claimed until it is released. */
+  readonly pausedTaskIds: readonly string[];
+  /** In the order they started. */
+  readonly agents: readonly AgentStatus[];
+}
+
+/** What the event log does not hold: the task table and the inboxes, read from the task store. */
+export interface RunStatusContext {
+  readonly tasks: readonly TaskRecord[];
+  readonly deliveredHandoffs: readonly InboxMessage[];
+  /** The clock for a live run's wall time; without it the time runs to the last event. */
+  readonly now?: number;
+}
+
+export interface FoldRunStatusInput extends RunStatusContext {
+  readonly events: readonly ColonyEvent[];
+  /** The run to report; defaults to the one started last in `events`. */
+  readonly runId?: string;
+}
+
+/**
+ * The status of one run, folded from the event log and the task store: the given run, or the
+ * one started last. Null when `events` holds no `run.started` for it. Tasks and handoffs of
+ * other runs are ignored, so callers may pass a whole store's worth.
+ */
+export function foldRunStatus(input: FoldRunStatusInput): RunStatus | null {
+  const runId = input.runId ?? latestRunId(input.events);
+  if (runId === null) return null;
+  const fold = createRunStatusFold({ runId });
+  for (const event of input.events) fold.add(event);
+  return fold.snapshot(input);
+}
+
+function latestRunId(events: readonly ColonyEvent[]): string | null {
+  for (let index = events.length - 1; index >= 0; index -= 1) {
+    const event = events[index];
+    if (event?.type === 'run.started') return event.runId;
+  }
+  return null;
+}
