@@ -1,0 +1,1 @@
+// The package's public API: every module is re-exported here.
