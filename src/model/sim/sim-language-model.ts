@@ -9,11 +9,12 @@ import { streamOfResult } from '../generate-result-stream.js';
 import { abortableSleep, type Sleep } from '../language-model-chat.js';
 import { promptToMessages } from '../prompt-conversion.js';
 import type { SimOptions } from './sim-options.js';
-import { simLatencyMs, simWorkerTurn } from './worker-policy.js';
+import { simLatencyMs, simTurn } from './sim-turn.js';
 
 /**
  * The simulated model behind the AI SDK's provider contract, like any real provider: it gets
- * a prompt and tools, waits its seeded latency and answers with the worker policy's next turn.
+ * a prompt and tools, waits its seeded latency and answers with the next turn of the planner
+ * policy (when `create_task` is among the tools) or the worker policy.
  * It keeps no state between calls, so it can be served over HTTP as it is.
  */
 export function createSimLanguageModel(options: SimOptions, sleep: Sleep = abortableSleep): LanguageModelV3 {
@@ -23,7 +24,7 @@ export function createSimLanguageModel(options: SimOptions, sleep: Sleep = abort
       .filter((tool): tool is LanguageModelV3FunctionTool => tool.type === 'function')
       .map((tool) => tool.name);
     await sleep(simLatencyMs(options, messages), call.abortSignal);
-    const turn = simWorkerTurn(messages, toolNames, options);
+    const turn = simTurn(messages, toolNames, options);
     const content: LanguageModelV3Content[] = [];
     if (turn.text !== '') content.push({ type: 'text', text: turn.text });
     for (const toolCall of turn.toolCalls) {

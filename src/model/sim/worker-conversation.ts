@@ -34,7 +34,7 @@ export interface WorkerConversation {
 /** Tool errors start with "error: " as well as carrying the flag: not every wire format keeps the flag. */
 const ERROR_PREFIX = 'error: ';
 
-function readToolResult(content: string, isError: boolean): ToolOutcome {
+export function readToolResult(content: string, isError: boolean): ToolOutcome {
   if (content.startsWith(ERROR_PREFIX)) return { content: content.slice(ERROR_PREFIX.length), isError: true };
   return { content, isError };
 }

@@ -15,7 +15,8 @@ import {
   WORKER_TOOL_NAMES,
 } from './tool-executor-for-tests.js';
 import { ABANDON_TEXT } from './worker-conversation.js';
-import { simLatencyMs, simWorkerTurn } from './worker-policy.js';
+import { simLatencyMs } from './sim-turn.js';
+import { simWorkerTurn } from './worker-policy.js';
 
 const goal = readFileSync(join(EXAMPLE_DIR, 'GOAL.md'), 'utf8');
 const padTask = readFileSync(join(EXAMPLE_DIR, 'tasks/01-pad.md'), 'utf8');

@@ -1,19 +1,12 @@
-import type { Usage } from '../chat-model.js';
-import type { Message, ToolCall } from '../messages.js';
+import type { Message } from '../messages.js';
 import { malformCall, malformedKindFor } from './malformed-call.js';
+import type { SimAnswer } from './sim-answer.js';
+import { simAnswer } from './sim-answer.js';
 import { seededRoll } from './seeded-roll.js';
 import type { SimOptions } from './sim-options.js';
-import { conversationLength } from '../messages.js';
 import { ABANDON_TEXT, readConversation } from './worker-conversation.js';
 import { planWorkerTurn } from './worker-next-step.js';
 import { encodeWorkerCall } from './worker-tool-calls.js';
-
-/** One answer of the sim worker, shaped like a model's. */
-export interface SimWorkerAnswer {
-  readonly text: string;
-  readonly toolCalls: readonly ToolCall[];
-  readonly usage: Usage;
-}
 
 /**
  * The sim worker's answer to a conversation. It reads nothing but `messages`, keeps no state,
@@ -24,7 +17,7 @@ export interface SimWorkerAnswer {
  * then on answers with text only; with chance `options.malformed` per turn it sends one
  * malformed tool call instead of the intended calls, and re-issues the real step next turn.
  */
-export function simWorkerTurn(messages: readonly Message[], toolNames: readonly string[], options: SimOptions): SimWorkerAnswer {
+export function simWorkerTurn(messages: readonly Message[], toolNames: readonly string[], options: SimOptions): SimAnswer {
   const conversation = readConversation(messages);
   const { turn, taskText } = conversation;
   const crashes = conversation.abandoned || (turn > 0 && seededRoll(options.seed, taskText, turn, 'crash') < options.crash);
@@ -42,23 +35,5 @@ export function simWorkerTurn(messages: readonly Message[], toolNames: readonly 
       calls = [malformCall(intended, kind, toolNames)];
     }
   }
-  const toolCalls = calls.map((call, position) => ({ id: `call_${turn}_${position}`, name: call.name, input: call.input }));
-  const answerLength = text.length + toolCalls.reduce((sum, call) => sum + call.name.length + call.input.length, 0);
-  return {
-    text,
-    toolCalls,
-    usage: {
-      inputTokens: Math.ceil(conversationLength(messages) / 4),
-      outputTokens: Math.ceil(answerLength / 4) + options.tokens,
-      cachedInputTokens: 0,
-    },
-  };
-}
-
-/** How long this turn of the conversation should take, in milliseconds, drawn from the seed. */
-export function simLatencyMs(options: SimOptions, messages: readonly Message[]): number {
-  const { min, max } = options.latencyMs;
-  if (max <= min) return min;
-  const { turn, taskText } = readConversation(messages);
-  return min + Math.floor(seededRoll(options.seed, taskText, turn, 'latency') * (max - min + 1));
+  return simAnswer(messages, turn, text, calls, options);
 }

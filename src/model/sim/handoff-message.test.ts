@@ -1,0 +1,50 @@
+import { describe, expect, it } from 'vitest';
+import { notLandedPaths, readHandoffMessage } from './handoff-message.js';
+
+const MESSAGE = [
+  'Handoff from task t7 "Own src/collections/"',
+  'status: partial',
+  'summary: 10 of 12 modules landed;',
+  'two did not.',
+  'commits: a1, b2',
+  'evidence: $ node --test',
+  'exit code: 0',
+  'notes:',
+  '- not landed: src/collections/c3.js',
+  '- not landed: src/collections/c4.js',
+  '- a note that goes on',
+  '  over two lines',
+  'concerns:',
+  '- c3 keeps failing',
+  'follow-ups:',
+  '- look at c3',
+].join('\n');
+
+describe('readHandoffMessage', () => {
+  it('reads the header, status, multi-line summary and list sections', () => {
+    expect(readHandoffMessage(MESSAGE)).toEqual({
+      taskId: 't7',
+      title: 'Own src/collections/',
+      status: 'partial',
+      synthetic: false,
+      summary: '10 of 12 modules landed;\ntwo did not.',
+      notes: ['not landed: src/collections/c3.js', 'not landed: src/collections/c4.js', 'a note that goes on\n  over two lines'],
+      concerns: ['c3 keeps failing'],
+    });
+  });
+
+  it('knows a synthetic handoff by colony\'s line', () => {
+    const synthetic = 'Handoff from task t2 "Build a"\nstatus: failed\nwritten by colony: the agent ended without a handoff\nsummary: died\ncommits: none';
+    expect(readHandoffMessage(synthetic)).toMatchObject({ status: 'failed', synthetic: true, summary: 'died', notes: [] });
+  });
+
+  it('is null for anything that is not a handoff', () => {
+    expect(readHandoffMessage('Message from the user:\nhello')).toBeNull();
+    expect(readHandoffMessage('Handoff from task t2 "x"\nstatus: finished\nsummary: ?')).toBeNull();
+  });
+
+  it('lists the paths a sub-planner says did not land', () => {
+    const handoff = readHandoffMessage(MESSAGE);
+    expect(handoff === null ? [] : notLandedPaths(handoff)).toEqual(['src/collections/c3.js', 'src/collections/c4.js']);
+  });
+});

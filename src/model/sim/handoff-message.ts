@@ -1,0 +1,75 @@
+/**
+ * Reading a child's handoff as it arrives in a planner's conversation (the format is in
+ * docs/architecture/planner.md): a header line `Handoff from task <id> "<title>"`, then
+ * `key: value` lines and list sections of `- item` lines.
+ */
+
+export type HandoffStatus = 'done' | 'partial' | 'blocked' | 'failed';
+
+export interface HandoffMessage {
+  readonly taskId: string;
+  readonly title: string;
+  readonly status: HandoffStatus;
+  /** True when colony wrote it for an agent that ended without a handoff. */
+  readonly synthetic: boolean;
+  readonly summary: string;
+  readonly notes: readonly string[];
+  readonly concerns: readonly string[];
+}
+
+/** How a sub-planner names a module of its scope that did not land, one note each. */
+export const NOT_LANDED_PREFIX = 'not landed: ';
+
+export const USER_MESSAGE_HEADER = 'Message from the user:';
+
+const HEADER = /^Handoff from task (\S+) "(.*)"\s*$/;
+const STATUSES: readonly HandoffStatus[] = ['done', 'partial', 'blocked', 'failed'];
+const FIELD_KEYS = ['status', 'written by colony', 'summary', 'commits', 'evidence'] as const;
+const LIST_KEYS = ['notes', 'concerns', 'deviations', 'findings', 'feedback', 'follow-ups'] as const;
+
+/** Null when the message is not a handoff (or its status is missing). */
+export function readHandoffMessage(content: string): HandoffMessage | null {
+  const lines = content.split('\n');
+  const header = HEADER.exec(lines[0] ?? '');
+  if (header === null) return null;
+  const fields = new Map<string, string>();
+  const lists = new Map<string, string[]>();
+  let field: string | null = null;
+  let list: string[] | null = null;
+  for (const line of lines.slice(1)) {
+    const key = FIELD_KEYS.find((name) => line.startsWith(`${name}:`));
+    const listKey = LIST_KEYS.find((name) => line.trimEnd() === `${name}:`);
+    if (key !== undefined) {
+      field = key;
+      list = null;
+      fields.set(key, line.slice(key.length + 1).trim());
+    } else if (listKey !== undefined) {
+      field = null;
+      list = [];
+      lists.set(listKey, list);
+    } else if (list !== null && line.startsWith('- ')) {
+      list.push(line.slice(2).trim());
+    } else if (list !== null && list.length > 0) {
+      // A multi-line item continues until the next item or section.
+      list[list.length - 1] = `${list[list.length - 1] ?? ''}\n${line}`;
+    } else if (field !== null) {
+      fields.set(field, `${fields.get(field) ?? ''}\n${line}`);
+    }
+  }
+  const status = STATUSES.find((each) => each === fields.get('status'));
+  if (status === undefined) return null;
+  return {
+    taskId: header[1] ?? '',
+    title: header[2] ?? '',
+    status,
+    synthetic: fields.has('written by colony'),
+    summary: (fields.get('summary') ?? '').trim(),
+    notes: lists.get('notes') ?? [],
+    concerns: lists.get('concerns') ?? [],
+  };
+}
+
+/** The module paths a handoff's notes say did not land. */
+export function notLandedPaths(handoff: HandoffMessage): string[] {
+  return handoff.notes.filter((note) => note.startsWith(NOT_LANDED_PREFIX)).map((note) => note.slice(NOT_LANDED_PREFIX.length).trim());
+}

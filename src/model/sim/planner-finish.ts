@@ -1,0 +1,80 @@
+import { passCount } from './command-output.js';
+import { NOT_LANDED_PREFIX } from './handoff-message.js';
+import type { PlannerLedger, TestRun } from './planner-ledger.js';
+import { firstLine } from './planner-ledger.js';
+import { plural } from './planner-plan.js';
+import { givenUp } from './planner-publish.js';
+import type { FinishInput } from './planner-tool-calls.js';
+import type { Scenario } from './scenario.js';
+
+/** What the planner knows about main's tests when it finishes. */
+export type TestVerdict =
+  | { readonly kind: 'ran'; readonly run: TestRun }
+  | { readonly kind: 'not-run'; readonly reason: string; readonly failed: boolean };
+
+export interface FinishFacts {
+  readonly scenario: Scenario;
+  readonly ledger: PlannerLedger;
+  /** The sub-planner's scope, or null for the root planner. */
+  readonly scope: string | null;
+  readonly verdict: TestVerdict;
+}
+
+/**
+ * The planner's finish, once nothing is open and nothing more can be published. Modules it
+ * gave up make it partial, each named in a `not landed: <path>` note so its parent knows
+ * what to redo. Failing tests it cannot map to its own modules make the root planner fail;
+ * a sub-planner reports them as a concern, since they belong to someone else's scope.
+ */
+export function finishInput(facts: FinishFacts): FinishInput {
+  const { scenario, ledger, scope, verdict } = facts;
+  const command = scenario.project.test;
+  const owner = scope === null ? 'the goal' : `\`${scope}\``;
+  const dropped = ledger.modules.filter(givenUp);
+  const notes: string[] = [];
+  const concerns: string[] = [];
+  let testsSay = `I could not run \`${command}\` on main`;
+  let failed = false;
+  if (verdict.kind === 'ran') {
+    const { run } = verdict;
+    notes.push(testRunNote(command, run));
+    testsSay = `\`${command}\` ${run.passed ? 'passes' : 'fails'} on main`;
+    const outside = outsideFailures(run);
+    if (outside !== null) {
+      concerns.push(`Failing on main, not from any module of ${owner}: ${outside}`);
+      failed = scope === null;
+    }
+  } else {
+    concerns.push(verdict.reason);
+    failed = verdict.failed;
+  }
+  for (const record of dropped) {
+    notes.push(`${NOT_LANDED_PREFIX}${record.module.path}`);
+    const last = firstLine(record.problems.at(-1) ?? 'no further detail');
+    concerns.push(`${record.module.path} did not land after ${record.attempts} attempt${plural(record.attempts)}; the last: ${last}`);
+  }
+  for (const task of ledger.tasks) {
+    const carried = task.kind === 'planner' ? `, ${task.modulePaths.join(', ')}` : '';
+    notes.push(`task ${task.id} (${task.title}): ${task.handoff?.status ?? 'no handoff'}${carried}`);
+  }
+  const total = ledger.modules.length;
+  const workers = ledger.tasks.filter((task) => task.kind === 'worker').length;
+  const summary =
+    `${total - dropped.length} of ${total} module${plural(total)} of ${owner} landed` +
+    `${dropped.length > 0 ? `, ${dropped.length} given up` : ''}; ` +
+    `${ledger.tasks.length} task${plural(ledger.tasks.length)} published (${workers} to workers, ${ledger.tasks.length - workers} delegated); ` +
+    `${testsSay}.`;
+  return { status: failed ? 'failed' : dropped.length > 0 ? 'partial' : 'done', summary, notes, concerns };
+}
+
+function testRunNote(command: string, run: TestRun): string {
+  const passed = passCount(run.report.output);
+  return `$ ${command} (on main): ${run.report.statusLine}${passed === null ? '' : `, ${passed} tests pass`}`;
+}
+
+/** Failing tests that belong to none of the planner's modules, in words; null when there are none. */
+function outsideFailures(run: TestRun): string | null {
+  if (run.unmapped.length > 0) return run.unmapped.join('; ');
+  if (!run.passed && run.failing.length === 0) return `no test names in the output; it ended with ${run.report.statusLine}`;
+  return null;
+}

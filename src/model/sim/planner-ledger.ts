@@ -1,0 +1,169 @@
+import type { CommandReport } from './command-output.js';
+import { commandPassed, failingTestNames, readCommandReport } from './command-output.js';
+import type { HandoffMessage } from './handoff-message.js';
+import { notLandedPaths } from './handoff-message.js';
+import type { PlannerAction, PlannerConversation } from './planner-conversation.js';
+import type { Scenario, ScenarioModule } from './scenario.js';
+import { parseScenario } from './scenario.js';
+
+/**
+ * What the sim planner knows about its modules and tasks, derived from its conversation
+ * alone: task ids from its own create_task/delegate results, which modules each carried
+ * (from the colony-spec in the brief it wrote), the handoffs that came back, its test runs.
+ */
+
+/** Where a module stands: never given to a task, with a task, on main, or in need of another attempt. */
+export type ModulePhase = 'unpublished' | 'open' | 'landed' | 'not-landed' | 'failing';
+
+export interface PublishedTask {
+  readonly id: string;
+  readonly kind: 'worker' | 'planner';
+  readonly title: string;
+  readonly modulePaths: readonly string[];
+  handoff: HandoffMessage | null;
+}
+
+export interface ModuleRecord {
+  readonly module: ScenarioModule;
+  phase: ModulePhase;
+  /** Tasks (worker, delegated, fix) that carried this module. */
+  attempts: number;
+  latestTask: PublishedTask | null;
+  /** What went wrong last, for the next brief and the final report. */
+  problems: string[];
+  /** The tests of this module that failed on main in the last run, when phase is 'failing'. */
+  failingTests: string[];
+  /** create_task or delegate calls for this module that the harness refused. */
+  publishErrors: number;
+}
+
+export interface TestRun {
+  readonly position: number;
+  readonly report: CommandReport;
+  readonly passed: boolean;
+  readonly failing: readonly string[];
+  /** Failing test names that match no function of this planner's modules. */
+  readonly unmapped: readonly string[];
+}
+
+export interface PlannerLedger {
+  readonly modules: readonly ModuleRecord[];
+  readonly tasks: readonly PublishedTask[];
+  /** Position of the last handoff in the conversation; -1 when none arrived. */
+  readonly lastHandoffPosition: number;
+  readonly lastTestRun: TestRun | null;
+  /** Test command calls since the last handoff that did not come back as a command report. */
+  readonly testRunErrors: readonly string[];
+}
+
+const CREATED = /^Created task (\S+): /;
+const DELEGATED = /^Delegated task (\S+) \(scope /;
+
+export function readLedger(conversation: PlannerConversation, scenario: Scenario): PlannerLedger {
+  const modules: ModuleRecord[] = scenario.modules.map((module) => ({
+    module,
+    phase: 'unpublished',
+    attempts: 0,
+    latestTask: null,
+    problems: [],
+    failingTests: [],
+    publishErrors: 0,
+  }));
+  const byPath = new Map(modules.map((record) => [record.module.path, record]));
+  const tasks = new Map<string, PublishedTask>();
+  let lastHandoffPosition = -1;
+  let lastTestRun: TestRun | null = null;
+  let testRunErrors: string[] = [];
+  for (const event of conversation.events) {
+    if (event.kind === 'handoff') {
+      lastHandoffPosition = event.position;
+      testRunErrors = [];
+      const task = tasks.get(event.handoff.taskId);
+      if (task !== undefined) applyHandoff(task, event.handoff, byPath);
+      continue;
+    }
+    if (event.kind !== 'action') continue;
+    const { action } = event;
+    const call = action.call;
+    if (call?.name === 'create_task' || call?.name === 'delegate') {
+      const carried = carriedModules(call.input.brief, byPath);
+      const task = publishedTask(action, carried.map((record) => record.module.path));
+      for (const record of carried) {
+        if (task === null) {
+          record.publishErrors += 1;
+          record.problems.push(`${call.name} was refused: ${firstLine(action.result?.content ?? 'no result')}`);
+          continue;
+        }
+        record.phase = 'open';
+        record.attempts += 1;
+        record.latestTask = task;
+        record.failingTests = [];
+      }
+      if (task !== null) tasks.set(task.id, task);
+    }
+    if (call?.name === 'run_command' && call.input.command === scenario.project.test && action.result !== null) {
+      const report = readCommandReport(action.result.content);
+      if (report === null) {
+        testRunErrors.push(firstLine(action.result.content));
+        continue;
+      }
+      lastTestRun = applyTestRun(event.position, report, modules);
+    }
+  }
+  return { modules, tasks: [...tasks.values()], lastHandoffPosition, lastTestRun, testRunErrors };
+}
+
+function carriedModules(brief: string, byPath: ReadonlyMap<string, ModuleRecord>): ModuleRecord[] {
+  const parsed = parseScenario(brief);
+  if (!parsed.ok) return [];
+  return parsed.scenario.modules.flatMap((module) => byPath.get(module.path) ?? []);
+}
+
+function publishedTask(action: PlannerAction, modulePaths: readonly string[]): PublishedTask | null {
+  const { call, result } = action;
+  if (call === null || result === null || result.isError) return null;
+  const pattern = call.name === 'delegate' ? DELEGATED : CREATED;
+  const id = pattern.exec(result.content)?.[1];
+  if (id === undefined || (call.name !== 'create_task' && call.name !== 'delegate')) return null;
+  const kind = call.name === 'delegate' ? 'planner' : 'worker';
+  return { id, kind, title: call.input.title, modulePaths, handoff: null };
+}
+
+/**
+ * A worker's task landed when it is done. A sub-planner's lists what did not land as
+ * `not landed: <path>` notes and the rest landed; a synthetic one (it ended without a
+ * handoff) says nothing about its modules, so none of them count as landed.
+ */
+function applyHandoff(task: PublishedTask, handoff: HandoffMessage, byPath: ReadonlyMap<string, ModuleRecord>): void {
+  task.handoff = handoff;
+  const notLanded = new Set(notLandedPaths(handoff));
+  for (const path of task.modulePaths) {
+    const record = byPath.get(path);
+    if (record === undefined || record.latestTask?.id !== task.id) continue;
+    const landed =
+      handoff.status === 'done' || (task.kind === 'planner' && !handoff.synthetic && !notLanded.has(path));
+    record.phase = landed ? 'landed' : 'not-landed';
+    if (!landed) record.problems.push(`task ${task.id} ended ${handoff.status}: ${handoff.summary}`);
+  }
+}
+
+function applyTestRun(position: number, report: CommandReport, modules: readonly ModuleRecord[]): TestRun {
+  const passed = commandPassed(report);
+  const failing = passed ? [] : failingTestNames(report.output);
+  const mapped = new Set<string>();
+  for (const record of modules) {
+    const own = failing.filter((name) => record.module.exports.some((fn) => name.startsWith(`${fn.name}(`)));
+    for (const name of own) mapped.add(name);
+    // A module given up for failing tests is back on main once its tests stop failing there.
+    if (own.length === 0 && record.phase === 'failing') record.phase = 'landed';
+    if (own.length === 0 || record.phase !== 'landed') continue;
+    record.phase = 'failing';
+    record.failingTests = own;
+    record.problems.push(`its tests failed on main: ${own.join('; ')}`);
+  }
+  return { position, report, passed, failing, unmapped: failing.filter((name) => !mapped.has(name)) };
+}
+
+export function firstLine(text: string): string {
+  return text.trim().split('\n')[0] ?? '';
+}

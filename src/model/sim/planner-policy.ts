@@ -1,0 +1,19 @@
+import type { Message } from '../messages.js';
+import type { SimAnswer } from './sim-answer.js';
+import { simAnswer } from './sim-answer.js';
+import type { SimOptions } from './sim-options.js';
+import { readPlannerConversation } from './planner-conversation.js';
+import { planPlannerTurn } from './planner-next-step.js';
+import { encodePlannerCall } from './planner-tool-calls.js';
+
+/**
+ * The sim planner's answer to a conversation, following the planner protocol
+ * (docs/architecture/planner.md). It reads nothing but `messages` and the tool names, keeps
+ * no state, and rolls no faults: the same conversation always gives the same answer. An
+ * answer without tool calls, while tasks are open, is how it waits for their handoffs.
+ */
+export function simPlannerTurn(messages: readonly Message[], toolNames: readonly string[], options: SimOptions): SimAnswer {
+  const conversation = readPlannerConversation(messages);
+  const planned = planPlannerTurn(conversation, toolNames);
+  return simAnswer(messages, conversation.turn, planned.text, planned.calls.map(encodePlannerCall), options);
+}
