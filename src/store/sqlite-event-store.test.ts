@@ -97,7 +97,9 @@ describe('openSqliteEventStore', () => {
     const path = join(dir, 'notes.db');
     const garbage = 'These are my notes, not a database.\n'.repeat(200);
     writeFileSync(path, garbage);
-    expect(() => open(path)).toThrow(/notes\.db is not a SQLite database.*Pass the path of an event log colony created/s);
+    expect(() => open(path)).toThrow(
+      /notes\.db is not a SQLite database, so it cannot hold colony's event log\..*Pass the path of a store colony created/s,
+    );
     expect(readFileSync(path, 'utf8')).toBe(garbage);
   });
 

@@ -1,6 +1,4 @@
-import { mkdirSync } from 'node:fs';
-import { dirname } from 'node:path';
-import Database from 'better-sqlite3';
+import type Database from 'better-sqlite3';
 import type { ColonyEvent } from '../events/event-types.js';
 import { EventStamper, eventFromRecord, validateEventInput } from './event-record.js';
 import type { EventRecord } from './event-record.js';
@@ -8,7 +6,7 @@ import { checkEventQuery } from './event-query.js';
 import type { EventInput, EventQuery, EventStore } from './event-store.js';
 import { EVENT_LOG_SCHEMA } from './sqlite-event-schema.js';
 import { SqliteEventReader } from './sqlite-event-reader.js';
-import { migrateSchemaPart } from './sqlite-migrations.js';
+import { messageOf, openSqliteStoreConnection, sqliteCode } from './sqlite-connection.js';
 
 export interface SqliteEventStoreOptions {
   /** The clock that stamps events appended without a ts. */
@@ -28,47 +26,13 @@ const FLUSH_THRESHOLD = 256;
 const DEFAULT_BUSY_TIMEOUT_MS = 5_000;
 const DEFAULT_AUTO_FLUSH_MS = 100;
 
-function sqliteCode(error: unknown): string {
-  if (typeof error === 'object' && error !== null && 'code' in error && typeof error.code === 'string') {
-    return error.code;
-  }
-  return '';
-}
-
-function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
-}
-
 /**
- * Opens the connection a SQLite event log is written through, creating the file and its folder
- * when missing: WAL mode, so readers never block the writer; `synchronous = FULL`, so a
- * committed transaction is on disk when the commit returns (with NORMAL, WAL commits are only
- * synced at checkpoints and the last ones can roll back on a power loss, which would break
- * `flush`'s promise); the given busy timeout; the schema migrated to this version. Throws with
- * what to do when the file cannot hold the log.
+ * Opens the connection a SQLite event log is written through: see `openSqliteStoreConnection`
+ * (WAL, `synchronous = FULL` so a flushed event survives a power loss, the busy timeout, the
+ * schema migrated). Throws with what to do when the file cannot hold the log.
  */
 export function openEventLogConnection(path: string, busyTimeoutMs: number): Database.Database {
-  mkdirSync(dirname(path), { recursive: true });
-  const db = new Database(path, { timeout: busyTimeoutMs });
-  try {
-    // The first statement reads the file header: this is where a file that is not SQLite shows.
-    db.pragma('journal_mode = WAL');
-    // Per connection, and better-sqlite3 defaults to NORMAL in WAL mode, so it is set every time.
-    db.pragma('synchronous = FULL');
-    migrateSchemaPart(db, path, EVENT_LOG_SCHEMA);
-    return db;
-  } catch (error) {
-    db.close();
-    if (sqliteCode(error) === 'SQLITE_NOTADB') {
-      throw new Error(
-        `${path} is not a SQLite database, so it cannot hold colony's event log. ` +
-          'Pass the path of an event log colony created, or a path where no file exists yet ' +
-          'so a new log is made there; move the file away if it is in the way.',
-        { cause: error },
-      );
-    }
-    throw error;
-  }
+  return openSqliteStoreConnection(path, busyTimeoutMs, EVENT_LOG_SCHEMA, 'event log');
 }
 
 /**

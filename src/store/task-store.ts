@@ -29,6 +29,7 @@ export interface TaskRecord extends NewTask {
   readonly status: TaskStatus;
   /** How many times the task has been claimed. */
   readonly attempt: number;
+  /** The runner holding a running task's lease; on a closed task, the runner that closed it. */
   readonly leaseHolder: string | null;
   /** Milliseconds since the epoch; a running task whose lease is past this may be claimed again. */
   readonly leaseExpiresAt: number | null;
@@ -68,10 +69,15 @@ export type CompleteResult =
  *
  * Contract, held by every implementation through one conformance suite:
  * - `claim` is atomic: of any number of concurrent claimers (in this process or others on the
- *   same store), exactly one gets a given task. It takes the oldest claimable task of the
- *   given kinds: open, or running with an expired lease; never one with a paused ancestor
- *   (andon) or whose own andon is paused. It sets the lease and increments `attempt`.
- * - `renewLeases` extends every lease `holder` holds on running tasks.
+ *   same store), exactly one gets a given task. It takes the oldest claimable task (in creation
+ *   order) of the given kinds in the run: open, or running with a lease that expired before
+ *   `now`; never one with a paused ancestor (andon). A task whose own andon is paused stays
+ *   claimable, so a planner that paused its subtree can still be re-claimed after its runner
+ *   died; only the tasks below it wait. `claim` sets the lease and increments `attempt`.
+ * - A lease stays held until another claim takes the task: a holder whose lease expired can
+ *   still renew, release or complete the task as long as nobody re-claimed it.
+ * - `renewLeases` extends every lease `holder` holds on running tasks to at least
+ *   `now + leaseMs` (never shortens one) and returns how many it holds.
  * - `release` gives a running task back (open, no lease) when `holder` still holds it.
  * - `complete` closes a running task held by `holder` with its handoff and, in the same
  *   transaction, puts the handoff in the parent task's inbox: delivered exactly once. It fails
@@ -80,6 +86,7 @@ export type CompleteResult =
  *   transaction: each message is taken once.
  */
 export interface TaskStore {
+  /** Throws when the id is taken or the parent is not a task of the same run (programmer errors). */
   createTask(task: NewTask, now: number): TaskRecord;
   getTask(id: string): TaskRecord | null;
   /** Every task of the run, oldest first. */
@@ -88,16 +95,22 @@ export interface TaskStore {
   renewLeases(holder: string, now: number, leaseMs: number): number;
   release(taskId: string, holder: string): boolean;
   complete(taskId: string, holder: string, handoff: Handoff, now: number): CompleteResult;
-  /** Leaves a message from a person in a planner task's inbox. */
+  /**
+   * Leaves a message from a person in a planner task's inbox. Throws when the recipient is not
+   * a planner task of the run.
+   */
   sendMessage(runId: string, recipientTaskId: string, text: string, now: number): InboxMessage;
   takeInbox(recipientTaskId: string): InboxMessage[];
   /** How many unread messages the recipient has. */
   unreadCount(recipientTaskId: string): number;
   /** Children of the task that are not closed yet (open or running). */
   openChildren(parentTaskId: string): number;
-  /** Pauses (or resumes) new claims of every task below `taskId`. */
+  /**
+   * Pauses (or resumes) new claims of every task below `taskId`, at any depth; `taskId` itself
+   * stays claimable. Throws for an unknown task.
+   */
   setAndon(taskId: string, paused: boolean, now: number): void;
-  /** The tasks whose andon is paused. */
+  /** The tasks of the run whose andon is paused, oldest first. */
   pausedTasks(runId: string): string[];
   /** Every handoff delivered to an inbox in this run, read or not, oldest first (for audits). */
   deliveredHandoffs(runId: string): InboxMessage[];

@@ -1,0 +1,81 @@
+import { existsSync, mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import Database from 'better-sqlite3';
+import { checkSchemaPart, migrateSchemaPart } from './sqlite-migrations.js';
+import type { SchemaPart } from './sqlite-migrations.js';
+
+/** The SQLite result code better-sqlite3 puts on its errors (`SQLITE_BUSY`, ...), or ''. */
+export function sqliteCode(error: unknown): string {
+  if (typeof error === 'object' && error !== null && 'code' in error && typeof error.code === 'string') {
+    return error.code;
+  }
+  return '';
+}
+
+export function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+function notADatabase(path: string, contents: string, error: unknown): Error {
+  return new Error(
+    `${path} is not a SQLite database, so it cannot hold colony's ${contents}. ` +
+      'Pass the path of a store colony created, or a path where no file exists yet ' +
+      'so a new one is made there; move the file away if it is in the way.',
+    { cause: error },
+  );
+}
+
+/**
+ * Opens a connection a colony store is written through, creating the file and its folder when
+ * missing: WAL mode, so readers never block the writer; `synchronous = FULL`, so a committed
+ * transaction is on disk when the commit returns (with NORMAL, WAL commits are only synced at
+ * checkpoints and the last ones can roll back on a power loss); the given busy timeout, so a
+ * writer waits for another connection's lock instead of failing; `part` migrated to this
+ * version. Several parts may share one file, each through its own connection. Throws with
+ * what to do when the file cannot hold the part; `contents` names the part in that message
+ * ("event log", "task table").
+ */
+export function openSqliteStoreConnection(
+  path: string,
+  busyTimeoutMs: number,
+  part: SchemaPart,
+  contents: string,
+): Database.Database {
+  mkdirSync(dirname(path), { recursive: true });
+  const db = new Database(path, { timeout: busyTimeoutMs });
+  try {
+    // The first statement reads the file header: this is where a file that is not SQLite shows.
+    db.pragma('journal_mode = WAL');
+    // Per connection, and better-sqlite3 defaults to NORMAL in WAL mode, so it is set every time.
+    db.pragma('synchronous = FULL');
+    migrateSchemaPart(db, path, part);
+    return db;
+  } catch (error) {
+    db.close();
+    if (sqliteCode(error) === 'SQLITE_NOTADB') throw notADatabase(path, contents, error);
+    throw error;
+  }
+}
+
+/**
+ * Opens a connection that only reads an existing store: it creates nothing and migrates
+ * nothing, so it throws, saying what to do, when the file is missing or does not hold `part`
+ * at this colony's version.
+ */
+export function openReadOnlyStoreConnection(
+  path: string,
+  busyTimeoutMs: number,
+  part: SchemaPart,
+  contents: string,
+): Database.Database {
+  if (!existsSync(path)) throw new Error(`${path} does not exist, so there is no ${contents} to read. Check the path.`);
+  const db = new Database(path, { readonly: true, fileMustExist: true, timeout: busyTimeoutMs });
+  try {
+    checkSchemaPart(db, path, part, contents);
+    return db;
+  } catch (error) {
+    db.close();
+    if (sqliteCode(error) === 'SQLITE_NOTADB') throw notADatabase(path, contents, error);
+    throw error;
+  }
+}

@@ -1,0 +1,109 @@
+import { z } from 'zod';
+import { handoffSchema } from '../events/handoff.js';
+import type { Handoff } from '../events/handoff.js';
+import type { InboxMessage, TaskKind, TaskRecord, TaskStatus } from './task-store.js';
+
+/** The columns of a task as the record names them; `handoff` still JSON text. */
+export const TASK_COLUMNS =
+  'seq, id, run_id AS runId, parent_task_id AS parentTaskId, created_by AS createdBy, kind, title, body, scope, ' +
+  'retry_of AS retryOf, status, attempt, lease_holder AS leaseHolder, lease_expires_at AS leaseExpiresAt, ' +
+  'created_at AS createdAt, closed_at AS closedAt, handoff, paused, paused_ancestors AS pausedAncestors';
+
+/** The columns of an inbox message as the message names them; `handoff` still JSON text. */
+export const INBOX_COLUMNS =
+  'seq, run_id AS runId, recipient_task_id AS recipientTaskId, from_task_id AS fromTaskId, handoff, text, ' +
+  'created_at AS createdAt';
+
+export interface TaskRow {
+  readonly seq: number;
+  readonly id: string;
+  readonly runId: string;
+  readonly parentTaskId: string | null;
+  readonly createdBy: string | null;
+  readonly kind: TaskKind;
+  readonly title: string;
+  readonly body: string;
+  readonly scope: string | null;
+  readonly retryOf: string | null;
+  readonly status: TaskStatus;
+  readonly attempt: number;
+  readonly leaseHolder: string | null;
+  readonly leaseExpiresAt: number | null;
+  readonly createdAt: number;
+  readonly closedAt: number | null;
+  readonly handoff: string | null;
+  readonly paused: 0 | 1;
+  readonly pausedAncestors: number;
+}
+
+export interface InboxRow {
+  readonly seq: number;
+  readonly runId: string;
+  readonly recipientTaskId: string;
+  readonly fromTaskId: string | null;
+  readonly handoff: string | null;
+  readonly text: string | null;
+  readonly createdAt: number;
+}
+
+/** Checks a handoff on its way in; an invalid one is a programmer error and throws. */
+export function handoffToJson(taskId: string, handoff: Handoff): string {
+  const parsed = handoffSchema.safeParse(handoff);
+  if (!parsed.success) {
+    throw new TypeError(`Invalid handoff for task ${taskId}:\n${z.prettifyError(parsed.error)}`);
+  }
+  return JSON.stringify(parsed.data);
+}
+
+/**
+ * Reads a stored handoff back through the schema, so a row damaged outside colony (edited by
+ * hand, written by a broken version) is reported where it is rather than passed on.
+ */
+function handoffFromJson(json: string, whose: string, path: string): Handoff {
+  let value: unknown;
+  try {
+    value = JSON.parse(json);
+  } catch (error) {
+    throw new Error(`${whose} in ${path} is damaged: it is not JSON (${String(error)}).`, { cause: error });
+  }
+  const parsed = handoffSchema.safeParse(value);
+  if (!parsed.success) {
+    throw new Error(`${whose} in ${path} is damaged: it is not a handoff.\n${z.prettifyError(parsed.error)}`);
+  }
+  return parsed.data;
+}
+
+export function taskFromRow(row: TaskRow, path: string): TaskRecord {
+  return {
+    id: row.id,
+    runId: row.runId,
+    parentTaskId: row.parentTaskId,
+    createdBy: row.createdBy,
+    kind: row.kind,
+    title: row.title,
+    body: row.body,
+    scope: row.scope,
+    retryOf: row.retryOf,
+    status: row.status,
+    attempt: row.attempt,
+    leaseHolder: row.leaseHolder,
+    leaseExpiresAt: row.leaseExpiresAt,
+    createdAt: row.createdAt,
+    closedAt: row.closedAt,
+    handoff: row.handoff === null ? null : handoffFromJson(row.handoff, `The handoff of task ${row.id}`, path),
+  };
+}
+
+export function messageFromRow(row: InboxRow, path: string): InboxMessage {
+  const sender = row.fromTaskId ?? '(none)';
+  const whose = `The handoff of task ${sender} in inbox message ${row.seq} of task ${row.recipientTaskId}`;
+  return {
+    seq: row.seq,
+    runId: row.runId,
+    recipientTaskId: row.recipientTaskId,
+    fromTaskId: row.fromTaskId,
+    handoff: row.handoff === null ? null : handoffFromJson(row.handoff, whose, path),
+    text: row.text,
+    createdAt: row.createdAt,
+  };
+}

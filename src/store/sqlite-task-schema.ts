@@ -1,0 +1,74 @@
+import type { SchemaPart } from './sqlite-migrations.js';
+
+/**
+ * The task table and the planners' inboxes, a part of its own so it can share a file with the
+ * event log and migrate apart from it.
+ *
+ * `tasks.seq` (the rowid) is the creation order claims follow. `paused_ancestors` counts the
+ * task's ancestors whose andon is paused, kept up to date by `setAndon` (which walks the
+ * subtree, rarely) and `createTask` (the parent's count, plus one when the parent itself is
+ * paused), so a claim never walks ancestors. `tasks_claimable` is keyed by (run_id, status,
+ * kind, paused_ancestors) and, like every SQLite index, ends in the rowid: the oldest open task
+ * of a kind that nothing pauses is one index seek, however many tasks the run has.
+ *
+ * `handoff` is the handoff as JSON, set exactly when the task is closed; a closed task keeps
+ * its last `lease_holder` (the runner that closed it) and has no lease expiry.
+ *
+ * The inbox's unique index on `from_task_id` makes a second delivery of one task's handoff
+ * impossible whatever the code does (a person's message has no sender task, and SQLite lets
+ * any number of NULLs through a unique index). Inbox rows are never deleted, so `seq` only
+ * grows; `taken` marks a message already handed to the planner.
+ */
+export const TASK_TABLE_SCHEMA: SchemaPart = {
+  name: 'tasks',
+  migrations: [
+    `CREATE TABLE tasks (
+       seq INTEGER PRIMARY KEY,
+       id TEXT NOT NULL UNIQUE,
+       run_id TEXT NOT NULL,
+       parent_task_id TEXT,
+       created_by TEXT,
+       kind TEXT NOT NULL CHECK (kind IN ('worker', 'planner')),
+       title TEXT NOT NULL,
+       body TEXT NOT NULL,
+       scope TEXT,
+       retry_of TEXT,
+       status TEXT NOT NULL CHECK (status IN ('open', 'running', 'done', 'partial', 'blocked', 'failed')),
+       attempt INTEGER NOT NULL CHECK (attempt >= 0),
+       lease_holder TEXT,
+       lease_expires_at INTEGER,
+       created_at INTEGER NOT NULL,
+       closed_at INTEGER,
+       handoff TEXT,
+       paused INTEGER NOT NULL DEFAULT 0 CHECK (paused IN (0, 1)),
+       andon_changed_at INTEGER,
+       paused_ancestors INTEGER NOT NULL DEFAULT 0 CHECK (paused_ancestors >= 0),
+       CHECK (CASE status
+                WHEN 'open' THEN lease_holder IS NULL AND lease_expires_at IS NULL
+                WHEN 'running' THEN lease_holder IS NOT NULL AND lease_expires_at IS NOT NULL
+                ELSE lease_expires_at IS NULL
+              END),
+       CHECK ((status IN ('open', 'running')) = (closed_at IS NULL AND handoff IS NULL))
+     ) STRICT;
+     CREATE INDEX tasks_claimable ON tasks (run_id, status, kind, paused_ancestors);
+     CREATE INDEX tasks_by_parent ON tasks (parent_task_id);
+     CREATE INDEX tasks_paused ON tasks (run_id) WHERE paused = 1;
+     CREATE INDEX tasks_running_by_holder ON tasks (lease_holder) WHERE status = 'running';
+
+     CREATE TABLE inbox (
+       seq INTEGER PRIMARY KEY,
+       run_id TEXT NOT NULL,
+       recipient_task_id TEXT NOT NULL,
+       from_task_id TEXT,
+       handoff TEXT,
+       text TEXT,
+       created_at INTEGER NOT NULL,
+       taken INTEGER NOT NULL DEFAULT 0 CHECK (taken IN (0, 1)),
+       CHECK ((from_task_id IS NULL) = (handoff IS NULL)),
+       CHECK ((handoff IS NULL) != (text IS NULL))
+     ) STRICT;
+     CREATE UNIQUE INDEX inbox_one_handoff_per_task ON inbox (from_task_id);
+     CREATE INDEX inbox_unread ON inbox (recipient_task_id) WHERE taken = 0;
+     CREATE INDEX inbox_handoffs_by_run ON inbox (run_id) WHERE from_task_id IS NOT NULL;`,
+  ],
+};

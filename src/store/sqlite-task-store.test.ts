@@ -1,0 +1,355 @@
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import Database from 'better-sqlite3';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { toolStartedInput } from './event-store-fixtures.js';
+import { openSqliteEventStore } from './sqlite-event-store.js';
+import { openSqliteStoreConnection } from './sqlite-connection.js';
+import { TASK_TABLE_SCHEMA } from './sqlite-task-schema.js';
+import { CLAIM_CANDIDATE_SQL, openSqliteTaskStore } from './sqlite-task-store.js';
+import type { SqliteTaskStoreOptions } from './sqlite-task-store.js';
+import { describeTaskStoreConformance } from './task-store.conformance.js';
+import { RUN_ID, childTask, handoffOf, rootTask } from './task-store-fixtures.js';
+import type { ClaimRequest, TaskStore } from './task-store.js';
+
+const ROOT = rootTask().id;
+
+function workerClaim(holder: string, now: number, leaseMs: number): ClaimRequest {
+  return { runId: RUN_ID, holder, kinds: ['worker'], now, leaseMs };
+}
+
+describeTaskStoreConformance('sqlite', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'colony-tasks-'));
+  const path = join(dir, 'colony.db');
+  const opened: TaskStore[] = [];
+  const open = (): TaskStore => {
+    const store = openSqliteTaskStore(path);
+    opened.push(store);
+    return store;
+  };
+  return {
+    store: open(),
+    reopen: open,
+    cleanup: () => {
+      for (const store of opened) store.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+});
+
+/** Runs `work` on a plain connection to the file, as another program (or a damaged disk) would. */
+function withRawConnection<Result>(path: string, work: (db: Database.Database) => Result): Result {
+  const db = new Database(path);
+  try {
+    return work(db);
+  } finally {
+    db.close();
+  }
+}
+
+describe('openSqliteTaskStore', () => {
+  let dir: string;
+  let path: string;
+  const opened: TaskStore[] = [];
+
+  function open(options?: SqliteTaskStoreOptions, at = path): TaskStore {
+    const store = openSqliteTaskStore(at, options);
+    opened.push(store);
+    return store;
+  }
+
+  beforeEach(() => {
+    dir = mkdtempSync(join(tmpdir(), 'colony-tasks-'));
+    path = join(dir, 'state', 'colony.db');
+  });
+
+  afterEach(() => {
+    for (const store of opened.splice(0)) store.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('creates the file and its folders, in WAL mode, with strict versioned tables and their indexes', () => {
+    open().createTask(rootTask(), 100);
+    withRawConnection(path, (db) => {
+      expect(db.pragma('journal_mode', { simple: true })).toBe('wal');
+      expect(db.prepare('SELECT part, version FROM schema_versions').all()).toEqual([{ part: 'tasks', version: 1 }]);
+      const tables = "SELECT name, strict FROM pragma_table_list WHERE name IN ('tasks', 'inbox') ORDER BY name";
+      expect(db.prepare(tables).all()).toEqual([
+        { name: 'inbox', strict: 1 },
+        { name: 'tasks', strict: 1 },
+      ]);
+      const indexes = db.prepare("SELECT name FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL").pluck();
+      expect(indexes.all()).toEqual(
+        expect.arrayContaining([
+          'tasks_claimable',
+          'tasks_by_parent',
+          'tasks_paused',
+          'inbox_one_handoff_per_task',
+          'inbox_unread',
+        ]),
+      );
+    });
+  });
+
+  it('writes through a connection that syncs every commit and waits for locks', () => {
+    const db = openSqliteStoreConnection(path, 1_234, TASK_TABLE_SCHEMA, 'task table');
+    try {
+      expect(db.pragma('journal_mode', { simple: true })).toBe('wal');
+      expect(db.pragma('synchronous', { simple: true })).toBe(2); // FULL
+      expect(db.pragma('busy_timeout', { simple: true })).toBe(1_234);
+    } finally {
+      db.close();
+    }
+  });
+
+  it('finds the claim candidate by index seeks alone, however many tasks there are', () => {
+    open().close();
+    withRawConnection(path, (db) => {
+      // Thousands of tasks in one transaction, so the statistics ANALYZE gathers are realistic.
+      const insert = db.prepare(
+        'INSERT INTO tasks (id, run_id, kind, title, body, status, attempt, created_at) ' +
+          "VALUES (?, ?, ?, 'A task', 'Its brief.', ?, 0, 100)",
+      );
+      db.transaction(() => {
+        for (let index = 0; index < 5_000; index += 1) {
+          insert.run(`task-${index}`, `run-${index % 3}`, index % 7 === 0 ? 'planner' : 'worker', 'open');
+        }
+        db.prepare("UPDATE tasks SET status = 'done', closed_at = 200, handoff = '{}' WHERE seq % 2 = 0").run();
+      })();
+      db.exec('ANALYZE');
+      const plan = db
+        .prepare(`EXPLAIN QUERY PLAN ${CLAIM_CANDIDATE_SQL}`)
+        .all({ runId: RUN_ID, firstKind: 'worker', secondKind: 'planner', now: 1_000 })
+        .map((row) => (row as { detail: string }).detail);
+      const onTasks = plan.filter((detail) => / tasks /.test(`${detail} `));
+      expect(onTasks).toHaveLength(4);
+      for (const detail of onTasks) {
+        expect(detail).toMatch(
+          /^SEARCH tasks USING (COVERING )?INDEX tasks_claimable \(run_id=\? AND status=\? AND kind=\? AND paused_ancestors=\?/,
+        );
+      }
+      expect(plan.join('\n')).not.toMatch(/TEMP B-TREE/);
+    });
+  });
+
+  it('refuses a second delivery of one handoff at the schema level', () => {
+    const store = open();
+    store.createTask(rootTask(), 100);
+    store.createTask(childTask('worker-1', ROOT), 100);
+    store.claim(workerClaim('runner-a', 1_000, 1_000));
+    store.complete('worker-1', 'runner-a', handoffOf('done', 'Done.'), 1_100);
+    withRawConnection(path, (db) => {
+      const insert = db.prepare(
+        'INSERT INTO inbox (run_id, recipient_task_id, from_task_id, handoff, created_at) ' +
+          "VALUES (?, ?, 'worker-1', ?, 1)",
+      );
+      const twice = JSON.stringify(handoffOf('done', 'Twice.'));
+      expect(() => insert.run(RUN_ID, ROOT, twice)).toThrow(/UNIQUE constraint failed: inbox\.from_task_id/);
+    });
+    store.sendMessage(RUN_ID, ROOT, 'First.', 1_200);
+    store.sendMessage(RUN_ID, ROOT, 'Second.', 1_300);
+    const taken = store.takeInbox(ROOT).map((message) => message.fromTaskId ?? message.text);
+    expect(taken).toEqual(['worker-1', 'First.', 'Second.']);
+  });
+
+  it('names the task when a stored handoff is damaged, and loses no inbox message over it', () => {
+    const store = open();
+    store.createTask(rootTask(), 100);
+    store.createTask(childTask('worker-1', ROOT), 100);
+    store.claim(workerClaim('runner-a', 1_000, 1_000));
+    store.complete('worker-1', 'runner-a', handoffOf('done', 'Done.'), 1_100);
+    withRawConnection(path, (db) => {
+      db.prepare("UPDATE tasks SET handoff = '{\"status\":\"finished\"}' WHERE id = 'worker-1'").run();
+      db.prepare("UPDATE inbox SET handoff = 'not json' WHERE from_task_id = 'worker-1'").run();
+    });
+    expect(() => store.getTask('worker-1')).toThrow(
+      /handoff of task worker-1 in .*colony\.db is damaged: it is not a handoff/,
+    );
+    expect(() => store.listTasks(RUN_ID)).toThrow(/task worker-1/);
+    expect(() => store.takeInbox(ROOT)).toThrow(
+      /handoff of task worker-1 in inbox message \d+ of task root-of-run-1 .* is damaged: it is not JSON/,
+    );
+    expect(store.unreadCount(ROOT)).toBe(1);
+  });
+
+  it('waits for another connection that holds the write lock, and fails cleanly past the timeout', () => {
+    const store = open({ busyTimeoutMs: 20 });
+    store.createTask(rootTask(), 100);
+    store.createTask(childTask('worker-1', ROOT), 100);
+    const blocker = new Database(path);
+    blocker.exec('BEGIN IMMEDIATE');
+    try {
+      expect(() => store.claim(workerClaim('runner-a', 1_000, 1_000))).toThrow(
+        /locked/,
+      );
+    } finally {
+      blocker.exec('COMMIT');
+      blocker.close();
+    }
+    expect(store.getTask('worker-1')?.status).toBe('open');
+    expect(store.claim(workerClaim('runner-a', 1_000, 1_000))?.id).toBe(
+      'worker-1',
+    );
+  });
+
+  it('shares one file with the event log, opened in either order, and keeps both across reopening', () => {
+    const events = openSqliteEventStore(path);
+    const tasks = open();
+    const appended = events.append(toolStartedInput({ runId: RUN_ID, agentId: 'agent-a' }, 1));
+    events.flush();
+    tasks.createTask(rootTask(), 100);
+    tasks.sendMessage(RUN_ID, ROOT, 'Hello.', 200);
+    events.close();
+    tasks.close();
+    const otherPath = join(dir, 'other.db');
+    open({}, otherPath).createTask(rootTask(), 100);
+    const laterEvents = openSqliteEventStore(otherPath);
+    laterEvents.append(toolStartedInput({ runId: RUN_ID, agentId: 'agent-a' }, 1));
+    laterEvents.close();
+
+    const reopenedTasks = open();
+    const reopenedEvents = openSqliteEventStore(path);
+    try {
+      expect(reopenedEvents.read()).toEqual([appended]);
+      expect(reopenedTasks.getTask(ROOT)?.title).toBe(rootTask().title);
+      expect(reopenedTasks.takeInbox(ROOT).map((message) => message.text)).toEqual(['Hello.']);
+    } finally {
+      reopenedEvents.close();
+    }
+    withRawConnection(otherPath, (db) => {
+      expect(db.prepare('SELECT part FROM schema_versions ORDER BY part').pluck().all()).toEqual(['events', 'tasks']);
+      expect(db.prepare('SELECT COUNT(*) FROM events').pluck().get()).toBe(1);
+    });
+  });
+
+  it('keeps what was written across closing and reopening', () => {
+    const store = open();
+    store.createTask(rootTask(), 100);
+    store.createTask(childTask('worker-1', ROOT), 110);
+    const claimed = store.claim(workerClaim('runner-a', 1_000, 5_000));
+    store.close();
+    const reopened = open();
+    expect(reopened.getTask('worker-1')).toEqual(claimed);
+    expect(reopened.claim(workerClaim('runner-b', 2_000, 5_000))).toBeNull();
+    expect(reopened.complete('worker-1', 'runner-a', handoffOf('done', 'Done.'), 3_000).ok).toBe(true);
+  });
+
+  it('opens read-only: a view of an existing task table that refuses changes', () => {
+    const writer = open();
+    writer.createTask(rootTask(), 100);
+    const reader = open({ readOnly: true });
+    expect(reader.listTasks(RUN_ID).map((task) => task.id)).toEqual([ROOT]);
+    writer.createTask(childTask('worker-1', ROOT), 110);
+    expect(reader.getTask('worker-1')?.status).toBe('open');
+    expect(() => reader.claim(workerClaim('r', 1, 1))).toThrow(/read-only/);
+    expect(() => reader.sendMessage(RUN_ID, ROOT, 'Hi', 1)).toThrow(/read-only/);
+    expect(() => reader.takeInbox(ROOT)).toThrow(/read-only/);
+    expect(writer.getTask('worker-1')?.status).toBe('open');
+  });
+
+  it('refuses to open read-only what holds no task table, creating nothing', () => {
+    expect(() => open({ readOnly: true })).toThrow(/colony\.db does not exist, so there is no task table to read/);
+    const events = openSqliteEventStore(path);
+    events.close();
+    expect(() => open({ readOnly: true })).toThrow(/colony\.db holds no task table yet .*Open it for writing once/);
+    withRawConnection(path, (db) => {
+      expect(db.prepare('SELECT part FROM schema_versions').pluck().all()).toEqual(['events']);
+    });
+  });
+
+  it('refuses a file that is not SQLite, another program’s database and a newer schema', () => {
+    const notes = join(dir, 'notes.db');
+    const garbage = 'These are my notes, not a database.\n'.repeat(200);
+    writeFileSync(notes, garbage);
+    expect(() => open({}, notes)).toThrow(/notes\.db is not a SQLite database, so it cannot hold colony's task table/);
+    expect(() => open({ readOnly: true }, notes)).toThrow(/notes\.db is not a SQLite database/);
+    expect(readFileSync(notes, 'utf8')).toBe(garbage);
+    const app = join(dir, 'app.db');
+    withRawConnection(app, (db) => db.exec('CREATE TABLE customers (id INTEGER PRIMARY KEY)'));
+    expect(() => open({}, app)).toThrow(/colony did not create \(it has a table "customers"/);
+    open().close();
+    withRawConnection(path, (db) => db.prepare("UPDATE schema_versions SET version = 9 WHERE part = 'tasks'").run());
+    expect(() => open()).toThrow(/version 9, newer than the version 1 this colony knows/);
+    expect(() => open({ readOnly: true })).toThrow(/version 9, newer than the version 1 this colony knows/);
+  });
+});
+
+interface RunnerReport {
+  readonly holder: string;
+  readonly completed: string[];
+  readonly refusals: string[];
+}
+
+describe('claiming from several processes at once', () => {
+  const processCount = 6;
+  const taskCount = 300;
+
+  it('hands every task to exactly one process and delivers each handoff once', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'colony-tasks-'));
+    const path = join(dir, 'colony.db');
+    const startPath = join(dir, 'start');
+    const store = openSqliteTaskStore(path);
+    store.createTask(rootTask(), 100);
+    for (let index = 0; index < taskCount; index += 1) {
+      store.createTask(childTask(`worker-${index}`, ROOT), 100 + index);
+    }
+    const runners = Array.from({ length: processCount }, (_, index) => {
+      const holder = `runner-${index}`;
+      const script = join(import.meta.dirname, 'testing', 'claim-and-complete.ts');
+      const child = spawn(process.execPath, ['--import', 'tsx', script], {
+        cwd: join(import.meta.dirname, '../..'),
+        env: { ...process.env, STORE_PATH: path, RUN_ID, HOLDER: holder, START_PATH: startPath },
+        stdio: ['ignore', 'pipe', 'inherit'],
+      });
+      const lines = createInterface({ input: child.stdout })[Symbol.asyncIterator]();
+      const nextLine = async (): Promise<string> => {
+        const line = await lines.next();
+        if (line.done === true) throw new Error(`${holder} ended before it reported`);
+        return line.value;
+      };
+      return { child, exited: once(child, 'exit'), nextLine };
+    });
+    try {
+      for (const runner of runners) expect(await runner.nextLine()).toBe('ready');
+      writeFileSync(startPath, '');
+      const reports: RunnerReport[] = [];
+      for (const runner of runners) {
+        reports.push(JSON.parse(await runner.nextLine()) as RunnerReport);
+        expect((await runner.exited)[0]).toBe(0);
+      }
+
+      expect(reports.flatMap((report) => report.refusals)).toEqual([]);
+      const completedBy = new Map<string, string[]>();
+      for (const report of reports) {
+        for (const id of report.completed) completedBy.set(id, [...(completedBy.get(id) ?? []), report.holder]);
+      }
+      expect(reports.reduce((sum, report) => sum + report.completed.length, 0)).toBe(taskCount);
+      expect(completedBy.size).toBe(taskCount);
+      const shares = reports.map((report) => report.completed.length);
+      const working = shares.filter((share) => share > 0).length;
+      expect(working, `tasks completed per process: ${shares.join(', ')}`).toBeGreaterThan(1);
+
+      const workers = store.listTasks(RUN_ID).filter((task) => task.kind === 'worker');
+      expect(workers).toHaveLength(taskCount);
+      for (const task of workers) {
+        expect(completedBy.get(task.id), task.id).toEqual([task.leaseHolder]);
+        expect(task).toMatchObject({ status: 'done', attempt: 1, leaseExpiresAt: null });
+        expect(task.handoff?.summary).toBe(`Completed by ${task.leaseHolder}.`);
+      }
+      const delivered = store.deliveredHandoffs(RUN_ID);
+      expect(delivered).toHaveLength(taskCount);
+      expect(new Set(delivered.map((message) => message.fromTaskId))).toEqual(new Set(completedBy.keys()));
+      expect(store.takeInbox(ROOT)).toHaveLength(taskCount);
+      expect(store.getTask(ROOT)?.status).toBe('open');
+    } finally {
+      for (const runner of runners) runner.child.kill();
+      store.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+    // Six processes take turns at one file, each commit synced to disk: slow disks need room.
+  }, 120_000);
+});

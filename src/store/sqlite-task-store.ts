@@ -1,0 +1,338 @@
+import type Database from 'better-sqlite3';
+import type { Handoff } from '../events/handoff.js';
+import { openReadOnlyStoreConnection, openSqliteStoreConnection } from './sqlite-connection.js';
+import { TASK_TABLE_SCHEMA } from './sqlite-task-schema.js';
+import { INBOX_COLUMNS, TASK_COLUMNS, handoffToJson, messageFromRow, taskFromRow } from './sqlite-task-rows.js';
+import type { InboxRow, TaskRow } from './sqlite-task-rows.js';
+import type { ClaimRequest, CompleteResult, InboxMessage, NewTask, TaskRecord, TaskStore } from './task-store.js';
+
+export interface SqliteTaskStoreOptions {
+  /** How long a transaction waits for another connection's write lock before it fails (default 5000). */
+  readonly busyTimeoutMs?: number;
+  /**
+   * Only read: nothing is created or migrated and every change throws. Opening a file that
+   * does not exist or holds no task table yet throws, saying so.
+   */
+  readonly readOnly?: boolean;
+}
+
+const DEFAULT_BUSY_TIMEOUT_MS = 5_000;
+
+function oldestClaimable(status: 'open' | 'running', kindParameter: string): string {
+  const expired = status === 'running' ? 'AND lease_expires_at < :now ' : '';
+  return (
+    `SELECT seq FROM (SELECT seq FROM tasks WHERE run_id = :runId AND status = '${status}' ` +
+    `AND kind = ${kindParameter} AND paused_ancestors = 0 ${expired}ORDER BY seq LIMIT 1)`
+  );
+}
+
+/**
+ * The oldest claimable task of a run: the smallest seq among the oldest open and the oldest
+ * expired running task of each of (at most) two kinds. Each of the four parts is a seek in
+ * `tasks_claimable` that stops at its first row (a running part walks the run's running tasks,
+ * as many as there are agents, to the first expired lease), so a claim costs the same with ten
+ * tasks or ten thousand. Exported so a test can check that plan.
+ */
+export const CLAIM_CANDIDATE_SQL =
+  'SELECT MIN(seq) AS seq FROM (' +
+  [
+    oldestClaimable('open', ':firstKind'),
+    oldestClaimable('open', ':secondKind'),
+    oldestClaimable('running', ':firstKind'),
+    oldestClaimable('running', ':secondKind'),
+  ].join(' UNION ALL ') +
+  ')';
+
+function checkTime(name: string, value: number): void {
+  if (!Number.isSafeInteger(value) || value < 0) {
+    throw new TypeError(`${name} must be whole milliseconds, got ${String(value)}.`);
+  }
+}
+
+/**
+ * The task table and inboxes in a SQLite file (see TaskStore for the contract). Every change
+ * that reads before it writes (create, claim, complete, take the inbox, set an andon) runs in
+ * a `BEGIN IMMEDIATE` transaction: it takes the file's write lock before reading, so two
+ * connections (in this process or any other) never act on the same snapshot, and the loser
+ * waits up to the busy timeout for the winner to commit. That is what makes a claim atomic
+ * across processes and a delivery happen once. Renewing and releasing are one conditional
+ * UPDATE each, atomic on their own.
+ */
+class SqliteTaskStore implements TaskStore {
+  private readonly statements = new Map<string, Database.Statement>();
+  private readonly inTransaction: <Result>(work: () => Result) => Result;
+  private closed = false;
+
+  constructor(
+    private readonly db: Database.Database,
+    private readonly path: string,
+    private readonly readOnly: boolean,
+  ) {
+    const run = db.transaction((work: () => unknown) => work());
+    this.inTransaction = <Result>(work: () => Result) => run.immediate(work) as Result;
+  }
+
+  createTask(task: NewTask, now: number): TaskRecord {
+    this.checkWritable();
+    checkTime('createTask now', now);
+    return this.inTransaction(() => {
+      if (this.taskRow(task.id) !== undefined) {
+        throw new Error(`A task with id ${task.id} already exists in ${this.path}; every task needs a new id.`);
+      }
+      let pausedAncestors = 0;
+      if (task.parentTaskId !== null) {
+        const parent = this.taskRow(task.parentTaskId);
+        if (parent === undefined || parent.runId !== task.runId) {
+          throw new Error(
+            `Task ${task.id} names parent ${task.parentTaskId}, which is not a task of run ${task.runId}.`,
+          );
+        }
+        pausedAncestors = parent.pausedAncestors + parent.paused;
+      }
+      const row = this.statement(
+        'INSERT INTO tasks (id, run_id, parent_task_id, created_by, kind, title, body, scope, retry_of, ' +
+          "status, attempt, created_at, paused_ancestors) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 'open', 0, ?, ?) " +
+          `RETURNING ${TASK_COLUMNS}`,
+      ).get(
+        task.id,
+        task.runId,
+        task.parentTaskId,
+        task.createdBy,
+        task.kind,
+        task.title,
+        task.body,
+        task.scope,
+        task.retryOf,
+        now,
+        pausedAncestors,
+      ) as TaskRow;
+      return taskFromRow(row, this.path);
+    });
+  }
+
+  getTask(id: string): TaskRecord | null {
+    this.checkOpen();
+    const row = this.taskRow(id);
+    return row === undefined ? null : taskFromRow(row, this.path);
+  }
+
+  listTasks(runId: string): TaskRecord[] {
+    this.checkOpen();
+    const rows = this.statement(`SELECT ${TASK_COLUMNS} FROM tasks WHERE run_id = ? ORDER BY seq`).all(
+      runId,
+    ) as TaskRow[];
+    return rows.map((row) => taskFromRow(row, this.path));
+  }
+
+  claim(request: ClaimRequest): TaskRecord | null {
+    this.checkWritable();
+    checkTime('claim now', request.now);
+    checkTime('claim leaseMs', request.leaseMs);
+    const [firstKind, secondKind = firstKind] = [...new Set(request.kinds)];
+    if (firstKind === undefined) return null;
+    return this.inTransaction(() => {
+      const candidate = this.statement(CLAIM_CANDIDATE_SQL).get({
+        runId: request.runId,
+        firstKind,
+        secondKind,
+        now: request.now,
+      }) as { seq: number | null };
+      if (candidate.seq === null) return null;
+      const row = this.statement(
+        "UPDATE tasks SET status = 'running', lease_holder = ?, lease_expires_at = ?, attempt = attempt + 1 " +
+          `WHERE seq = ? RETURNING ${TASK_COLUMNS}`,
+      ).get(request.holder, request.now + request.leaseMs, candidate.seq) as TaskRow;
+      return taskFromRow(row, this.path);
+    });
+  }
+
+  renewLeases(holder: string, now: number, leaseMs: number): number {
+    this.checkWritable();
+    checkTime('renewLeases now', now);
+    checkTime('renewLeases leaseMs', leaseMs);
+    return this.statement(
+      // max: a renewal only ever extends, even from a runner whose clock is behind.
+      "UPDATE tasks SET lease_expires_at = max(lease_expires_at, ?) WHERE status = 'running' AND lease_holder = ?",
+    ).run(now + leaseMs, holder).changes;
+  }
+
+  release(taskId: string, holder: string): boolean {
+    this.checkWritable();
+    const { changes } = this.statement(
+      "UPDATE tasks SET status = 'open', lease_holder = NULL, lease_expires_at = NULL " +
+        "WHERE id = ? AND status = 'running' AND lease_holder = ?",
+    ).run(taskId, holder);
+    return changes === 1;
+  }
+
+  complete(taskId: string, holder: string, handoff: Handoff, now: number): CompleteResult {
+    this.checkWritable();
+    checkTime('complete now', now);
+    const handoffJson = handoffToJson(taskId, handoff);
+    return this.inTransaction((): CompleteResult => {
+      const current = this.taskRow(taskId);
+      if (current === undefined) return { ok: false, reason: `There is no task ${taskId}.` };
+      if (current.status === 'open') {
+        return { ok: false, reason: `Task ${taskId} is not claimed by anyone, so ${holder} cannot complete it.` };
+      }
+      if (current.status !== 'running') {
+        return {
+          ok: false,
+          reason: `Task ${taskId} is already closed (${current.status}); its handoff was delivered and stays as it is.`,
+        };
+      }
+      if (current.leaseHolder !== holder) {
+        return {
+          ok: false,
+          reason:
+            `Task ${taskId} is now held by ${current.leaseHolder ?? 'nobody'} (attempt ${current.attempt}), not by ` +
+            `${holder}: its lease expired and it was claimed again, so this handoff is not delivered.`,
+        };
+      }
+      const closed = this.statement(
+        'UPDATE tasks SET status = ?, closed_at = ?, handoff = ?, lease_expires_at = NULL ' +
+          `WHERE seq = ? RETURNING ${TASK_COLUMNS}`,
+      ).get(handoff.status, now, handoffJson, current.seq) as TaskRow;
+      let delivered: InboxMessage | null = null;
+      if (current.parentTaskId !== null) {
+        const message = this.statement(
+          'INSERT INTO inbox (run_id, recipient_task_id, from_task_id, handoff, created_at) VALUES (?, ?, ?, ?, ?) ' +
+            `RETURNING ${INBOX_COLUMNS}`,
+        ).get(current.runId, current.parentTaskId, taskId, handoffJson, now) as InboxRow;
+        delivered = messageFromRow(message, this.path);
+      }
+      return { ok: true, task: taskFromRow(closed, this.path), delivered };
+    });
+  }
+
+  sendMessage(runId: string, recipientTaskId: string, text: string, now: number): InboxMessage {
+    this.checkWritable();
+    checkTime('sendMessage now', now);
+    const recipient = this.taskRow(recipientTaskId);
+    if (recipient === undefined || recipient.runId !== runId || recipient.kind !== 'planner') {
+      throw new Error(
+        `Task ${recipientTaskId} is not a planner task of run ${runId}, so it has no inbox to leave a message in.`,
+      );
+    }
+    const row = this.statement(
+      `INSERT INTO inbox (run_id, recipient_task_id, text, created_at) VALUES (?, ?, ?, ?) RETURNING ${INBOX_COLUMNS}`,
+    ).get(runId, recipientTaskId, text, now) as InboxRow;
+    return messageFromRow(row, this.path);
+  }
+
+  takeInbox(recipientTaskId: string): InboxMessage[] {
+    this.checkWritable();
+    return this.inTransaction(() => {
+      const rows = this.statement(
+        `SELECT ${INBOX_COLUMNS} FROM inbox WHERE recipient_task_id = ? AND taken = 0 ORDER BY seq`,
+      ).all(recipientTaskId) as InboxRow[];
+      // Read before marking: a damaged row throws here and rolls back, so no message is lost.
+      const messages = rows.map((row) => messageFromRow(row, this.path));
+      if (messages.length > 0) {
+        this.statement('UPDATE inbox SET taken = 1 WHERE recipient_task_id = ? AND taken = 0').run(recipientTaskId);
+      }
+      return messages;
+    });
+  }
+
+  unreadCount(recipientTaskId: string): number {
+    this.checkOpen();
+    const row = this.statement('SELECT COUNT(*) AS count FROM inbox WHERE recipient_task_id = ? AND taken = 0').get(
+      recipientTaskId,
+    ) as { count: number };
+    return row.count;
+  }
+
+  openChildren(parentTaskId: string): number {
+    this.checkOpen();
+    const row = this.statement(
+      "SELECT COUNT(*) AS count FROM tasks WHERE parent_task_id = ? AND status IN ('open', 'running')",
+    ).get(parentTaskId) as { count: number };
+    return row.count;
+  }
+
+  setAndon(taskId: string, paused: boolean, now: number): void {
+    this.checkWritable();
+    checkTime('setAndon now', now);
+    this.inTransaction(() => {
+      const task = this.taskRow(taskId);
+      if (task === undefined) throw new Error(`There is no task ${taskId} to set the andon of.`);
+      // Pausing a paused task changes nothing: the andon is a switch, not a counter.
+      if (task.paused === (paused ? 1 : 0)) return;
+      const switchAndon = this.statement('UPDATE tasks SET paused = ?, andon_changed_at = ? WHERE seq = ?');
+      switchAndon.run(paused ? 1 : 0, now, task.seq);
+      // Every task below counts this one among its paused ancestors, or stops counting it.
+      this.statement(
+        'WITH RECURSIVE below (id) AS (SELECT id FROM tasks WHERE parent_task_id = :taskId ' +
+          'UNION ALL SELECT child.id FROM tasks AS child JOIN below ON child.parent_task_id = below.id) ' +
+          'UPDATE tasks SET paused_ancestors = paused_ancestors + :change WHERE id IN below',
+      ).run({ taskId, change: paused ? 1 : -1 });
+    });
+  }
+
+  pausedTasks(runId: string): string[] {
+    this.checkOpen();
+    return this.statement('SELECT id FROM tasks WHERE run_id = ? AND paused = 1 ORDER BY seq')
+      .pluck()
+      .all(runId) as string[];
+  }
+
+  deliveredHandoffs(runId: string): InboxMessage[] {
+    this.checkOpen();
+    const rows = this.statement(
+      `SELECT ${INBOX_COLUMNS} FROM inbox WHERE run_id = ? AND from_task_id IS NOT NULL ORDER BY seq`,
+    ).all(runId) as InboxRow[];
+    return rows.map((row) => messageFromRow(row, this.path));
+  }
+
+  close(): void {
+    if (this.closed) return;
+    this.db.close();
+    this.closed = true;
+  }
+
+  private taskRow(id: string): TaskRow | undefined {
+    return this.statement(`SELECT ${TASK_COLUMNS} FROM tasks WHERE id = ?`).get(id) as TaskRow | undefined;
+  }
+
+  /** Each statement is prepared once and reused. */
+  private statement(sql: string): Database.Statement {
+    let statement = this.statements.get(sql);
+    if (statement === undefined) {
+      statement = this.db.prepare(sql);
+      this.statements.set(sql, statement);
+    }
+    return statement;
+  }
+
+  private checkOpen(): void {
+    if (this.closed) throw new Error(`The task store for ${this.path} is closed; open it again to keep using it.`);
+  }
+
+  private checkWritable(): void {
+    this.checkOpen();
+    if (this.readOnly) {
+      throw new Error(`The task store for ${this.path} was opened read-only; open it without readOnly to change it.`);
+    }
+  }
+}
+
+/**
+ * Opens (creating it and its folder when missing) the task table and inboxes in the SQLite
+ * file at `path`, which may be the event log's file: the two are separate schema parts, each
+ * used through its own connection. WAL mode, `synchronous = FULL` (a returned claim or
+ * delivery is on disk), the busy timeout (default 5000 ms). Throws with what to do when the
+ * file is not SQLite, belongs to another program or was written by a newer colony.
+ *
+ * With `readOnly`, nothing is created or migrated: a missing file, or a file without the task
+ * table (an event log no run has put tasks in yet), is an error that says so, rather than an
+ * empty view that would hide a wrong path.
+ */
+export function openSqliteTaskStore(path: string, options: SqliteTaskStoreOptions = {}): TaskStore {
+  const busyTimeoutMs = options.busyTimeoutMs ?? DEFAULT_BUSY_TIMEOUT_MS;
+  const readOnly = options.readOnly ?? false;
+  const db = readOnly
+    ? openReadOnlyStoreConnection(path, busyTimeoutMs, TASK_TABLE_SCHEMA, 'task table')
+    : openSqliteStoreConnection(path, busyTimeoutMs, TASK_TABLE_SCHEMA, 'task table');
+  return new SqliteTaskStore(db, path, readOnly);
+}

@@ -1,0 +1,54 @@
+import { handoffSchema } from '../events/handoff.js';
+import type { Handoff, HandoffStatus } from '../events/handoff.js';
+import type { NewTask, TaskKind } from './task-store.js';
+
+export const RUN_ID = 'run-1';
+
+/** The root planner's task of a run: no parent, nobody published it. */
+export function rootTask(runId = RUN_ID, id = `root-of-${runId}`): NewTask {
+  return {
+    id,
+    runId,
+    parentTaskId: null,
+    createdBy: null,
+    kind: 'planner',
+    title: 'Build the goal',
+    body: '# Goal\n\nMake the parser handle comments.',
+    scope: '',
+    retryOf: null,
+  };
+}
+
+/** A task published by the planner of `parentTaskId`. */
+export function childTask(
+  id: string,
+  parentTaskId: string,
+  kind: TaskKind = 'worker',
+  overrides: Partial<NewTask> = {},
+): NewTask {
+  return {
+    id,
+    runId: RUN_ID,
+    parentTaskId,
+    createdBy: `agent-of-${parentTaskId}`,
+    kind,
+    title: `Task ${id}`,
+    body: `Do the work of ${id}.\n\n- keep the tests green\n- naïve café 🐜`,
+    scope: kind === 'planner' ? `src/${id}/` : null,
+    retryOf: null,
+    ...overrides,
+  };
+}
+
+export function handoffOf(status: HandoffStatus, summary: string, extra: Partial<Handoff> = {}): Handoff {
+  return handoffSchema.parse({ status, summary, ...extra });
+}
+
+/** A small seeded generator, so a randomised test fails the same way every time it fails. */
+export function seededRandom(seed: number): () => number {
+  let state = seed >>> 0;
+  return () => {
+    state = (Math.imul(state, 1_664_525) + 1_013_904_223) >>> 0;
+    return state / 2 ** 32;
+  };
+}

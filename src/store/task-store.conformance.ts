@@ -1,0 +1,486 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { RUN_ID, childTask, handoffOf, rootTask, seededRandom } from './task-store-fixtures.js';
+import type { ClaimRequest, TaskKind, TaskRecord, TaskStore } from './task-store.js';
+
+/** What the suite needs of an implementation: a fresh empty store, and how to dispose of it. */
+export interface TaskStoreUnderTest {
+  readonly store: TaskStore;
+  /** Opens another connection to the same store, for stores that outlive a connection. */
+  readonly reopen?: () => TaskStore;
+  readonly cleanup: () => void;
+}
+
+const ROOT = rootTask().id;
+const BOTH: readonly TaskKind[] = ['worker', 'planner'];
+
+function request(holder: string, now: number, kinds: readonly TaskKind[] = ['worker'], leaseMs = 1_000): ClaimRequest {
+  return { runId: RUN_ID, holder, kinds, now, leaseMs };
+}
+
+/** Claims until nothing is left; the ids in the order they were handed out. */
+function claimAll(store: TaskStore, claim: ClaimRequest): string[] {
+  const ids: string[] = [];
+  for (let task = store.claim(claim); task !== null; task = store.claim(claim)) ids.push(task.id);
+  return ids;
+}
+
+/**
+ * The one suite every TaskStore implementation must pass. `open` is called before each test
+ * and must return an empty store. Times are passed in, so nothing here waits on a clock.
+ */
+export function describeTaskStoreConformance(name: string, open: () => TaskStoreUnderTest): void {
+  describe(`TaskStore conformance: ${name}`, () => {
+    let underTest: TaskStoreUnderTest;
+    let store: TaskStore;
+
+    beforeEach(() => {
+      underTest = open();
+      store = underTest.store;
+      store.createTask(rootTask(), 100);
+    });
+
+    afterEach(() => {
+      underTest.cleanup();
+    });
+
+    /** root -> planner-p -> (worker-1, planner-q -> worker-2); root -> worker-3. */
+    function buildTree(): void {
+      store.createTask(childTask('planner-p', ROOT, 'planner'), 110);
+      store.createTask(childTask('worker-1', 'planner-p'), 120);
+      store.createTask(childTask('planner-q', 'planner-p', 'planner'), 130);
+      store.createTask(childTask('worker-2', 'planner-q'), 140);
+      store.createTask(childTask('worker-3', ROOT), 150);
+    }
+
+    it('creates open tasks and reads them back', () => {
+      const input = childTask('worker-1', ROOT, 'worker', { retryOf: 'worker-0', createdBy: 'agent-root' });
+      const created = store.createTask(input, 1_234);
+      const expected: TaskRecord = {
+        ...input,
+        status: 'open',
+        attempt: 0,
+        leaseHolder: null,
+        leaseExpiresAt: null,
+        createdAt: 1_234,
+        closedAt: null,
+        handoff: null,
+      };
+      expect(created).toEqual(expected);
+      expect(store.getTask('worker-1')).toEqual(expected);
+      expect(store.getTask(ROOT)).toMatchObject({ ...rootTask(), status: 'open', createdAt: 100 });
+      expect(store.getTask('no-such-task')).toBeNull();
+    });
+
+    it('lists the tasks of one run in creation order', () => {
+      store.createTask(childTask('task-c', ROOT), 300);
+      store.createTask(childTask('task-a', ROOT), 100);
+      store.createTask(childTask('task-b', ROOT), 200);
+      store.createTask(rootTask('run-2'), 50);
+      expect(store.listTasks(RUN_ID).map((task) => task.id)).toEqual([ROOT, 'task-c', 'task-a', 'task-b']);
+      expect(store.listTasks('run-2').map((task) => task.id)).toEqual(['root-of-run-2']);
+      expect(store.listTasks('run-unknown')).toEqual([]);
+    });
+
+    it('refuses a taken id and a parent that is not a task of the run, storing nothing', () => {
+      store.createTask(rootTask('run-2'), 100);
+      expect(() => store.createTask(childTask(ROOT, ROOT), 200)).toThrow(ROOT);
+      expect(() => store.createTask(childTask('orphan', 'no-such-task'), 200)).toThrow(/no-such-task/);
+      expect(() => store.createTask(childTask('stray', 'root-of-run-2'), 200)).toThrow(/root-of-run-2/);
+      expect(store.listTasks(RUN_ID).map((task) => task.id)).toEqual([ROOT]);
+      expect(store.getTask('orphan')).toBeNull();
+    });
+
+    it('claims the oldest claimable task in creation order and leases it', () => {
+      store.createTask(childTask('task-c', ROOT), 300);
+      store.createTask(childTask('task-a', ROOT), 100);
+      const claimed = store.claim(request('runner-a', 5_000, ['worker'], 30_000));
+      expect(claimed).toMatchObject({ id: 'task-c', status: 'running', leaseHolder: 'runner-a', attempt: 1 });
+      expect(claimed?.leaseExpiresAt).toBe(35_000);
+      expect(store.getTask('task-c')).toEqual(claimed);
+      expect(store.claim(request('runner-a', 5_000))?.id).toBe('task-a');
+      expect(store.claim(request('runner-a', 5_000))).toBeNull();
+    });
+
+    it('claims only the requested kinds of the requested run', () => {
+      buildTree();
+      store.createTask(rootTask('run-2'), 100);
+      store.createTask({ ...childTask('worker-of-run-2', 'root-of-run-2'), runId: 'run-2' }, 100);
+      expect(store.claim(request('runner', 1_000, []))).toBeNull();
+      expect(claimAll(store, request('runner', 1_000, ['planner']))).toEqual([ROOT, 'planner-p', 'planner-q']);
+      expect(claimAll(store, request('runner', 1_000, ['worker']))).toEqual(['worker-1', 'worker-2', 'worker-3']);
+      expect(store.claim({ ...request('runner', 1_000, BOTH), runId: 'run-2' })?.id).toBe('root-of-run-2');
+      expect(store.claim({ ...request('runner', 1_000, BOTH), runId: 'run-2' })?.id).toBe('worker-of-run-2');
+      expect(store.claim({ ...request('runner', 1_000, BOTH), runId: 'run-3' })).toBeNull();
+    });
+
+    it('takes the oldest task of either kind when asked for both', () => {
+      buildTree();
+      expect(claimAll(store, request('runner', 1_000, BOTH))).toEqual([
+        ROOT,
+        'planner-p',
+        'worker-1',
+        'planner-q',
+        'worker-2',
+        'worker-3',
+      ]);
+    });
+
+    it('never hands one task to two claimers', () => {
+      for (let index = 0; index < 30; index += 1) store.createTask(childTask(`worker-${index}`, ROOT), 200 + index);
+      const second = underTest.reopen?.() ?? store;
+      const claimers = [
+        { store, holder: 'runner-a' },
+        { store: second, holder: 'runner-b' },
+        { store, holder: 'runner-c' },
+      ];
+      const claimed: TaskRecord[] = [];
+      let progress = true;
+      while (progress) {
+        progress = false;
+        for (const claimer of claimers) {
+          const task = claimer.store.claim(request(claimer.holder, 1_000));
+          if (task !== null) claimed.push(task);
+          progress ||= task !== null;
+        }
+      }
+      expect(claimed).toHaveLength(30);
+      expect(new Set(claimed.map((task) => task.id)).size).toBe(30);
+      expect(claimed.every((task) => task.attempt === 1)).toBe(true);
+      for (const claimer of claimers) expect(claimer.store.claim(request(claimer.holder, 1_000))).toBeNull();
+      if (second !== store) second.close();
+    });
+
+    it('renews the leases a holder holds, and only those', () => {
+      for (const id of ['worker-1', 'worker-2', 'worker-3']) store.createTask(childTask(id, ROOT), 200);
+      store.claim(request('runner-a', 1_000, ['worker'], 500));
+      store.claim(request('runner-a', 1_000, ['worker'], 500));
+      store.claim(request('runner-b', 1_000, ['worker'], 500));
+      expect(store.complete('worker-2', 'runner-a', handoffOf('done', 'Done.'), 1_200).ok).toBe(true);
+      expect(store.renewLeases('runner-a', 1_400, 1_000)).toBe(1);
+      expect(store.getTask('worker-1')?.leaseExpiresAt).toBe(2_400);
+      expect(store.getTask('worker-2')?.leaseExpiresAt).toBeNull();
+      expect(store.getTask('worker-3')?.leaseExpiresAt).toBe(1_500);
+      expect(store.renewLeases('runner-a', 1_400, 10)).toBe(1);
+      expect(store.getTask('worker-1')?.leaseExpiresAt).toBe(2_400);
+      expect(store.renewLeases('nobody', 1_400, 1_000)).toBe(0);
+      // The renewed lease holds at 2000; runner-b's, not renewed, expired at 1500.
+      expect(store.claim(request('runner-c', 2_000))).toMatchObject({ id: 'worker-3', attempt: 2 });
+      expect(store.claim(request('runner-c', 2_000))).toBeNull();
+    });
+
+    it('lets another runner re-claim a task once its lease has expired', () => {
+      store.createTask(childTask('worker-1', ROOT), 200);
+      store.claim(request('runner-a', 1_000, ['worker'], 100));
+      expect(store.claim(request('runner-b', 1_100))).toBeNull();
+      const reclaimed = store.claim(request('runner-b', 1_101, ['worker'], 100));
+      expect(reclaimed).toMatchObject({ id: 'worker-1', leaseHolder: 'runner-b', leaseExpiresAt: 1_201, attempt: 2 });
+      const late = store.complete('worker-1', 'runner-a', handoffOf('done', 'Late.'), 1_150);
+      expect(late.ok).toBe(false);
+      expect(!late.ok && late.reason).toMatch(/worker-1/);
+      expect(store.release('worker-1', 'runner-a')).toBe(false);
+      expect(store.renewLeases('runner-a', 1_150, 1_000)).toBe(0);
+      expect(store.getTask('worker-1')).toEqual(reclaimed);
+      expect(store.takeInbox(ROOT)).toEqual([]);
+      const completed = store.complete('worker-1', 'runner-b', handoffOf('done', 'Done.'), 1_160);
+      expect(completed).toMatchObject({ ok: true, task: { status: 'done', leaseHolder: 'runner-b', attempt: 2 } });
+    });
+
+    it('keeps an expired lease held until someone re-claims it', () => {
+      store.createTask(childTask('worker-1', ROOT), 200);
+      store.createTask(childTask('worker-2', ROOT), 200);
+      store.claim(request('runner-a', 1_000, ['worker'], 100));
+      store.claim(request('runner-a', 1_000, ['worker'], 100));
+      expect(store.renewLeases('runner-a', 9_000, 100)).toBe(2);
+      expect(store.getTask('worker-1')?.leaseExpiresAt).toBe(9_100);
+      expect(store.release('worker-2', 'runner-a')).toBe(true);
+      const result = store.complete('worker-1', 'runner-a', handoffOf('done', 'Slow but done.'), 20_000);
+      expect(result).toMatchObject({ ok: true, task: { status: 'done', attempt: 1 } });
+    });
+
+    it('gives a released task back, open and without a lease', () => {
+      store.createTask(childTask('worker-1', ROOT), 200);
+      store.claim(request('runner-a', 1_000));
+      expect(store.release('worker-1', 'runner-b')).toBe(false);
+      expect(store.release('worker-1', 'runner-a')).toBe(true);
+      expect(store.getTask('worker-1')).toMatchObject({
+        status: 'open',
+        leaseHolder: null,
+        leaseExpiresAt: null,
+        attempt: 1,
+      });
+      expect(store.release('worker-1', 'runner-a')).toBe(false);
+      expect(store.claim(request('runner-b', 1_001))).toMatchObject({ id: 'worker-1', attempt: 2 });
+      store.complete('worker-1', 'runner-b', handoffOf('done', 'Done.'), 1_002);
+      expect(store.release('worker-1', 'runner-b')).toBe(false);
+      expect(store.release('no-such-task', 'runner-b')).toBe(false);
+      expect(store.getTask('worker-1')?.status).toBe('done');
+    });
+
+    it("closes a task with its handoff and delivers it to the parent's inbox exactly once", () => {
+      store.createTask(childTask('worker-1', ROOT), 200);
+      store.claim(request('runner-a', 1_000));
+      const handoff = handoffOf('partial', 'Parser done; printer drops comments.', {
+        commits: ['3f9c2e1'],
+        followUps: ['Keep comments in the printer'],
+      });
+      const result = store.complete('worker-1', 'runner-a', handoff, 2_000);
+      if (!result.ok) throw new Error(result.reason);
+      expect(result.task).toMatchObject({
+        id: 'worker-1',
+        status: 'partial',
+        closedAt: 2_000,
+        leaseHolder: 'runner-a',
+        leaseExpiresAt: null,
+        attempt: 1,
+      });
+      expect(result.task.handoff).toEqual(handoff);
+      expect(store.getTask('worker-1')).toEqual(result.task);
+      expect(result.delivered).toEqual({
+        seq: expect.any(Number),
+        runId: RUN_ID,
+        recipientTaskId: ROOT,
+        fromTaskId: 'worker-1',
+        handoff,
+        text: null,
+        createdAt: 2_000,
+      });
+      const again = store.complete('worker-1', 'runner-a', handoffOf('done', 'Again.'), 3_000);
+      expect(again.ok).toBe(false);
+      expect(!again.ok && again.reason).toMatch(/worker-1/);
+      expect(store.getTask('worker-1')).toEqual(result.task);
+      expect(store.unreadCount(ROOT)).toBe(1);
+      expect(store.deliveredHandoffs(RUN_ID)).toEqual([result.delivered]);
+      expect(store.takeInbox(ROOT)).toEqual([result.delivered]);
+    });
+
+    it('closes a task with the status its handoff names', () => {
+      const statuses = ['done', 'partial', 'blocked', 'failed'] as const;
+      for (const status of statuses) store.createTask(childTask(`worker-${status}`, ROOT), 200);
+      for (const status of statuses) {
+        const task = store.claim(request('runner-a', 1_000));
+        expect(task?.id).toBe(`worker-${status}`);
+        store.complete(`worker-${status}`, 'runner-a', handoffOf(status, `Ended ${status}.`), 1_100);
+        expect(store.getTask(`worker-${status}`)?.status).toBe(status);
+      }
+      expect(store.claim(request('runner-a', 99_999))).toBeNull();
+      expect(store.deliveredHandoffs(RUN_ID).map((message) => message.handoff?.status)).toEqual([...statuses]);
+    });
+
+    it('refuses to complete a task that is not running under the holder, changing nothing', () => {
+      store.createTask(childTask('worker-1', ROOT), 200);
+      const before = store.getTask('worker-1');
+      const unclaimed = store.complete('worker-1', 'runner-a', handoffOf('done', 'Done.'), 1_000);
+      expect(unclaimed.ok).toBe(false);
+      expect(store.getTask('worker-1')).toEqual(before);
+      const unknown = store.complete('no-such-task', 'runner-a', handoffOf('done', 'Done.'), 1_000);
+      expect(!unknown.ok && unknown.reason).toMatch(/no-such-task/);
+      const claimed = store.claim(request('runner-a', 1_000));
+      const stranger = store.complete('worker-1', 'runner-b', handoffOf('done', 'Done.'), 1_000);
+      expect(stranger.ok).toBe(false);
+      expect(store.getTask('worker-1')).toEqual(claimed);
+      expect(store.unreadCount(ROOT)).toBe(0);
+      expect(store.deliveredHandoffs(RUN_ID)).toEqual([]);
+    });
+
+    it('completes the root task without a delivery', () => {
+      const claimed = store.claim(request('runner-a', 1_000, ['planner']));
+      expect(claimed?.id).toBe(ROOT);
+      const result = store.complete(ROOT, 'runner-a', handoffOf('done', 'The goal is met.'), 2_000);
+      expect(result).toMatchObject({ ok: true, delivered: null, task: { id: ROOT, status: 'done' } });
+      expect(store.deliveredHandoffs(RUN_ID)).toEqual([]);
+    });
+
+    it('hands out inbox messages in the order they arrived, each once', () => {
+      buildTree();
+      store.claim(request('runner-a', 1_000)); // worker-1, under planner-p
+      store.claim(request('runner-a', 1_000)); // worker-2, under planner-q
+      store.claim(request('runner-a', 1_000)); // worker-3, under the root
+      const message = store.sendMessage(RUN_ID, 'planner-p', 'Prefer small commits.', 1_100);
+      store.complete('worker-3', 'runner-a', handoffOf('done', 'Three.'), 1_150);
+      store.sendMessage(RUN_ID, 'planner-q', 'For q only.', 1_175);
+      const first = store.complete('worker-1', 'runner-a', handoffOf('failed', 'One broke.'), 1_200);
+      expect(store.unreadCount('planner-p')).toBe(2);
+      const taken = store.takeInbox('planner-p');
+      expect(taken).toEqual([message, first.ok ? first.delivered : null]);
+      expect(taken[0]?.seq).toBeLessThan(taken[1]?.seq ?? 0);
+      expect(store.takeInbox('planner-p')).toEqual([]);
+      expect(store.unreadCount('planner-p')).toBe(0);
+      const later = store.sendMessage(RUN_ID, 'planner-p', 'One more thing.', 1_300);
+      expect(later.seq).toBeGreaterThan(taken[1]?.seq ?? Infinity);
+      expect(store.takeInbox('planner-p')).toEqual([later]);
+      expect(store.takeInbox('planner-q').map((each) => each.text)).toEqual(['For q only.']);
+      expect(store.takeInbox(ROOT).map((each) => each.fromTaskId)).toEqual(['worker-3']);
+      expect(store.takeInbox('no-such-task')).toEqual([]);
+    });
+
+    it('leaves messages from a person in a planner task of the run only', () => {
+      buildTree();
+      store.createTask(rootTask('run-2'), 100);
+      const message = store.sendMessage(RUN_ID, 'planner-q', 'Stop touching the lexer.\n— a person', 1_000);
+      expect(message).toEqual({
+        seq: expect.any(Number),
+        runId: RUN_ID,
+        recipientTaskId: 'planner-q',
+        fromTaskId: null,
+        handoff: null,
+        text: 'Stop touching the lexer.\n— a person',
+        createdAt: 1_000,
+      });
+      expect(store.unreadCount('planner-q')).toBe(1);
+      expect(() => store.sendMessage(RUN_ID, 'worker-1', 'Hi', 1_000)).toThrow(/worker-1/);
+      expect(() => store.sendMessage(RUN_ID, 'no-such-task', 'Hi', 1_000)).toThrow(/no-such-task/);
+      expect(() => store.sendMessage(RUN_ID, 'root-of-run-2', 'Hi', 1_000)).toThrow(/root-of-run-2/);
+      expect(store.unreadCount('worker-1')).toBe(0);
+      expect(store.deliveredHandoffs(RUN_ID)).toEqual([]);
+    });
+
+    it('counts the children of a task that are still open or running', () => {
+      buildTree();
+      store.createTask(childTask('worker-4', 'planner-p'), 160);
+      expect(store.openChildren('planner-p')).toBe(3);
+      store.claim(request('runner-a', 1_000)); // worker-1
+      expect(store.openChildren('planner-p')).toBe(3);
+      store.complete('worker-1', 'runner-a', handoffOf('done', 'One.'), 1_100);
+      expect(store.openChildren('planner-p')).toBe(2);
+      expect(store.openChildren(ROOT)).toBe(2);
+      expect(store.openChildren('worker-2')).toBe(0);
+      expect(store.openChildren('no-such-task')).toBe(0);
+    });
+
+    it('pauses claims below a paused task, not of the task itself, and resumes them', () => {
+      buildTree();
+      store.setAndon('planner-p', true, 1_000);
+      expect(store.pausedTasks(RUN_ID)).toEqual(['planner-p']);
+      expect(claimAll(store, request('runner-a', 1_000, BOTH))).toEqual([ROOT, 'planner-p', 'worker-3']);
+      store.setAndon('planner-p', false, 1_100);
+      expect(store.pausedTasks(RUN_ID)).toEqual([]);
+      expect(claimAll(store, request('runner-a', 1_100, BOTH))).toEqual(['worker-1', 'planner-q', 'worker-2']);
+    });
+
+    it('lets tasks already running below an andon renew and complete, but not be re-claimed', () => {
+      buildTree();
+      store.claim(request('runner-a', 1_000, ['worker'], 100)); // worker-1
+      store.claim(request('runner-a', 1_000, ['worker'], 100)); // worker-2
+      store.setAndon('planner-p', true, 1_050);
+      expect(store.renewLeases('runner-a', 1_050, 100)).toBe(2);
+      expect(store.complete('worker-1', 'runner-a', handoffOf('done', 'One.'), 1_060).ok).toBe(true);
+      // worker-2's lease expires under the andon: it waits for the resume.
+      expect(store.claim(request('runner-b', 5_000))?.id).toBe('worker-3');
+      expect(store.claim(request('runner-b', 5_000))).toBeNull();
+      store.setAndon('planner-p', false, 5_100);
+      expect(store.claim(request('runner-b', 5_100))).toMatchObject({ id: 'worker-2', attempt: 2 });
+    });
+
+    it('keeps nested andons apart, and counts each switch once', () => {
+      buildTree();
+      store.setAndon(ROOT, true, 1_000);
+      store.setAndon('planner-q', true, 1_000);
+      store.setAndon('planner-q', true, 1_001);
+      store.createTask(childTask('worker-4', 'planner-q'), 1_002);
+      expect(store.pausedTasks(RUN_ID)).toEqual([ROOT, 'planner-q']);
+      expect(claimAll(store, request('runner-a', 1_100, BOTH))).toEqual([ROOT]);
+      store.setAndon(ROOT, false, 1_200);
+      const resumed = claimAll(store, request('runner-a', 1_200, BOTH));
+      expect(resumed).toEqual(['planner-p', 'worker-1', 'planner-q', 'worker-3']);
+      store.setAndon('planner-q', false, 1_300);
+      expect(claimAll(store, request('runner-a', 1_300, BOTH))).toEqual(['worker-2', 'worker-4']);
+      expect(() => store.setAndon('no-such-task', true, 1_400)).toThrow(/no-such-task/);
+    });
+
+    it('lists the paused tasks of one run, oldest first', () => {
+      buildTree();
+      store.createTask(rootTask('run-2'), 100);
+      store.setAndon('planner-q', true, 1_000);
+      store.setAndon('root-of-run-2', true, 1_000);
+      store.setAndon('planner-p', true, 1_000);
+      expect(store.pausedTasks(RUN_ID)).toEqual(['planner-p', 'planner-q']);
+      expect(store.pausedTasks('run-2')).toEqual(['root-of-run-2']);
+      expect(claimAll(store, request('runner-a', 1_000, ['worker']))).toEqual(['worker-3']);
+      expect(store.pausedTasks('run-unknown')).toEqual([]);
+    });
+
+    it('claims what a walk up the tree allows, through any sequence of andons and new tasks', () => {
+      const random = seededRandom(20_261_129);
+      const parents = new Map<string, string | null>([[ROOT, null]]);
+      const planners = [ROOT];
+      const paused = new Set<string>();
+      const isBelowAndon = (id: string): boolean => {
+        for (let parent = parents.get(id) ?? null; parent !== null; parent = parents.get(parent) ?? null) {
+          if (paused.has(parent)) return true;
+        }
+        return false;
+      };
+      const pick = <Item>(items: readonly Item[]): Item => items[Math.floor(random() * items.length)] as Item;
+      let now = 1_000;
+      for (let round = 0; round < 30; round += 1) {
+        for (let index = 0; index < 3; index += 1) {
+          const id = `task-${round}-${index}`;
+          const kind: TaskKind = random() < 0.4 ? 'planner' : 'worker';
+          const parent = pick(planners);
+          store.createTask(childTask(id, parent, kind), now);
+          parents.set(id, parent);
+          if (kind === 'planner') planners.push(id);
+        }
+        const switched = pick(planners);
+        const pause = random() < 0.6;
+        store.setAndon(switched, pause, now);
+        if (pause) paused.add(switched);
+        else paused.delete(switched);
+        const expected = [...parents.keys()].filter((id) => !isBelowAndon(id));
+        now += 1;
+        const claimed = claimAll(store, request('runner-a', now, BOTH));
+        expect(claimed, `round ${round}`).toEqual(expected);
+        for (const id of claimed) store.release(id, 'runner-a');
+        expect(store.pausedTasks(RUN_ID).sort()).toEqual([...paused].sort());
+      }
+    });
+
+    it('cannot be changed through the objects it hands out', () => {
+      store.createTask(childTask('worker-1', ROOT), 200);
+      store.claim(request('runner-a', 1_000));
+      const result = store.complete('worker-1', 'runner-a', handoffOf('done', 'Done.', { notes: ['kept'] }), 1_100);
+      if (!result.ok) throw new Error(result.reason);
+      result.task.handoff?.notes.push('changed');
+      result.delivered?.handoff?.notes.push('changed');
+      const read = store.getTask('worker-1');
+      read?.handoff?.notes.push('changed again');
+      expect(store.getTask('worker-1')?.handoff?.notes).toEqual(['kept']);
+      expect(store.takeInbox(ROOT)[0]?.handoff?.notes).toEqual(['kept']);
+    });
+
+    it('refuses use after close', () => {
+      store.close();
+      expect(() => store.getTask(ROOT)).toThrow(/closed/);
+      expect(() => store.claim(request('runner-a', 1_000, BOTH))).toThrow(/closed/);
+    });
+
+    it('keeps every task, lease, message and andon across reopening', (context) => {
+      const { reopen } = underTest;
+      if (reopen === undefined) {
+        context.skip();
+        return;
+      }
+      buildTree();
+      store.claim(request('runner-a', 1_000, ['worker'], 60_000)); // worker-1
+      store.claim(request('runner-a', 1_000, ['worker'], 60_000)); // worker-2
+      store.complete('worker-2', 'runner-a', handoffOf('blocked', 'Needs a decision.'), 1_100);
+      store.sendMessage(RUN_ID, 'planner-p', 'Read this.', 1_200);
+      store.complete('worker-1', 'runner-a', handoffOf('done', 'One.'), 1_300);
+      store.takeInbox('planner-p');
+      store.sendMessage(RUN_ID, 'planner-p', 'And this.', 1_400);
+      store.setAndon('planner-q', true, 1_500);
+      const tasks = store.listTasks(RUN_ID);
+      const delivered = store.deliveredHandoffs(RUN_ID);
+      store.close();
+      const reopened = reopen();
+      expect(reopened.listTasks(RUN_ID)).toEqual(tasks);
+      expect(reopened.deliveredHandoffs(RUN_ID)).toEqual(delivered);
+      expect(reopened.pausedTasks(RUN_ID)).toEqual(['planner-q']);
+      expect(reopened.takeInbox('planner-p').map((message) => message.text)).toEqual(['And this.']);
+      expect(reopened.takeInbox('planner-q').map((message) => message.fromTaskId)).toEqual(['worker-2']);
+      const claimable = claimAll(reopened, request('runner-b', 2_000, BOTH));
+      expect(claimable).toEqual([ROOT, 'planner-p', 'planner-q', 'worker-3']);
+      reopened.close();
+    });
+  });
+}
