@@ -4,15 +4,27 @@ import { cpus, totalmem } from 'node:os';
 import type { BenchRow } from './bench-row.js';
 import { benchEventAppend } from './event-append.bench.js';
 import { benchToolCallOverhead } from './tool-call-overhead.bench.js';
+import { benchManyAgents, benchTreeRun } from './tree-run.bench.js';
 
 /**
  * `npm run bench`: runs every benchmark, prints the rows, and records them with the machine and
  * the date in docs/benchmarks.md (newest run first, older runs kept below).
  */
-const suites: { title: string; run: () => Promise<BenchRow[]> }[] = [
-  { title: 'Harness overhead per tool call', run: benchToolCallOverhead },
-  { title: 'Event log appends', run: benchEventAppend },
+const allSuites: { name: string; title: string; run: () => Promise<BenchRow[]> }[] = [
+  { name: 'tool-call', title: 'Harness overhead per tool call', run: benchToolCallOverhead },
+  { name: 'event-log', title: 'Event log appends', run: benchEventAppend },
+  { name: 'tree', title: 'The tree: the large example at 1 to 64 workers', run: benchTreeRun },
+  { name: 'many-agents', title: 'Memory with 500 agents at once', run: benchManyAgents },
 ];
+
+// `npm run bench -- tree many-agents` runs only those; no names runs them all.
+const wanted = process.argv.slice(2);
+const unknown = wanted.filter((name) => !allSuites.some((suite) => suite.name === name));
+if (unknown.length > 0) {
+  process.stderr.write(`unknown benchmark ${unknown.join(', ')}: choose from ${allSuites.map((suite) => suite.name).join(', ')}\n`);
+  process.exit(2);
+}
+const suites = wanted.length === 0 ? allSuites : allSuites.filter((suite) => wanted.includes(suite.name));
 
 const RESULTS_FILE = new URL('../docs/benchmarks.md', import.meta.url);
 const HEADER = '# Benchmarks\n\nWritten by `npm run bench`; the newest run comes first.\n';

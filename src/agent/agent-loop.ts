@@ -30,6 +30,31 @@ export interface AgentLoopOptions {
   /** Turns in a row without any tool call before the agent is stopped. */
   readonly maxIdleTurns?: number;
   readonly signal?: AbortSignal;
+  /** Where a planner's messages come from (its children's handoffs, a person's messages). */
+  readonly inbox?: AgentInbox;
+  /**
+   * Awaited before each model call: a planner's view of main is brought up to date here. A
+   * returned text is told to the agent (and recorded as a nudge) before the call.
+   */
+  readonly beforeModelCall?: () => Promise<string | null>;
+}
+
+/**
+ * A planner's inbox, as the loop sees it. Messages are taken into the conversation before each
+ * model call; a planner with nothing to do waits on `wait` instead of calling the model.
+ */
+export interface AgentInbox {
+  /** Messages that arrived since the last take, oldest first, each taken once. */
+  take(): InboxDelivery[];
+  /** Whether a message is due: unread ones, or tasks below that have not handed off. */
+  pending(): { readonly unread: number; readonly openChildren: number };
+  /** Resolves when a message may have arrived, or when `signal` aborts. */
+  wait(signal: AbortSignal): Promise<void>;
+}
+
+export interface InboxDelivery {
+  readonly fromTaskId: string | null;
+  readonly content: string;
 }
 
 export type AgentOutcome =
@@ -63,8 +88,22 @@ export async function runAgent(options: AgentLoopOptions): Promise<AgentOutcome>
   let rejectedTurns = 0;
   const fail = (steps: number, reason: string): AgentOutcome => ({ status: 'failed', steps, reason, lastToolCall });
 
-  for (let step = 1; step <= options.maxSteps; step += 1) {
-    if (signal.aborted) return fail(step - 1, 'stopped: the run was cancelled');
+  const inbox = options.inbox;
+  let step = 0;
+  while (step < options.maxSteps) {
+    if (signal.aborted) return fail(step, 'stopped: the run was cancelled');
+    step += 1;
+    if (inbox !== undefined) {
+      for (const delivery of inbox.take()) {
+        recorder.record({ type: 'message.received', data: { step, fromTaskId: delivery.fromTaskId, content: delivery.content } });
+        messages.push({ role: 'user', content: delivery.content });
+      }
+    }
+    const notice = (await options.beforeModelCall?.()) ?? null;
+    if (notice !== null) {
+      recorder.record({ type: 'agent.nudged', data: { step, message: notice } });
+      messages.push({ role: 'user', content: notice });
+    }
     recorder.record({
       type: 'model.requested',
       data: { step, model: model.spec, messages: messages.length, chars: conversationLength(messages) },
@@ -114,6 +153,9 @@ export async function runAgent(options: AgentLoopOptions): Promise<AgentOutcome>
     messages.push({ role: 'assistant', text: turn.text, toolCalls: turn.toolCalls });
 
     if (turn.toolCalls.length === 0) {
+      // A planner with work still out waits for it, without model calls, instead of being nudged.
+      if (inbox !== undefined && (await waitForMessages(inbox, step, signal, recorder))) continue;
+      if (signal.aborted) return fail(step, 'stopped: the run was cancelled');
       idleTurns += 1;
       if (idleTurns >= maxIdleTurns) return fail(step, `the agent stopped calling tools (${idleTurns} turns in a row)`);
       recorder.record({ type: 'agent.nudged', data: { step, message: NO_TOOL_CALL_NUDGE } });
@@ -124,13 +166,37 @@ export async function runAgent(options: AgentLoopOptions): Promise<AgentOutcome>
 
     const turnResult = await runToolCalls(turn.toolCalls, step, toolsByName, signal, recorder, messages);
     lastToolCall = turnResult.lastToolCall ?? lastToolCall;
-    if (turnResult.ended) return { status: 'ended', steps: step };
+    if (turnResult.ended) {
+      // A planner that finished while a handoff is still due takes it in and replans.
+      if (inbox !== undefined && (await waitForMessages(inbox, step, signal, recorder))) continue;
+      if (signal.aborted) return fail(step, 'stopped: the run was cancelled');
+      return { status: 'ended', steps: step };
+    }
     rejectedTurns = turnResult.allRejected ? rejectedTurns + 1 : 0;
     if (rejectedTurns >= maxRejectedTurns) {
       return fail(step, `the model sent only invalid tool calls for ${rejectedTurns} turns in a row`);
     }
   }
   return fail(options.maxSteps, `the step budget ran out (${options.maxSteps} model calls)`);
+}
+
+/**
+ * Waits until a message is there to take, as long as one is due. Returns true when there is
+ * one (the loop goes on with it), false when none is due or the run was cancelled.
+ */
+async function waitForMessages(inbox: AgentInbox, step: number, signal: AbortSignal, recorder: AgentRecorder): Promise<boolean> {
+  let pending = inbox.pending();
+  if (pending.unread > 0) return true;
+  if (pending.openChildren === 0) return false;
+  recorder.record({ type: 'agent.waiting', data: { step, openChildren: pending.openChildren } });
+  recorder.flush();
+  while (!signal.aborted) {
+    await inbox.wait(signal);
+    pending = inbox.pending();
+    if (pending.unread > 0) return true;
+    if (pending.openChildren === 0) return false;
+  }
+  return false;
 }
 
 interface TurnResult {

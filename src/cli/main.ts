@@ -1,7 +1,9 @@
 import { Command, CommanderError } from 'commander';
 import { registerDemoCommand } from './commands/demo.js';
 import { registerEventsCommand } from './commands/events.js';
+import { registerRunCommand } from './commands/run.js';
 import { registerSimServerCommand } from './commands/sim-server.js';
+import { registerStatusCommand } from './commands/status.js';
 import { registerWorkCommand } from './commands/work.js';
 import { EXIT_FAILED, EXIT_USAGE, type CommandContext } from './command-context.js';
 import { handleInterrupts, type InterruptHandling } from './interrupts.js';
@@ -45,6 +47,8 @@ async function runProgram(argv: readonly string[], ctx: CommandContext): Promise
     .showHelpAfterError('(run with --help to see the options)')
     .exitOverride()
     .configureOutput({ writeOut: ctx.stdout, writeErr: ctx.stderr });
+  registerRunCommand(program, ctx);
+  registerStatusCommand(program, ctx);
   registerWorkCommand(program, ctx);
   registerEventsCommand(program, ctx);
   registerSimServerCommand(program, ctx);

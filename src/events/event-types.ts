@@ -184,6 +184,19 @@ const bodies = [
     data: z.object({ taskId: z.string(), paused: z.boolean(), reason: z.string() }),
   }),
   z.object({
+    /** colony ran the project's check command on a commit of the trunk (at the end of a run). */
+    type: z.literal('main.checked'),
+    data: z.object({
+      command: z.string(),
+      commit: z.string(),
+      passed: z.boolean(),
+      exitCode: z.number().int().nullable(),
+      timedOut: z.boolean(),
+      durationMs: z.number(),
+      outputTail: z.string(),
+    }),
+  }),
+  z.object({
     /** A planner declared its scope complete; for a sub-planner this summary is its handoff. */
     type: z.literal('planner.finished'),
     data: z.object({ taskId: z.string(), status: z.string(), summary: z.string() }),

@@ -178,6 +178,7 @@ export function createRunStatusFold(options: RunStatusFoldOptions = {}): RunStat
       case 'handoff.delivered':
       case 'scratchpad.written':
       case 'planner.finished':
+      case 'main.checked':
         return;
       default:
         assertNever(event);

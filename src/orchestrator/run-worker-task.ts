@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
-import { runAgent, type AgentLoopOptions, type AgentOutcome, type AgentRecorder } from '../agent/agent-loop.js';
-import type { ColonyEvent, EventBody } from '../events/event-types.js';
+import { runAgent, type AgentLoopOptions, type AgentOutcome } from '../agent/agent-loop.js';
+import type { ColonyEvent } from '../events/event-types.js';
 import type { Handoff } from '../events/handoff.js';
 import { newShortId } from '../events/ids.js';
 import type { ChatModel } from '../model/chat-model.js';
@@ -11,6 +11,7 @@ import { createSubmitHandoffTool } from '../tools/submit-handoff-tool.js';
 import type { Repository } from '../workspace/repository.js';
 import { createWorkspace, keepWorkspace, removeWorkspace } from '../workspace/workspace.js';
 import { unmergedWork } from '../workspace/workspace-status.js';
+import { createAgentRecorder, endAgent } from './agent-recorder.js';
 
 const WORKER_PROMPT = readFileSync(new URL('./prompts/worker.md', import.meta.url), 'utf8').trim();
 
@@ -35,6 +36,10 @@ export interface RunWorkerTaskOptions {
   readonly onEvent?: (event: ColonyEvent) => void;
   /** Awaited after each landing of the worker's work on the trunk, before the agent hears of it. */
   readonly onLanded?: (commit: string) => Promise<void>;
+  /** The planner agent that published the task, when it came from a planner. */
+  readonly parentAgentId?: string | null;
+  /** Which claim of the task this is, from 1. */
+  readonly attempt?: number;
 }
 
 export interface WorkerResult {
@@ -52,13 +57,7 @@ export interface WorkerResult {
 export async function runWorkerTask(options: RunWorkerTaskOptions): Promise<WorkerResult> {
   const { repo, store, task, runId } = options;
   const agentId = newShortId('worker');
-  const recorder: AgentRecorder = {
-    record(body: EventBody) {
-      const event = store.append({ ...body, runId, agentId });
-      options.onEvent?.(event);
-    },
-    flush: () => store.flush(),
-  };
+  const recorder = createAgentRecorder(store, runId, agentId, options.onEvent);
 
   const started = performance.now();
   const workspace = await createWorkspace(repo, { id: agentId, parentDir: options.workspacesDir });
@@ -97,6 +96,8 @@ export async function runWorkerTask(options: RunWorkerTaskOptions): Promise<Work
       systemPrompt: WORKER_PROMPT,
       task: task.body,
       tools: tools.map((tool) => tool.name),
+      ...(options.parentAgentId === undefined ? {} : { parentAgentId: options.parentAgentId }),
+      ...(options.attempt === undefined ? {} : { attempt: options.attempt }),
     },
   });
 
@@ -122,22 +123,8 @@ export async function runWorkerTask(options: RunWorkerTaskOptions): Promise<Work
   }
   recorder.record({ type: 'workspace.removed', data: { path: workspace.path, kept: kept !== null } });
   const handoff = finalHandoff(outcome, submitted, landed, kept, repo.trunk);
-  if (outcome.status === 'failed') {
-    recorder.record({
-      type: 'agent.failed',
-      data: { steps: outcome.steps, reason: outcome.reason, lastToolCall: outcome.lastToolCall },
-    });
-  }
   recorder.record({ type: 'handoff.submitted', data: { taskId: task.id, handoff } });
-  recorder.record({
-    type: 'agent.ended',
-    data: {
-      status: handoff.status,
-      steps: outcome.steps,
-      reason: outcome.status === 'ended' ? 'handoff submitted' : outcome.reason,
-    },
-  });
-  recorder.flush();
+  endAgent(recorder, outcome, handoff);
   return { agentId, handoff, keptWorkspace: kept?.path ?? null };
 }
 

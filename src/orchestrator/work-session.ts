@@ -1,18 +1,17 @@
-import { readFileSync, statSync } from 'node:fs';
-import { basename, join, relative, resolve } from 'node:path';
+import { join } from 'node:path';
 import type { ColonyEvent, EventBody } from '../events/event-types.js';
 import type { Handoff } from '../events/handoff.js';
 import { newShortId } from '../events/ids.js';
 import type { ChatModel } from '../model/chat-model.js';
-import { parseScenario } from '../model/sim/scenario.js';
 import type { EventStore } from '../store/event-store.js';
 import { openSqliteEventStore } from '../store/sqlite-event-store.js';
 import { runGit } from '../workspace/git.js';
-import { excludeFromGit, findDirtyFiles, openRepository, type Repository } from '../workspace/repository.js';
-import { repairCheckout, startCheckoutSync } from './checkout-sync.js';
+import type { Repository } from '../workspace/repository.js';
+import { readBriefFile } from './brief-file.js';
+import { startCheckoutSync } from './checkout-sync.js';
 import { runWorkerTask } from './run-worker-task.js';
-import { acquireRunLock, type RunLock } from './run-lock.js';
-import { defaultStateDir, eventsDatabasePath, prepareStateDir } from './state-directory.js';
+import { prepareSession } from './session-prelude.js';
+import { eventsDatabasePath } from './state-directory.js';
 
 export { defaultStateDir, eventsDatabasePath } from './state-directory.js';
 
@@ -47,43 +46,14 @@ export type WorkSessionResult =
  * before anything is changed.
  */
 export async function runWorkSession(options: WorkSessionOptions): Promise<WorkSessionResult> {
-  const task = readTask(options.taskPath);
+  const task = readBriefFile(options.taskPath, 'task');
   if (!task.ok) return task;
-  const opened = await openRepository(options.repoDir);
-  if (!opened.ok) return opened;
-  const { repo } = opened;
-  const stateDir = resolve(options.stateDir ?? defaultStateDir(repo.root));
-  const prepared = prepareStateDir(stateDir);
-  if (!prepared.ok) return prepared;
-  // colony's state never shows in the user's `git status`, even when this run is refused.
-  const inside = relative(repo.root, stateDir);
-  if (!inside.startsWith('..') && inside !== '') await excludeFromGit(repo, `/${inside}/`);
-  // One run per repository (they would fight over the checkout) and per state directory
-  // (they would interleave the event log).
-  const repositoryLock = acquireRunLock(join(repo.gitDir, 'colony-run.lock'), `the repository ${repo.root}`);
-  if (!repositoryLock.ok) return repositoryLock;
-  const stateLock = acquireRunLock(join(stateDir, 'run.lock'), `the state directory ${stateDir}`);
-  if (!stateLock.ok) {
-    repositoryLock.lock.release();
-    return stateLock;
-  }
-  const locks: RunLock[] = [stateLock.lock, repositoryLock.lock];
+  const session = await prepareSession(options.repoDir, options.stateDir);
+  if (!session.ok) return session;
   try {
-    const repaired = await repairCheckout(repo);
-    if (!repaired.ok) return repaired;
-    const dirty = await findDirtyFiles(repo);
-    if (dirty.length > 0) {
-      return {
-        ok: false,
-        error:
-          `the repository has uncommitted changes (${dirty.slice(0, 5).join(', ')}${dirty.length > 5 ? ', …' : ''}). ` +
-          'colony lands work on the checked-out branch and updates your checkout, so it starts from a clean tree: ' +
-          'commit or stash your changes (git stash), then run this again.',
-      };
-    }
-    return await runInRepository(options, repo, stateDir, task);
+    return await runInRepository(options, session.repo, session.stateDir, task);
   } finally {
-    for (const lock of locks) lock.release();
+    session.release();
   }
 }
 
@@ -141,23 +111,4 @@ async function runInRepository(
     process.off('exit', closeOnExit);
     store.close();
   }
-}
-
-type TaskFile = { ok: true; title: string; body: string } | { ok: false; error: string };
-
-function readTask(path: string): TaskFile {
-  let body: string;
-  try {
-    if (!statSync(path).isFile()) return { ok: false, error: `the task ${path} is not a file: pass a Markdown file` };
-    body = readFileSync(path, 'utf8');
-  } catch {
-    return { ok: false, error: `the task file ${path} does not exist: pass the path of a Markdown file describing the task` };
-  }
-  if (body.trim() === '') return { ok: false, error: `the task file ${path} is empty: describe the task in it` };
-  if (body.includes('```colony-spec')) {
-    const scenario = parseScenario(body);
-    if (!scenario.ok) return { ok: false, error: `the task file ${path} has a colony-spec block that is not valid: ${scenario.error}` };
-  }
-  const heading = /^#\s+(.+)$/m.exec(body);
-  return { ok: true, title: heading?.[1]?.trim() ?? basename(path), body };
 }

@@ -4,7 +4,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { main } from '../../src/cli/main.js';
 
-const EXAMPLE = new URL('../../examples/text-kit/', import.meta.url);
 
 export interface ExampleRepository {
   readonly dir: string;
@@ -12,11 +11,11 @@ export interface ExampleRepository {
   cleanup(): void;
 }
 
-/** A real git repository holding a fresh copy of the bundled example, on branch main. */
-export function createExampleRepository(): ExampleRepository {
+/** A real git repository holding a fresh copy of a bundled example (text-kit by default), on branch main. */
+export function createExampleRepository(example = 'text-kit'): ExampleRepository {
   const base = mkdtempSync(join(tmpdir(), 'colony-test-'));
-  const dir = join(base, 'text-kit');
-  cpSync(EXAMPLE, dir, { recursive: true });
+  const dir = join(base, example);
+  cpSync(new URL(`../../examples/${example}/`, import.meta.url), dir, { recursive: true });
   const git = (...args: string[]) =>
     execFileSync('git', ['-c', 'user.name=test', '-c', 'user.email=test@colony.invalid', '-c', 'commit.gpgsign=false', ...args], {
       cwd: dir,

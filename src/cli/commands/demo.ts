@@ -1,29 +1,33 @@
-import { spawnSync } from 'node:child_process';
-import { cpSync, mkdirSync, mkdtempSync, readdirSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { Command } from 'commander';
 import { resolveModel } from '../../model/registry.js';
 import { formatEventLine } from '../../observe/format-event.js';
-import { runWorkSession } from '../../orchestrator/work-session.js';
+import { runRunSession } from '../../orchestrator/run-session.js';
 import { runGit } from '../../workspace/git.js';
-import { EXIT_FAILED, EXIT_OK, usageError, type CommandContext } from '../command-context.js';
+import { EXIT_FAILED, EXIT_OK, positiveInteger, usageError, type CommandContext } from '../command-context.js';
+import { formatRunSummary, readRunStatus } from './run-report.js';
 
-const EXAMPLE = new URL('../../../examples/text-kit/', import.meta.url);
+const EXAMPLE_NAME = 'toolbox';
+const EXAMPLE = new URL(`../../../examples/${EXAMPLE_NAME}/`, import.meta.url);
 const DEFAULT_MODEL = 'sim?seed=2&latency=20..120&bug=0.3&malformed=0.05';
+const DEMO_EVENTS = new Set(['agent.started', 'agent.ended', 'merge.landed', 'merge.conflicted', 'handoff.delivered', 'planner.finished', 'main.checked']);
 
 interface DemoFlags {
   readonly dir?: string;
   readonly model: string;
+  readonly workers: number;
   readonly quiet?: boolean;
 }
 
 export function registerDemoCommand(program: Command, ctx: CommandContext): void {
   program
     .command('demo')
-    .description('Build the bundled example project with the simulated model, one worker per task.')
+    .description('Build the bundled example project with the simulated model: a root planner and workers that merge into main.')
     .option('--dir <dir>', 'where to put the example repository (default: a new temporary directory)')
     .option('--model <spec>', 'the model to use', DEFAULT_MODEL)
+    .option('--workers <n>', 'the most workers running at once', positiveInteger, 4)
     .option('--quiet', 'print no progress lines')
     .action(async (flags: DemoFlags) => {
       ctx.exitCode = await demo(ctx, flags);
@@ -37,54 +41,38 @@ async function demo(ctx: CommandContext, flags: DemoFlags): Promise<number> {
     return ctx.exitCode;
   }
   const base = flags.dir === undefined ? mkdtempSync(join(tmpdir(), 'colony-demo-')) : resolve(ctx.cwd, flags.dir);
-  const repoDir = join(base, 'text-kit');
+  const repoDir = join(base, EXAMPLE_NAME);
   mkdirSync(base, { recursive: true });
   cpSync(EXAMPLE, repoDir, { recursive: true, errorOnExist: true, force: false });
   await runGit(repoDir, ['init', '-q', '-b', 'main']);
   await runGit(repoDir, ['add', '-A']);
-  await runGit(repoDir, ['commit', '-q', '-m', 'text-kit: the starting point']);
-  ctx.stdout(`colony demo: building the example in ${repoDir} with ${flags.model}\n`);
+  await runGit(repoDir, ['commit', '-q', '-m', `${EXAMPLE_NAME}: the starting point`]);
+  ctx.stdout(`colony demo: building examples/${EXAMPLE_NAME} in ${repoDir} with ${flags.model}, up to ${flags.workers} workers at once\n\n`);
 
-  const tasks = readdirSync(join(repoDir, 'tasks')).filter((name) => name.endsWith('.md')).sort();
-  let done = 0;
-  for (const [index, name] of tasks.entries()) {
-    ctx.stdout(`\n[${index + 1}/${tasks.length}] tasks/${name}\n`);
-    const result = await runWorkSession({
-      repoDir,
-      taskPath: join(repoDir, 'tasks', name),
-      model: resolved.model,
-      maxSteps: 60,
-      signal: ctx.signal,
-      ...(flags.quiet === true ? {} : { onEvent: (event) => event.type !== 'model.requested' && ctx.stdout(`  ${formatEventLine(event)}\n`) }),
-    });
-    if (!result.ok) {
-      usageError(ctx, result.error);
-      return ctx.exitCode;
-    }
-    ctx.stdout(`  => ${result.handoff.status}: ${result.handoff.summary}\n`);
-    if (result.handoff.status === 'done') done += 1;
-    if (ctx.signal.aborted) break;
+  const result = await runRunSession({
+    repoDir,
+    goalPath: join(repoDir, 'GOAL.md'),
+    workerModel: resolved.model,
+    plannerModel: resolved.model,
+    workers: flags.workers,
+    workerMaxSteps: 60,
+    plannerMaxSteps: 500,
+    signal: ctx.signal,
+    ...(flags.quiet === true ? {} : { onEvent: (event) => DEMO_EVENTS.has(event.type) && ctx.stdout(`  ${formatEventLine(event)}\n`) }),
+  });
+  if (!result.ok) {
+    usageError(ctx, result.error);
+    return ctx.exitCode;
   }
-
-  const test = spawnSync('node', ['--test'], { cwd: repoDir, encoding: 'utf8' });
-  // node's test runner prints its totals as "# tests 34" (TAP, when piped) or "ℹ tests 34".
-  const summary = (test.stdout ?? '')
-    .split('\n')
-    .filter((line) => /^[#ℹ] (tests|pass|fail) \d+$/.test(line))
-    .map((line) => line.slice(2))
-    .join(', ');
-  const log = await runGit(repoDir, ['log', '--oneline', 'main']);
+  ctx.stdout(formatRunSummary(result, readRunStatus(result.stateDir, result.runId)));
   ctx.stdout(
     [
-      '',
-      `${done} of ${tasks.length} tasks done; main has ${log.stdout.trim().split('\n').length} commits.`,
-      `node --test on main: ${test.status === 0 ? 'passes' : 'FAILS'} (${summary})`,
-      '',
       'Look around:',
-      `  git -C ${repoDir} log --stat main`,
-      `  npx colony events --repo ${repoDir}`,
+      `  git -C ${repoDir} log --oneline --graph main`,
+      `  npx colony status --repo ${repoDir}`,
+      `  npx colony events --repo ${repoDir} --type handoff.submitted`,
       '',
     ].join('\n'),
   );
-  return done === tasks.length && test.status === 0 ? EXIT_OK : EXIT_FAILED;
+  return result.status === 'done' ? EXIT_OK : EXIT_FAILED;
 }

@@ -1,0 +1,95 @@
+import { cpSync, mkdtempSync, rmSync, writeFileSync, mkdirSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { resolveModel } from '../src/model/registry.js';
+import { runRunSession } from '../src/orchestrator/run-session.js';
+import { runGit } from '../src/workspace/git.js';
+import { generatedGoal } from './generated-goal.js';
+
+/**
+ * One `colony run` measured in a process of its own, so its peak memory is its own:
+ * `tsx bench/tree-run-child.ts '<json settings>'` prints one JSON line of figures.
+ */
+interface Settings {
+  /** An example folder under examples/, or a generated goal with this many modules. */
+  readonly example?: string;
+  readonly generatedModules?: number;
+  readonly workers: number;
+  readonly model: string;
+}
+
+const settings = JSON.parse(process.argv[2] ?? '{}') as Settings;
+const base = mkdtempSync(join(tmpdir(), 'colony-bench-tree-'));
+const repoDir = join(base, 'repo');
+if (settings.example !== undefined) {
+  cpSync(new URL(`../examples/${settings.example}/`, import.meta.url), repoDir, { recursive: true });
+} else {
+  const generated = generatedGoal(settings.generatedModules ?? 500);
+  for (const [path, content] of Object.entries(generated)) {
+    mkdirSync(join(repoDir, path, '..'), { recursive: true });
+    writeFileSync(join(repoDir, path), content);
+  }
+}
+await runGit(repoDir, ['init', '-q', '-b', 'main']);
+await runGit(repoDir, ['add', '-A']);
+await runGit(repoDir, ['commit', '-q', '-m', 'start']);
+
+const resolved = resolveModel(settings.model, { env: {} });
+if (!resolved.ok) throw new Error(resolved.error);
+
+let peakRss = 0;
+const sampler = setInterval(() => {
+  peakRss = Math.max(peakRss, process.memoryUsage().rss);
+}, 200);
+let agents = 0;
+let workers = 0;
+let peakAgents = 0;
+let peakWorkers = 0;
+let landed = 0;
+let conflicts = 0;
+const roles = new Map<string, string>();
+const started = performance.now();
+const result = await runRunSession({
+  repoDir,
+  goalPath: join(repoDir, 'GOAL.md'),
+  workerModel: resolved.model,
+  plannerModel: resolved.model,
+  workers: settings.workers,
+  workerMaxSteps: 100,
+  plannerMaxSteps: 2000,
+  onEvent: (event) => {
+    if (event.type === 'agent.started') {
+      roles.set(event.agentId, event.data.role);
+      agents += 1;
+      if (event.data.role === 'worker') workers += 1;
+      peakAgents = Math.max(peakAgents, agents);
+      peakWorkers = Math.max(peakWorkers, workers);
+    } else if (event.type === 'agent.ended') {
+      agents -= 1;
+      if (roles.get(event.agentId) === 'worker') workers -= 1;
+    } else if (event.type === 'merge.landed') {
+      landed += 1;
+    } else if (event.type === 'merge.conflicted') {
+      conflicts += 1;
+    }
+  },
+});
+const wallMs = performance.now() - started;
+clearInterval(sampler);
+peakRss = Math.max(peakRss, process.memoryUsage().rss, process.resourceUsage().maxRSS * 1024);
+const tasks = roles.size;
+process.stdout.write(
+  `${JSON.stringify({
+    ok: result.ok,
+    status: result.ok ? result.status : result.error,
+    checkPassed: result.ok ? (result.check?.passed ?? null) : null,
+    wallMs,
+    landed,
+    conflicts,
+    agents: tasks,
+    peakAgents,
+    peakWorkers,
+    peakRssMb: peakRss / 2 ** 20,
+  })}\n`,
+);
+rmSync(base, { recursive: true, force: true });

@@ -1,0 +1,73 @@
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { foldRunStatus, type RunStatus } from '../../observe/run-status.js';
+import type { RunSessionResult } from '../../orchestrator/run-session.js';
+import { acquireRunLock } from '../../orchestrator/run-lock.js';
+import { eventsDatabasePath } from '../../orchestrator/state-directory.js';
+import { openSqliteEventStore } from '../../store/sqlite-event-store.js';
+import { openSqliteTaskStore } from '../../store/sqlite-task-store.js';
+
+/**
+ * The status of a run in a state directory: the given run, or the one started last. Null when
+ * the directory holds no run. A run that never recorded its end while no process holds the
+ * state directory's lock was interrupted (killed, or the machine went down).
+ */
+export function readRunStatus(stateDir: string, runId?: string): RunStatus | null {
+  const path = eventsDatabasePath(stateDir);
+  if (!existsSync(path)) return null;
+  const events = openSqliteEventStore(path);
+  const tasks = openSqliteTaskStore(path);
+  try {
+    const id = runId ?? events.read({ types: ['run.started'] }).at(-1)?.runId;
+    if (id === undefined) return null;
+    const status = foldRunStatus({
+      events: events.read({ runId: id }),
+      tasks: tasks.listTasks(id),
+      deliveredHandoffs: tasks.deliveredHandoffs(id),
+      runId: id,
+      now: Date.now(),
+    });
+    if (status === null || status.run.state !== 'running' || !lockIsFree(stateDir)) return status;
+    return { ...status, run: { ...status.run, state: 'interrupted' } };
+  } finally {
+    tasks.close();
+    events.close();
+  }
+}
+
+function lockIsFree(stateDir: string): boolean {
+  const taken = acquireRunLock(join(stateDir, 'run.lock'), `the state directory ${stateDir}`);
+  if (!taken.ok) return false;
+  taken.lock.release();
+  return true;
+}
+
+function duration(ms: number): string {
+  const seconds = Math.round(ms / 1000);
+  if (seconds < 60) return `${seconds}s`;
+  const minutes = Math.floor(seconds / 60);
+  return minutes < 60 ? `${minutes}m${String(seconds % 60).padStart(2, '0')}s` : `${Math.floor(minutes / 60)}h${String(minutes % 60).padStart(2, '0')}m`;
+}
+
+/** What `colony run` prints when it returns. */
+export function formatRunSummary(result: Extract<RunSessionResult, { ok: true }>, status: RunStatus | null): string {
+  const lines = ['', `run ${result.runId}: ${result.status} in ${duration(result.durationMs)}`];
+  if (result.rootHandoff !== null) lines.push(`root planner: ${result.rootHandoff.status}: ${result.rootHandoff.summary}`);
+  if (status !== null) {
+    const byStatus = Object.entries(status.tasks.byStatus)
+      .filter(([, count]) => count > 0)
+      .map(([name, count]) => `${count} ${name}`)
+      .join(', ');
+    lines.push(`tasks: ${status.tasks.total}${byStatus === '' ? '' : ` (${byStatus})`}; handoffs delivered: ${status.handoffs.delivered}; commits landed: ${status.commits.landed}`);
+    const cost = status.costKnown ? `$${status.costUsd.toFixed(2)}` : `at least $${status.costUsd.toFixed(2)} (some calls had no price)`;
+    lines.push(`agents: ${status.agents.length}; model calls: ${status.modelCalls}; tokens: ${status.tokens.input} in, ${status.tokens.output} out; cost: ${cost}`);
+  }
+  if (result.check !== null) {
+    lines.push(`check on ${result.trunk}: \`${result.check.command}\` ${result.check.passed ? 'passed' : 'FAILED'} at ${result.check.commit.slice(0, 12)}`);
+  } else if (result.status !== 'stopped') {
+    lines.push(`check on ${result.trunk}: none (no colony-spec test command and no npm test script)`);
+  }
+  if (result.status === 'stopped') lines.push('The run was stopped; its unfinished tasks were released.');
+  lines.push(`${result.trunk} is at ${result.trunkCommit.slice(0, 12)}. More: colony status --state ${result.stateDir}; colony events --state ${result.stateDir}`, '');
+  return lines.join('\n');
+}

@@ -1,0 +1,38 @@
+import { resolve } from 'node:path';
+import type { Command } from 'commander';
+import { formatRunStatus } from '../../observe/run-status.js';
+import { defaultStateDir } from '../../orchestrator/state-directory.js';
+import { EXIT_OK, usageError, type CommandContext } from '../command-context.js';
+import { readRunStatus } from './run-report.js';
+
+interface StatusFlags {
+  readonly repo: string;
+  readonly state?: string;
+  readonly run?: string;
+  readonly json?: boolean;
+}
+
+export function registerStatusCommand(program: Command, ctx: CommandContext): void {
+  program
+    .command('status')
+    .description('Report a run, live or finished: agents, tasks, handoffs, commits, tokens, cost and the tree.')
+    .option('--repo <dir>', 'the repository the run works on', '.')
+    .option('--state <dir>', 'the state directory (default: <repo>/.colony)')
+    .option('--run <id>', 'the run to report (default: the latest)')
+    .option('--json', 'print the status as JSON')
+    .action((flags: StatusFlags) => {
+      ctx.exitCode = status(ctx, flags);
+    });
+}
+
+function status(ctx: CommandContext, flags: StatusFlags): number {
+  const stateDir = flags.state === undefined ? defaultStateDir(resolve(ctx.cwd, flags.repo)) : resolve(ctx.cwd, flags.state);
+  const found = readRunStatus(stateDir, flags.run);
+  if (found === null) {
+    const which = flags.run === undefined ? 'no run' : `no run ${flags.run}`;
+    usageError(ctx, `there is ${which} in ${stateDir}.`, 'Pass the repository a run used with --repo, or its state directory with --state; start one with colony run.');
+    return ctx.exitCode;
+  }
+  ctx.stdout(flags.json === true ? `${JSON.stringify(found, null, 2)}\n` : formatRunStatus(found));
+  return EXIT_OK;
+}

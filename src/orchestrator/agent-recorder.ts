@@ -1,0 +1,32 @@
+import type { AgentOutcome, AgentRecorder } from '../agent/agent-loop.js';
+import type { Handoff } from '../events/handoff.js';
+import type { ColonyEvent, EventBody } from '../events/event-types.js';
+import type { EventStore } from '../store/event-store.js';
+
+/** Records an agent's events in the store under its id, telling `onEvent` each one as it is recorded. */
+export function createAgentRecorder(
+  store: EventStore,
+  runId: string,
+  agentId: string,
+  onEvent?: (event: ColonyEvent) => void,
+): AgentRecorder {
+  return {
+    record(body: EventBody) {
+      const event = store.append({ ...body, runId, agentId });
+      onEvent?.(event);
+    },
+    flush: () => store.flush(),
+  };
+}
+
+/** The last events of any agent of the tree: how it failed (if it did) and how it ended. */
+export function endAgent(recorder: AgentRecorder, outcome: AgentOutcome, handoff: Handoff): void {
+  if (outcome.status === 'failed') {
+    recorder.record({ type: 'agent.failed', data: { steps: outcome.steps, reason: outcome.reason, lastToolCall: outcome.lastToolCall } });
+  }
+  recorder.record({
+    type: 'agent.ended',
+    data: { status: handoff.status, steps: outcome.steps, reason: outcome.status === 'ended' ? 'handoff submitted' : outcome.reason },
+  });
+  recorder.flush();
+}

@@ -1,0 +1,133 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { AgentRecorder } from '../agent/agent-loop.js';
+import type { EventBody } from '../events/event-types.js';
+import type { Handoff } from '../events/handoff.js';
+import { openSqliteTaskStore } from '../store/sqlite-task-store.js';
+import type { TaskRecord, TaskStore } from '../store/task-store.js';
+import { createPlannerBoard, type BoardContext } from './planner-board.js';
+import { RUNNER_WAKEUP } from './run-context.js';
+import { Wakeups } from './wakeups.js';
+
+function failedHandoff(summary: string): Handoff {
+  return { status: 'failed', summary, commits: [], evidence: '', notes: [`note of ${summary}`], concerns: [], deviations: [], findings: [], feedback: [], followUps: [], synthetic: false };
+}
+
+describe('the planner board', () => {
+  let dir: string;
+  let tasks: TaskStore;
+  let context: BoardContext;
+  let events: EventBody[];
+  let recorder: AgentRecorder;
+  let root: TaskRecord;
+
+  beforeEach(() => {
+    dir = mkdtempSync(join(tmpdir(), 'colony-board-'));
+    tasks = openSqliteTaskStore(join(dir, 'colony.db'));
+    let clock = 1_000;
+    context = { runId: 'run-1', tasks, wakeups: new Wakeups(), now: () => (clock += 1) };
+    events = [];
+    recorder = { record: (event) => events.push(event), flush: () => undefined };
+    root = tasks.createTask(
+      { id: 'task-root', runId: 'run-1', parentTaskId: null, createdBy: null, kind: 'planner', title: 'Goal', body: 'goal', scope: null, retryOf: null },
+      1,
+    );
+  });
+
+  afterEach(() => {
+    tasks.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('publishes worker tasks as children of the planner, records them and wakes the runner', async () => {
+    const board = createPlannerBoard(context, root, 'planner-a', recorder);
+    const woken = context.wakeups.wait(RUNNER_WAKEUP, new AbortController().signal, 10_000);
+    const published = board.createTask({ title: 'Build x', brief: 'Build x.js', retryOf: null });
+    await woken;
+    expect(published.ok).toBe(true);
+    const id = published.ok ? published.taskId : '';
+    expect(tasks.getTask(id)).toMatchObject({ parentTaskId: 'task-root', createdBy: 'planner-a', kind: 'worker', title: 'Build x', body: 'Build x.js', status: 'open' });
+    expect(events).toContainEqual({ type: 'task.created', data: { taskId: id, parentTaskId: 'task-root', kind: 'worker', title: 'Build x', scope: null, retryOf: null } });
+  });
+
+  it('appends every earlier attempt of a retried task to its brief, oldest first', () => {
+    const board = createPlannerBoard(context, root, 'planner-a', recorder);
+    const closeAs = (id: string, summary: string) => {
+      const claimed = tasks.claim({ runId: 'run-1', holder: 'r', kinds: ['worker'], now: context.now(), leaseMs: 60_000 });
+      expect(claimed?.id).toBe(id);
+      expect(tasks.complete(id, 'r', failedHandoff(summary), context.now()).ok).toBe(true);
+    };
+    const first = board.createTask({ title: 'Build x', brief: 'Build x.js', retryOf: null });
+    if (!first.ok) throw new Error(first.error);
+    closeAs(first.taskId, 'first try broke');
+    const second = board.createTask({ title: 'Build x', brief: 'Build x.js again', retryOf: first.taskId });
+    if (!second.ok) throw new Error(second.error);
+    closeAs(second.taskId, 'second try broke');
+    const third = board.createTask({ title: 'Build x', brief: 'Build x.js, third time', retryOf: second.taskId });
+    if (!third.ok) throw new Error(third.error);
+    const body = tasks.getTask(third.taskId)?.body ?? '';
+    expect(body.startsWith('Build x.js, third time\n\n## Earlier attempts')).toBe(true);
+    expect(body.indexOf('first try broke')).toBeGreaterThan(0);
+    expect(body.indexOf('second try broke')).toBeGreaterThan(body.indexOf('first try broke'));
+    expect(body).toContain('- note of second try broke');
+  });
+
+  it('refuses to retry a task that is not the planner’s own', () => {
+    tasks.createTask(
+      { id: 'task-elsewhere', runId: 'run-1', parentTaskId: root.id, createdBy: 'planner-a', kind: 'planner', title: 'z', body: 'z', scope: 'src/z/', retryOf: null },
+      2,
+    );
+    const other = tasks.createTask(
+      { id: 'task-other', runId: 'run-1', parentTaskId: 'task-elsewhere', createdBy: 'planner-b', kind: 'worker', title: 'y', body: 'y', scope: null, retryOf: null },
+      3,
+    );
+    const board = createPlannerBoard(context, root, 'planner-a', recorder);
+    const retried = board.createTask({ title: 'y', brief: 'y', retryOf: other.id });
+    expect(retried).toEqual({ ok: false, error: expect.stringContaining('task-other is not one of your tasks') });
+  });
+
+  it('delegates a scope with the scope line above the brief, normalising the path', () => {
+    const board = createPlannerBoard(context, root, 'planner-a', recorder);
+    const delegated = board.delegate({ title: 'Own geo', scope: './src/geo', brief: 'Build the geometry helpers.' });
+    if (!delegated.ok) throw new Error(delegated.error);
+    const task = tasks.getTask(delegated.taskId);
+    expect(task).toMatchObject({ kind: 'planner', scope: 'src/geo/' });
+    expect(task?.body).toBe('Your scope: `src/geo/` (you own this slice of the repository).\n\nBuild the geometry helpers.');
+  });
+
+  it('refuses scopes outside the repository, outside its own scope, equal to it, or overlapping an open one', () => {
+    const board = createPlannerBoard(context, root, 'planner-a', recorder);
+    expect(board.delegate({ title: 'x', scope: '../elsewhere', brief: 'b' })).toMatchObject({ ok: false, error: expect.stringContaining('inside the repository') });
+    expect(board.delegate({ title: 'x', scope: '/etc', brief: 'b' })).toMatchObject({ ok: false });
+    const geo = board.delegate({ title: 'geo', scope: 'src/geo/', brief: 'b' });
+    expect(geo.ok).toBe(true);
+    expect(board.delegate({ title: 'x', scope: 'src/geo/shapes/', brief: 'b' })).toMatchObject({ ok: false, error: expect.stringContaining('overlaps src/geo/') });
+    expect(board.delegate({ title: 'x', scope: 'src/', brief: 'b' })).toMatchObject({ ok: false, error: expect.stringContaining('overlaps') });
+
+    const sub = tasks.getTask(geo.ok ? geo.taskId : '');
+    if (sub === null) throw new Error('no sub-planner task');
+    const subBoard = createPlannerBoard(context, sub, 'planner-b', recorder);
+    expect(subBoard.delegate({ title: 'x', scope: 'src/text/', brief: 'b' })).toMatchObject({ ok: false, error: expect.stringContaining('outside your own scope') });
+    expect(subBoard.delegate({ title: 'x', scope: 'src/geo/', brief: 'b' })).toMatchObject({ ok: false, error: expect.stringContaining('your whole scope') });
+    expect(subBoard.delegate({ title: 'x', scope: 'src/geo/shapes/', brief: 'b' }).ok).toBe(true);
+  });
+
+  it('keeps the latest finish until the planner publishes again, and records andon changes in the store', () => {
+    const board = createPlannerBoard(context, root, 'planner-a', recorder);
+    board.finish({ status: 'done', summary: 'all built', notes: [], concerns: [], findings: [], feedback: [], followUps: [] });
+    expect(board.finished()?.summary).toBe('all built');
+    board.createTask({ title: 'one more', brief: 'b', retryOf: null });
+    expect(board.finished()).toBeNull();
+
+    board.setAndon(true, 'main is broken');
+    expect(tasks.pausedTasks('run-1')).toEqual(['task-root']);
+    board.setAndon(false, 'fixed');
+    expect(tasks.pausedTasks('run-1')).toEqual([]);
+    expect(events.filter((event) => event.type === 'andon.changed').map((event) => event.data)).toEqual([
+      { taskId: 'task-root', paused: true, reason: 'main is broken' },
+      { taskId: 'task-root', paused: false, reason: 'fixed' },
+    ]);
+  });
+});

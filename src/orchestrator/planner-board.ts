@@ -1,0 +1,152 @@
+import { posix } from 'node:path';
+import type { AgentRecorder } from '../agent/agent-loop.js';
+import type { Handoff } from '../events/handoff.js';
+import { newShortId } from '../events/ids.js';
+import type { TaskRecord } from '../store/task-store.js';
+import type { FinishReport, PlannerBoard, Published } from '../tools/planner-tools.js';
+import { earlierAttemptsSection, type EarlierAttempt } from './handoff-message.js';
+import { RUNNER_WAKEUP, type RunContext } from './run-context.js';
+
+/** Sub-planners may delegate this deep below the root; deeper scopes would be smaller than a task. */
+const MAX_PLANNER_DEPTH = 8;
+
+export interface RecordingPlannerBoard extends PlannerBoard {
+  /** The planner's latest `finish`, or null when it has not finished (or not since it replanned). */
+  readonly finished: () => FinishReport | null;
+}
+
+/** The first line colony puts above a sub-planner's brief. */
+export function scopeLine(scope: string): string {
+  return `Your scope: \`${scope}\` (you own this slice of the repository).`;
+}
+
+/** What a board needs of its run. */
+export type BoardContext = Pick<RunContext, 'runId' | 'tasks' | 'wakeups' | 'now'>;
+
+/** One planner's board: its tasks go into the store as its children, its andon and finish are recorded. */
+export function createPlannerBoard(context: BoardContext, task: TaskRecord, agentId: string, recorder: AgentRecorder): RecordingPlannerBoard {
+  let finished: FinishReport | null = null;
+  const publish = (input: { kind: TaskRecord['kind']; title: string; body: string; scope: string | null; retryOf: string | null }): Published => {
+    const created = context.tasks.createTask(
+      { id: newShortId('task'), runId: context.runId, parentTaskId: task.id, createdBy: agentId, ...input },
+      context.now(),
+    );
+    recorder.record({
+      type: 'task.created',
+      data: { taskId: created.id, parentTaskId: task.id, kind: created.kind, title: created.title, scope: created.scope, retryOf: created.retryOf },
+    });
+    // Recorded before any runner can act on it.
+    recorder.flush();
+    finished = null;
+    context.wakeups.wake(RUNNER_WAKEUP);
+    return { ok: true, taskId: created.id };
+  };
+
+  return {
+    finished: () => finished,
+    createTask(input) {
+      let body = input.brief;
+      if (input.retryOf !== null) {
+        const attempts = earlierAttempts(context, task, input.retryOf);
+        if (!attempts.ok) return attempts;
+        const section = earlierAttemptsSection(attempts.attempts);
+        if (section !== '') body = `${body}\n\n${section}`;
+      }
+      return publish({ kind: 'worker', title: input.title, body, scope: null, retryOf: input.retryOf });
+    },
+    delegate(input) {
+      const scope = checkScope(context, task, input.scope);
+      if (!scope.ok) return scope;
+      return publish({ kind: 'planner', title: input.title, body: `${scopeLine(scope.scope)}\n\n${input.brief}`, scope: scope.scope, retryOf: null });
+    },
+    writeScratchpad(content) {
+      recorder.record({ type: 'scratchpad.written', data: { content } });
+    },
+    setAndon(paused, reason) {
+      context.tasks.setAndon(task.id, paused, context.now());
+      recorder.record({ type: 'andon.changed', data: { taskId: task.id, paused, reason } });
+      if (!paused) context.wakeups.wake(RUNNER_WAKEUP);
+    },
+    finish(report) {
+      finished = report;
+      recorder.record({ type: 'planner.finished', data: { taskId: task.id, status: report.status, summary: report.summary } });
+    },
+  };
+}
+
+/** The handoff a planner's `finish` becomes for its parent. */
+export function handoffFromFinish(report: FinishReport): Handoff {
+  return {
+    status: report.status,
+    summary: report.summary,
+    commits: [],
+    evidence: '',
+    notes: [...report.notes],
+    concerns: [...report.concerns],
+    deviations: [],
+    findings: [...report.findings],
+    feedback: [...report.feedback],
+    followUps: [...report.followUps],
+    synthetic: false,
+  };
+}
+
+type AttemptsResult = { ok: true; attempts: EarlierAttempt[] } | { ok: false; error: string };
+
+/** The handoffs of the task being retried and of every task it retried in turn, oldest first. */
+function earlierAttempts(context: BoardContext, planner: TaskRecord, retryOf: string): AttemptsResult {
+  const attempts: EarlierAttempt[] = [];
+  let id: string | null = retryOf;
+  const seen = new Set<string>();
+  while (id !== null && !seen.has(id)) {
+    seen.add(id);
+    const earlier = context.tasks.getTask(id);
+    if (earlier === null || earlier.runId !== context.runId || earlier.parentTaskId !== planner.id) {
+      return { ok: false, error: `retry_of: ${id} is not one of your tasks. Pass the id from a "Created task" result, or leave retry_of out.` };
+    }
+    if (earlier.kind !== 'worker') {
+      return { ok: false, error: `retry_of: ${id} is a delegated scope, not a worker task; delegate the scope again instead.` };
+    }
+    attempts.unshift({ taskId: earlier.id, handoffs: earlier.handoff === null ? [] : [earlier.handoff] });
+    id = earlier.retryOf;
+  }
+  return { ok: true, attempts };
+}
+
+type ScopeResult = { ok: true; scope: string } | { ok: false; error: string };
+
+function checkScope(context: BoardContext, planner: TaskRecord, requested: string): ScopeResult {
+  const trimmed = requested.trim().replace(/^\.\/+/, '');
+  const normalized = posix.normalize(trimmed);
+  if (trimmed === '' || posix.isAbsolute(trimmed) || normalized === '.' || normalized.startsWith('..')) {
+    return { ok: false, error: `scope ${JSON.stringify(requested)} must be a relative path inside the repository, like src/collections/.` };
+  }
+  const scope = requested.trim().endsWith('/') || !posix.extname(normalized) ? `${normalized.replace(/\/+$/, '')}/` : normalized;
+  if (planner.scope !== null && !scope.startsWith(planner.scope)) {
+    return { ok: false, error: `scope ${scope} is outside your own scope ${planner.scope}: delegate only parts of it.` };
+  }
+  if (planner.scope === scope) {
+    return { ok: false, error: `scope ${scope} is your whole scope: publish tasks for it instead of delegating it.` };
+  }
+  if (depthOf(context, planner) >= MAX_PLANNER_DEPTH) {
+    return { ok: false, error: `sub-planners may be at most ${MAX_PLANNER_DEPTH} levels deep: publish tasks instead of delegating.` };
+  }
+  for (const sibling of context.tasks.listTasks(context.runId)) {
+    if (sibling.parentTaskId !== planner.id || sibling.kind !== 'planner' || sibling.scope === null) continue;
+    if (sibling.status !== 'open' && sibling.status !== 'running') continue;
+    if (sibling.scope.startsWith(scope) || scope.startsWith(sibling.scope)) {
+      return { ok: false, error: `scope ${scope} overlaps ${sibling.scope}, which task ${sibling.id} still owns: wait for its handoff, or choose a scope that does not overlap.` };
+    }
+  }
+  return { ok: true, scope };
+}
+
+function depthOf(context: BoardContext, task: TaskRecord): number {
+  let depth = 0;
+  let parent = task.parentTaskId;
+  while (parent !== null && depth <= MAX_PLANNER_DEPTH) {
+    depth += 1;
+    parent = context.tasks.getTask(parent)?.parentTaskId ?? null;
+  }
+  return depth;
+}

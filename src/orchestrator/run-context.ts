@@ -1,0 +1,28 @@
+import type { ColonyEvent } from '../events/event-types.js';
+import type { ChatModel } from '../model/chat-model.js';
+import type { EventStore } from '../store/event-store.js';
+import type { TaskStore } from '../store/task-store.js';
+import type { Repository } from '../workspace/repository.js';
+import type { Wakeups } from './wakeups.js';
+
+/** Everything the agents of one run share. Passed down, never found through globals. */
+export interface RunContext {
+  readonly runId: string;
+  readonly repo: Repository;
+  readonly events: EventStore;
+  readonly tasks: TaskStore;
+  readonly wakeups: Wakeups;
+  /** Workers' workspaces are made in here. */
+  readonly workspacesDir: string;
+  /** Planners' views of main are made in here. */
+  readonly viewsDir: string;
+  readonly workerModel: ChatModel;
+  readonly plannerModel: ChatModel;
+  readonly workerMaxSteps: number;
+  readonly plannerMaxSteps: number;
+  readonly now: () => number;
+  readonly onEvent?: (event: ColonyEvent) => void;
+}
+
+/** The key the runner waits on for new tasks. */
+export const RUNNER_WAKEUP = 'runner';

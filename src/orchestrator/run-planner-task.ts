@@ -1,0 +1,141 @@
+import { readFileSync } from 'node:fs';
+import { runAgent, type AgentInbox, type AgentOutcome } from '../agent/agent-loop.js';
+import type { AgentRole } from '../events/event-types.js';
+import type { Handoff } from '../events/handoff.js';
+import { newShortId } from '../events/ids.js';
+import type { InboxMessage, TaskRecord } from '../store/task-store.js';
+import { createPlannerRoleTools } from '../tools/planner-tools.js';
+import { createListDirTool } from '../tools/list-dir-tool.js';
+import { createReadFileTool } from '../tools/read-file-tool.js';
+import { createRunCommandTool } from '../tools/run-command-tool.js';
+import { createSearchTool } from '../tools/search-tool.js';
+import { createMainView, type MainView } from '../workspace/main-view.js';
+import { createAgentRecorder, endAgent } from './agent-recorder.js';
+import { handoffMessage, personMessage } from './handoff-message.js';
+import { createPlannerBoard, handoffFromFinish } from './planner-board.js';
+import type { RunContext } from './run-context.js';
+
+function prompt(name: string): string {
+  return readFileSync(new URL(`./prompts/${name}.md`, import.meta.url), 'utf8').trim();
+}
+
+const PLANNER_PROMPT = prompt('planner');
+const ROLE_SENTENCES: Record<Exclude<AgentRole, 'worker'>, string> = {
+  'root-planner': prompt('root-planner-role'),
+  'sub-planner': prompt('sub-planner-role'),
+};
+
+/** How often a waiting planner looks at the store even without a wake-up (another process may have written). */
+const INBOX_POLL_MS = 1_000;
+
+export interface TaskExecution {
+  readonly agentId: string;
+  readonly handoff: Handoff;
+}
+
+/**
+ * Runs one planner on its task: a view of main, the read-only repository tools and the role
+ * tools, the agent loop with its inbox, and exactly one handoff: its `finish`, or a synthetic
+ * failure when it ended without one.
+ */
+export async function runPlannerTask(context: RunContext, task: TaskRecord, signal: AbortSignal): Promise<TaskExecution> {
+  const agentId = newShortId('planner');
+  const role: Exclude<AgentRole, 'worker'> = task.parentTaskId === null ? 'root-planner' : 'sub-planner';
+  const recorder = createAgentRecorder(context.events, context.runId, agentId, context.onEvent);
+  const systemPrompt = PLANNER_PROMPT.replace('{{ROLE}}', ROLE_SENTENCES[role]);
+  const board = createPlannerBoard(context, task, agentId, recorder);
+
+  let view: MainView;
+  try {
+    view = await createMainView(context.repo, { id: agentId, parentDir: context.viewsDir });
+  } catch (error) {
+    const reason = `colony could not make the planner's view of main: ${error instanceof Error ? error.message : String(error)}`;
+    return { agentId, handoff: syntheticPlannerHandoff({ status: 'failed', steps: 0, reason, lastToolCall: null }, role) };
+  }
+  const tools = [
+    createReadFileTool(view.path),
+    createListDirTool(view.path),
+    createSearchTool(view.path),
+    createRunCommandTool(view.path),
+    ...createPlannerRoleTools(board),
+  ];
+  recorder.record({
+    type: 'agent.started',
+    data: {
+      role,
+      taskId: task.id,
+      title: task.title,
+      model: context.plannerModel.spec,
+      systemPrompt,
+      task: task.body,
+      tools: tools.map((tool) => tool.name),
+      parentAgentId: task.createdBy,
+      attempt: task.attempt,
+    },
+  });
+
+  let outcome: AgentOutcome;
+  try {
+    outcome = await runAgent({
+      model: context.plannerModel,
+      tools,
+      systemPrompt,
+      task: task.body,
+      recorder,
+      maxSteps: context.plannerMaxSteps,
+      signal,
+      inbox: plannerInbox(context, task),
+      beforeModelCall: async () => {
+        const problem = await view.followTrunk();
+        return problem === null ? null : `colony could not bring your view of main up to date, so what you read may be behind main: ${problem}`;
+      },
+    });
+  } catch (error) {
+    const reason = `colony itself failed while running the planner: ${error instanceof Error ? error.message : String(error)}`;
+    outcome = { status: 'failed', steps: 0, reason, lastToolCall: null };
+  } finally {
+    await view.remove();
+  }
+
+  const report = board.finished();
+  const handoff = outcome.status === 'ended' && report !== null ? handoffFromFinish(report) : syntheticPlannerHandoff(outcome, role);
+  endAgent(recorder, outcome, handoff);
+  return { agentId, handoff };
+}
+
+/** The planner's inbox as the loop sees it, rendering each stored message as the text the planner reads. */
+function plannerInbox(context: RunContext, task: TaskRecord): AgentInbox {
+  const render = (message: InboxMessage): string => {
+    if (message.handoff !== null && message.fromTaskId !== null) {
+      const child = context.tasks.getTask(message.fromTaskId);
+      return handoffMessage(message.fromTaskId, child?.title ?? message.fromTaskId, message.handoff);
+    }
+    return personMessage(message.text ?? '');
+  };
+  return {
+    take: () => context.tasks.takeInbox(task.id).map((message) => ({ fromTaskId: message.fromTaskId, content: render(message) })),
+    pending: () => ({ unread: context.tasks.unreadCount(task.id), openChildren: context.tasks.openChildren(task.id) }),
+    wait: (signal) => context.wakeups.wait(task.id, signal, INBOX_POLL_MS),
+  };
+}
+
+function syntheticPlannerHandoff(outcome: AgentOutcome, role: AgentRole): Handoff {
+  const reason = outcome.status === 'failed' ? outcome.reason : 'it ended without calling finish';
+  const lastToolCall = outcome.status === 'failed' ? outcome.lastToolCall : null;
+  return {
+    status: 'failed',
+    summary: `The ${role} ended without finishing its scope: ${reason}.`,
+    commits: [],
+    evidence: '',
+    notes: [
+      `It made ${outcome.steps} model call(s).`,
+      lastToolCall === null ? 'It made no tool call.' : `Its last tool call was ${lastToolCall}.`,
+    ],
+    concerns: ['Tasks it published may still be open or may have landed work; check main before planning its scope again.'],
+    deviations: [],
+    findings: [],
+    feedback: [],
+    followUps: [],
+    synthetic: true,
+  };
+}

@@ -1,0 +1,164 @@
+import { join } from 'node:path';
+import type { ColonyEvent } from '../events/event-types.js';
+import type { Handoff } from '../events/handoff.js';
+import { newShortId } from '../events/ids.js';
+import type { ChatModel } from '../model/chat-model.js';
+import type { EventStore } from '../store/event-store.js';
+import { openSqliteEventStore } from '../store/sqlite-event-store.js';
+import { openSqliteTaskStore } from '../store/sqlite-task-store.js';
+import type { TaskStore } from '../store/task-store.js';
+import { resolveBranch } from '../workspace/workspace.js';
+import type { Repository } from '../workspace/repository.js';
+import { createAgentRecorder } from './agent-recorder.js';
+import { readBriefFile } from './brief-file.js';
+import { startCheckoutSync } from './checkout-sync.js';
+import { checkMain, projectCheckCommand, type MainCheck } from './main-check.js';
+import type { RunContext } from './run-context.js';
+import { prepareSession } from './session-prelude.js';
+import { eventsDatabasePath } from './state-directory.js';
+import { runTasks } from './task-runner.js';
+import { Wakeups } from './wakeups.js';
+
+export interface RunSessionOptions {
+  readonly repoDir: string;
+  readonly goalPath: string;
+  readonly workerModel: ChatModel;
+  readonly plannerModel: ChatModel;
+  readonly workers: number;
+  /** Defaults to `<repo>/.colony`. */
+  readonly stateDir?: string;
+  readonly workerMaxSteps: number;
+  readonly plannerMaxSteps: number;
+  /** How long a lease lasts without a heartbeat. */
+  readonly leaseMs?: number;
+  readonly signal?: AbortSignal;
+  readonly onEvent?: (event: ColonyEvent) => void;
+}
+
+export type RunSessionResult =
+  | { readonly ok: false; readonly error: string }
+  | {
+      readonly ok: true;
+      readonly runId: string;
+      /** done: the root planner finished done and the check passed; stopped: interrupted. */
+      readonly status: 'done' | 'failed' | 'stopped';
+      readonly rootHandoff: Handoff | null;
+      /** The check run on main at the end, or null when there was none (stopped, or no command known). */
+      readonly check: MainCheck | null;
+      readonly trunk: string;
+      readonly trunkCommit: string;
+      readonly stateDir: string;
+      readonly checkoutProblem: string | null;
+      readonly durationMs: number;
+    };
+
+const DEFAULT_LEASE_MS = 30_000;
+
+/**
+ * `colony run`: a tree of agents builds a goal in a repository. The root planner's task goes
+ * into the store, a runner claims and runs tasks until the root planner finishes, the project's
+ * check runs on main, and the user's checkout (untouched while the run goes) is brought up to
+ * the trunk at the end. Problems with the input come back as `{ ok: false }` before anything changes.
+ */
+export async function runRunSession(options: RunSessionOptions): Promise<RunSessionResult> {
+  const goal = readBriefFile(options.goalPath, 'goal');
+  if (!goal.ok) return goal;
+  const session = await prepareSession(options.repoDir, options.stateDir);
+  if (!session.ok) return session;
+  try {
+    return await runInRepository(options, session.repo, session.stateDir, goal);
+  } finally {
+    session.release();
+  }
+}
+
+async function runInRepository(
+  options: RunSessionOptions,
+  repo: Repository,
+  stateDir: string,
+  goal: { title: string; body: string },
+): Promise<RunSessionResult> {
+  const startCommit = await resolveBranch(repo, repo.trunk);
+  let events: EventStore;
+  let tasks: TaskStore;
+  try {
+    events = openSqliteEventStore(eventsDatabasePath(stateDir));
+  } catch (error) {
+    return { ok: false, error: `cannot open the event log: ${error instanceof Error ? error.message : String(error)}` };
+  }
+  try {
+    tasks = openSqliteTaskStore(eventsDatabasePath(stateDir));
+  } catch (error) {
+    events.close();
+    return { ok: false, error: `cannot open the task store: ${error instanceof Error ? error.message : String(error)}` };
+  }
+  const checkout = startCheckoutSync(repo, startCommit);
+  const runId = newShortId('run');
+  const started = Date.now();
+  const signal = options.signal ?? new AbortController().signal;
+  // A forced quit (process.exit) still writes the events recorded in its last moments.
+  const closeOnExit = () => events.close();
+  process.once('exit', closeOnExit);
+  try {
+    const context: RunContext = {
+      runId,
+      repo,
+      events,
+      tasks,
+      wakeups: new Wakeups(),
+      workspacesDir: join(stateDir, 'workspaces'),
+      viewsDir: join(stateDir, 'views'),
+      workerModel: options.workerModel,
+      plannerModel: options.plannerModel,
+      workerMaxSteps: options.workerMaxSteps,
+      plannerMaxSteps: options.plannerMaxSteps,
+      now: Date.now,
+      ...(options.onEvent === undefined ? {} : { onEvent: options.onEvent }),
+    };
+    const system = createAgentRecorder(events, runId, 'system', options.onEvent);
+    system.record({ type: 'run.started', data: { mode: 'run', repo: repo.root, model: options.workerModel.spec, title: goal.title } });
+    const root = tasks.createTask(
+      { id: newShortId('task'), runId, parentTaskId: null, createdBy: null, kind: 'planner', title: goal.title, body: goal.body, scope: null, retryOf: null },
+      Date.now(),
+    );
+    system.record({ type: 'task.created', data: { taskId: root.id, parentTaskId: null, kind: 'planner', title: root.title, scope: null, retryOf: null } });
+    system.flush();
+
+    const outcome = await runTasks({
+      context,
+      holder: newShortId('runner'),
+      workers: () => options.workers,
+      leaseMs: options.leaseMs ?? DEFAULT_LEASE_MS,
+      rootTaskId: root.id,
+      signal,
+    });
+
+    let check: MainCheck | null = null;
+    let status: 'done' | 'failed' | 'stopped' = 'stopped';
+    if (outcome.rootHandoff !== null) {
+      const command = projectCheckCommand(goal.body, repo.root);
+      if (command !== null) check = await checkMain(repo, command, context.viewsDir, system, signal);
+      status = outcome.rootHandoff.status === 'done' && (check === null || check.passed) ? 'done' : 'failed';
+    }
+    const checkoutProblem = await checkout.finish();
+    const durationMs = Date.now() - started;
+    system.record({ type: 'run.ended', data: { status, durationMs } });
+    system.flush();
+    return {
+      ok: true,
+      runId,
+      status,
+      rootHandoff: outcome.rootHandoff,
+      check,
+      trunk: repo.trunk,
+      trunkCommit: await resolveBranch(repo, repo.trunk),
+      stateDir,
+      checkoutProblem,
+      durationMs,
+    };
+  } finally {
+    process.off('exit', closeOnExit);
+    tasks.close();
+    events.close();
+  }
+}

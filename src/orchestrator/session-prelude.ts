@@ -1,0 +1,55 @@
+import { join, relative, resolve } from 'node:path';
+import { excludeFromGit, findDirtyFiles, openRepository, type Repository } from '../workspace/repository.js';
+import { repairCheckout } from './checkout-sync.js';
+import { acquireRunLock, type RunLock } from './run-lock.js';
+import { defaultStateDir, prepareStateDir } from './state-directory.js';
+
+export type PreparedSession =
+  | { readonly ok: false; readonly error: string }
+  | { readonly ok: true; readonly repo: Repository; readonly stateDir: string; readonly release: () => void };
+
+/**
+ * What every session that lands work does first, in this order, changing nothing the user
+ * would notice when it refuses: open the repository, prepare the state directory (excluded
+ * from git), take the repository's and the state directory's run locks, repair a checkout an
+ * earlier run left behind, and refuse a dirty tree. On success the caller must `release()`.
+ */
+export async function prepareSession(repoDir: string, stateDirOption: string | undefined): Promise<PreparedSession> {
+  const opened = await openRepository(repoDir);
+  if (!opened.ok) return opened;
+  const { repo } = opened;
+  const stateDir = resolve(stateDirOption ?? defaultStateDir(repo.root));
+  const prepared = prepareStateDir(stateDir);
+  if (!prepared.ok) return prepared;
+  // colony's state never shows in the user's `git status`, even when this run is refused.
+  const inside = relative(repo.root, stateDir);
+  if (!inside.startsWith('..') && inside !== '') await excludeFromGit(repo, `/${inside}/`);
+  // One run per repository (they would fight over the checkout) and per state directory
+  // (they would interleave the event log).
+  const repositoryLock = acquireRunLock(join(repo.gitDir, 'colony-run.lock'), `the repository ${repo.root}`);
+  if (!repositoryLock.ok) return repositoryLock;
+  const stateLock = acquireRunLock(join(stateDir, 'run.lock'), `the state directory ${stateDir}`);
+  if (!stateLock.ok) {
+    repositoryLock.lock.release();
+    return stateLock;
+  }
+  const locks: RunLock[] = [stateLock.lock, repositoryLock.lock];
+  const release = () => {
+    for (const lock of locks) lock.release();
+  };
+  const refuse = (error: string): PreparedSession => {
+    release();
+    return { ok: false, error };
+  };
+  const repaired = await repairCheckout(repo);
+  if (!repaired.ok) return refuse(repaired.error);
+  const dirty = await findDirtyFiles(repo);
+  if (dirty.length > 0) {
+    return refuse(
+      `the repository has uncommitted changes (${dirty.slice(0, 5).join(', ')}${dirty.length > 5 ? ', …' : ''}). ` +
+        'colony lands work on the checked-out branch and updates your checkout, so it starts from a clean tree: ' +
+        'commit or stash your changes (git stash), then run this again.',
+    );
+  }
+  return { ok: true, repo, stateDir, release };
+}

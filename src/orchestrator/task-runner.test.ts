@@ -1,0 +1,164 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { ColonyEvent } from '../events/event-types.js';
+import type { ChatModel, ModelRequest, ModelResult } from '../model/chat-model.js';
+import type { ToolCall } from '../model/messages.js';
+import { resolveModel } from '../model/registry.js';
+import { createMemoryEventStore } from '../store/memory-event-store.js';
+import { openSqliteTaskStore } from '../store/sqlite-task-store.js';
+import type { TaskStore } from '../store/task-store.js';
+import { openRepository } from '../workspace/repository.js';
+import { createExampleRepository, type ExampleRepository } from '../../test/support/example-repository.js';
+import type { RunContext } from './run-context.js';
+import { runTasks } from './task-runner.js';
+import { Wakeups } from './wakeups.js';
+
+const PAD_TASK = readFileSync(new URL('../../examples/text-kit/tasks/01-pad.md', import.meta.url), 'utf8');
+
+type PlannerScript = (request: ModelRequest, index: number) => { text?: string; calls?: { name: string; input: unknown }[] };
+
+/** A planner model that answers from a script, seeing each request; it keeps every request. */
+function scriptedPlanner(script: PlannerScript): ChatModel & { requests: ModelRequest[] } {
+  const requests: ModelRequest[] = [];
+  return {
+    spec: 'scripted-planner',
+    requests,
+    async call(request): Promise<ModelResult> {
+      requests.push({ ...request, messages: [...request.messages] });
+      const answer = script(request, requests.length - 1);
+      const toolCalls: ToolCall[] = (answer.calls ?? []).map((call, position) => ({
+        id: `p${requests.length}_${position}`,
+        name: call.name,
+        input: JSON.stringify(call.input),
+      }));
+      return {
+        ok: true,
+        turn: { text: answer.text ?? '', toolCalls, finishReason: 'stop', usage: { inputTokens: 1, outputTokens: 1, cachedInputTokens: 0 }, costUsd: null, attempts: 1 },
+      };
+    },
+  };
+}
+
+function lastUserText(request: ModelRequest): string {
+  const last = request.messages.at(-1);
+  return last?.role === 'user' ? last.content : '';
+}
+
+function simModel(spec = 'sim'): ChatModel {
+  const resolved = resolveModel(spec, { env: {} });
+  if (!resolved.ok) throw new Error(resolved.error);
+  return resolved.model;
+}
+
+describe('the task runner', () => {
+  let example: ExampleRepository;
+  let tasks: TaskStore;
+
+  async function setUp(plannerModel: ChatModel, workerModel: ChatModel = simModel()) {
+    example = createExampleRepository();
+    const opened = await openRepository(example.dir);
+    if (!opened.ok) throw new Error(opened.error);
+    const stateDir = join(example.dir, '.colony');
+    tasks = openSqliteTaskStore(join(stateDir, 'colony.db'));
+    const events = createMemoryEventStore();
+    const seen: ColonyEvent[] = [];
+    const context: RunContext = {
+      runId: 'run-1',
+      repo: opened.repo,
+      events,
+      tasks,
+      wakeups: new Wakeups(),
+      workspacesDir: join(stateDir, 'workspaces'),
+      viewsDir: join(stateDir, 'views'),
+      workerModel,
+      plannerModel,
+      workerMaxSteps: 60,
+      plannerMaxSteps: 20,
+      now: Date.now,
+      onEvent: (event) => seen.push(event),
+    };
+    const root = tasks.createTask(
+      { id: 'task-root', runId: 'run-1', parentTaskId: null, createdBy: null, kind: 'planner', title: 'Goal', body: 'Build pad.', scope: null, retryOf: null },
+      Date.now(),
+    );
+    return { context, root, seen };
+  }
+
+  afterEach(() => {
+    tasks.close();
+    example.cleanup();
+  });
+
+  it('wakes a planner that finished when a late handoff arrives; it replans and finishes again', async () => {
+    const planner = scriptedPlanner((request, index) => {
+      if (index === 0) {
+        return { calls: [{ name: 'create_task', input: { title: 'Build pad', brief: PAD_TASK } }, { name: 'finish', input: { summary: 'published pad' } }] };
+      }
+      return { text: 'The pad handoff arrived after I finished; replanning.', calls: [{ name: 'finish', input: { summary: `replanned after: ${lastUserText(request).split('\n')[1] ?? ''}` } }] };
+    });
+    const { context, root } = await setUp(planner);
+    const outcome = await runTasks({ context, holder: 'runner-1', workers: () => 2, leaseMs: 30_000, rootTaskId: root.id, signal: new AbortController().signal });
+
+    expect(planner.requests).toHaveLength(2);
+    expect(lastUserText(planner.requests[1] ?? { messages: [], tools: [] })).toMatch(/^Handoff from task task-\S+ "Build pad"\nstatus: done/);
+    expect(outcome.rootHandoff).toMatchObject({ status: 'done', summary: 'replanned after: status: done' });
+    const children = tasks.listTasks('run-1').filter((task) => task.parentTaskId === root.id);
+    expect(children.map((task) => task.status)).toEqual(['done']);
+    expect(tasks.deliveredHandoffs('run-1').map((message) => message.fromTaskId)).toEqual([children[0]?.id]);
+    expect(example.git('show', 'main:src/index.js')).toContain("export * from './text/pad.js';");
+  });
+
+  it('starts nothing below a planner whose andon is pulled until it is released', async () => {
+    const planner = scriptedPlanner((request, index) => {
+      if (index === 0) {
+        return {
+          calls: [
+            { name: 'andon', input: { paused: true, reason: 'hold on' } },
+            { name: 'create_task', input: { title: 'Build pad', brief: PAD_TASK } },
+          ],
+        };
+      }
+      if (lastUserText(request).startsWith('Message from the user:')) return { calls: [{ name: 'andon', input: { paused: false, reason: 'go' } }] };
+      if (lastUserText(request).startsWith('Handoff from task')) return { calls: [{ name: 'finish', input: { summary: 'done' } }] };
+      return { text: 'Waiting.' };
+    });
+    const { context, root, seen } = await setUp(planner);
+    const running = runTasks({ context, holder: 'runner-1', workers: () => 4, leaseMs: 30_000, rootTaskId: root.id, signal: new AbortController().signal });
+
+    // Wait until the planner is waiting with its task published and paused.
+    while (!seen.some((event) => event.type === 'agent.waiting')) await new Promise((resolve) => setTimeout(resolve, 20));
+    // The runner polls for claimable work twice a second: give it several chances to (wrongly) start the task.
+    await new Promise((resolve) => setTimeout(resolve, 1_500));
+    const child = tasks.listTasks('run-1').find((task) => task.parentTaskId === root.id);
+    expect(child?.status).toBe('open');
+    expect(seen.some((event) => event.type === 'task.claimed' && event.data.kind === 'worker')).toBe(false);
+
+    tasks.sendMessage('run-1', root.id, 'Resume now.', Date.now());
+    context.wakeups.wake(root.id);
+    const outcome = await running;
+    expect(outcome.rootHandoff?.status).toBe('done');
+    const types = seen.map((event) => (event.type === 'andon.changed' ? `andon:${event.data.paused}` : event.type === 'task.claimed' ? `claimed:${event.data.kind}` : ''));
+    expect(types.indexOf('claimed:worker')).toBeGreaterThan(types.indexOf('andon:false'));
+  });
+
+  it('stops on Ctrl-C: agents stop, their tasks are released rather than closed', async () => {
+    const planner = scriptedPlanner((_request, index) =>
+      index === 0 ? { calls: [{ name: 'create_task', input: { title: 'Build pad', brief: PAD_TASK } }] } : { text: 'Waiting.' },
+    );
+    const { context, root, seen } = await setUp(planner, simModel('sim?latency=300'));
+    const controller = new AbortController();
+    const running = runTasks({ context, holder: 'runner-1', workers: () => 1, leaseMs: 30_000, rootTaskId: root.id, signal: controller.signal });
+    while (!seen.some((event) => event.type === 'tool.ended' && event.data.name === 'list_dir')) await new Promise((resolve) => setTimeout(resolve, 20));
+    controller.abort();
+    const outcome = await running;
+
+    expect(outcome.rootHandoff).toBeNull();
+    expect(outcome.released).toBe(2);
+    expect(tasks.listTasks('run-1').map((task) => [task.status, task.leaseHolder])).toEqual([
+      ['open', null],
+      ['open', null],
+    ]);
+    expect(tasks.deliveredHandoffs('run-1')).toEqual([]);
+  });
+});

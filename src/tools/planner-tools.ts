@@ -1,0 +1,133 @@
+import { readFileSync } from 'node:fs';
+import { z } from 'zod';
+import { handoffStatusSchema, type HandoffStatus } from '../events/handoff.js';
+import type { AnyTool, Tool, ToolResult } from './tool.js';
+
+function description(name: string): string {
+  return readFileSync(new URL(`./descriptions/${name}.md`, import.meta.url), 'utf8');
+}
+
+export interface FinishReport {
+  readonly status: HandoffStatus;
+  readonly summary: string;
+  readonly notes: readonly string[];
+  readonly concerns: readonly string[];
+  readonly findings: readonly string[];
+  readonly feedback: readonly string[];
+  readonly followUps: readonly string[];
+}
+
+export type Published = { readonly ok: true; readonly taskId: string } | { readonly ok: false; readonly error: string };
+
+/**
+ * What a planner's role tools act on: the store, seen from one planner. The planner never
+ * learns who takes its tasks; it only gets their ids back.
+ */
+export interface PlannerBoard {
+  createTask(input: { title: string; brief: string; retryOf: string | null }): Published;
+  delegate(input: { title: string; scope: string; brief: string }): Published;
+  writeScratchpad(content: string): void;
+  setAndon(paused: boolean, reason: string): void;
+  finish(report: FinishReport): void;
+}
+
+const createTaskParameters = z.object({
+  title: z.string().trim().min(1).max(200).describe('A short name for the task.'),
+  brief: z.string().trim().min(1).describe('Everything the worker needs to know, in Markdown.'),
+  retry_of: z.string().min(1).optional().describe('The id of an earlier task this one retries.'),
+});
+
+const delegateParameters = z.object({
+  title: z.string().trim().min(1).max(200).describe('A short name for the slice.'),
+  scope: z.string().trim().min(1).describe('The path prefix the sub-planner owns, inside your own scope.'),
+  brief: z.string().trim().min(1).describe('What the slice must achieve, in Markdown.'),
+});
+
+const scratchpadParameters = z.object({
+  content: z.string().describe('The whole new scratchpad.'),
+});
+
+const andonParameters = z.object({
+  paused: z.boolean().describe('true pauses new starts below you, false resumes them.'),
+  reason: z.string().trim().min(1).describe('Why, in a sentence.'),
+});
+
+const optionalList = (what: string) => z.array(z.string()).optional().describe(what);
+
+const finishParameters = z.object({
+  summary: z.string().trim().min(1).describe('What was achieved in your scope.'),
+  status: handoffStatusSchema.optional().describe('done (default), partial, blocked or failed.'),
+  notes: optionalList('Anything else worth knowing.'),
+  concerns: optionalList('Risks or doubts.'),
+  findings: optionalList('Things learned about the codebase.'),
+  feedback: optionalList('Feedback on the goal or the brief.'),
+  follow_ups: optionalList('Work that should follow.'),
+});
+
+function publishedResult(published: Published, firstLine: (taskId: string) => string): ToolResult {
+  if (!published.ok) return { ok: false, error: published.error };
+  return {
+    ok: true,
+    output: `${firstLine(published.taskId)}\nIts handoff will arrive as a message in this conversation when it ends.`,
+  };
+}
+
+/** The planner's role tools, bound to its board: create_task, delegate, write_scratchpad, andon, finish. */
+export function createPlannerRoleTools(board: PlannerBoard): AnyTool[] {
+  const createTask: Tool<z.infer<typeof createTaskParameters>> = {
+    name: 'create_task',
+    description: description('create-task'),
+    parameters: createTaskParameters,
+    execute: async (input) =>
+      publishedResult(board.createTask({ title: input.title, brief: input.brief, retryOf: input.retry_of ?? null }), (id) => `Created task ${id}: ${input.title}`),
+  };
+  const delegate: Tool<z.infer<typeof delegateParameters>> = {
+    name: 'delegate',
+    description: description('delegate'),
+    parameters: delegateParameters,
+    execute: async (input) =>
+      publishedResult(board.delegate(input), (id) => `Delegated task ${id} (scope ${input.scope}): ${input.title}`),
+  };
+  const writeScratchpad: Tool<z.infer<typeof scratchpadParameters>> = {
+    name: 'write_scratchpad',
+    description: description('write-scratchpad'),
+    parameters: scratchpadParameters,
+    execute: async (input) => {
+      board.writeScratchpad(input.content);
+      return { ok: true, output: `Scratchpad saved (${input.content.length} characters).` };
+    },
+  };
+  const andon: Tool<z.infer<typeof andonParameters>> = {
+    name: 'andon',
+    description: description('andon'),
+    parameters: andonParameters,
+    execute: async (input) => {
+      board.setAndon(input.paused, input.reason);
+      const what = input.paused ? 'paused' : 'resumed';
+      return { ok: true, output: `New tasks below this planner are ${what}.` };
+    },
+  };
+  const finish: Tool<z.infer<typeof finishParameters>> = {
+    name: 'finish',
+    description: description('finish'),
+    parameters: finishParameters,
+    execute: async (input) => {
+      const status = input.status ?? 'done';
+      board.finish({
+        status,
+        summary: input.summary,
+        notes: input.notes ?? [],
+        concerns: input.concerns ?? [],
+        findings: input.findings ?? [],
+        feedback: input.feedback ?? [],
+        followUps: input.follow_ups ?? [],
+      });
+      return {
+        ok: true,
+        output: `Finished: ${status}. If a handoff is still due or arrives later, it is delivered to you and you continue.`,
+        endsAgent: true,
+      };
+    },
+  };
+  return [createTask, delegate, writeScratchpad, andon, finish];
+}
