@@ -131,6 +131,8 @@ const bodies = [
       attempts: z.number().int(),
       files: z.array(z.string()),
       durationMs: z.number(),
+      /** Files whose concurrent appends colony merged itself, without the agent. */
+      autoResolved: z.array(z.string()).optional(),
     }),
   }),
   z.object({

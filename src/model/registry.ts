@@ -5,7 +5,7 @@ import type { LanguageModelV3 } from '@ai-sdk/provider';
 import type { ChatModel } from './chat-model.js';
 import { createChatModel } from './language-model-chat.js';
 import type { Sleep } from './language-model-chat.js';
-import { priceFor } from './prices.js';
+import { priceFor, type ModelPrice } from './prices.js';
 import { createSimLanguageModel } from './sim/sim-language-model.js';
 import { parseSimSpec } from './sim/sim-options.js';
 import type { RetryPolicy } from './retry.js';
@@ -93,7 +93,8 @@ export const BUILT_IN_FACTORIES: Readonly<Record<string, ModelFactory>> = {
     create: (parsed, options) => {
       const sim = parseSimSpec(parsed.spec);
       if (!sim.ok) return sim;
-      return { ok: true, model: chatModelFor(createSimLanguageModel(sim.options), parsed, options, undefined) };
+      // The simulated model is free: its calls cost exactly nothing, which is known, not unknown.
+      return { ok: true, model: chatModelFor(createSimLanguageModel(sim.options), parsed, options, undefined, { inputPerMTok: 0, outputPerMTok: 0 }) };
     },
   },
 };
@@ -189,10 +190,11 @@ function chatModelFor(
   parsed: ParsedSpec,
   options: ResolveOptions,
   apiKeyEnv: string | undefined,
+  price: ModelPrice | null = priceFor(parsed.provider, parsed.modelId),
 ): ChatModel {
   return createChatModel(languageModel, {
     spec: parsed.spec,
-    price: priceFor(parsed.provider, parsed.modelId),
+    price,
     retry: options.retry,
     sleep: options.sleep,
     random: options.random,

@@ -1,3 +1,4 @@
+import { setMaxListeners } from 'node:events';
 import type { Handoff } from '../events/handoff.js';
 import type { TaskKind, TaskRecord } from '../store/task-store.js';
 import { createAgentRecorder } from './agent-recorder.js';
@@ -38,6 +39,8 @@ export async function runTasks(options: TaskRunnerOptions): Promise<RunnerOutcom
   const { context, holder, leaseMs } = options;
   const { tasks, wakeups } = context;
   const agents = new AbortController();
+  // Every running agent listens on this one signal (its model calls, commands and waits).
+  setMaxListeners(0, agents.signal);
   const stopAgents = () => agents.abort();
   options.signal.addEventListener('abort', stopAgents, { once: true });
   const running = new Map<string, Promise<void>>();

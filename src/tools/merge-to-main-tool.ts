@@ -35,7 +35,10 @@ export function createMergeToMainTool(
             ok: true,
             output:
               `merged into ${repo.trunk} as ${outcome.commit.slice(0, 12)} (${outcome.attempts} attempt(s)); ` +
-              `files: ${outcome.files.join(', ') || '(none)'}`,
+              `files: ${outcome.files.join(', ') || '(none)'}` +
+              (outcome.autoResolved.length === 0
+                ? ''
+                : `\ncolony merged your appended lines after ${repo.trunk}'s in ${outcome.autoResolved.join(', ')}, where both sides only added lines at the end.`),
           };
         case 'conflicted':
           return {

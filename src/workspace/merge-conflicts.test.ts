@@ -129,3 +129,49 @@ describe('hasConflictMarkers', () => {
     expect(hasConflictMarkers('clean\n')).toBe(false);
   });
 });
+
+describe('mergeToMain with concurrent appends', () => {
+  let setup: MergeTestSetup;
+  afterEach(async () => {
+    await setup.temporary.remove();
+  });
+
+  it('settles appends to the same file itself and hands back only the real conflict', async () => {
+    setup = await createMergeTestSetup({ 'config.ts': CONFIG, 'notes.txt': NOTES });
+    const { temporary, repo } = setup;
+    const first = await setup.workspace('first');
+    const second = await setup.workspace('second');
+    await temporary.write('notes.txt', `${NOTES}from first\n`, first.path);
+    await temporary.write('config.ts', CONFIG.replace('retries: 3', 'retries: 5'), first.path);
+    landed(await mergeToMain(repo, first, { message: 'First' }));
+
+    await temporary.write('notes.txt', `${NOTES}from second\n`, second.path);
+    await temporary.write('config.ts', CONFIG.replace('retries: 3', 'retries: 7'), second.path);
+    const conflicted = await mergeToMain(repo, second, { message: 'Second' });
+    expect(conflicted).toMatchObject({ status: 'conflicted', files: ['config.ts'] });
+    expect(await temporary.read('notes.txt', second.path)).toBe(`${NOTES}from first\nfrom second\n`);
+
+    await temporary.write('config.ts', CONFIG.replace('retries: 3', 'retries: 7'), second.path);
+    const recorder = eventRecorder();
+    const outcome = landed(await mergeToMain(repo, second, { message: 'Second', onEvent: recorder.onEvent }));
+    expect(outcome.autoResolved).toEqual([]);
+    expect(await temporary.git(['show', 'main:notes.txt'])).toBe(`${NOTES}from first\nfrom second\n`);
+  });
+
+  it('lands a pure append conflict without the agent and records which files it settled', async () => {
+    setup = await createMergeTestSetup({ 'config.ts': CONFIG, 'notes.txt': NOTES });
+    const { temporary, repo } = setup;
+    const first = await setup.workspace('first');
+    const second = await setup.workspace('second');
+    await temporary.write('notes.txt', `${NOTES}from first\n`, first.path);
+    landed(await mergeToMain(repo, first, { message: 'First' }));
+    await temporary.write('notes.txt', `${NOTES}from second\n`, second.path);
+    const recorder = eventRecorder();
+    const outcome = landed(await mergeToMain(repo, second, { message: 'Second', onEvent: recorder.onEvent }));
+    expect(outcome.autoResolved).toEqual(['notes.txt']);
+    expect(await temporary.git(['show', 'main:notes.txt'])).toBe(`${NOTES}from first\nfrom second\n`);
+    expect(await temporary.git(['log', '--format=%s', 'main'])).toBe('Second\nFirst\nStart\n');
+    const landing = recorder.events.find((event) => event.type === 'merge.landed');
+    expect(landing?.data).toMatchObject({ autoResolved: ['notes.txt'] });
+  });
+});

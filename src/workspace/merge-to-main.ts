@@ -1,4 +1,5 @@
 import type { EventBody } from '../events/event-types.js';
+import { resolveAppendOnlyConflicts } from './append-only-merge.js';
 import { countCommitsAhead } from './commits-ahead.js';
 import { filesWithConflictMarkers } from './conflict-markers.js';
 import { describeFailure, runGit, splitNul } from './git.js';
@@ -33,6 +34,8 @@ export type MergeOutcome =
       readonly mainBefore: string;
       readonly attempts: number;
       readonly files: string[];
+      /** Files whose conflicts colony settled itself because both sides only appended lines. */
+      readonly autoResolved: string[];
     }
   | { readonly status: 'conflicted'; readonly files: string[]; readonly mainBefore: string }
   | { readonly status: 'nothing-to-merge'; readonly reason: string }
@@ -56,6 +59,8 @@ interface MergeContext {
   readonly repo: Repository;
   readonly workspace: Workspace;
   readonly emit: (event: EventBody) => void;
+  /** Files settled by the harness during this call, for the landing's record. */
+  readonly autoResolved: string[];
 }
 
 type Step = { readonly ok: true } | { readonly ok: false; readonly outcome: MergeOutcome };
@@ -99,9 +104,31 @@ async function continueRebase(context: MergeContext, rebase: RebaseInProgress): 
     await forgetConflictedFiles(worktree);
     return proceed;
   }
-  const next = await unmergedFiles(worktree);
-  if (next.length > 0) return conflicted(context, next, rebase.onto);
+  if ((await unmergedFiles(worktree)).length > 0) {
+    const settled = await settleRebase(context, rebase.onto);
+    if (settled.ok) await forgetConflictedFiles(worktree);
+    return settled;
+  }
   return failed(continueArgs, continued);
+}
+
+/**
+ * A rebase stopped at conflicts: settles the append-only ones and continues, commit by
+ * commit, until the rebase is done or a real conflict is left for the agent (only those
+ * files keep their markers).
+ */
+async function settleRebase(context: MergeContext, onto: string): Promise<Step> {
+  const worktree = context.workspace.path;
+  for (;;) {
+    const files = await unmergedFiles(worktree);
+    const { resolved, remaining } = await resolveAppendOnlyConflicts(worktree, files);
+    context.autoResolved.push(...resolved.filter((file) => !context.autoResolved.includes(file)));
+    if (remaining.length > 0) return conflicted(context, remaining, onto);
+    const continueArgs = ['rebase', '--continue'];
+    const continued = await git(context, continueArgs);
+    if (continued.code === 0) return proceed;
+    if ((await unmergedFiles(worktree)).length === 0) return failed(continueArgs, continued);
+  }
 }
 
 async function commitPendingChanges(context: MergeContext, message: string): Promise<Step> {
@@ -131,7 +158,7 @@ async function rebaseOnto(context: MergeContext, mainBefore: string): Promise<St
   const rebased = await git(context, rebaseArgs);
   if (rebased.code === 0) return proceed;
   const files = await unmergedFiles(context.workspace.path);
-  if (files.length > 0) return conflicted(context, files, mainBefore);
+  if (files.length > 0) return settleRebase(context, mainBefore);
   // No conflict but no success either (an ignored file in the way, for instance): put the
   // branch back as it was so the workspace stays usable.
   if ((await readRebaseState(context.workspace.path)) !== null) await git(context, ['rebase', '--abort']);
@@ -202,8 +229,9 @@ async function landOnTrunk(context: MergeContext, options: MergeToMainOptions, m
     const swapped = await git(context, swapArgs);
     if (swapped.code === 0) {
       const files = await changedFiles(context, mainBefore, commit);
-      context.emit({ type: 'merge.landed', data: { commit, mainBefore, attempts: attempt, files, durationMs: now() - started } });
-      return { status: 'landed', commit, mainBefore, attempts: attempt, files };
+      const autoResolved = [...context.autoResolved];
+      context.emit({ type: 'merge.landed', data: { commit, mainBefore, attempts: attempt, files, durationMs: now() - started, autoResolved } });
+      return { status: 'landed', commit, mainBefore, attempts: attempt, files, autoResolved };
     }
     // A trunk that moved since it was read, or is being moved right now (its lock is held),
     // is a lost race worth retrying; anything else would fail the same way again.
@@ -219,8 +247,8 @@ async function landOnTrunk(context: MergeContext, options: MergeToMainOptions, m
 /**
  * Lands the workspace's work on the trunk: commits what is uncommitted, rebases onto the
  * trunk's current commit, and moves the trunk with a compare-and-swap ref update, retrying
- * when another merge won the race. Conflicts are handed back as 'conflicted' with the rebase
- * left stopped; calling again after editing the files finishes it. After 'landed' the
+ * when another merge won the race. Conflicts where both sides only appended lines are settled
+ * here; real ones are handed back as 'conflicted' with the rebase left stopped; calling again after editing the files finishes it. After 'landed' the
  * workspace's branch is the new trunk commit, so work can go on in the same workspace.
  *
  * Never throws for what git or the disk does (that is a 'failed' outcome); throws only for
@@ -241,7 +269,7 @@ export async function mergeToMain(repo: Repository, workspace: Workspace, option
     }
   };
   try {
-    return await landOnTrunk({ repo, workspace, emit }, options, maxAttempts);
+    return await landOnTrunk({ repo, workspace, emit, autoResolved: [] }, options, maxAttempts);
   } catch (error) {
     // A throwing event handler is the caller's bug, not a merge failure: let it surface.
     if (handlerFailures.includes(error)) throw error;

@@ -66,4 +66,30 @@ describe('the sim over real wire protocols', () => {
     const events = await runCli(['events', '--repo', repo.dir, '--json']);
     expect(events.stdout).not.toContain('local-test-key');
   });
+
+  it('builds the small example with the whole tree as openai-compatible:sim against colony sim-server', async () => {
+    const toolbox = createExampleRepository('toolbox');
+    try {
+      const result = await runCli([
+        'run',
+        join(toolbox.dir, 'GOAL.md'),
+        '--repo',
+        toolbox.dir,
+        '--model',
+        'openai-compatible:sim',
+        '--base-url',
+        baseUrl,
+        '--workers',
+        '4',
+        '--json',
+      ]);
+      expect(result.stderr).toBe('');
+      expect(result.code).toBe(0);
+      expect(JSON.parse(result.stdout)).toMatchObject({ status: 'done', check: { passed: true }, summary: { run: { state: 'done' } } });
+      expect(toolbox.git('show', 'main:src/index.js')).toContain("export * from './numbers/clamp.js';");
+      expect(projectTestsPass(toolbox.dir)).toBe(true);
+    } finally {
+      toolbox.cleanup();
+    }
+  });
 });
