@@ -91,5 +91,5 @@ describe('the sim over real wire protocols', () => {
     } finally {
       toolbox.cleanup();
     }
-  });
+  }, 300_000);
 });

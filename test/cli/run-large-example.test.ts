@@ -1,0 +1,35 @@
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createExampleRepository, runCli, type ExampleRepository } from '../support/example-repository.js';
+import { expectGreenRun, type StatusJson } from '../support/run-checks.js';
+
+let repo: ExampleRepository;
+
+beforeAll(() => {
+  repo = createExampleRepository('stdlib');
+});
+
+afterAll(() => {
+  repo.cleanup();
+});
+
+/** How many planners sit above an agent: 0 for the root planner's children. */
+function plannerDepth(agents: StatusJson['agents'], id: string): number {
+  const byId = new Map(agents.map((agent) => [agent.id, agent]));
+  let depth = 0;
+  for (let parent = byId.get(id)?.parentId ?? null; parent !== null; parent = byId.get(parent)?.parentId ?? null) depth += 1;
+  return depth;
+}
+
+describe('colony run on the large example', () => {
+  it('builds 169 modules with nested sub-planners and 16 workers, green on main, one handoff per task', async () => {
+    const result = await runCli(['run', join(repo.dir, 'GOAL.md'), '--repo', repo.dir, '--model', 'sim', '--workers', '16', '--quiet']);
+    expect(result.stderr).toBe('');
+    expect(result.code).toBe(0);
+    const { status } = await expectGreenRun(repo);
+    const subPlanners = status.agents.filter((agent) => agent.role === 'sub-planner');
+    expect(subPlanners.length).toBeGreaterThanOrEqual(11);
+    // Two levels of sub-planners: some sub-planner was delegated by another sub-planner.
+    expect(Math.max(...subPlanners.map((agent) => plannerDepth(status.agents, agent.id)))).toBeGreaterThanOrEqual(2);
+  }, 900_000);
+});

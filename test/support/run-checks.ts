@@ -1,0 +1,64 @@
+import { join } from 'node:path';
+import { expect } from 'vitest';
+import { parseScenario } from '../../src/model/sim/scenario.js';
+import { openSqliteTaskStore } from '../../src/store/sqlite-task-store.js';
+import type { TaskRecord } from '../../src/store/task-store.js';
+import { runCli, type ExampleRepository } from './example-repository.js';
+
+/** The stable part of `colony status --json` that scripts (and these tests) rely on. */
+export interface StatusJson {
+  run: { id: string; state: string };
+  tasks: { total: number; byStatus: Record<string, number> };
+  handoffs: { delivered: number };
+  commits: { landed: number };
+  tokens: { total: number };
+  costUsd: number;
+  agents: { id: string; role: string; parentId: string | null; state: string }[];
+}
+
+/** The checks every finished, green run must pass: modules on main, one handoff per task, a consistent status. */
+export async function expectGreenRun(repo: ExampleRepository): Promise<{ status: StatusJson; tasks: TaskRecord[] }> {
+  const modules = goalModules(repo);
+  const files = repo.git('ls-tree', '-r', '--name-only', 'main').split('\n');
+  const index = repo.git('show', 'main:src/index.js');
+  for (const module of modules) {
+    expect(files).toContain(module);
+    expect(index).toContain(module.replace(/^src\//, './'));
+  }
+  const found = await status(repo);
+  expect(found.run.state).toBe('done');
+  const { tasks, deliveredFrom } = taskTable(repo, found.run.id);
+  // Exactly once: every task closed, and its handoff delivered once, none missing, none extra.
+  expect(tasks.every((task) => task.status !== 'open' && task.status !== 'running')).toBe(true);
+  expect([...deliveredFrom].sort()).toEqual(tasks.map((task) => task.id).sort());
+  expect(found.tasks.total).toBe(tasks.length);
+  expect(found.handoffs.delivered).toBe(tasks.length);
+  expect(found.commits.landed).toBeGreaterThanOrEqual(modules.length);
+  expect(found.agents.filter((agent) => agent.role === 'root-planner')).toMatchObject([{ parentId: null, state: 'done' }]);
+  expect(found.agents.filter((agent) => agent.role !== 'root-planner').length).toBe(tasks.length);
+  expect(found.tokens.total).toBeGreaterThan(0);
+  return { status: found, tasks };
+}
+
+export async function status(repo: ExampleRepository): Promise<StatusJson> {
+  const result = await runCli(['status', '--repo', repo.dir, '--json']);
+  expect(result.code).toBe(0);
+  return JSON.parse(result.stdout) as StatusJson;
+}
+
+function goalModules(repo: ExampleRepository): string[] {
+  const parsed = parseScenario(repo.git('show', 'main:GOAL.md'));
+  if (!parsed.ok) throw new Error(parsed.error);
+  return parsed.scenario.modules.map((module) => module.path);
+}
+
+/** Every task of the run but the root, and the handoffs the store delivered, read from the run's own store. */
+function taskTable(repo: ExampleRepository, runId: string): { tasks: TaskRecord[]; deliveredFrom: string[] } {
+  const store = openSqliteTaskStore(join(repo.dir, '.colony', 'colony.db'), { readOnly: true });
+  try {
+    const tasks = store.listTasks(runId).filter((task) => task.parentTaskId !== null);
+    return { tasks, deliveredFrom: store.deliveredHandoffs(runId).map((message) => message.fromTaskId ?? '') };
+  } finally {
+    store.close();
+  }
+}
