@@ -70,3 +70,18 @@ export async function benchManyAgents(): Promise<BenchRow[]> {
     { name: '500 workers at once: peak agents alive at once', value: figures.peakAgents, unit: 'agents' },
   ];
 }
+
+/** The large example with every fault the sim has: it must still end green. */
+export async function benchTreeWithFaults(): Promise<BenchRow[]> {
+  const model = 'sim?seed=9&bug=0.2&malformed=0.05&crash=0.05';
+  const figures = runChild({ example: 'stdlib', workers: 16, model });
+  return [
+    {
+      name: 'stdlib with faults, --workers 16: wall time',
+      value: figures.wallMs / 1000,
+      unit: 's',
+      target: 'ends done, check passed',
+      note: `${model}; ${describeRun(figures)}`,
+    },
+  ];
+}

@@ -32,6 +32,8 @@ export interface AgentLoopOptions {
   readonly signal?: AbortSignal;
   /** Where a planner's messages come from (its children's handoffs, a person's messages). */
   readonly inbox?: AgentInbox;
+  /** What the agent is told after an answer without tool calls; defaults to the worker's nudge. */
+  readonly noToolCallNudge?: string;
   /**
    * Awaited before each model call: a planner's view of main is brought up to date here. A
    * returned text is told to the agent (and recorded as a nudge) before the call.
@@ -46,7 +48,10 @@ export interface AgentLoopOptions {
 export interface AgentInbox {
   /** Messages that arrived since the last take, oldest first, each taken once. */
   take(): InboxDelivery[];
-  /** Whether a message is due: unread ones, or tasks below that have not handed off. */
+  /**
+   * Whether a message is due: unread ones, or tasks below that will hand off without anyone
+   * acting (running, or able to start). Tasks held back by an andon do not count.
+   */
   pending(): { readonly unread: number; readonly openChildren: number };
   /** Resolves when a message may have arrived, or when `signal` aborts. */
   wait(signal: AbortSignal): Promise<void>;
@@ -158,8 +163,9 @@ export async function runAgent(options: AgentLoopOptions): Promise<AgentOutcome>
       if (signal.aborted) return fail(step, 'stopped: the run was cancelled');
       idleTurns += 1;
       if (idleTurns >= maxIdleTurns) return fail(step, `the agent stopped calling tools (${idleTurns} turns in a row)`);
-      recorder.record({ type: 'agent.nudged', data: { step, message: NO_TOOL_CALL_NUDGE } });
-      messages.push({ role: 'user', content: NO_TOOL_CALL_NUDGE });
+      const nudge = options.noToolCallNudge ?? NO_TOOL_CALL_NUDGE;
+      recorder.record({ type: 'agent.nudged', data: { step, message: nudge } });
+      messages.push({ role: 'user', content: nudge });
       continue;
     }
     idleTurns = 0;

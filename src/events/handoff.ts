@@ -23,3 +23,25 @@ export const handoffSchema = z.object({
   synthetic: z.boolean().default(false),
 });
 export type Handoff = z.infer<typeof handoffSchema>;
+
+/** A failure handoff colony writes for an agent that ended without one of its own. */
+export function syntheticFailureHandoff(fields: {
+  readonly summary: string;
+  readonly commits?: readonly string[];
+  readonly notes?: readonly string[];
+  readonly concerns?: readonly string[];
+}): Handoff {
+  return {
+    status: 'failed',
+    summary: fields.summary,
+    commits: [...(fields.commits ?? [])],
+    evidence: '',
+    notes: [...(fields.notes ?? [])],
+    concerns: [...(fields.concerns ?? [])],
+    deviations: [],
+    findings: [],
+    feedback: [],
+    followUps: [],
+    synthetic: true,
+  };
+}

@@ -1,5 +1,5 @@
 import { posix } from 'node:path';
-import type { AgentRecorder } from '../agent/agent-loop.js';
+import type { AgentOutcome, AgentRecorder } from '../agent/agent-loop.js';
 import type { Handoff } from '../events/handoff.js';
 import { newShortId } from '../events/ids.js';
 import type { TaskRecord } from '../store/task-store.js';
@@ -74,14 +74,15 @@ export function createPlannerBoard(context: BoardContext, task: TaskRecord, agen
   };
 }
 
-/** The handoff a planner's `finish` becomes for its parent. */
-export function handoffFromFinish(report: FinishReport): Handoff {
+/** The handoff a planner's `finish` becomes for its parent; `outcome` says how its loop ended after it. */
+export function handoffFromFinish(report: FinishReport, outcome: AgentOutcome): Handoff {
+  const after = outcome.status === 'failed' ? [`After it finished, it took in later messages and then stopped: ${outcome.reason}.`] : [];
   return {
     status: report.status,
     summary: report.summary,
     commits: [],
     evidence: '',
-    notes: [...report.notes],
+    notes: [...report.notes, ...after],
     concerns: [...report.concerns],
     deviations: [],
     findings: [...report.findings],
@@ -117,11 +118,12 @@ type ScopeResult = { ok: true; scope: string } | { ok: false; error: string };
 
 function checkScope(context: BoardContext, planner: TaskRecord, requested: string): ScopeResult {
   const trimmed = requested.trim().replace(/^\.\/+/, '');
-  const normalized = posix.normalize(trimmed);
-  if (trimmed === '' || posix.isAbsolute(trimmed) || normalized === '.' || normalized.startsWith('..')) {
+  const normalized = posix.normalize(trimmed).replace(/\/+$/, '');
+  if (trimmed === '' || posix.isAbsolute(trimmed) || normalized === '.' || normalized === '..' || normalized.startsWith('../')) {
     return { ok: false, error: `scope ${JSON.stringify(requested)} must be a relative path inside the repository, like src/collections/.` };
   }
-  const scope = requested.trim().endsWith('/') || !posix.extname(normalized) ? `${normalized.replace(/\/+$/, '')}/` : normalized;
+  // A scope is a folder; with the trailing slash, "starts with" compares whole path segments.
+  const scope = `${normalized}/`;
   if (planner.scope !== null && !scope.startsWith(planner.scope)) {
     return { ok: false, error: `scope ${scope} is outside your own scope ${planner.scope}: delegate only parts of it.` };
   }

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { runAgent, type AgentInbox, type AgentOutcome } from '../agent/agent-loop.js';
 import type { AgentRole } from '../events/event-types.js';
-import type { Handoff } from '../events/handoff.js';
+import { syntheticFailureHandoff, type Handoff } from '../events/handoff.js';
 import { newShortId } from '../events/ids.js';
 import type { InboxMessage, TaskRecord } from '../store/task-store.js';
 import { createPlannerRoleTools } from '../tools/planner-tools.js';
@@ -20,6 +20,7 @@ function prompt(name: string): string {
 }
 
 const PLANNER_PROMPT = prompt('planner');
+const PLANNER_NUDGE = prompt('planner-nudge');
 const ROLE_SENTENCES: Record<Exclude<AgentRole, 'worker'>, string> = {
   'root-planner': prompt('root-planner-role'),
   'sub-planner': prompt('sub-planner-role'),
@@ -85,6 +86,7 @@ export async function runPlannerTask(context: RunContext, task: TaskRecord, sign
       maxSteps: context.plannerMaxSteps,
       signal,
       inbox: plannerInbox(context, task),
+      noToolCallNudge: PLANNER_NUDGE,
       beforeModelCall: async () => {
         const problem = await view.followTrunk();
         return problem === null ? null : `colony could not bring your view of main up to date, so what you read may be behind main: ${problem}`;
@@ -97,8 +99,11 @@ export async function runPlannerTask(context: RunContext, task: TaskRecord, sign
     await view.remove();
   }
 
+  // A planner that finished and published nothing since keeps its finish as its handoff, even
+  // when it then ran out of steps over late messages; only a stop or a planner that never
+  // finished gets a synthetic one.
   const report = board.finished();
-  const handoff = outcome.status === 'ended' && report !== null ? handoffFromFinish(report) : syntheticPlannerHandoff(outcome, role);
+  const handoff = report !== null && !signal.aborted ? handoffFromFinish(report, outcome) : syntheticPlannerHandoff(outcome, role);
   endAgent(recorder, outcome, handoff);
   return { agentId, handoff };
 }
@@ -114,7 +119,11 @@ function plannerInbox(context: RunContext, task: TaskRecord): AgentInbox {
   };
   return {
     take: () => context.tasks.takeInbox(task.id).map((message) => ({ fromTaskId: message.fromTaskId, content: render(message) })),
-    pending: () => ({ unread: context.tasks.unreadCount(task.id), openChildren: context.tasks.openChildren(task.id) }),
+    pending: () => {
+      // Children first: one that hands off between the two reads then shows as unread, not as nothing due.
+      const openChildren = context.tasks.movableChildren(task.id);
+      return { unread: context.tasks.unreadCount(task.id), openChildren };
+    },
     wait: (signal) => context.wakeups.wait(task.id, signal, INBOX_POLL_MS),
   };
 }
@@ -122,20 +131,9 @@ function plannerInbox(context: RunContext, task: TaskRecord): AgentInbox {
 function syntheticPlannerHandoff(outcome: AgentOutcome, role: AgentRole): Handoff {
   const reason = outcome.status === 'failed' ? outcome.reason : 'it ended without calling finish';
   const lastToolCall = outcome.status === 'failed' ? outcome.lastToolCall : null;
-  return {
-    status: 'failed',
+  return syntheticFailureHandoff({
     summary: `The ${role} ended without finishing its scope: ${reason}.`,
-    commits: [],
-    evidence: '',
-    notes: [
-      `It made ${outcome.steps} model call(s).`,
-      lastToolCall === null ? 'It made no tool call.' : `Its last tool call was ${lastToolCall}.`,
-    ],
+    notes: [`It made ${outcome.steps} model call(s).`, lastToolCall === null ? 'It made no tool call.' : `Its last tool call was ${lastToolCall}.`],
     concerns: ['Tasks it published may still be open or may have landed work; check main before planning its scope again.'],
-    deviations: [],
-    findings: [],
-    feedback: [],
-    followUps: [],
-    synthetic: true,
-  };
+  });
 }

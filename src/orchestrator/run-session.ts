@@ -12,7 +12,7 @@ import type { Repository } from '../workspace/repository.js';
 import { createAgentRecorder } from './agent-recorder.js';
 import { readBriefFile } from './brief-file.js';
 import { startCheckoutSync } from './checkout-sync.js';
-import { checkMain, projectCheckCommand, type MainCheck } from './main-check.js';
+import { checkMain, type MainCheck } from './main-check.js';
 import type { RunContext } from './run-context.js';
 import { prepareSession } from './session-prelude.js';
 import { eventsDatabasePath } from './state-directory.js';
@@ -49,6 +49,8 @@ export type RunSessionResult =
       readonly trunkCommit: string;
       readonly stateDir: string;
       readonly checkoutProblem: string | null;
+      /** Why colony stopped the run itself (its store failed), or null. */
+      readonly failure: string | null;
       readonly durationMs: number;
     };
 
@@ -134,10 +136,9 @@ async function runInRepository(
     });
 
     let check: MainCheck | null = null;
-    let status: 'done' | 'failed' | 'stopped' = 'stopped';
+    let status: 'done' | 'failed' | 'stopped' = outcome.failure === null ? 'stopped' : 'failed';
     if (outcome.rootHandoff !== null) {
-      const command = projectCheckCommand(goal.body, repo.root);
-      if (command !== null) check = await checkMain(repo, command, context.viewsDir, system, signal);
+      check = await checkMain(repo, goal.body, context.viewsDir, system, signal);
       status = outcome.rootHandoff.status === 'done' && (check === null || check.passed) ? 'done' : 'failed';
     }
     const checkoutProblem = await checkout.finish();
@@ -154,6 +155,7 @@ async function runInRepository(
       trunkCommit: await resolveBranch(repo, repo.trunk),
       stateDir,
       checkoutProblem,
+      failure: outcome.failure,
       durationMs,
     };
   } finally {

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { runAgent, type AgentLoopOptions, type AgentOutcome } from '../agent/agent-loop.js';
 import type { ColonyEvent } from '../events/event-types.js';
-import type { Handoff } from '../events/handoff.js';
+import { syntheticFailureHandoff, type Handoff } from '../events/handoff.js';
 import { newShortId } from '../events/ids.js';
 import type { ChatModel } from '../model/chat-model.js';
 import type { EventStore } from '../store/event-store.js';
@@ -161,21 +161,14 @@ function finalHandoff(
   }
   const reason = outcome.status === 'failed' ? outcome.reason : 'it ended without submitting a handoff';
   const lastToolCall = outcome.status === 'failed' ? outcome.lastToolCall : null;
-  return {
-    status: 'failed',
+  return syntheticFailureHandoff({
     summary: `The worker ended without a handoff: ${reason}.`,
-    commits: [...landed],
-    evidence: '',
+    commits: landed,
     notes: [
       `It made ${outcome.steps} model call(s).`,
       lastToolCall === null ? 'It made no tool call.' : `Its last tool call was ${lastToolCall}.`,
       ...keptNote,
     ],
     concerns: landed.length > 0 ? [`Some of its work landed on ${trunk} before it ended; check it is complete.`] : [],
-    deviations: [],
-    findings: [],
-    feedback: [],
-    followUps: [],
-    synthetic: true,
-  };
+  });
 }

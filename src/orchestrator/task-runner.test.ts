@@ -7,7 +7,7 @@ import type { ToolCall } from '../model/messages.js';
 import { resolveModel } from '../model/registry.js';
 import { createMemoryEventStore } from '../store/memory-event-store.js';
 import { openSqliteTaskStore } from '../store/sqlite-task-store.js';
-import type { TaskStore } from '../store/task-store.js';
+import type { TaskRecord, TaskStore } from '../store/task-store.js';
 import { openRepository } from '../workspace/repository.js';
 import { createExampleRepository, type ExampleRepository } from '../../test/support/example-repository.js';
 import type { RunContext } from './run-context.js';
@@ -109,7 +109,8 @@ describe('the task runner', () => {
     expect(example.git('show', 'main:src/index.js')).toContain("export * from './text/pad.js';");
   });
 
-  it('starts nothing below a planner whose andon is pulled until it is released', async () => {
+  it('starts nothing below a pulled andon, and nudges the planner instead of letting it wait on paused work', async () => {
+    let probe: TaskRecord | null | undefined;
     const planner = scriptedPlanner((request, index) => {
       if (index === 0) {
         return {
@@ -119,27 +120,42 @@ describe('the task runner', () => {
           ],
         };
       }
-      if (lastUserText(request).startsWith('Message from the user:')) return { calls: [{ name: 'andon', input: { paused: false, reason: 'go' } }] };
+      if (index === 1) return { text: 'Waiting.' };
+      if (index === 2) {
+        // The only child is held back by the andon: nothing may claim it.
+        probe = tasks.claim({ runId: 'run-1', holder: 'probe', kinds: ['worker'], now: Date.now(), leaseMs: 1_000 });
+        return { calls: [{ name: 'andon', input: { paused: false, reason: 'go' } }] };
+      }
       if (lastUserText(request).startsWith('Handoff from task')) return { calls: [{ name: 'finish', input: { summary: 'done' } }] };
       return { text: 'Waiting.' };
     });
     const { context, root, seen } = await setUp(planner);
-    const running = runTasks({ context, holder: 'runner-1', workers: () => 4, leaseMs: 30_000, rootTaskId: root.id, signal: new AbortController().signal });
+    const outcome = await runTasks({ context, holder: 'runner-1', workers: () => 4, leaseMs: 30_000, rootTaskId: root.id, signal: new AbortController().signal });
 
-    // Wait until the planner is waiting with its task published and paused.
-    while (!seen.some((event) => event.type === 'agent.waiting')) await new Promise((resolve) => setTimeout(resolve, 20));
-    // The runner polls for claimable work twice a second: give it several chances to (wrongly) start the task.
-    await new Promise((resolve) => setTimeout(resolve, 1_500));
-    const child = tasks.listTasks('run-1').find((task) => task.parentTaskId === root.id);
-    expect(child?.status).toBe('open');
-    expect(seen.some((event) => event.type === 'task.claimed' && event.data.kind === 'worker')).toBe(false);
-
-    tasks.sendMessage('run-1', root.id, 'Resume now.', Date.now());
-    context.wakeups.wake(root.id);
-    const outcome = await running;
     expect(outcome.rootHandoff?.status).toBe('done');
+    expect(probe).toBeNull();
+    expect(lastUserText(planner.requests[2] ?? { messages: [], tools: [] })).toContain('nothing is on its way to you');
+    expect(seen.some((event) => event.type === 'agent.waiting' && event.data.step === 2)).toBe(false);
     const types = seen.map((event) => (event.type === 'andon.changed' ? `andon:${event.data.paused}` : event.type === 'task.claimed' ? `claimed:${event.data.kind}` : ''));
     expect(types.indexOf('claimed:worker')).toBeGreaterThan(types.indexOf('andon:false'));
+  });
+
+  it('keeps a finish as the handoff when the planner runs out of steps over a late handoff', async () => {
+    const planner = scriptedPlanner(() => ({
+      calls: [{ name: 'create_task', input: { title: 'Build pad', brief: PAD_TASK } }, { name: 'finish', input: { summary: 'published pad' } }],
+    }));
+    const { context, root } = await setUp(planner);
+    const outcome = await runTasks({
+      context: { ...context, plannerMaxSteps: 1 },
+      holder: 'runner-1',
+      workers: () => 1,
+      leaseMs: 30_000,
+      rootTaskId: root.id,
+      signal: new AbortController().signal,
+    });
+    expect(planner.requests).toHaveLength(1);
+    expect(outcome.rootHandoff).toMatchObject({ status: 'done', summary: 'published pad', synthetic: false });
+    expect(outcome.rootHandoff?.notes.at(-1)).toMatch(/^After it finished, it took in later messages and then stopped: the step budget ran out/);
   });
 
   it('stops on Ctrl-C: agents stop, their tasks are released rather than closed', async () => {
@@ -154,7 +170,7 @@ describe('the task runner', () => {
     const outcome = await running;
 
     expect(outcome.rootHandoff).toBeNull();
-    expect(outcome.released).toBe(2);
+    expect(outcome).toMatchObject({ released: 2, failure: null });
     expect(tasks.listTasks('run-1').map((task) => [task.status, task.leaseHolder])).toEqual([
       ['open', null],
       ['open', null],

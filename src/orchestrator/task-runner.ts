@@ -1,5 +1,5 @@
 import { setMaxListeners } from 'node:events';
-import type { Handoff } from '../events/handoff.js';
+import { syntheticFailureHandoff, type Handoff } from '../events/handoff.js';
 import type { TaskKind, TaskRecord } from '../store/task-store.js';
 import { createAgentRecorder } from './agent-recorder.js';
 import type { RunContext } from './run-context.js';
@@ -27,6 +27,8 @@ export interface RunnerOutcome {
   /** The root task's handoff, or null when the run was stopped before it closed. */
   readonly rootHandoff: Handoff | null;
   readonly released: number;
+  /** Why the runner had to stop the run itself (the store failed), or null. */
+  readonly failure: string | null;
 }
 
 /**
@@ -46,13 +48,36 @@ export async function runTasks(options: TaskRunnerOptions): Promise<RunnerOutcom
   const running = new Map<string, Promise<void>>();
   let runningWorkers = 0;
   let released = 0;
-  const heartbeat = setInterval(() => tasks.renewLeases(holder, context.now(), leaseMs), Math.max(50, Math.floor(leaseMs / 3)));
+  let failure: string | null = null;
+  // The store failing under the runner (a full disk, a broken file) stops the run: agents stop
+  // at their next safe point and the run ends failed with the reason, rather than crashing.
+  const fail = (what: string, error: unknown): void => {
+    failure ??= `${what}: ${error instanceof Error ? error.message : String(error)}`;
+    agents.abort();
+    wakeups.wake(RUNNER_WAKEUP);
+  };
+  const heartbeat = setInterval(() => {
+    try {
+      tasks.renewLeases(holder, context.now(), leaseMs);
+    } catch (error) {
+      fail('renewing the leases failed', error);
+    }
+  }, Math.max(50, Math.floor(leaseMs / 3)));
 
   const { record } = createAgentRecorder(context.events, context.runId, 'system', context.onEvent);
 
   const finishTask = (task: TaskRecord, execution: TaskExecution): void => {
-    if (agents.signal.aborted) {
+    try {
+      closeTask(task, execution);
+    } catch (error) {
+      fail(`closing task ${task.id} failed`, error);
+    }
+  };
+
+  const closeTask = (task: TaskRecord, execution: TaskExecution): void => {
+    if (agents.signal.aborted && execution.handoff.synthetic) {
       // Stopped, not finished: the task goes back to the store for the next run to take.
+      // An agent that handed off on its own just before the stop is delivered as usual.
       if (tasks.release(task.id, holder)) {
         released += 1;
         record({ type: 'task.released', data: { taskId: task.id, reason: 'the run was stopped' } });
@@ -61,7 +86,8 @@ export async function runTasks(options: TaskRunnerOptions): Promise<RunnerOutcom
     }
     const completed = tasks.complete(task.id, holder, execution.handoff, context.now());
     if (!completed.ok) {
-      record({ type: 'task.released', data: { taskId: task.id, reason: `its handoff could not be delivered: ${completed.reason}` } });
+      // Another runner holds the task now (this lease expired): its agent will hand off instead.
+      record({ type: 'task.released', data: { taskId: task.id, reason: `this runner lost the task before its handoff could be delivered: ${completed.reason}` } });
       return;
     }
     record({ type: 'handoff.delivered', data: { taskId: task.id, parentTaskId: task.parentTaskId, status: execution.handoff.status } });
@@ -70,6 +96,9 @@ export async function runTasks(options: TaskRunnerOptions): Promise<RunnerOutcom
   };
 
   const start = (task: TaskRecord): void => {
+    // This runner's own lease ran out (a stalled event loop) and it claimed the task again:
+    // the agent already running it carries on under the renewed lease.
+    if (running.has(task.id)) return;
     record({ type: 'task.claimed', data: { taskId: task.id, kind: task.kind, attempt: task.attempt, holder } });
     if (task.kind === 'worker') runningWorkers += 1;
     const run = execute(context, task, agents.signal)
@@ -86,24 +115,28 @@ export async function runTasks(options: TaskRunnerOptions): Promise<RunnerOutcom
     tasks.claim({ runId: context.runId, holder, kinds, now: context.now(), leaseMs });
 
   try {
-    while (!options.signal.aborted && isOpen(tasks.getTask(options.rootTaskId))) {
+    while (!agents.signal.aborted && isOpen(tasks.getTask(options.rootTaskId))) {
       for (let task = claim(['planner']); task !== null; task = claim(['planner'])) start(task);
       while (runningWorkers < options.workers()) {
         const task = claim(['worker']);
         if (task === null) break;
         start(task);
       }
-      await wakeups.wait(RUNNER_WAKEUP, options.signal, CLAIM_POLL_MS);
+      await wakeups.wait(RUNNER_WAKEUP, agents.signal, CLAIM_POLL_MS);
     }
-    // The root closed (or the run was stopped): whatever still runs below a failed planner stops too.
+  } catch (error) {
+    fail('claiming tasks failed', error);
+  } finally {
+    // The root closed, the run was stopped or the store failed: whatever still runs (below a
+    // failed planner, say) stops too, and the runner returns only when every agent has.
     agents.abort();
     while (running.size > 0) await Promise.allSettled([...running.values()]);
-  } finally {
     clearInterval(heartbeat);
     options.signal.removeEventListener('abort', stopAgents);
   }
+  if (failure !== null) return { rootHandoff: null, released, failure };
   const root = tasks.getTask(options.rootTaskId);
-  return { rootHandoff: root !== null && !isOpen(root) ? root.handoff : null, released };
+  return { rootHandoff: root !== null && !isOpen(root) ? root.handoff : null, released, failure };
 }
 
 function isOpen(task: TaskRecord | null): boolean {
@@ -130,21 +163,6 @@ async function execute(context: RunContext, task: TaskRecord, signal: AbortSigna
     return { agentId: result.agentId, handoff: result.handoff };
   } catch (error) {
     const reason = error instanceof Error ? error.message : String(error);
-    return {
-      agentId: 'system',
-      handoff: {
-        status: 'failed',
-        summary: `colony could not run this task: ${reason}`,
-        commits: [],
-        evidence: '',
-        notes: [],
-        concerns: [],
-        deviations: [],
-        findings: [],
-        feedback: [],
-        followUps: [],
-        synthetic: true,
-      },
-    };
+    return { agentId: 'system', handoff: syntheticFailureHandoff({ summary: `colony could not run this task: ${reason}` }) };
   }
 }

@@ -19,7 +19,9 @@ export class Wakeups {
       const done = () => {
         clearTimeout(timer);
         signal.removeEventListener('abort', done);
-        this.#waiters.get(key)?.delete(done);
+        const waiters = this.#waiters.get(key);
+        waiters?.delete(done);
+        if (waiters?.size === 0) this.#waiters.delete(key);
         resolve();
       };
       const timer = setTimeout(done, timeoutMs);

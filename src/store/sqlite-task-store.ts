@@ -251,6 +251,14 @@ class SqliteTaskStore implements TaskStore {
     return row.count;
   }
 
+  movableChildren(parentTaskId: string): number {
+    this.checkOpen();
+    const row = this.statement(
+      "SELECT COUNT(*) AS count FROM tasks WHERE parent_task_id = ? AND (status = 'running' OR (status = 'open' AND paused_ancestors = 0))",
+    ).get(parentTaskId) as { count: number };
+    return row.count;
+  }
+
   setAndon(taskId: string, paused: boolean, now: number): void {
     this.checkWritable();
     checkTime('setAndon now', now);

@@ -347,6 +347,22 @@ export function describeTaskStoreConformance(name: string, open: () => TaskStore
       expect(store.openChildren('no-such-task')).toBe(0);
     });
 
+    it('counts as movable only the children that are running or can be claimed', () => {
+      buildTree();
+      store.createTask(childTask('worker-4', 'planner-p'), 160);
+      expect(store.movableChildren('planner-p')).toBe(3);
+      store.claim(request('runner-a', 1_000)); // worker-1 runs
+      store.setAndon('planner-p', true, 1_010);
+      // worker-1 still runs and will hand off; the two open ones wait for the andon.
+      expect(store.openChildren('planner-p')).toBe(3);
+      expect(store.movableChildren('planner-p')).toBe(1);
+      store.complete('worker-1', 'runner-a', handoffOf('done', 'One.'), 1_100);
+      expect(store.movableChildren('planner-p')).toBe(0);
+      store.setAndon('planner-p', false, 1_200);
+      expect(store.movableChildren('planner-p')).toBe(2);
+      expect(store.movableChildren('no-such-task')).toBe(0);
+    });
+
     it('pauses claims below a paused task, not of the task itself, and resumes them', () => {
       buildTree();
       store.setAndon('planner-p', true, 1_000);

@@ -106,6 +106,12 @@ export interface TaskStore {
   /** Children of the task that are not closed yet (open or running). */
   openChildren(parentTaskId: string): number;
   /**
+   * Children that can still hand off without anyone acting: running, or open and not below a
+   * paused task. Open children below a pulled andon are not counted: they wait for a person or
+   * a planner to release it.
+   */
+  movableChildren(parentTaskId: string): number;
+  /**
    * Pauses (or resumes) new claims of every task below `taskId`, at any depth; `taskId` itself
    * stays claimable. Throws for an unknown task.
    */

@@ -46,7 +46,8 @@ export function createMergeToMainTool(
             error: [
               `merge conflict: ${repo.trunk} changed the same lines as your change.`,
               `conflicts in files: ${outcome.files.join(', ')}`,
-              `Each file now holds conflict markers: the part above ======= is ${repo.trunk}'s, the part below is yours. ` +
+              `Each file now holds conflict markers: the part above ======= is ${repo.trunk}'s, the part below is yours ` +
+                '(a file one side deleted has no markers: it is as the other side left it; keep it, or delete it). ' +
                 'Edit each file to keep what both sides meant, remove every marker line, then call merge_to_main again.',
             ].join('\n'),
           };

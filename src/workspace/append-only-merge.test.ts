@@ -10,10 +10,17 @@ describe('mergeAppendOnly', () => {
     expect(mergeAppendOnly(base, trunk, workspace)).toBe(`${base}export * from './b.js';\nexport * from './c.js';\n`);
   });
 
-  it('does not repeat a line both sides appended', () => {
-    const trunk = `${base}x\ny\n`;
-    const workspace = `${base}y\nz\n`;
-    expect(mergeAppendOnly(base, trunk, workspace)).toBe(`${base}x\ny\nz\n`);
+  it('keeps every line of the workspace block, even lines the trunk also appended', () => {
+    const trunk = 'def f():\n    return 1\n';
+    const workspace = 'def g():\n    return 1\n';
+    expect(mergeAppendOnly('', trunk, workspace)).toBe('def f():\n    return 1\ndef g():\n    return 1\n');
+    const braces = mergeAppendOnly(base, `${base}function a() {\n}\n\n`, `${base}function b() {\n}\n\n`);
+    expect(braces).toBe(`${base}function a() {\n}\n\nfunction b() {\n}\n\n`);
+  });
+
+  it('does not repeat a block the trunk already holds, or the start of it the trunk added', () => {
+    expect(mergeAppendOnly(base, `${base}x\ny\nz\n`, `${base}y\nz\n`)).toBe(`${base}x\ny\nz\n`);
+    expect(mergeAppendOnly(base, `${base}x\n`, `${base}x\ny\n`)).toBe(`${base}x\ny\n`);
   });
 
   it('takes an identical change as it is, even when it is not an append', () => {

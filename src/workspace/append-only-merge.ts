@@ -5,8 +5,9 @@ import { describeFailure, runGit } from './git.js';
 /**
  * The conflicts that cost an agent nothing: both sides only appended lines to the end of the
  * same file (a registry, an index of exports, a changelog), or made the identical change.
- * Such a file is merged as the trunk's version followed by the lines the workspace appended
- * that the trunk does not already end with; anything else is a real conflict for the agent.
+ * Such a file is merged as the trunk's version followed by the workspace's appended block (only
+ * skipped when the trunk already holds that whole block, or the part of it the trunk's own
+ * addition starts it with); anything else is a real conflict for the agent.
  */
 export function mergeAppendOnly(base: string, trunk: string, workspace: string): string | null {
   if (base.includes('\0') || trunk.includes('\0') || workspace.includes('\0')) return null;
@@ -15,11 +16,24 @@ export function mergeAppendOnly(base: string, trunk: string, workspace: string):
   if (!trunk.startsWith(base) || !workspace.startsWith(base)) return null;
   const trunkAdded = linesOf(trunk.slice(base.length));
   const workspaceAdded = linesOf(workspace.slice(base.length));
-  const already = new Set(trunkAdded);
-  const extra = workspaceAdded.filter((line) => !already.has(line));
-  if (extra.length === 0) return trunk;
+  // Only whole blocks count as already there: single lines like `}` or a blank line repeat
+  // legitimately, and dropping one would corrupt the workspace's addition.
+  if (containsBlock(trunkAdded, workspaceAdded)) return trunk;
+  const extra = startsWithBlock(workspaceAdded, trunkAdded) ? workspaceAdded.slice(trunkAdded.length) : workspaceAdded;
   const separator = trunk === '' || trunk.endsWith('\n') ? '' : '\n';
   return `${trunk}${separator}${extra.join('\n')}\n`;
+}
+
+function startsWithBlock(lines: readonly string[], block: readonly string[]): boolean {
+  return block.length <= lines.length && block.every((line, index) => lines[index] === line);
+}
+
+/** Whether `block` appears in `lines` as consecutive lines. */
+function containsBlock(lines: readonly string[], block: readonly string[]): boolean {
+  for (let start = 0; start + block.length <= lines.length; start += 1) {
+    if (block.every((line, index) => lines[start + index] === line)) return true;
+  }
+  return false;
 }
 
 function linesOf(text: string): string[] {

@@ -9,7 +9,7 @@ import { withWorktreeAdminLock } from './worktree-admin-lock.js';
 /**
  * A read-only look at the trunk: a detached worktree that a planner reads and runs checks in.
  * It has no branch, so nothing made in it can land; `followTrunk` brings it to the trunk's
- * latest commit, dropping anything a command left behind.
+ * latest commit and drops anything a command changed or left behind (ignored files aside).
  */
 export interface MainView {
   readonly path: string;
@@ -18,6 +18,14 @@ export interface MainView {
   /** Moves the view to the trunk's current commit. Returns an error message instead of throwing. */
   followTrunk(): Promise<string | null>;
   remove(): Promise<void>;
+}
+
+/** True when the view is at `commit` with nothing changed or added by a command. */
+async function isPristine(path: string, commit: string): Promise<boolean> {
+  const head = await runGit(path, ['rev-parse', '--verify', 'HEAD']);
+  if (head.code !== 0 || head.stdout.trim() !== commit) return false;
+  const status = await runGit(path, ['status', '--porcelain', '--untracked-files=all']);
+  return status.code === 0 && status.stdout.trim() === '';
 }
 
 /** Makes a view at `<parentDir>/<id>` on the trunk's current commit. Throws when git cannot. */
@@ -40,7 +48,7 @@ export async function createMainView(repo: Repository, options: { id: string; pa
       } catch (error) {
         return error instanceof Error ? error.message : String(error);
       }
-      if (latest === commit) return null;
+      if (latest === commit && (await isPristine(path, commit))) return null;
       const checkout = ['checkout', '--quiet', '--force', '--detach', latest];
       const moved = await runGit(path, checkout);
       if (moved.code !== 0) return describeFailure(checkout, moved);

@@ -92,6 +92,16 @@ describe('mergeToMain', () => {
     expect(second.files).toEqual(['two.txt']);
   });
 
+  it('lands every one of many concurrent merges in this process, none starved, with two attempts each at most', async () => {
+    const { temporary, repo } = setup;
+    const workspaces = await Promise.all(Array.from({ length: 8 }, (_, index) => setup.workspace(`m${index}`)));
+    await Promise.all(workspaces.map((workspace, index) => temporary.write(`file-${index}.txt`, `${index}\n`, workspace.path)));
+    const outcomes = await Promise.all(workspaces.map((workspace, index) => mergeToMain(repo, workspace, { message: `File ${index}`, maxAttempts: 2 })));
+    expect(outcomes.map((outcome) => outcome.status)).toEqual(Array.from({ length: 8 }, () => 'landed'));
+    expect((await temporary.git(['rev-list', '--count', 'main'])).trim()).toBe('9');
+    expect((await temporary.git(['ls-tree', '--name-only', 'main'])).split('\n').filter((name) => name.startsWith('file-'))).toHaveLength(8);
+  });
+
   it('retries when the trunk moves between reading and swapping it', async () => {
     const { temporary, repo } = setup;
     const workspace = await setup.workspace('w1');

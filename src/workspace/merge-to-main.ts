@@ -1,6 +1,7 @@
 import type { EventBody } from '../events/event-types.js';
 import { resolveAppendOnlyConflicts } from './append-only-merge.js';
 import { countCommitsAhead } from './commits-ahead.js';
+import { createSerialQueue } from './serial-queue.js';
 import { filesWithConflictMarkers } from './conflict-markers.js';
 import { describeFailure, runGit, splitNul } from './git.js';
 import type { GitResult } from './git.js';
@@ -207,41 +208,85 @@ async function changedFiles(context: MergeContext, from: string, to: string): Pr
 }
 
 async function landOnTrunk(context: MergeContext, options: MergeToMainOptions, maxAttempts: number): Promise<MergeOutcome> {
-  const { repo, workspace } = context;
+  const { repo } = context;
   const now = options.now ?? Date.now;
   const started = now();
   const prepared = await prepareBranch(context, options.message);
   if (!prepared.ok) return prepared.outcome;
 
-  for (let attempt = 1; attempt <= maxAttempts; attempt += 1) {
+  const attempts = { made: 0, max: maxAttempts };
+  while (attempts.made < maxAttempts) {
+    // The expensive part, rebasing onto the trunk as it is now, runs alongside every other
+    // merge; only checking the trunk and moving it (rebasing again if it moved meanwhile)
+    // takes turns, first come first served, so within this process no merge starves.
+    attempts.made += 1;
     const mainBefore = await resolveBranch(repo, repo.trunk);
-    context.emit({ type: 'merge.attempted', data: { branch: workspace.branch, mainBefore, attempt } });
-    const isBased = await git(context, ['merge-base', '--is-ancestor', mainBefore, 'HEAD']);
-    if (isBased.code !== 0) {
-      const rebased = await rebaseOnto(context, mainBefore);
-      if (!rebased.ok) return rebased.outcome;
-    }
-    const commit = await headCommit(context);
-    if (commit === mainBefore) {
-      return { status: 'nothing-to-merge', reason: `Every change in the workspace is already on ${repo.trunk}.` };
-    }
-    const swapArgs = ['update-ref', '-m', `colony: merge ${workspace.branch}`, `refs/heads/${repo.trunk}`, commit, mainBefore];
-    const swapped = await git(context, swapArgs);
-    if (swapped.code === 0) {
-      const files = await changedFiles(context, mainBefore, commit);
-      const autoResolved = [...context.autoResolved];
-      context.emit({ type: 'merge.landed', data: { commit, mainBefore, attempts: attempt, files, durationMs: now() - started, autoResolved } });
-      return { status: 'landed', commit, mainBefore, attempts: attempt, files, autoResolved };
-    }
-    // A trunk that moved since it was read, or is being moved right now (its lock is held),
-    // is a lost race worth retrying; anything else would fail the same way again.
-    const moved = (await resolveBranch(repo, repo.trunk)) !== mainBefore;
-    if (!moved && !LOCK_HELD.test(swapped.stderr)) return gitFailure(swapArgs, swapped);
+    const rebased = await rebaseIfBehind(context, mainBefore, attempts.made);
+    if (!rebased.ok) return rebased.outcome;
+    const outcome = await withTrunkTurn(repo, () => swapTrunk(context, mainBefore, attempts, () => now() - started));
+    // Another process moved the trunk between the read and the swap: try again.
+    if (outcome !== 'lost-race') return outcome;
   }
   return {
     status: 'failed',
     error: `${repo.trunk} moved ${maxAttempts} times while this workspace was merging; other merges kept landing first. Call merge again.`,
   };
+}
+
+const serializeTrunk = createSerialQueue();
+
+/** Runs `action` when no other merge in this process is between reading the trunk and moving it. */
+function withTrunkTurn<T>(repo: Repository, action: () => Promise<T>): Promise<T> {
+  return serializeTrunk(`${repo.gitDir}\0${repo.trunk}`, action);
+}
+
+/** Records the attempt and rebases the branch onto `mainBefore` unless it is already based on it. */
+async function rebaseIfBehind(context: MergeContext, mainBefore: string, attempt: number): Promise<Step> {
+  context.emit({ type: 'merge.attempted', data: { branch: context.workspace.branch, mainBefore, attempt } });
+  const isBased = await git(context, ['merge-base', '--is-ancestor', mainBefore, 'HEAD']);
+  if (isBased.code === 0) return proceed;
+  return rebaseOnto(context, mainBefore);
+}
+
+/**
+ * The serial section: when the trunk moved since `rebasedOnto` was read, rebase onto where it
+ * is now (nobody in this process can move it meanwhile), then compare-and-swap it to the
+ * branch. 'lost-race' when another process moved it first.
+ */
+async function swapTrunk(
+  context: MergeContext,
+  rebasedOnto: string,
+  attempts: { made: number; readonly max: number },
+  elapsedMs: () => number,
+): Promise<MergeOutcome | 'lost-race'> {
+  const { repo, workspace } = context;
+  let mainBefore = rebasedOnto;
+  const current = await resolveBranch(repo, repo.trunk);
+  if (current !== mainBefore) {
+    if (attempts.made >= attempts.max) return 'lost-race';
+    attempts.made += 1;
+    mainBefore = current;
+    const rebased = await rebaseIfBehind(context, mainBefore, attempts.made);
+    if (!rebased.ok) return rebased.outcome;
+  }
+  const attempt = attempts.made;
+  const commit = await headCommit(context);
+  if (commit === mainBefore) {
+    return { status: 'nothing-to-merge', reason: `Every change in the workspace is already on ${repo.trunk}.` };
+  }
+  const swapArgs = ['update-ref', '-m', `colony: merge ${workspace.branch}`, `refs/heads/${repo.trunk}`, commit, mainBefore];
+  const swapped = await git(context, swapArgs);
+  if (swapped.code === 0) {
+    const files = await changedFiles(context, mainBefore, commit);
+    const autoResolved = [...context.autoResolved];
+    context.emit({ type: 'merge.landed', data: { commit, mainBefore, attempts: attempt, files, durationMs: elapsedMs(), autoResolved } });
+    return { status: 'landed', commit, mainBefore, attempts: attempt, files, autoResolved };
+  }
+  // A trunk that moved since it was read, or is being moved right now (its lock is held),
+  // is a lost race worth retrying; anything else would fail the same way again.
+  const moved = (await resolveBranch(repo, repo.trunk)) !== mainBefore;
+  if (!moved && !LOCK_HELD.test(swapped.stderr)) return gitFailure(swapArgs, swapped);
+  return 'lost-race';
 }
 
 /**

@@ -1,7 +1,8 @@
 import type { Repository } from './repository.js';
+import { createSerialQueue } from './serial-queue.js';
 
 /**
- * Tail of the queue of worktree administration (add, remove, prune, branch delete) per
+ * Worktree administration (add, remove, prune, branch delete) runs one at a time per
  * repository, keyed by its common git directory.
  *
  * git does not lock `.git/worktrees/` as a whole: while one `git worktree add` is writing a
@@ -11,22 +12,9 @@ import type { Repository } from './repository.js';
  * purpose: the race is between git processes on one repository, whoever started them, and
  * one clone is driven by one colony process.
  */
-const queues = new Map<string, Promise<void>>();
+const serialize = createSerialQueue();
 
 /** Runs `action` once every earlier worktree administration on `repo` has finished. */
-export async function withWorktreeAdminLock<T>(repo: Repository, action: () => Promise<T>): Promise<T> {
-  const previous = queues.get(repo.gitDir) ?? Promise.resolve();
-  let release = (): void => undefined;
-  const current = new Promise<void>((resolve) => {
-    release = resolve;
-  });
-  const tail = previous.then(() => current);
-  queues.set(repo.gitDir, tail);
-  await previous;
-  try {
-    return await action();
-  } finally {
-    release();
-    if (queues.get(repo.gitDir) === tail) queues.delete(repo.gitDir);
-  }
+export function withWorktreeAdminLock<T>(repo: Repository, action: () => Promise<T>): Promise<T> {
+  return serialize(repo.gitDir, action);
 }

@@ -6,6 +6,7 @@ import { acquireRunLock } from '../../orchestrator/run-lock.js';
 import { eventsDatabasePath } from '../../orchestrator/state-directory.js';
 import { openSqliteEventStore } from '../../store/sqlite-event-store.js';
 import { openSqliteTaskStore } from '../../store/sqlite-task-store.js';
+import type { TaskStore } from '../../store/task-store.js';
 
 /**
  * The status of a run in a state directory: the given run, or the one started last. Null when
@@ -16,21 +17,28 @@ export function readRunStatus(stateDir: string, runId?: string): RunStatus | nul
   const path = eventsDatabasePath(stateDir);
   if (!existsSync(path)) return null;
   const events = openSqliteEventStore(path);
-  const tasks = openSqliteTaskStore(path);
+  // Read-only: a status never creates or migrates the task table under a run. A state
+  // directory only `colony work` used has none, and its runs have no tasks.
+  let tasks: TaskStore | null;
+  try {
+    tasks = openSqliteTaskStore(path, { readOnly: true });
+  } catch {
+    tasks = null;
+  }
   try {
     const id = runId ?? events.read({ types: ['run.started'] }).at(-1)?.runId;
     if (id === undefined) return null;
     const status = foldRunStatus({
       events: events.read({ runId: id }),
-      tasks: tasks.listTasks(id),
-      deliveredHandoffs: tasks.deliveredHandoffs(id),
+      tasks: tasks?.listTasks(id) ?? [],
+      deliveredHandoffs: tasks?.deliveredHandoffs(id) ?? [],
       runId: id,
       now: Date.now(),
     });
     if (status === null || status.run.state !== 'running' || !lockIsFree(stateDir)) return status;
     return { ...status, run: { ...status.run, state: 'interrupted' } };
   } finally {
-    tasks.close();
+    tasks?.close();
     events.close();
   }
 }
@@ -64,7 +72,7 @@ export function formatRunSummary(result: Extract<RunSessionResult, { ok: true }>
   }
   if (result.check !== null) {
     lines.push(`check on ${result.trunk}: \`${result.check.command}\` ${result.check.passed ? 'passed' : 'FAILED'} at ${result.check.commit.slice(0, 12)}`);
-  } else if (result.status !== 'stopped') {
+  } else if (result.rootHandoff !== null) {
     lines.push(`check on ${result.trunk}: none (no colony-spec test command and no npm test script)`);
   }
   if (result.status === 'stopped') lines.push('The run was stopped; its unfinished tasks were released.');

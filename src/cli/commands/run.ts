@@ -115,6 +115,7 @@ function report(ctx: CommandContext, result: Extract<RunSessionResult, { ok: tru
       check: result.check,
       main: result.trunkCommit,
       checkoutProblem: result.checkoutProblem,
+      failure: result.failure,
       durationMs: result.durationMs,
       summary: status,
     };
@@ -122,5 +123,6 @@ function report(ctx: CommandContext, result: Extract<RunSessionResult, { ok: tru
     return;
   }
   ctx.stdout(formatRunSummary(result, status));
+  if (result.failure !== null) ctx.stderr(`colony: the run was stopped because ${result.failure}\n`);
   if (result.checkoutProblem !== null) ctx.stderr(`colony: your checkout was not updated: ${result.checkoutProblem}\n`);
 }
