@@ -1,4 +1,4 @@
-import { cpSync, mkdtempSync, rmSync, writeFileSync, mkdirSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { resolveModel } from '../src/model/registry.js';
@@ -75,6 +75,12 @@ const result = await runRunSession({
   },
 });
 const wallMs = performance.now() - started;
+const harness = process.cpuUsage();
+// Linux counts the CPU of child processes (git, the project's tests) once they are reaped.
+const stat = readFileSync('/proc/self/stat', 'utf8');
+const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+const ticksPerSecond = 100;
+const childrenCpuS = (Number(fields[13]) + Number(fields[14])) / ticksPerSecond;
 clearInterval(sampler);
 peakRss = Math.max(peakRss, process.memoryUsage().rss, process.resourceUsage().maxRSS * 1024);
 const tasks = roles.size;
@@ -90,6 +96,8 @@ process.stdout.write(
     peakAgents,
     peakWorkers,
     peakRssMb: peakRss / 2 ** 20,
+    harnessCpuS: (harness.user + harness.system) / 1e6,
+    childrenCpuS,
   })}\n`,
 );
 rmSync(base, { recursive: true, force: true });

@@ -12,6 +12,10 @@ interface ChildFigures {
   readonly peakAgents: number;
   readonly peakWorkers: number;
   readonly peakRssMb: number;
+  /** CPU seconds of the harness process itself (agents, store, sim). */
+  readonly harnessCpuS: number;
+  /** CPU seconds of its child processes: git, the project's tests. */
+  readonly childrenCpuS: number;
 }
 
 const CHILD = new URL('./tree-run-child.ts', import.meta.url).pathname;
@@ -28,7 +32,11 @@ function runChild(settings: object): ChildFigures {
 }
 
 function describeRun(figures: ChildFigures): string {
-  return `status ${figures.status}, check ${figures.checkPassed === true ? 'passed' : 'FAILED'}, ${figures.landed} commits landed, ${figures.conflicts} merge conflicts, ${figures.agents} agents, peak ${figures.peakWorkers} workers at once`;
+  return [
+    `status ${figures.status}, check ${figures.checkPassed === true ? 'passed' : 'FAILED'}`,
+    `${figures.landed} commits landed, ${figures.conflicts} merge conflicts handed to agents, ${figures.agents} agents, peak ${figures.peakWorkers} workers at once`,
+    `CPU: harness ${figures.harnessCpuS.toFixed(0)} s, git and tests ${figures.childrenCpuS.toFixed(0)} s`,
+  ].join('; ');
 }
 
 /** The large example built by a tree of sim agents at several concurrencies, with model-like latency. */
@@ -42,6 +50,12 @@ export async function benchTreeRun(): Promise<BenchRow[]> {
     perHour[workers] = figures.landed / hours;
     rows.push({ name: `stdlib, --workers ${workers}: wall time`, value: figures.wallMs / 1000, unit: 's', note: `${LATENCY_MODEL}; ${describeRun(figures)}` });
     rows.push({ name: `stdlib, --workers ${workers}: landed commits/hour`, value: figures.landed / hours, unit: 'commits/h' });
+    rows.push({
+      name: `stdlib, --workers ${workers}: harness CPU share of one core`,
+      value: (100 * figures.harnessCpuS) / (figures.wallMs / 1000),
+      unit: '%',
+      note: 'the harness process alone (agent loops, store, sim); git and the tests run in child processes',
+    });
   }
   const single = perHour[1] ?? 0;
   const wide = perHour[64] ?? 0;
