@@ -81,7 +81,9 @@ function appendAgent(agent: AgentStatus, depth: number, children: ReadonlyMap<st
 function agentLine(agent: AgentStatus): string {
   const steps = `${agent.steps} step${agent.steps === 1 ? '' : 's'}`;
   const line = `${agent.role} ${agent.id}  ${agent.state}  ${steps}  ${oneLine(agent.title, 80)}`;
-  return agent.state === 'failed' && agent.reason !== null ? `${line}  (${oneLine(agent.reason, 80)})` : line;
+  // A failed agent that handed off says why in its summary; one that died, in its reason.
+  const why = agent.state === 'failed' ? (agent.summary ?? agent.reason) : null;
+  return why === null ? line : `${line}  (${oneLine(why, 100)})`;
 }
 
 /** "38 workers finished: 36 done, 2 failed", saying how many failed ones were not listed. */

@@ -43,6 +43,7 @@ interface AgentRecord {
   startedAt: number;
   endedAt: number | null;
   reason: string | null;
+  summary: string | null;
 }
 
 interface Totals {
@@ -117,6 +118,7 @@ export function createRunStatusFold(options: RunStatusFoldOptions = {}): RunStat
             startedAt: event.ts,
             endedAt: null,
             reason: null,
+            summary: null,
           });
         } else {
           // The same agent rebuilt after a restart carries on from where it was.
@@ -159,6 +161,12 @@ export function createRunStatusFold(options: RunStatusFoldOptions = {}): RunStat
       case 'agent.ended':
         if (agent !== undefined) endAgent(agent, endedState(event.data.status), event.data.steps, event.data.reason, event.ts);
         return;
+      case 'handoff.submitted':
+        if (agent !== undefined) agent.summary = event.data.handoff.summary;
+        return;
+      case 'planner.finished':
+        if (agent !== undefined) agent.summary = event.data.summary;
+        return;
       case 'andon.changed':
         if (event.data.paused) paused.add(event.data.taskId);
         else paused.delete(event.data.taskId);
@@ -171,13 +179,11 @@ export function createRunStatusFold(options: RunStatusFoldOptions = {}): RunStat
       case 'workspace.removed':
       case 'merge.attempted':
       case 'merge.conflicted':
-      case 'handoff.submitted':
       case 'task.created':
       case 'task.claimed':
       case 'task.released':
       case 'handoff.delivered':
       case 'scratchpad.written':
-      case 'planner.finished':
       case 'main.checked':
         return;
       default:

@@ -374,6 +374,22 @@ describe('formatRunStatus', () => {
     expect(tree.length).toBe(1 + 3 * 2 + 2 + 10);
   });
 
+  it("shows why a worker failed from its own handoff's summary, and a planner's finish summary in the status", () => {
+    const log = createLog();
+    log.append('run-1', 'system', runStarted('Goal'));
+    log.append('run-1', 'planner-root', agentStarted('root-planner', 'task-root', 'Goal'));
+    log.append('run-1', 'worker-a', agentStarted('worker', 'task-a', 'Build a', 'planner-root'));
+    log.append('run-1', 'worker-a', {
+      type: 'handoff.submitted',
+      data: { taskId: 'task-a', handoff: { status: 'failed', summary: 'The tests kept failing on the empty case.', commits: [], evidence: '', notes: [], concerns: [], deviations: [], findings: [], feedback: [], followUps: [], synthetic: false } },
+    });
+    log.append('run-1', 'worker-a', ended('failed', 7));
+    log.append('run-1', 'planner-root', { type: 'planner.finished', data: { taskId: 'task-root', status: 'partial', summary: 'a is not built' } });
+    const status = statusOf({ events: log.events(), tasks: [], deliveredHandoffs: [] });
+    expect(status.agents.map((agent) => agent.summary)).toEqual(['a is not built', 'The tests kept failing on the empty case.']);
+    expect(formatRunStatus(status)).toContain('    worker worker-a  failed  7 steps  Build a  (The tests kept failing on the empty case.)\n');
+  });
+
   it('places an agent whose parent never started at the top, after the root planner', () => {
     const log = createLog();
     log.append('run-1', 'system', runStarted('Goal'));

@@ -31,6 +31,8 @@ export interface AgentStatus {
   readonly endedAt: number | null;
   /** Why it ended or failed, as recorded; null while it runs. */
   readonly reason: string | null;
+  /** The summary of its handoff (a worker's) or of its latest finish (a planner's); null before. */
+  readonly summary: string | null;
 }
 
 /** A run as `colony status` reports it, live or finished. Plain data: scripts read it as JSON. */
