@@ -76,7 +76,7 @@ export async function runTasks(options: TaskRunnerOptions): Promise<RunnerOutcom
 
   const closeTask = (task: TaskRecord, execution: TaskExecution): void => {
     if (agents.signal.aborted && execution.handoff.synthetic) {
-      // Stopped, not finished: the task goes back to the store for the next run to take.
+      // Stopped, not finished: the task goes back to the store, open, for a resumed run to take.
       // An agent that handed off on its own just before the stop is delivered as usual.
       if (tasks.release(task.id, holder)) {
         released += 1;
