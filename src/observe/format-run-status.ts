@@ -103,7 +103,7 @@ function isFinished(agent: AgentStatus): boolean {
 }
 
 /** Whole seconds, with minutes and hours once there are any: "45s", "4m 05s", "26h 03m 09s". */
-function wallTime(ms: number): string {
+export function wallTime(ms: number): string {
   const totalSeconds = Math.floor(ms / 1000);
   const hours = Math.floor(totalSeconds / 3600);
   const minutes = Math.floor((totalSeconds % 3600) / 60);

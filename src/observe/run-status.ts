@@ -4,7 +4,7 @@ import type { InboxMessage, TaskRecord, TaskStatus } from '../store/task-store.j
 import { createRunStatusFold } from './run-status-fold.js';
 
 export { createRunStatusFold, type RunStatusFold, type RunStatusFoldOptions } from './run-status-fold.js';
-export { formatRunStatus } from './format-run-status.js';
+export { formatRunStatus, wallTime } from './format-run-status.js';
 
 /**
  * What an agent is doing: `waiting` is a planner with nothing to do until a message arrives;

@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { foldRunStatus, type RunStatus } from '../../observe/run-status.js';
+import { foldRunStatus, wallTime, type RunStatus } from '../../observe/run-status.js';
 import type { RunSessionResult } from '../../orchestrator/run-session.js';
 import { acquireRunLock } from '../../orchestrator/run-lock.js';
 import { eventsDatabasePath } from '../../orchestrator/state-directory.js';
@@ -50,16 +50,9 @@ function lockIsFree(stateDir: string): boolean {
   return true;
 }
 
-function duration(ms: number): string {
-  const seconds = Math.round(ms / 1000);
-  if (seconds < 60) return `${seconds}s`;
-  const minutes = Math.floor(seconds / 60);
-  return minutes < 60 ? `${minutes}m${String(seconds % 60).padStart(2, '0')}s` : `${Math.floor(minutes / 60)}h${String(minutes % 60).padStart(2, '0')}m`;
-}
-
 /** What `colony run` prints when it returns. */
 export function formatRunSummary(result: Extract<RunSessionResult, { ok: true }>, status: RunStatus | null): string {
-  const lines = ['', `run ${result.runId}: ${result.status} in ${duration(result.durationMs)}`];
+  const lines = ['', `run ${result.runId}: ${result.status} in ${wallTime(result.durationMs)}`];
   if (result.rootHandoff !== null) lines.push(`root planner: ${result.rootHandoff.status}: ${result.rootHandoff.summary}`);
   if (status !== null) {
     const byStatus = Object.entries(status.tasks.byStatus)
