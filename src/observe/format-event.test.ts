@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { ColonyEvent, EventBody } from '../events/event-types.js';
+import { syntheticFailureHandoff } from '../events/handoff.js';
 import { describeEvent, formatEventLine } from './format-event.js';
 
 const envelope = { seq: 1, v: 1, id: 'id', runId: 'run-1', agentId: 'worker-abc', ts: Date.UTC(2026, 10, 29, 14, 5, 6, 789) };
@@ -26,19 +27,7 @@ describe('formatEventLine', () => {
   });
 
   it('says a handoff colony wrote is synthetic', () => {
-    const handoff = {
-      status: 'failed' as const,
-      summary: 'The worker ended without a handoff.',
-      commits: [],
-      evidence: '',
-      notes: [],
-      concerns: [],
-      deviations: [],
-      findings: [],
-      feedback: [],
-      followUps: [],
-      synthetic: true,
-    };
+    const handoff = syntheticFailureHandoff({ summary: 'The worker ended without a handoff.' });
     expect(describeEvent(event({ type: 'handoff.submitted', data: { taskId: 't', handoff } }))).toBe(
       'handoff failed (synthetic): The worker ended without a handoff.',
     );

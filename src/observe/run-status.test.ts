@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import type { AgentRole, ColonyEvent, EventBody } from '../events/event-types.js';
-import type { Handoff, HandoffStatus } from '../events/handoff.js';
+import type { HandoffStatus } from '../events/handoff.js';
 import { createMemoryEventStore } from '../store/memory-event-store.js';
+import { handoffOf } from '../store/task-store-fixtures.js';
 import type { InboxMessage, TaskRecord, TaskStatus } from '../store/task-store.js';
 import { createRunStatusFold, foldRunStatus, formatRunStatus, type RunStatus } from './run-status.js';
 
@@ -81,19 +82,7 @@ function task(runId: string, id: string, parentTaskId: string | null, status: Ta
 }
 
 function delivered(runId: string, seq: number, fromTaskId: string, status: HandoffStatus): InboxMessage {
-  const handoff: Handoff = {
-    status,
-    summary: 'did it',
-    commits: [],
-    evidence: '',
-    notes: [],
-    concerns: [],
-    deviations: [],
-    findings: [],
-    feedback: [],
-    followUps: [],
-    synthetic: false,
-  };
+  const handoff = handoffOf(status, 'did it');
   return { seq, runId, recipientTaskId: 'task-root', fromTaskId, handoff, text: null, createdAt: T0 };
 }
 
@@ -381,7 +370,7 @@ describe('formatRunStatus', () => {
     log.append('run-1', 'worker-a', agentStarted('worker', 'task-a', 'Build a', 'planner-root'));
     log.append('run-1', 'worker-a', {
       type: 'handoff.submitted',
-      data: { taskId: 'task-a', handoff: { status: 'failed', summary: 'The tests kept failing on the empty case.', commits: [], evidence: '', notes: [], concerns: [], deviations: [], findings: [], feedback: [], followUps: [], synthetic: false } },
+      data: { taskId: 'task-a', handoff: handoffOf('failed', 'The tests kept failing on the empty case.') },
     });
     log.append('run-1', 'worker-a', ended('failed', 7));
     log.append('run-1', 'planner-root', { type: 'planner.finished', data: { taskId: 'task-root', status: 'partial', summary: 'a is not built' } });

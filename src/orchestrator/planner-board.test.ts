@@ -6,13 +6,14 @@ import type { AgentRecorder } from '../agent/agent-loop.js';
 import type { EventBody } from '../events/event-types.js';
 import type { Handoff } from '../events/handoff.js';
 import { openSqliteTaskStore } from '../store/sqlite-task-store.js';
+import { handoffOf } from '../store/task-store-fixtures.js';
 import type { TaskRecord, TaskStore } from '../store/task-store.js';
 import { createPlannerBoard, type BoardContext } from './planner-board.js';
 import { RUNNER_WAKEUP } from './run-context.js';
 import { Wakeups } from './wakeups.js';
 
 function failedHandoff(summary: string): Handoff {
-  return { status: 'failed', summary, commits: [], evidence: '', notes: [`note of ${summary}`], concerns: [], deviations: [], findings: [], feedback: [], followUps: [], synthetic: false };
+  return handoffOf('failed', summary, { notes: [`note of ${summary}`] });
 }
 
 describe('the planner board', () => {

@@ -11,6 +11,7 @@ import { toolEndedInput, toolStartedInput } from './event-store-fixtures.js';
 import type { EventStore } from './event-store.js';
 import { openEventLogConnection, openSqliteEventStore } from './sqlite-event-store.js';
 import type { SqliteEventStoreOptions } from './sqlite-event-store.js';
+import { sqliteStoreUnderTest } from './testing/sqlite-store-under-test.js';
 
 const subject = { runId: 'run-1', agentId: 'agent-a' };
 
@@ -27,24 +28,7 @@ function countRows(path: string): number {
   }
 }
 
-describeEventStoreConformance('sqlite', () => {
-  const dir = mkdtempSync(join(tmpdir(), 'colony-events-'));
-  const path = join(dir, 'events.db');
-  const opened: EventStore[] = [];
-  const open = (): EventStore => {
-    const store = openSqliteEventStore(path);
-    opened.push(store);
-    return store;
-  };
-  return {
-    store: open(),
-    reopen: open,
-    cleanup: () => {
-      for (const store of opened) store.close();
-      rmSync(dir, { recursive: true, force: true });
-    },
-  };
-});
+describeEventStoreConformance('sqlite', () => sqliteStoreUnderTest('colony-events-', (path) => openSqliteEventStore(path)));
 
 describe('openSqliteEventStore', () => {
   let dir: string;

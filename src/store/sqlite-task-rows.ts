@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { handoffSchema } from '../events/handoff.js';
 import type { Handoff } from '../events/handoff.js';
-import type { InboxMessage, TaskKind, TaskRecord, TaskStatus } from './task-store.js';
+import type { InboxMessage, TaskRecord } from './task-store.js';
 
 /** The columns of a task as the record names them; `handoff` still JSON text. */
 export const TASK_COLUMNS =
@@ -14,37 +14,16 @@ export const INBOX_COLUMNS =
   'seq, run_id AS runId, recipient_task_id AS recipientTaskId, from_task_id AS fromTaskId, handoff, text, ' +
   'created_at AS createdAt';
 
-export interface TaskRow {
+/** A task as it comes out of the table: the record's fields, the handoff still JSON, and the andon columns. */
+export type TaskRow = Omit<TaskRecord, 'handoff'> & {
   readonly seq: number;
-  readonly id: string;
-  readonly runId: string;
-  readonly parentTaskId: string | null;
-  readonly createdBy: string | null;
-  readonly kind: TaskKind;
-  readonly title: string;
-  readonly body: string;
-  readonly scope: string | null;
-  readonly retryOf: string | null;
-  readonly status: TaskStatus;
-  readonly attempt: number;
-  readonly leaseHolder: string | null;
-  readonly leaseExpiresAt: number | null;
-  readonly createdAt: number;
-  readonly closedAt: number | null;
   readonly handoff: string | null;
   readonly paused: 0 | 1;
   readonly pausedAncestors: number;
-}
+};
 
-export interface InboxRow {
-  readonly seq: number;
-  readonly runId: string;
-  readonly recipientTaskId: string;
-  readonly fromTaskId: string | null;
-  readonly handoff: string | null;
-  readonly text: string | null;
-  readonly createdAt: number;
-}
+/** An inbox message as it comes out of the table, the handoff still JSON. */
+export type InboxRow = Omit<InboxMessage, 'handoff'> & { readonly handoff: string | null };
 
 /** Checks a handoff on its way in; an invalid one is a programmer error and throws. */
 export function handoffToJson(taskId: string, handoff: Handoff): string {

@@ -15,6 +15,7 @@ import type { SqliteTaskStoreOptions } from './sqlite-task-store.js';
 import { describeTaskStoreConformance } from './task-store.conformance.js';
 import { RUN_ID, childTask, handoffOf, rootTask } from './task-store-fixtures.js';
 import type { ClaimRequest, TaskStore } from './task-store.js';
+import { sqliteStoreUnderTest } from './testing/sqlite-store-under-test.js';
 
 const ROOT = rootTask().id;
 
@@ -22,24 +23,7 @@ function workerClaim(holder: string, now: number, leaseMs: number): ClaimRequest
   return { runId: RUN_ID, holder, kinds: ['worker'], now, leaseMs };
 }
 
-describeTaskStoreConformance('sqlite', () => {
-  const dir = mkdtempSync(join(tmpdir(), 'colony-tasks-'));
-  const path = join(dir, 'colony.db');
-  const opened: TaskStore[] = [];
-  const open = (): TaskStore => {
-    const store = openSqliteTaskStore(path);
-    opened.push(store);
-    return store;
-  };
-  return {
-    store: open(),
-    reopen: open,
-    cleanup: () => {
-      for (const store of opened) store.close();
-      rmSync(dir, { recursive: true, force: true });
-    },
-  };
-});
+describeTaskStoreConformance('sqlite', () => sqliteStoreUnderTest('colony-tasks-', (path) => openSqliteTaskStore(path)));
 
 /** Runs `work` on a plain connection to the file, as another program (or a damaged disk) would. */
 function withRawConnection<Result>(path: string, work: (db: Database.Database) => Result): Result {
