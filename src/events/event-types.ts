@@ -133,7 +133,16 @@ const bodies = [
       durationMs: z.number(),
       /** Files whose concurrent appends colony merged itself, without the agent. */
       autoResolved: z.array(z.string()).optional(),
+      /** Milliseconds the merge waited for the trunk's turn while other merges landed. */
+      waitMs: z.number().optional(),
+      /** 'in-process' when colony merged the trees itself, 'rebase' when git rebased the workspace. */
+      via: z.enum(['in-process', 'rebase']).optional(),
     }),
+  }),
+  z.object({
+    type: z.literal('merge.checked'),
+    /** The merge check (`--merge-check`) ran on `commit`, the work replayed onto `mainBefore`. */
+    data: z.object({ commit: z.string(), mainBefore: z.string(), passed: z.boolean(), durationMs: z.number() }),
   }),
   z.object({
     type: z.literal('merge.conflicted'),

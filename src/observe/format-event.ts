@@ -76,6 +76,8 @@ export function describeEvent(event: ColonyEvent): string {
       return `andon ${event.data.paused ? 'paused' : 'resumed'} below task ${event.data.taskId}: ${oneLine(event.data.reason)}`;
     case 'main.checked':
       return `check \`${event.data.command}\` ${event.data.passed ? 'passed' : event.data.timedOut ? 'timed out' : 'failed'} on ${event.data.commit.slice(0, 12)} in ${Math.round(event.data.durationMs)} ms`;
+    case 'merge.checked':
+      return `merge check ${event.data.passed ? 'passed' : 'failed'} on ${event.data.commit.slice(0, 12)} in ${seconds(event.data.durationMs)}`;
     case 'planner.finished':
       return `planner finished task ${event.data.taskId} ${event.data.status}: ${oneLine(event.data.summary)}`;
     default:

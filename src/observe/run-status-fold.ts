@@ -179,6 +179,7 @@ export function createRunStatusFold(options: RunStatusFoldOptions = {}): RunStat
       case 'workspace.removed':
       case 'merge.attempted':
       case 'merge.conflicted':
+      case 'merge.checked':
       case 'task.created':
       case 'task.claimed':
       case 'task.released':

@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 import type { EventBody } from '../events/event-types.js';
 import { mergeToMain } from '../workspace/merge-to-main.js';
+import type { MergeCheck } from '../workspace/merge-to-main.js';
 import type { Repository } from '../workspace/repository.js';
 import type { Workspace } from '../workspace/workspace.js';
 import type { Tool } from './tool.js';
@@ -14,6 +15,8 @@ export interface MergeToolOptions {
   readonly onEvent: (event: EventBody) => void;
   /** Told the new commit of the trunk each time this workspace's work lands; awaited before the tool answers. */
   readonly onLanded: (commit: string) => Promise<void> | void;
+  /** The project's merge check, run on the replayed work before main moves (`--merge-check`); none when absent. */
+  readonly check?: MergeCheck;
 }
 
 /** `merge_to_main`: commits the workspace's changes and lands them on main (see workspace/merge-to-main). */
@@ -27,7 +30,11 @@ export function createMergeToMainTool(
     description: readFileSync(new URL('./descriptions/merge-to-main.md', import.meta.url), 'utf8').trim(),
     parameters,
     async execute(input) {
-      const outcome = await mergeToMain(repo, workspace, { message: input.message, onEvent: options.onEvent });
+      const outcome = await mergeToMain(repo, workspace, {
+        message: input.message,
+        onEvent: options.onEvent,
+        ...(options.check === undefined ? {} : { check: options.check }),
+      });
       switch (outcome.status) {
         case 'landed':
           await options.onLanded(outcome.commit);
@@ -49,6 +56,16 @@ export function createMergeToMainTool(
               `Each file now holds conflict markers: the part above ======= is ${repo.trunk}'s, the part below is yours ` +
                 '(a file one side deleted has no markers: it is as the other side left it; keep it, or delete it). ' +
                 'Edit each file to keep what both sides meant, remove every marker line, then call merge_to_main again.',
+            ].join('\n'),
+          };
+        case 'check-failed':
+          return {
+            ok: false,
+            error: [
+              `merge check failed: your work, replayed onto the latest ${repo.trunk}, does not pass the project's merge check, so ${repo.trunk} was not moved.`,
+              `Your workspace now holds that replayed work (${repo.trunk}'s latest changes and yours). Fix it there, then call merge_to_main again.`,
+              'check output:',
+              outcome.output,
             ].join('\n'),
           };
         case 'nothing-to-merge':

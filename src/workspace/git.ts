@@ -1,4 +1,4 @@
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 
 /** What one git invocation produced. A non-zero `code` is data, not an exception. */
 export interface GitResult {
@@ -77,16 +77,25 @@ function gitEnvironment(extra: Readonly<Record<string, string>> | undefined): No
 }
 
 /**
+ * Starts `git <args>` in `cwd` without a shell, hardened and with colony's environment, its
+ * three standard streams piped. For the long-lived git processes colony talks to; one-shot
+ * commands go through `runGit`.
+ */
+export function spawnGit(cwd: string, args: readonly string[], env?: Readonly<Record<string, string>>): ChildProcessWithoutNullStreams {
+  const fullArgs = [...HARDENING_CONFIG.flatMap((setting) => ['-c', setting]), ...args];
+  // Its own process group: a Ctrl-C in the terminal asks colony to stop after the current
+  // step, and must not kill a git command half-way through updating files or refs.
+  return spawn('git', fullArgs, { cwd, env: gitEnvironment(env), detached: true, stdio: 'pipe' });
+}
+
+/**
  * Runs `git <args>` in `cwd` without a shell. Never throws: a non-zero exit comes back as
  * `code`; a git that could not be started comes back as code 127, and one killed by a signal
  * as code 128, with the reason in `stderr`.
  */
 export function runGit(cwd: string, args: readonly string[], options: RunGitOptions = {}): Promise<GitResult> {
-  const fullArgs = [...HARDENING_CONFIG.flatMap((setting) => ['-c', setting]), ...args];
   return new Promise((resolve) => {
-    // Its own process group: a Ctrl-C in the terminal asks colony to stop after the current
-    // step, and must not kill a git command half-way through updating files or refs.
-    const child = spawn('git', fullArgs, { cwd, env: gitEnvironment(options.env), detached: true, stdio: 'pipe' });
+    const child = spawnGit(cwd, args, options.env);
     const stdout: Buffer[] = [];
     const stderr: Buffer[] = [];
     let size = 0;
@@ -134,4 +143,18 @@ export function splitNul(output: string): string[] {
 export function describeFailure(args: readonly string[], result: GitResult): string {
   const detail = (result.stderr.trim() || result.stdout.trim()).split('\n').slice(-6).join(' ');
   return `git ${args.join(' ')} failed (exit ${result.code}): ${detail}`;
+}
+
+/**
+ * Whether a long-lived git process (and its pipes) keeps Node running: yes while a request to
+ * it is in flight, no while it idles, so an idle helper never holds a finished program open.
+ */
+export function setKeepsProcessAlive(child: ChildProcessWithoutNullStreams, keep: boolean): void {
+  for (const stream of [child.stdin, child.stdout, child.stderr]) {
+    const handle = stream as unknown as { ref?: () => void; unref?: () => void };
+    if (keep) handle.ref?.();
+    else handle.unref?.();
+  }
+  if (keep) child.ref();
+  else child.unref();
 }

@@ -27,18 +27,19 @@ describe('mergeToMain', () => {
     await temporary.write('src/app.ts', 'export const app = 2;\n', workspace.path);
     await temporary.write('src/new.ts', 'export const added = true;\n', workspace.path);
     const recorder = eventRecorder();
-    const clock = [1_000, 1_250];
+    // Started, queued for the trunk's turn, given it, landed.
+    const clock = [1_000, 1_100, 1_100, 1_250];
     const outcome = landed(
       await mergeToMain(repo, workspace, { message: 'Change the app\n\nAnd add a module.', onEvent: recorder.onEvent, now: () => clock.shift() ?? 0 }),
     );
-    expect(outcome).toEqual({ status: 'landed', commit: expect.stringMatching(/^[0-9a-f]{40}$/), mainBefore: base, attempts: 1, files: ['src/app.ts', 'src/new.ts'], autoResolved: [] });
+    expect(outcome).toEqual({ status: 'landed', commit: expect.stringMatching(/^[0-9a-f]{40}$/), mainBefore: base, attempts: 1, files: ['src/app.ts', 'src/new.ts'], autoResolved: [], waitMs: 0 });
     expect(await setup.trunkCommit()).toBe(outcome.commit);
     expect((await temporary.git(['rev-parse', `${outcome.commit}^`])).trim()).toBe(base);
     expect(await temporary.git(['log', '-1', '--format=%B', outcome.commit])).toBe('Change the app\n\nAnd add a module.\n');
     expect((await temporary.git(['rev-parse', 'HEAD'], workspace.path)).trim()).toBe(outcome.commit);
     expect(recorder.events.map((event) => eventBodySchema.parse(event))).toEqual([
       { type: 'merge.attempted', data: { branch: 'colony/w1', mainBefore: base, attempt: 1 } },
-      { type: 'merge.landed', data: { commit: outcome.commit, mainBefore: base, attempts: 1, files: ['src/app.ts', 'src/new.ts'], durationMs: 250, autoResolved: [] } },
+      { type: 'merge.landed', data: { commit: outcome.commit, mainBefore: base, attempts: 1, files: ['src/app.ts', 'src/new.ts'], durationMs: 250, autoResolved: [], waitMs: 0, via: 'in-process' } },
     ]);
   });
 

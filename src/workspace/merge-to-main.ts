@@ -1,7 +1,10 @@
 import type { EventBody } from '../events/event-types.js';
+import type { MergeCheck, MergeOutcome, MergeToMainOptions } from './merge-outcome.js';
 import { resolveAppendOnlyConflicts } from './append-only-merge.js';
 import { countCommitsAhead } from './commits-ahead.js';
-import { createSerialQueue } from './serial-queue.js';
+import { landInProcess } from './land-in-process.js';
+import { repositoryObjects } from './repository-objects.js';
+import { withTrunkTurn } from './trunk-turn.js';
 import { filesWithConflictMarkers } from './conflict-markers.js';
 import { describeFailure, runGit, splitNul } from './git.js';
 import type { GitResult } from './git.js';
@@ -17,42 +20,6 @@ import type { Repository } from './repository.js';
 import { resolveBranch } from './workspace.js';
 import type { Workspace } from './workspace.js';
 
-/**
- * How one `mergeToMain` call ended.
- * - landed: the trunk now points at `commit`, whose first parent chain leads to `mainBefore`;
- *   `files` changed between the two.
- * - conflicted: the workspace's changes clash with the trunk at `mainBefore`. A rebase is left
- *   in progress in the workspace with conflict markers in `files`; edit them, then call
- *   `mergeToMain` again. Also returned when a resolution still holds markers (then `files`
- *   lists those).
- * - nothing-to-merge: no change beyond what the trunk already has.
- * - failed: git could not do what was needed; `error` says what and what to do.
- */
-export type MergeOutcome =
-  | {
-      readonly status: 'landed';
-      readonly commit: string;
-      readonly mainBefore: string;
-      readonly attempts: number;
-      readonly files: string[];
-      /** Files whose conflicts colony settled itself because both sides only appended lines. */
-      readonly autoResolved: string[];
-    }
-  | { readonly status: 'conflicted'; readonly files: string[]; readonly mainBefore: string }
-  | { readonly status: 'nothing-to-merge'; readonly reason: string }
-  | { readonly status: 'failed'; readonly error: string };
-
-export interface MergeToMainOptions {
-  /** The commit message for changes not yet committed in the workspace. */
-  readonly message: string;
-  /** How many times to re-read the trunk after losing a race to another merge; default 10. */
-  readonly maxAttempts?: number;
-  /** Receives merge.attempted, merge.conflicted and merge.landed as they happen. */
-  readonly onEvent?: (event: EventBody) => void;
-  /** Milliseconds since the epoch, for the durations in events; default Date.now. */
-  readonly now?: () => number;
-}
-
 const DEFAULT_MAX_ATTEMPTS = 10;
 const LOCK_HELD = /\.lock'?: File exists/;
 
@@ -62,6 +29,10 @@ interface MergeContext {
   readonly emit: (event: EventBody) => void;
   /** Files settled by the harness during this call, for the landing's record. */
   readonly autoResolved: string[];
+  /** Time spent queued for the trunk's turn. */
+  readonly waited: { ms: number };
+  readonly check: MergeCheck | undefined;
+  readonly now: () => number;
 }
 
 type Step = { readonly ok: true } | { readonly ok: false; readonly outcome: MergeOutcome };
@@ -208,8 +179,7 @@ async function changedFiles(context: MergeContext, from: string, to: string): Pr
 }
 
 async function landOnTrunk(context: MergeContext, options: MergeToMainOptions, maxAttempts: number): Promise<MergeOutcome> {
-  const { repo } = context;
-  const now = options.now ?? Date.now;
+  const { repo, now } = context;
   const started = now();
   const prepared = await prepareBranch(context, options.message);
   if (!prepared.ok) return prepared.outcome;
@@ -223,7 +193,13 @@ async function landOnTrunk(context: MergeContext, options: MergeToMainOptions, m
     const mainBefore = await resolveBranch(repo, repo.trunk);
     const rebased = await rebaseIfBehind(context, mainBefore, attempts.made);
     if (!rebased.ok) return rebased.outcome;
-    const outcome = await withTrunkTurn(repo, () => swapTrunk(context, mainBefore, attempts, () => now() - started));
+    const checked = await runCheck(context, mainBefore);
+    if (!checked.ok) return checked.outcome;
+    const queued = now();
+    const outcome = await withTrunkTurn(repo, () => {
+      context.waited.ms += now() - queued;
+      return swapTrunk(context, mainBefore, attempts, () => now() - started);
+    });
     // Another process moved the trunk between the read and the swap: try again.
     if (outcome !== 'lost-race') return outcome;
   }
@@ -233,11 +209,14 @@ async function landOnTrunk(context: MergeContext, options: MergeToMainOptions, m
   };
 }
 
-const serializeTrunk = createSerialQueue();
-
-/** Runs `action` when no other merge in this process is between reading the trunk and moving it. */
-function withTrunkTurn<T>(repo: Repository, action: () => Promise<T>): Promise<T> {
-  return serializeTrunk(`${repo.gitDir}\0${repo.trunk}`, action);
+/** Runs the merge check, if any, on the rebased workspace. */
+async function runCheck(context: MergeContext, mainBefore: string): Promise<Step> {
+  if (context.check === undefined) return proceed;
+  const started = context.now();
+  const commit = await headCommit(context);
+  const result = await context.check(context.workspace.path);
+  context.emit({ type: 'merge.checked', data: { commit, mainBefore, passed: result.ok, durationMs: context.now() - started } });
+  return result.ok ? proceed : stop({ status: 'check-failed', output: result.output, mainBefore });
 }
 
 /** Records the attempt and rebases the branch onto `mainBefore` unless it is already based on it. */
@@ -263,7 +242,8 @@ async function swapTrunk(
   let mainBefore = rebasedOnto;
   const current = await resolveBranch(repo, repo.trunk);
   if (current !== mainBefore) {
-    if (attempts.made >= attempts.max) return 'lost-race';
+    // A checked rebase must be checked again, and that runs outside the turn.
+    if (attempts.made >= attempts.max || context.check !== undefined) return 'lost-race';
     attempts.made += 1;
     mainBefore = current;
     const rebased = await rebaseIfBehind(context, mainBefore, attempts.made);
@@ -279,8 +259,9 @@ async function swapTrunk(
   if (swapped.code === 0) {
     const files = await changedFiles(context, mainBefore, commit);
     const autoResolved = [...context.autoResolved];
-    context.emit({ type: 'merge.landed', data: { commit, mainBefore, attempts: attempt, files, durationMs: elapsedMs(), autoResolved } });
-    return { status: 'landed', commit, mainBefore, attempts: attempt, files, autoResolved };
+    const waitMs = context.waited.ms;
+    context.emit({ type: 'merge.landed', data: { commit, mainBefore, attempts: attempt, files, durationMs: elapsedMs(), autoResolved, waitMs, via: 'rebase' } });
+    return { status: 'landed', commit, mainBefore, attempts: attempt, files, autoResolved, waitMs };
   }
   // A trunk that moved since it was read, or is being moved right now (its lock is held),
   // is a lost race worth retrying; anything else would fail the same way again.
@@ -290,16 +271,20 @@ async function swapTrunk(
 }
 
 /**
- * Lands the workspace's work on the trunk: commits what is uncommitted, rebases onto the
+ * Lands the workspace's work on the trunk: commits what is uncommitted, replays it onto the
  * trunk's current commit, and moves the trunk with a compare-and-swap ref update, retrying
- * when another merge won the race. Conflicts where both sides only appended lines are settled
- * here; real ones are handed back as 'conflicted' with the rebase left stopped; calling again after editing the files finishes it. After 'landed' the
- * workspace's branch is the new trunk commit, so work can go on in the same workspace.
+ * when another merge won the race. The replay is done in-process when the trees merge cleanly
+ * (`land-in-process.ts`), and by git's rebase in the workspace otherwise. Conflicts where both
+ * sides only appended lines are settled here; real ones are handed back as 'conflicted' with
+ * the rebase left stopped; calling again after editing the files finishes it. After 'landed'
+ * the workspace's branch is the new trunk commit, so work can go on in the same workspace.
  *
  * Never throws for what git or the disk does (that is a 'failed' outcome); throws only for
  * a malformed `maxAttempts` or an `onEvent` that throws. One caller per workspace at a time; any number of workspaces may
  * merge concurrently.
  */
+export type { MergeCheck, MergeOutcome, MergeToMainOptions } from './merge-outcome.js';
+
 export async function mergeToMain(repo: Repository, workspace: Workspace, options: MergeToMainOptions): Promise<MergeOutcome> {
   const maxAttempts = options.maxAttempts ?? DEFAULT_MAX_ATTEMPTS;
   if (!Number.isInteger(maxAttempts) || maxAttempts < 1) throw new Error(`maxAttempts must be a positive integer, got ${maxAttempts}`);
@@ -313,8 +298,16 @@ export async function mergeToMain(repo: Repository, workspace: Workspace, option
       throw error;
     }
   };
+  const now = options.now ?? Date.now;
   try {
-    return await landOnTrunk({ repo, workspace, emit, autoResolved: [] }, options, maxAttempts);
+    const objects = await repositoryObjects(repo);
+    if (objects !== null) {
+      const landing = { repo, workspace, objects, emit, message: options.message, maxAttempts, now, check: options.check };
+      const outcome = await landInProcess(landing);
+      if (outcome.status !== 'fallback') return outcome;
+    }
+    const context: MergeContext = { repo, workspace, emit, autoResolved: [], waited: { ms: 0 }, check: options.check, now };
+    return await landOnTrunk(context, options, maxAttempts);
   } catch (error) {
     // A throwing event handler is the caller's bug, not a merge failure: let it surface.
     if (handlerFailures.includes(error)) throw error;

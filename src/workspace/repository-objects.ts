@@ -1,0 +1,63 @@
+import { readFile } from 'node:fs/promises';
+import { isAbsolute, join, resolve } from 'node:path';
+import { runGit } from './git.js';
+import { createObjectStore } from './object-store.js';
+import type { ObjectStore } from './object-store.js';
+import { createRefUpdates } from './ref-updates.js';
+import type { RefUpdates } from './ref-updates.js';
+import type { Repository } from './repository.js';
+import { createTrunkHistory } from './trunk-history.js';
+import type { TrunkHistory } from './trunk-history.js';
+
+/** What every merge into one repository shares in this process: its objects, its refs, what is known of its trunk. */
+export interface RepositoryObjects {
+  readonly store: ObjectStore;
+  readonly refs: RefUpdates;
+  readonly history: TrunkHistory;
+}
+
+const opened = new Map<string, Promise<RepositoryObjects | null>>();
+
+/**
+ * The shared object access for `repo`, or null when in-process merging cannot be used for it:
+ * a repository whose objects are not SHA-1, or whose refs are not stored as files.
+ */
+export function repositoryObjects(repo: Repository): Promise<RepositoryObjects | null> {
+  let objects = opened.get(repo.gitDir);
+  if (objects === undefined) {
+    objects = openRepositoryObjects(repo);
+    opened.set(repo.gitDir, objects);
+  }
+  return objects;
+}
+
+async function openRepositoryObjects(repo: Repository): Promise<RepositoryObjects | null> {
+  const format = await runGit(repo.root, ['rev-parse', '--show-object-format']);
+  if (format.code !== 0 || format.stdout.trim() !== 'sha1') return null;
+  const refFormat = await runGit(repo.root, ['config', '--get', 'extensions.refStorage']);
+  if (refFormat.stdout.trim() !== '' && refFormat.stdout.trim() !== 'files') return null;
+  return {
+    store: createObjectStore(repo.root, repo.gitDir),
+    refs: createRefUpdates(repo.root, repo.gitDir),
+    history: createTrunkHistory(),
+  };
+}
+
+/** Stops the long-lived git processes opened for `repo` (tests and the end of a run). */
+export async function closeRepositoryObjects(repo: Repository): Promise<void> {
+  const objects = await opened.get(repo.gitDir);
+  opened.delete(repo.gitDir);
+  objects?.store.close();
+  objects?.refs.close();
+}
+
+/** A worktree's private git directory (where its HEAD, index and rebase state live), or null when its `.git` is unreadable. */
+export async function privateGitDir(worktree: string): Promise<string | null> {
+  const dotGit = join(worktree, '.git');
+  const text = await readFile(dotGit, 'utf8').catch((error: NodeJS.ErrnoException) => (error.code === 'EISDIR' ? dotGit : null));
+  if (text === null || text === dotGit) return text;
+  const match = /^gitdir: (.+)$/m.exec(text);
+  if (match?.[1] === undefined) return null;
+  const path = match[1].trim();
+  return isAbsolute(path) ? path : resolve(worktree, path);
+}

@@ -1,0 +1,41 @@
+import { appendFile, mkdir, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { mergeToMain } from '../merge-to-main.js';
+import { openRepository } from '../repository.js';
+import { createWorkspace } from '../workspace.js';
+
+/**
+ * One process of the cross-process merge race: makes WORKSPACES workspaces in REPO, then has
+ * each land ROUNDS changes (a file of its own each round, and a line appended to a shared
+ * file), all at once, with whatever else merges into the same trunk from other processes.
+ * Prints one JSON line: what landed, and any outcome that was not 'landed'.
+ */
+const repoPath = process.env.REPO ?? '';
+const name = process.env.RACER ?? 'racer';
+const workspaceCount = Number(process.env.WORKSPACES ?? '4');
+const rounds = Number(process.env.ROUNDS ?? '3');
+
+const opened = await openRepository(repoPath);
+if (!opened.ok) throw new Error(opened.error);
+const repo = opened.repo;
+const workspaces = [];
+for (let index = 0; index < workspaceCount; index += 1) {
+  workspaces.push(await createWorkspace(repo, { id: `${name}-${index}`, parentDir: join(repoPath, '..', 'workspaces') }));
+}
+const landed: string[] = [];
+const problems: string[] = [];
+await Promise.all(
+  workspaces.map(async (workspace) => {
+    for (let round = 0; round < rounds; round += 1) {
+      const change = `${workspace.id}-${round}`;
+      await mkdir(join(workspace.path, 'out'), { recursive: true });
+      await writeFile(join(workspace.path, 'out', `${change}.txt`), `${change}\n`);
+      await appendFile(join(workspace.path, 'shared.txt'), `${change}\n`);
+      const outcome = await mergeToMain(repo, workspace, { message: `Land ${change}`, maxAttempts: 50 });
+      if (outcome.status === 'landed') landed.push(change);
+      else problems.push(`${change}: ${JSON.stringify(outcome)}`);
+    }
+  }),
+);
+process.stdout.write(`${JSON.stringify({ landed, problems })}\n`);
+process.exit(0);
