@@ -29,3 +29,9 @@ export function positiveInteger(value: string): number {
   if (!Number.isInteger(parsed) || parsed <= 0) throw new InvalidArgumentError(`expected a positive whole number, got "${value}".`);
   return parsed;
 }
+
+/** A command line for colony to run (`--merge-check`): anything but blank. */
+export function commandText(value: string): string {
+  if (value.trim() === '') throw new InvalidArgumentError('expected a command to run, got an empty one.');
+  return value;
+}

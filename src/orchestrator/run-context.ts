@@ -19,6 +19,8 @@ export interface RunContext {
   readonly workerModel: ChatModel;
   readonly plannerModel: ChatModel;
   readonly workerMaxSteps: number;
+  /** The `--merge-check` command workers' merges must pass, or null for none. */
+  readonly mergeCheck: string | null;
   readonly plannerMaxSteps: number;
   readonly now: () => number;
   readonly onEvent?: (event: ColonyEvent) => void;

@@ -29,6 +29,8 @@ export interface RunSessionOptions {
   readonly stateDir?: string;
   readonly workerMaxSteps: number;
   readonly plannerMaxSteps: number;
+  /** A command every worker's merge must pass on its work replayed onto main; none when absent. */
+  readonly mergeCheck?: string;
   /** How long a lease lasts without a heartbeat. */
   readonly leaseMs?: number;
   readonly signal?: AbortSignal;
@@ -114,6 +116,7 @@ async function runInRepository(
       plannerModel: options.plannerModel,
       workerMaxSteps: options.workerMaxSteps,
       plannerMaxSteps: options.plannerMaxSteps,
+      mergeCheck: options.mergeCheck ?? null,
       now: Date.now,
       ...(options.onEvent === undefined ? {} : { onEvent: options.onEvent }),
     };

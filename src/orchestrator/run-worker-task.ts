@@ -11,6 +11,7 @@ import { createSubmitHandoffTool } from '../tools/submit-handoff-tool.js';
 import type { Repository } from '../workspace/repository.js';
 import { createWorkspace, keepWorkspace, removeWorkspace } from '../workspace/workspace.js';
 import { unmergedWork } from '../workspace/workspace-status.js';
+import { commandMergeCheck } from './merge-check.js';
 import { createAgentRecorder, endAgent } from './agent-recorder.js';
 
 const WORKER_PROMPT = readFileSync(new URL('./prompts/worker.md', import.meta.url), 'utf8').trim();
@@ -36,6 +37,8 @@ export interface RunWorkerTaskOptions {
   readonly onEvent?: (event: ColonyEvent) => void;
   /** Awaited after each landing of the worker's work on the trunk, before the agent hears of it. */
   readonly onLanded?: (commit: string) => Promise<void>;
+  /** A command the worker's merges must pass, run on its work replayed onto the trunk (`--merge-check`). */
+  readonly mergeCheck?: string;
   /** The planner agent that published the task, when it came from a planner. */
   readonly parentAgentId?: string | null;
   /** Which claim of the task this is, from 1. */
@@ -77,6 +80,7 @@ export async function runWorkerTask(options: RunWorkerTaskOptions): Promise<Work
     ...createWorkerFileTools(workspace.path),
     createMergeToMainTool(repo, workspace, {
       onEvent: recorder.record,
+      ...(options.mergeCheck === undefined ? {} : { check: commandMergeCheck(options.mergeCheck, options.signal) }),
       onLanded: async (commit) => {
         landed.push(commit);
         await options.onLanded?.(commit);

@@ -70,6 +70,7 @@ describe('the task runner', () => {
       tasks,
       wakeups: new Wakeups(),
       workspacesDir: join(stateDir, 'workspaces'),
+      mergeCheck: null,
       viewsDir: join(stateDir, 'views'),
       workerModel,
       plannerModel,

@@ -156,6 +156,7 @@ async function execute(context: RunContext, task: TaskRecord, signal: AbortSigna
       workspacesDir: context.workspacesDir,
       maxSteps: context.workerMaxSteps,
       signal,
+      ...(context.mergeCheck === null ? {} : { mergeCheck: context.mergeCheck }),
       parentAgentId: task.createdBy,
       attempt: task.attempt,
       ...(context.onEvent === undefined ? {} : { onEvent: context.onEvent }),

@@ -51,6 +51,23 @@ describe('colony run', () => {
     for (const dead of synthetic) expect(doneTitles.has(dead.title.replace(/^Build /, ''))).toBe(true);
   }, RUN_TIMEOUT_MS);
 
+  it('runs the merge check on every merge before main moves, when asked', async () => {
+    const result = await runCli(['run', join(repo.dir, 'GOAL.md'), '--repo', repo.dir, '--model', 'sim', '--workers', '4', '--quiet', '--merge-check', 'node --test']);
+    expect(result.code).toBe(0);
+    await expectGreenRun(repo);
+    const listed = await runCli(['events', '--repo', repo.dir, '--json', '--type', 'merge.landed,merge.checked']);
+    const events = listed.stdout.trim().split('\n').map((line) => JSON.parse(line) as { type: string; data: { commit: string; passed?: boolean } });
+    const landed = events.filter((event) => event.type === 'merge.landed').map((event) => event.data.commit);
+    const checked = new Set(events.filter((event) => event.type === 'merge.checked' && event.data.passed === true).map((event) => event.data.commit));
+    expect(landed.length).toBeGreaterThan(0);
+    // Each landing was checked on exactly the commit that then became main.
+    for (const commit of landed) expect(checked.has(commit)).toBe(true);
+
+    const blank = await runCli(['run', join(repo.dir, 'GOAL.md'), '--repo', repo.dir, '--merge-check', ' ']);
+    expect(blank.code).toBe(2);
+    expect(blank.stderr).toContain('expected a command to run');
+  }, RUN_TIMEOUT_MS);
+
   it('refuses bad input with exit 2 and a message that says what to do, changing nothing', async () => {
     const missing = await runCli(['run', join(repo.dir, 'NOPE.md'), '--repo', repo.dir]);
     expect(missing.code).toBe(2);

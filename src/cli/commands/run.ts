@@ -5,7 +5,7 @@ import type { ChatModel } from '../../model/chat-model.js';
 import { resolveModel } from '../../model/registry.js';
 import { formatEventLine } from '../../observe/format-event.js';
 import { runRunSession, type RunSessionResult } from '../../orchestrator/run-session.js';
-import { EXIT_FAILED, EXIT_OK, positiveInteger, usageError, type CommandContext } from '../command-context.js';
+import { EXIT_FAILED, EXIT_OK, positiveInteger, usageError, type CommandContext, commandText } from '../command-context.js';
 import { formatRunSummary, readRunStatus } from './run-report.js';
 
 interface RunFlags {
@@ -18,6 +18,7 @@ interface RunFlags {
   readonly state?: string;
   readonly maxSteps: number;
   readonly plannerMaxSteps: number;
+  readonly mergeCheck?: string;
   readonly json?: boolean;
   readonly quiet?: boolean;
   readonly verbose?: boolean;
@@ -54,6 +55,7 @@ export function registerRunCommand(program: Command, ctx: CommandContext): void 
     .option('--state <dir>', 'where colony keeps its state (default: <repo>/.colony)')
     .option('--max-steps <n>', 'the most model calls one worker may make', positiveInteger, 100)
     .option('--planner-max-steps <n>', 'the most model calls one planner may make', positiveInteger, 1000)
+    .option('--merge-check <command>', "a command each worker's merge must pass, run in its workspace on its work replayed onto main (off by default)", commandText)
     .option('--json', 'print the outcome as JSON')
     .option('--quiet', 'print no progress lines')
     .option('--verbose', 'print a line for every event, not only the milestones')
@@ -94,6 +96,7 @@ async function run(ctx: CommandContext, goalPath: string, flags: RunFlags): Prom
     ...(flags.state === undefined ? {} : { stateDir: resolve(ctx.cwd, flags.state) }),
     workerMaxSteps: flags.maxSteps,
     plannerMaxSteps: flags.plannerMaxSteps,
+    ...(flags.mergeCheck === undefined ? {} : { mergeCheck: flags.mergeCheck }),
     signal: ctx.signal,
     ...(showProgress ? { onEvent: progress } : {}),
   });
