@@ -48,6 +48,7 @@ let peakWorkers = 0;
 let landed = 0;
 let conflicts = 0;
 const roles = new Map<string, string>();
+const handoffCommits: string[] = [];
 const started = performance.now();
 const result = await runRunSession({
   repoDir,
@@ -71,6 +72,8 @@ const result = await runRunSession({
       landed += 1;
     } else if (event.type === 'merge.conflicted') {
       conflicts += 1;
+    } else if (event.type === 'handoff.submitted') {
+      handoffCommits.push(...event.data.handoff.commits);
     }
   },
 });
@@ -84,6 +87,9 @@ const childrenCpuS = (Number(fields[13]) + Number(fields[14])) / ticksPerSecond;
 clearInterval(sampler);
 peakRss = Math.max(peakRss, process.memoryUsage().rss, process.resourceUsage().maxRSS * 1024);
 const tasks = roles.size;
+// No lost work: every commit a handoff reports as landed is on main.
+const onMain = new Set((await runGit(repoDir, ['rev-list', 'main'])).stdout.trim().split('\n'));
+const lostCommits = handoffCommits.filter((commit) => !onMain.has(commit));
 process.stdout.write(
   `${JSON.stringify({
     ok: result.ok,
@@ -98,6 +104,8 @@ process.stdout.write(
     peakRssMb: peakRss / 2 ** 20,
     harnessCpuS: (harness.user + harness.system) / 1e6,
     childrenCpuS,
+    handoffCommits: handoffCommits.length,
+    lostCommits: lostCommits.length,
   })}\n`,
 );
 rmSync(base, { recursive: true, force: true });

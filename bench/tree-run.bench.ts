@@ -16,6 +16,9 @@ interface ChildFigures {
   readonly harnessCpuS: number;
   /** CPU seconds of its child processes: git, the project's tests. */
   readonly childrenCpuS: number;
+  /** Commits the workers' handoffs report as landed, and how many of them main lacks (lost work). */
+  readonly handoffCommits: number;
+  readonly lostCommits: number;
 }
 
 const CHILD = new URL('./tree-run-child.ts', import.meta.url).pathname;
@@ -36,6 +39,9 @@ function describeRun(figures: ChildFigures): string {
     `status ${figures.status}, check ${figures.checkPassed === true ? 'passed' : 'FAILED'}`,
     `${figures.landed} commits landed, ${figures.conflicts} merge conflicts handed to agents, ${figures.agents} agents, peak ${figures.peakWorkers} workers at once`,
     `CPU: harness ${figures.harnessCpuS.toFixed(0)} s, git and tests ${figures.childrenCpuS.toFixed(0)} s`,
+    figures.lostCommits === 0
+      ? `no lost work: all ${figures.handoffCommits} commits named in handoffs are on main`
+      : `LOST WORK: ${figures.lostCommits} of ${figures.handoffCommits} commits named in handoffs are not on main`,
   ].join('; ');
 }
 
