@@ -1,3 +1,4 @@
+import { closeRepositoryObjects } from '../workspace/repository-objects.js';
 import { join } from 'node:path';
 import type { ColonyEvent } from '../events/event-types.js';
 import type { Handoff } from '../events/handoff.js';
@@ -163,6 +164,7 @@ async function runInRepository(
     };
   } finally {
     process.off('exit', closeOnExit);
+    await closeRepositoryObjects(repo);
     tasks.close();
     events.close();
   }

@@ -1,3 +1,4 @@
+import { closeRepositoryObjects } from '../workspace/repository-objects.js';
 import { join } from 'node:path';
 import type { ColonyEvent, EventBody } from '../events/event-types.js';
 import type { Handoff } from '../events/handoff.js';
@@ -109,6 +110,7 @@ async function runInRepository(
     };
   } finally {
     process.off('exit', closeOnExit);
+    await closeRepositoryObjects(repo);
     store.close();
   }
 }
