@@ -109,8 +109,3 @@ export function identityLine(name: string, email: string, time: Date): string {
   const zone = `${sign}${String(Math.floor(absolute / 60)).padStart(2, '0')}${String(absolute % 60).padStart(2, '0')}`;
   return `${name} <${email}> ${Math.floor(time.getTime() / 1000)} ${zone}`;
 }
-
-/** A commit message as `git commit --cleanup=verbatim` stores it: ending in exactly one newline. */
-export function commitMessage(text: string): string {
-  return text.endsWith('\n') ? text : `${text}\n`;
-}

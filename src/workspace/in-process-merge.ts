@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { COLONY_IDENTITY, describeFailure, runGit } from './git.js';
-import { commitMessage, identityLine, parseCommit, serializeCommit } from './git-objects.js';
+import { identityLine, parseCommit, serializeCommit } from './git-objects.js';
 import type { CommitObject } from './git-objects.js';
 import { isDirectory } from './path-exists.js';
 import { privateGitDir } from './repository-objects.js';
@@ -91,8 +91,9 @@ export async function prepareWork(objects: RepositoryObjects, workspace: Workspa
   const headTree = last?.commit.tree ?? (await readCommit(objects, branchCommit)).tree;
   if (indexTree === headTree) return { kind: 'prepared', work: { chain, head: branchCommit, headTree } };
 
+  // The message exactly as given, as `git commit --cleanup=verbatim` would store it.
   const identity = colonyIdentityNow();
-  const pending: CommitObject = { tree: indexTree, parents: [branchCommit], author: identity, committer: identity, message: commitMessage(message) };
+  const pending: CommitObject = { tree: indexTree, parents: [branchCommit], author: identity, committer: identity, message };
   const pendingOid = await objects.store.write('commit', serializeCommit(pending));
   const moved = await objects.refs.swap([{ ref: `refs/heads/${workspace.branch}`, next: pendingOid, expected: branchCommit }]);
   if (!moved.ok) return { kind: 'failed', error: `Could not commit the workspace's changes on ${workspace.branch}: ${moved.error}` };
