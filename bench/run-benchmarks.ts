@@ -4,7 +4,7 @@ import { cpus, totalmem } from 'node:os';
 import type { BenchRow } from './bench-row.js';
 import { benchEventAppend } from './event-append.bench.js';
 import { benchToolCallOverhead } from './tool-call-overhead.bench.js';
-import { benchManyAgents, benchTreeRun, benchTreeWithFaults } from './tree-run.bench.js';
+import { benchManyAgents, benchTreeAt64, benchTreeRun, benchTreeWithFaults } from './tree-run.bench.js';
 
 /**
  * `npm run bench`: runs every benchmark, prints the rows, and records them with the machine and
@@ -14,6 +14,7 @@ const allSuites: { name: string; title: string; run: () => Promise<BenchRow[]> }
   { name: 'tool-call', title: 'Harness overhead per tool call', run: benchToolCallOverhead },
   { name: 'event-log', title: 'Event log appends', run: benchEventAppend },
   { name: 'tree', title: 'The tree: the large example at 1 to 64 workers', run: benchTreeRun },
+  { name: 'tree-64', title: 'The tree at 64 workers: the large example, no lost work', run: benchTreeAt64 },
   { name: 'tree-faults', title: 'The tree with faults: the large example with bugs, malformed calls and crashes', run: benchTreeWithFaults },
   { name: 'many-agents', title: 'Memory with 500 agents at once', run: benchManyAgents },
 ];
