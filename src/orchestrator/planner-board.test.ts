@@ -5,12 +5,15 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { AgentRecorder } from '../agent/agent-loop.js';
 import type { EventBody } from '../events/event-types.js';
 import type { Handoff } from '../events/handoff.js';
+import type { EventStore } from '../store/event-store.js';
+import { createMemoryEventStore } from '../store/memory-event-store.js';
 import { openSqliteTaskStore } from '../store/sqlite-task-store.js';
 import { handoffOf } from '../store/task-store-fixtures.js';
 import type { TaskRecord, TaskStore } from '../store/task-store.js';
 import { createPlannerBoard, type BoardContext } from './planner-board.js';
 import { RUNNER_WAKEUP } from './run-context.js';
 import { Wakeups } from './wakeups.js';
+import { createWorkInFlight } from './work-in-flight.js';
 
 function failedHandoff(summary: string): Handoff {
   return handoffOf('failed', summary, { notes: [`note of ${summary}`] });
@@ -20,6 +23,7 @@ describe('the planner board', () => {
   let dir: string;
   let tasks: TaskStore;
   let context: BoardContext;
+  let eventStore: EventStore;
   let events: EventBody[];
   let recorder: AgentRecorder;
   let root: TaskRecord;
@@ -28,9 +32,16 @@ describe('the planner board', () => {
     dir = mkdtempSync(join(tmpdir(), 'colony-board-'));
     tasks = openSqliteTaskStore(join(dir, 'colony.db'));
     let clock = 1_000;
-    context = { runId: 'run-1', tasks, wakeups: new Wakeups(), now: () => (clock += 1) };
+    eventStore = createMemoryEventStore();
+    context = { runId: 'run-1', tasks, wakeups: new Wakeups(), now: () => (clock += 1), workInFlight: createWorkInFlight(eventStore, 'run-1') };
     events = [];
-    recorder = { record: (event) => events.push(event), flush: () => undefined };
+    recorder = {
+      record: (event) => {
+        events.push(event);
+        eventStore.append({ ...event, runId: 'run-1', agentId: 'planner-a' });
+      },
+      flush: () => eventStore.flush(),
+    };
     root = tasks.createTask(
       { id: 'task-root', runId: 'run-1', parentTaskId: null, createdBy: null, kind: 'planner', title: 'Goal', body: 'goal', scope: null, retryOf: null },
       1,
@@ -46,12 +57,12 @@ describe('the planner board', () => {
     const woken: string[] = [];
     const wakeups = new Wakeups();
     const board = createPlannerBoard({ ...context, wakeups: Object.assign(wakeups, { wake: (key: string) => woken.push(key) }) }, root, 'planner-a', recorder);
-    const published = board.createTask({ title: 'Build x', brief: 'Build x.js', retryOf: null });
+    const published = board.createTask({ title: 'Build x', brief: 'Build x.js', retryOf: null, paths: [] });
     expect(woken).toEqual([RUNNER_WAKEUP]);
     expect(published.ok).toBe(true);
     const id = published.ok ? published.taskId : '';
     expect(tasks.getTask(id)).toMatchObject({ parentTaskId: 'task-root', createdBy: 'planner-a', kind: 'worker', title: 'Build x', body: 'Build x.js', status: 'open' });
-    expect(events).toContainEqual({ type: 'task.created', data: { taskId: id, parentTaskId: 'task-root', kind: 'worker', title: 'Build x', scope: null, retryOf: null } });
+    expect(events).toContainEqual({ type: 'task.created', data: { taskId: id, parentTaskId: 'task-root', kind: 'worker', title: 'Build x', scope: null, retryOf: null, paths: [] } });
   });
 
   it('appends every earlier attempt of a retried task to its brief, oldest first', () => {
@@ -61,13 +72,13 @@ describe('the planner board', () => {
       expect(claimed?.id).toBe(id);
       expect(tasks.complete(id, 'r', failedHandoff(summary), context.now()).ok).toBe(true);
     };
-    const first = board.createTask({ title: 'Build x', brief: 'Build x.js', retryOf: null });
+    const first = board.createTask({ title: 'Build x', brief: 'Build x.js', retryOf: null, paths: [] });
     if (!first.ok) throw new Error(first.error);
     closeAs(first.taskId, 'first try broke');
-    const second = board.createTask({ title: 'Build x', brief: 'Build x.js again', retryOf: first.taskId });
+    const second = board.createTask({ title: 'Build x', brief: 'Build x.js again', retryOf: first.taskId, paths: [] });
     if (!second.ok) throw new Error(second.error);
     closeAs(second.taskId, 'second try broke');
-    const third = board.createTask({ title: 'Build x', brief: 'Build x.js, third time', retryOf: second.taskId });
+    const third = board.createTask({ title: 'Build x', brief: 'Build x.js, third time', retryOf: second.taskId, paths: [] });
     if (!third.ok) throw new Error(third.error);
     const body = tasks.getTask(third.taskId)?.body ?? '';
     expect(body.startsWith('Build x.js, third time\n\n## Earlier attempts')).toBe(true);
@@ -86,7 +97,7 @@ describe('the planner board', () => {
       3,
     );
     const board = createPlannerBoard(context, root, 'planner-a', recorder);
-    const retried = board.createTask({ title: 'y', brief: 'y', retryOf: other.id });
+    const retried = board.createTask({ title: 'y', brief: 'y', retryOf: other.id, paths: [] });
     expect(retried).toEqual({ ok: false, error: expect.stringContaining('task-other is not one of your tasks') });
   });
 
@@ -120,7 +131,7 @@ describe('the planner board', () => {
     const board = createPlannerBoard(context, root, 'planner-a', recorder);
     board.finish({ status: 'done', summary: 'all built', notes: [], concerns: [], findings: [], feedback: [], followUps: [] });
     expect(board.finished()?.summary).toBe('all built');
-    board.createTask({ title: 'one more', brief: 'b', retryOf: null });
+    board.createTask({ title: 'one more', brief: 'b', retryOf: null, paths: [] });
     expect(board.finished()).toBeNull();
 
     board.setAndon(true, 'main is broken');
