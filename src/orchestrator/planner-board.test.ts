@@ -8,6 +8,8 @@ import type { Handoff } from '../events/handoff.js';
 import type { EventStore } from '../store/event-store.js';
 import { createMemoryEventStore } from '../store/memory-event-store.js';
 import { openSqliteTaskStore } from '../store/sqlite-task-store.js';
+import { createPlannerRoleTools } from '../tools/planner-tools.js';
+import { toolContext } from '../tools/workspace-fixture.js';
 import { handoffOf } from '../store/task-store-fixtures.js';
 import type { TaskRecord, TaskStore } from '../store/task-store.js';
 import { createPlannerBoard, type BoardContext } from './planner-board.js';
@@ -63,6 +65,65 @@ describe('the planner board', () => {
     const id = published.ok ? published.taskId : '';
     expect(tasks.getTask(id)).toMatchObject({ parentTaskId: 'task-root', createdBy: 'planner-a', kind: 'worker', title: 'Build x', body: 'Build x.js', status: 'open' });
     expect(events).toContainEqual({ type: 'task.created', data: { taskId: id, parentTaskId: 'task-root', kind: 'worker', title: 'Build x', scope: null, retryOf: null, paths: [] } });
+  });
+
+  it('keeps the paths a task declares, and names the tasks in flight they meet without refusing the task', () => {
+    const board = createPlannerBoard(context, root, 'planner-a', recorder);
+    const first = board.createTask({ title: 'Build pad', brief: 'b', retryOf: null, paths: ['./src/text/pad.js', 'src/index.js', 'src/index.js'] });
+    expect(first).toMatchObject({ ok: true, overlaps: [] });
+    const firstId = first.ok ? first.taskId : '';
+    expect(tasks.getTask(firstId)?.paths).toEqual(['src/text/pad.js', 'src/index.js']);
+    expect(events.at(-1)).toMatchObject({ type: 'task.created', data: { taskId: firstId, paths: ['src/text/pad.js', 'src/index.js'] } });
+
+    const second = board.createTask({ title: 'Build case', brief: 'b', retryOf: null, paths: ['src/text/', 'README.md'] });
+    expect(second).toMatchObject({
+      ok: true,
+      overlaps: [{ taskId: firstId, title: 'Build pad', kind: 'worker', state: 'open', declared: ['src/text/pad.js'], touched: [] }],
+    });
+    expect(tasks.getTask(second.ok ? second.taskId : '')?.status).toBe('open');
+
+    // A closed task meets nothing.
+    const claimed = tasks.claim({ runId: 'run-1', holder: 'r', kinds: ['worker'], now: context.now(), leaseMs: 60_000 });
+    expect(claimed?.id).toBe(firstId);
+    tasks.complete(firstId, 'r', handoffOf('done', 'built'), context.now());
+    eventStore.append({ type: 'handoff.delivered', data: { taskId: firstId, parentTaskId: root.id, status: 'done' }, runId: 'run-1', agentId: 'system' });
+    const third = board.createTask({ title: 'Build index', brief: 'b', retryOf: null, paths: ['src/index.js'] });
+    expect(third).toMatchObject({ ok: true, overlaps: [] });
+  });
+
+  it('create_task says plainly which task in flight its paths meet, and what to do about it', async () => {
+    const board = createPlannerBoard(context, root, 'planner-a', recorder);
+    const tools = createPlannerRoleTools(board);
+    const createTask = tools.find((tool) => tool.name === 'create_task');
+    if (createTask === undefined) throw new Error('no create_task tool');
+    const call = async (input: unknown) => createTask.execute(createTask.parameters.parse(input), toolContext());
+
+    const first = await call({ title: 'Build pad', brief: 'b', paths: ['src/text/pad.js', 'src/index.js'] });
+    expect(first).toEqual({ ok: true, output: expect.stringMatching(/^Created task task-\S+: Build pad\nIts handoff will arrive/) });
+    expect(first.ok && first.output).not.toContain('Overlap');
+    const firstId = first.ok ? (/^Created task (\S+):/.exec(first.output)?.[1] ?? '') : '';
+    eventStore.append({ type: 'task.claimed', data: { taskId: firstId, kind: 'worker', attempt: 1, holder: 'r' }, runId: 'run-1', agentId: 'system' });
+
+    const second = await call({ title: 'Build case', brief: 'b', paths: ['src/text/', 'src/index.js'] });
+    if (!second.ok) throw new Error(second.error);
+    const lines = second.output.split('\n');
+    expect(lines[0]).toMatch(/^Created task task-\S+: Build case$/);
+    expect(lines[2]).toBe("Overlap: this task's paths meet work still in flight, so they may conflict when both merge:");
+    expect(lines[3]).toBe(`- task ${firstId} "Build pad" (running): declared src/text/pad.js, src/index.js`);
+    expect(lines[4]).toMatch(/after the other task's handoff arrives, or slice it so each task changes different files\.$/);
+
+    expect(createTask.parameters.safeParse({ title: 't', brief: 'b', paths: Array.from({ length: 51 }, (_, index) => `f${index}.js`) }).success).toBe(false);
+  });
+
+  it('refuses paths outside the repository, publishing nothing', () => {
+    const board = createPlannerBoard(context, root, 'planner-a', recorder);
+    for (const path of ['../x.js', '/etc/hosts', '.']) {
+      expect(board.createTask({ title: 'x', brief: 'b', retryOf: null, paths: ['src/ok.js', path] })).toEqual({
+        ok: false,
+        error: expect.stringContaining(`paths: ${JSON.stringify(path)} is not a file or folder inside the repository`),
+      });
+    }
+    expect(tasks.listTasks('run-1')).toHaveLength(1);
   });
 
   it('appends every earlier attempt of a retried task to its brief, oldest first', () => {

@@ -63,8 +63,7 @@ export function createWorkInFlight(events: EventStore, runId: string): WorkInFli
         meetings.set(owner, found);
       };
       for (const path of paths) {
-        for (const entry of index.atOrAbove(path)) meet(entry.owner, entry.source, path);
-        for (const entry of index.below(path)) meet(entry.owner, entry.source, entry.path);
+        for (const entry of [...index.atOrAbove(path), ...index.below(path)]) meet(entry.owner, entry.source, entry.path);
       }
       return tasks.flatMap((task) => {
         const found = meetings.get(task.taskId);

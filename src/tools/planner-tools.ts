@@ -25,9 +25,9 @@ export interface TaskOverlap {
   /** A planner task meets through the scope it was delegated. */
   readonly kind: 'worker' | 'planner';
   readonly state: 'open' | 'running';
-  /** Where they meet among the paths it declared (its scope, for a planner task), the more specific path of each pair. */
+  /** Its declared paths (its scope, for a planner task) that meet the new task's: the same, a folder over one, or under one. */
   readonly declared: readonly string[];
-  /** Where they meet among the files its workers changed so far. */
+  /** The files its workers changed so far that meet the new task's paths. */
   readonly touched: readonly string[];
 }
 

@@ -18,7 +18,7 @@ export function overlapText(overlaps: readonly TaskOverlap[]): string {
 
 function overlapLine(overlap: TaskOverlap): string {
   const where: string[] = [];
-  if (overlap.kind === 'planner') where.push(`its delegated scope covers ${listed(overlap.declared)}`);
+  if (overlap.kind === 'planner') where.push(`delegated scope ${listed(overlap.declared)}`);
   else if (overlap.declared.length > 0) where.push(`declared ${listed(overlap.declared)}`);
   if (overlap.touched.length > 0) where.push(`changed ${listed(overlap.touched)}`);
   return `- task ${overlap.taskId} "${overlap.title}" (${overlap.state}): ${where.join('; ')}`;
