@@ -88,22 +88,22 @@ describe('the files-in-flight notice', () => {
       hot: Array.from({ length: 9 }, (_, index) => ({ path: `src/hot-${index}.js`, landed: 9 - index, settled: index === 0 ? 2 : 0, conflicted: index === 0 ? 1 : 0 })),
     };
     const lines = (renderFilesInFlight(picture, 'root') ?? '').split('\n');
-    expect(lines[1]).toBe('In flight (8 of 20 worker tasks):');
+    expect(lines[1]).toBe('In flight (6 of 20 worker tasks):');
     // Tasks in a shared path first (running before open, latest first), then the planner's own.
-    expect(lines.slice(2, 10).map((line) => /^- (task-\d+)/.exec(line)?.[1])).toEqual(['task-2', 'task-13', 'task-11', 'task-9', 'task-7', 'task-5', 'task-3', 'task-18']);
+    expect(lines.slice(2, 8).map((line) => /^- (task-\d+)/.exec(line)?.[1])).toEqual(['task-2', 'task-13', 'task-11', 'task-9', 'task-7', 'task-5']);
     const clipped = (index: number) => `${`Build module ${index} `.repeat(4).slice(0, 59)}…`;
     expect(lines[3]).toBe(`- task-13 "${clipped(13)}" (open): declared src/m13.js; nothing changed yet`);
-    expect(lines.indexOf('Shared by tasks in flight:')).toBe(10);
-    expect(lines[11]).toBe('- src/shared-0.js: task-2, task-3, task-5, task-7 and 3 more');
-    expect(lines[16]).toBe('- and 2 more shared paths');
-    expect(lines[17]).toBe('Hot files in recent merges:');
-    expect(lines[18]).toBe('- src/hot-0.js: 9 landings, 2 appends colony merged itself, 1 conflict');
-    expect(lines[23]).toMatch(/^Two tasks that change one file/);
-    expect(lines).toHaveLength(24);
+    expect(lines.indexOf('Shared by tasks in flight:')).toBe(8);
+    expect(lines[9]).toBe('- src/shared-0.js: task-2, task-3, task-5, task-7 and 3 more');
+    expect(lines[13]).toBe('- and 3 more shared paths');
+    expect(lines[14]).toBe('Hot files in recent merges:');
+    expect(lines[15]).toBe('- src/hot-0.js: 9 landings, 2 appends colony merged itself, 1 conflict');
+    expect(lines[20]).toMatch(/^Two tasks that change one file/);
+    expect(lines).toHaveLength(21);
     const mine = renderFilesInFlight({ ...picture, shared: [] }, 'root')?.split('\n')[2];
     expect(mine).toBe(`- task-18 "${clipped(18)}" (running, yours): declared src/mine.js; nothing changed yet`);
     const many = renderFilesInFlight({ inFlight: [task(19, ['a.js', 'b.js', 'c.js', 'd.js', 'e.js', 'f.js'])], shared: [], hot: [] }, 'root');
-    expect(many).toContain('declared a.js, b.js, c.js, d.js and 2 more; nothing changed yet');
+    expect(many).toContain('declared a.js, b.js, c.js and 3 more; nothing changed yet');
   });
 });
 

@@ -7,9 +7,9 @@ const TEMPLATE = readFileSync(new URL('./prompts/files-in-flight.md', import.met
  * Bounds that keep the notice to a few hundred tokens however busy the run: it is repeated
  * whenever it changes, so every line costs again.
  */
-const MAX_TASKS_SHOWN = 8;
-const MAX_PATHS_SHOWN = 4;
-const MAX_SHARED_SHOWN = 5;
+const MAX_TASKS_SHOWN = 6;
+const MAX_PATHS_SHOWN = 3;
+const MAX_SHARED_SHOWN = 4;
 const MAX_TASK_IDS_SHOWN = 4;
 const MAX_HOT_SHOWN = 5;
 const MAX_TITLE_CHARS = 60;
@@ -48,14 +48,12 @@ function tasksSection(picture: FilesPicture, plannerTaskId: string): string[] {
   const { inFlight } = picture;
   if (inFlight.length === 0) return [];
   const inShared = new Set(picture.shared.flatMap((shared) => shared.taskIds));
-  const rank = (task: TaskInFlight): number[] => [
-    inShared.has(task.taskId) ? 0 : 1,
-    task.parentTaskId === plannerTaskId ? 0 : 1,
-    task.state === 'running' ? 0 : 1,
-    -task.lastActivitySeq,
-  ];
-  const ranked = [...inFlight].sort((a, b) => compareRanks(rank(a), rank(b)));
-  const shown = ranked.slice(0, MAX_TASKS_SHOWN);
+  const ranked = inFlight.map((task) => ({
+    task,
+    rank: [inShared.has(task.taskId) ? 0 : 1, task.parentTaskId === plannerTaskId ? 0 : 1, task.state === 'running' ? 0 : 1, -task.lastActivitySeq],
+  }));
+  ranked.sort((a, b) => compareRanks(a.rank, b.rank));
+  const shown = ranked.slice(0, MAX_TASKS_SHOWN).map(({ task }) => task);
   const heading = shown.length < inFlight.length ? `In flight (${shown.length} of ${inFlight.length} worker tasks):` : `In flight (${inFlight.length} worker task${inFlight.length === 1 ? '' : 's'}):`;
   return [heading, ...shown.map((task) => taskLine(task, plannerTaskId))];
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { normalizeRepoPath, PathIndex } from './path-overlap.js';
+import { ancestorsOf, normalizeRepoPath, pathsMeet } from './path-overlap.js';
 
 describe('normalizeRepoPath', () => {
   it('spells a path inside the repository one way, keeping a folder’s trailing slash', () => {
@@ -16,23 +16,19 @@ describe('normalizeRepoPath', () => {
   });
 });
 
-describe('PathIndex', () => {
-  const index = new PathIndex<'declared' | 'touched'>();
-  index.add('task-a', 'src/text/', 'declared');
-  index.add('task-b', 'src/text/pad.js', 'touched');
-  index.add('task-c', 'src/index.js', 'declared');
-  index.add('task-d', 'src/textile.js', 'declared');
-
-  it('finds the same path and the folders above it', () => {
-    expect(index.atOrAbove('src/text/pad.js').map((entry) => entry.owner).sort()).toEqual(['task-a', 'task-b']);
-    expect(index.atOrAbove('src/index.js')).toEqual([{ owner: 'task-c', path: 'src/index.js', source: 'declared' }]);
+describe('pathsMeet', () => {
+  it('meets the same path and a folder over it, in either order, by whole segments', () => {
+    expect(pathsMeet('src/text/pad.js', 'src/text/pad.js')).toBe(true);
+    expect(pathsMeet('src/text/', 'src/text/pad.js')).toBe(true);
+    expect(pathsMeet('src/text/pad.js', 'src/text')).toBe(true);
+    expect(pathsMeet('src/text/', 'src/text')).toBe(true);
+    expect(pathsMeet('src/text/', 'src/textile.js')).toBe(false);
+    expect(pathsMeet('src/text/pad.js', 'src/text/case.js')).toBe(false);
+    expect(pathsMeet('src/index.js', 'docs/index.js')).toBe(false);
   });
 
-  it('finds the paths below a folder, compared by whole segments', () => {
-    expect(index.below('src/text')).toEqual([{ owner: 'task-b', path: 'src/text/pad.js', source: 'touched' }]);
-    expect(index.below('src/').map((entry) => entry.owner).sort()).toEqual(['task-a', 'task-b', 'task-c', 'task-d']);
-    expect(index.atOrAbove('src/text')).toEqual([{ owner: 'task-a', path: 'src/text/', source: 'declared' }]);
-    expect(index.below('src/text/pad.js')).toEqual([]);
-    expect(index.atOrAbove('docs/readme.md')).toEqual([]);
+  it('lists the folders above a path, outermost first', () => {
+    expect(ancestorsOf('src/text/pad.js')).toEqual(['src', 'src/text']);
+    expect(ancestorsOf('README.md')).toEqual([]);
   });
 });

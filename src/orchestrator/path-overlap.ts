@@ -1,7 +1,7 @@
 import { posix } from 'node:path';
 
 /**
- * Paths as planners declare them and workers touch them, and where two sets of them meet.
+ * Paths as planners declare them and workers touch them, and whether two of them meet.
  * A path covers itself and, as a folder, everything below it: `src/text/` (or `src/text`)
  * meets `src/text/pad.js`, and `src/text/pad.js` meets only itself.
  */
@@ -21,53 +21,21 @@ export function normalizeRepoPath(path: string): string | null {
 }
 
 /** The path a comparison uses: without the folder's trailing slash. */
-function keyOf(path: string): string {
-  return path.replace(/\/+$/, '');
+export function pathKey(path: string): string {
+  // Normalised paths end in at most one slash.
+  return path.endsWith('/') ? path.slice(0, -1) : path;
 }
 
 /** The proper ancestors of a key, outermost first: `src`, `src/text` for `src/text/pad.js`. */
-function ancestorsOf(key: string): string[] {
-  const parts = key.split('/');
-  return parts.slice(1).map((_, index) => parts.slice(0, index + 1).join('/'));
+export function ancestorsOf(key: string): string[] {
+  const ancestors: string[] = [];
+  for (let slash = key.indexOf('/'); slash !== -1; slash = key.indexOf('/', slash + 1)) ancestors.push(key.slice(0, slash));
+  return ancestors;
 }
 
-/** One path of one owner in a PathIndex, with where it came from. */
-export interface IndexedPath<Source extends string> {
-  readonly owner: string;
-  /** As the owner gave it (normalised), a folder with its trailing slash. */
-  readonly path: string;
-  readonly source: Source;
-}
-
-/**
- * The paths of many owners (tasks), indexed so that finding who meets a path costs a lookup
- * per segment of that path rather than a comparison with every path of every owner.
- */
-export class PathIndex<Source extends string> {
-  private readonly exact = new Map<string, IndexedPath<Source>[]>();
-  private readonly under = new Map<string, IndexedPath<Source>[]>();
-
-  add(owner: string, path: string, source: Source): void {
-    const entry = { owner, path, source };
-    const key = keyOf(path);
-    push(this.exact, key, entry);
-    for (const ancestor of ancestorsOf(key)) push(this.under, ancestor, entry);
-  }
-
-  /** Paths equal to `path` or folders above it: they cover it, so they meet at `path`. */
-  atOrAbove(path: string): IndexedPath<Source>[] {
-    const key = keyOf(path);
-    return [...ancestorsOf(key), key].flatMap((candidate) => this.exact.get(candidate) ?? []);
-  }
-
-  /** Paths strictly below `path` (a folder): each meets it at its own, more specific, path. */
-  below(path: string): IndexedPath<Source>[] {
-    return this.under.get(keyOf(path)) ?? [];
-  }
-}
-
-function push<Value>(map: Map<string, Value[]>, key: string, value: Value): void {
-  const list = map.get(key);
-  if (list === undefined) map.set(key, [value]);
-  else list.push(value);
+/** Whether two normalised paths meet: the same path, or one a folder above the other (by whole segments). */
+export function pathsMeet(first: string, second: string): boolean {
+  const a = pathKey(first);
+  const b = pathKey(second);
+  return a === b || b.startsWith(`${a}/`) || a.startsWith(`${b}/`);
 }

@@ -1,6 +1,6 @@
 import type { EventStore } from '../store/event-store.js';
 import type { TaskOverlap } from '../tools/planner-tools.js';
-import { PathIndex } from './path-overlap.js';
+import { ancestorsOf, pathKey, pathsMeet } from './path-overlap.js';
 import { createWorkInFlightFold, WORK_IN_FLIGHT_EVENT_TYPES, type HotFile, type TaskInFlight } from './work-in-flight-fold.js';
 
 export type { HotFile, TaskInFlight } from './work-in-flight-fold.js';
@@ -35,8 +35,6 @@ export interface WorkInFlight {
   overlapsWith(paths: readonly string[], plannerTaskId: string): TaskOverlap[];
 }
 
-type Source = 'declared' | 'touched';
-
 export function createWorkInFlight(events: EventStore, runId: string): WorkInFlight {
   const fold = createWorkInFlightFold(runId);
   const refresh = (): TaskInFlight[] => {
@@ -55,59 +53,52 @@ export function createWorkInFlight(events: EventStore, runId: string): WorkInFli
       for (let id: string | null | undefined = plannerTaskId; id !== null && id !== undefined && !excluded.has(id); id = fold.parentOf(id)) {
         excluded.add(id);
       }
-      const index = indexOf(tasks.filter((task) => !excluded.has(task.taskId)));
-      const meetings = new Map<string, { declared: Set<string>; touched: Set<string> }>();
-      const meet = (owner: string, source: Source, path: string): void => {
-        const found = meetings.get(owner) ?? { declared: new Set<string>(), touched: new Set<string>() };
-        found[source].add(path);
-        meetings.set(owner, found);
-      };
-      for (const path of paths) {
-        for (const entry of [...index.atOrAbove(path), ...index.below(path)]) meet(entry.owner, entry.source, entry.path);
-      }
+      // A scan, not an index: a handful of new paths against every path in flight is cheaper
+      // than building an index for one question.
+      const meeting = (own: readonly string[]): string[] => own.filter((path) => paths.some((other) => pathsMeet(path, other)));
       return tasks.flatMap((task) => {
-        const found = meetings.get(task.taskId);
-        if (found === undefined) return [];
+        if (excluded.has(task.taskId)) return [];
+        const declared = meeting(task.declared);
+        const touched = meeting(task.touched);
+        if (declared.length === 0 && touched.length === 0) return [];
         const { taskId, title, kind, state } = task;
-        return [{ taskId, title, kind, state, declared: [...found.declared], touched: [...found.touched] }];
+        return [{ taskId, title, kind, state, declared, touched }];
       });
     },
   };
 }
 
-function indexOf(tasks: readonly TaskInFlight[]): PathIndex<Source> {
-  const index = new PathIndex<Source>();
-  for (const task of tasks) {
-    for (const path of task.declared) index.add(task.taskId, path, 'declared');
-    for (const path of task.touched) index.add(task.taskId, path, 'touched');
-  }
-  return index;
-}
-
 /**
- * Every path of a task that another task also covers: the same path, or a folder above it.
- * A folder is listed only where a path of another task equals it; a file below it that two
+ * Every path that two or more tasks cover: by having it, or a folder above it. Each distinct
+ * path is looked at once, with its folders, so a file every task shares costs once, not once
+ * per task. A folder is listed only where tasks have that folder itself; a file below it that
  * tasks meet on is listed as that file.
  */
 function sharedPaths(tasks: readonly TaskInFlight[]): SharedPath[] {
-  const index = indexOf(tasks);
-  const order = new Map(tasks.map((task, position) => [task.taskId, position]));
-  // Keyed without a folder's trailing slash, so `src/text` and `src/text/` are one entry.
-  const shared = new Map<string, { path: string; owners: Set<string> }>();
+  // Owners as arrays, not sets: one task adds all its paths in a row, so a repeat is always the last one.
+  const byKey = new Map<string, { path: string; owners: string[] }>();
   for (const task of tasks) {
-    for (const path of new Set([...task.declared, ...task.touched])) {
-      const owners = new Set(index.atOrAbove(path).map((entry) => entry.owner));
-      if (owners.size < 2) continue;
-      const key = path.replace(/\/+$/, '');
-      const existing = shared.get(key) ?? { path, owners: new Set<string>() };
-      for (const owner of owners) existing.owners.add(owner);
-      shared.set(key, existing);
+    for (const paths of [task.declared, task.touched]) {
+      for (const path of paths) {
+        const key = pathKey(path);
+        const entry = byKey.get(key);
+        if (entry === undefined) byKey.set(key, { path, owners: [task.taskId] });
+        else if (entry.owners.at(-1) !== task.taskId) entry.owners.push(task.taskId);
+      }
     }
   }
-  return [...shared.values()]
-    .map(({ path, owners }) => ({
-      path,
-      taskIds: [...owners].sort((a, b) => (order.get(a) ?? 0) - (order.get(b) ?? 0)),
-    }))
-    .sort((a, b) => b.taskIds.length - a.taskIds.length || a.path.localeCompare(b.path));
+  const order = new Map(tasks.map((task, position) => [task.taskId, position]));
+  const shared: SharedPath[] = [];
+  for (const [key, entry] of byKey) {
+    let owners: Set<string> | null = entry.owners.length > 1 ? new Set(entry.owners) : null;
+    for (const folder of ancestorsOf(key)) {
+      const above = byKey.get(folder);
+      if (above === undefined) continue;
+      owners ??= new Set(entry.owners);
+      for (const owner of above.owners) owners.add(owner);
+    }
+    if (owners === null || owners.size < 2) continue;
+    shared.push({ path: entry.path, taskIds: [...owners].sort((a, b) => (order.get(a) ?? 0) - (order.get(b) ?? 0)) });
+  }
+  return shared.sort((a, b) => b.taskIds.length - a.taskIds.length || a.path.localeCompare(b.path));
 }
