@@ -164,6 +164,7 @@ describe('a planner in a run', () => {
       workerMaxSteps: 60,
       plannerMaxSteps: 20,
       now: Date.now,
+      mergeCheck: null,
       workInFlight: createWorkInFlight(events, RUN),
     };
     const root = tasks.createTask({ id: 'task-root', runId: RUN, parentTaskId: null, createdBy: null, kind: 'planner', title: 'Goal', body: 'Build pad and case.', scope: null, retryOf: null }, Date.now());
