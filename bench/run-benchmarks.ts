@@ -5,6 +5,7 @@ import type { BenchRow } from './bench-row.js';
 import { benchEventAppend } from './event-append.bench.js';
 import { benchToolCallOverhead } from './tool-call-overhead.bench.js';
 import { benchManyAgents, benchTreeAt64, benchTreeRun, benchTreeWithFaults } from './tree-run.bench.js';
+import { benchWorkInFlight } from './work-in-flight.bench.js';
 
 /**
  * `npm run bench`: runs every benchmark, prints the rows, and records them with the machine and
@@ -17,6 +18,7 @@ const allSuites: { name: string; title: string; run: () => Promise<BenchRow[]> }
   { name: 'tree-64', title: 'The tree at 64 workers: the large example, no lost work', run: benchTreeAt64 },
   { name: 'tree-faults', title: 'The tree with faults: the large example with bugs, malformed calls and crashes', run: benchTreeWithFaults },
   { name: 'many-agents', title: 'Memory with 500 agents at once', run: benchManyAgents },
+  { name: 'files-in-flight', title: 'Files in flight: what planners’ conflict avoidance costs', run: benchWorkInFlight },
 ];
 
 // `npm run bench -- tree many-agents` runs only those; no names runs them all.

@@ -161,6 +161,8 @@ const bodies = [
       title: z.string(),
       scope: z.string().nullable(),
       retryOf: z.string().nullable(),
+      /** The files or folders (a folder ends in `/`) the planner declared the task would change. */
+      paths: z.array(z.string()).optional(),
     }),
   }),
   z.object({

@@ -46,6 +46,10 @@ describe('describeEvent for the tree', () => {
         event({ type: 'task.created', data: { taskId: 'task-3', parentTaskId: 'task-1', kind: 'worker', title: 'Strings', scope: null, retryOf: 'task-9' } }),
       ),
     ).toBe('worker task task-3 created, retries task-9: Strings');
+    const paths = ['src/a.js', 'src/a.test.js', 'src/index.js', 'docs/'];
+    expect(
+      describeEvent(event({ type: 'task.created', data: { taskId: 'task-4', parentTaskId: 'task-1', kind: 'worker', title: 'A', scope: null, retryOf: null, paths } })),
+    ).toBe('worker task task-4 created, paths src/a.js, src/a.test.js, src/index.js and 1 more: A');
   });
 
   it('says who claimed and who released a task', () => {

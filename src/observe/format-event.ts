@@ -54,7 +54,9 @@ export function describeEvent(event: ColonyEvent): string {
     case 'task.created': {
       const scope = event.data.scope === null ? '' : ` (scope ${event.data.scope})`;
       const retry = event.data.retryOf === null ? '' : `, retries ${event.data.retryOf}`;
-      return `${event.data.kind} task ${event.data.taskId} created${scope}${retry}: ${oneLine(event.data.title)}`;
+      const paths = event.data.paths ?? [];
+      const declared = paths.length === 0 ? '' : `, paths ${paths.slice(0, 3).join(', ')}${paths.length > 3 ? ` and ${paths.length - 3} more` : ''}`;
+      return `${event.data.kind} task ${event.data.taskId} created${scope}${retry}${declared}: ${oneLine(event.data.title)}`;
     }
     case 'task.claimed':
       return `${event.data.kind} task ${event.data.taskId} claimed by ${event.data.holder} (attempt ${event.data.attempt})`;

@@ -71,6 +71,7 @@ function task(runId: string, id: string, parentTaskId: string | null, status: Ta
     body: 'brief',
     scope: null,
     retryOf: null,
+    paths: [],
     status,
     attempt: status === 'open' ? 0 : 1,
     leaseHolder: null,

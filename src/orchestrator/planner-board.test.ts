@@ -5,12 +5,17 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { AgentRecorder } from '../agent/agent-loop.js';
 import type { EventBody } from '../events/event-types.js';
 import type { Handoff } from '../events/handoff.js';
+import type { EventStore } from '../store/event-store.js';
+import { createMemoryEventStore } from '../store/memory-event-store.js';
 import { openSqliteTaskStore } from '../store/sqlite-task-store.js';
+import { createPlannerRoleTools } from '../tools/planner-tools.js';
+import { toolContext } from '../tools/workspace-fixture.js';
 import { handoffOf } from '../store/task-store-fixtures.js';
 import type { TaskRecord, TaskStore } from '../store/task-store.js';
 import { createPlannerBoard, type BoardContext } from './planner-board.js';
 import { RUNNER_WAKEUP } from './run-context.js';
 import { Wakeups } from './wakeups.js';
+import { createWorkInFlight } from './work-in-flight.js';
 
 function failedHandoff(summary: string): Handoff {
   return handoffOf('failed', summary, { notes: [`note of ${summary}`] });
@@ -20,6 +25,7 @@ describe('the planner board', () => {
   let dir: string;
   let tasks: TaskStore;
   let context: BoardContext;
+  let eventStore: EventStore;
   let events: EventBody[];
   let recorder: AgentRecorder;
   let root: TaskRecord;
@@ -28,9 +34,16 @@ describe('the planner board', () => {
     dir = mkdtempSync(join(tmpdir(), 'colony-board-'));
     tasks = openSqliteTaskStore(join(dir, 'colony.db'));
     let clock = 1_000;
-    context = { runId: 'run-1', tasks, wakeups: new Wakeups(), now: () => (clock += 1) };
+    eventStore = createMemoryEventStore();
+    context = { runId: 'run-1', tasks, wakeups: new Wakeups(), now: () => (clock += 1), workInFlight: createWorkInFlight(eventStore, 'run-1') };
     events = [];
-    recorder = { record: (event) => events.push(event), flush: () => undefined };
+    recorder = {
+      record: (event) => {
+        events.push(event);
+        eventStore.append({ ...event, runId: 'run-1', agentId: 'planner-a' });
+      },
+      flush: () => eventStore.flush(),
+    };
     root = tasks.createTask(
       { id: 'task-root', runId: 'run-1', parentTaskId: null, createdBy: null, kind: 'planner', title: 'Goal', body: 'goal', scope: null, retryOf: null },
       1,
@@ -46,12 +59,71 @@ describe('the planner board', () => {
     const woken: string[] = [];
     const wakeups = new Wakeups();
     const board = createPlannerBoard({ ...context, wakeups: Object.assign(wakeups, { wake: (key: string) => woken.push(key) }) }, root, 'planner-a', recorder);
-    const published = board.createTask({ title: 'Build x', brief: 'Build x.js', retryOf: null });
+    const published = board.createTask({ title: 'Build x', brief: 'Build x.js', retryOf: null, paths: [] });
     expect(woken).toEqual([RUNNER_WAKEUP]);
     expect(published.ok).toBe(true);
     const id = published.ok ? published.taskId : '';
     expect(tasks.getTask(id)).toMatchObject({ parentTaskId: 'task-root', createdBy: 'planner-a', kind: 'worker', title: 'Build x', body: 'Build x.js', status: 'open' });
-    expect(events).toContainEqual({ type: 'task.created', data: { taskId: id, parentTaskId: 'task-root', kind: 'worker', title: 'Build x', scope: null, retryOf: null } });
+    expect(events).toContainEqual({ type: 'task.created', data: { taskId: id, parentTaskId: 'task-root', kind: 'worker', title: 'Build x', scope: null, retryOf: null, paths: [] } });
+  });
+
+  it('keeps the paths a task declares, and names the tasks in flight they meet without refusing the task', () => {
+    const board = createPlannerBoard(context, root, 'planner-a', recorder);
+    const first = board.createTask({ title: 'Build pad', brief: 'b', retryOf: null, paths: ['./src/text/pad.js', 'src/index.js', 'src/index.js'] });
+    expect(first).toMatchObject({ ok: true, overlaps: [] });
+    const firstId = first.ok ? first.taskId : '';
+    expect(tasks.getTask(firstId)?.paths).toEqual(['src/text/pad.js', 'src/index.js']);
+    expect(events.at(-1)).toMatchObject({ type: 'task.created', data: { taskId: firstId, paths: ['src/text/pad.js', 'src/index.js'] } });
+
+    const second = board.createTask({ title: 'Build case', brief: 'b', retryOf: null, paths: ['src/text/', 'README.md'] });
+    expect(second).toMatchObject({
+      ok: true,
+      overlaps: [{ taskId: firstId, title: 'Build pad', kind: 'worker', state: 'open', declared: ['src/text/pad.js'], touched: [] }],
+    });
+    expect(tasks.getTask(second.ok ? second.taskId : '')?.status).toBe('open');
+
+    // A closed task meets nothing.
+    const claimed = tasks.claim({ runId: 'run-1', holder: 'r', kinds: ['worker'], now: context.now(), leaseMs: 60_000 });
+    expect(claimed?.id).toBe(firstId);
+    tasks.complete(firstId, 'r', handoffOf('done', 'built'), context.now());
+    eventStore.append({ type: 'handoff.delivered', data: { taskId: firstId, parentTaskId: root.id, status: 'done' }, runId: 'run-1', agentId: 'system' });
+    const third = board.createTask({ title: 'Build index', brief: 'b', retryOf: null, paths: ['src/index.js'] });
+    expect(third).toMatchObject({ ok: true, overlaps: [] });
+  });
+
+  it('create_task says plainly which task in flight its paths meet, and what to do about it', async () => {
+    const board = createPlannerBoard(context, root, 'planner-a', recorder);
+    const tools = createPlannerRoleTools(board);
+    const createTask = tools.find((tool) => tool.name === 'create_task');
+    if (createTask === undefined) throw new Error('no create_task tool');
+    const call = async (input: unknown) => createTask.execute(createTask.parameters.parse(input), toolContext());
+
+    const first = await call({ title: 'Build pad', brief: 'b', paths: ['src/text/pad.js', 'src/index.js'] });
+    expect(first).toEqual({ ok: true, output: expect.stringMatching(/^Created task task-\S+: Build pad\nIts handoff will arrive/) });
+    expect(first.ok && first.output).not.toContain('Overlap');
+    const firstId = first.ok ? (/^Created task (\S+):/.exec(first.output)?.[1] ?? '') : '';
+    eventStore.append({ type: 'task.claimed', data: { taskId: firstId, kind: 'worker', attempt: 1, holder: 'r' }, runId: 'run-1', agentId: 'system' });
+
+    const second = await call({ title: 'Build case', brief: 'b', paths: ['src/text/', 'src/index.js'] });
+    if (!second.ok) throw new Error(second.error);
+    const lines = second.output.split('\n');
+    expect(lines[0]).toMatch(/^Created task task-\S+: Build case$/);
+    expect(lines[2]).toBe("Overlap: this task's paths meet work still in flight, so they may conflict when both merge:");
+    expect(lines[3]).toBe(`- task ${firstId} "Build pad" (running): declared src/text/pad.js, src/index.js`);
+    expect(lines[4]).toMatch(/after the other task's handoff arrives, or slice it so each task changes different files\.$/);
+
+    expect(createTask.parameters.safeParse({ title: 't', brief: 'b', paths: Array.from({ length: 51 }, (_, index) => `f${index}.js`) }).success).toBe(false);
+  });
+
+  it('refuses paths outside the repository, publishing nothing', () => {
+    const board = createPlannerBoard(context, root, 'planner-a', recorder);
+    for (const path of ['../x.js', '/etc/hosts', '.']) {
+      expect(board.createTask({ title: 'x', brief: 'b', retryOf: null, paths: ['src/ok.js', path] })).toEqual({
+        ok: false,
+        error: expect.stringContaining(`paths: ${JSON.stringify(path)} is not a file or folder inside the repository`),
+      });
+    }
+    expect(tasks.listTasks('run-1')).toHaveLength(1);
   });
 
   it('appends every earlier attempt of a retried task to its brief, oldest first', () => {
@@ -61,13 +133,13 @@ describe('the planner board', () => {
       expect(claimed?.id).toBe(id);
       expect(tasks.complete(id, 'r', failedHandoff(summary), context.now()).ok).toBe(true);
     };
-    const first = board.createTask({ title: 'Build x', brief: 'Build x.js', retryOf: null });
+    const first = board.createTask({ title: 'Build x', brief: 'Build x.js', retryOf: null, paths: [] });
     if (!first.ok) throw new Error(first.error);
     closeAs(first.taskId, 'first try broke');
-    const second = board.createTask({ title: 'Build x', brief: 'Build x.js again', retryOf: first.taskId });
+    const second = board.createTask({ title: 'Build x', brief: 'Build x.js again', retryOf: first.taskId, paths: [] });
     if (!second.ok) throw new Error(second.error);
     closeAs(second.taskId, 'second try broke');
-    const third = board.createTask({ title: 'Build x', brief: 'Build x.js, third time', retryOf: second.taskId });
+    const third = board.createTask({ title: 'Build x', brief: 'Build x.js, third time', retryOf: second.taskId, paths: [] });
     if (!third.ok) throw new Error(third.error);
     const body = tasks.getTask(third.taskId)?.body ?? '';
     expect(body.startsWith('Build x.js, third time\n\n## Earlier attempts')).toBe(true);
@@ -86,7 +158,7 @@ describe('the planner board', () => {
       3,
     );
     const board = createPlannerBoard(context, root, 'planner-a', recorder);
-    const retried = board.createTask({ title: 'y', brief: 'y', retryOf: other.id });
+    const retried = board.createTask({ title: 'y', brief: 'y', retryOf: other.id, paths: [] });
     expect(retried).toEqual({ ok: false, error: expect.stringContaining('task-other is not one of your tasks') });
   });
 
@@ -120,7 +192,7 @@ describe('the planner board', () => {
     const board = createPlannerBoard(context, root, 'planner-a', recorder);
     board.finish({ status: 'done', summary: 'all built', notes: [], concerns: [], findings: [], feedback: [], followUps: [] });
     expect(board.finished()?.summary).toBe('all built');
-    board.createTask({ title: 'one more', brief: 'b', retryOf: null });
+    board.createTask({ title: 'one more', brief: 'b', retryOf: null, paths: [] });
     expect(board.finished()).toBeNull();
 
     board.setAndon(true, 'main is broken');

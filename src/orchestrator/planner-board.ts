@@ -3,8 +3,9 @@ import type { AgentOutcome, AgentRecorder } from '../agent/agent-loop.js';
 import type { Handoff } from '../events/handoff.js';
 import { newShortId } from '../events/ids.js';
 import type { TaskRecord } from '../store/task-store.js';
-import type { FinishReport, PlannerBoard, Published } from '../tools/planner-tools.js';
+import type { FinishReport, PlannerBoard, Published, TaskOverlap } from '../tools/planner-tools.js';
 import { earlierAttemptsSection, type EarlierAttempt } from './handoff-message.js';
+import { normalizeRepoPath } from './path-overlap.js';
 import { RUNNER_WAKEUP, type RunContext } from './run-context.js';
 
 /** Sub-planners may delegate this deep below the root; deeper scopes would be smaller than a task. */
@@ -21,30 +22,36 @@ export function scopeLine(scope: string): string {
 }
 
 /** What a board needs of its run. */
-export type BoardContext = Pick<RunContext, 'runId' | 'tasks' | 'wakeups' | 'now'>;
+export type BoardContext = Pick<RunContext, 'runId' | 'tasks' | 'wakeups' | 'now' | 'workInFlight'>;
 
 /** One planner's board: its tasks go into the store as its children, its andon and finish are recorded. */
 export function createPlannerBoard(context: BoardContext, task: TaskRecord, agentId: string, recorder: AgentRecorder): RecordingPlannerBoard {
   let finished: FinishReport | null = null;
-  const publish = (input: { kind: TaskRecord['kind']; title: string; body: string; scope: string | null; retryOf: string | null }): Published => {
+  const publish = (
+    input: { kind: TaskRecord['kind']; title: string; body: string; scope: string | null; retryOf: string | null; paths: readonly string[] },
+    overlaps: readonly TaskOverlap[],
+  ): Published => {
     const created = context.tasks.createTask(
       { id: newShortId('task'), runId: context.runId, parentTaskId: task.id, createdBy: agentId, ...input },
       context.now(),
     );
+    const { id: taskId, kind, title, scope, retryOf, paths } = created;
     recorder.record({
       type: 'task.created',
-      data: { taskId: created.id, parentTaskId: task.id, kind: created.kind, title: created.title, scope: created.scope, retryOf: created.retryOf },
+      data: { taskId, parentTaskId: task.id, kind, title, scope, retryOf, ...(kind === 'worker' ? { paths: [...paths] } : {}) },
     });
     // Recorded before any runner can act on it.
     recorder.flush();
     finished = null;
     context.wakeups.wake(RUNNER_WAKEUP);
-    return { ok: true, taskId: created.id };
+    return { ok: true, taskId, overlaps };
   };
 
   return {
     finished: () => finished,
     createTask(input) {
+      const paths = checkPaths(input.paths);
+      if (!paths.ok) return paths;
       let body = input.brief;
       if (input.retryOf !== null) {
         const attempts = earlierAttempts(context, task, input.retryOf);
@@ -52,12 +59,14 @@ export function createPlannerBoard(context: BoardContext, task: TaskRecord, agen
         const section = earlierAttemptsSection(attempts.attempts);
         if (section !== '') body = `${body}\n\n${section}`;
       }
-      return publish({ kind: 'worker', title: input.title, body, scope: null, retryOf: input.retryOf });
+      // Measured before publishing, so the new task does not meet itself.
+      const overlaps = paths.paths.length === 0 ? [] : context.workInFlight.overlapsWith(paths.paths, task.id);
+      return publish({ kind: 'worker', title: input.title, body, scope: null, retryOf: input.retryOf, paths: paths.paths }, overlaps);
     },
     delegate(input) {
       const scope = checkScope(context, task, input.scope);
       if (!scope.ok) return scope;
-      return publish({ kind: 'planner', title: input.title, body: `${scopeLine(scope.scope)}\n\n${input.brief}`, scope: scope.scope, retryOf: null });
+      return publish({ kind: 'planner', title: input.title, body: `${scopeLine(scope.scope)}\n\n${input.brief}`, scope: scope.scope, retryOf: null, paths: [] }, []);
     },
     writeScratchpad(content) {
       recorder.record({ type: 'scratchpad.written', data: { content } });
@@ -112,6 +121,24 @@ function earlierAttempts(context: BoardContext, planner: TaskRecord, retryOf: st
     id = earlier.retryOf;
   }
   return { ok: true, attempts };
+}
+
+type PathsResult = { ok: true; paths: string[] } | { ok: false; error: string };
+
+/** Declared paths in one spelling, each once; refused when one is not a path inside the repository. */
+function checkPaths(requested: readonly string[]): PathsResult {
+  const paths: string[] = [];
+  for (const path of requested) {
+    const normalized = normalizeRepoPath(path);
+    if (normalized === null) {
+      return {
+        ok: false,
+        error: `paths: ${JSON.stringify(path)} is not a file or folder inside the repository; give paths relative to its root, like src/text/pad.js or src/text/.`,
+      };
+    }
+    if (!paths.includes(normalized)) paths.push(normalized);
+  }
+  return { ok: true, paths };
 }
 
 type ScopeResult = { ok: true; scope: string } | { ok: false; error: string };

@@ -4,6 +4,7 @@ import type { EventStore } from '../store/event-store.js';
 import type { TaskStore } from '../store/task-store.js';
 import type { Repository } from '../workspace/repository.js';
 import type { Wakeups } from './wakeups.js';
+import type { WorkInFlight } from './work-in-flight.js';
 
 /** Everything the agents of one run share. Passed down, never found through globals. */
 export interface RunContext {
@@ -23,6 +24,8 @@ export interface RunContext {
   readonly mergeCheck: string | null;
   readonly plannerMaxSteps: number;
   readonly now: () => number;
+  /** The files the run's tasks declare and change, for its planners (one per run, shared). */
+  readonly workInFlight: WorkInFlight;
   readonly onEvent?: (event: ColonyEvent) => void;
 }
 

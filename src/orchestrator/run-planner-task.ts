@@ -12,6 +12,7 @@ import { createSearchTool } from '../tools/search-tool.js';
 import { createMainView, type MainView } from '../workspace/main-view.js';
 import { createAgentRecorder, endAgent } from './agent-recorder.js';
 import { handoffMessage, personMessage } from './handoff-message.js';
+import { createFilesInFlightNotice } from './files-in-flight-notice.js';
 import { createPlannerBoard, handoffFromFinish } from './planner-board.js';
 import type { RunContext } from './run-context.js';
 
@@ -45,6 +46,7 @@ export async function runPlannerTask(context: RunContext, task: TaskRecord, sign
   const recorder = createAgentRecorder(context.events, context.runId, agentId, context.onEvent);
   const systemPrompt = PLANNER_PROMPT.replace('{{ROLE}}', ROLE_SENTENCES[role]);
   const board = createPlannerBoard(context, task, agentId, recorder);
+  const filesNotice = createFilesInFlightNotice(context.workInFlight, task.id);
 
   let view: MainView;
   try {
@@ -89,7 +91,11 @@ export async function runPlannerTask(context: RunContext, task: TaskRecord, sign
       noToolCallNudge: PLANNER_NUDGE,
       beforeModelCall: async () => {
         const problem = await view.followTrunk();
-        return problem === null ? null : `colony could not bring your view of main up to date, so what you read may be behind main: ${problem}`;
+        const notices = [
+          problem === null ? null : `colony could not bring your view of main up to date, so what you read may be behind main: ${problem}`,
+          filesNotice.next(),
+        ].filter((notice) => notice !== null);
+        return notices.length === 0 ? null : notices.join('\n\n');
       },
     });
   } catch (error) {

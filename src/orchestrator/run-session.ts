@@ -15,6 +15,7 @@ import { readBriefFile } from './brief-file.js';
 import { startCheckoutSync } from './checkout-sync.js';
 import { checkMain, type MainCheck } from './main-check.js';
 import type { RunContext } from './run-context.js';
+import { createWorkInFlight } from './work-in-flight.js';
 import { prepareSession } from './session-prelude.js';
 import { eventsDatabasePath } from './state-directory.js';
 import { runTasks } from './task-runner.js';
@@ -119,6 +120,7 @@ async function runInRepository(
       plannerMaxSteps: options.plannerMaxSteps,
       mergeCheck: options.mergeCheck ?? null,
       now: Date.now,
+      workInFlight: createWorkInFlight(events, runId),
       ...(options.onEvent === undefined ? {} : { onEvent: options.onEvent }),
     };
     const system = createAgentRecorder(events, runId, 'system', options.onEvent);

@@ -13,6 +13,7 @@ import { createExampleRepository, type ExampleRepository } from '../../test/supp
 import type { RunContext } from './run-context.js';
 import { runTasks } from './task-runner.js';
 import { Wakeups } from './wakeups.js';
+import { createWorkInFlight } from './work-in-flight.js';
 
 const PAD_TASK = readFileSync(new URL('../../examples/text-kit/tasks/01-pad.md', import.meta.url), 'utf8');
 
@@ -77,6 +78,7 @@ describe('the task runner', () => {
       workerMaxSteps: 60,
       plannerMaxSteps: 20,
       now: Date.now,
+      workInFlight: createWorkInFlight(events, 'run-1'),
       onEvent: (event) => seen.push(event),
     };
     const root = tasks.createTask(

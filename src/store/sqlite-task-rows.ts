@@ -7,17 +7,18 @@ import type { InboxMessage, TaskRecord } from './task-store.js';
 export const TASK_COLUMNS =
   'seq, id, run_id AS runId, parent_task_id AS parentTaskId, created_by AS createdBy, kind, title, body, scope, ' +
   'retry_of AS retryOf, status, attempt, lease_holder AS leaseHolder, lease_expires_at AS leaseExpiresAt, ' +
-  'created_at AS createdAt, closed_at AS closedAt, handoff, paused, paused_ancestors AS pausedAncestors';
+  'created_at AS createdAt, closed_at AS closedAt, handoff, paused, paused_ancestors AS pausedAncestors, paths';
 
 /** The columns of an inbox message as the message names them; `handoff` still JSON text. */
 export const INBOX_COLUMNS =
   'seq, run_id AS runId, recipient_task_id AS recipientTaskId, from_task_id AS fromTaskId, handoff, text, ' +
   'created_at AS createdAt';
 
-/** A task as it comes out of the table: the record's fields, the handoff still JSON, and the andon columns. */
-export type TaskRow = Omit<TaskRecord, 'handoff'> & {
+/** A task as it comes out of the table: the record's fields, the handoff and paths still JSON, and the andon columns. */
+export type TaskRow = Omit<TaskRecord, 'handoff' | 'paths'> & {
   readonly seq: number;
   readonly handoff: string | null;
+  readonly paths: string;
   readonly paused: 0 | 1;
   readonly pausedAncestors: number;
 };
@@ -32,6 +33,31 @@ export function handoffToJson(taskId: string, handoff: Handoff): string {
     throw new TypeError(`Invalid handoff for task ${taskId}:\n${z.prettifyError(parsed.error)}`);
   }
   return JSON.stringify(parsed.data);
+}
+
+const pathsSchema = z.array(z.string());
+
+/** Checks declared paths on their way in; anything but a list of strings is a programmer error and throws. */
+export function pathsToJson(taskId: string, paths: readonly string[] | undefined): string {
+  const parsed = pathsSchema.safeParse(paths ?? []);
+  if (!parsed.success) {
+    throw new TypeError(`Invalid paths for task ${taskId}:\n${z.prettifyError(parsed.error)}`);
+  }
+  return JSON.stringify(parsed.data);
+}
+
+function pathsFromJson(json: string, taskId: string, path: string): string[] {
+  let value: unknown;
+  try {
+    value = JSON.parse(json);
+  } catch (error) {
+    throw new Error(`The paths of task ${taskId} in ${path} are damaged: they are not JSON (${String(error)}).`, { cause: error });
+  }
+  const parsed = pathsSchema.safeParse(value);
+  if (!parsed.success) {
+    throw new Error(`The paths of task ${taskId} in ${path} are damaged: they are not a list of strings.`);
+  }
+  return parsed.data;
 }
 
 /**
@@ -63,6 +89,7 @@ export function taskFromRow(row: TaskRow, path: string): TaskRecord {
     body: row.body,
     scope: row.scope,
     retryOf: row.retryOf,
+    paths: pathsFromJson(row.paths, row.id, path),
     status: row.status,
     attempt: row.attempt,
     leaseHolder: row.leaseHolder,

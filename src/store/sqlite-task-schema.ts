@@ -18,6 +18,9 @@ import type { SchemaPart } from './sqlite-migrations.js';
  * impossible whatever the code does (a person's message has no sender task, and SQLite lets
  * any number of NULLs through a unique index). Inbox rows are never deleted, so `seq` only
  * grows; `taken` marks a message already handed to the planner.
+ *
+ * `paths` (added by the second script) holds the files and folders a task's planner declared
+ * it would change, as a JSON array of strings; tasks from before it read as declaring none.
  */
 export const TASK_TABLE_SCHEMA: SchemaPart = {
   name: 'tasks',
@@ -70,5 +73,6 @@ export const TASK_TABLE_SCHEMA: SchemaPart = {
      CREATE UNIQUE INDEX inbox_one_handoff_per_task ON inbox (from_task_id);
      CREATE INDEX inbox_unread ON inbox (recipient_task_id) WHERE taken = 0;
      CREATE INDEX inbox_handoffs_by_run ON inbox (run_id) WHERE from_task_id IS NOT NULL;`,
+    `ALTER TABLE tasks ADD COLUMN paths TEXT NOT NULL DEFAULT '[]';`,
   ],
 };

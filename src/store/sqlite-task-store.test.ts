@@ -60,7 +60,7 @@ describe('openSqliteTaskStore', () => {
     open().createTask(rootTask(), 100);
     withRawConnection(path, (db) => {
       expect(db.pragma('journal_mode', { simple: true })).toBe('wal');
-      expect(db.prepare('SELECT part, version FROM schema_versions').all()).toEqual([{ part: 'tasks', version: 1 }]);
+      expect(db.prepare('SELECT part, version FROM schema_versions').all()).toEqual([{ part: 'tasks', version: TASK_TABLE_SCHEMA.migrations.length }]);
       const tables = "SELECT name, strict FROM pragma_table_list WHERE name IN ('tasks', 'inbox') ORDER BY name";
       expect(db.prepare(tables).all()).toEqual([
         { name: 'inbox', strict: 1 },
@@ -210,6 +210,27 @@ describe('openSqliteTaskStore', () => {
     });
   });
 
+  it('migrates a task table from before declared paths: its tasks read as declaring none, new ones keep theirs', () => {
+    const firstVersion = { name: TASK_TABLE_SCHEMA.name, migrations: TASK_TABLE_SCHEMA.migrations.slice(0, 1) };
+    openSqliteStoreConnection(path, 1_000, firstVersion, 'task table').close();
+    withRawConnection(path, (db) =>
+      db
+        .prepare(
+          "INSERT INTO tasks (id, run_id, kind, title, body, status, attempt, created_at) VALUES ('old', ?, 'planner', 'Goal', 'goal', 'open', 0, 1)",
+        )
+        .run(RUN_ID),
+    );
+    const store = open();
+    expect(store.getTask('old')).toMatchObject({ id: 'old', paths: [] });
+    store.createTask(childTask('worker-1', 'old', 'worker', { paths: ['src/a.js'] }), 2);
+    expect(store.getTask('worker-1')?.paths).toEqual(['src/a.js']);
+    withRawConnection(path, (db) => {
+      expect(db.prepare("SELECT version FROM schema_versions WHERE part = 'tasks'").pluck().get()).toBe(2);
+      db.prepare("UPDATE tasks SET paths = 'not json' WHERE id = 'worker-1'").run();
+    });
+    expect(() => store.getTask('worker-1')).toThrow(/paths of task worker-1 .* are damaged/);
+  });
+
   it('keeps what was written across closing and reopening', () => {
     const store = open();
     store.createTask(rootTask(), 100);
@@ -257,8 +278,8 @@ describe('openSqliteTaskStore', () => {
     expect(() => open({}, app)).toThrow(/colony did not create \(it has a table "customers"/);
     open().close();
     withRawConnection(path, (db) => db.prepare("UPDATE schema_versions SET version = 9 WHERE part = 'tasks'").run());
-    expect(() => open()).toThrow(/version 9, newer than the version 1 this colony knows/);
-    expect(() => open({ readOnly: true })).toThrow(/version 9, newer than the version 1 this colony knows/);
+    expect(() => open()).toThrow(/version 9, newer than the version 2 this colony knows/);
+    expect(() => open({ readOnly: true })).toThrow(/version 9, newer than the version 2 this colony knows/);
   });
 });
 

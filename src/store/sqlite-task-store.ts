@@ -2,7 +2,7 @@ import type Database from 'better-sqlite3';
 import type { Handoff } from '../events/handoff.js';
 import { openReadOnlyStoreConnection, openSqliteStoreConnection } from './sqlite-connection.js';
 import { TASK_TABLE_SCHEMA } from './sqlite-task-schema.js';
-import { INBOX_COLUMNS, TASK_COLUMNS, handoffToJson, messageFromRow, taskFromRow } from './sqlite-task-rows.js';
+import { INBOX_COLUMNS, TASK_COLUMNS, handoffToJson, messageFromRow, pathsToJson, taskFromRow } from './sqlite-task-rows.js';
 import type { InboxRow, TaskRow } from './sqlite-task-rows.js';
 import type { ClaimRequest, CompleteResult, InboxMessage, NewTask, TaskRecord, TaskStore } from './task-store.js';
 
@@ -75,6 +75,7 @@ class SqliteTaskStore implements TaskStore {
   createTask(task: NewTask, now: number): TaskRecord {
     this.checkWritable();
     checkTime('createTask now', now);
+    const pathsJson = pathsToJson(task.id, task.paths);
     return this.inTransaction(() => {
       if (this.taskRow(task.id) !== undefined) {
         throw new Error(`A task with id ${task.id} already exists in ${this.path}; every task needs a new id.`);
@@ -90,8 +91,8 @@ class SqliteTaskStore implements TaskStore {
         pausedAncestors = parent.pausedAncestors + parent.paused;
       }
       const row = this.statement(
-        'INSERT INTO tasks (id, run_id, parent_task_id, created_by, kind, title, body, scope, retry_of, ' +
-          "status, attempt, created_at, paused_ancestors) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 'open', 0, ?, ?) " +
+        'INSERT INTO tasks (id, run_id, parent_task_id, created_by, kind, title, body, scope, retry_of, paths, ' +
+          "status, attempt, created_at, paused_ancestors) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'open', 0, ?, ?) " +
           `RETURNING ${TASK_COLUMNS}`,
       ).get(
         task.id,
@@ -103,6 +104,7 @@ class SqliteTaskStore implements TaskStore {
         task.body,
         task.scope,
         task.retryOf,
+        pathsJson,
         now,
         pausedAncestors,
       ) as TaskRow;

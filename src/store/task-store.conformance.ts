@@ -57,6 +57,7 @@ export function describeTaskStoreConformance(name: string, open: () => TaskStore
       const created = store.createTask(input, 1_234);
       const expected: TaskRecord = {
         ...input,
+        paths: [],
         status: 'open',
         attempt: 0,
         leaseHolder: null,
@@ -69,6 +70,20 @@ export function describeTaskStoreConformance(name: string, open: () => TaskStore
       expect(store.getTask('worker-1')).toEqual(expected);
       expect(store.getTask(ROOT)).toMatchObject({ ...rootTask(), status: 'open', createdAt: 100 });
       expect(store.getTask('no-such-task')).toBeNull();
+    });
+
+    it('keeps the paths a task declared, in order, through every later change of the task', () => {
+      const paths = ['src/text/pad.js', 'src/text/', 'docs/naïve café.md'];
+      store.createTask(childTask('worker-1', ROOT, 'worker', { paths }), 200);
+      store.createTask(childTask('worker-2', ROOT, 'worker', { paths: [] }), 210);
+      expect(store.getTask('worker-1')?.paths).toEqual(paths);
+      expect(store.getTask('worker-2')?.paths).toEqual([]);
+      const claimed = store.claim(request('runner-a', 300));
+      expect(claimed).toMatchObject({ id: 'worker-1', paths });
+      store.complete('worker-1', 'runner-a', handoffOf('done', 'built'), 400);
+      expect(store.listTasks(RUN_ID).map((task) => task.paths)).toEqual([[], paths, []]);
+      const reopened = underTest.reopen?.();
+      if (reopened !== undefined) expect(reopened.getTask('worker-1')?.paths).toEqual(paths);
     });
 
     it('lists the tasks of one run in creation order', () => {

@@ -23,9 +23,16 @@ export interface NewTask {
   readonly scope: string | null;
   /** The task this one retries, if any. */
   readonly retryOf: string | null;
+  /**
+   * The files or folders (a folder ends in `/`) the task expects to change, as its planner
+   * declared them; none when left out.
+   */
+  readonly paths?: readonly string[];
 }
 
 export interface TaskRecord extends NewTask {
+  /** As declared when the task was created, in that order; empty when none were. */
+  readonly paths: readonly string[];
   readonly status: TaskStatus;
   /** How many times the task has been claimed. */
   readonly attempt: number;

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 import { handoffStatusSchema, type HandoffStatus } from '../events/handoff.js';
+import { overlapText } from './task-overlap-text.js';
 import type { AnyTool, Tool, ToolResult } from './tool.js';
 
 function description(name: string): string {
@@ -17,24 +18,53 @@ export interface FinishReport {
   readonly followUps: readonly string[];
 }
 
-export type Published = { readonly ok: true; readonly taskId: string } | { readonly ok: false; readonly error: string };
+/** A task still in flight whose paths meet those a new task declared. */
+export interface TaskOverlap {
+  readonly taskId: string;
+  readonly title: string;
+  /** A planner task meets through the scope it was delegated. */
+  readonly kind: 'worker' | 'planner';
+  readonly state: 'open' | 'running';
+  /** Its declared paths (its scope, for a planner task) that meet the new task's: the same, a folder over one, or under one. */
+  readonly declared: readonly string[];
+  /** The files its workers changed so far that meet the new task's paths. */
+  readonly touched: readonly string[];
+}
+
+export type Published =
+  | {
+      readonly ok: true;
+      readonly taskId: string;
+      /** Tasks in flight the new one may conflict with; it was published all the same. */
+      readonly overlaps: readonly TaskOverlap[];
+    }
+  | { readonly ok: false; readonly error: string };
 
 /**
  * What a planner's role tools act on: the store, seen from one planner. The planner never
  * learns who takes its tasks; it only gets their ids back.
  */
 export interface PlannerBoard {
-  createTask(input: { title: string; brief: string; retryOf: string | null }): Published;
+  /** `paths`: the files or folders the task expects to change, as the planner gave them; may be empty. */
+  createTask(input: { title: string; brief: string; retryOf: string | null; paths: readonly string[] }): Published;
   delegate(input: { title: string; scope: string; brief: string }): Published;
   writeScratchpad(content: string): void;
   setAndon(paused: boolean, reason: string): void;
   finish(report: FinishReport): void;
 }
 
+/** More than this many paths is a folder's worth: declare the folder. */
+const MAX_DECLARED_PATHS = 50;
+
 const createTaskParameters = z.object({
   title: z.string().trim().min(1).max(200).describe('A short name for the task.'),
   brief: z.string().trim().min(1).describe('Everything the worker needs to know, in Markdown.'),
   retry_of: z.string().min(1).optional().describe('The id of an earlier task this one retries.'),
+  paths: z
+    .array(z.string().trim().min(1))
+    .max(MAX_DECLARED_PATHS)
+    .optional()
+    .describe('The files or folders (ending in /) the task expects to change, relative to the repository root.'),
 });
 
 const delegateParameters = z.object({
@@ -66,10 +96,9 @@ const finishParameters = z.object({
 
 function publishedResult(published: Published, firstLine: (taskId: string) => string): ToolResult {
   if (!published.ok) return { ok: false, error: published.error };
-  return {
-    ok: true,
-    output: `${firstLine(published.taskId)}\nIts handoff will arrive as a message in this conversation when it ends.`,
-  };
+  const lines = [firstLine(published.taskId), 'Its handoff will arrive as a message in this conversation when it ends.'];
+  if (published.overlaps.length > 0) lines.push(overlapText(published.overlaps));
+  return { ok: true, output: lines.join('\n') };
 }
 
 /** The planner's role tools, bound to its board: create_task, delegate, write_scratchpad, andon, finish. */
@@ -79,7 +108,10 @@ export function createPlannerRoleTools(board: PlannerBoard): AnyTool[] {
     description: description('create-task'),
     parameters: createTaskParameters,
     execute: async (input) =>
-      publishedResult(board.createTask({ title: input.title, brief: input.brief, retryOf: input.retry_of ?? null }), (id) => `Created task ${id}: ${input.title}`),
+      publishedResult(
+        board.createTask({ title: input.title, brief: input.brief, retryOf: input.retry_of ?? null, paths: input.paths ?? [] }),
+        (id) => `Created task ${id}: ${input.title}`,
+      ),
   };
   const delegate: Tool<z.infer<typeof delegateParameters>> = {
     name: 'delegate',

@@ -1,6 +1,7 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { ColonyEvent } from '../../src/events/event-types.js';
 import { createExampleRepository, runCli, type ExampleRepository } from '../support/example-repository.js';
 import { expectGreenRun } from '../support/run-checks.js';
 
@@ -26,12 +27,29 @@ describe('colony run', () => {
     expect(repo.git('rev-parse', 'main').trim()).toBe(outcome.main);
     // The user's checkout is brought up to main at the end: nothing shows as changed.
     expect(repo.git('status', '--porcelain')).toBe('');
-    const { status: found } = await expectGreenRun(repo);
+    const { status: found, tasks } = await expectGreenRun(repo);
     const root = found.agents.find((agent) => agent.role === 'root-planner');
     expect(found.agents.filter((agent) => agent.role === 'worker').every((worker) => worker.parentId === root?.id)).toBe(true);
 
     const text = await runCli(['status', '--repo', repo.dir]);
     expect(text.stdout).toMatch(/root-planner planner-\S+ +done/);
+
+    // The sim planner declared each task's files; colony recorded and stored them, and told it of overlaps.
+    const events = (await runCli(['events', '--repo', repo.dir, '--json', '--type', 'task.created,tool.ended,agent.nudged'])).stdout
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as ColonyEvent);
+    const created = events.flatMap((event) => (event.type === 'task.created' && event.data.kind === 'worker' ? [event.data] : []));
+    expect(created.length).toBeGreaterThanOrEqual(12);
+    for (const task of created) {
+      const module = task.title.replace(/^(Build|Fix) /, '').split(':')[0] ?? '';
+      expect(task.paths).toEqual([module, module.replace(/\.js$/, '.test.js'), 'src/index.js']);
+      expect(tasks.find((stored) => stored.id === task.taskId)?.paths).toEqual(task.paths);
+    }
+    const overlaps = events.filter((event) => event.type === 'tool.ended' && event.data.name === 'create_task' && event.data.output.includes('Overlap:'));
+    expect(overlaps.length).toBeGreaterThan(0);
+    const notices = events.filter((event) => event.type === 'agent.nudged' && event.agentId === root?.id && event.data.message.startsWith('Files in flight'));
+    expect(notices.at(-1)).toMatchObject({ data: { message: expect.stringMatching(/- src\/index\.js: \d+ landings/) } });
   }, RUN_TIMEOUT_MS);
 
   it('still finishes green when workers write bugs, send malformed calls and die; the dead ones are retried', async () => {

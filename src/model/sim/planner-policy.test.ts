@@ -53,6 +53,9 @@ describe('simPlannerTurn: the first turn', () => {
       expect(modulePaths(String(call.args.brief))).toEqual([[...text, 'src/version.js'][index]]);
       expect(String(call.args.brief)).toMatch(/^Build `src\/.*node:test file next to it.*re-export.*`node --test`.*merge to main.*hand off/s);
       expect(call.args.retry_of).toBeUndefined();
+      // It declares the files its brief names: the module, its test file and the index.
+      const module = [...text, 'src/version.js'][index] ?? '';
+      expect(call.args.paths).toEqual([module, module.replace(/\.js$/, '.test.js'), 'src/index.js']);
     }
     expect(answer.toolCalls.map((call) => call.id)).toEqual(['call_0_0', 'call_0_1', 'call_0_2', 'call_0_3', 'call_0_4', 'call_0_5']);
   });

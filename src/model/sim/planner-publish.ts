@@ -3,7 +3,8 @@ import { buildBrief, delegateBrief, fixBrief } from './planner-briefs.js';
 import type { ModuleRecord, PlannerLedger } from './planner-ledger.js';
 import { describePlan, plural, splitModules } from './planner-plan.js';
 import type { PlannerCall } from './planner-tool-calls.js';
-import type { Scenario } from './scenario.js';
+import type { Scenario, ScenarioModule } from './scenario.js';
+import { testPathFor } from './scenario.js';
 
 /** Tasks (worker, delegated or fix) that may carry one module before the planner gives it up. */
 export const MAX_ATTEMPTS = 6;
@@ -40,16 +41,21 @@ export function publishCalls(scenario: Scenario, ledger: PlannerLedger, base: st
     const { module } = record;
     if (record.phase === 'failing') {
       const brief = fixBrief(project, module, record.failingTests, history(record));
-      calls.push({ name: 'create_task', input: { title: `Fix ${module.path}: its tests fail on main`, brief } });
+      calls.push({ name: 'create_task', input: { title: `Fix ${module.path}: its tests fail on main`, brief, paths: pathsOf(project, module) } });
     } else if (record.latestTask?.kind === 'worker') {
       const brief = buildBrief(project, module, history(record));
-      calls.push({ name: 'create_task', input: { title: `Build ${module.path}`, brief, retry_of: record.latestTask.id } });
+      calls.push({ name: 'create_task', input: { title: `Build ${module.path}`, brief, retry_of: record.latestTask.id, paths: pathsOf(project, module) } });
     } else if (split.tasks.includes(module)) {
       const brief = buildBrief(project, module, record.attempts > 0 ? history(record) : null);
-      calls.push({ name: 'create_task', input: { title: `Build ${module.path}`, brief } });
+      calls.push({ name: 'create_task', input: { title: `Build ${module.path}`, brief, paths: pathsOf(project, module) } });
     }
   }
   return calls;
+}
+
+/** The files a task on `module` changes, as its brief names them: the module, its test file, the index. */
+function pathsOf(project: Scenario['project'], module: ScenarioModule): string[] {
+  return [module.path, testPathFor(module.path), project.index];
 }
 
 function history(record: ModuleRecord): EarlierAttempt {
