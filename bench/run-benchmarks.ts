@@ -2,6 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { cpus, totalmem } from 'node:os';
 import type { BenchRow } from './bench-row.js';
+import { benchDependencyLayers } from './dependency-layer.bench.js';
 import { benchEventAppend } from './event-append.bench.js';
 import { benchToolCallOverhead } from './tool-call-overhead.bench.js';
 import { benchManyAgents, benchTreeAt64, benchTreeRun, benchTreeWithFaults } from './tree-run.bench.js';
@@ -19,6 +20,7 @@ const allSuites: { name: string; title: string; run: () => Promise<BenchRow[]> }
   { name: 'tree-faults', title: 'The tree with faults: the large example with bugs, malformed calls and crashes', run: benchTreeWithFaults },
   { name: 'many-agents', title: 'Memory with 500 agents at once', run: benchManyAgents },
   { name: 'files-in-flight', title: 'Files in flight: what planners’ conflict avoidance costs', run: benchWorkInFlight },
+  { name: 'deps', title: 'Shared dependency installs: disk and time per workspace', run: benchDependencyLayers },
 ];
 
 // `npm run bench -- tree many-agents` runs only those; no names runs them all.

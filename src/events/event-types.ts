@@ -120,6 +120,26 @@ const bodies = [
     data: z.object({ path: z.string(), kept: z.boolean() }),
   }),
   z.object({
+    /** The run's shared install of the repository's dependencies is ready (made now, or reused from an earlier run). */
+    type: z.literal('dependencies.prepared'),
+    data: z.object({ key: z.string(), layerDir: z.string(), reused: z.boolean(), bytes: z.number(), durationMs: z.number() }),
+  }),
+  z.object({
+    /** There is no shared install for the run (or for one workspace), and why; agents install their own if they need one. */
+    type: z.literal('dependencies.skipped'),
+    data: z.object({ reason: z.string() }),
+  }),
+  z.object({
+    /** The shared install was hard-linked into a new workspace. */
+    type: z.literal('dependencies.linked'),
+    data: z.object({ path: z.string(), files: z.number().int(), durationMs: z.number() }),
+  }),
+  z.object({
+    /** Old shared installs were deleted from the cache. */
+    type: z.literal('dependencies.collected'),
+    data: z.object({ removed: z.array(z.string()), problems: z.array(z.string()) }),
+  }),
+  z.object({
     type: z.literal('merge.attempted'),
     data: z.object({ branch: z.string(), mainBefore: z.string(), attempt: z.number().int() }),
   }),

@@ -43,6 +43,16 @@ export function describeEvent(event: ColonyEvent): string {
       return `workspace ${event.data.branch} at ${event.data.baseCommit.slice(0, 12)} in ${seconds(event.data.durationMs)}`;
     case 'workspace.removed':
       return event.data.kept ? `workspace kept at ${event.data.path}` : 'workspace removed';
+    case 'dependencies.prepared':
+      return `dependencies ${event.data.reused ? 'reused' : 'installed'}: ${megabytes(event.data.bytes)} in ${seconds(event.data.durationMs)} (${event.data.key.slice(0, 12)})`;
+    case 'dependencies.skipped':
+      return `no shared dependencies: ${oneLine(event.data.reason)}`;
+    case 'dependencies.linked':
+      return `dependencies linked: ${event.data.files} file(s) in ${seconds(event.data.durationMs)}`;
+    case 'dependencies.collected': {
+      const problems = event.data.problems.length === 0 ? '' : `; ${event.data.problems.length} problem(s): ${oneLine(event.data.problems.join('; '))}`;
+      return `old dependency installs deleted: ${event.data.removed.length}${problems}`;
+    }
     case 'merge.attempted':
       return `merge attempt ${event.data.attempt} onto ${event.data.mainBefore.slice(0, 12)}`;
     case 'merge.landed':
@@ -93,6 +103,10 @@ function assertNever(value: never): never {
 
 function seconds(ms: number): string {
   return ms < 1000 ? `${Math.round(ms)}ms` : `${(ms / 1000).toFixed(1)}s`;
+}
+
+function megabytes(bytes: number): string {
+  return `${(bytes / 2 ** 20).toFixed(1)} MB`;
 }
 
 function oneLine(text: string, max = 120): string {

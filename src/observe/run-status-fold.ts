@@ -177,6 +177,10 @@ export function createRunStatusFold(options: RunStatusFoldOptions = {}): RunStat
       case 'tool.ended':
       case 'workspace.created':
       case 'workspace.removed':
+      case 'dependencies.prepared':
+      case 'dependencies.skipped':
+      case 'dependencies.linked':
+      case 'dependencies.collected':
       case 'merge.attempted':
       case 'merge.conflicted':
       case 'merge.checked':

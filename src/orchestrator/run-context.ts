@@ -15,6 +15,11 @@ export interface RunContext {
   readonly wakeups: Wakeups;
   /** Workers' workspaces are made in here. */
   readonly workspacesDir: string;
+  /**
+   * The run's shared install of the repository's dependencies, linked into each new worker
+   * workspace; null or absent when the run has none.
+   */
+  readonly dependencyLayer?: string | null;
   /** Planners' views of main are made in here. */
   readonly viewsDir: string;
   readonly workerModel: ChatModel;

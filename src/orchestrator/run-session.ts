@@ -17,6 +17,7 @@ import { checkMain, type MainCheck } from './main-check.js';
 import type { RunContext } from './run-context.js';
 import { createWorkInFlight } from './work-in-flight.js';
 import { prepareSession } from './session-prelude.js';
+import { prepareSharedDependencies } from './shared-dependencies.js';
 import { eventsDatabasePath } from './state-directory.js';
 import { runTasks } from './task-runner.js';
 import { Wakeups } from './wakeups.js';
@@ -35,6 +36,8 @@ export interface RunSessionOptions {
   readonly mergeCheck?: string;
   /** How long a lease lasts without a heartbeat. */
   readonly leaseMs?: number;
+  /** Install the trunk's npm dependencies once and link them into every worker's workspace; true when not given. */
+  readonly sharedDependencies?: boolean;
   readonly signal?: AbortSignal;
   readonly onEvent?: (event: ColonyEvent) => void;
 }
@@ -106,6 +109,18 @@ async function runInRepository(
   const closeOnExit = () => events.close();
   process.once('exit', closeOnExit);
   try {
+    const system = createAgentRecorder(events, runId, 'system', options.onEvent);
+    system.record({ type: 'run.started', data: { mode: 'run', repo: repo.root, model: options.workerModel.spec, title: goal.title } });
+    // The install below can take minutes; the run's start is on disk before it.
+    system.flush();
+    const dependencyLayer = await prepareSharedDependencies({
+      repo,
+      commit: startCommit,
+      stateDir,
+      enabled: options.sharedDependencies !== false,
+      record: system.record,
+      signal,
+    });
     const context: RunContext = {
       runId,
       repo,
@@ -113,6 +128,7 @@ async function runInRepository(
       tasks,
       wakeups: new Wakeups(),
       workspacesDir: join(stateDir, 'workspaces'),
+      dependencyLayer,
       viewsDir: join(stateDir, 'views'),
       workerModel: options.workerModel,
       plannerModel: options.plannerModel,
@@ -123,8 +139,6 @@ async function runInRepository(
       workInFlight: createWorkInFlight(events, runId),
       ...(options.onEvent === undefined ? {} : { onEvent: options.onEvent }),
     };
-    const system = createAgentRecorder(events, runId, 'system', options.onEvent);
-    system.record({ type: 'run.started', data: { mode: 'run', repo: repo.root, model: options.workerModel.spec, title: goal.title } });
     const root = tasks.createTask(
       { id: newShortId('task'), runId, parentTaskId: null, createdBy: null, kind: 'planner', title: goal.title, body: goal.body, scope: null, retryOf: null },
       Date.now(),

@@ -13,6 +13,7 @@ import { createWorkspace, keepWorkspace, removeWorkspace } from '../workspace/wo
 import { unmergedWork } from '../workspace/workspace-status.js';
 import { commandMergeCheck } from './merge-check.js';
 import { createAgentRecorder, endAgent } from './agent-recorder.js';
+import { linkSharedDependencies } from './shared-dependencies.js';
 
 const WORKER_PROMPT = readFileSync(new URL('./prompts/worker.md', import.meta.url), 'utf8').trim();
 
@@ -31,6 +32,8 @@ export interface RunWorkerTaskOptions {
   readonly runId: string;
   /** Where workspaces are made, one folder each. */
   readonly workspacesDir: string;
+  /** A shared dependency layer to link into the new workspace (see `linkDependencyLayer`); none when null or absent. */
+  readonly dependencyLayer?: string | null;
   readonly maxSteps: number;
   readonly signal?: AbortSignal;
   /** Told every event as it is recorded, for live progress. */
@@ -73,6 +76,9 @@ export async function runWorkerTask(options: RunWorkerTaskOptions): Promise<Work
       durationMs: Math.round(performance.now() - started),
     },
   });
+  if (options.dependencyLayer !== undefined && options.dependencyLayer !== null) {
+    await linkSharedDependencies(workspace.path, options.dependencyLayer, recorder.record);
+  }
 
   let submitted: Handoff | null = null;
   const landed: string[] = [];

@@ -154,6 +154,7 @@ async function execute(context: RunContext, task: TaskRecord, signal: AbortSigna
       task: { id: task.id, title: task.title, body: task.body },
       runId: context.runId,
       workspacesDir: context.workspacesDir,
+      dependencyLayer: context.dependencyLayer ?? null,
       maxSteps: context.workerMaxSteps,
       signal,
       ...(context.mergeCheck === null ? {} : { mergeCheck: context.mergeCheck }),

@@ -12,6 +12,7 @@ import { readBriefFile } from './brief-file.js';
 import { startCheckoutSync } from './checkout-sync.js';
 import { runWorkerTask } from './run-worker-task.js';
 import { prepareSession } from './session-prelude.js';
+import { prepareSharedDependencies } from './shared-dependencies.js';
 import { eventsDatabasePath } from './state-directory.js';
 
 export { defaultStateDir, eventsDatabasePath } from './state-directory.js';
@@ -23,6 +24,8 @@ export interface WorkSessionOptions {
   /** Defaults to `<repo>/.colony`. */
   readonly stateDir?: string;
   readonly maxSteps: number;
+  /** Install the trunk's npm dependencies once and link them into the worker's workspace; true when not given. */
+  readonly sharedDependencies?: boolean;
   readonly signal?: AbortSignal;
   readonly onEvent?: (event: ColonyEvent) => void;
 }
@@ -83,6 +86,14 @@ async function runInRepository(
       options.onEvent?.(event);
     };
     record({ type: 'run.started', data: { mode: 'work', repo: repo.root, model: options.model.spec, title: task.title } });
+    const dependencyLayer = await prepareSharedDependencies({
+      repo,
+      commit: startCommit,
+      stateDir,
+      enabled: options.sharedDependencies !== false,
+      record,
+      ...(options.signal === undefined ? {} : { signal: options.signal }),
+    });
     const result = await runWorkerTask({
       repo,
       store,
@@ -90,6 +101,7 @@ async function runInRepository(
       task: { id: newShortId('task'), title: task.title, body: task.body },
       runId,
       workspacesDir: join(stateDir, 'workspaces'),
+      dependencyLayer,
       maxSteps: options.maxSteps,
       onLanded: () => checkout.afterLanding(),
       ...(options.signal === undefined ? {} : { signal: options.signal }),

@@ -19,6 +19,8 @@ interface RunFlags {
   readonly maxSteps: number;
   readonly plannerMaxSteps: number;
   readonly mergeCheck?: string;
+  /** False with `--no-shared-deps`. */
+  readonly sharedDeps: boolean;
   readonly json?: boolean;
   readonly quiet?: boolean;
   readonly verbose?: boolean;
@@ -28,6 +30,8 @@ interface RunFlags {
 const PROGRESS_EVENTS: ReadonlySet<EventType> = new Set<EventType>([
   'run.started',
   'run.ended',
+  'dependencies.prepared',
+  'dependencies.skipped',
   'agent.started',
   'agent.ended',
   'agent.failed',
@@ -56,6 +60,7 @@ export function registerRunCommand(program: Command, ctx: CommandContext): void 
     .option('--max-steps <n>', 'the most model calls one worker may make', positiveInteger, 100)
     .option('--planner-max-steps <n>', 'the most model calls one planner may make', positiveInteger, 1000)
     .option('--merge-check <command>', "a command each worker's merge must pass, run in its workspace on its work replayed onto main (off by default)", commandText)
+    .option('--no-shared-deps', "do not install the repository's npm dependencies once for all workers; each workspace starts without node_modules")
     .option('--json', 'print the outcome as JSON')
     .option('--quiet', 'print no progress lines')
     .option('--verbose', 'print a line for every event, not only the milestones')
@@ -97,6 +102,7 @@ async function run(ctx: CommandContext, goalPath: string, flags: RunFlags): Prom
     workerMaxSteps: flags.maxSteps,
     plannerMaxSteps: flags.plannerMaxSteps,
     ...(flags.mergeCheck === undefined ? {} : { mergeCheck: flags.mergeCheck }),
+    sharedDependencies: flags.sharedDeps,
     signal: ctx.signal,
     ...(showProgress ? { onEvent: progress } : {}),
   });

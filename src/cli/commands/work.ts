@@ -13,6 +13,8 @@ interface WorkFlags {
   readonly apiKeyEnv?: string;
   readonly state?: string;
   readonly maxSteps: number;
+  /** False with `--no-shared-deps`. */
+  readonly sharedDeps: boolean;
   readonly json?: boolean;
   readonly quiet?: boolean;
 }
@@ -28,6 +30,7 @@ export function registerWorkCommand(program: Command, ctx: CommandContext): void
     .option('--api-key-env <name>', 'the environment variable holding the API key')
     .option('--state <dir>', 'where colony keeps its state (default: <repo>/.colony)')
     .option('--max-steps <n>', 'the most model calls the worker may make', positiveInteger, 100)
+    .option('--no-shared-deps', "do not install the repository's npm dependencies once for all workers; each workspace starts without node_modules")
     .option('--json', 'print the handoff as JSON')
     .option('--quiet', 'print no progress lines')
     .action(async (taskPath: string, flags: WorkFlags) => {
@@ -56,6 +59,7 @@ async function work(ctx: CommandContext, taskPath: string, flags: WorkFlags): Pr
     model: resolved.model,
     ...(flags.state === undefined ? {} : { stateDir: resolve(ctx.cwd, flags.state) }),
     maxSteps: flags.maxSteps,
+    sharedDependencies: flags.sharedDeps,
     signal: ctx.signal,
     ...(showProgress ? { onEvent: (event) => event.type !== 'model.requested' && ctx.stderr(`${formatEventLine(event)}\n`) } : {}),
   });

@@ -1,0 +1,105 @@
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { ColonyEvent } from '../../src/events/event-types.js';
+import { createExampleRepository, runCli, type ExampleRepository } from '../support/example-repository.js';
+
+const TIMEOUT_MS = 180_000;
+
+let repo: ExampleRepository;
+
+/**
+ * A bundled example made into a Node project with one dependency, `x`, installed from a
+ * tarball committed under deps/ (so npm needs no network), node_modules ignored.
+ */
+function createNodeExample(example: string): ExampleRepository {
+  const repo = createExampleRepository(example);
+  const source = join(repo.dir, '..', 'x-source');
+  mkdirSync(source);
+  writeFileSync(join(source, 'package.json'), JSON.stringify({ name: 'x', version: '1.0.0', main: 'index.js' }));
+  writeFileSync(join(source, 'index.js'), 'module.exports = "x 1.0.0";\n');
+  mkdirSync(join(repo.dir, 'deps'));
+  const npm = (args: string[], cwd: string) => execFileSync('npm', args, { cwd, stdio: 'pipe', env: { ...process.env, npm_config_update_notifier: 'false' } });
+  npm(['pack', '--silent', '--pack-destination', join(repo.dir, 'deps')], source);
+  npm(['install', '--ignore-scripts', '--no-audit', '--no-fund', './deps/x-1.0.0.tgz'], repo.dir);
+  rmSync(join(repo.dir, 'node_modules'), { recursive: true });
+  writeFileSync(join(repo.dir, '.gitignore'), 'node_modules/\n');
+  repo.git('add', '-A');
+  repo.git('commit', '-q', '-m', 'Depend on x');
+  return repo;
+}
+
+afterEach(() => {
+  repo.cleanup();
+});
+
+async function eventsOf(dir: string): Promise<ColonyEvent[]> {
+  const result = await runCli(['events', '--repo', dir, '--json']);
+  return result.stdout
+    .trim()
+    .split('\n')
+    .map((line) => JSON.parse(line) as ColonyEvent);
+}
+
+function ofType<T extends ColonyEvent['type']>(events: readonly ColonyEvent[], type: T): Extract<ColonyEvent, { type: T }>[] {
+  return events.filter((event): event is Extract<ColonyEvent, { type: T }> => event.type === type);
+}
+
+describe('shared dependency installs in colony work', { timeout: TIMEOUT_MS }, () => {
+  beforeEach(() => {
+    repo = createNodeExample('text-kit');
+  });
+
+  it('installs once, links the install into the worker’s workspace, and reuses it in the next run', async () => {
+    const first = await runCli(['work', join(repo.dir, 'tasks', '01-pad.md'), '--repo', repo.dir, '--model', 'sim?seed=3', '--max-steps', '3', '--json']);
+    const kept = (JSON.parse(first.stdout) as { keptWorkspace: string }).keptWorkspace;
+    let events = await eventsOf(repo.dir);
+    const prepared = ofType(events, 'dependencies.prepared');
+    expect(prepared).toHaveLength(1);
+    expect(prepared[0]?.data.reused).toBe(false);
+    const linked = ofType(events, 'dependencies.linked');
+    expect(linked.map((event) => event.data.path)).toEqual([kept]);
+    expect(linked[0]?.agentId).toMatch(/^worker/);
+
+    // The kept workspace (its worker ran out of steps) has the dependency, and git lists only the worker's own files.
+    const required = execFileSync(process.execPath, ['-e', "process.stdout.write(require('x'))"], { cwd: kept, encoding: 'utf8' });
+    expect(required).toBe('x 1.0.0');
+    const status = execFileSync('git', ['status', '--porcelain', '--untracked-files=all'], { cwd: kept, encoding: 'utf8' });
+    expect(status).not.toContain('node_modules');
+
+    const second = await runCli(['work', join(repo.dir, 'tasks', '02-case.md'), '--repo', repo.dir, '--model', 'sim?seed=3', '--json']);
+    expect(second.code).toBe(0);
+    events = await eventsOf(repo.dir);
+    const reused = ofType(events, 'dependencies.prepared');
+    expect(reused.map((event) => event.data.reused)).toEqual([false, true]);
+    expect(reused[1]?.data.key).toBe(reused[0]?.data.key);
+    expect(repo.git('ls-tree', '-r', '--name-only', 'main')).not.toContain('node_modules');
+    expect(repo.git('status', '--porcelain')).toBe('');
+  });
+
+  it('does without the shared install with --no-shared-deps', async () => {
+    const result = await runCli(['work', join(repo.dir, 'tasks', '01-pad.md'), '--repo', repo.dir, '--model', 'sim?seed=3', '--no-shared-deps', '--json']);
+    expect(result.code).toBe(0);
+    const events = await eventsOf(repo.dir);
+    expect(ofType(events, 'dependencies.skipped').map((event) => event.data.reason)).toEqual([expect.stringMatching(/--no-shared-deps/)]);
+    expect(ofType(events, 'dependencies.prepared')).toEqual([]);
+    expect(ofType(events, 'dependencies.linked')).toEqual([]);
+  });
+});
+
+describe('shared dependency installs in colony run', { timeout: 300_000 }, () => {
+  it('prepares the install once for the run and links it into every worker’s workspace', async () => {
+    repo = createNodeExample('toolbox');
+    const result = await runCli(['run', join(repo.dir, 'GOAL.md'), '--repo', repo.dir, '--model', 'sim', '--workers', '4', '--json']);
+    expect(result.code).toBe(0);
+    const events = await eventsOf(repo.dir);
+    const prepared = ofType(events, 'dependencies.prepared');
+    expect(prepared.map((event) => [event.agentId, event.data.reused])).toEqual([['system', false]]);
+    const workerWorkspaces = ofType(events, 'workspace.created').filter((event) => event.agentId.startsWith('worker'));
+    expect(workerWorkspaces.length).toBeGreaterThan(1);
+    const linked = ofType(events, 'dependencies.linked');
+    expect(linked.map((event) => event.data.path).sort()).toEqual(workerWorkspaces.map((event) => event.data.path).sort());
+    expect(repo.git('ls-tree', '-r', '--name-only', 'main')).not.toContain('node_modules');
+  });
+});
