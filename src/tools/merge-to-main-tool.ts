@@ -45,7 +45,10 @@ export function createMergeToMainTool(
               `files: ${outcome.files.join(', ') || '(none)'}` +
               (outcome.autoResolved.length === 0
                 ? ''
-                : `\ncolony merged your appended lines after ${repo.trunk}'s in ${outcome.autoResolved.join(', ')}, where both sides only added lines at the end.`),
+                : `\ncolony merged your appended lines after ${repo.trunk}'s in ${outcome.autoResolved.join(', ')}, where both sides only added lines at the end.`) +
+              (outcome.workspaceBehind === undefined
+                ? ''
+                : `\nYour workspace still shows the files as they were before ${repo.trunk}'s latest changes (${outcome.workspaceBehind}); run \`git reset --keep ${repo.trunk}\` to catch up.`),
           };
         case 'conflicted':
           return {

@@ -4,7 +4,21 @@ import { createHash } from 'node:crypto';
  * git's object formats, read and written in-process: trees and commits are tiny, and building
  * them here instead of in a git process per step is what keeps a merge to a few spawns.
  * SHA-1 repositories only; the caller checks the repository's object format first.
+ *
+ * Names and commit texts are held as binary strings (latin1: one character per byte), so a
+ * file name or message that is not UTF-8 survives a rewrite byte for byte; `binaryText` and
+ * `readableText` convert at the edges.
  */
+
+/** A JS string as the binary string of its UTF-8 bytes. */
+export function binaryText(text: string): string {
+  return Buffer.from(text, 'utf8').toString('latin1');
+}
+
+/** A binary string decoded as UTF-8, for messages and events. */
+export function readableText(binary: string): string {
+  return Buffer.from(binary, 'latin1').toString('utf8');
+}
 
 export type ObjectType = 'blob' | 'tree' | 'commit' | 'tag';
 
@@ -36,7 +50,7 @@ export function parseTree(content: Buffer): TreeEntry[] {
     if (space < 0 || nul < 0 || nul + 21 > content.length) throw new Error('malformed tree object');
     entries.push({
       mode: content.toString('latin1', position, space),
-      name: content.toString('utf8', space + 1, nul),
+      name: content.toString('latin1', space + 1, nul),
       oid: content.toString('hex', nul + 1, nul + 21),
     });
     position = nul + 21;
@@ -46,18 +60,18 @@ export function parseTree(content: Buffer): TreeEntry[] {
 
 /** git's order for tree entries: by name bytes, a subtree sorting as if its name ended in '/'. */
 function sortKey(entry: TreeEntry): Buffer {
-  return Buffer.from(isTreeEntry(entry) ? `${entry.name}/` : entry.name, 'utf8');
+  return Buffer.from(isTreeEntry(entry) ? `${entry.name}/` : entry.name, 'latin1');
 }
 
 /** A tree object's content for `entries`, in git's order. */
 export function serializeTree(entries: readonly TreeEntry[]): Buffer {
   const sorted = entries.map((entry) => ({ entry, key: sortKey(entry) })).sort((a, b) => Buffer.compare(a.key, b.key));
   return Buffer.concat(
-    sorted.flatMap(({ entry }) => [Buffer.from(`${entry.mode} ${entry.name}\0`, 'utf8'), Buffer.from(entry.oid, 'hex')]),
+    sorted.flatMap(({ entry }) => [Buffer.from(`${entry.mode} ${entry.name}\0`, 'latin1'), Buffer.from(entry.oid, 'hex')]),
   );
 }
 
-/** The parts of a commit object colony reads and writes. Headers it does not know are dropped when rewriting. */
+/** The parts of a commit object colony reads and writes, as binary strings. Headers it does not know are dropped when rewriting. */
 export interface CommitObject {
   readonly tree: string;
   readonly parents: readonly string[];
@@ -70,7 +84,7 @@ export interface CommitObject {
 }
 
 export function parseCommit(content: Buffer): CommitObject {
-  const text = content.toString('utf8');
+  const text = content.toString('latin1');
   const split = text.indexOf('\n\n');
   const head = split < 0 ? text : text.slice(0, split);
   const message = split < 0 ? '' : text.slice(split + 2);
@@ -98,7 +112,7 @@ export function parseCommit(content: Buffer): CommitObject {
 export function serializeCommit(commit: CommitObject): Buffer {
   const lines = [`tree ${commit.tree}`, ...commit.parents.map((parent) => `parent ${parent}`), `author ${commit.author}`, `committer ${commit.committer}`];
   if (commit.encoding !== undefined) lines.push(`encoding ${commit.encoding}`);
-  return Buffer.from(`${lines.join('\n')}\n\n${commit.message}`, 'utf8');
+  return Buffer.from(`${lines.join('\n')}\n\n${commit.message}`, 'latin1');
 }
 
 /** An identity line as git writes it, `Name <email> <seconds> <+hhmm>`, at `time` in the local zone. */

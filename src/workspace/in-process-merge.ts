@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { COLONY_IDENTITY, describeFailure, runGit } from './git.js';
-import { identityLine, parseCommit, serializeCommit } from './git-objects.js';
+import { binaryText, identityLine, parseCommit, serializeCommit } from './git-objects.js';
 import type { CommitObject } from './git-objects.js';
 import { isDirectory } from './path-exists.js';
 import { privateGitDir } from './repository-objects.js';
@@ -93,9 +93,12 @@ export async function prepareWork(objects: RepositoryObjects, workspace: Workspa
 
   // The message exactly as given, as `git commit --cleanup=verbatim` would store it.
   const identity = colonyIdentityNow();
-  const pending: CommitObject = { tree: indexTree, parents: [branchCommit], author: identity, committer: identity, message };
+  const pending: CommitObject = { tree: indexTree, parents: [branchCommit], author: identity, committer: identity, message: binaryText(message) };
   const pendingOid = await objects.store.write('commit', serializeCommit(pending));
-  const moved = await objects.refs.swap([{ ref: `refs/heads/${workspace.branch}`, next: pendingOid, expected: branchCommit }]);
+  const branchSwap = { ref: `refs/heads/${workspace.branch}`, next: pendingOid, expected: branchCommit };
+  let moved = await objects.refs.swap([branchSwap]);
+  // A git that died before answering may or may not have moved the branch: look, then try once more.
+  if (!moved.ok && moved.unanswered) moved = (await objects.refs.readBranch(workspace.branch)) === pendingOid ? { ok: true } : await objects.refs.swap([branchSwap]);
   if (!moved.ok) return { kind: 'failed', error: `Could not commit the workspace's changes on ${workspace.branch}: ${moved.error}` };
   chain.push({ oid: pendingOid, commit: pending });
   return { kind: 'prepared', work: { chain, head: pendingOid, headTree: indexTree } };

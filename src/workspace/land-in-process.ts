@@ -80,13 +80,14 @@ async function swapInTurn(
   }
   if (tip === mainBefore) return alreadyThere(repo);
   const swapped = await objects.refs.swap([{ ref: `refs/heads/${repo.trunk}`, next: tip, expected: mainBefore }]);
-  if (swapped.ok) {
-    await objects.history.advanceTo(objects.store, tip);
-    return { status: 'landed', commit: tip, mainBefore, attempts: attempts.made, files: [], autoResolved: [...autoResolved], waitMs: 0 };
-  }
-  // Moved by another process, or being moved right now: a lost race worth another attempt.
+  const landed: TurnResult = { status: 'landed', commit: tip, mainBefore, attempts: attempts.made, files: [], autoResolved: [...autoResolved], waitMs: 0 };
+  if (swapped.ok) return landed;
   const after = await objects.refs.readBranch(repo.trunk);
-  if (after !== mainBefore || /\.lock'?: File exists/.test(swapped.error)) return { status: 'lost-race' };
+  // git can end after committing and before saying so: the trunk at the tip is a landing.
+  if (after === tip) return landed;
+  // Moved by another process, being moved right now, or a git that died before answering:
+  // worth another attempt, which reads the trunk afresh.
+  if (after !== mainBefore || swapped.unanswered || /\.lock'?: File exists/.test(swapped.error)) return { status: 'lost-race' };
   return { status: 'failed', error: `Could not move ${repo.trunk} to the merged commit: ${swapped.error}` };
 }
 
@@ -134,9 +135,18 @@ async function finishLanding(
   waitMs: number,
 ): Promise<MergeOutcome> {
   const { objects, workspace } = landing;
-  const [before, after] = await Promise.all([commitTree(objects, outcome.mainBefore), commitTree(objects, outcome.commit)]);
-  const files = await changedPaths(objects.store, before, after);
-  const landed = { ...outcome, files, waitMs };
+  // The trunk has moved: from here on nothing may turn the landing into a failure. What
+  // cannot be worked out (the files, if git's reader died) is left out rather than fatal.
+  let files: string[] = [];
+  try {
+    await objects.history.advanceTo(objects.store, outcome.commit);
+    const [before, after] = await Promise.all([commitTree(objects, outcome.mainBefore), commitTree(objects, outcome.commit)]);
+    files = await changedPaths(objects.store, before, after);
+  } catch {
+    files = [];
+  }
+  const moved = await moveWorkspaceTo(workspace, outcome.commit);
+  const landed = { ...outcome, files, waitMs, ...(moved.ok ? {} : { workspaceBehind: moved.error }) };
   landing.emit({
     type: 'merge.landed',
     data: {
@@ -150,8 +160,5 @@ async function finishLanding(
       via: 'in-process',
     },
   });
-  // The work is on the trunk whatever happens here; a workspace left behind is brought
-  // forward by its next merge (its commits replay to nothing new).
-  await moveWorkspaceTo(workspace, landed.commit);
   return landed;
 }

@@ -25,6 +25,11 @@ export type MergeOutcome =
       readonly autoResolved: string[];
       /** Milliseconds spent waiting for the trunk's turn (other merges landing first). */
       readonly waitMs: number;
+      /**
+       * Set when the work landed but the workspace could not be brought to the new trunk
+       * commit (git's reason); its next merge catches up, or `git reset --keep <trunk>` does.
+       */
+      readonly workspaceBehind?: string;
     }
   | { readonly status: 'conflicted'; readonly files: string[]; readonly mainBefore: string }
   | { readonly status: 'nothing-to-merge'; readonly reason: string }

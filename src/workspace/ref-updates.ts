@@ -12,11 +12,17 @@ export interface RefUpdates {
   readBranch(branch: string): Promise<string | null>;
   /**
    * Moves every ref in `updates` from its `expected` commit to its `next` one, all or none
-   * (one git transaction). 'moved' when a ref was not at `expected` (a lost race), with git's words.
+   * (one git transaction). 'moved' when a ref was not at `expected` (a lost race), with git's
+   * words; 'unanswered' when git ended without saying why (killed, or already dead when asked):
+   * the refs may or may not have moved, so read them before trying again.
    */
-  swap(updates: readonly RefSwap[]): Promise<{ readonly ok: true } | { readonly ok: false; readonly moved: boolean; readonly error: string }>;
+  swap(updates: readonly RefSwap[]): Promise<SwapResult>;
   close(): void;
 }
+
+export type SwapResult =
+  | { readonly ok: true }
+  | { readonly ok: false; readonly moved: boolean; readonly unanswered: boolean; readonly error: string };
 
 export interface RefSwap {
   /** A full ref name, `refs/heads/...`. */
@@ -27,9 +33,77 @@ export interface RefSwap {
 
 const OID = /^[0-9a-f]{40}$/;
 
-/** What `git update-ref --stdin` says for one transaction, line by line, until `commit: ok` or its death. */
+type TransactionResult = { ok: true } | { ok: false; error: string; unanswered: boolean };
+
+/** A transaction that has not answered in this long is taken as lost: the child is killed. */
+const TRANSACTION_TIMEOUT_MS = 30_000;
+
+/**
+ * One `git update-ref --stdin` child. Its end (an exit, a failure to start, a kill) is watched
+ * for its whole life, so a transaction sent to a child that died while idle fails at once
+ * instead of waiting for an answer that cannot come.
+ */
+class UpdateRefChild {
+  readonly process: ReturnType<typeof spawnGit>;
+  ended = false;
+  private stdout = '';
+  private stderr = '';
+  private current: ((result: TransactionResult) => void) | null = null;
+
+  constructor(cwd: string, message: string) {
+    this.process = spawnGit(cwd, ['update-ref', '-m', message, '--stdin']);
+    this.process.stdin.on('error', () => undefined);
+    this.process.stdout.on('data', (chunk: Buffer) => {
+      this.stdout += chunk.toString('utf8');
+      if (/^commit: ok$/m.test(this.stdout)) this.settle({ ok: true });
+    });
+    this.process.stderr.on('data', (chunk: Buffer) => {
+      this.stderr += chunk.toString('utf8');
+    });
+    this.process.on('error', (error) => this.end(error.message));
+    // 'close', not 'exit': by then everything git wrote to stderr (its reason) has arrived.
+    this.process.on('close', (code, signal) => this.end(`git update-ref --stdin ended (${code ?? signal ?? 'unknown'})`));
+    setKeepsProcessAlive(this.process, false);
+  }
+
+  /** Runs one transaction; the caller never sends the next before this one settled. */
+  run(lines: readonly string[]): Promise<TransactionResult> {
+    if (this.ended) return Promise.resolve({ ok: false, error: this.stderr.trim() || 'git update-ref --stdin had ended', unanswered: this.stderr.trim() === '' });
+    return new Promise((resolve) => {
+      this.stdout = '';
+      this.stderr = '';
+      const timer = setTimeout(() => this.end(`git update-ref --stdin did not answer within ${TRANSACTION_TIMEOUT_MS / 1000} s`), TRANSACTION_TIMEOUT_MS);
+      this.current = (result) => {
+        clearTimeout(timer);
+        resolve(result);
+      };
+      setKeepsProcessAlive(this.process, true);
+      this.process.stdin.write(['start', ...lines, 'prepare', 'commit', ''].join('\n'));
+    });
+  }
+
+  end(reason: string): void {
+    if (!this.ended) {
+      this.ended = true;
+      this.process.stdin.end();
+      this.process.kill();
+    }
+    // A failed transaction ends the process (git dies on a failed prepare), with its reason on stderr.
+    const said = this.stderr.trim();
+    this.settle({ ok: false, error: said || reason, unanswered: said === '' });
+  }
+
+  private settle(result: TransactionResult): void {
+    const current = this.current;
+    this.current = null;
+    setKeepsProcessAlive(this.process, false);
+    current?.(result);
+  }
+}
+
+/** Transactions through a long-lived `git update-ref --stdin`, one at a time, started anew after each failure. */
 class UpdateRefProcess {
-  private child: ReturnType<typeof spawnGit> | null = null;
+  private child: UpdateRefChild | null = null;
   private queue: Promise<unknown> = Promise.resolve();
 
   constructor(
@@ -38,8 +112,11 @@ class UpdateRefProcess {
   ) {}
 
   /** Runs one transaction; transactions never interleave. */
-  transaction(lines: readonly string[]): Promise<{ ok: true } | { ok: false; error: string }> {
-    const run = this.queue.then(() => this.run(lines));
+  transaction(lines: readonly string[]): Promise<TransactionResult> {
+    const run = this.queue.then(() => {
+      if (this.child === null || this.child.ended) this.child = new UpdateRefChild(this.cwd, this.message);
+      return this.child.run(lines);
+    });
     this.queue = run.catch(() => undefined);
     return run;
   }
@@ -47,51 +124,10 @@ class UpdateRefProcess {
   close(): void {
     const child = this.child;
     this.child = null;
-    if (child !== null) {
-      child.stdin.end();
-      setKeepsProcessAlive(child, false);
+    if (child !== null && !child.ended) {
+      child.process.stdin.end();
+      setKeepsProcessAlive(child.process, false);
     }
-  }
-
-  private run(lines: readonly string[]): Promise<{ ok: true } | { ok: false; error: string }> {
-    const child = this.process();
-    return new Promise((resolve) => {
-      let stdout = '';
-      let stderr = '';
-      const finish = (result: { ok: true } | { ok: false; error: string }): void => {
-        child.stdout.off('data', onOut);
-        child.stderr.off('data', onErr);
-        child.off('exit', onExit);
-        setKeepsProcessAlive(child, false);
-        resolve(result);
-      };
-      const onOut = (chunk: Buffer): void => {
-        stdout += chunk.toString('utf8');
-        if (/^commit: ok$/m.test(stdout)) finish({ ok: true });
-      };
-      const onErr = (chunk: Buffer): void => {
-        stderr += chunk.toString('utf8');
-      };
-      // A failed transaction ends the process (git dies on a failed prepare); the next one starts anew.
-      const onExit = (code: number | null, signal: NodeJS.Signals | null): void => {
-        if (this.child === child) this.child = null;
-        finish({ ok: false, error: stderr.trim() || `git update-ref --stdin ended (${code ?? signal ?? 'unknown'})` });
-      };
-      child.stdout.on('data', onOut);
-      child.stderr.on('data', onErr);
-      child.on('exit', onExit);
-      setKeepsProcessAlive(child, true);
-      child.stdin.write(['start', ...lines, 'prepare', 'commit', ''].join('\n'));
-    });
-  }
-
-  private process(): ReturnType<typeof spawnGit> {
-    if (this.child !== null) return this.child;
-    const child = spawnGit(this.cwd, ['update-ref', '-m', this.message, '--stdin']);
-    child.stdin.on('error', () => undefined);
-    child.on('error', () => undefined);
-    this.child = child;
-    return child;
   }
 }
 
@@ -124,12 +160,12 @@ class FilesRefUpdates implements RefUpdates {
     return result.code === 0 && OID.test(commit) ? commit : null;
   }
 
-  async swap(updates: readonly RefSwap[]) {
+  async swap(updates: readonly RefSwap[]): Promise<SwapResult> {
     const lines = updates.map((update) => `update ${update.ref} ${update.next} ${update.expected}`);
     const result = await this.updater.transaction(lines);
-    if (result.ok) return { ok: true } as const;
+    if (result.ok) return { ok: true };
     const moved = /but expected|unable to resolve reference|cannot lock ref/.test(result.error);
-    return { ok: false, moved, error: result.error } as const;
+    return { ok: false, moved, unanswered: result.unanswered, error: result.error };
   }
 
   close(): void {

@@ -20,7 +20,8 @@ const opened = new Map<string, Promise<RepositoryObjects | null>>();
 
 /**
  * The shared object access for `repo`, or null when in-process merging cannot be used for it:
- * a repository whose objects are not SHA-1, or whose refs are not stored as files.
+ * a git older than 2.27, a repository whose objects are not SHA-1, or whose refs are not
+ * stored as files.
  */
 export function repositoryObjects(repo: Repository): Promise<RepositoryObjects | null> {
   let objects = opened.get(repo.gitDir);
@@ -31,7 +32,16 @@ export function repositoryObjects(repo: Repository): Promise<RepositoryObjects |
   return objects;
 }
 
+/** `update-ref --stdin` transactions (`start`, `prepare`, `commit`) came with git 2.27. */
+function supportsTransactions(versionOutput: string): boolean {
+  const match = /git version (\d+)\.(\d+)/.exec(versionOutput);
+  if (match === null) return false;
+  const [major, minor] = [Number(match[1]), Number(match[2])];
+  return major > 2 || (major === 2 && minor >= 27);
+}
+
 async function openRepositoryObjects(repo: Repository): Promise<RepositoryObjects | null> {
+  if (!supportsTransactions((await runGit(repo.root, ['version'])).stdout)) return null;
   const format = await runGit(repo.root, ['rev-parse', '--show-object-format']);
   if (format.code !== 0 || format.stdout.trim() !== 'sha1') return null;
   const refFormat = await runGit(repo.root, ['config', '--get', 'extensions.refStorage']);

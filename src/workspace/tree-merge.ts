@@ -1,5 +1,5 @@
 import { mergeAppendOnly } from './append-only-merge.js';
-import { isTreeEntry } from './git-objects.js';
+import { isTreeEntry, readableText } from './git-objects.js';
 import type { TreeEntry } from './git-objects.js';
 import type { ObjectStore } from './object-store.js';
 
@@ -33,10 +33,13 @@ function byName(entries: readonly TreeEntry[]): Map<string, TreeEntry> {
   return new Map(entries.map((entry) => [entry.name, entry]));
 }
 
-/** The text of a blob, or null when it is binary or not valid UTF-8 (such files are never merged here). */
+/** Files larger than this are left to git: merging them here would hold the trunk's turn. */
+const MERGEABLE_BYTES = 1024 * 1024;
+
+/** The text of a blob, or null when it is binary, not valid UTF-8 or large (such files are never merged here). */
 async function blobText(store: ObjectStore, oid: string): Promise<string | null> {
   const object = await store.read(oid);
-  if (object === null || object.type !== 'blob') return null;
+  if (object === null || object.type !== 'blob' || object.content.length > MERGEABLE_BYTES) return null;
   const text = object.content.toString('utf8');
   return Buffer.byteLength(text, 'utf8') === object.content.length && Buffer.from(text, 'utf8').equals(object.content) ? text : null;
 }
@@ -48,7 +51,7 @@ async function mergeFiles(state: MergeState, path: string, base: TreeEntry, ours
   const merged = mergeAppendOnly(baseText, oursText, theirsText);
   if (merged === null) return null;
   const oid = await state.store.write('blob', Buffer.from(merged, 'utf8'));
-  state.autoResolved.push(path);
+  state.autoResolved.push(readableText(path));
   return { name: ours.name, mode: ours.mode, oid };
 }
 
@@ -71,7 +74,7 @@ async function mergeEntry(
     const merged = await mergeFiles(state, path, base, ours, theirs);
     if (merged !== null) return merged;
   }
-  state.conflict = path;
+  state.conflict = readableText(path);
   return undefined;
 }
 
@@ -105,7 +108,12 @@ export async function mergeTrees(store: ObjectStore, base: string, ours: string,
 }
 
 /** The paths of files (and symlinks, submodules) that differ between two trees, subtrees that match skipped whole. */
-export async function changedPaths(store: ObjectStore, from: string, to: string, prefix = ''): Promise<string[]> {
+export async function changedPaths(store: ObjectStore, from: string, to: string): Promise<string[]> {
+  return (await changedPathsBelow(store, from, to, '')).sort();
+}
+
+/** `prefix` is a binary string (see git-objects.ts); the paths returned are readable. */
+async function changedPathsBelow(store: ObjectStore, from: string, to: string, prefix: string): Promise<string[]> {
   if (from === to) return [];
   const [fromEntries, toEntries] = await Promise.all([store.readTree(from), store.readTree(to)]);
   const fromByName = byName(fromEntries);
@@ -119,11 +127,11 @@ export async function changedPaths(store: ObjectStore, from: string, to: string,
     const beforeTree = before !== undefined && isTreeEntry(before) ? before.oid : null;
     const afterTree = after !== undefined && isTreeEntry(after) ? after.oid : null;
     if (beforeTree !== null || afterTree !== null) {
-      paths.push(...(await changedPaths(store, beforeTree ?? EMPTY_TREE, afterTree ?? EMPTY_TREE, `${path}/`)));
+      paths.push(...(await changedPathsBelow(store, beforeTree ?? EMPTY_TREE, afterTree ?? EMPTY_TREE, `${path}/`)));
     }
-    if ((before !== undefined && !isTreeEntry(before)) || (after !== undefined && !isTreeEntry(after))) paths.push(path);
+    if ((before !== undefined && !isTreeEntry(before)) || (after !== undefined && !isTreeEntry(after))) paths.push(readableText(path));
   }
-  return paths.sort();
+  return paths;
 }
 
 /** git's empty tree, which every repository can read without having it stored. */

@@ -4,8 +4,9 @@ import type { ObjectStore } from './object-store.js';
 /**
  * The commits known to be on the trunk's first-parent line, learnt as the trunk is seen to
  * move. A workspace's commits are replayed from the first one whose parent is here. Colony
- * moves the trunk only forward, so a commit once seen on it stays an ancestor; if the trunk is
- * ever found not to reach what was known (history rewritten by hand), the record starts over.
+ * moves the trunk only forward, so a commit once seen on it stays an ancestor; when the trunk
+ * is found anywhere but ahead of the tip last seen (reset or rewritten by hand), the record
+ * starts over from the new tip.
  */
 export interface TrunkHistory {
   /** Learns the trunk's line up to `tip` (walking back to what is already known, at most `WALK_LIMIT` commits). */
@@ -17,15 +18,16 @@ const WALK_LIMIT = 2_000;
 
 class FirstParentHistory implements TrunkHistory {
   private readonly known = new Set<string>();
+  private tip: string | null = null;
 
   async advanceTo(store: ObjectStore, tip: string): Promise<void> {
-    if (this.known.has(tip)) return;
+    if (tip === this.tip) return;
     const walked: string[] = [];
     let current: string | undefined = tip;
-    let reachedKnown = false;
+    let movedForward = false;
     while (current !== undefined && walked.length < WALK_LIMIT) {
-      if (this.known.has(current)) {
-        reachedKnown = true;
+      if (current === this.tip) {
+        movedForward = true;
         break;
       }
       walked.push(current);
@@ -33,10 +35,12 @@ class FirstParentHistory implements TrunkHistory {
       if (object === null || object.type !== 'commit') break;
       current = parseCommit(object.content).parents[0];
     }
-    // Not reaching what was known means the trunk was rewritten or jumped further than the walk:
-    // forgetting costs only a slower merge, keeping a stale commit could replay the wrong changes.
-    if (!reachedKnown) this.known.clear();
+    // A trunk that did not move forward from the tip last seen (reset, rewritten, or further
+    // than the walk) makes everything known doubtful: forgetting costs only slower merges,
+    // keeping a commit no longer on the trunk could replay onto the wrong base.
+    if (!movedForward) this.known.clear();
     for (const commit of walked) this.known.add(commit);
+    this.tip = tip;
   }
 
   has(commit: string): boolean {

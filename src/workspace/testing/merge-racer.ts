@@ -8,7 +8,7 @@ import { createWorkspace } from '../workspace.js';
  * One process of the cross-process merge race: makes WORKSPACES workspaces in REPO, then has
  * each land ROUNDS changes (a file of its own each round, and a line appended to a shared
  * file), all at once, with whatever else merges into the same trunk from other processes.
- * Prints one JSON line: what landed, and any outcome that was not 'landed'.
+ * Prints one JSON line: what landed, any outcome that was not 'landed', and how many landed in-process.
  */
 const repoPath = process.env.REPO ?? '';
 const name = process.env.RACER ?? 'racer';
@@ -23,6 +23,7 @@ for (let index = 0; index < workspaceCount; index += 1) {
   workspaces.push(await createWorkspace(repo, { id: `${name}-${index}`, parentDir: join(repoPath, '..', 'workspaces') }));
 }
 const landed: string[] = [];
+let inProcess = 0;
 const problems: string[] = [];
 await Promise.all(
   workspaces.map(async (workspace) => {
@@ -31,11 +32,17 @@ await Promise.all(
       await mkdir(join(workspace.path, 'out'), { recursive: true });
       await writeFile(join(workspace.path, 'out', `${change}.txt`), `${change}\n`);
       await appendFile(join(workspace.path, 'shared.txt'), `${change}\n`);
-      const outcome = await mergeToMain(repo, workspace, { message: `Land ${change}`, maxAttempts: 50 });
+      const outcome = await mergeToMain(repo, workspace, {
+        message: `Land ${change}`,
+        maxAttempts: 50,
+        onEvent: (event) => {
+          if (event.type === 'merge.landed' && event.data.via === 'in-process') inProcess += 1;
+        },
+      });
       if (outcome.status === 'landed') landed.push(change);
       else problems.push(`${change}: ${JSON.stringify(outcome)}`);
     }
   }),
 );
-process.stdout.write(`${JSON.stringify({ landed, problems })}\n`);
+process.stdout.write(`${JSON.stringify({ landed, problems, inProcess })}\n`);
 process.exit(0);
