@@ -128,6 +128,12 @@ export async function landInProcess(landing: InProcessLanding): Promise<InProces
   };
 }
 
+async function landedFiles(objects: RepositoryObjects, outcome: { readonly mainBefore: string; readonly commit: string }): Promise<string[]> {
+  await objects.history.advanceTo(objects.store, outcome.commit);
+  const [before, after] = await Promise.all([commitTree(objects, outcome.mainBefore), commitTree(objects, outcome.commit)]);
+  return changedPaths(objects.store, before, after);
+}
+
 async function finishLanding(
   landing: InProcessLanding,
   outcome: Extract<MergeOutcome, { status: 'landed' }>,
@@ -137,14 +143,7 @@ async function finishLanding(
   const { objects, workspace } = landing;
   // The trunk has moved: from here on nothing may turn the landing into a failure. What
   // cannot be worked out (the files, if git's reader died) is left out rather than fatal.
-  let files: string[] = [];
-  try {
-    await objects.history.advanceTo(objects.store, outcome.commit);
-    const [before, after] = await Promise.all([commitTree(objects, outcome.mainBefore), commitTree(objects, outcome.commit)]);
-    files = await changedPaths(objects.store, before, after);
-  } catch {
-    files = [];
-  }
+  const files = await landedFiles(objects, outcome).catch(() => []);
   const moved = await moveWorkspaceTo(workspace, outcome.commit);
   const landed = { ...outcome, files, waitMs, ...(moved.ok ? {} : { workspaceBehind: moved.error }) };
   landing.emit({

@@ -73,11 +73,9 @@ describe('the object store and ref updates, against git itself', () => {
     const written = await store.write('blob', Buffer.from('first\n'));
     await temporary.git(['gc', '--quiet', '--prune=now']);
     // Same first two hex digits as the object gc packed and whose folder it removed.
-    let text = '';
-    for (let index = 0; ; index += 1) {
-      text = `second ${index}\n`;
-      if (objectId('blob', Buffer.from(text)).slice(0, 2) === written.slice(0, 2)) break;
-    }
+    let index = 0;
+    while (objectId('blob', Buffer.from(`second ${index}\n`)).slice(0, 2) !== written.slice(0, 2)) index += 1;
+    const text = `second ${index}\n`;
     const second = await store.write('blob', Buffer.from(text));
     expect(await temporary.git(['cat-file', '-p', second])).toBe(text);
   });
