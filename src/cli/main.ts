@@ -1,4 +1,5 @@
 import { Command, CommanderError } from 'commander';
+import { registerBenchMergeCommand } from './commands/bench-merge.js';
 import { registerDemoCommand } from './commands/demo.js';
 import { registerEventsCommand } from './commands/events.js';
 import { registerRunCommand } from './commands/run.js';
@@ -53,6 +54,7 @@ async function runProgram(argv: readonly string[], ctx: CommandContext): Promise
   registerEventsCommand(program, ctx);
   registerSimServerCommand(program, ctx);
   registerDemoCommand(program, ctx);
+  registerBenchMergeCommand(program.command('bench').description('Measure colony on this machine.'), ctx);
 
   if (argv.length === 0) {
     ctx.stderr(program.helpInformation());

@@ -16,7 +16,8 @@ export const ALLOWED_IMPORTS: Readonly<Record<string, readonly string[]>> = {
   orchestrator: ['agent', 'model', 'tools', 'workspace', 'sandbox', 'store', 'events'],
   observe: ['store', 'events'],
   ui: ['observe', 'events'],
-  cli: ['ui', 'observe', 'orchestrator', 'agent', 'model', 'tools', 'workspace', 'sandbox', 'store', 'events'],
+  bench: ['workspace', 'events'],
+  cli: ['bench', 'ui', 'observe', 'orchestrator', 'agent', 'model', 'tools', 'workspace', 'sandbox', 'store', 'events'],
 };
 
 export interface LayerViolation {
