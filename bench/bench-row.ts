@@ -10,3 +10,17 @@ export interface BenchRow {
   /** How it was measured, so a reader can judge the figure. */
   note?: string;
 }
+
+/** What a suite returns: its rows, and optionally Markdown written under the rows' table (a table of its own, notes). */
+export interface BenchSection {
+  readonly rows: BenchRow[];
+  readonly details?: string;
+}
+
+/** Settings from `npm run bench -- <suites> [--seconds S] [--mergers 1,4,16]`, for the suites that take them. */
+export interface BenchSettings {
+  /** How long each timed run lasts. */
+  readonly seconds?: number;
+  /** Which concurrencies to run. */
+  readonly mergers?: readonly number[];
+}

@@ -1,9 +1,10 @@
 import { execFileSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { cpus, totalmem } from 'node:os';
-import type { BenchRow } from './bench-row.js';
+import type { BenchRow, BenchSection, BenchSettings } from './bench-row.js';
 import { benchDependencyLayers } from './dependency-layer.bench.js';
 import { benchEventAppend } from './event-append.bench.js';
+import { benchMerge } from './merge.bench.js';
 import { benchToolCallOverhead } from './tool-call-overhead.bench.js';
 import { benchManyAgents, benchTreeAt64, benchTreeRun, benchTreeWithFaults } from './tree-run.bench.js';
 import { benchWorkInFlight } from './work-in-flight.bench.js';
@@ -12,24 +13,50 @@ import { benchWorkInFlight } from './work-in-flight.bench.js';
  * `npm run bench`: runs every benchmark, prints the rows, and records them with the machine and
  * the date in docs/benchmarks.md (newest run first, older runs kept below).
  */
-const allSuites: { name: string; title: string; run: () => Promise<BenchRow[]> }[] = [
+const allSuites: { name: string; title: string; run: (settings: BenchSettings) => Promise<BenchRow[] | BenchSection> }[] = [
   { name: 'tool-call', title: 'Harness overhead per tool call', run: benchToolCallOverhead },
-  { name: 'event-log', title: 'Event log appends', run: benchEventAppend },
+  { name: 'event-log', title: 'Event log appends', run: () => benchEventAppend() },
   { name: 'tree', title: 'The tree: the large example at 1 to 64 workers', run: benchTreeRun },
   { name: 'tree-64', title: 'The tree at 64 workers: the large example, no lost work', run: benchTreeAt64 },
   { name: 'tree-faults', title: 'The tree with faults: the large example with bugs, malformed calls and crashes', run: benchTreeWithFaults },
   { name: 'many-agents', title: 'Memory with 500 agents at once', run: benchManyAgents },
   { name: 'files-in-flight', title: 'Files in flight: what planners’ conflict avoidance costs', run: benchWorkInFlight },
   { name: 'deps', title: 'Shared dependency installs: disk and time per workspace', run: benchDependencyLayers },
+  { name: 'merge', title: 'Landing on main: self-merge against one integrator', run: benchMerge },
 ];
 
-// `npm run bench -- tree many-agents` runs only those; no names runs them all.
-const wanted = process.argv.slice(2);
-const unknown = wanted.filter((name) => !allSuites.some((suite) => suite.name === name));
-if (unknown.length > 0) {
-  process.stderr.write(`unknown benchmark ${unknown.join(', ')}: choose from ${allSuites.map((suite) => suite.name).join(', ')}\n`);
+function usage(problem: string): never {
+  process.stderr.write(`${problem}\n`);
   process.exit(2);
 }
+
+/** Splits the arguments into suite names and the settings some suites take (`--seconds 20`, `--mergers 1,4,16`). */
+function parseArguments(args: readonly string[]): { names: string[]; settings: BenchSettings } {
+  const names: string[] = [];
+  let seconds: number | undefined;
+  let mergers: number[] | undefined;
+  for (let index = 0; index < args.length; index += 1) {
+    const arg = args[index] ?? '';
+    const value = args[index + 1] ?? '';
+    if (arg === '--seconds') {
+      seconds = Number(value);
+      if (!(seconds > 0)) usage(`--seconds needs a number of seconds above 0, got "${value}"`);
+      index += 1;
+    } else if (arg === '--mergers') {
+      mergers = value.split(',').map(Number);
+      if (mergers.some((count) => !Number.isInteger(count) || count < 1)) usage(`--mergers needs whole numbers of at least 1, like 1,4,16; got "${value}"`);
+      index += 1;
+    } else {
+      names.push(arg);
+    }
+  }
+  return { names, settings: { ...(seconds === undefined ? {} : { seconds }), ...(mergers === undefined ? {} : { mergers }) } };
+}
+
+// `npm run bench -- tree many-agents` runs only those; no names runs them all.
+const { names: wanted, settings } = parseArguments(process.argv.slice(2));
+const unknown = wanted.filter((name) => !allSuites.some((suite) => suite.name === name));
+if (unknown.length > 0) usage(`unknown benchmark ${unknown.join(', ')}: choose from ${allSuites.map((suite) => suite.name).join(', ')}`);
 const suites = wanted.length === 0 ? allSuites : allSuites.filter((suite) => wanted.includes(suite.name));
 
 const RESULTS_FILE = new URL('../docs/benchmarks.md', import.meta.url);
@@ -49,12 +76,15 @@ function formatValue(value: number): string {
 const sections: string[] = [];
 for (const suite of suites) {
   process.stdout.write(`${suite.title}…\n`);
-  const rows = await suite.run();
-  const lines = [`### ${suite.title}`, '', '| measure | value | target | how |', '|---|---|---|---|'];
+  const result = await suite.run(settings);
+  const { rows, details } = Array.isArray(result) ? { rows: result, details: undefined } : result;
+  const lines = [`### ${suite.title}`];
+  if (rows.length > 0) lines.push('', '| measure | value | target | how |', '|---|---|---|---|');
   for (const row of rows) {
     process.stdout.write(`  ${row.name}: ${formatValue(row.value)} ${row.unit}${row.target ? ` (target ${row.target})` : ''}\n`);
     lines.push(`| ${row.name} | ${formatValue(row.value)} ${row.unit} | ${row.target ?? ''} | ${row.note ?? ''} |`);
   }
+  if (details !== undefined) lines.push('', details);
   sections.push(lines.join('\n'));
 }
 

@@ -51,10 +51,10 @@ export async function createScratchRepository(options: ScratchRepositoryOptions)
     await mkdir(root);
     await gitOrThrow(root, ['init', '--quiet', '--initial-branch=main']);
     await gitOrThrow(root, ['config', 'gc.auto', '0']);
-    for (let index = 0; index < options.files; index += 1) {
-      const path = join(root, treePath(index));
-      if (index % 10 === 0) await mkdir(dirname(path), { recursive: true });
-      await writeFile(path, `file ${index}\n${'content line\n'.repeat(4)}`);
+    for (let folder = 0; folder * 10 < options.files; folder += 1) {
+      const indexes = Array.from({ length: Math.min(10, options.files - folder * 10) }, (_, offset) => folder * 10 + offset);
+      await mkdir(dirname(join(root, treePath(folder * 10))), { recursive: true });
+      await Promise.all(indexes.map((index) => writeFile(join(root, treePath(index)), `file ${index}\n${'content line\n'.repeat(4)}`)));
     }
     await mkdir(join(root, dirname(SHARED_FILE)), { recursive: true });
     await writeFile(join(root, SHARED_FILE), initialSharedText());
