@@ -75,7 +75,7 @@ export async function runMergeBench(options: MergeBenchOptions): Promise<MergeBe
     const windowMs = run.close();
     progress(`window closed; merges in flight finished ${((run.context.elapsed() - windowMs) / 1000).toFixed(1)} s later; checking main`);
     const check = await checkLanded(scratch.repo, run.context.tally.landings);
-    return { ok: true, figures: figuresOf(run.context.tally, { ...options }, windowMs), check };
+    return { ok: true, figures: figuresOf(run.context.tally, options, windowMs), check };
   } finally {
     await scratch.remove();
   }
