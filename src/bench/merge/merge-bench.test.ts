@@ -40,8 +40,10 @@ describe('colony bench merge', { timeout: 90_000 }, () => {
     expect(figures.landed + figures.landedAfterWindow).toBeGreaterThanOrEqual(4);
     expect(figures.resolvedMechanically).toBeGreaterThanOrEqual(1);
     expect(figures.conflicts).toBe(figures.resolvedMechanically);
-    expect(figures.waitShare).toBeGreaterThan(0);
-    expect(figures.waitShare).toBeLessThanOrEqual(1);
+    expect(figures.waitSource).toBe('waitMs');
+    expect(figures.waitShare).toBeGreaterThanOrEqual(0);
+    expect(figures.waitShare).toBeLessThanOrEqual(figures.handoverShare);
+    expect(figures.handoverShare).toBeLessThanOrEqual(1);
   });
 
   it('integrator: one serial integrator lands every merger’s branch and resolves each conflict itself', async () => {

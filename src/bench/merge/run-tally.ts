@@ -12,7 +12,7 @@ export interface Landing {
 export interface MergerTime {
   /** From the run's start until the merger stopped. */
   activeMs: number;
-  /** Waiting for the trunk: `waitMs` as mergeToMain reports it, or in the integrator's queue. */
+  /** Waiting for the trunk: the trunk's turn as mergeToMain reports it (`waitMs`), or the integrator's queue. */
   waitMs: number;
   /** From handing a change over (calling mergeToMain, or queueing it) until the call or the integrator answered. */
   handoverMs: number;
@@ -30,8 +30,6 @@ export interface RunTally {
   /** Merge calls that ended `failed` (or git steps of the integrator's design that failed), with the first few messages. */
   failedMerges: number;
   readonly failures: string[];
-  /** Whether mergeToMain reported `waitMs`; without it, the whole merge call counts as waiting. */
-  waitReported: boolean;
   readonly mergers: MergerTime[];
 }
 
@@ -45,7 +43,6 @@ export function createTally(mergers: number): RunTally {
     resolvedByAgent: 0,
     failedMerges: 0,
     failures: [],
-    waitReported: false,
     mergers: Array.from({ length: mergers }, () => ({ activeMs: 0, waitMs: 0, handoverMs: 0 })),
   };
 }
@@ -80,8 +77,8 @@ export interface MergeBenchFigures {
   readonly resolvedByAgent: number;
   /** The share of the mergers' time spent waiting to merge (see `waitSource`). */
   readonly waitShare: number;
-  /** 'waitMs': the trunk's turn and retries as mergeToMain reports them; 'merge-call': whole mergeToMain calls; 'queue': the integrator's queue. */
-  readonly waitSource: 'waitMs' | 'merge-call' | 'queue';
+  /** 'waitMs': time queued for the trunk's turn, as mergeToMain reports it; 'queue': from queueing a change with the integrator until it is on main. */
+  readonly waitSource: 'waitMs' | 'queue';
   /** The share of the mergers' time from handing a change over until it was on main (or handed back). */
   readonly handoverShare: number;
   readonly failedMerges: number;
@@ -106,8 +103,6 @@ export function figuresOf(tally: RunTally, settings: RunSettings, windowMs: numb
   const sum = (pick: (time: MergerTime) => number): number => tally.mergers.reduce((total, time) => total + pick(time), 0);
   const activeMs = sum((time) => time.activeMs);
   const share = (ms: number): number => (activeMs === 0 ? 0 : ms / activeMs);
-  const selfMerge = settings.mode === 'self-merge';
-  const waitSource = !selfMerge ? 'queue' : tally.waitReported ? 'waitMs' : 'merge-call';
   return {
     mode: settings.mode,
     mergers: tally.mergers.length,
@@ -124,8 +119,8 @@ export function figuresOf(tally: RunTally, settings: RunSettings, windowMs: numb
     conflicts: tally.resolvedMechanically + tally.resolvedByAgent,
     resolvedMechanically: tally.resolvedMechanically,
     resolvedByAgent: tally.resolvedByAgent,
-    waitShare: share(waitSource === 'merge-call' ? sum((time) => time.handoverMs) : sum((time) => time.waitMs)),
-    waitSource,
+    waitShare: share(sum((time) => time.waitMs)),
+    waitSource: settings.mode === 'self-merge' ? 'waitMs' : 'queue',
     handoverShare: share(sum((time) => time.handoverMs)),
     failedMerges: tally.failedMerges,
     failures: [...tally.failures],

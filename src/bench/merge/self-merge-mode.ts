@@ -1,5 +1,4 @@
 import { mergeToMain } from '../../workspace/merge-to-main.js';
-import type { MergeOutcome } from '../../workspace/merge-to-main.js';
 import type { Workspace } from '../../workspace/workspace.js';
 import { pause } from './bench-run.js';
 import type { BenchRun } from './bench-run.js';
@@ -36,11 +35,6 @@ async function selfMerger(run: BenchRun, workspace: Workspace, merger: number): 
   }
 }
 
-/** `waitMs` when this mergeToMain reports it (time queued for the trunk's turn and in retries). */
-function reportedWaitMs(outcome: MergeOutcome): number | undefined {
-  return 'waitMs' in outcome && typeof outcome.waitMs === 'number' ? outcome.waitMs : undefined;
-}
-
 /**
  * Calls mergeToMain until the change lands. A conflict that reaches the agent costs
  * resolve-ms, then both sides are kept and the merge is called again. False when the merger
@@ -55,13 +49,9 @@ async function landChange(run: BenchRun, workspace: Workspace, change: PlannedCh
     const called = run.elapsed();
     const outcome = await mergeToMain(run.repo, workspace, { message: changeMessage(change) });
     time.handoverMs += run.elapsed() - called;
-    const waitMs = reportedWaitMs(outcome);
-    if (waitMs !== undefined) {
-      tally.waitReported = true;
-      time.waitMs += waitMs;
-    }
     switch (outcome.status) {
       case 'landed':
+        time.waitMs += outcome.waitMs;
         tally.landings.push({ at: run.elapsed(), change });
         tally.retries += outcome.attempts - 1;
         if (outcome.autoResolved.length > 0) tally.resolvedMechanically += 1;
@@ -74,11 +64,22 @@ async function landChange(run: BenchRun, workspace: Workspace, change: PlannedCh
       case 'nothing-to-merge':
         recordFailure(tally, `m${change.merger} c${change.number}: nothing to merge after making a change: ${outcome.reason}`);
         return true;
+      case 'check-failed':
+        // The bench passes no merge check, so this would be mergeToMain's mistake.
+        recordFailure(tally, `m${change.merger} c${change.number}: a merge check failed, though none was asked for`);
+        return false;
       case 'failed':
         recordFailure(tally, `m${change.merger} c${change.number}: ${outcome.error}`);
         failedInARow += 1;
         if (failedInARow >= FAILED_MERGES_IN_A_ROW || run.stop.aborted) return false;
         break;
+      default:
+        return unknownOutcome(outcome);
     }
   }
+}
+
+/** Makes a new kind of outcome a type error here until the bench decides what it means. */
+function unknownOutcome(outcome: never): never {
+  throw new Error(`mergeToMain answered ${JSON.stringify(outcome)}, which the merge bench does not know`);
 }

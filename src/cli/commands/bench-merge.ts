@@ -94,9 +94,8 @@ const count = (value: number): string => Math.round(value).toLocaleString('en-US
 const percent = (share: number): string => `${(share * 100).toFixed(0)}%`;
 
 const WAIT_SOURCES: Readonly<Record<MergeBenchFigures['waitSource'], string>> = {
-  waitMs: "time queued for the trunk's turn and in retries, as mergeToMain reports it",
-  'merge-call': 'whole mergeToMain calls: this mergeToMain does not report its wait',
-  queue: "from queueing a branch until it was on main",
+  waitMs: "queued for the trunk's turn, as mergeToMain reports it",
+  queue: 'from queueing a branch until it was on main',
 };
 
 /** The figures as a person reads them. */
