@@ -1,21 +1,20 @@
-import { join } from 'node:path';
-import { describeFailure, runGit } from '../../workspace/git.js';
-import { resolveBranch } from '../../workspace/workspace.js';
+import { COLONY_IDENTITY } from '../../workspace/git.js';
+import { identityLine, parseCommit, serializeCommit } from '../../workspace/git-objects.js';
+import type { RepositoryObjects } from '../../workspace/repository-objects.js';
 import { pause } from './bench-run.js';
 import type { BenchRun } from './bench-run.js';
-import { keepBothSides } from './keep-both-sides.js';
+import { mergeChange } from './integrate-change.js';
 import type { PlannedChange } from './planned-change.js';
 import { recordFailure } from './run-tally.js';
 
-/** A merger's change, committed on its own branch on top of a commit of main. */
+/** A merger's change: one commit on its own branch, on top of a commit of main. */
 export interface IntegrationRequest {
   readonly change: PlannedChange;
   readonly commit: string;
-  readonly message: string;
 }
 
-/** How a request ended: on main, or not (the run ended first, or git failed; the tally says which). */
-export type IntegrationResult = { readonly landed: true } | { readonly landed: false };
+/** How a request ended: on main at `main` (or later), or not (the run ended first, or git failed; the tally says which). */
+export type IntegrationResult = { readonly landed: true; readonly main: string } | { readonly landed: false };
 
 /** The one serial integrator every merger hands its branch to. */
 export interface Integrator {
@@ -30,17 +29,25 @@ interface Queued {
   readonly answer: (result: IntegrationResult) => void;
 }
 
-type MergedTree = { readonly ok: true; readonly tree: string; readonly conflicted: string[] } | { readonly ok: false; readonly error: string };
+/** The integrator's position: main as last published, the tip it builds on, and the changes the tip holds beyond main. */
+interface IntegratorState {
+  published: string;
+  tip: string;
+  tipTree: string;
+  readonly integrated: Queued[];
+  readonly requeue: (retry: Queued[]) => void;
+}
 
 /**
- * Starts the integrator. It takes every queued branch in order and integrates each onto the
- * tip it is building, in the object store (`git merge-tree`, then `git commit-tree` with the
- * tip as the only parent: a cherry-pick without a checkout). It moves main once per batch
- * with a compare-and-swap, and also before it resolves a conflict, so the clean changes
- * already integrated do not wait behind that resolution. Each conflict costs resolve-ms (its
- * model's time), then both sides are kept, one conflict after another.
+ * Starts the integrator on main as it is now (`main`, whose tree is `mainTree`). It takes
+ * everything queued as a batch, in order, and integrates each change onto the tip it builds
+ * (a cherry-pick in the object store: no checkout, and no git process for a clean change).
+ * It moves main once per batch with a compare-and-swap, and also before it resolves a
+ * conflict, so the clean changes it already integrated do not wait behind that resolution.
+ * Each conflict costs resolve-ms (its model's time), then both sides are kept, one conflict
+ * after another.
  */
-export function startIntegrator(run: BenchRun): Integrator {
+export function startIntegrator(run: BenchRun, objects: RepositoryObjects, main: string, mainTree: string): Integrator {
   const queue: Queued[] = [];
   let wake: (() => void) | null = null;
   const notify = (): void => {
@@ -56,7 +63,8 @@ export function startIntegrator(run: BenchRun): Integrator {
     }
     return run.stop.aborted ? [] : queue.splice(0);
   };
-  const finished = integrate(run, nextBatch, (retry) => queue.unshift(...retry)).finally(() => {
+  const state: IntegratorState = { published: main, tip: main, tipTree: mainTree, integrated: [], requeue: (retry) => queue.unshift(...retry) };
+  const finished = integrate(run, objects, state, nextBatch).finally(() => {
     run.stop.removeEventListener('abort', notify);
     for (const queued of queue.splice(0)) queued.answer({ landed: false });
   });
@@ -70,128 +78,103 @@ export function startIntegrator(run: BenchRun): Integrator {
   return { submit, finished };
 }
 
-/** The integrator's position: main as last published, the tip it builds on, and what the tip holds beyond main. */
-interface IntegratorState {
-  published: string;
-  tip: string;
-  readonly integrated: Queued[];
-  readonly requeue: (retry: Queued[]) => void;
-}
-
-async function integrate(run: BenchRun, nextBatch: () => Promise<Queued[]>, requeue: (retry: Queued[]) => void): Promise<void> {
-  const main = await resolveBranch(run.repo, run.repo.trunk);
-  const state: IntegratorState = { published: main, tip: main, integrated: [], requeue };
+async function integrate(run: BenchRun, objects: RepositoryObjects, state: IntegratorState, nextBatch: () => Promise<Queued[]>): Promise<void> {
   for (let batch = await nextBatch(); batch.length > 0; batch = await nextBatch()) {
-    for (const [index, queued] of batch.entries()) {
-      const outcome = run.stop.aborted ? 'stopped' : await integrateOne(run, state, queued.request);
-      if (outcome === 'stopped') {
-        for (const rest of batch.slice(index)) rest.answer({ landed: false });
-        break;
+    try {
+      for (const [index, queued] of batch.entries()) {
+        const outcome = run.stop.aborted ? 'stopped' : await integrateOne(run, objects, state, queued.request);
+        if (outcome === 'stopped') {
+          for (const rest of batch.slice(index)) rest.answer({ landed: false });
+          break;
+        }
+        if (outcome === 'failed') queued.answer({ landed: false });
+        else state.integrated.push(queued);
       }
-      if (outcome === 'failed') queued.answer({ landed: false });
-      else state.integrated.push(queued);
+      await publish(run, objects, state);
+    } catch (error) {
+      // The object store or the ref process broke down: stop integrating, and answer every
+      // change in hand (an answer already given stands) so no merger waits forever.
+      recordFailure(run.tally, `the integrator stopped: ${error instanceof Error ? error.message : String(error)}`);
+      for (const queued of [...batch, ...state.integrated]) queued.answer({ landed: false });
+      return;
     }
-    await publish(run, state);
   }
 }
 
 /**
- * Moves main to the tip with a compare-and-swap; false when main moved meanwhile (nothing
- * else moves it in this mode, but the integrator does not assume so): then the changes
- * integrated since go back to the front of the queue, to be integrated again onto where main is now.
+ * Moves main to the tip with a compare-and-swap. When main moved meanwhile (nothing else moves
+ * it in this mode, but the integrator does not assume so), the changes integrated since go back
+ * to the front of the queue, to be integrated again onto where main is now. False when main
+ * did not move to the tip.
  */
-async function publish(run: BenchRun, state: IntegratorState): Promise<boolean> {
+async function publish(run: BenchRun, objects: RepositoryObjects, state: IntegratorState): Promise<boolean> {
   if (state.tip === state.published) return true;
-  const args = ['update-ref', '-m', 'integrator', `refs/heads/${run.repo.trunk}`, state.tip, state.published];
-  const moved = await runGit(run.repo.root, args);
+  const trunk = `refs/heads/${run.repo.trunk}`;
+  const swapped = await objects.refs.swap([{ ref: trunk, next: state.tip, expected: state.published }]);
   const batch = state.integrated.splice(0);
-  if (moved.code === 0) {
+  if (swapped.ok) {
     state.published = state.tip;
     const at = run.elapsed();
     for (const queued of batch) {
       run.tally.landings.push({ at, change: queued.request.change });
-      queued.answer({ landed: true });
+      queued.answer({ landed: true, main: state.published });
     }
     return true;
   }
-  run.tally.retries += 1;
-  state.published = await resolveBranch(run.repo, run.repo.trunk);
-  state.tip = state.published;
-  state.requeue(batch);
+  if (swapped.moved) {
+    run.tally.retries += 1;
+    state.requeue(batch);
+  } else {
+    recordFailure(run.tally, `moving ${run.repo.trunk}: ${swapped.error}`);
+    for (const queued of batch) queued.answer({ landed: false });
+  }
+  const main = await objects.refs.readBranch(run.repo.trunk);
+  if (main === null) throw new Error(`${run.repo.trunk} disappeared from the scratch repository`);
+  state.published = main;
+  state.tip = main;
+  state.tipTree = await treeOf(objects, main);
   return false;
 }
 
+/** The tree of a commit of the scratch repository. */
+export async function treeOf(objects: RepositoryObjects, commit: string): Promise<string> {
+  const object = await objects.store.read(commit);
+  if (object === null || object.type !== 'commit') throw new Error(`${commit} is not a commit in the scratch repository`);
+  return parseCommit(object.content).tree;
+}
+
 /**
- * Integrates one branch onto the tip and moves the tip to the result. 'failed' when git
+ * Integrates one change onto the tip and moves the tip to the result. 'failed' when git
  * failed (recorded), 'stopped' when the run ended while the integrator was resolving its
  * conflict.
  */
-async function integrateOne(run: BenchRun, state: IntegratorState, request: IntegrationRequest): Promise<'integrated' | 'failed' | 'stopped'> {
+async function integrateOne(run: BenchRun, objects: RepositoryObjects, state: IntegratorState, request: IntegrationRequest): Promise<'integrated' | 'failed' | 'stopped'> {
   const label = `integrating m${request.change.merger} c${request.change.number}`;
   for (;;) {
-    const merged = await mergeTree(run, state.tip, request.commit);
-    if (!merged.ok) {
+    const merged = await mergeChange(run, objects, state.tip, state.tipTree, request.commit);
+    if (merged.kind === 'failed') {
       recordFailure(run.tally, `${label}: ${merged.error}`);
       return 'failed';
     }
-    let tree = merged.tree;
-    if (merged.conflicted.length > 0) {
-      // Publish what is integrated before the long part, so clean changes do not wait behind
-      // it; if main moved meanwhile, merge again onto where it is now.
-      if (!(await publish(run, state))) continue;
+    let tree: string;
+    if (merged.kind === 'clean') {
+      tree = merged.tree;
+    } else {
+      // Publish what is integrated before the long part; if main moved meanwhile, merge again onto where it is now.
+      if (!(await publish(run, objects, state))) continue;
       run.tally.resolvedByAgent += 1;
       if (!(await pause(run.resolveMs, run.stop))) return 'stopped';
-      const resolved = await resolveConflictedTree(run, tree, merged.conflicted);
+      const resolved = await merged.resolve();
       if (!resolved.ok) {
         recordFailure(run.tally, `${label}: ${resolved.error}`);
         return 'failed';
       }
       tree = resolved.tree;
     }
-    const args = ['commit-tree', tree, '-p', state.tip, '-m', request.message];
-    const committed = await runGit(run.repo.root, args);
-    if (committed.code !== 0) {
-      recordFailure(run.tally, `${label}: ${describeFailure(args, committed)}`);
-      return 'failed';
-    }
-    state.tip = committed.stdout.trim();
+    const committer = identityLine(COLONY_IDENTITY.name, COLONY_IDENTITY.email, new Date());
+    const commit = { tree, parents: [state.tip], author: merged.commit.author, committer, message: merged.commit.message };
+    state.tip = await objects.store.write('commit', serializeCommit(commit));
+    state.tipTree = tree;
     return 'integrated';
   }
-}
-
-/**
- * The tree of `tip` plus the branch's change. The merge base git finds is the branch's
- * parent (a commit of main, which `tip` descends from), so this is a cherry-pick. Files in
- * `conflicted` hold git's markers.
- */
-async function mergeTree(run: BenchRun, tip: string, commit: string): Promise<MergedTree> {
-  const args = ['merge-tree', '--write-tree', '--name-only', '--no-messages', tip, commit];
-  const result = await runGit(run.repo.root, args);
-  const [tree = '', ...files] = result.stdout.split('\n').filter((line) => line !== '');
-  if ((result.code === 0 || result.code === 1) && /^[0-9a-f]{40,64}$/.test(tree)) {
-    return { ok: true, tree, conflicted: result.code === 0 ? [] : files };
-  }
-  return { ok: false, error: describeFailure(args, result) };
-}
-
-/** Writes the tree with every conflicted file resolved by keeping both sides, through an index of the integrator's own. */
-async function resolveConflictedTree(run: BenchRun, tree: string, files: readonly string[]): Promise<MergedTree> {
-  const env = { GIT_INDEX_FILE: join(run.scratchDir, 'integrator.index') };
-  const failures: string[] = [];
-  const step = async (args: readonly string[], input?: string): Promise<string | null> => {
-    const result = await runGit(run.repo.root, args, input === undefined ? { env } : { env, input });
-    if (result.code === 0) return result.stdout;
-    failures.push(describeFailure(args, result));
-    return null;
-  };
-  if ((await step(['read-tree', tree])) === null) return { ok: false, error: failures.join('; ') };
-  for (const file of files) {
-    const text = await step(['cat-file', 'blob', `${tree}:${file}`]);
-    const blob = text === null ? null : await step(['hash-object', '-w', '--stdin'], keepBothSides(text));
-    const staged = blob === null ? null : await step(['update-index', '--cacheinfo', `100644,${blob.trim()},${file}`]);
-    if (staged === null) return { ok: false, error: failures.join('; ') };
-  }
-  const written = await step(['write-tree']);
-  if (written === null) return { ok: false, error: failures.join('; ') };
-  return { ok: true, tree: written.trim(), conflicted: [] };
 }

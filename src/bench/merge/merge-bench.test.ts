@@ -67,6 +67,14 @@ describe('colony bench merge', { timeout: 90_000 }, () => {
     expect(figures.landed + figures.landedAfterWindow).toBeGreaterThanOrEqual(1);
   });
 
+  it('the integrator resolves a change in the middle of the shared file through git, keeping both sides', async () => {
+    const { figures, check } = succeeded(await runMergeBench({ ...SHORT_RUN, mode: 'integrator', shared: 1, insertShare: 1, resolveMs: 20 }));
+    expect(check).toEqual({ passed: true, problems: [] });
+    expect(figures.resolvedByAgent).toBeGreaterThanOrEqual(1);
+    expect(figures.failedMerges).toBe(0);
+    expect(figures.landed + figures.landedAfterWindow).toBeGreaterThanOrEqual(2);
+  });
+
   it('the check finds a landed change missing from main, a change main holds twice, and one never reported', async () => {
     const scratch = await createScratchRepository({ files: 10, mergers: 1 });
     try {

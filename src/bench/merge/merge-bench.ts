@@ -1,4 +1,5 @@
 import { performance } from 'node:perf_hooks';
+import { closeRepositoryObjects } from '../../workspace/repository-objects.js';
 import type { BenchRun } from './bench-run.js';
 import { runIntegratorMode } from './integrator-mode.js';
 import { checkLanded } from './landed-check.js';
@@ -77,6 +78,8 @@ export async function runMergeBench(options: MergeBenchOptions): Promise<MergeBe
     const check = await checkLanded(scratch.repo, run.context.tally.landings);
     return { ok: true, figures: figuresOf(run.context.tally, options, windowMs), check };
   } finally {
+    // Both modes read and move refs through long-lived git processes: end them before their directory goes.
+    await closeRepositoryObjects(scratch.repo);
     await scratch.remove();
   }
 }
