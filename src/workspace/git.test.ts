@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { chmod } from 'node:fs/promises';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { runGit } from './git.js';
+import { runGit, runGitSequence } from './git.js';
 import { createTemporaryRepository } from './testing/temporary-repository.js';
 import type { TemporaryRepository } from './testing/temporary-repository.js';
 
@@ -89,5 +89,15 @@ describe('runGit', () => {
     const result = await runGit(repo.root, ['commit', '--quiet', '-m', 'With hostile config']);
     expect(result.code).toBe(0);
     expect((await repo.git(['log', '-1', '--format=%s'])).trim()).toBe('With hostile config');
+  });
+
+  it('runs a sequence of git commands as one child, stopping at the first failure, with quoting intact', async () => {
+    await repo.write("it's here.txt", 'quoted\n');
+    const both = await runGitSequence(repo.root, [['add', '--all'], ['write-tree']]);
+    expect(both.code).toBe(0);
+    expect(await repo.git(['ls-tree', '--name-only', both.stdout.trim()])).toContain("it's here.txt");
+    const stopped = await runGitSequence(repo.root, [['rev-parse', '--verify', 'no-such-ref'], ['write-tree']]);
+    expect(stopped.code).not.toBe(0);
+    expect(stopped.stdout).toBe('');
   });
 });

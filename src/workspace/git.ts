@@ -94,8 +94,28 @@ export function spawnGit(cwd: string, args: readonly string[], env?: Readonly<Re
  * as code 128, with the reason in `stderr`.
  */
 export function runGit(cwd: string, args: readonly string[], options: RunGitOptions = {}): Promise<GitResult> {
+  return collectOutput(spawnGit(cwd, args, options.env), cwd, options.input);
+}
+
+function shellQuote(word: string): string {
+  return `'${word.replace(/'/g, "'\\''")}'`;
+}
+
+/**
+ * Runs several git commands one after another in `cwd`, stopping at the first that fails, as
+ * one child of this process: `/bin/sh` starts the git processes. Starting a process from a large
+ * Node process costs far more than from a shell, and merges run these pairs constantly. The
+ * result is the first failure's (or the last command's) exit code, with everything printed.
+ */
+export function runGitSequence(cwd: string, commands: readonly (readonly string[])[]): Promise<GitResult> {
+  const hardening = HARDENING_CONFIG.flatMap((setting) => ['-c', setting]);
+  const script = commands.map((args) => ['git', ...hardening, ...args].map(shellQuote).join(' ')).join(' && ');
+  const child = spawn('/bin/sh', ['-c', script], { cwd, env: gitEnvironment(undefined), detached: true, stdio: 'pipe' });
+  return collectOutput(child, cwd, undefined);
+}
+
+function collectOutput(child: ChildProcessWithoutNullStreams, cwd: string, input: string | undefined): Promise<GitResult> {
   return new Promise((resolve) => {
-    const child = spawnGit(cwd, args, options.env);
     const stdout: Buffer[] = [];
     const stderr: Buffer[] = [];
     let size = 0;
@@ -130,7 +150,7 @@ export function runGit(cwd: string, args: readonly string[], options: RunGitOpti
     });
     // A closed or broken stdin must not crash the process; git's exit code tells the story.
     child.stdin.on('error', () => undefined);
-    child.stdin.end(options.input);
+    child.stdin.end(input);
   });
 }
 

@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { COLONY_IDENTITY, describeFailure, runGit } from './git.js';
+import { COLONY_IDENTITY, describeFailure, runGit, runGitSequence } from './git.js';
 import { binaryText, identityLine, parseCommit, serializeCommit } from './git-objects.js';
 import type { CommitObject } from './git-objects.js';
 import { isDirectory } from './path-exists.js';
@@ -68,12 +68,14 @@ export async function prepareWork(objects: RepositoryObjects, workspace: Workspa
   if (await rebaseStopped(gitDir)) return { kind: 'fallback', reason: 'a rebase is stopped in the workspace' };
   const head = (await readFile(join(gitDir, 'HEAD'), 'utf8').catch(() => '')).trim();
   if (head !== `ref: refs/heads/${workspace.branch}`) return { kind: 'fallback', reason: 'the workspace is not on its branch' };
-  const addArgs = ['add', '--all'];
-  const added = await runGit(workspace.path, addArgs);
-  if (added.code !== 0) return { kind: 'failed', error: describeFailure(addArgs, added) };
-  const written = await runGit(workspace.path, ['write-tree']);
-  const indexTree = written.stdout.trim();
-  if (written.code !== 0 || indexTree === '') return { kind: 'fallback', reason: 'the index cannot be written as a tree' };
+  // One child for both: `add` stages everything, `write-tree` prints the staged tree's id.
+  const staged = await runGitSequence(workspace.path, [['add', '--all'], ['write-tree']]);
+  const indexTree = staged.stdout.trim();
+  if (staged.code !== 0 || !/^[0-9a-f]{40}$/.test(indexTree)) {
+    // An index git cannot write as a tree (unmerged entries) is git's rebase path's to handle.
+    if (/unmerged|write-tree/.test(staged.stderr)) return { kind: 'fallback', reason: 'the index cannot be written as a tree' };
+    return { kind: 'failed', error: describeFailure(['add', '--all'], staged) };
+  }
   const branchCommit = await objects.refs.readBranch(workspace.branch);
   if (branchCommit === null) return { kind: 'fallback', reason: 'the branch has no commit' };
 
