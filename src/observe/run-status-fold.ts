@@ -177,6 +177,10 @@ export function createRunStatusFold(options: RunStatusFoldOptions = {}): RunStat
       case 'tool.ended':
       case 'workspace.created':
       case 'workspace.removed':
+      case 'workspace.method-chosen':
+      case 'workspace.salvaged':
+      case 'workspace.swept':
+      case 'workspace.quota-reached':
       case 'merge.attempted':
       case 'merge.conflicted':
       case 'task.created':

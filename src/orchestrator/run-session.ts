@@ -8,16 +8,18 @@ import { openSqliteEventStore } from '../store/sqlite-event-store.js';
 import { openSqliteTaskStore } from '../store/sqlite-task-store.js';
 import type { TaskStore } from '../store/task-store.js';
 import { resolveBranch } from '../workspace/workspace.js';
-import type { Repository } from '../workspace/repository.js';
+import type { WorkspaceMethodChoice } from '../workspace/choose-workspace-provider.js';
+import type { WorkspaceMethod } from '../workspace/workspace.js';
 import { createAgentRecorder } from './agent-recorder.js';
 import { readBriefFile } from './brief-file.js';
 import { startCheckoutSync } from './checkout-sync.js';
 import { checkMain, type MainCheck } from './main-check.js';
 import type { RunContext } from './run-context.js';
-import { prepareSession } from './session-prelude.js';
-import { eventsDatabasePath } from './state-directory.js';
+import { prepareSession, type PreparedSession } from './session-prelude.js';
+import { eventsDatabasePath, workspacesDirOf } from './state-directory.js';
 import { runTasks } from './task-runner.js';
 import { Wakeups } from './wakeups.js';
+import { chooseWorkspaces, defaultDiskCapBytes, startWorkspaces, type ChosenWorkspaces } from './workspace-setup.js';
 
 export interface RunSessionOptions {
   readonly repoDir: string;
@@ -31,6 +33,10 @@ export interface RunSessionOptions {
   readonly plannerMaxSteps: number;
   /** How long a lease lasts without a heartbeat. */
   readonly leaseMs?: number;
+  /** How workspaces are made; `auto` (the default) takes overlay mounts where they work. */
+  readonly workspaces?: WorkspaceMethodChoice;
+  /** The most disk all workspaces may take together; default a fifth of the free space at the start. */
+  readonly workspaceDiskCapBytes?: number;
   readonly signal?: AbortSignal;
   readonly onEvent?: (event: ColonyEvent) => void;
 }
@@ -52,6 +58,7 @@ export type RunSessionResult =
       /** Why colony stopped the run itself (its store failed), or null. */
       readonly failure: string | null;
       readonly durationMs: number;
+      readonly workspaceMethod: WorkspaceMethod;
     };
 
 const DEFAULT_LEASE_MS = 30_000;
@@ -68,7 +75,9 @@ export async function runRunSession(options: RunSessionOptions): Promise<RunSess
   const session = await prepareSession(options.repoDir, options.stateDir);
   if (!session.ok) return session;
   try {
-    return await runInRepository(options, session.repo, session.stateDir, goal);
+    const chosen = await chooseWorkspaces(session.repo, session.stateDir, options.workspaces ?? 'auto');
+    if (!chosen.ok) return chosen;
+    return await runInRepository(options, session, chosen, goal);
   } finally {
     session.release();
   }
@@ -76,10 +85,11 @@ export async function runRunSession(options: RunSessionOptions): Promise<RunSess
 
 async function runInRepository(
   options: RunSessionOptions,
-  repo: Repository,
-  stateDir: string,
+  session: Extract<PreparedSession, { ok: true }>,
+  chosen: Extract<ChosenWorkspaces, { ok: true }>,
   goal: { title: string; body: string },
 ): Promise<RunSessionResult> {
+  const { repo, stateDir } = session;
   const startCommit = await resolveBranch(repo, repo.trunk);
   let events: EventStore;
   let tasks: TaskStore;
@@ -102,13 +112,25 @@ async function runInRepository(
   const closeOnExit = () => events.close();
   process.once('exit', closeOnExit);
   try {
+    const system = createAgentRecorder(events, runId, 'system', options.onEvent);
+    system.record({ type: 'run.started', data: { mode: 'run', repo: repo.root, model: options.workerModel.spec, title: goal.title } });
+    const diskCapBytes = options.workspaceDiskCapBytes ?? (await defaultDiskCapBytes(stateDir));
+    const workspaces = await startWorkspaces({ repo, stateDir, lock: session.stateLock, chosen, record: system.record, diskCapBytes });
+    if (!workspaces.ok) {
+      await checkout.finish();
+      system.record({ type: 'run.ended', data: { status: 'failed', durationMs: Date.now() - started } });
+      system.flush();
+      return workspaces;
+    }
     const context: RunContext = {
       runId,
       repo,
       events,
       tasks,
       wakeups: new Wakeups(),
-      workspacesDir: join(stateDir, 'workspaces'),
+      workspaces: workspaces.provider,
+      ...(workspaces.quota === null ? {} : { workspaceQuota: workspaces.quota }),
+      workspacesDir: workspacesDirOf(stateDir),
       viewsDir: join(stateDir, 'views'),
       workerModel: options.workerModel,
       plannerModel: options.plannerModel,
@@ -117,8 +139,6 @@ async function runInRepository(
       now: Date.now,
       ...(options.onEvent === undefined ? {} : { onEvent: options.onEvent }),
     };
-    const system = createAgentRecorder(events, runId, 'system', options.onEvent);
-    system.record({ type: 'run.started', data: { mode: 'run', repo: repo.root, model: options.workerModel.spec, title: goal.title } });
     const root = tasks.createTask(
       { id: newShortId('task'), runId, parentTaskId: null, createdBy: null, kind: 'planner', title: goal.title, body: goal.body, scope: null, retryOf: null },
       Date.now(),
@@ -157,6 +177,7 @@ async function runInRepository(
       checkoutProblem,
       failure: outcome.failure,
       durationMs,
+      workspaceMethod: workspaces.provider.method,
     };
   } finally {
     process.off('exit', closeOnExit);
