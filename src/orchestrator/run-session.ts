@@ -162,6 +162,8 @@ async function runInRepository(
       status = outcome.rootHandoff.status === 'done' && (check === null || check.passed) ? 'done' : 'failed';
     }
     const checkoutProblem = await checkout.finish();
+    // Nothing is left to share once every worker has ended: no hidden copy of the repository stays behind.
+    await workspaces.provider.close();
     const durationMs = Date.now() - started;
     system.record({ type: 'run.ended', data: { status, durationMs } });
     system.flush();

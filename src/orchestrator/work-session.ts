@@ -113,6 +113,7 @@ async function runInRepository(
       ...(options.onEvent === undefined ? {} : { onEvent: options.onEvent }),
     });
     const checkoutProblem = await checkout.finish();
+    await workspaces.provider.close();
     record({ type: 'run.ended', data: { status: result.handoff.status, durationMs: Date.now() - started } });
     const trunkCommit = (await runGit(repo.root, ['rev-parse', `refs/heads/${repo.trunk}`])).stdout.trim();
     return {

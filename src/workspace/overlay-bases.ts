@@ -32,8 +32,12 @@ export interface BaseCheckouts {
   release(base: BaseCheckout): void;
   /** The base of exactly `commit`, made if missing, not counted as used (for remounting a workspace left behind). */
   ensure(commit: string): Promise<BaseCheckout>;
-  /** Deletes every base that is not the newest and that no live workspace uses nor `alsoKeep` names. Returns the directories deleted. */
-  prune(alsoKeep?: ReadonlySet<string>): Promise<string[]>;
+  /**
+   * Deletes every base that no live workspace uses nor `alsoKeep` names, and that is not the
+   * newest unless `keepNewest` is false; with `only`, that base alone is considered. Returns
+   * the directories deleted.
+   */
+  prune(alsoKeep?: ReadonlySet<string>, keepNewest?: boolean, only?: string): Promise<string[]>;
   /** Commits whose bases are in use now. */
   inUse(): ReadonlySet<string>;
   /** Waits for a base being made in the background, so nothing is left half-made. */
@@ -123,8 +127,7 @@ export function createBaseCheckouts(repo: Repository, basesDir: string, options:
       else users.delete(base.commit);
     },
     ensure,
-    async prune(alsoKeep = new Set<string>()) {
-      await Promise.allSettled([...building.values()]);
+    async prune(alsoKeep = new Set<string>(), keepNewest = true, only?: string) {
       let names: string[];
       try {
         names = await readdir(basesDir);
@@ -134,7 +137,8 @@ export function createBaseCheckouts(repo: Repository, basesDir: string, options:
       const deleted: string[] = [];
       for (const name of names) {
         const current: BaseCheckout | null = newest;
-        if (name === current?.commit || users.has(name) || alsoKeep.has(name)) continue;
+        if (only !== undefined && name !== only) continue;
+        if ((keepNewest && name === current?.commit) || users.has(name) || alsoKeep.has(name)) continue;
         if (name.startsWith('.partial-') && building.size > 0) continue;
         const path = join(basesDir, name);
         // Moved aside first, so a half-deleted base is never mistaken for a whole one.
@@ -143,6 +147,7 @@ export function createBaseCheckouts(repo: Repository, basesDir: string, options:
           await rename(path, aside);
           await rm(aside, { recursive: true, force: true });
           deleted.push(path);
+          if (name === current?.commit) newest = null;
         } catch {
           // Still there: the next prune tries again.
         }

@@ -66,7 +66,7 @@ export function createOverlayProvider(repo: Repository, options: OverlayProvider
       const created = await createBranch(repo, branch, baseCommit);
       if (!created.ok) return created.error;
       undo.push(() => deleteWorkspaceBranch(repo, { id, path, branch, baseCommit }, true));
-      await writeWorktreeAdmin(repo, { id, worktreePath: path, branch, indexSource: base.index });
+      await writeWorktreeAdmin(repo, { id, worktreePath: path, branch, indexSource: base.index, method: 'overlay' });
       undo.push(() => removeWorktreeAdmin(repo, id));
       await mkdir(path);
       undo.push(() => rmdir(path));
@@ -118,6 +118,8 @@ export function createOverlayProvider(repo: Repository, options: OverlayProvider
     if (base !== undefined) {
       standsOn.delete(workspace.id);
       bases.release(base);
+      // An older base nothing stands on any more goes now, not at the end of the run.
+      await prune(true, base.commit);
     }
     if (!removeOptions.deleteBranch) return { removed: true };
     return deleteWorkspaceBranch(repo, workspace, removeOptions.forceDeleteBranch === true);
@@ -144,10 +146,10 @@ export function createOverlayProvider(repo: Repository, options: OverlayProvider
     return { workspaces, problems };
   }
 
-  async function prune(): Promise<string[]> {
+  async function prune(keepNewest: boolean, only?: string): Promise<string[]> {
     // Bases that workspaces left on disk still stand on (kept ones, or ones a sweep has yet to see).
     const { records } = await readOverlayRecords(layersDir);
-    return bases.prune(new Set(records.map((record) => record.base)));
+    return bases.prune(new Set(records.map((record) => record.base)), keepNewest, only);
   }
 
   return {
@@ -163,7 +165,12 @@ export function createOverlayProvider(repo: Repository, options: OverlayProvider
     diskUsage: (workspaces) => measureDiskUsage(workspaces.flatMap((workspace) => [layerPaths(workspace.id).upper, layerPaths(workspace.id).work])),
     // An upper layer holding only the .git file, and an empty work directory.
     estimateFreshBytes: async () => FRESH_OVERLAY_BYTES,
-    prune,
+    prune: () => prune(true),
+    async close() {
+      // A base still being made in the background would otherwise appear after the cleanup.
+      await bases.settle();
+      return prune(false);
+    },
   };
 }
 

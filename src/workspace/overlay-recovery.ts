@@ -80,7 +80,7 @@ export async function recoverOverlayWorkspace(
   try {
     const base = await options.ensureBase(record.base);
     const recreated = !(await pathExists(worktreeAdminDir(repo, record.id)));
-    if (recreated) await writeWorktreeAdmin(repo, { id: record.id, worktreePath: record.path, branch: record.branch, indexSource: base.index });
+    if (recreated) await writeWorktreeAdmin(repo, { id: record.id, worktreePath: record.path, branch: record.branch, indexSource: base.index, method: 'overlay' });
     if (!mounted) {
       await mkdir(record.path, { recursive: true });
       const layers = { lowerDirs: [...record.sharedLayers, base.tree], upperDir: options.layers.upper, workDir: options.layers.work };

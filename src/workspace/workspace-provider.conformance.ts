@@ -1,4 +1,4 @@
-import { mkdir, readFile, realpath, rename, rm, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, realpath, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { readStatus } from './git-status.js';
@@ -9,6 +9,16 @@ import { unmountEverythingUnder } from './testing/mount-cleanup.js';
 import { createTemporaryRepository, type TemporaryRepository } from './testing/temporary-repository.js';
 import type { WorkspaceProvider } from './workspace-provider.js';
 import { unmergedWork } from './workspace-status.js';
+
+/** Every file (not directory) under `dir`, relative to it; none when it does not exist. */
+async function filesUnder(dir: string): Promise<string[]> {
+  try {
+    const entries = await readdir(dir, { recursive: true, withFileTypes: true });
+    return entries.filter((entry) => !entry.isDirectory()).map((entry) => join(entry.parentPath, entry.name).slice(dir.length + 1));
+  } catch {
+    return [];
+  }
+}
 
 /** Makes the provider under test for a repository; `storageDir` is its own to use. Called again to open it as a later process would. */
 export type OpenWorkspaceProvider = (repo: Repository, storageDir: string) => WorkspaceProvider;
@@ -247,6 +257,16 @@ export function describeWorkspaceProviderConformance(name: string, open: OpenWor
       expect(await unmergedWork(repo, workspace)).toMatchObject({ status: 'unlanded', uncommittedFiles: ['unsaved.txt'] });
       expect(await later.remove(workspace, { deleteBranch: true })).toEqual({ removed: true });
       expect((await later.find(parentDir)).workspaces).toEqual([]);
+    });
+
+    it('leaves no shared files behind once closed with no workspace left', async () => {
+      const workspaces = await Promise.all([create('one'), create('two')]);
+      for (const workspace of workspaces) expect(await provider.remove(workspace, { deleteBranch: true })).toEqual({ removed: true });
+      await provider.close();
+      expect(await filesUnder(storageDir)).toEqual([]);
+      // A provider that closed still works: the next workspace makes what it needs again.
+      const again = await create('again');
+      expect(await git(['status', '--porcelain'], again.path)).toBe('');
     });
 
     it('measures the disk a workspace’s own files take', async () => {

@@ -66,4 +66,9 @@ export interface WorkspaceProvider {
   estimateFreshBytes(): Promise<number>;
   /** Deletes what no workspace needs any more (overlay: base checkouts of older trunk commits). Returns the paths deleted. */
   prune(): Promise<string[]>;
+  /**
+   * At the end of a run: deletes what workspaces shared, the newest too, as far as no
+   * workspace left on disk still needs it. Returns the paths deleted; never throws.
+   */
+  close(): Promise<string[]>;
 }

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { copyFile, link, mkdir, rename, rm, writeFile } from 'node:fs/promises';
+import { copyFile, link, mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { pathExists } from './path-exists.js';
 import type { Repository } from './repository.js';
@@ -10,6 +10,21 @@ import type { Repository } from './repository.js';
  */
 export function worktreeAdminDir(repo: Repository, id: string): string {
   return join(repo.gitDir, 'worktrees', id);
+}
+
+/**
+ * A file in a worktree record naming the method that made it, when that is not `git worktree
+ * add`: git ignores it, and colony's worktree method leaves such records to their own method.
+ */
+const METHOD_FILE = 'colony-workspace-method';
+
+/** The method named in the record of worktree `id`, or null for a plain `git worktree add` one. */
+export async function readWorktreeMethod(repo: Repository, id: string): Promise<string | null> {
+  try {
+    return (await readFile(join(worktreeAdminDir(repo, id), METHOD_FILE), 'utf8')).trim();
+  } catch {
+    return null;
+  }
 }
 
 /** Where records are put together before they appear, and taken apart after they vanish. */
@@ -29,6 +44,8 @@ export interface WorktreeAdminOptions {
    * the source is never changed by what happens in the worktree.
    */
   readonly indexSource: string;
+  /** The method that made the worktree, recorded for whoever sweeps it later. */
+  readonly method: string;
 }
 
 /**
@@ -47,6 +64,7 @@ export async function writeWorktreeAdmin(repo: Repository, options: WorktreeAdmi
     await writeFile(join(staging, 'HEAD'), `ref: refs/heads/${options.branch}\n`);
     await writeFile(join(staging, 'commondir'), '../..\n');
     await writeFile(join(staging, 'gitdir'), `${join(options.worktreePath, '.git')}\n`);
+    await writeFile(join(staging, METHOD_FILE), `${options.method}\n`);
     try {
       await link(options.indexSource, join(staging, 'index'));
     } catch {

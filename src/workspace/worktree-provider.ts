@@ -9,6 +9,7 @@ import { checkWorkspaceId, resolveBranch, workspaceBranch } from './workspace.js
 import type { CreateWorkspaceOptions, KeepWorkspaceResult, RemoveWorkspaceOptions, RemoveWorkspaceResult, Workspace } from './workspace.js';
 import { deleteWorkspaceBranch } from './workspace-branch.js';
 import type { FoundWorkspaces, WorkspaceProvider } from './workspace-provider.js';
+import { readWorktreeMethod } from './worktree-admin.js';
 import { withWorktreeAdminLock } from './worktree-admin-lock.js';
 
 /**
@@ -41,6 +42,7 @@ export function createWorktreeProvider(repo: Repository): WorkspaceProvider {
       ),
     estimateFreshBytes: () => estimateCheckoutBytes(repo),
     prune: async () => [],
+    close: async () => [],
   };
 }
 
@@ -166,6 +168,8 @@ async function findWorktrees(repo: Repository, parentDir: string): Promise<Found
       problems.push(`The worktree at ${entry.path} is not named like a workspace; left alone.`);
       continue;
     }
+    // Made by another method (an overlay): git lists it too, but it is not this method's to remove.
+    if ((await readWorktreeMethod(repo, id)) !== null) continue;
     const baseCommit = await mergeBaseWithTrunk(repo, entry.head);
     workspaces.push({ id, path: entry.path, branch: workspaceBranch(id), baseCommit, method: 'worktree' });
   }

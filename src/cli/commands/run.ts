@@ -5,7 +5,8 @@ import type { ChatModel } from '../../model/chat-model.js';
 import { resolveModel } from '../../model/registry.js';
 import { formatEventLine } from '../../observe/format-event.js';
 import { runRunSession, type RunSessionResult } from '../../orchestrator/run-session.js';
-import { EXIT_FAILED, EXIT_OK, positiveInteger, usageError, type CommandContext } from '../command-context.js';
+import type { WorkspaceMethodChoice } from '../../workspace/choose-workspace-provider.js';
+import { byteSize, EXIT_FAILED, EXIT_OK, positiveInteger, usageError, workspacesOption, type CommandContext } from '../command-context.js';
 import { formatRunSummary, readRunStatus } from './run-report.js';
 
 interface RunFlags {
@@ -18,6 +19,8 @@ interface RunFlags {
   readonly state?: string;
   readonly maxSteps: number;
   readonly plannerMaxSteps: number;
+  readonly workspaces: WorkspaceMethodChoice;
+  readonly workspaceDiskCap?: number;
   readonly json?: boolean;
   readonly quiet?: boolean;
   readonly verbose?: boolean;
@@ -27,6 +30,10 @@ interface RunFlags {
 const PROGRESS_EVENTS: ReadonlySet<EventType> = new Set<EventType>([
   'run.started',
   'run.ended',
+  'workspace.method-chosen',
+  'workspace.swept',
+  'workspace.salvaged',
+  'workspace.quota-reached',
   'agent.started',
   'agent.ended',
   'agent.failed',
@@ -54,6 +61,8 @@ export function registerRunCommand(program: Command, ctx: CommandContext): void 
     .option('--state <dir>', 'where colony keeps its state (default: <repo>/.colony)')
     .option('--max-steps <n>', 'the most model calls one worker may make', positiveInteger, 100)
     .option('--planner-max-steps <n>', 'the most model calls one planner may make', positiveInteger, 1000)
+    .addOption(workspacesOption())
+    .option('--workspace-disk-cap <size>', 'the most disk all workspaces may take together, e.g. 2G (default: a fifth of the free space)', byteSize)
     .option('--json', 'print the outcome as JSON')
     .option('--quiet', 'print no progress lines')
     .option('--verbose', 'print a line for every event, not only the milestones')
@@ -94,6 +103,8 @@ async function run(ctx: CommandContext, goalPath: string, flags: RunFlags): Prom
     ...(flags.state === undefined ? {} : { stateDir: resolve(ctx.cwd, flags.state) }),
     workerMaxSteps: flags.maxSteps,
     plannerMaxSteps: flags.plannerMaxSteps,
+    workspaces: flags.workspaces,
+    ...(flags.workspaceDiskCap === undefined ? {} : { workspaceDiskCapBytes: flags.workspaceDiskCap }),
     signal: ctx.signal,
     ...(showProgress ? { onEvent: progress } : {}),
   });
@@ -117,6 +128,7 @@ function report(ctx: CommandContext, result: Extract<RunSessionResult, { ok: tru
       checkoutProblem: result.checkoutProblem,
       failure: result.failure,
       durationMs: result.durationMs,
+      workspaces: result.workspaceMethod,
       summary: status,
     };
     ctx.stdout(`${JSON.stringify(outcome, null, 2)}\n`);
