@@ -5,6 +5,7 @@ import type { BenchRow } from './bench-row.js';
 import { benchEventAppend } from './event-append.bench.js';
 import { benchToolCallOverhead } from './tool-call-overhead.bench.js';
 import { benchManyAgents, benchTreeRun, benchTreeWithFaults } from './tree-run.bench.js';
+import { benchWorkspaces } from './workspaces.bench.js';
 
 /**
  * `npm run bench`: runs every benchmark, prints the rows, and records them with the machine and
@@ -16,6 +17,7 @@ const allSuites: { name: string; title: string; run: () => Promise<BenchRow[]> }
   { name: 'tree', title: 'The tree: the large example at 1 to 64 workers', run: benchTreeRun },
   { name: 'tree-faults', title: 'The tree with faults: the large example with bugs, malformed calls and crashes', run: benchTreeWithFaults },
   { name: 'many-agents', title: 'Memory with 500 agents at once', run: benchManyAgents },
+  { name: 'workspaces', title: 'Workspaces side by side: time and disk per workspace', run: benchWorkspaces },
 ];
 
 // `npm run bench -- tree many-agents` runs only those; no names runs them all.

@@ -5,6 +5,7 @@ import { registerRunCommand } from './commands/run.js';
 import { registerSimServerCommand } from './commands/sim-server.js';
 import { registerStatusCommand } from './commands/status.js';
 import { registerWorkCommand } from './commands/work.js';
+import { registerBenchCommand } from './commands/bench.js';
 import { EXIT_FAILED, EXIT_USAGE, type CommandContext } from './command-context.js';
 import { handleInterrupts, type InterruptHandling } from './interrupts.js';
 
@@ -53,6 +54,7 @@ async function runProgram(argv: readonly string[], ctx: CommandContext): Promise
   registerEventsCommand(program, ctx);
   registerSimServerCommand(program, ctx);
   registerDemoCommand(program, ctx);
+  registerBenchCommand(program, ctx);
 
   if (argv.length === 0) {
     ctx.stderr(program.helpInformation());

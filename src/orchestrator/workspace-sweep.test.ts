@@ -7,11 +7,10 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { EventBody } from '../events/event-types.js';
 import { resolveModel } from '../model/registry.js';
 import { createOverlayProvider } from '../workspace/overlay-provider.js';
-import { readOverlayMounts } from '../workspace/overlay-mount.js';
+import { readOverlayMounts, unmountOverlaysUnder } from '../workspace/overlay-mount.js';
 import { probeOverlaySupport } from '../workspace/overlay-probe.js';
 import { pathExists } from '../workspace/path-exists.js';
 import { openRepository, type Repository } from '../workspace/repository.js';
-import { unmountEverythingUnder } from '../workspace/testing/mount-cleanup.js';
 import { createTemporaryRepository, type TemporaryRepository } from '../workspace/testing/temporary-repository.js';
 import { createWorktreeProvider } from '../workspace/worktree-provider.js';
 import { acquireRunLock, type RunLock } from './run-lock.js';
@@ -42,7 +41,7 @@ describe('sweepWorkspaces', () => {
   });
   afterEach(async () => {
     lock.release();
-    await unmountEverythingUnder(await realpath(temporary.base));
+    await unmountOverlaysUnder(await realpath(temporary.base));
     await temporary.remove();
   });
 

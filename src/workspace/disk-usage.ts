@@ -15,10 +15,12 @@ export interface DiskUsageOptions {
 }
 
 /**
- * The bytes the trees under `roots` occupy on disk (allocated blocks, as `du` counts them), each
- * file counted once however many hard links to it the trees hold, and each root once even when
- * listed twice or nested in another. Paths that do not exist count nothing; entries that vanish
- * while being read are skipped (a workspace may be removed meanwhile). Never throws.
+ * The bytes the trees under `roots` occupy on disk (allocated blocks, as `du -x` counts them),
+ * each file counted once however many hard links to it the trees hold, and each root once even
+ * when listed twice or nested in another. Like `du -x`, a walk does not cross into another
+ * filesystem: a mount inside a root (an overlay workspace) is not counted through it, since
+ * its files live, and are counted, elsewhere. Paths that do not exist count nothing; entries
+ * that vanish while being read are skipped (a workspace may be removed meanwhile). Never throws.
  */
 export async function measureDiskUsage(roots: readonly string[], options: DiskUsageOptions = {}): Promise<number> {
   const seen = new Set<string>();
@@ -34,39 +36,41 @@ export async function measureDiskUsage(roots: readonly string[], options: DiskUs
 
 /** Walks the trees under `roots`, telling `count` the bytes of every entry not in `seen` (which it fills). */
 async function walk(roots: readonly string[], seen: Set<string>, count: (bytes: number) => void): Promise<void> {
-  const account = async (path: string): Promise<{ directory: boolean } | null> => {
+  const account = async (path: string, device: bigint | null): Promise<{ directory: boolean; device: bigint } | null> => {
     let info;
     try {
       info = await lstat(path, { bigint: true });
     } catch {
       return null;
     }
+    if (device !== null && info.dev !== device) return null;
     const key = `${info.dev}:${info.ino}`;
     if (seen.has(key)) return null;
     seen.add(key);
     count(Number(info.blocks) * 512);
-    return { directory: info.isDirectory() };
+    return { directory: info.isDirectory(), device: info.dev };
   };
-  let level: string[] = [];
+  type Directory = { readonly path: string; readonly device: bigint };
+  let level: Directory[] = [];
   for (const root of roots) {
-    const found = await account(root);
-    if (found?.directory === true) level.push(root);
+    const found = await account(root, null);
+    if (found?.directory === true) level.push({ path: root, device: found.device });
   }
   // Breadth first, a level at a time, a few directories at once.
   while (level.length > 0) {
-    const next: string[] = [];
-    const readDirectory = async (directory: string): Promise<void> => {
+    const next: Directory[] = [];
+    const readDirectory = async (directory: Directory): Promise<void> => {
       let names: string[];
       try {
-        names = await readdir(directory);
+        names = await readdir(directory.path);
       } catch {
         return;
       }
       for (let start = 0; start < names.length; start += PARALLEL_ENTRIES) {
-        const paths = names.slice(start, start + PARALLEL_ENTRIES).map((name) => join(directory, name));
-        const found = await Promise.all(paths.map(account));
+        const paths = names.slice(start, start + PARALLEL_ENTRIES).map((name) => join(directory.path, name));
+        const found = await Promise.all(paths.map((path) => account(path, directory.device)));
         paths.forEach((path, index) => {
-          if (found[index]?.directory === true) next.push(path);
+          if (found[index]?.directory === true) next.push({ path, device: directory.device });
         });
       }
     };

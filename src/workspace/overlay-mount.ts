@@ -112,3 +112,19 @@ export function overlayOption(entry: MountEntry, name: string): string | null {
   const found = entry.superOptions.split(',').find((option) => option.startsWith(prefix));
   return found === undefined ? null : found.slice(prefix.length);
 }
+
+/**
+ * Unmounts every overlay mounted under `dir`, deepest first, so nothing under it is deleted
+ * through a mount (the files would go, the mount would stay). Throws when one stays mounted.
+ */
+export async function unmountOverlaysUnder(dir: string): Promise<void> {
+  const prefix = dir.endsWith('/') ? dir : `${dir}/`;
+  const mounts = (await readOverlayMounts())
+    .map((mount) => mount.mountPoint)
+    .filter((mountPoint) => mountPoint.startsWith(prefix))
+    .sort((a, b) => b.length - a.length);
+  for (const mountPoint of mounts) {
+    const result = await unmountOverlay(mountPoint);
+    if (!result.ok) throw new Error(result.error);
+  }
+}

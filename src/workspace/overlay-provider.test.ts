@@ -5,11 +5,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createOverlayProvider } from './overlay-provider.js';
-import { parseMountInfo, readOverlayMounts, unmountOverlay } from './overlay-mount.js';
+import { parseMountInfo, readOverlayMounts, unmountOverlay, unmountOverlaysUnder } from './overlay-mount.js';
 import { probeOverlaySupport } from './overlay-probe.js';
 import { pathExists } from './path-exists.js';
 import { openRepository, type Repository } from './repository.js';
-import { unmountEverythingUnder } from './testing/mount-cleanup.js';
 import { createTemporaryRepository, type TemporaryRepository } from './testing/temporary-repository.js';
 import { describeWorkspaceProviderConformance } from './workspace-provider.conformance.js';
 import type { WorkspaceProvider } from './workspace-provider.js';
@@ -54,7 +53,7 @@ describe.runIf(support.ok)('overlay workspaces (mounting works here)', () => {
       provider = createOverlayProvider(repo, { storageDir, refreshFromFiles: 2, reuseUpToFiles: 10 });
     });
     afterEach(async () => {
-      await unmountEverythingUnder(await realpath(temporary.base));
+      await unmountOverlaysUnder(await realpath(temporary.base));
       await temporary.remove();
     });
 

@@ -55,24 +55,37 @@ export function createOverlayProvider(repo: Repository, options: OverlayProvider
     const undo: (() => Promise<unknown>)[] = [];
 
     // Each step that leaves something behind registers its undo, so a failure leaves nothing.
-    const assemble = async (): Promise<string | null> => {
+    // The branch, git's record and the mount do not depend on each other: they are made at
+    // once, which saves the wait for a process or two.
+    const makeBranch = async (): Promise<string | null> => {
+      const created = await createBranch(repo, branch, baseCommit);
+      if (!created.ok) return created.error;
+      undo.push(() => deleteWorkspaceBranch(repo, { id, path, branch, baseCommit }, true));
+      return null;
+    };
+    const writeRecord = async (): Promise<string | null> => {
+      await writeWorktreeAdmin(repo, { id, worktreePath: path, branch, indexSource: base.index, method: 'overlay' });
+      undo.push(() => removeWorktreeAdmin(repo, id));
+      return null;
+    };
+    const mount = async (): Promise<string | null> => {
       await mkdir(layersDir, { recursive: true });
       await mkdir(layers.root);
       undo.push(() => rm(layers.root, { recursive: true, force: true }));
       await Promise.all([mkdir(layers.upper), mkdir(layers.work)]);
-      await writeFile(join(layers.upper, '.git'), `gitdir: ${worktreeAdminDir(repo, id)}\n`);
       const record: OverlayRecord = { id, path, branch, baseCommit, base: base.commit, sharedLayers: [...sharedLayers] };
-      await writeFile(join(layers.root, OVERLAY_RECORD_FILE), `${JSON.stringify(record, null, 2)}\n`);
-      const created = await createBranch(repo, branch, baseCommit);
-      if (!created.ok) return created.error;
-      undo.push(() => deleteWorkspaceBranch(repo, { id, path, branch, baseCommit }, true));
-      await writeWorktreeAdmin(repo, { id, worktreePath: path, branch, indexSource: base.index, method: 'overlay' });
-      undo.push(() => removeWorktreeAdmin(repo, id));
+      await Promise.all([
+        writeFile(join(layers.upper, '.git'), `gitdir: ${worktreeAdminDir(repo, id)}\n`),
+        writeFile(join(layers.root, OVERLAY_RECORD_FILE), `${JSON.stringify(record, null, 2)}\n`),
+      ]);
       await mkdir(path);
       undo.push(() => rmdir(path));
       const mounted = await mountOverlay({ lowerDirs: [...sharedLayers, base.tree], upperDir: layers.upper, workDir: layers.work }, path);
       if (!mounted.ok) return mounted.error;
       undo.push(() => unmountOverlay(path));
+      return null;
+    };
+    const bringForward = async (): Promise<string | null> => {
       if (base.commit === baseCommit) return null;
       // The base is older than the trunk: a two-way merge writes only the files that differ.
       const args = ['read-tree', '-m', '-u', base.commit, baseCommit];
@@ -80,11 +93,18 @@ export function createOverlayProvider(repo: Repository, options: OverlayProvider
       return forward.code === 0 ? null : describeFailure(args, forward);
     };
 
-    let failure: string | null;
-    try {
-      failure = await assemble();
-    } catch (error) {
-      failure = error instanceof Error ? error.message : String(error);
+    const settled = await Promise.allSettled([makeBranch(), writeRecord(), mount()]);
+    let failure: string | null = null;
+    for (const step of settled) {
+      if (step.status === 'rejected') failure ??= step.reason instanceof Error ? step.reason.message : String(step.reason);
+      else failure ??= step.value;
+    }
+    if (failure === null) {
+      try {
+        failure = await bringForward();
+      } catch (error) {
+        failure = error instanceof Error ? error.message : String(error);
+      }
     }
     if (failure !== null) {
       for (const step of undo.reverse()) await step().catch(() => undefined);

@@ -5,7 +5,7 @@ import { readStatus } from './git-status.js';
 import { mergeToMain } from './merge-to-main.js';
 import { pathExists } from './path-exists.js';
 import { openRepository, type Repository } from './repository.js';
-import { unmountEverythingUnder } from './testing/mount-cleanup.js';
+import { unmountOverlaysUnder } from './overlay-mount.js';
 import { createTemporaryRepository, type TemporaryRepository } from './testing/temporary-repository.js';
 import type { WorkspaceProvider } from './workspace-provider.js';
 import { unmergedWork } from './workspace-status.js';
@@ -50,7 +50,7 @@ export function describeWorkspaceProviderConformance(name: string, open: OpenWor
     });
 
     afterEach(async () => {
-      await unmountEverythingUnder(await realpath(temporary.base));
+      await unmountOverlaysUnder(await realpath(temporary.base));
       await temporary.remove();
     });
 
