@@ -24,6 +24,8 @@ export interface WorkspaceQuotaOptions {
   readonly provider: WorkspaceProvider;
   readonly capBytes: number;
   readonly record: (event: EventBody) => void;
+  /** Milliseconds since the epoch, for the age of measurements; default Date.now. */
+  readonly now?: () => number;
 }
 
 interface Tracked {
@@ -46,6 +48,7 @@ const MEASUREMENT_AGE_OVER_COST = 20;
  */
 export function createWorkspaceQuota(options: WorkspaceQuotaOptions): WorkspaceQuota {
   const { provider, capBytes, record } = options;
+  const now = options.now ?? Date.now;
   const tracked = new Map<string, Tracked>();
   let creating = 0;
   let holding = false;
@@ -55,11 +58,11 @@ export function createWorkspaceQuota(options: WorkspaceQuotaOptions): WorkspaceQ
     const started = performance.now();
     entry.bytes = await provider.diskUsage([entry.workspace]);
     entry.costMs = performance.now() - started;
-    entry.measuredAt = Date.now();
+    entry.measuredAt = now();
   };
 
   const isStale = (entry: Tracked): boolean =>
-    entry.bytes === null || Date.now() - entry.measuredAt > Math.max(MIN_MEASUREMENT_AGE_MS, MEASUREMENT_AGE_OVER_COST * entry.costMs);
+    entry.bytes === null || now() - entry.measuredAt > Math.max(MIN_MEASUREMENT_AGE_MS, MEASUREMENT_AGE_OVER_COST * entry.costMs);
 
   const counted: WorkspaceProvider = {
     ...provider,

@@ -51,6 +51,12 @@ async function decide(repo: Repository, provider: WorkspaceProvider, workspace: 
     const unlocked = locked.locked ? '' : ` It could not be marked against \`git worktree prune\` (${locked.error ?? 'unknown error'}).`;
     return { removed: false, salvaged, kept: { path: workspace.path, reason: `${reason}${unlocked}` } };
   };
+  if (!(await pathExists(workspace.path))) {
+    // Its files are gone already (deleted by hand, say): only git's record is left, and the
+    // branch, which stays when it holds commits the trunk lacks.
+    const removal = await provider.remove(workspace, { deleteBranch: true });
+    return removal.removed || !(await pathExists(workspace.path)) ? { removed: true, salvaged: null, kept: null } : keep(removal.reason);
+  }
   const leftover = await unmergedWork(repo, workspace);
   if (leftover?.status === 'unreadable') return keep(leftover.reason);
   let salvaged: SalvagedWork | null = null;

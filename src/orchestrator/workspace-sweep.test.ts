@@ -74,6 +74,16 @@ describe('sweepWorkspaces', () => {
     expect(await temporary.git(['worktree', 'list', '--porcelain'])).toContain(`worktree ${damaged.path}\n`);
   });
 
+  it('drops git’s record of a worktree whose directory is gone, keeping a branch with unlanded commits', async () => {
+    const workspace = await createWorktreeProvider(repo).create({ id: 'vanished', parentDir: workspacesDirOf(stateDir) });
+    await temporary.write('feature.txt', 'feature\n', workspace.path);
+    const commit = await temporary.commitAll('Feature', workspace.path);
+    await rm(workspace.path, { recursive: true, force: true });
+    expect(await sweep()).toMatchObject({ removed: [workspace.path], kept: [] });
+    expect(await temporary.git(['worktree', 'list', '--porcelain'])).not.toContain('vanished');
+    expect((await temporary.git(['rev-parse', 'colony/vanished'])).trim()).toBe(commit);
+  });
+
   it('records nothing when there is nothing to sweep', async () => {
     expect(await sweep()).toEqual({ removed: [], salvaged: [], kept: [], deleted: [], problems: [] });
     expect(events).toEqual([]);
