@@ -157,6 +157,12 @@ export function createOverlayProvider(repo: Repository, options: OverlayProvider
   async function find(parentDir: string): Promise<FoundWorkspaces> {
     const parent = await realpath(parentDir).catch(() => resolve(parentDir));
     const { records, problems } = await readOverlayRecords(layersDir);
+    const recorded = new Set(records.map((record) => record.path));
+    for (const mount of await readOverlayMounts()) {
+      if (dirname(mount.mountPoint) === parent && !recorded.has(mount.mountPoint)) {
+        problems.push(`An overlay is mounted at ${mount.mountPoint} without a workspace record in ${layersDir}; it was left alone.`);
+      }
+    }
     const workspaces: Workspace[] = [];
     for (const record of records.filter((candidate) => dirname(candidate.path) === parent)) {
       const recovered = await recoverOverlayWorkspace(repo, record, { layers: layerPaths(record.id), ensureBase: bases.ensure });
