@@ -8,7 +8,8 @@ import { linkDependencyLayer } from '../src/workspace/dependency-layer-link.js';
 import { installEnvironment, runNpmCi } from '../src/workspace/npm-install.js';
 import { openRepository, type Repository } from '../src/workspace/repository.js';
 import { createTemporaryRepository } from '../src/workspace/testing/temporary-repository.js';
-import { createWorkspace, removeWorkspace, type Workspace } from '../src/workspace/workspace.js';
+import type { Workspace } from '../src/workspace/workspace.js';
+import { createWorktreeProvider } from '../src/workspace/worktree-provider.js';
 import type { BenchRow } from './bench-row.js';
 
 const COLONY_ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -106,14 +107,14 @@ export async function benchDependencyLayers(): Promise<BenchRow[]> {
 
 async function makeWorkspaces(repo: Repository, parentDir: string, count: number): Promise<Workspace[]> {
   const workspaces: Workspace[] = [];
-  for (let index = 0; index < count; index += 1) workspaces.push(await createWorkspace(repo, { id: `bench-${index}-${Date.now()}`, parentDir }));
+  for (let index = 0; index < count; index += 1) workspaces.push(await createWorktreeProvider(repo).create({ id: `bench-${index}-${Date.now()}`, parentDir }));
   return workspaces;
 }
 
 async function removeAll(repo: Repository, workspaces: readonly Workspace[]): Promise<number> {
   const started = performance.now();
   for (const workspace of workspaces) {
-    const removed = await removeWorkspace(repo, workspace, { deleteBranch: true, forceDeleteBranch: true });
+    const removed = await createWorktreeProvider(repo).remove(workspace, { deleteBranch: true, forceDeleteBranch: true });
     if (!removed.removed) throw new Error(removed.reason);
   }
   return performance.now() - started;

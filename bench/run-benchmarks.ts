@@ -8,6 +8,7 @@ import { benchMerge } from './merge.bench.js';
 import { benchToolCallOverhead } from './tool-call-overhead.bench.js';
 import { benchManyAgents, benchTreeAt64, benchTreeRun, benchTreeWithFaults } from './tree-run.bench.js';
 import { benchWorkInFlight } from './work-in-flight.bench.js';
+import { benchWorkspaces } from './workspaces.bench.js';
 
 /**
  * `npm run bench`: runs every benchmark, prints the rows, and records them with the machine and
@@ -23,6 +24,7 @@ const allSuites: { name: string; title: string; run: (settings: BenchSettings) =
   { name: 'files-in-flight', title: 'Files in flight: what planners’ conflict avoidance costs', run: benchWorkInFlight },
   { name: 'deps', title: 'Shared dependency installs: disk and time per workspace', run: benchDependencyLayers },
   { name: 'merge', title: 'Landing on main: self-merge against one integrator', run: benchMerge },
+  { name: 'workspaces', title: 'Workspaces side by side: time and disk per workspace', run: benchWorkspaces },
 ];
 
 function usage(problem: string): never {

@@ -1,4 +1,5 @@
-import { InvalidArgumentError } from 'commander';
+import { InvalidArgumentError, Option } from 'commander';
+import { WORKSPACE_METHOD_CHOICES } from '../workspace/choose-workspace-provider.js';
 
 export const EXIT_OK = 0;
 export const EXIT_FAILED = 1;
@@ -34,4 +35,22 @@ export function positiveInteger(value: string): number {
 export function commandText(value: string): string {
   if (value.trim() === '') throw new InvalidArgumentError('expected a command to run, got an empty one.');
   return value;
+}
+
+const BYTE_UNITS: Readonly<Record<string, number>> = { '': 1, B: 1, K: 2 ** 10, M: 2 ** 20, G: 2 ** 30, T: 2 ** 40 };
+
+/** A commander option parser for a size on disk: bytes, or a number with K, M, G or T (powers of 1024), like `2G` or `500M`. */
+export function byteSize(value: string): number {
+  const match = /^(\d+(?:\.\d+)?)\s*([KMGT]?)(?:i?B)?$/i.exec(value.trim());
+  const unit = BYTE_UNITS[(match?.[2] ?? '').toUpperCase()];
+  const bytes = match === null || unit === undefined ? Number.NaN : Math.floor(Number(match[1]) * unit);
+  if (!Number.isFinite(bytes) || bytes <= 0) throw new InvalidArgumentError(`expected a size such as 500M or 2G, got "${value}".`);
+  return bytes;
+}
+
+/** `--workspaces <method>`, shared by the commands that make workspaces. */
+export function workspacesOption(): Option {
+  return new Option('--workspaces <method>', 'how workspaces are made: overlay mounts on a shared checkout (Linux, root), a git worktree each, or auto (overlay where it works)')
+    .choices([...WORKSPACE_METHOD_CHOICES])
+    .default('auto');
 }

@@ -1,11 +1,11 @@
 import { Command, CommanderError } from 'commander';
-import { registerBenchMergeCommand } from './commands/bench-merge.js';
 import { registerDemoCommand } from './commands/demo.js';
 import { registerEventsCommand } from './commands/events.js';
 import { registerRunCommand } from './commands/run.js';
 import { registerSimServerCommand } from './commands/sim-server.js';
 import { registerStatusCommand } from './commands/status.js';
 import { registerWorkCommand } from './commands/work.js';
+import { registerBenchCommand } from './commands/bench.js';
 import { EXIT_FAILED, EXIT_USAGE, type CommandContext } from './command-context.js';
 import { handleInterrupts, type InterruptHandling } from './interrupts.js';
 
@@ -54,7 +54,7 @@ async function runProgram(argv: readonly string[], ctx: CommandContext): Promise
   registerEventsCommand(program, ctx);
   registerSimServerCommand(program, ctx);
   registerDemoCommand(program, ctx);
-  registerBenchMergeCommand(program.command('bench').description('Measure colony on this machine.'), ctx);
+  registerBenchCommand(program, ctx);
 
   if (argv.length === 0) {
     ctx.stderr(program.helpInformation());

@@ -27,6 +27,8 @@ export type AgentRole = z.infer<typeof agentRoleSchema>;
 
 const taskKindSchema = z.enum(['worker', 'planner']);
 
+const workspaceMethodSchema = z.enum(['worktree', 'overlay']);
+
 const bodies = [
   z.object({
     type: z.literal('run.started'),
@@ -113,7 +115,14 @@ const bodies = [
   }),
   z.object({
     type: z.literal('workspace.created'),
-    data: z.object({ path: z.string(), branch: z.string(), baseCommit: z.string(), durationMs: z.number() }),
+    data: z.object({
+      path: z.string(),
+      branch: z.string(),
+      baseCommit: z.string(),
+      durationMs: z.number(),
+      /** How its files were made; absent in logs written before there was a choice (a worktree). */
+      method: workspaceMethodSchema.optional(),
+    }),
   }),
   z.object({
     type: z.literal('workspace.removed'),
@@ -138,6 +147,44 @@ const bodies = [
     /** Old shared installs were deleted from the cache. */
     type: z.literal('dependencies.collected'),
     data: z.object({ removed: z.array(z.string()), problems: z.array(z.string()) }),
+  }),
+  z.object({
+    /** How this run makes workspaces, and why: the user's choice, or what the machine allows. */
+    type: z.literal('workspace.method-chosen'),
+    data: z.object({ method: workspaceMethodSchema, forced: z.boolean(), reason: z.string() }),
+  }),
+  z.object({
+    /**
+     * Work a workspace held that had not landed was saved before the workspace was removed:
+     * uncommitted files committed as `commit` on `branch` (null when there were none), and
+     * commits only a detached HEAD reached kept on `sideBranch`.
+     */
+    type: z.literal('workspace.salvaged'),
+    data: z.object({
+      path: z.string(),
+      branch: z.string(),
+      commit: z.string().nullable(),
+      files: z.array(z.string()),
+      sideBranch: z.string().nullable(),
+      reason: z.string(),
+    }),
+  }),
+  z.object({
+    /** What the sweep at the start of a run did with workspaces an earlier run left behind. */
+    type: z.literal('workspace.swept'),
+    data: z.object({
+      removed: z.array(z.string()),
+      salvaged: z.array(z.string()),
+      kept: z.array(z.object({ path: z.string(), reason: z.string() })),
+      /** Shared files nothing used any more (overlay base checkouts), deleted. */
+      deleted: z.array(z.string()),
+      problems: z.array(z.string()),
+    }),
+  }),
+  z.object({
+    /** Starting another workspace would take workspaces past their disk cap: new workers wait until finished ones are reclaimed. */
+    type: z.literal('workspace.quota-reached'),
+    data: z.object({ usedBytes: z.number(), capBytes: z.number(), workspaces: z.number().int(), runningWorkers: z.number().int() }),
   }),
   z.object({
     type: z.literal('merge.attempted'),

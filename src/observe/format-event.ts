@@ -40,7 +40,7 @@ export function describeEvent(event: ColonyEvent): string {
       return `${event.data.name} ${event.data.ok ? 'ok' : 'error'} in ${seconds(event.data.durationMs)}: ${first}`;
     }
     case 'workspace.created':
-      return `workspace ${event.data.branch} at ${event.data.baseCommit.slice(0, 12)} in ${seconds(event.data.durationMs)}`;
+      return `workspace ${event.data.branch} at ${event.data.baseCommit.slice(0, 12)} in ${seconds(event.data.durationMs)}${event.data.method === undefined ? '' : ` (${event.data.method})`}`;
     case 'workspace.removed':
       return event.data.kept ? `workspace kept at ${event.data.path}` : 'workspace removed';
     case 'dependencies.prepared':
@@ -53,6 +53,17 @@ export function describeEvent(event: ColonyEvent): string {
       const problems = event.data.problems.length === 0 ? '' : `; ${event.data.problems.length} problem(s): ${oneLine(event.data.problems.join('; '))}`;
       return `old dependency installs deleted: ${event.data.removed.length}${problems}`;
     }
+    case 'workspace.method-chosen':
+      return `workspaces: ${event.data.method}, because ${event.data.reason}`;
+    case 'workspace.salvaged': {
+      const commit = event.data.commit === null ? 'no uncommitted files' : `${event.data.files.length} uncommitted file(s) as ${event.data.commit.slice(0, 12)}`;
+      const side = event.data.sideBranch === null ? '' : `, detached work on ${event.data.sideBranch}`;
+      return `workspace salvaged onto ${event.data.branch}: ${commit}${side}`;
+    }
+    case 'workspace.swept':
+      return `swept workspaces left by an earlier run: ${event.data.removed.length} removed (${event.data.salvaged.length} salvaged), ${event.data.kept.length} kept, ${event.data.deleted.length} unused base(s) deleted`;
+    case 'workspace.quota-reached':
+      return `workspace disk cap reached: ${megabytes(event.data.usedBytes)} of ${megabytes(event.data.capBytes)} in ${event.data.workspaces} workspace(s); new workers wait for running ones to finish`;
     case 'merge.attempted':
       return `merge attempt ${event.data.attempt} onto ${event.data.mainBefore.slice(0, 12)}`;
     case 'merge.landed':
@@ -101,12 +112,12 @@ function assertNever(value: never): never {
   throw new Error(`unhandled event: ${JSON.stringify(value)}`);
 }
 
-function seconds(ms: number): string {
-  return ms < 1000 ? `${Math.round(ms)}ms` : `${(ms / 1000).toFixed(1)}s`;
-}
-
 function megabytes(bytes: number): string {
   return `${(bytes / 2 ** 20).toFixed(1)} MB`;
+}
+
+function seconds(ms: number): string {
+  return ms < 1000 ? `${Math.round(ms)}ms` : `${(ms / 1000).toFixed(1)}s`;
 }
 
 function oneLine(text: string, max = 120): string {

@@ -181,6 +181,10 @@ export function createRunStatusFold(options: RunStatusFoldOptions = {}): RunStat
       case 'dependencies.skipped':
       case 'dependencies.linked':
       case 'dependencies.collected':
+      case 'workspace.method-chosen':
+      case 'workspace.salvaged':
+      case 'workspace.swept':
+      case 'workspace.quota-reached':
       case 'merge.attempted':
       case 'merge.conflicted':
       case 'merge.checked':

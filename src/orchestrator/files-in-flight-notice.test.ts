@@ -1,3 +1,4 @@
+import { createWorktreeProvider } from '../workspace/worktree-provider.js';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -157,6 +158,7 @@ describe('a planner in a run', () => {
       events,
       tasks,
       wakeups: new Wakeups(),
+      workspaces: createWorktreeProvider(opened.repo),
       workspacesDir: join(stateDir, 'workspaces'),
       viewsDir: join(stateDir, 'views'),
       workerModel: sim.model,

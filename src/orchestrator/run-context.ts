@@ -3,8 +3,10 @@ import type { ChatModel } from '../model/chat-model.js';
 import type { EventStore } from '../store/event-store.js';
 import type { TaskStore } from '../store/task-store.js';
 import type { Repository } from '../workspace/repository.js';
+import type { WorkspaceProvider } from '../workspace/workspace-provider.js';
 import type { Wakeups } from './wakeups.js';
 import type { WorkInFlight } from './work-in-flight.js';
+import type { WorkspaceQuota } from './workspace-quota.js';
 
 /** Everything the agents of one run share. Passed down, never found through globals. */
 export interface RunContext {
@@ -13,6 +15,10 @@ export interface RunContext {
   readonly events: EventStore;
   readonly tasks: TaskStore;
   readonly wakeups: Wakeups;
+  /** Makes and removes workers' workspaces. */
+  readonly workspaces: WorkspaceProvider;
+  /** Holds new workers back while their workspaces would take more disk than allowed; absent for no cap. */
+  readonly workspaceQuota?: WorkspaceQuota;
   /** Workers' workspaces are made in here. */
   readonly workspacesDir: string;
   /**
@@ -20,6 +26,8 @@ export interface RunContext {
    * workspace; null or absent when the run has none.
    */
   readonly dependencyLayer?: string | null;
+  /** Directories shown at every worker's workspace root, shared and never written. */
+  readonly sharedLayers?: readonly string[];
   /** Planners' views of main are made in here. */
   readonly viewsDir: string;
   readonly workerModel: ChatModel;

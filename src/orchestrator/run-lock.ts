@@ -2,6 +2,10 @@ import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import Database from 'better-sqlite3';
 
 export interface RunLock {
+  /** The lock file; a run's state directory's lock is `<state>/run.lock`. */
+  readonly path: string;
+  /** True until `release`: the holder alone may touch what the lock guards. */
+  isHeld(): boolean;
   release(): void;
 }
 
@@ -41,6 +45,8 @@ export function acquireRunLock(path: string, what: string): LockResult {
   return {
     ok: true,
     lock: {
+      path,
+      isHeld: () => db.open,
       release() {
         if (!db.open) return;
         rmSync(holderPath, { force: true });

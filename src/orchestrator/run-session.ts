@@ -9,18 +9,20 @@ import { openSqliteEventStore } from '../store/sqlite-event-store.js';
 import { openSqliteTaskStore } from '../store/sqlite-task-store.js';
 import type { TaskStore } from '../store/task-store.js';
 import { resolveBranch } from '../workspace/workspace.js';
-import type { Repository } from '../workspace/repository.js';
+import type { WorkspaceMethodChoice } from '../workspace/choose-workspace-provider.js';
+import type { WorkspaceMethod } from '../workspace/workspace.js';
 import { createAgentRecorder } from './agent-recorder.js';
 import { readBriefFile } from './brief-file.js';
 import { startCheckoutSync } from './checkout-sync.js';
 import { checkMain, type MainCheck } from './main-check.js';
 import type { RunContext } from './run-context.js';
 import { createWorkInFlight } from './work-in-flight.js';
-import { prepareSession } from './session-prelude.js';
+import { prepareSession, type PreparedSession } from './session-prelude.js';
 import { prepareSharedDependencies } from './shared-dependencies.js';
-import { eventsDatabasePath } from './state-directory.js';
+import { eventsDatabasePath, workspacesDirOf } from './state-directory.js';
 import { runTasks } from './task-runner.js';
 import { Wakeups } from './wakeups.js';
+import { chooseWorkspaces, defaultDiskCapBytes, startWorkspaces, type ChosenWorkspaces } from './workspace-setup.js';
 
 export interface RunSessionOptions {
   readonly repoDir: string;
@@ -38,6 +40,10 @@ export interface RunSessionOptions {
   readonly leaseMs?: number;
   /** Install the trunk's npm dependencies once and link them into every worker's workspace; true when not given. */
   readonly sharedDependencies?: boolean;
+  /** How workspaces are made; `auto` (the default) takes overlay mounts where they work. */
+  readonly workspaces?: WorkspaceMethodChoice;
+  /** The most disk all workspaces may take together; default a fifth of the free space at the start. */
+  readonly workspaceDiskCapBytes?: number;
   readonly signal?: AbortSignal;
   readonly onEvent?: (event: ColonyEvent) => void;
 }
@@ -59,6 +65,7 @@ export type RunSessionResult =
       /** Why colony stopped the run itself (its store failed), or null. */
       readonly failure: string | null;
       readonly durationMs: number;
+      readonly workspaceMethod: WorkspaceMethod;
     };
 
 const DEFAULT_LEASE_MS = 30_000;
@@ -75,7 +82,9 @@ export async function runRunSession(options: RunSessionOptions): Promise<RunSess
   const session = await prepareSession(options.repoDir, options.stateDir);
   if (!session.ok) return session;
   try {
-    return await runInRepository(options, session.repo, session.stateDir, goal);
+    const chosen = await chooseWorkspaces(session.repo, session.stateDir, options.workspaces ?? 'auto');
+    if (!chosen.ok) return chosen;
+    return await runInRepository(options, session, chosen, goal);
   } finally {
     session.release();
   }
@@ -83,10 +92,11 @@ export async function runRunSession(options: RunSessionOptions): Promise<RunSess
 
 async function runInRepository(
   options: RunSessionOptions,
-  repo: Repository,
-  stateDir: string,
+  session: Extract<PreparedSession, { ok: true }>,
+  chosen: Extract<ChosenWorkspaces, { ok: true }>,
   goal: { title: string; body: string },
 ): Promise<RunSessionResult> {
+  const { repo, stateDir } = session;
   const startCommit = await resolveBranch(repo, repo.trunk);
   let events: EventStore;
   let tasks: TaskStore;
@@ -121,14 +131,24 @@ async function runInRepository(
       record: system.record,
       signal,
     });
+    const diskCapBytes = options.workspaceDiskCapBytes ?? (await defaultDiskCapBytes(stateDir));
+    const workspaces = await startWorkspaces({ repo, stateDir, lock: session.stateLock, chosen, record: system.record, diskCapBytes });
+    if (!workspaces.ok) {
+      await checkout.finish();
+      system.record({ type: 'run.ended', data: { status: 'failed', durationMs: Date.now() - started } });
+      system.flush();
+      return workspaces;
+    }
     const context: RunContext = {
       runId,
       repo,
       events,
       tasks,
       wakeups: new Wakeups(),
-      workspacesDir: join(stateDir, 'workspaces'),
       dependencyLayer,
+      workspaces: workspaces.provider,
+      ...(workspaces.quota === null ? {} : { workspaceQuota: workspaces.quota }),
+      workspacesDir: workspacesDirOf(stateDir),
       viewsDir: join(stateDir, 'views'),
       workerModel: options.workerModel,
       plannerModel: options.plannerModel,
@@ -162,6 +182,8 @@ async function runInRepository(
       status = outcome.rootHandoff.status === 'done' && (check === null || check.passed) ? 'done' : 'failed';
     }
     const checkoutProblem = await checkout.finish();
+    // Nothing is left to share once every worker has ended: no hidden copy of the repository stays behind.
+    await workspaces.provider.close();
     const durationMs = Date.now() - started;
     system.record({ type: 'run.ended', data: { status, durationMs } });
     system.flush();
@@ -177,6 +199,7 @@ async function runInRepository(
       checkoutProblem,
       failure: outcome.failure,
       durationMs,
+      workspaceMethod: workspaces.provider.method,
     };
   } finally {
     process.off('exit', closeOnExit);

@@ -1,3 +1,5 @@
+import { recordLayerUse } from '../workspace/dependency-layer-records.js';
+import { runGit } from '../workspace/git.js';
 import { readFileSync } from 'node:fs';
 import { runAgent, type AgentLoopOptions, type AgentOutcome } from '../agent/agent-loop.js';
 import type { ColonyEvent } from '../events/event-types.js';
@@ -9,11 +11,11 @@ import { createWorkerFileTools } from '../tools/worker-file-tools.js';
 import { createMergeToMainTool } from '../tools/merge-to-main-tool.js';
 import { createSubmitHandoffTool } from '../tools/submit-handoff-tool.js';
 import type { Repository } from '../workspace/repository.js';
-import { createWorkspace, keepWorkspace, removeWorkspace } from '../workspace/workspace.js';
-import { unmergedWork } from '../workspace/workspace-status.js';
+import type { WorkspaceProvider } from '../workspace/workspace-provider.js';
 import { commandMergeCheck } from './merge-check.js';
 import { createAgentRecorder, endAgent } from './agent-recorder.js';
 import { linkSharedDependencies } from './shared-dependencies.js';
+import { describeSalvage, reclaimWorkspace, type SalvagedWork } from './workspace-reclaim.js';
 
 const WORKER_PROMPT = readFileSync(new URL('./prompts/worker.md', import.meta.url), 'utf8').trim();
 
@@ -30,10 +32,14 @@ export interface RunWorkerTaskOptions {
   readonly model: ChatModel;
   readonly task: WorkerTask;
   readonly runId: string;
+  /** Makes and removes the worker's workspace. */
+  readonly workspaces: WorkspaceProvider;
   /** Where workspaces are made, one folder each. */
   readonly workspacesDir: string;
   /** A shared dependency layer to link into the new workspace (see `linkDependencyLayer`); none when null or absent. */
   readonly dependencyLayer?: string | null;
+  /** Directories shown at the workspace's root, shared and never written (see `CreateWorkspaceOptions`). */
+  readonly sharedLayers?: readonly string[];
   readonly maxSteps: number;
   readonly signal?: AbortSignal;
   /** Told every event as it is recorded, for live progress. */
@@ -51,14 +57,22 @@ export interface RunWorkerTaskOptions {
 export interface WorkerResult {
   readonly agentId: string;
   readonly handoff: Handoff;
-  /** The workspace, when it was kept because it holds work that did not land. */
+  /** The workspace, when it was kept because git could not read it or its work could not be salvaged. */
   readonly keptWorkspace: string | null;
+  /** What was saved of work that did not land before the workspace was removed, or null. */
+  readonly salvaged: SalvagedWork | null;
+}
+
+/** Whether git ignores `path` in the repository (so `git add --all` never stages it). */
+async function isIgnored(repo: Repository, path: string): Promise<boolean> {
+  return (await runGit(repo.root, ['check-ignore', '--quiet', path])).code === 0;
 }
 
 /**
  * Runs one worker on one task from start to end: a fresh workspace, the agent loop with the
  * worker's tools, exactly one handoff (the agent's own, or a synthetic failure when it ended
- * without one), and cleanup that never discards work that did not land.
+ * without one), and cleanup that never discards work that did not land: it is salvaged onto
+ * the worker's branch before the workspace is removed.
  */
 export async function runWorkerTask(options: RunWorkerTaskOptions): Promise<WorkerResult> {
   const { repo, store, task, runId } = options;
@@ -66,7 +80,17 @@ export async function runWorkerTask(options: RunWorkerTaskOptions): Promise<Work
   const recorder = createAgentRecorder(store, runId, agentId, options.onEvent);
 
   const started = performance.now();
-  const workspace = await createWorkspace(repo, { id: agentId, parentDir: options.workspacesDir });
+  // An overlay workspace shows the dependency layer as one more lower layer, at no cost; a
+  // worktree gets it hard-linked in below. Either way only where git ignores node_modules,
+  // or merging would commit it.
+  const layer = options.dependencyLayer ?? null;
+  const stacked = layer !== null && options.workspaces.method === 'overlay' && (await isIgnored(repo, 'node_modules/'));
+  const sharedLayers = [...(options.sharedLayers ?? []), ...(stacked ? [layer] : [])];
+  const workspace = await options.workspaces.create({
+    id: agentId,
+    parentDir: options.workspacesDir,
+    ...(sharedLayers.length === 0 ? {} : { sharedLayers }),
+  });
   recorder.record({
     type: 'workspace.created',
     data: {
@@ -74,11 +98,11 @@ export async function runWorkerTask(options: RunWorkerTaskOptions): Promise<Work
       branch: workspace.branch,
       baseCommit: workspace.baseCommit,
       durationMs: Math.round(performance.now() - started),
+      method: options.workspaces.method,
     },
   });
-  if (options.dependencyLayer !== undefined && options.dependencyLayer !== null) {
-    await linkSharedDependencies(workspace.path, options.dependencyLayer, recorder.record);
-  }
+  if (stacked) await recordLayerUse(layer, workspace.path);
+  else if (layer !== null) await linkSharedDependencies(workspace.path, layer, recorder.record);
 
   let submitted: Handoff | null = null;
   const landed: string[] = [];
@@ -121,21 +145,16 @@ export async function runWorkerTask(options: RunWorkerTaskOptions): Promise<Work
     ...(options.signal === undefined ? {} : { signal: options.signal }),
   });
 
-  // Decide the workspace's fate before the handoff, so the handoff can say where kept work is.
-  const leftover = await unmergedWork(repo, workspace);
-  const removal = leftover === null ? await removeWorkspace(repo, workspace, { deleteBranch: true }) : null;
-  const keptBecause = leftover?.reason ?? (removal !== null && !removal.removed ? removal.reason : null);
-  let kept: KeptWorkspace | null = null;
-  if (keptBecause !== null) {
-    const locked = await keepWorkspace(repo, workspace, `colony kept this workspace: ${keptBecause}`);
-    const unlocked = locked.locked ? '' : ` It could not be locked against \`git worktree prune\` (${locked.error ?? 'unknown error'}).`;
-    kept = { path: workspace.path, reason: `${keptBecause}${unlocked}` };
-  }
-  recorder.record({ type: 'workspace.removed', data: { path: workspace.path, kept: kept !== null } });
-  const handoff = finalHandoff(outcome, submitted, landed, kept, repo.trunk);
+  // Decide the workspace's fate before the handoff, so the handoff can say where the work is.
+  const reclaimed = await reclaimWorkspace(repo, options.workspaces, workspace, recorder.record);
+  const notes = [
+    ...(reclaimed.salvaged === null ? [] : [describeSalvage(reclaimed.salvaged, repo.trunk)]),
+    ...(reclaimed.kept === null ? [] : [`Its workspace was kept, not removed: ${reclaimed.kept.reason}`]),
+  ];
+  const handoff = finalHandoff(outcome, submitted, landed, notes, repo.trunk);
   recorder.record({ type: 'handoff.submitted', data: { taskId: task.id, handoff } });
   endAgent(recorder, outcome, handoff);
-  return { agentId, handoff, keptWorkspace: kept?.path ?? null };
+  return { agentId, handoff, keptWorkspace: reclaimed.kept?.path ?? null, salvaged: reclaimed.salvaged };
 }
 
 /**
@@ -152,22 +171,16 @@ async function runAgentGuarded(loop: AgentLoopOptions): Promise<AgentOutcome> {
   }
 }
 
-interface KeptWorkspace {
-  readonly path: string;
-  readonly reason: string;
-}
-
 function finalHandoff(
   outcome: AgentOutcome,
   submitted: Handoff | null,
   landed: readonly string[],
-  kept: KeptWorkspace | null,
+  workspaceNotes: readonly string[],
   trunk: string,
 ): Handoff {
-  const keptNote = kept === null ? [] : [`Its workspace was kept, not removed: ${kept.reason}`];
   if (outcome.status === 'ended' && submitted !== null) {
     const handoff: Handoff = submitted;
-    return { ...handoff, commits: [...landed], notes: [...handoff.notes, ...keptNote] };
+    return { ...handoff, commits: [...landed], notes: [...handoff.notes, ...workspaceNotes] };
   }
   const reason = outcome.status === 'failed' ? outcome.reason : 'it ended without submitting a handoff';
   const lastToolCall = outcome.status === 'failed' ? outcome.lastToolCall : null;
@@ -177,7 +190,7 @@ function finalHandoff(
     notes: [
       `It made ${outcome.steps} model call(s).`,
       lastToolCall === null ? 'It made no tool call.' : `Its last tool call was ${lastToolCall}.`,
-      ...keptNote,
+      ...workspaceNotes,
     ],
     concerns: landed.length > 0 ? [`Some of its work landed on ${trunk} before it ended; check it is complete.`] : [],
   });

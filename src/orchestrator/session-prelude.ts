@@ -2,11 +2,18 @@ import { join, relative, resolve } from 'node:path';
 import { excludeFromGit, findDirtyFiles, openRepository, type Repository } from '../workspace/repository.js';
 import { repairCheckout } from './checkout-sync.js';
 import { acquireRunLock, type RunLock } from './run-lock.js';
-import { defaultStateDir, prepareStateDir } from './state-directory.js';
+import { defaultStateDir, prepareStateDir, stateLockPath } from './state-directory.js';
 
 export type PreparedSession =
   | { readonly ok: false; readonly error: string }
-  | { readonly ok: true; readonly repo: Repository; readonly stateDir: string; readonly release: () => void };
+  | {
+      readonly ok: true;
+      readonly repo: Repository;
+      readonly stateDir: string;
+      /** The state directory's run lock, held until `release`. */
+      readonly stateLock: RunLock;
+      readonly release: () => void;
+    };
 
 /**
  * What every session that lands work does first, in this order, changing nothing the user
@@ -28,7 +35,7 @@ export async function prepareSession(repoDir: string, stateDirOption: string | u
   // (they would interleave the event log).
   const repositoryLock = acquireRunLock(join(repo.gitDir, 'colony-run.lock'), `the repository ${repo.root}`);
   if (!repositoryLock.ok) return repositoryLock;
-  const stateLock = acquireRunLock(join(stateDir, 'run.lock'), `the state directory ${stateDir}`);
+  const stateLock = acquireRunLock(stateLockPath(stateDir), `the state directory ${stateDir}`);
   if (!stateLock.ok) {
     repositoryLock.lock.release();
     return stateLock;
@@ -51,5 +58,5 @@ export async function prepareSession(repoDir: string, stateDirOption: string | u
         'commit or stash your changes (git stash), then run this again.',
     );
   }
-  return { ok: true, repo, stateDir, release };
+  return { ok: true, repo, stateDir, stateLock: stateLock.lock, release };
 }

@@ -11,6 +11,21 @@ export function eventsDatabasePath(stateDir: string): string {
   return join(stateDir, 'colony.db');
 }
 
+/** The lock every run using a state directory holds while it runs. */
+export function stateLockPath(stateDir: string): string {
+  return join(stateDir, 'run.lock');
+}
+
+/** Where a state directory's runs make workers' workspaces. */
+export function workspacesDirOf(stateDir: string): string {
+  return join(stateDir, 'workspaces');
+}
+
+/** Where overlay workspaces keep their shared base checkouts and their own layers. */
+export function overlayStorageDirOf(stateDir: string): string {
+  return join(workspacesDirOf(stateDir), '.overlay');
+}
+
 export type Prepared = { readonly ok: true } | { readonly ok: false; readonly error: string };
 
 /**

@@ -9,13 +9,17 @@ import { createMemoryEventStore } from '../store/memory-event-store.js';
 import { openSqliteTaskStore } from '../store/sqlite-task-store.js';
 import type { TaskRecord, TaskStore } from '../store/task-store.js';
 import { openRepository } from '../workspace/repository.js';
+import { createWorktreeProvider } from '../workspace/worktree-provider.js';
 import { createExampleRepository, type ExampleRepository } from '../../test/support/example-repository.js';
 import type { RunContext } from './run-context.js';
 import { runTasks } from './task-runner.js';
+import { createWorkspaceQuota } from './workspace-quota.js';
 import { Wakeups } from './wakeups.js';
 import { createWorkInFlight } from './work-in-flight.js';
 
 const PAD_TASK = readFileSync(new URL('../../examples/text-kit/tasks/01-pad.md', import.meta.url), 'utf8');
+const CASE_TASK = readFileSync(new URL('../../examples/text-kit/tasks/02-case.md', import.meta.url), 'utf8');
+const SLUG_TASK = readFileSync(new URL('../../examples/text-kit/tasks/03-slug.md', import.meta.url), 'utf8');
 
 type PlannerScript = (request: ModelRequest, index: number) => { text?: string; calls?: { name: string; input: unknown }[] };
 
@@ -70,6 +74,7 @@ describe('the task runner', () => {
       events,
       tasks,
       wakeups: new Wakeups(),
+      workspaces: createWorktreeProvider(opened.repo),
       workspacesDir: join(stateDir, 'workspaces'),
       mergeCheck: null,
       viewsDir: join(stateDir, 'views'),
@@ -180,4 +185,51 @@ describe('the task runner', () => {
     ]);
     expect(tasks.deliveredHandoffs('run-1')).toEqual([]);
   });
+
+  it('holds new workers back while their workspaces would pass the disk cap, and runs them once space is freed', async () => {
+    const planner = scriptedPlanner((request, index) => {
+      if (index === 0) {
+        return {
+          calls: [
+            { name: 'create_task', input: { title: 'Build pad', brief: PAD_TASK } },
+            { name: 'create_task', input: { title: 'Build case', brief: CASE_TASK } },
+            { name: 'create_task', input: { title: 'Build slug', brief: SLUG_TASK } },
+          ],
+        };
+      }
+      const handoffs = request.messages.filter((message) => message.role === 'user' && message.content.startsWith('Handoff from task')).length;
+      return handoffs >= 3 ? { calls: [{ name: 'finish', input: { summary: 'all three built' } }] } : { text: 'Waiting.' };
+    });
+    const { context, root, seen } = await setUp(planner);
+    const fresh = await context.workspaces.estimateFreshBytes();
+    // Room for one fresh workspace and a half: never two at once.
+    const quota = createWorkspaceQuota({
+      provider: context.workspaces,
+      capBytes: Math.floor(fresh * 1.5),
+      record: (body) => seen.push(context.events.append({ ...body, runId: 'run-1', agentId: 'system' })),
+    });
+    const outcome = await runTasks({
+      context: { ...context, workspaces: quota.provider, workspaceQuota: quota },
+      holder: 'runner-1',
+      workers: () => 3,
+      leaseMs: 30_000,
+      rootTaskId: root.id,
+      signal: new AbortController().signal,
+    });
+
+    expect(outcome.rootHandoff?.status).toBe('done');
+    const reached = seen.filter((event) => event.type === 'workspace.quota-reached');
+    expect(reached.length).toBeGreaterThan(0);
+    expect(reached[0]).toMatchObject({ data: { capBytes: Math.floor(fresh * 1.5), runningWorkers: 1 } });
+    let live = 0;
+    let peak = 0;
+    for (const event of seen) {
+      if (event.type === 'workspace.created') live += 1;
+      if (event.type === 'workspace.removed') live -= 1;
+      peak = Math.max(peak, live);
+    }
+    expect(peak).toBe(1);
+    expect(seen.filter((event) => event.type === 'workspace.created')).toHaveLength(3);
+    expect(example.git('show', 'main:src/index.js')).toMatch(/pad\.js[\s\S]*case\.js|case\.js[\s\S]*pad\.js/);
+  }, 120_000);
 });

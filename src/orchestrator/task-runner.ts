@@ -118,6 +118,8 @@ export async function runTasks(options: TaskRunnerOptions): Promise<RunnerOutcom
     while (!agents.signal.aborted && isOpen(tasks.getTask(options.rootTaskId))) {
       for (let task = claim(['planner']); task !== null; task = claim(['planner'])) start(task);
       while (runningWorkers < options.workers()) {
+        // Asked before claiming: a task claimed and then held back would sit leased for nothing.
+        if (context.workspaceQuota !== undefined && !(await context.workspaceQuota.admit(runningWorkers))) break;
         const task = claim(['worker']);
         if (task === null) break;
         start(task);
@@ -153,8 +155,10 @@ async function execute(context: RunContext, task: TaskRecord, signal: AbortSigna
       model: context.workerModel,
       task: { id: task.id, title: task.title, body: task.body },
       runId: context.runId,
+      workspaces: context.workspaces,
       workspacesDir: context.workspacesDir,
       dependencyLayer: context.dependencyLayer ?? null,
+      ...(context.sharedLayers === undefined ? {} : { sharedLayers: context.sharedLayers }),
       maxSteps: context.workerMaxSteps,
       signal,
       ...(context.mergeCheck === null ? {} : { mergeCheck: context.mergeCheck }),

@@ -1,3 +1,4 @@
+import { createWorktreeProvider } from '../workspace/worktree-provider.js';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -64,6 +65,7 @@ describe('the work-in-flight fold, on what real workers recorded', () => {
     const run = (id: string, file: string) =>
       runWorkerTask({
         repo: opened.repo,
+        workspaces: createWorktreeProvider(opened.repo),
         store,
         model: model.model,
         task: { id, title: id, body: taskFile(file) },

@@ -1,5 +1,4 @@
 import { closeRepositoryObjects } from '../workspace/repository-objects.js';
-import { join } from 'node:path';
 import type { ColonyEvent, EventBody } from '../events/event-types.js';
 import type { Handoff } from '../events/handoff.js';
 import { newShortId } from '../events/ids.js';
@@ -7,13 +6,16 @@ import type { ChatModel } from '../model/chat-model.js';
 import type { EventStore } from '../store/event-store.js';
 import { openSqliteEventStore } from '../store/sqlite-event-store.js';
 import { runGit } from '../workspace/git.js';
-import type { Repository } from '../workspace/repository.js';
+import type { WorkspaceMethodChoice } from '../workspace/choose-workspace-provider.js';
+import type { WorkspaceMethod } from '../workspace/workspace.js';
 import { readBriefFile } from './brief-file.js';
 import { startCheckoutSync } from './checkout-sync.js';
 import { runWorkerTask } from './run-worker-task.js';
-import { prepareSession } from './session-prelude.js';
+import { prepareSession, type PreparedSession } from './session-prelude.js';
 import { prepareSharedDependencies } from './shared-dependencies.js';
-import { eventsDatabasePath } from './state-directory.js';
+import { eventsDatabasePath, workspacesDirOf } from './state-directory.js';
+import type { SalvagedWork } from './workspace-reclaim.js';
+import { chooseWorkspaces, startWorkspaces, type ChosenWorkspaces } from './workspace-setup.js';
 
 export { defaultStateDir, eventsDatabasePath } from './state-directory.js';
 
@@ -26,6 +28,8 @@ export interface WorkSessionOptions {
   readonly maxSteps: number;
   /** Install the trunk's npm dependencies once and link them into the worker's workspace; true when not given. */
   readonly sharedDependencies?: boolean;
+  /** How the workspace is made; `auto` (the default) takes an overlay mount where it works. */
+  readonly workspaces?: WorkspaceMethodChoice;
   readonly signal?: AbortSignal;
   readonly onEvent?: (event: ColonyEvent) => void;
 }
@@ -42,6 +46,9 @@ export type WorkSessionResult =
       /** Why the user's checkout could not be brought up to date, or null when it was. */
       readonly checkoutProblem: string | null;
       readonly keptWorkspace: string | null;
+      /** What was saved of work that did not land before the workspace was removed, or null. */
+      readonly salvaged: SalvagedWork | null;
+      readonly workspaceMethod: WorkspaceMethod;
     };
 
 /**
@@ -55,7 +62,9 @@ export async function runWorkSession(options: WorkSessionOptions): Promise<WorkS
   const session = await prepareSession(options.repoDir, options.stateDir);
   if (!session.ok) return session;
   try {
-    return await runInRepository(options, session.repo, session.stateDir, task);
+    const chosen = await chooseWorkspaces(session.repo, session.stateDir, options.workspaces ?? 'auto');
+    if (!chosen.ok) return chosen;
+    return await runInRepository(options, session, chosen, task);
   } finally {
     session.release();
   }
@@ -63,10 +72,11 @@ export async function runWorkSession(options: WorkSessionOptions): Promise<WorkS
 
 async function runInRepository(
   options: WorkSessionOptions,
-  repo: Repository,
-  stateDir: string,
+  session: Extract<PreparedSession, { ok: true }>,
+  chosen: Extract<ChosenWorkspaces, { ok: true }>,
   task: { title: string; body: string },
 ): Promise<WorkSessionResult> {
+  const { repo, stateDir } = session;
   const startCommit = (await runGit(repo.root, ['rev-parse', `refs/heads/${repo.trunk}`])).stdout.trim();
   let store: EventStore;
   try {
@@ -94,20 +104,29 @@ async function runInRepository(
       record,
       ...(options.signal === undefined ? {} : { signal: options.signal }),
     });
+    // One worker, one workspace: a disk cap would have nothing to hold back.
+    const workspaces = await startWorkspaces({ repo, stateDir, lock: session.stateLock, chosen, record, diskCapBytes: null });
+    if (!workspaces.ok) {
+      await checkout.finish();
+      record({ type: 'run.ended', data: { status: 'failed', durationMs: Date.now() - started } });
+      return workspaces;
+    }
     const result = await runWorkerTask({
       repo,
       store,
       model: options.model,
       task: { id: newShortId('task'), title: task.title, body: task.body },
       runId,
-      workspacesDir: join(stateDir, 'workspaces'),
       dependencyLayer,
+      workspaces: workspaces.provider,
+      workspacesDir: workspacesDirOf(stateDir),
       maxSteps: options.maxSteps,
       onLanded: () => checkout.afterLanding(),
       ...(options.signal === undefined ? {} : { signal: options.signal }),
       ...(options.onEvent === undefined ? {} : { onEvent: options.onEvent }),
     });
     const checkoutProblem = await checkout.finish();
+    await workspaces.provider.close();
     record({ type: 'run.ended', data: { status: result.handoff.status, durationMs: Date.now() - started } });
     const trunkCommit = (await runGit(repo.root, ['rev-parse', `refs/heads/${repo.trunk}`])).stdout.trim();
     return {
@@ -119,6 +138,8 @@ async function runInRepository(
       stateDir,
       checkoutProblem,
       keptWorkspace: result.keptWorkspace,
+      salvaged: result.salvaged,
+      workspaceMethod: workspaces.provider.method,
     };
   } finally {
     process.off('exit', closeOnExit);

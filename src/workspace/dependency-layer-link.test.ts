@@ -7,7 +7,8 @@ import { prepareDependencyLayer } from './dependency-cache.js';
 import { linkDependencyLayer } from './dependency-layer-link.js';
 import { liveUsers } from './dependency-layer-records.js';
 import { createNodeProject, npm, type NodeProject } from './testing/node-project.js';
-import { createWorkspace, type Workspace } from './workspace.js';
+import type { Workspace } from './workspace.js';
+import { createWorktreeProvider } from './worktree-provider.js';
 
 const execFileAsync = promisify(execFile);
 
@@ -34,7 +35,7 @@ afterAll(async () => {
 
 function newWorkspace(project: NodeProject): Promise<Workspace> {
   workspaceCount += 1;
-  return createWorkspace(project.repo, { id: `w${workspaceCount}`, parentDir: project.workspacesDir });
+  return createWorktreeProvider(project.repo).create({ id: `w${workspaceCount}`, parentDir: project.workspacesDir });
 }
 
 async function requireX(cwd: string): Promise<string> {

@@ -5,7 +5,7 @@ import { mergeToMain } from './merge-to-main.js';
 import { excludeFromGit } from './repository.js';
 import { createMergeTestSetup } from './testing/merge-setup.js';
 import type { MergeTestSetup } from './testing/merge-setup.js';
-import { createWorkspace } from './workspace.js';
+import { createWorktreeProvider } from './worktree-provider.js';
 import { unmergedWork } from './workspace-status.js';
 
 describe('unmergedWork', () => {
@@ -63,7 +63,7 @@ describe('unmergedWork', () => {
 
   it('is unreadable when the workspace lost its .git inside the user’s checkout, where git would read the checkout instead', async () => {
     await excludeFromGit(setup.repo, '/.colony/');
-    const workspace = await createWorkspace(setup.repo, { id: 'inside', parentDir: join(setup.repo.root, '.colony', 'workspaces') });
+    const workspace = await createWorktreeProvider(setup.repo).create({ id: 'inside', parentDir: join(setup.repo.root, '.colony', 'workspaces') });
     await setup.temporary.write('notes.txt', 'uncommitted work\n', workspace.path);
     await rm(join(workspace.path, '.git'));
     const work = await unmergedWork(setup.repo, workspace);

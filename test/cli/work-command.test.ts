@@ -51,6 +51,7 @@ describe('colony work', () => {
     const events = await eventsOf(repo.dir);
     const order = [
       'run.started',
+      'workspace.method-chosen',
       'workspace.created',
       'agent.started',
       'model.requested',
@@ -114,19 +115,44 @@ describe('colony work', () => {
 });
 
 describe('colony work keeps work that did not land', () => {
-  it('keeps and locks the workspace of a worker stopped by its step budget, and says where', async () => {
+  it('salvages the work of a worker stopped by its step budget onto its branch, removes the workspace, and says where', async () => {
     const task = join(repo.dir, 'tasks', '01-pad.md');
     const before = repo.git('rev-parse', 'main');
     const result = await runCli(['work', task, '--repo', repo.dir, '--model', 'sim?seed=3', '--max-steps', '3', '--json']);
     expect(result.code).toBe(1);
-    const output = JSON.parse(result.stdout) as { handoff: { synthetic: boolean; summary: string; notes: string[] }; keptWorkspace: string };
+    const output = JSON.parse(result.stdout) as {
+      handoff: { synthetic: boolean; summary: string; notes: string[] };
+      keptWorkspace: string | null;
+      salvaged: { commit: string; branch: string; files: string[] };
+    };
     expect(output.handoff.synthetic).toBe(true);
     expect(output.handoff.summary).toMatch(/step budget ran out \(3 model calls\)/);
-    expect(output.handoff.notes.join('\n')).toMatch(/workspace was kept, not removed: .*holds 2 uncommitted file/);
-    expect(readFileSync(join(output.keptWorkspace, 'src', 'text', 'pad.js'), 'utf8')).toContain('padLeft');
-    expect(repo.git('worktree', 'list', '--porcelain')).toContain('locked colony kept this workspace');
+    expect(output.keptWorkspace).toBeNull();
+    expect(output.salvaged.files.sort()).toEqual(['src/text/pad.js', 'src/text/pad.test.js']);
+    expect(output.handoff.notes.join('\n')).toMatch(/2 uncommitted file\(s\) \(.*pad\.js.*\) were committed as [0-9a-f]{12} on the branch colony\/worker-/);
+    expect(repo.git('show', `${output.salvaged.branch}:src/text/pad.js`)).toContain('padLeft');
+    expect(repo.git('log', '-1', '--format=%s', output.salvaged.branch)).toMatch(/^colony salvaged the uncommitted work of workspace worker-/);
+    expect(repo.git('worktree', 'list', '--porcelain')).not.toContain('.colony/workspaces');
     expect(repo.git('rev-parse', 'main')).toBe(before);
     expect(repo.git('status', '--porcelain')).toBe('');
+  });
+});
+
+describe('colony work --workspaces', () => {
+  it('makes the workspace the way it is told, and says so in the events and the outcome', async () => {
+    const task = join(repo.dir, 'tasks', '01-pad.md');
+    const result = await runCli(['work', task, '--repo', repo.dir, '--model', 'sim?seed=3', '--workspaces', 'worktree', '--json']);
+    expect(result.code).toBe(0);
+    expect(JSON.parse(result.stdout)).toMatchObject({ handoff: { status: 'done' }, workspaces: 'worktree' });
+    const events = await eventsOf(repo.dir);
+    expect(events.find((event) => event.type === 'workspace.method-chosen')).toMatchObject({ data: { method: 'worktree', forced: true } });
+    expect(events.find((event) => event.type === 'workspace.created')).toMatchObject({ data: { method: 'worktree' } });
+  });
+
+  it('refuses a method it does not know', async () => {
+    const result = await runCli(['work', join(repo.dir, 'tasks', '01-pad.md'), '--repo', repo.dir, '--model', 'sim', '--workspaces', 'copy']);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(/--workspaces <method>' argument 'copy' is invalid\. Allowed choices are auto, overlay, worktree/);
   });
 });
 

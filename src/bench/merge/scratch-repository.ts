@@ -5,7 +5,7 @@ import { describeFailure, runGit } from '../../workspace/git.js';
 import type { RunGitOptions } from '../../workspace/git.js';
 import { openRepository } from '../../workspace/repository.js';
 import type { Repository } from '../../workspace/repository.js';
-import { createWorkspace } from '../../workspace/workspace.js';
+import { createWorktreeProvider } from '../../workspace/worktree-provider.js';
 import type { Workspace } from '../../workspace/workspace.js';
 import { SHARED_FILE, initialSharedText } from './planned-change.js';
 
@@ -39,7 +39,7 @@ function treePath(index: number): string {
 
 /**
  * Makes the repository: `files` files plus the shared file in one commit on `main`, then a
- * workspace (`createWorkspace`) per merger. Automatic garbage collection is off in this
+ * workspace (a git worktree) per merger. Automatic garbage collection is off in this
  * repository, so a background repack does not land in one run and not in another.
  * Throws when git cannot make it, after deleting what it made.
  */
@@ -64,7 +64,7 @@ export async function createScratchRepository(options: ScratchRepositoryOptions)
     if (!opened.ok) throw new Error(opened.error);
     const workspaces: Workspace[] = [];
     for (let merger = 0; merger < options.mergers; merger += 1) {
-      workspaces.push(await createWorkspace(opened.repo, { id: `m${merger}`, parentDir: join(base, 'workspaces') }));
+      workspaces.push(await createWorktreeProvider(opened.repo).create({ id: `m${merger}`, parentDir: join(base, 'workspaces') }));
     }
     return { base, repo: opened.repo, workspaces, remove };
   } catch (error) {

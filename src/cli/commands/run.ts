@@ -5,7 +5,8 @@ import type { ChatModel } from '../../model/chat-model.js';
 import { resolveModel } from '../../model/registry.js';
 import { formatEventLine } from '../../observe/format-event.js';
 import { runRunSession, type RunSessionResult } from '../../orchestrator/run-session.js';
-import { EXIT_FAILED, EXIT_OK, positiveInteger, usageError, type CommandContext, commandText } from '../command-context.js';
+import type { WorkspaceMethodChoice } from '../../workspace/choose-workspace-provider.js';
+import { byteSize, commandText, EXIT_FAILED, EXIT_OK, positiveInteger, usageError, workspacesOption, type CommandContext } from '../command-context.js';
 import { formatRunSummary, readRunStatus } from './run-report.js';
 
 interface RunFlags {
@@ -21,6 +22,8 @@ interface RunFlags {
   readonly mergeCheck?: string;
   /** False with `--no-shared-deps`. */
   readonly sharedDeps: boolean;
+  readonly workspaces: WorkspaceMethodChoice;
+  readonly workspaceDiskCap?: number;
   readonly json?: boolean;
   readonly quiet?: boolean;
   readonly verbose?: boolean;
@@ -32,6 +35,10 @@ const PROGRESS_EVENTS: ReadonlySet<EventType> = new Set<EventType>([
   'run.ended',
   'dependencies.prepared',
   'dependencies.skipped',
+  'workspace.method-chosen',
+  'workspace.swept',
+  'workspace.salvaged',
+  'workspace.quota-reached',
   'agent.started',
   'agent.ended',
   'agent.failed',
@@ -61,6 +68,8 @@ export function registerRunCommand(program: Command, ctx: CommandContext): void 
     .option('--planner-max-steps <n>', 'the most model calls one planner may make', positiveInteger, 1000)
     .option('--merge-check <command>', "a command each worker's merge must pass, run in its workspace on its work replayed onto main (off by default)", commandText)
     .option('--no-shared-deps', "do not install the repository's npm dependencies once for all workers; each workspace starts without node_modules")
+    .addOption(workspacesOption())
+    .option('--workspace-disk-cap <size>', 'the most disk all workspaces may take together, e.g. 2G (default: a fifth of the free space)', byteSize)
     .option('--json', 'print the outcome as JSON')
     .option('--quiet', 'print no progress lines')
     .option('--verbose', 'print a line for every event, not only the milestones')
@@ -103,6 +112,8 @@ async function run(ctx: CommandContext, goalPath: string, flags: RunFlags): Prom
     plannerMaxSteps: flags.plannerMaxSteps,
     ...(flags.mergeCheck === undefined ? {} : { mergeCheck: flags.mergeCheck }),
     sharedDependencies: flags.sharedDeps,
+    workspaces: flags.workspaces,
+    ...(flags.workspaceDiskCap === undefined ? {} : { workspaceDiskCapBytes: flags.workspaceDiskCap }),
     signal: ctx.signal,
     ...(showProgress ? { onEvent: progress } : {}),
   });
@@ -126,6 +137,7 @@ function report(ctx: CommandContext, result: Extract<RunSessionResult, { ok: tru
       checkoutProblem: result.checkoutProblem,
       failure: result.failure,
       durationMs: result.durationMs,
+      workspaces: result.workspaceMethod,
       summary: status,
     };
     ctx.stdout(`${JSON.stringify(outcome, null, 2)}\n`);

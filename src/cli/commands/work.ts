@@ -4,7 +4,8 @@ import type { Handoff } from '../../events/handoff.js';
 import { resolveModel } from '../../model/registry.js';
 import { formatEventLine } from '../../observe/format-event.js';
 import { runWorkSession } from '../../orchestrator/work-session.js';
-import { EXIT_FAILED, EXIT_OK, positiveInteger, usageError, type CommandContext } from '../command-context.js';
+import type { WorkspaceMethodChoice } from '../../workspace/choose-workspace-provider.js';
+import { EXIT_FAILED, EXIT_OK, positiveInteger, usageError, workspacesOption, type CommandContext } from '../command-context.js';
 
 interface WorkFlags {
   readonly repo: string;
@@ -15,6 +16,7 @@ interface WorkFlags {
   readonly maxSteps: number;
   /** False with `--no-shared-deps`. */
   readonly sharedDeps: boolean;
+  readonly workspaces: WorkspaceMethodChoice;
   readonly json?: boolean;
   readonly quiet?: boolean;
 }
@@ -31,6 +33,7 @@ export function registerWorkCommand(program: Command, ctx: CommandContext): void
     .option('--state <dir>', 'where colony keeps its state (default: <repo>/.colony)')
     .option('--max-steps <n>', 'the most model calls the worker may make', positiveInteger, 100)
     .option('--no-shared-deps', "do not install the repository's npm dependencies once for all workers; each workspace starts without node_modules")
+    .addOption(workspacesOption())
     .option('--json', 'print the handoff as JSON')
     .option('--quiet', 'print no progress lines')
     .action(async (taskPath: string, flags: WorkFlags) => {
@@ -60,6 +63,7 @@ async function work(ctx: CommandContext, taskPath: string, flags: WorkFlags): Pr
     ...(flags.state === undefined ? {} : { stateDir: resolve(ctx.cwd, flags.state) }),
     maxSteps: flags.maxSteps,
     sharedDependencies: flags.sharedDeps,
+    workspaces: flags.workspaces,
     signal: ctx.signal,
     ...(showProgress ? { onEvent: (event) => event.type !== 'model.requested' && ctx.stderr(`${formatEventLine(event)}\n`) } : {}),
   });
@@ -68,7 +72,16 @@ async function work(ctx: CommandContext, taskPath: string, flags: WorkFlags): Pr
     return ctx.exitCode;
   }
   if (flags.json === true) {
-    ctx.stdout(`${JSON.stringify({ runId: result.runId, handoff: result.handoff, main: result.trunkCommit, checkoutProblem: result.checkoutProblem, keptWorkspace: result.keptWorkspace }, null, 2)}\n`);
+    const outcome = {
+      runId: result.runId,
+      handoff: result.handoff,
+      main: result.trunkCommit,
+      checkoutProblem: result.checkoutProblem,
+      keptWorkspace: result.keptWorkspace,
+      salvaged: result.salvaged,
+      workspaces: result.workspaceMethod,
+    };
+    ctx.stdout(`${JSON.stringify(outcome, null, 2)}\n`);
   } else {
     ctx.stdout(formatHandoff(result.handoff));
     ctx.stdout(`\n${result.trunk} is at ${result.trunkCommit.slice(0, 12)}. Events: colony events --state ${result.stateDir}\n`);

@@ -2,7 +2,7 @@ import { appendFile, mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { mergeToMain } from '../merge-to-main.js';
 import { openRepository } from '../repository.js';
-import { createWorkspace } from '../workspace.js';
+import { createWorktreeProvider } from '../worktree-provider.js';
 
 /**
  * One process of the cross-process merge race: makes WORKSPACES workspaces in REPO, then has
@@ -20,7 +20,7 @@ if (!opened.ok) throw new Error(opened.error);
 const repo = opened.repo;
 const workspaces = [];
 for (let index = 0; index < workspaceCount; index += 1) {
-  workspaces.push(await createWorkspace(repo, { id: `${name}-${index}`, parentDir: join(repoPath, '..', 'workspaces') }));
+  workspaces.push(await createWorktreeProvider(repo).create({ id: `${name}-${index}`, parentDir: join(repoPath, '..', 'workspaces') }));
 }
 const landed: string[] = [];
 let inProcess = 0;

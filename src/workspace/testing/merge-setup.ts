@@ -7,7 +7,7 @@ import { openRepository } from '../repository.js';
 import type { Repository } from '../repository.js';
 import { createTemporaryRepository } from './temporary-repository.js';
 import type { TemporaryRepository } from './temporary-repository.js';
-import { createWorkspace } from '../workspace.js';
+import { createWorktreeProvider } from '../worktree-provider.js';
 import type { Workspace } from '../workspace.js';
 
 /** A temporary repository opened as colony opens it, with a helper to make workspaces. */
@@ -27,7 +27,7 @@ export async function createMergeTestSetup(files?: Readonly<Record<string, strin
   return {
     temporary,
     repo,
-    workspace: (id) => createWorkspace(repo, { id, parentDir }),
+    workspace: (id) => createWorktreeProvider(repo).create({ id, parentDir }),
     trunkCommit: async () => (await temporary.git(['rev-parse', `refs/heads/${repo.trunk}`])).trim(),
   };
 }

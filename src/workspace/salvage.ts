@@ -1,0 +1,90 @@
+import { countCommitsAhead } from './commits-ahead.js';
+import { describeFailure, runGit, splitNul } from './git.js';
+import { readRebaseState } from './rebase-state.js';
+import type { Repository } from './repository.js';
+import type { Workspace } from './workspace.js';
+import { createBranch } from './workspace-branch.js';
+
+/**
+ * What salvaging a workspace kept. `commit` is the commit colony made of the uncommitted
+ * files (null when there were none); `branch` holds every commit the workspace made;
+ * `sideBranch`, when not null, holds work that was not on `branch` (a rebase stopped half-way,
+ * or a HEAD the agent moved off its branch).
+ */
+export type SalvageOutcome =
+  | {
+      readonly ok: true;
+      readonly commit: string | null;
+      readonly files: readonly string[];
+      readonly branch: string;
+      readonly sideBranch: string | null;
+    }
+  | { readonly ok: false; readonly error: string };
+
+/**
+ * Saves everything a workspace holds that did not land, so the workspace itself can be removed:
+ * uncommitted and untracked files (ignored ones aside) are committed where HEAD is, with a
+ * message saying they were salvaged and why; commits that would otherwise be reachable from no
+ * branch get a branch of their own. Nothing is pushed to the trunk. Never throws: when git
+ * fails the outcome says why, and the workspace should be kept.
+ */
+export async function salvageWorkspace(repo: Repository, workspace: Workspace, why: string): Promise<SalvageOutcome> {
+  const cwd = workspace.path;
+  const fail = (args: readonly string[], result: Awaited<ReturnType<typeof runGit>>): SalvageOutcome => ({
+    ok: false,
+    error: `Could not salvage the workspace at ${workspace.path}: ${describeFailure(args, result)}`,
+  });
+  const rebasing = (await readRebaseState(cwd).catch(() => null)) !== null;
+  const addArgs = ['add', '--all'];
+  const added = await runGit(cwd, addArgs);
+  if (added.code !== 0) return fail(addArgs, added);
+  const stagedArgs = ['diff', '--cached', '--name-only', '-z', '--no-renames', 'HEAD'];
+  const staged = await runGit(cwd, stagedArgs);
+  if (staged.code !== 0) return fail(stagedArgs, staged);
+  const files = splitNul(staged.stdout);
+  let commit: string | null = null;
+  if (files.length > 0) {
+    const message = [
+      `colony salvaged the uncommitted work of workspace ${workspace.id}`,
+      '',
+      why.trim(),
+      '',
+      `${rebasing ? 'A rebase onto the trunk was stopped at a conflict; these files are as the agent left them, conflict markers and all.\n' : ''}Files: ${files.slice(0, 50).join(', ')}${files.length > 50 ? `, and ${files.length - 50} more` : ''}`,
+    ].join('\n');
+    const commitArgs = ['commit', '--quiet', '--no-verify', '-m', message];
+    const committed = await runGit(cwd, commitArgs);
+    if (committed.code !== 0) return fail(commitArgs, committed);
+    const headArgs = ['rev-parse', '--verify', 'HEAD'];
+    const head = await runGit(cwd, headArgs);
+    if (head.code !== 0) return fail(headArgs, head);
+    commit = head.stdout.trim();
+  }
+  const sideBranch = await keepDetachedWork(repo, workspace, rebasing && commit === null);
+  if (typeof sideBranch === 'object' && sideBranch !== null) return sideBranch;
+  return { ok: true, commit, files, branch: workspace.branch, sideBranch };
+}
+
+/**
+ * When HEAD is not the workspace's branch, the commits only HEAD reaches would be lost with
+ * the workspace: they get a branch `<branch>-salvaged` (numbered when taken). A stopped rebase
+ * with nothing new only holds copies of the branch's own commits, so it needs none.
+ */
+async function keepDetachedWork(repo: Repository, workspace: Workspace, copiesOnly: boolean): Promise<string | null | { ok: false; error: string }> {
+  const cwd = workspace.path;
+  const symbolic = await runGit(cwd, ['symbolic-ref', '--quiet', 'HEAD']);
+  const headRef = symbolic.stdout.trim();
+  if (symbolic.code === 0 && headRef === `refs/heads/${workspace.branch}`) return null;
+  // On another branch the agent made: that branch keeps the work.
+  if (symbolic.code === 0 && headRef.startsWith('refs/heads/')) return headRef.slice('refs/heads/'.length);
+  if (copiesOnly) return null;
+  const head = (await runGit(cwd, ['rev-parse', '--verify', 'HEAD'])).stdout.trim();
+  const ahead = await countCommitsAhead(cwd, repo.trunk, [head, `^refs/heads/${workspace.branch}`]);
+  if (!ahead.ok) return { ok: false, error: `Could not tell whether the workspace's HEAD holds work of its own: ${ahead.error}` };
+  if (ahead.count === 0) return null;
+  for (let attempt = 1; attempt <= 20; attempt += 1) {
+    const name = attempt === 1 ? `${workspace.branch}-salvaged` : `${workspace.branch}-salvaged-${attempt}`;
+    const created = await createBranch(repo, name, head);
+    if (created.ok) return name;
+  }
+  return { ok: false, error: `Could not make a branch for the commits on the workspace's detached HEAD ${head}: ${workspace.branch}-salvaged and its numbered variants are all taken.` };
+}

@@ -1,0 +1,53 @@
+import { countCommitsAhead } from './commits-ahead.js';
+import { describeFailure, runGit } from './git.js';
+import type { Repository } from './repository.js';
+import type { RemoveWorkspaceResult, Workspace } from './workspace.js';
+
+const NO_COMMIT = '0'.repeat(40);
+
+/**
+ * Creates `refs/heads/<branch>` at `commit`, only if no such branch exists (a compare-and-swap
+ * against "absent"), with a reflog entry as `git branch` would write. Returns git's reason on failure.
+ */
+export async function createBranch(repo: Repository, branch: string, commit: string): Promise<{ ok: true } | { ok: false; error: string }> {
+  const args = ['update-ref', '--create-reflog', '-m', `branch: Created from ${commit}`, `refs/heads/${branch}`, commit, NO_COMMIT];
+  const result = await runGit(repo.root, args);
+  if (result.code === 0) return { ok: true };
+  if (/already exists|unable to lock|reference already/i.test(result.stderr)) {
+    return { ok: false, error: `a branch named '${branch}' already exists` };
+  }
+  return { ok: false, error: describeFailure(args, result) };
+}
+
+function branchKept(workspace: Workspace, why: string): RemoveWorkspaceResult {
+  return { removed: false, reason: `The workspace at ${workspace.path} is gone, but the branch ${workspace.branch} was kept: ${why}` };
+}
+
+/**
+ * Deletes the workspace's branch if the trunk contains it (or `force`), with a compare-and-swap
+ * on the ref so a branch that moved meanwhile is never lost. A branch that is already gone
+ * counts as deleted. Never throws for what git does.
+ */
+export async function deleteWorkspaceBranch(repo: Repository, workspace: Workspace, force: boolean): Promise<RemoveWorkspaceResult> {
+  const ref = `refs/heads/${workspace.branch}`;
+  const tipArgs = ['rev-parse', '--verify', '--quiet', ref];
+  const tip = await runGit(repo.root, tipArgs);
+  const commit = tip.stdout.trim();
+  // --verify --quiet exits 1 and prints nothing for a branch that does not exist.
+  if (tip.code === 1 && commit === '') return { removed: true };
+  if (tip.code !== 0 || commit === '') return branchKept(workspace, describeFailure(tipArgs, tip));
+  if (!force) {
+    const ahead = await countCommitsAhead(repo.root, repo.trunk, [commit]);
+    if (!ahead.ok) return branchKept(workspace, `could not tell whether ${repo.trunk} contains it. ${ahead.error}`);
+    if (ahead.count > 0) {
+      return branchKept(
+        workspace,
+        `${repo.trunk} does not contain ${ahead.count} of its commits. Land them, or delete the branch by hand (git branch -D ${workspace.branch}) if they are not wanted.`,
+      );
+    }
+  }
+  const deleteArgs = ['update-ref', '-d', ref, commit];
+  const deleted = await runGit(repo.root, deleteArgs);
+  if (deleted.code !== 0) return branchKept(workspace, describeFailure(deleteArgs, deleted));
+  return { removed: true };
+}
