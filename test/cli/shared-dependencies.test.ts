@@ -1,8 +1,9 @@
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { ColonyEvent } from '../../src/events/event-types.js';
+import { recordDirOf } from '../../src/workspace/dependency-layer-records.js';
 import { createExampleRepository, runCli, type ExampleRepository } from '../support/example-repository.js';
 
 const TIMEOUT_MS = 180_000;
@@ -51,24 +52,19 @@ describe('shared dependency installs in colony work', { timeout: TIMEOUT_MS }, (
     repo = createNodeExample('text-kit');
   });
 
-  it('installs once, links the install into the worker’s workspace, and reuses it in the next run', async () => {
-    const first = await runCli(['work', join(repo.dir, 'tasks', '01-pad.md'), '--repo', repo.dir, '--model', 'sim?seed=3', '--max-steps', '3', '--json']);
-    const kept = (JSON.parse(first.stdout) as { keptWorkspace: string }).keptWorkspace;
+  it('installs once, links the install into a worktree workspace, and reuses it in the next run', async () => {
+    const first = await runCli(['work', join(repo.dir, 'tasks', '01-pad.md'), '--repo', repo.dir, '--model', 'sim?seed=3', '--workspaces', 'worktree', '--json']);
+    expect(first.code).toBe(0);
     let events = await eventsOf(repo.dir);
     const prepared = ofType(events, 'dependencies.prepared');
     expect(prepared).toHaveLength(1);
     expect(prepared[0]?.data.reused).toBe(false);
+    const created = ofType(events, 'workspace.created').filter((event) => event.agentId.startsWith('worker'));
     const linked = ofType(events, 'dependencies.linked');
-    expect(linked.map((event) => event.data.path)).toEqual([kept]);
+    expect(linked.map((event) => event.data.path)).toEqual(created.map((event) => event.data.path));
     expect(linked[0]?.agentId).toMatch(/^worker/);
 
-    // The kept workspace (its worker ran out of steps) has the dependency, and git lists only the worker's own files.
-    const required = execFileSync(process.execPath, ['-e', "process.stdout.write(require('x'))"], { cwd: kept, encoding: 'utf8' });
-    expect(required).toBe('x 1.0.0');
-    const status = execFileSync('git', ['status', '--porcelain', '--untracked-files=all'], { cwd: kept, encoding: 'utf8' });
-    expect(status).not.toContain('node_modules');
-
-    const second = await runCli(['work', join(repo.dir, 'tasks', '02-case.md'), '--repo', repo.dir, '--model', 'sim?seed=3', '--json']);
+    const second = await runCli(['work', join(repo.dir, 'tasks', '02-case.md'), '--repo', repo.dir, '--model', 'sim?seed=3', '--workspaces', 'worktree', '--json']);
     expect(second.code).toBe(0);
     events = await eventsOf(repo.dir);
     const reused = ofType(events, 'dependencies.prepared');
@@ -76,6 +72,23 @@ describe('shared dependency installs in colony work', { timeout: TIMEOUT_MS }, (
     expect(reused[1]?.data.key).toBe(reused[0]?.data.key);
     expect(repo.git('ls-tree', '-r', '--name-only', 'main')).not.toContain('node_modules');
     expect(repo.git('status', '--porcelain')).toBe('');
+  });
+
+  it('stacks the install under an overlay workspace instead of linking it, and never commits it', async () => {
+    const result = await runCli(['work', join(repo.dir, 'tasks', '01-pad.md'), '--repo', repo.dir, '--model', 'sim?seed=3', '--workspaces', 'overlay', '--json']);
+    expect(result.code).toBe(0);
+    const events = await eventsOf(repo.dir);
+    const prepared = ofType(events, 'dependencies.prepared');
+    expect(prepared).toHaveLength(1);
+    expect(ofType(events, 'dependencies.linked')).toEqual([]);
+    const created = ofType(events, 'workspace.created').filter((event) => event.agentId.startsWith('worker'));
+    expect(created.map((event) => event.data.method)).toEqual(['overlay']);
+    // The layer records the workspace that stood on it, so no collection deletes it from under one.
+    const users = readdirSync(join(recordDirOf(prepared[0]?.data.layerDir ?? ''), 'users')).map((name) =>
+      readFileSync(join(recordDirOf(prepared[0]?.data.layerDir ?? ''), 'users', name), 'utf8'),
+    );
+    expect(users).toEqual(created.map((event) => event.data.path));
+    expect(repo.git('ls-tree', '-r', '--name-only', 'main')).not.toContain('node_modules');
   });
 
   it('does without the shared install with --no-shared-deps', async () => {
@@ -89,9 +102,9 @@ describe('shared dependency installs in colony work', { timeout: TIMEOUT_MS }, (
 });
 
 describe('shared dependency installs in colony run', { timeout: 300_000 }, () => {
-  it('prepares the install once for the run and links it into every worker’s workspace', async () => {
+  it('prepares the install once for the run and links it into every worker’s worktree workspace', async () => {
     repo = createNodeExample('toolbox');
-    const result = await runCli(['run', join(repo.dir, 'GOAL.md'), '--repo', repo.dir, '--model', 'sim', '--workers', '4', '--json']);
+    const result = await runCli(['run', join(repo.dir, 'GOAL.md'), '--repo', repo.dir, '--model', 'sim', '--workers', '4', '--workspaces', 'worktree', '--json']);
     expect(result.code).toBe(0);
     const events = await eventsOf(repo.dir);
     const prepared = ofType(events, 'dependencies.prepared');
