@@ -109,11 +109,11 @@ export function describeWorkspaceProviderConformance(name: string, open: OpenWor
       const workspace = await create('edits');
       const other = await create('other');
       await temporary.write('src/app.ts', 'export const app = 3;\n', workspace.path);
-      await temporary.write('notes/todo.txt', 'untracked\n', workspace.path);
+      await temporary.write('notes/plan.txt', 'untracked\n', workspace.path);
       await rm(join(workspace.path, 'README.md'));
       const status = await readStatus(workspace.path, { untracked: true });
-      expect(status.ok && status.entries.map((entry) => `${entry.staged}${entry.unstaged} ${entry.path}`).sort()).toEqual([' D README.md', ' M src/app.ts', '?? notes/todo.txt']);
-      expect(await unmergedWork(repo, workspace)).toMatchObject({ status: 'unlanded', uncommittedFiles: expect.arrayContaining(['README.md', 'src/app.ts', 'notes/todo.txt']) });
+      expect(status.ok && status.entries.map((entry) => `${entry.staged}${entry.unstaged} ${entry.path}`).sort()).toEqual([' D README.md', ' M src/app.ts', '?? notes/plan.txt']);
+      expect(await unmergedWork(repo, workspace)).toMatchObject({ status: 'unlanded', uncommittedFiles: expect.arrayContaining(['README.md', 'src/app.ts', 'notes/plan.txt']) });
       await temporary.commitAll('Edits', workspace.path);
       expect(await unmergedWork(repo, workspace)).toMatchObject({ status: 'unlanded', uncommittedFiles: [], unmergedCommits: 1 });
       expect(await temporary.read('src/app.ts', other.path)).toBe('export const app = 1;\n');
