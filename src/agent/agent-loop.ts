@@ -122,7 +122,7 @@ export async function runAgent(options: AgentLoopOptions): Promise<AgentOutcome>
       step,
       signal,
       recorder,
-      ...(options.parking === undefined ? {} : { parking: options.parking }),
+      parking: options.parking,
     });
     if (!result.ok) {
       const { error } = result;

@@ -215,7 +215,7 @@ function chatModelFor(
     sleep: options.sleep,
     random: options.random,
     now: options.now,
-    ...(extra.apiKeyEnv === undefined ? {} : { apiKeyEnv: extra.apiKeyEnv }),
-    ...(extra.guard === undefined ? {} : { guard: extra.guard }),
+    apiKeyEnv: extra.apiKeyEnv,
+    guard: extra.guard,
   });
 }
