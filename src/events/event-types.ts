@@ -99,6 +99,45 @@ const bodies = [
     data: z.object({ step: z.number().int(), kind: z.string(), message: z.string(), attempts: z.number().int() }),
   }),
   z.object({
+    /**
+     * The agent's model call still failed after its retries because the provider is
+     * unavailable (rate limited, overloaded, failing, unreachable, or its circuit open): the
+     * agent waits `waitMs` and makes the same call again, its conversation and steps intact.
+     */
+    type: z.literal('agent.parked'),
+    data: z.object({ step: z.number().int(), kind: z.string(), message: z.string(), attempts: z.number().int(), waitMs: z.number() }),
+  }),
+  z.object({
+    /** A parked agent's wait is over; it calls the model again for the same step. */
+    type: z.literal('agent.resumed'),
+    data: z.object({ step: z.number().int(), parkedMs: z.number() }),
+  }),
+  z.object({
+    /**
+     * A provider's concurrency gate moved its limit of calls at once: halved on a rate limit or
+     * overload (with `holdMs`, how long the provider's retry-after holds every call back), or
+     * raised by one after a window of successes. Recorded by the agent whose call caused it.
+     */
+    type: z.literal('provider.limited'),
+    data: z.object({
+      provider: z.string(),
+      from: z.number().int(),
+      to: z.number().int(),
+      reason: z.string(),
+      holdMs: z.number().nullable(),
+    }),
+  }),
+  z.object({
+    /** Too many failures of a provider in a row: calls to it fail fast until one trial call, `retryInMs` from now. */
+    type: z.literal('provider.circuit-opened'),
+    data: z.object({ provider: z.string(), failures: z.number().int(), reason: z.string(), retryInMs: z.number() }),
+  }),
+  z.object({
+    /** A trial call to a provider whose circuit was open succeeded: calls go to it again. */
+    type: z.literal('provider.circuit-closed'),
+    data: z.object({ provider: z.string(), openMs: z.number() }),
+  }),
+  z.object({
     type: z.literal('tool.started'),
     data: z.object({ step: z.number().int(), callId: z.string(), name: z.string(), input: z.string() }),
   }),

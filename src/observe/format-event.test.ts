@@ -90,3 +90,32 @@ describe('describeEvent for the tree', () => {
     );
   });
 });
+
+describe('describeEvent for providers and parked agents', () => {
+  const provider = 'openai at https://api.openai.com/v1';
+
+  it("says how a provider's limit moved, why, and how long it holds calls back", () => {
+    expect(
+      describeEvent(event({ type: 'provider.limited', data: { provider, from: 32, to: 16, reason: 'rate limited (HTTP 429)', holdMs: 7_000 } })),
+    ).toBe('openai at https://api.openai.com/v1: lowered to 16 calls at once (from 32): rate limited (HTTP 429); no calls for 7.0s');
+    expect(describeEvent(event({ type: 'provider.limited', data: { provider, from: 16, to: 17, reason: '16 calls in a row succeeded', holdMs: null } }))).toBe(
+      'openai at https://api.openai.com/v1: raised to 17 calls at once (from 16): 16 calls in a row succeeded',
+    );
+  });
+
+  it('says when a circuit opened, why and when it is tried again, and when it closed', () => {
+    expect(
+      describeEvent(event({ type: 'provider.circuit-opened', data: { provider, failures: 5, reason: 'network: connection refused', retryInMs: 30_000 } })),
+    ).toBe('openai at https://api.openai.com/v1: circuit open after 5 failures in a row, next try in 30.0s: network: connection refused');
+    expect(describeEvent(event({ type: 'provider.circuit-closed', data: { provider, openMs: 95_000 } }))).toBe(
+      'openai at https://api.openai.com/v1: circuit closed after 95.0s, calls go through again',
+    );
+  });
+
+  it('says why an agent was parked, for how long, and when it resumed', () => {
+    expect(
+      describeEvent(event({ type: 'agent.parked', data: { step: 7, kind: 'rate-limit', message: 'The provider is\nrate limiting.', attempts: 6, waitMs: 40_000 } })),
+    ).toBe('parked at step 7 for 40.0s: rate-limit after 6 attempt(s): The provider is rate limiting.');
+    expect(describeEvent(event({ type: 'agent.resumed', data: { step: 7, parkedMs: 40_012 } }))).toBe('resumed step 7 after 40.0s parked');
+  });
+});

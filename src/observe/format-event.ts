@@ -33,6 +33,19 @@ export function describeEvent(event: ColonyEvent): string {
       return `model retry ${event.data.attempt} in ${seconds(event.data.delayMs)}: ${event.data.kind}: ${oneLine(event.data.message)}`;
     case 'model.failed':
       return `model failed after ${event.data.attempts} attempt(s): ${event.data.kind}: ${oneLine(event.data.message)}`;
+    case 'agent.parked':
+      return `parked at step ${event.data.step} for ${seconds(event.data.waitMs)}: ${event.data.kind} after ${event.data.attempts} attempt(s): ${oneLine(event.data.message)}`;
+    case 'agent.resumed':
+      return `resumed step ${event.data.step} after ${seconds(event.data.parkedMs)} parked`;
+    case 'provider.limited': {
+      const direction = event.data.to < event.data.from ? 'lowered' : 'raised';
+      const hold = event.data.holdMs === null || event.data.holdMs === 0 ? '' : `; no calls for ${seconds(event.data.holdMs)}`;
+      return `${event.data.provider}: ${direction} to ${event.data.to} calls at once (from ${event.data.from}): ${oneLine(event.data.reason)}${hold}`;
+    }
+    case 'provider.circuit-opened':
+      return `${event.data.provider}: circuit open after ${event.data.failures} failures in a row, next try in ${seconds(event.data.retryInMs)}: ${oneLine(event.data.reason)}`;
+    case 'provider.circuit-closed':
+      return `${event.data.provider}: circuit closed after ${seconds(event.data.openMs)}, calls go through again`;
     case 'tool.started':
       return `${event.data.name} ${summariseInput(event.data.input)}`;
     case 'tool.ended': {

@@ -8,7 +8,7 @@ const FINISHED_ORDER = ['done', 'partial', 'blocked', 'failed'] as const;
 /**
  * A run's status as a person reads it: the header, the counts, then the tree of agents with
  * each indented under its parent. Finished workers under a planner fold into one count line so
- * a tree of hundreds stays short; running, waiting and failed ones are listed. Plain text.
+ * a tree of hundreds stays short; running, waiting, parked and failed ones are listed. Plain text.
  */
 export function formatRunStatus(status: RunStatus): string {
   const lines = [...headerLines(status), '', 'Agents:'];
@@ -99,7 +99,7 @@ function finishedSummary(workers: readonly AgentStatus[], failedListed: number):
 }
 
 function isFinished(agent: AgentStatus): boolean {
-  return agent.state !== 'running' && agent.state !== 'waiting';
+  return agent.state !== 'running' && agent.state !== 'waiting' && agent.state !== 'parked';
 }
 
 /** Whole seconds, with minutes and hours once there are any: "45s", "4m 05s", "26h 03m 09s". */

@@ -130,9 +130,13 @@ export function createRunStatusFold(options: RunStatusFoldOptions = {}): RunStat
       case 'agent.waiting':
         if (agent !== undefined) agent.state = 'waiting';
         return;
+      case 'agent.parked':
+        if (agent !== undefined) agent.state = 'parked';
+        return;
+      case 'agent.resumed':
       case 'model.requested':
       case 'message.received':
-        if (agent?.state === 'waiting') agent.state = 'running';
+        if (agent?.state === 'waiting' || agent?.state === 'parked') agent.state = 'running';
         return;
       case 'model.responded': {
         const { usage, costUsd } = event.data;
@@ -194,6 +198,9 @@ export function createRunStatusFold(options: RunStatusFoldOptions = {}): RunStat
       case 'handoff.delivered':
       case 'scratchpad.written':
       case 'main.checked':
+      case 'provider.limited':
+      case 'provider.circuit-opened':
+      case 'provider.circuit-closed':
         return;
       default:
         assertNever(event);

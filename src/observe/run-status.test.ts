@@ -253,6 +253,18 @@ describe('foldRunStatus', () => {
     expect([before.agents[0]?.state, after.agents[0]?.state]).toEqual(['waiting', 'running']);
   });
 
+  it('shows a parked agent as parked until it resumes, and lists it among those at work', () => {
+    const log = createLog();
+    log.append('run-1', 'system', runStarted('Goal'));
+    log.append('run-1', 'worker-a', agentStarted('worker', 'task-a', 'A'));
+    log.append('run-1', 'worker-a', { type: 'agent.parked', data: { step: 2, kind: 'rate-limit', message: '429', attempts: 6, waitMs: 10_000 } });
+    const parked = statusOf({ events: log.events(), tasks: [], deliveredHandoffs: [] });
+    log.append('run-1', 'worker-a', { type: 'agent.resumed', data: { step: 2, parkedMs: 10_000 } });
+    const resumed = statusOf({ events: log.events(), tasks: [], deliveredHandoffs: [] });
+    expect([parked.agents[0]?.state, resumed.agents[0]?.state]).toEqual(['parked', 'running']);
+    expect(formatRunStatus(parked)).toContain('worker worker-a  parked  0 steps  A');
+  });
+
   it('shows an ended status it does not know as failed', () => {
     const log = createLog();
     log.append('run-1', 'system', runStarted('Goal'));

@@ -8,9 +8,9 @@ export { formatRunStatus, wallTime } from './format-run-status.js';
 
 /**
  * What an agent is doing: `waiting` is a planner with nothing to do until a message arrives;
- * the rest are how it ended.
+ * `parked` an agent waiting for its provider to answer again; the rest are how it ended.
  */
-export type AgentState = 'running' | 'waiting' | HandoffStatus;
+export type AgentState = 'running' | 'waiting' | 'parked' | HandoffStatus;
 
 /** One agent of the tree. Plain data: scripts read it as JSON, so the names are stable. */
 export interface AgentStatus {

@@ -50,6 +50,7 @@ const PROGRESS_EVENTS: ReadonlySet<EventType> = new Set<EventType>([
   'main.checked',
   'model.retried',
   'model.failed',
+  'agent.parked', 'agent.resumed', 'provider.limited', 'provider.circuit-opened', 'provider.circuit-closed',
 ]);
 
 export function registerRunCommand(program: Command, ctx: CommandContext): void {
