@@ -10,7 +10,12 @@ const priceSchema = z.strictObject(
     outputPerMTok: dollarsPerMTok,
     cachedInputPerMTok: dollarsPerMTok.optional(),
   },
-  { error: 'expected an object like { "inputPerMTok": 1.25, "outputPerMTok": 10 }' },
+  {
+    error: (issue) =>
+      issue.code === 'unrecognized_keys'
+        ? `unknown field ${issue.keys.map((key) => JSON.stringify(key)).join(', ')}: a price has inputPerMTok, outputPerMTok and optionally cachedInputPerMTok`
+        : 'expected an object like { "inputPerMTok": 1.25, "outputPerMTok": 10 }',
+  },
 );
 
 /** `provider:model` as in a model spec (`openai:gpt-5`), or a provider alone (`sim`). */
@@ -19,7 +24,10 @@ const MODEL_KEY = /^[a-z][a-z0-9-]*(:[^?\s]+)?$/;
 const priceTableSchema = z.record(
   z.string().regex(MODEL_KEY, { error: 'expected a model key like "openai:gpt-5" or "sim"' }),
   priceSchema,
-  { error: 'expected an object from model keys to prices' },
+  {
+    error: (issue) =>
+      issue.code === 'invalid_key' ? 'is not a model key: write "provider:model", like "openai:gpt-5", or "sim"' : 'expected an object from model keys to prices',
+  },
 );
 
 export type PriceFileResult = { readonly ok: true; readonly prices: PriceTable } | { readonly ok: false; readonly error: string };

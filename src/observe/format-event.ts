@@ -21,7 +21,7 @@ export function describeEvent(event: ColonyEvent): string {
     case 'agent.failed':
       return `failed after ${event.data.steps} step(s): ${event.data.reason}`;
     case 'agent.nudged':
-      return `nudged at step ${event.data.step}: no tool call`;
+      return `told at step ${event.data.step}: ${oneLine(event.data.message, 100)}`;
     case 'model.requested':
       return `model call ${event.data.step} (${event.data.messages} messages)`;
     case 'model.responded': {

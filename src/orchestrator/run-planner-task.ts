@@ -97,9 +97,9 @@ export async function runPlannerTask(context: RunContext, task: TaskRecord, sign
         if (typeof spending === 'object' && spending !== null) return spending;
         const problem = await view.followTrunk();
         const notices = [
+          spending,
           problem === null ? null : `colony could not bring your view of main up to date, so what you read may be behind main: ${problem}`,
           filesNotice.next(),
-          spending,
         ].filter((notice) => notice !== null);
         return notices.length === 0 ? null : notices.join('\n\n');
       },

@@ -7,7 +7,10 @@ import type { Message } from '../messages.js';
  */
 export const BUDGET_USED_UP_HEADER = 'Budget used up:';
 
-/** Whether the conversation holds the notice that the budget is used up. */
+/** Whether the conversation holds the notice that the budget is used up (colony may tell it along with other notices). */
 export function budgetUsedUp(messages: readonly Message[]): boolean {
-  return messages.some((message, index) => index > 1 && message.role === 'user' && message.content.startsWith(BUDGET_USED_UP_HEADER));
+  return messages.some(
+    (message, index) =>
+      index > 1 && message.role === 'user' && message.content.split('\n').some((line) => line.startsWith(BUDGET_USED_UP_HEADER)),
+  );
 }
