@@ -1,4 +1,4 @@
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { expectSpendWithinOneCallPerAgent, expectWoundDown, readRun } from '../support/budget-checks.js';
@@ -41,6 +41,34 @@ describe('colony run with a budget', () => {
     expect(status.stdout).toMatch(/Budget: [\d,]+ tokens of 120,000 tokens \(\d+%\), used up/);
     const json = JSON.parse((await runCli(['status', '--repo', repo.dir, '--json'])).stdout) as { budget: { tokens: { limit: number } } };
     expect(json.budget.tokens.limit).toBe(120_000);
+  }, RUN_TIMEOUT_MS);
+
+  it('gives a delegated subtree half of what the run has left; the subtree winds down alone and hands off to the root', async () => {
+    // Nine modules in one folder make the sim root planner delegate that folder to a sub-planner.
+    const goal = readFileSync(join(repo.dir, 'GOAL.md'), 'utf8')
+      .replaceAll('src/strings/', 'src/lib/')
+      .replace(/src\/numbers\/(stats|range|gcd)\.js/g, 'src/lib/$1.js');
+    writeFileSync(join(repo.dir, 'GOAL.md'), goal);
+    repo.git('commit', '-qam', 'one large folder');
+    const result = await runCli(runArgs('--budget-tokens', '160000', '--quiet'));
+    expect(result.code).toBe(1);
+    const { events, tasks } = readRun(repo);
+    const allotted = events.find((event) => event.type === 'budget.allotted');
+    if (allotted?.type !== 'budget.allotted') throw new Error('no subtree was allotted a share');
+    const subtree = allotted.data.taskId;
+    expect(tasks.find((task) => task.id === subtree)).toMatchObject({ kind: 'planner', scope: 'src/lib/' });
+    // Half of what the run had left when it was delegated: the root had spent a little by then.
+    expect(allotted.data.tokens).toBeGreaterThan(70_000);
+    expect(allotted.data.tokens).toBeLessThanOrEqual(80_000);
+    const used = events.findIndex((event) => event.type === 'budget.exhausted' && event.data.taskId === subtree && event.data.scope === 'subtree');
+    expect(used).toBeGreaterThan(-1);
+    // The subtree's handoff reached the root, and the run's own limit was used up later, if at all.
+    const handedOff = events.findIndex((event) => event.type === 'handoff.delivered' && event.data.taskId === subtree);
+    expect(handedOff).toBeGreaterThan(used);
+    const runUsed = events.findIndex((event) => event.type === 'budget.exhausted' && event.data.scope === 'run');
+    expect(runUsed === -1 || runUsed > used).toBe(true);
+    expect(tasks.find((task) => task.id === subtree)?.handoff?.status).toMatch(/partial|blocked/);
+    for (const task of tasks) expect(task.handoff, `task ${task.id} has no handoff`).not.toBeNull();
   }, RUN_TIMEOUT_MS);
 
   it('reminds the root planner in its conversation when the run has spent 80%', async () => {
