@@ -92,9 +92,9 @@ interface TaskNode {
   readonly scope: Scope | null;
 }
 
+/** An agent that started and has not ended. */
 interface AgentSpend {
   readonly taskId: string;
-  running: boolean;
   finalCallTaken: boolean;
   /** Its largest single call so far, per measure: what is held back for its last call. */
   readonly largest: Spend;
@@ -137,7 +137,7 @@ export function createBudgetLedger(options: BudgetLedgerOptions): BudgetLedger {
     let reserved = 0;
     let count = 0;
     for (const agent of agents.values()) {
-      if (!agent.running || !scopesOf(agent.taskId).includes(scope)) continue;
+      if (!scopesOf(agent.taskId).includes(scope)) continue;
       count += 1;
       if (measure !== 'time') reserved += agent.largest[measure];
     }
@@ -227,12 +227,14 @@ export function createBudgetLedger(options: BudgetLedgerOptions): BudgetLedger {
           addTask(event.data.taskId, event.data.parentTaskId, event.data.kind, event.data.scope);
           return;
         case 'agent.started':
-          agents.set(event.agentId, { taskId: event.data.taskId, running: true, finalCallTaken: false, largest: { tokens: 0, usd: 0 } });
+          agents.set(event.agentId, { taskId: event.data.taskId, finalCallTaken: false, largest: { tokens: 0, usd: 0 } });
           agentOfTask.set(event.data.taskId, event.agentId);
           return;
         case 'agent.ended': {
+          // An ended agent makes no more calls and holds nothing back; a long run forgets it.
           const agent = agents.get(event.agentId);
-          if (agent !== undefined) agent.running = false;
+          agents.delete(event.agentId);
+          if (agent !== undefined && agentOfTask.get(agent.taskId) === event.agentId) agentOfTask.delete(agent.taskId);
           return;
         }
         case 'model.responded': {
