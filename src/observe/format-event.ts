@@ -125,7 +125,8 @@ export function describeEvent(event: ColonyEvent): string {
     case 'budget.exhausted': {
       const { measure, spent, limit, reserved, agents } = event.data;
       const held = measure === 'time' ? '' : `, ${formatAmount(measure, reserved)} held back for the last calls of ${agents} agent(s)`;
-      return `budget used up: ${scopeName(event.data)}'s ${limitWord(measure)} of ${formatAmount(measure, limit)}: ${formatAmount(measure, spent)} spent${held}`;
+      const passed = measure === 'time' ? 'passed' : 'spent';
+      return `budget used up: ${scopeName(event.data)}'s ${limitWord(measure)} of ${formatAmount(measure, limit)}: ${formatAmount(measure, spent)} ${passed}${held}`;
     }
     default:
       return assertNever(event);
