@@ -37,15 +37,19 @@ export interface AgentLoopOptions {
   readonly noToolCallNudge?: string;
   /**
    * Awaited before each model call: a planner's view of main is brought up to date here. A
-   * returned text is told to the agent (and recorded as a nudge) before the call.
+   * returned text is told to the agent (and recorded as a nudge) before the call; a stop ends
+   * the agent without the call (its budget is used up).
    */
-  readonly beforeModelCall?: () => Promise<string | null>;
+  readonly beforeModelCall?: () => Promise<ModelCallCheck>;
   /**
    * How long the agent waits when its provider is unavailable (rate limited, overloaded,
    * failing, unreachable, or its circuit open) before calling again; see DEFAULT_PARKING_POLICY.
    */
   readonly parking?: ParkingOptions;
 }
+
+/** What `beforeModelCall` says: nothing, a text to tell the agent first, or stop with a reason. */
+export type ModelCallCheck = string | null | { readonly stop: string };
 
 /**
  * A planner's inbox, as the loop sees it. Messages are taken into the conversation before each
@@ -112,6 +116,7 @@ export async function runAgent(options: AgentLoopOptions): Promise<AgentOutcome>
       }
     }
     const notice = (await options.beforeModelCall?.()) ?? null;
+    if (typeof notice === 'object' && notice !== null) return fail(step - 1, notice.stop);
     if (notice !== null) {
       recorder.record({ type: 'agent.nudged', data: { step, message: notice } });
       messages.push({ role: 'user', content: notice });

@@ -29,6 +29,20 @@ const taskKindSchema = z.enum(['worker', 'planner']);
 
 const workspaceMethodSchema = z.enum(['worktree', 'overlay']);
 
+/** Which limit: tokens in and out, US dollars, or the wall clock (milliseconds). */
+export const budgetMeasureSchema = z.enum(['tokens', 'usd', 'time']);
+export type BudgetMeasure = z.infer<typeof budgetMeasureSchema>;
+
+/** One scope's figures for one limit: the run (the root planner's task) or a delegated subtree. */
+const budgetFiguresSchema = z.object({
+  /** The planner task that owns the scope; the root planner's task for the run. */
+  taskId: z.string(),
+  scope: z.enum(['run', 'subtree']),
+  measure: budgetMeasureSchema,
+  spent: z.number(),
+  limit: z.number(),
+});
+
 const bodies = [
   z.object({
     type: z.literal('run.started'),
@@ -313,6 +327,40 @@ const bodies = [
       timedOut: z.boolean(),
       durationMs: z.number(),
       outputTail: z.string(),
+    }),
+  }),
+  z.object({
+    /** The run's limits, as the user set them (`--budget-tokens`, `--budget-usd`, `--max-hours`); null for none. */
+    type: z.literal('budget.set'),
+    data: z.object({
+      tokens: z.number().int().positive().nullable(),
+      usd: z.number().positive().nullable(),
+      maxHours: z.number().positive().nullable(),
+      /** When the clock runs out, in milliseconds since the epoch; null without `--max-hours`. */
+      deadline: z.number().nullable(),
+    }),
+  }),
+  z.object({
+    /** A delegated subtree's share of its parent's budget, fixed when it was delegated; null where the run has no such limit. */
+    type: z.literal('budget.allotted'),
+    data: z.object({ taskId: z.string(), parentTaskId: z.string(), tokens: z.number().nullable(), usd: z.number().nullable() }),
+  }),
+  z.object({
+    /** A scope (the run, or a delegated subtree) spent 80% of one of its limits. Once per scope and limit. */
+    type: z.literal('budget.warned'),
+    data: budgetFiguresSchema,
+  }),
+  z.object({
+    /**
+     * A scope's limit is used up: what is left no longer covers one more model call for each of
+     * its running agents. Its agents each get one last call to hand off; nothing new starts in it.
+     */
+    type: z.literal('budget.exhausted'),
+    data: budgetFiguresSchema.extend({
+      /** What was held back for the final calls: the largest call seen so far, for each running agent. */
+      reserved: z.number(),
+      /** Agents running in the scope at that moment. */
+      agents: z.number().int(),
     }),
   }),
   z.object({

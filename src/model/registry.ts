@@ -5,7 +5,7 @@ import type { LanguageModelV3 } from '@ai-sdk/provider';
 import type { ChatModel } from './chat-model.js';
 import { createChatModel } from './language-model-chat.js';
 import type { Sleep } from './language-model-chat.js';
-import { priceFor, type ModelPrice } from './prices.js';
+import { priceFor, type ModelPrice, type PriceTable } from './prices.js';
 import { PROCESS_PROVIDER_GUARDS, type ProviderGuard, type ProviderGuards } from './provider-guard.js';
 import { createSimLanguageModel } from './sim/sim-language-model.js';
 import { parseSimSpec } from './sim/sim-options.js';
@@ -29,6 +29,8 @@ export interface ResolveOptions {
   readonly sleep?: Sleep;
   readonly random?: () => number;
   readonly now?: () => number;
+  /** Prices that override or add to the known ones (`--prices FILE.json`). */
+  readonly prices?: PriceTable;
 }
 
 export type ResolveResult = { readonly ok: true; readonly model: ChatModel } | { readonly ok: false; readonly error: string };
@@ -101,10 +103,9 @@ export const BUILT_IN_FACTORIES: Readonly<Record<string, ModelFactory>> = {
     create: (parsed, options) => {
       const sim = parseSimSpec(parsed.spec);
       if (!sim.ok) return sim;
-      // The simulated model is free: its calls cost exactly nothing, which is known, not unknown.
-      // Nor does it need a gate: it runs in this process, with no provider to overload.
-      const price = { inputPerMTok: 0, outputPerMTok: 0 };
-      return { ok: true, model: chatModelFor(createSimLanguageModel(sim.options), parsed, options, { price }) };
+      // The simulated model needs no gate: it runs in this process, with no provider to overload.
+      // Its price comes from the table (free, unless --prices says otherwise).
+      return { ok: true, model: chatModelFor(createSimLanguageModel(sim.options), parsed, options, {}) };
     },
   },
 };
@@ -139,6 +140,16 @@ export function resolveModel(
     options: new URLSearchParams(match[3] ?? ''),
   };
   return factory.create(parsed, options);
+}
+
+/**
+ * What one million tokens of the model a spec names cost, from the known prices and
+ * `prices`; null when the price is not known (or the spec does not parse).
+ */
+export function modelPrice(spec: string, prices: PriceTable = {}): ModelPrice | null {
+  const match = SPEC_PATTERN.exec(spec.trim());
+  if (match === null) return null;
+  return priceFor(match[1] ?? '', match[2] ?? '', prices);
 }
 
 type Checked = { readonly ok: true; readonly baseUrl: string | undefined } | { readonly ok: false; readonly error: string };
@@ -210,7 +221,7 @@ function chatModelFor(
 ): ChatModel {
   return createChatModel(languageModel, {
     spec: parsed.spec,
-    price: extra.price ?? priceFor(parsed.provider, parsed.modelId),
+    price: extra.price ?? priceFor(parsed.provider, parsed.modelId, options.prices),
     retry: options.retry,
     sleep: options.sleep,
     random: options.random,

@@ -119,3 +119,24 @@ describe('describeEvent for providers and parked agents', () => {
     expect(describeEvent(event({ type: 'agent.resumed', data: { step: 7, parkedMs: 40_012 } }))).toBe('resumed step 7 after 40.0s parked');
   });
 });
+
+describe('describeEvent for budgets', () => {
+  it('says the limits, a subtree’s share, a warning and a limit used up with the figures', () => {
+    expect(describeEvent(event({ type: 'budget.set', data: { tokens: 100_000, usd: 2.5, maxHours: 0.5, deadline: 0 } }))).toBe(
+      'budget set: 100,000 tokens, $2.50, 0.5 hour(s)',
+    );
+    expect(describeEvent(event({ type: 'budget.allotted', data: { taskId: 'task-2', parentTaskId: 'task-1', tokens: 40_000, usd: null } }))).toBe(
+      'subtree task-2 may spend 40,000 tokens (its share of what task-1 had left)',
+    );
+    const figures = { taskId: 'task-1', scope: 'run' as const, measure: 'tokens' as const, spent: 81_250, limit: 100_000 };
+    expect(describeEvent(event({ type: 'budget.warned', data: figures }))).toBe(
+      'budget warning: the run at 81% of its token budget: 81,250 tokens of 100,000 tokens',
+    );
+    expect(describeEvent(event({ type: 'budget.exhausted', data: { ...figures, taskId: 'task-2', scope: 'subtree', measure: 'usd', spent: 0.42, limit: 0.5, reserved: 0.09, agents: 3 } }))).toBe(
+      "budget used up: subtree task-2's budget in dollars of $0.5000: $0.4200 spent, $0.0900 held back for the last calls of 3 agent(s)",
+    );
+    expect(describeEvent(event({ type: 'budget.exhausted', data: { ...figures, measure: 'time', spent: 1_800_500, limit: 1_800_000, reserved: 0, agents: 2 } }))).toBe(
+      "budget used up: the run's time limit of 30 minutes: 30 minutes passed",
+    );
+  });
+});
