@@ -10,8 +10,8 @@ export const SANDBOX_EGRESS_SOCKET_PATH = '/run/colony-egress/proxy.sock';
 /** The port on the sandbox's own loopback where the bridge listens; each sandbox has its own. */
 export const DEFAULT_BRIDGE_PORT = 3128;
 /** How long the prelude waits for the bridge to listen before it says so and lets the command run. */
-const BRIDGE_WAIT_TRIES = 500;
-const BRIDGE_WAIT_STEP_SECONDS = '0.01';
+const BRIDGE_WAIT_TRIES = 2_500;
+const BRIDGE_WAIT_STEP_SECONDS = '0.002';
 
 /** A bind mount into the sandbox, in the confined runner's shape. */
 export interface SandboxBind {
