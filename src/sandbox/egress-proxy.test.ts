@@ -150,6 +150,27 @@ describe('egress proxy: plain HTTP', () => {
     expect(answer.body).toContain(`could not reach 127.0.0.1:${closedPort}, which is allowed: ECONNREFUSED`);
   });
 
+  it('answers 504 when reaching an allowed host takes too long', async () => {
+    const neverAnswers = (() => undefined) as unknown as LookupFunction;
+    const { proxy } = await startProxy(['slow.example'], { lookup: neverAnswers, connectTimeoutMs: 50 });
+    const answer = await viaProxy(proxy, 'http://slow.example/');
+    expect(answer.status).toBe(504);
+    expect(answer.body).toContain('could not reach slow.example:80, which is allowed: timed out');
+    const tunnelled = await tunnel(proxy, 'slow.example:443');
+    expect(tunnelled.status).toBe(504);
+    expect(tunnelled.body).toContain('could not reach slow.example:443');
+  });
+
+  it('answers 501 to a plain-HTTP upgrade', async () => {
+    const { proxy } = await startProxy(['127.0.0.1']);
+    const socket = connect(proxy.socketPath);
+    socket.write(`GET http://127.0.0.1:${originPort}/ws HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: Upgrade\r\nUpgrade: websocket\r\n\r\n`);
+    const answer = await readToEnd(socket);
+    expect(answer).toMatch(/^HTTP\/1\.1 501 Not Implemented/);
+    expect(answer).toContain('use wss:// or https://');
+    expect(seen).toEqual([]);
+  });
+
   it('answers 400 to a request that is not in absolute form or not http', async () => {
     const { proxy, decisions } = await startProxy(['127.0.0.1']);
     for (const url of ['/relative', `https://127.0.0.1:${originPort}/`]) {

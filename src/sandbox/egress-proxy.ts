@@ -194,14 +194,18 @@ function forwardRequest(context: ProxyContext, request: IncomingMessage, respons
   });
   upstream.once('socket', (socket: Socket) => {
     trackUpstream(context, socket, target, 'request');
-    watchTimeouts(context, socket, () => upstream.destroy(new Error('timed out')));
+    watchTimeouts(context, socket, () => {
+      if (!response.headersSent) respond(response, 504, unreachableMessage(target, new Error('timed out')));
+      upstream.destroy();
+    });
   });
   upstream.once('response', (upstreamResponse) => {
     response.writeHead(upstreamResponse.statusCode ?? 502, upstreamResponse.statusMessage, forwardedHeaders(upstreamResponse.rawHeaders, null, []));
     upstreamResponse.pipe(response);
     upstreamResponse.once('error', () => response.destroy());
   });
-  upstream.once('error', (error) => {
+  upstream.on('error', (error) => {
+    if (response.writableEnded) return;
     if (response.headersSent) response.destroy();
     else respond(response, 502, unreachableMessage(target, error));
   });
