@@ -44,6 +44,11 @@ export type ModelErrorKind =
   | 'garbage'
   /** The provider's circuit breaker is open: colony is not calling it until its cool-down passes. */
   | 'circuit-open'
+  /**
+   * The provider has not answered once in this process and still cannot be reached: most
+   * likely a wrong address, not a busy provider, so it is not worth waiting for.
+   */
+  | 'unreachable'
   | 'aborted';
 
 export interface ModelError {

@@ -46,6 +46,12 @@ export function createChatModel(languageModel: LanguageModelV3, options: ChatMod
   const classificationContext = { apiKeyEnv: options.apiKeyEnv, now: options.now ?? Date.now };
   const classify = (error: unknown): ModelError => classifyError(error, classificationContext);
 
+  const failed = (error: ModelError, attempts: number): ModelResult => ({
+    ok: false,
+    error: options.guard?.finalError(error) ?? error,
+    attempts,
+  });
+
   async function call(request: ModelRequest, callOptions: CallOptions = {}): Promise<ModelResult> {
     const { signal, onRetry, onProvider } = callOptions;
     // A function, not a property test, so the check after awaiting is not narrowed away.
@@ -57,13 +63,14 @@ export function createChatModel(languageModel: LanguageModelV3, options: ChatMod
       if (aborted()) return { ok: false, error: abortedError(), attempts: attempt - 1 };
       const admission = options.guard === undefined ? null : await options.guard.admit(signal);
       // Refused attempts never reached the provider, so they are not counted.
-      if (admission?.ok === false) return { ok: false, error: admission.error, attempts: attempt - 1 };
+      if (admission?.ok === false) return failed(admission.error, attempt - 1);
       const result = await streamTurn(
         languageModel,
         { prompt, tools: tools.length === 0 ? undefined : tools, maxOutputTokens: request.maxOutputTokens },
         { signal, stallTimeoutMs: policy.stallTimeoutMs, classify },
       );
-      for (const notice of admission?.settle(result.ok ? null : result.error) ?? []) onProvider?.(notice);
+      const notices = admission?.settle(result.ok ? null : result.error, result.ok || result.responded) ?? [];
+      for (const notice of notices) onProvider?.(notice);
       if (result.ok) {
         const { turn } = result;
         return { ok: true, turn: { ...turn, costUsd: costUsd(turn.usage, options.price), attempts: attempt } };
@@ -74,7 +81,7 @@ export function createChatModel(languageModel: LanguageModelV3, options: ChatMod
         error.retryable &&
         attempt < policy.maxAttempts &&
         !(error.kind === 'garbage' && garbageAnswers > policy.maxGarbageRetries);
-      if (!mayRetry) return { ok: false, error, attempts: attempt };
+      if (!mayRetry) return failed(error, attempt);
       const delayMs = backoffDelayMs(policy, attempt, random, error.retryAfterMs);
       onRetry?.({ attempt, error, delayMs });
       try {

@@ -1,6 +1,8 @@
+import { createServer, type Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { ChatModel, ModelRequest, ProviderNotice } from './chat-model.js';
 import { startModelServer, type Fault, type ModelServer } from './http-server/model-server.js';
+import { unusedPort } from './http-server/unused-port-for-tests.js';
 import { createManualClock, settle, type ManualClock } from './manual-clock-for-tests.js';
 import { createProviderGuards, type ProviderGuardConfig, type ProviderGuards } from './provider-guard.js';
 import { resolveModel } from './registry.js';
@@ -105,6 +107,84 @@ describe('provider guards over HTTP', () => {
     expect(guards.guardFor('openai-compatible', 'http://127.0.0.1:1/v1').gate.state().limit).toBe(32);
   });
 });
+
+describe('a provider that has never answered', () => {
+  it('fails its calls with an unreachable error naming the address, the last error and what to check', async () => {
+    const baseUrl = `http://127.0.0.1:${await unusedPort()}/v1`;
+    const guards = createProviderGuards({ breaker: { failureThreshold: 2 } });
+    const model = immediateRetries(baseUrl, guards);
+    const notices: ProviderNotice[] = [];
+    // Two refused connections open the circuit, which refuses the third attempt.
+    const failed = await model.call(REQUEST, { onProvider: (notice) => notices.push(notice) });
+    expect(failed).toMatchObject({ ok: false, attempts: 2, error: { kind: 'unreachable', retryable: false, status: null } });
+    if (failed.ok) throw new Error('expected a failure');
+    expect(failed.error.message).toContain(`openai-compatible at ${baseUrl} has not answered once since this run started`);
+    expect(failed.error.message).toMatch(/The last error: network: The connection to the provider failed: .*ECONNREFUSED/);
+    expect(failed.error.message).toContain('Check that --base-url is the address of the server');
+    expect(notices.map((notice) => notice.type)).toEqual(['circuit-opened']);
+    expect(guards.guardFor('openai-compatible', baseUrl).hasAnswered()).toBe(false);
+
+    // While the circuit is open, later calls fail at once, with the same explanation.
+    const refused = await model.call(REQUEST);
+    expect(refused).toMatchObject({ ok: false, attempts: 0, error: { kind: 'unreachable' } });
+    if (refused.ok) throw new Error('expected a failure');
+    expect(refused.error.message).toContain('ECONNREFUSED');
+  });
+
+  it('counts a server that accepts connections but never responds as never having answered', async () => {
+    const sockets: Socket[] = [];
+    const silent = createServer((socket) => void sockets.push(socket));
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    try {
+      const address = silent.address();
+      if (address === null || typeof address === 'string') throw new Error('the silent server has no port');
+      const baseUrl = `http://127.0.0.1:${address.port}/v1`;
+      const resolved = resolveModel('openai-compatible:coder', {
+        baseUrl,
+        env: {},
+        providers: createProviderGuards(),
+        retry: { maxAttempts: 2, stallTimeoutMs: 50 },
+        sleep: async () => undefined,
+      });
+      if (!resolved.ok) throw new Error(resolved.error);
+      const failed = await resolved.model.call(REQUEST);
+      expect(failed).toMatchObject({ ok: false, attempts: 2, error: { kind: 'unreachable' } });
+      if (failed.ok) throw new Error('expected a failure');
+      expect(failed.error.message).toContain('The last error: stall: The provider went silent for more than 50 ms');
+    } finally {
+      for (const socket of sockets) socket.destroy();
+      await new Promise<void>((resolve) => silent.close(() => resolve()));
+    }
+  });
+
+  it('keeps the waiting errors once the provider has answered anything, even a refusal', async () => {
+    const running = await startModelServer({ model: createScriptedLanguageModel([]), faults: [{ status: 401 }] });
+    server = running;
+    const baseUrl = `${running.url}/v1`;
+    const guards = createProviderGuards();
+    const model = immediateRetries(baseUrl, guards);
+    expect(await model.call(REQUEST)).toMatchObject({ ok: false, attempts: 1, error: { kind: 'auth', status: 401 } });
+    expect(guards.guardFor('openai-compatible', baseUrl).hasAnswered()).toBe(true);
+
+    await running.close();
+    server = null;
+    const down = await model.call(REQUEST);
+    expect(down).toMatchObject({ ok: false, attempts: 3, error: { kind: 'network', retryable: true } });
+  });
+});
+
+/** A model at `baseUrl` whose three attempts follow each other without a wait. */
+function immediateRetries(baseUrl: string, guards: ProviderGuards): ChatModel {
+  const resolved = resolveModel('openai-compatible:coder', {
+    baseUrl,
+    env: {},
+    providers: guards,
+    retry: { maxAttempts: 3 },
+    sleep: async () => undefined,
+  });
+  if (!resolved.ok) throw new Error(resolved.error);
+  return resolved.model;
+}
 
 async function until(condition: () => boolean): Promise<void> {
   while (!condition()) await new Promise((resolve) => setTimeout(resolve, 5));

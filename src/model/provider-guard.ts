@@ -7,8 +7,11 @@ import { createProviderGate, type GateClock, type GateOutcome, type LimitChange,
 export type Admission =
   | {
       readonly ok: true;
-      /** How the attempt ended (null: it succeeded); returns what that changed, to tell the caller. */
-      settle(error: ModelError | null): ProviderNotice[];
+      /**
+       * How the attempt ended (null: it succeeded) and whether the provider sent an HTTP
+       * response of any status; returns what that changed, to tell the caller.
+       */
+      settle(error: ModelError | null, responded: boolean): ProviderNotice[];
     }
   | { readonly ok: false; readonly error: ModelError };
 
@@ -23,6 +26,15 @@ export interface ProviderGuard {
    * `aborted`, when `signal` aborts). Every admission must be settled exactly once.
    */
   admit(signal?: AbortSignal): Promise<Admission>;
+  /** Whether any attempt has had an HTTP response from the provider, of any status, since the guard was made. */
+  hasAnswered(): boolean;
+  /**
+   * What a call that failed for good with `error` fails with: `error`, unless the provider has
+   * never answered and `error` says it cannot be reached for now. Then it is an `unreachable`
+   * error naming the address, the last failure and what to check, since waiting for a provider
+   * that was never there does not help: the address is most likely wrong.
+   */
+  finalError(error: ModelError): ModelError;
 }
 
 export interface ProviderGuardConfig {
@@ -61,6 +73,9 @@ export function createProviderGuard(provider: string, config: ProviderGuardConfi
   const now = clock.now ?? Date.now;
   const gate = createProviderGate(config.gate, clock);
   const breaker = createCircuitBreaker(config.breaker, now);
+  let answered = false;
+  /** The last attempt that failed, named in the `unreachable` message. */
+  let lastFailure: ModelError | null = null;
 
   const refusal = (pass: Extract<BreakerPass, { ok: false }>): Admission => ({ ok: false, error: circuitOpenError(provider, pass, now()) });
 
@@ -76,7 +91,9 @@ export function createProviderGuard(provider: string, config: ProviderGuardConfi
     }
     return {
       ok: true,
-      settle(error) {
+      settle(error, responded) {
+        if (responded || error === null) answered = true;
+        if (error !== null && error.kind !== 'aborted') lastFailure = error;
         const notices: ProviderNotice[] = [];
         const limitChange = permit.release(gateOutcome(error));
         if (limitChange !== null) notices.push(limitNotice(provider, limitChange));
@@ -96,8 +113,30 @@ export function createProviderGuard(provider: string, config: ProviderGuardConfi
     };
   }
 
-  return { provider, gate, breaker, admit };
+  function finalError(error: ModelError): ModelError {
+    if (answered || !NO_ANSWER_KINDS.has(error.kind)) return error;
+    // An open circuit says only that earlier attempts failed; the failure that opened it says why.
+    const last = error.kind === 'circuit-open' && lastFailure !== null ? lastFailure : error;
+    return modelError(
+      'unreachable',
+      `${provider} has not answered once since this run started: no HTTP response of any status came back. ` +
+        `The last error: ${last.kind}: ${last.message.replace(/\.$/, '')}. ` +
+        'Check that --base-url is the address of the server (with its path, such as /v1), ' +
+        'that the network from this machine reaches it, and that the server is running.',
+      null,
+      false,
+    );
+  }
+
+  return { provider, gate, breaker, admit, hasAnswered: () => answered, finalError };
 }
+
+/**
+ * The failures that leave the provider unavailable for now without an answer from it. Rate
+ * limits and 5xx are answers; while nothing has answered, the circuit can only have opened on
+ * these, so an open circuit is one of them too.
+ */
+const NO_ANSWER_KINDS: ReadonlySet<ModelError['kind']> = new Set(['network', 'timeout', 'stall', 'circuit-open']);
 
 /** A rate limit, or a provider saying it is overloaded: 529, or 503 with a retry-after. */
 export function isOverload(error: ModelError): boolean {
