@@ -115,6 +115,7 @@ async function run(ctx: CommandContext, goalPath: string, flags: RunFlags): Prom
     workspaces: flags.workspaces,
     ...(flags.workspaceDiskCap === undefined ? {} : { workspaceDiskCapBytes: flags.workspaceDiskCap }),
     signal: ctx.signal,
+    secrets: ctx.secrets ?? [],
     ...(showProgress ? { onEvent: progress } : {}),
   });
   if (!result.ok) {
