@@ -130,9 +130,13 @@ describe('secrets in a real colony run over the OpenAI-compatible protocol', () 
     expect(server.requests.some((request) => request.headers.authorization === `Bearer ${CUSTOM_KEY}`)).toBe(true);
     const events = await runCli(['events', '--repo', project.dir, '--json'], { env: environment() });
     // The probes ran: a command printed its environment, and the echoing errors were recorded.
-    expect(events.stdout).toMatch(/PATH=/);
+    const commandOutputs = events.stdout
+      .split('\n')
+      .filter((line) => line.includes('"type":"tool.ended"') && line.includes('"name":"run_command"'))
+      .join('\n');
+    expect(commandOutputs).toMatch(/PATH=/);
     // Not merely redacted: the variables never reached the command at all.
-    expect(events.stdout).not.toMatch(/OPENAI_API_KEY=|COLONY_PLANTED_TOKEN=/);
+    expect(commandOutputs).not.toMatch(/OPENAI_API_KEY|COLONY_PLANTED_TOKEN/);
     expect(events.stdout).toMatch(/upstream rejected the request \(Authorization: Bearer \[redacted\]; OPENAI_API_KEY=\[redacted\]\); see https:\/\/\[redacted\]@provider\.invalid/);
     for (const key of [CUSTOM_KEY, OPENAI_KEY]) {
       expect(whereFound(key, join(project.dir, '.colony'), run)).toEqual([]);
