@@ -13,6 +13,11 @@ export interface CommandContext {
   readonly cwd: string;
   /** Ends long-running commands (`events --follow`, `sim-server`) when aborted. */
   readonly signal: AbortSignal;
+  /**
+   * The API keys and other credentials in `env` (see `secretsInEnvironment`), which a command
+   * must keep out of everything it records; `stdout` and `stderr` already redact them.
+   */
+  readonly secrets?: readonly string[];
   /** Set by the command that ran. */
   exitCode: number;
 }

@@ -8,19 +8,27 @@ import { registerWorkCommand } from './commands/work.js';
 import { registerBenchCommand } from './commands/bench.js';
 import { EXIT_FAILED, EXIT_USAGE, type CommandContext } from './command-context.js';
 import { handleInterrupts, type InterruptHandling } from './interrupts.js';
+import { createSecretRedactor, secretsInEnvironment } from '../events/secret-redaction.js';
 
 /**
  * Entry point of the `colony` command: parses `argv` (without node and the script) and returns
  * the exit code: 0 success, 1 the work failed, 2 bad usage.
  */
 export async function main(argv: readonly string[], context: Partial<CommandContext> = {}): Promise<number> {
-  const stderr = context.stderr ?? writeTo(process.stderr);
+  const env = context.env ?? process.env;
+  // Keys can come back in a provider's error or a URL a command prints: nothing colony writes
+  // to the terminal carries them.
+  const secrets = secretsInEnvironment(env, apiKeyVariablesIn(argv));
+  const redactor = createSecretRedactor(secrets);
+  const redacted = (write: (text: string) => void) => (text: string) => write(redactor.redactText(text));
+  const stderr = redacted(context.stderr ?? writeTo(process.stderr));
   const interrupts: InterruptHandling | null =
     context.signal === undefined ? handleInterrupts(stderr, (code) => process.exit(code)) : null;
   const ctx: CommandContext = {
-    stdout: context.stdout ?? writeTo(process.stdout),
+    stdout: redacted(context.stdout ?? writeTo(process.stdout)),
     stderr,
-    env: context.env ?? process.env,
+    secrets,
+    env,
     cwd: context.cwd ?? process.cwd(),
     signal: context.signal ?? interrupts?.signal ?? new AbortController().signal,
     exitCode: 0,
@@ -39,6 +47,16 @@ export async function main(argv: readonly string[], context: Partial<CommandCont
     // the vanished terminal's settings and abort.
     if (interrupts?.hungUp() === true) process.kill(process.pid, 'SIGHUP');
   }
+}
+
+/** The variables named with `--api-key-env`, whose values are secrets whatever they are called. */
+function apiKeyVariablesIn(argv: readonly string[]): string[] {
+  const names: string[] = [];
+  argv.forEach((arg, index) => {
+    if (arg === '--api-key-env' && argv[index + 1] !== undefined) names.push(argv[index + 1] ?? '');
+    else if (arg.startsWith('--api-key-env=')) names.push(arg.slice('--api-key-env='.length));
+  });
+  return names;
 }
 
 async function runProgram(argv: readonly string[], ctx: CommandContext): Promise<number> {

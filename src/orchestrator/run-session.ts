@@ -3,8 +3,11 @@ import { join } from 'node:path';
 import type { ColonyEvent, EventBody, EventData } from '../events/event-types.js';
 import type { Handoff } from '../events/handoff.js';
 import { newShortId } from '../events/ids.js';
+import { createSecretRedactor } from '../events/secret-redaction.js';
 import type { ChatModel } from '../model/chat-model.js';
 import type { EventStore } from '../store/event-store.js';
+import { createRedactingEventStore } from '../store/redacting-event-store.js';
+import { createRedactingTaskStore } from '../store/redacting-task-store.js';
 import { openSqliteEventStore } from '../store/sqlite-event-store.js';
 import { openSqliteTaskStore } from '../store/sqlite-task-store.js';
 import type { TaskStore } from '../store/task-store.js';
@@ -14,6 +17,7 @@ import type { WorkspaceMethod } from '../workspace/workspace.js';
 import { createAgentRecorder } from './agent-recorder.js';
 import { createBudgetLedger, type BudgetLedger, type Exhaustion, type RunLimits } from './budget-ledger.js';
 import { readBriefFile } from './brief-file.js';
+import { createRedactingChatModel } from './redacting-chat-model.js';
 import { startCheckoutSync } from './checkout-sync.js';
 import { checkMain, type MainCheck } from './main-check.js';
 import type { RunContext } from './run-context.js';
@@ -49,6 +53,12 @@ export interface RunSessionOptions {
   readonly limits?: RunLimits;
   readonly signal?: AbortSignal;
   readonly onEvent?: (event: ColonyEvent) => void;
+  /**
+   * Values that must never be recorded (the API keys in colony's environment, see
+   * `secretsInEnvironment`): replaced in every event, task and handoff, and in the models'
+   * error messages. Credentials in URLs are replaced whether listed or not.
+   */
+  readonly secrets?: readonly string[];
 }
 
 export type RunSessionResult =
@@ -86,7 +96,11 @@ const DEFAULT_LEASE_MS = 30_000;
  * check runs on main, and the user's checkout (untouched while the run goes) is brought up to
  * the trunk at the end. Problems with the input come back as `{ ok: false }` before anything changes.
  */
-export async function runRunSession(options: RunSessionOptions): Promise<RunSessionResult> {
+export async function runRunSession(given: RunSessionOptions): Promise<RunSessionResult> {
+  const redactor = createSecretRedactor(given.secrets ?? []);
+  const workerModel = createRedactingChatModel(given.workerModel, redactor);
+  const plannerModel = given.plannerModel === given.workerModel ? workerModel : createRedactingChatModel(given.plannerModel, redactor);
+  const options: RunSessionOptions = { ...given, workerModel, plannerModel };
   const goal = readBriefFile(options.goalPath, 'goal');
   if (!goal.ok) return goal;
   const session = await prepareSession(options.repoDir, options.stateDir);
@@ -111,12 +125,12 @@ async function runInRepository(
   let events: EventStore;
   let tasks: TaskStore;
   try {
-    events = openSqliteEventStore(eventsDatabasePath(stateDir));
+    events = createRedactingEventStore(openSqliteEventStore(eventsDatabasePath(stateDir)), createSecretRedactor(options.secrets ?? []));
   } catch (error) {
     return { ok: false, error: `cannot open the event log: ${error instanceof Error ? error.message : String(error)}` };
   }
   try {
-    tasks = openSqliteTaskStore(eventsDatabasePath(stateDir));
+    tasks = createRedactingTaskStore(openSqliteTaskStore(eventsDatabasePath(stateDir)), createSecretRedactor(options.secrets ?? []));
   } catch (error) {
     events.close();
     return { ok: false, error: `cannot open the task store: ${error instanceof Error ? error.message : String(error)}` };

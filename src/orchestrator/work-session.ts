@@ -2,13 +2,16 @@ import { closeRepositoryObjects } from '../workspace/repository-objects.js';
 import type { ColonyEvent, EventBody } from '../events/event-types.js';
 import type { Handoff } from '../events/handoff.js';
 import { newShortId } from '../events/ids.js';
+import { createSecretRedactor } from '../events/secret-redaction.js';
 import type { ChatModel } from '../model/chat-model.js';
 import type { EventStore } from '../store/event-store.js';
+import { createRedactingEventStore } from '../store/redacting-event-store.js';
 import { openSqliteEventStore } from '../store/sqlite-event-store.js';
 import { runGit } from '../workspace/git.js';
 import type { WorkspaceMethodChoice } from '../workspace/choose-workspace-provider.js';
 import type { WorkspaceMethod } from '../workspace/workspace.js';
 import { readBriefFile } from './brief-file.js';
+import { createRedactingChatModel } from './redacting-chat-model.js';
 import { startCheckoutSync } from './checkout-sync.js';
 import { runWorkerTask } from './run-worker-task.js';
 import { prepareSession, type PreparedSession } from './session-prelude.js';
@@ -32,6 +35,8 @@ export interface WorkSessionOptions {
   readonly workspaces?: WorkspaceMethodChoice;
   readonly signal?: AbortSignal;
   readonly onEvent?: (event: ColonyEvent) => void;
+  /** Values that must never be recorded, as for `colony run` (see `RunSessionOptions.secrets`). */
+  readonly secrets?: readonly string[];
 }
 
 export type WorkSessionResult =
@@ -56,7 +61,8 @@ export type WorkSessionResult =
  * user's checkout brought up to date. Problems with the input come back as `{ ok: false }`
  * before anything is changed.
  */
-export async function runWorkSession(options: WorkSessionOptions): Promise<WorkSessionResult> {
+export async function runWorkSession(given: WorkSessionOptions): Promise<WorkSessionResult> {
+  const options: WorkSessionOptions = { ...given, model: createRedactingChatModel(given.model, createSecretRedactor(given.secrets ?? [])) };
   const task = readBriefFile(options.taskPath, 'task');
   if (!task.ok) return task;
   const session = await prepareSession(options.repoDir, options.stateDir);
@@ -80,7 +86,7 @@ async function runInRepository(
   const startCommit = (await runGit(repo.root, ['rev-parse', `refs/heads/${repo.trunk}`])).stdout.trim();
   let store: EventStore;
   try {
-    store = openSqliteEventStore(eventsDatabasePath(stateDir));
+    store = createRedactingEventStore(openSqliteEventStore(eventsDatabasePath(stateDir)), createSecretRedactor(options.secrets ?? []));
   } catch (error) {
     return { ok: false, error: `cannot open the event log: ${error instanceof Error ? error.message : String(error)}` };
   }

@@ -1,7 +1,8 @@
-import { readFileSync } from 'node:fs';
-import { readFile, stat, writeFile } from 'node:fs/promises';
+import { constants, readFileSync } from 'node:fs';
+import type { FileHandle } from 'node:fs/promises';
 import { z } from 'zod';
-import { describeFileError, errorCode } from './file-errors.js';
+import { describeFileError } from './file-errors.js';
+import { openWorkspaceFile, sharedFileProblem } from './open-workspace-file.js';
 import { startsWithBinary } from './read-file-tool.js';
 import type { Tool, ToolResult } from './tool.js';
 import { resolveWorkspacePath } from './workspace-paths.js';
@@ -41,21 +42,37 @@ async function editFile(workspace: WorkspaceRoot, input: EditFileInput): Promise
   }
   const resolved = await resolveWorkspacePath(workspace, input.path);
   if (!resolved.ok) return resolved;
-  const { display, real } = resolved.path;
-
-  let text: string;
-  try {
-    const info = await stat(real);
-    if (info.isDirectory()) return { ok: false, error: `${display} is a directory, not a file` };
-    if (!info.isFile()) return { ok: false, error: `${display} is not a regular file; edit_file edits only regular files` };
-    if (await startsWithBinary(real)) {
-      return { ok: false, error: `${display} looks like a binary file (it has NUL bytes in its first 8 KB); edit_file edits only text` };
-    }
-    text = await readFile(real, 'utf8');
-  } catch (error) {
-    if (errorCode(error) === 'ENOENT') {
+  const { display } = resolved.path;
+  const opened = await openWorkspaceFile(resolved.path, constants.O_RDWR, 'edit');
+  if (!opened.ok) {
+    if (opened.code === 'ENOENT') {
       return { ok: false, error: `file does not exist: ${display}; use write_file to create it, or list_dir to find the right path` };
     }
+    if (opened.code === 'EISDIR') return { ok: false, error: `${display} is a directory, not a file` };
+    if (opened.code === 'ENXIO') return { ok: false, error: `${display} is not a regular file; edit_file edits only regular files` };
+    return opened;
+  }
+  const { handle } = opened;
+  try {
+    return await editOpenFile(handle, display, input);
+  } finally {
+    await handle.close();
+  }
+}
+
+async function editOpenFile(handle: FileHandle, display: string, input: EditFileInput): Promise<ToolResult> {
+  let text: string;
+  try {
+    const info = await handle.stat();
+    if (info.isDirectory()) return { ok: false, error: `${display} is a directory, not a file` };
+    if (!info.isFile()) return { ok: false, error: `${display} is not a regular file; edit_file edits only regular files` };
+    const shared = sharedFileProblem(display, info.nlink);
+    if (shared !== null) return { ok: false, error: shared };
+    if (await startsWithBinary(handle)) {
+      return { ok: false, error: `${display} looks like a binary file (it has NUL bytes in its first 8 KB); edit_file edits only text` };
+    }
+    text = await handle.readFile('utf8');
+  } catch (error) {
     return { ok: false, error: describeFileError(error, 'read', display) };
   }
 
@@ -73,7 +90,8 @@ async function editFile(workspace: WorkspaceRoot, input: EditFileInput): Promise
     ? text.split(input.old_string).join(input.new_string)
     : spliceFirst(text, input.old_string, input.new_string);
   try {
-    await writeFile(real, edited, 'utf8');
+    await handle.truncate(0);
+    await handle.write(edited, 0, 'utf8');
   } catch (error) {
     return { ok: false, error: describeFileError(error, 'write', display) };
   }

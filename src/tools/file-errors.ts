@@ -28,6 +28,10 @@ function reasonFor(error: unknown): string {
       return 'the disk is full';
     case 'EROFS':
       return 'the file system is read-only';
+    case 'ENAMETOOLONG':
+      return 'the path or one of its names is too long';
+    case 'ELOOP':
+      return 'it is a symbolic link, or a loop of them';
     default:
       return error instanceof Error ? error.message : String(error);
   }

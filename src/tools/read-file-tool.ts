@@ -1,7 +1,8 @@
-import { createReadStream, readFileSync } from 'node:fs';
-import { open, stat } from 'node:fs/promises';
+import { constants, readFileSync } from 'node:fs';
+import type { FileHandle } from 'node:fs/promises';
 import { z } from 'zod';
-import { describeFileError, errorCode } from './file-errors.js';
+import { describeFileError } from './file-errors.js';
+import { openWorkspaceFile } from './open-workspace-file.js';
 import { selectLines } from './select-lines.js';
 import type { LineSelection } from './select-lines.js';
 import type { Tool, ToolResult } from './tool.js';
@@ -46,15 +47,29 @@ export function createReadFileTool(workspace: WorkspaceRoot): Tool<ReadFileInput
 async function readFile(workspace: WorkspaceRoot, input: ReadFileInput): Promise<ToolResult> {
   const resolved = await resolveWorkspacePath(workspace, input.path);
   if (!resolved.ok) return resolved;
-  const { display, real } = resolved.path;
-  const problem = await checkReadableTextFile(real, display);
-  if (problem !== null) return { ok: false, error: problem };
+  const { display } = resolved.path;
+  const opened = await openWorkspaceFile(resolved.path, constants.O_RDONLY, 'read');
+  if (!opened.ok) {
+    if (opened.code === 'ENOENT') return { ok: false, error: `file does not exist: ${display}; use list_dir to see which files are there` };
+    if (opened.code === 'ENXIO') return { ok: false, error: notRegularFile(display) };
+    return opened;
+  }
+  const { handle } = opened;
+  try {
+    const problem = await checkReadableTextFile(handle, display);
+    if (problem !== null) return { ok: false, error: problem };
+    return await readLines(handle, display, input);
+  } finally {
+    await handle.close();
+  }
+}
 
+async function readLines(handle: FileHandle, display: string, input: ReadFileInput): Promise<ToolResult> {
   const offset = input.offset ?? 1;
   const limit = input.limit ?? DEFAULT_READ_LINE_LIMIT;
   let selection: LineSelection;
   try {
-    selection = await selectLines(createReadStream(real), offset, limit, MAX_READ_BYTES);
+    selection = await selectLines(handle.createReadStream({ start: 0, autoClose: false }), offset, limit, MAX_READ_BYTES);
   } catch (error) {
     return { ok: false, error: describeFileError(error, 'read', display) };
   }
@@ -84,20 +99,17 @@ async function readFile(workspace: WorkspaceRoot, input: ReadFileInput): Promise
   return { ok: true, output: text };
 }
 
-/** Null when `real` is a regular file that looks like text, otherwise what is wrong with it. */
-async function checkReadableTextFile(real: string, display: string): Promise<string | null> {
+function notRegularFile(display: string): string {
+  return `${display} is not a regular file (it is a device, socket or pipe); read_file reads only regular files`;
+}
+
+/** Null when the open file is a regular file that looks like text, otherwise what is wrong with it. */
+async function checkReadableTextFile(handle: FileHandle, display: string): Promise<string | null> {
   try {
-    const info = await stat(real);
+    const info = await handle.stat();
     if (info.isDirectory()) return `${display} is a directory, not a file; use list_dir to see its entries`;
-    if (!info.isFile()) return `${display} is not a regular file (it is a device, socket or pipe); read_file reads only regular files`;
-  } catch (error) {
-    if (errorCode(error) === 'ENOENT') {
-      return `file does not exist: ${display}; use list_dir to see which files are there`;
-    }
-    return describeFileError(error, 'read', display);
-  }
-  try {
-    if (await startsWithBinary(real)) {
+    if (!info.isFile()) return notRegularFile(display);
+    if (await startsWithBinary(handle)) {
       return `${display} looks like a binary file (it has NUL bytes in its first 8 KB); read_file shows only text, so inspect it with run_command (for example \`file\` or \`xxd | head\`) instead`;
     }
   } catch (error) {
@@ -107,13 +119,8 @@ async function checkReadableTextFile(real: string, display: string): Promise<str
 }
 
 /** True when the first bytes of the file hold a NUL, the cheap test git and grep use too. */
-export async function startsWithBinary(path: string): Promise<boolean> {
-  const handle = await open(path, 'r');
-  try {
-    const buffer = Buffer.alloc(BINARY_SNIFF_BYTES);
-    const { bytesRead } = await handle.read(buffer, 0, BINARY_SNIFF_BYTES, 0);
-    return buffer.subarray(0, bytesRead).includes(0);
-  } finally {
-    await handle.close();
-  }
+export async function startsWithBinary(handle: FileHandle): Promise<boolean> {
+  const buffer = Buffer.alloc(BINARY_SNIFF_BYTES);
+  const { bytesRead } = await handle.read(buffer, 0, BINARY_SNIFF_BYTES, 0);
+  return buffer.subarray(0, bytesRead).includes(0);
 }

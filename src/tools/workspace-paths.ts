@@ -21,6 +21,10 @@ export type WorkspacePathResult =
 
 // Linux gives up after 40 links in one lookup; follow its lead for links we resolve by hand.
 const MAX_SYMLINK_HOPS = 40;
+// Linux's PATH_MAX and NAME_MAX: longer paths or names fail in every system call anyway.
+const MAX_PATH_BYTES = 4096;
+const MAX_NAME_BYTES = 255;
+const SHOWN_PATH_CHARACTERS = 200;
 
 class SymlinkLoopError extends Error {}
 
@@ -35,7 +39,10 @@ export async function resolveWorkspacePath(workspace: WorkspaceRoot, requested: 
   if (requested === '') {
     return { ok: false, error: 'path is empty; give a path relative to the workspace root, such as "src/index.ts" or "."' };
   }
-  if (requested.includes('\u0000')) return { ok: false, error: `path contains a NUL byte: ${JSON.stringify(requested)}` };
+  if (requested.includes('\u0000')) return { ok: false, error: `path contains a NUL byte: ${JSON.stringify(shown(requested))}` };
+  if (Buffer.byteLength(requested) > MAX_PATH_BYTES || requested.split(/[\\/]/).some((name) => Buffer.byteLength(name) > MAX_NAME_BYTES)) {
+    return { ok: false, error: tooLongError(requested) };
+  }
   const root = resolve(workspace);
   let realRoot: string;
   try {
@@ -53,9 +60,10 @@ export async function resolveWorkspacePath(workspace: WorkspaceRoot, requested: 
     real = await resolveThroughSymlinks(join(realRoot, inside), 0);
   } catch (error) {
     if (error instanceof SymlinkLoopError || errorCode(error) === 'ELOOP') {
-      return { ok: false, error: `path has a loop of symbolic links: ${requested}` };
+      return { ok: false, error: `path has a loop of symbolic links: ${shown(requested)}` };
     }
-    return { ok: false, error: `cannot resolve ${requested}: ${error instanceof Error ? error.message : String(error)}` };
+    if (errorCode(error) === 'ENAMETOOLONG') return { ok: false, error: tooLongError(requested) };
+    return { ok: false, error: `cannot resolve ${shown(requested)}: ${error instanceof Error ? error.message : String(error)}` };
   }
   const realInside = relativeInside(realRoot, real);
   if (realInside === undefined) return { ok: false, error: escapeError(requested) };
@@ -64,11 +72,20 @@ export async function resolveWorkspacePath(workspace: WorkspaceRoot, requested: 
 }
 
 function escapeError(requested: string): string {
-  return `path escapes the workspace: ${requested}; use a path inside the workspace, relative to its root`;
+  return `path escapes the workspace: ${shown(requested)}; use a path inside the workspace, relative to its root`;
 }
 
 function gitError(requested: string): string {
-  return `path is inside .git: ${requested}; git's own files are off limits to file tools, use git commands through run_command instead`;
+  return `path is inside .git: ${shown(requested)}; git's own files are off limits to file tools, use git commands through run_command instead`;
+}
+
+function tooLongError(requested: string): string {
+  return `path is too long (${Buffer.byteLength(requested)} bytes): ${shown(requested)}; a name in a path can be at most ${MAX_NAME_BYTES} bytes and a whole path ${MAX_PATH_BYTES}`;
+}
+
+/** A path as quoted back in an error: whole when short, its start and length when not, so an error never floods the conversation. */
+function shown(requested: string): string {
+  return requested.length <= SHOWN_PATH_CHARACTERS ? requested : `${requested.slice(0, SHOWN_PATH_CHARACTERS)}… (${requested.length} characters)`;
 }
 
 /** `target` relative to `base` (`.` for base itself), or undefined when it is not inside. */
@@ -79,8 +96,9 @@ function relativeInside(base: string, target: string): string | undefined {
   return path;
 }
 
+/** Any component named `.git`, in any case: on a case-insensitive file system `.GIT` is the same directory. */
 function isInGitDirectory(relativePath: string): boolean {
-  return relativePath.split(sep).includes('.git');
+  return relativePath.split(sep).some((name) => name.toLowerCase() === '.git');
 }
 
 /**

@@ -1,8 +1,9 @@
 import { readFileSync } from 'node:fs';
-import { mkdir, stat, writeFile as writeFileToDisk } from 'node:fs/promises';
+import { mkdir } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { z } from 'zod';
 import { describeFileError } from './file-errors.js';
+import { openWorkspaceFileForWriting, sharedFileProblem } from './open-workspace-file.js';
 import type { Tool, ToolResult } from './tool.js';
 import { resolveWorkspacePath } from './workspace-paths.js';
 import type { WorkspaceRoot } from './workspace-paths.js';
@@ -29,28 +30,37 @@ async function writeFile(workspace: WorkspaceRoot, input: WriteFileInput): Promi
   const resolved = await resolveWorkspacePath(workspace, input.path);
   if (!resolved.ok) return resolved;
   const { display, real, realRoot } = resolved.path;
-  const existing = await kindOf(real);
-  if (real === realRoot || existing === 'directory') {
-    return { ok: false, error: `${display} is a directory; give the path of a file to write` };
-  }
-  // Opening a pipe or device for writing could block or reach beyond the workspace's files.
-  if (existing === 'other') {
-    return { ok: false, error: `${display} is not a regular file (it is a device, socket or pipe); write_file writes only regular files` };
-  }
+  if (real === realRoot) return { ok: false, error: `${display} is a directory; give the path of a file to write` };
   try {
     await mkdir(dirname(real), { recursive: true });
-    await writeFileToDisk(real, input.content, 'utf8');
   } catch (error) {
     return { ok: false, error: describeFileError(error, 'write', display) };
+  }
+  const opened = await openWorkspaceFileForWriting(resolved.path);
+  if (!opened.ok) {
+    if (opened.code === 'EISDIR') return { ok: false, error: `${display} is a directory; give the path of a file to write` };
+    // A pipe with no reader: opening it for writing would otherwise block.
+    if (opened.code === 'ENXIO') return { ok: false, error: notRegularFile(display) };
+    return opened;
+  }
+  const { handle } = opened;
+  try {
+    const info = await handle.stat();
+    if (info.isDirectory()) return { ok: false, error: `${display} is a directory; give the path of a file to write` };
+    // A pipe or device could block or reach beyond the workspace's files.
+    if (!info.isFile()) return { ok: false, error: notRegularFile(display) };
+    const shared = sharedFileProblem(display, info.nlink);
+    if (shared !== null) return { ok: false, error: shared };
+    await handle.truncate(0);
+    await handle.write(input.content, 0, 'utf8');
+  } catch (error) {
+    return { ok: false, error: describeFileError(error, 'write', display) };
+  } finally {
+    await handle.close();
   }
   return { ok: true, output: `wrote ${Buffer.byteLength(input.content, 'utf8')} bytes to ${display}` };
 }
 
-async function kindOf(path: string): Promise<'missing' | 'file' | 'directory' | 'other'> {
-  try {
-    const info = await stat(path);
-    return info.isFile() ? 'file' : info.isDirectory() ? 'directory' : 'other';
-  } catch {
-    return 'missing';
-  }
+function notRegularFile(display: string): string {
+  return `${display} is not a regular file (it is a device, socket or pipe); write_file writes only regular files`;
 }

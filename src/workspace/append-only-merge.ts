@@ -1,6 +1,6 @@
-import { writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { writeCheckoutFile } from './confined-file.js';
 import { describeFailure, runGit } from './git.js';
+import type { GitWorkTree } from './git.js';
 
 /**
  * The conflicts that cost an agent nothing: both sides only appended lines to the end of the
@@ -43,8 +43,9 @@ function linesOf(text: string): string[] {
 }
 
 /** One index stage of a conflicted path (1 base, 2 the trunk side of a rebase, 3 the workspace side), or null when absent. */
-async function stage(worktree: string, number: 1 | 2 | 3, path: string): Promise<string | null> {
-  const result = await runGit(worktree, ['show', `:${number}:${path}`]);
+async function stage(worktree: GitWorkTree, number: 1 | 2 | 3, path: string): Promise<string | null> {
+  // The blob as stored: `cat-file` applies no filter or text conversion the configuration names.
+  const result = await runGit(worktree, ['cat-file', 'blob', `:${number}:${path}`]);
   return result.code === 0 ? result.stdout : null;
 }
 
@@ -59,7 +60,7 @@ export interface AppendOnlyResolution {
  * Resolves and stages every conflicted file of a stopped rebase in `worktree` that is an
  * append-only (or identical) change on both sides; leaves the rest as git left them.
  */
-export async function resolveAppendOnlyConflicts(worktree: string, files: readonly string[]): Promise<AppendOnlyResolution> {
+export async function resolveAppendOnlyConflicts(worktree: GitWorkTree, files: readonly string[]): Promise<AppendOnlyResolution> {
   const resolved: string[] = [];
   const remaining: string[] = [];
   for (const file of files) {
@@ -69,7 +70,7 @@ export async function resolveAppendOnlyConflicts(worktree: string, files: readon
       remaining.push(file);
       continue;
     }
-    await writeFile(join(worktree, file), merged);
+    await writeCheckoutFile(worktree.path, file, merged);
     const addArgs = ['add', '--', file];
     const added = await runGit(worktree, addArgs);
     if (added.code !== 0) throw new Error(describeFailure(addArgs, added));

@@ -1,5 +1,4 @@
-import { readFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { readCheckoutFile } from './confined-file.js';
 
 /**
  * A line git writes into a conflicted file: seven '<', '|', '=' or '>' at the start of the
@@ -16,18 +15,14 @@ export function hasConflictMarkers(text: string): boolean {
 /**
  * The files among `files` (paths relative to `root`) that still hold conflict markers. A
  * file that no longer exists, or is not a regular file, has none: deleting it is one way of
- * resolving a conflict.
+ * resolving a conflict. Nothing is read through a symbolic link (which git would not follow
+ * either), so an agent cannot point colony at a file outside the checkout or at a pipe.
  */
 export async function filesWithConflictMarkers(root: string, files: readonly string[]): Promise<string[]> {
   const found: string[] = [];
   for (const file of files) {
-    let text: string;
-    try {
-      text = await readFile(join(root, file), 'utf8');
-    } catch {
-      continue;
-    }
-    if (hasConflictMarkers(text)) found.push(file);
+    const text = await readCheckoutFile(root, file);
+    if (text !== null && hasConflictMarkers(text)) found.push(file);
   }
   return found;
 }

@@ -1,4 +1,5 @@
 import { describeFailure, runGit } from './git.js';
+import type { GitPlace } from './git.js';
 
 /** One entry of `git status --porcelain=v1 -z`. */
 export interface StatusEntry {
@@ -52,13 +53,15 @@ export function parsePorcelainStatus(output: string): StatusResult {
 }
 
 /**
- * What `git status` says is uncommitted in the checkout at `cwd`, ignored files left out.
- * Takes no optional locks, so it neither waits for nor blocks a git the user runs there.
+ * What `git status` says is uncommitted in the checkout at `place`, ignored files left out.
+ * Takes no optional locks, so it neither waits for nor blocks a git the user runs there. A
+ * submodule (or a repository an agent made inside the checkout and committed) counts as changed
+ * when its commit differs; git is not run inside it, where its own configuration would apply.
  */
-export async function readStatus(cwd: string, options: ReadStatusOptions): Promise<StatusResult> {
+export async function readStatus(place: GitPlace, options: ReadStatusOptions): Promise<StatusResult> {
   const untracked = options.untracked ? 'all' : 'no';
-  const args = ['--no-optional-locks', 'status', '--porcelain=v1', '-z', `--untracked-files=${untracked}`, '--ignored=no'];
-  const result = await runGit(cwd, args);
+  const args = ['--no-optional-locks', 'status', '--porcelain=v1', '-z', `--untracked-files=${untracked}`, '--ignored=no', '--ignore-submodules=dirty'];
+  const result = await runGit(place, args);
   if (result.code !== 0) return { ok: false, error: describeFailure(args, result) };
   return parsePorcelainStatus(result.stdout);
 }

@@ -4,7 +4,6 @@ import { COLONY_IDENTITY, describeFailure, runGit, runGitSequence } from './git.
 import { binaryText, identityLine, parseCommit, serializeCommit } from './git-objects.js';
 import type { CommitObject } from './git-objects.js';
 import { isDirectory } from './path-exists.js';
-import { privateGitDir } from './repository-objects.js';
 import type { RepositoryObjects } from './repository-objects.js';
 import { mergeTrees } from './tree-merge.js';
 import type { Workspace } from './workspace.js';
@@ -63,13 +62,12 @@ async function rebaseStopped(gitDir: string): Promise<boolean> {
  * to it later can be taken for the agent's own uncommitted work.
  */
 export async function prepareWork(objects: RepositoryObjects, workspace: Workspace, message: string): Promise<PrepareResult> {
-  const gitDir = await privateGitDir(workspace.path);
-  if (gitDir === null) return { kind: 'fallback', reason: 'the worktree has no readable .git' };
+  const gitDir = workspace.gitDir;
   if (await rebaseStopped(gitDir)) return { kind: 'fallback', reason: 'a rebase is stopped in the workspace' };
   const head = (await readFile(join(gitDir, 'HEAD'), 'utf8').catch(() => '')).trim();
   if (head !== `ref: refs/heads/${workspace.branch}`) return { kind: 'fallback', reason: 'the workspace is not on its branch' };
   // One child for both: `add` stages everything, `write-tree` prints the staged tree's id.
-  const staged = await runGitSequence(workspace.path, [['add', '--all'], ['write-tree']]);
+  const staged = await runGitSequence(workspace, [['add', '--all'], ['write-tree']]);
   const indexTree = staged.stdout.trim();
   if (staged.code !== 0 || !/^[0-9a-f]{40}$/.test(indexTree)) {
     // An index git cannot write as a tree (unmerged entries) is git's rebase path's to handle.
@@ -148,6 +146,6 @@ export async function commitTree(objects: RepositoryObjects, commit: string): Pr
  */
 export async function moveWorkspaceTo(workspace: Workspace, commit: string): Promise<{ readonly ok: true } | { readonly ok: false; readonly error: string }> {
   const args = ['reset', '--quiet', '--keep', commit];
-  const result = await runGit(workspace.path, args);
+  const result = await runGit(workspace, args);
   return result.code === 0 ? { ok: true } : { ok: false, error: describeFailure(args, result) };
 }

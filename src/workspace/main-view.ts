@@ -1,9 +1,11 @@
-import { mkdir } from 'node:fs/promises';
-import { resolve } from 'node:path';
+import { mkdir, rm, writeFile } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
 import { describeFailure, runGit } from './git.js';
+import type { GitWorkTree } from './git.js';
 import { pathExists } from './path-exists.js';
 import type { Repository } from './repository.js';
 import { resolveBranch } from './workspace.js';
+import { checkWorktreeGitFile, findWorktreeAdminDir } from './worktree-admin.js';
 import { withWorktreeAdminLock } from './worktree-admin-lock.js';
 
 /**
@@ -21,10 +23,10 @@ export interface MainView {
 }
 
 /** True when the view is at `commit` with nothing changed or added by a command. */
-async function isPristine(path: string, commit: string): Promise<boolean> {
-  const head = await runGit(path, ['rev-parse', '--verify', 'HEAD']);
+async function isPristine(view: GitWorkTree, commit: string): Promise<boolean> {
+  const head = await runGit(view, ['rev-parse', '--verify', 'HEAD']);
   if (head.code !== 0 || head.stdout.trim() !== commit) return false;
-  const status = await runGit(path, ['status', '--porcelain', '--untracked-files=all']);
+  const status = await runGit(view, ['status', '--porcelain', '--untracked-files=all', '--ignore-submodules=dirty']);
   return status.code === 0 && status.stdout.trim() === '';
 }
 
@@ -37,6 +39,14 @@ export async function createMainView(repo: Repository, options: { id: string; pa
   const args = ['worktree', 'add', '--quiet', '--detach', path, commit];
   const added = await withWorktreeAdminLock(repo, () => runGit(repo.root, args));
   if (added.code !== 0) throw new Error(`Cannot create the view ${options.id}: ${describeFailure(args, added)}`);
+  // The planner runs commands in the view, which can rewrite its `.git` file: colony's own git
+  // calls there name the git directory found now, from git's records.
+  const gitDir = await findWorktreeAdminDir(repo, path, options.id);
+  if (gitDir === null) {
+    await withWorktreeAdminLock(repo, () => runGit(repo.root, ['worktree', 'remove', '--force', '--force', path]));
+    throw new Error(`Cannot create the view ${options.id}: git made the worktree at ${path}, but no record under ${repo.gitDir}/worktrees names it.`);
+  }
+  const view: GitWorkTree = { path, gitDir };
 
   return {
     path,
@@ -48,13 +58,18 @@ export async function createMainView(repo: Repository, options: { id: string; pa
       } catch (error) {
         return error instanceof Error ? error.message : String(error);
       }
-      if (latest === commit && (await isPristine(path, commit))) return null;
+      // A `.git` a command deleted or rewrote is put back, like any other file a command changed.
+      if ((await checkWorktreeGitFile(path, gitDir)) !== null) {
+        await rm(join(path, '.git'), { recursive: true, force: true });
+        await writeFile(join(path, '.git'), `gitdir: ${gitDir}\n`);
+      }
+      if (latest === commit && (await isPristine(view, commit))) return null;
       const checkout = ['checkout', '--quiet', '--force', '--detach', latest];
-      const moved = await runGit(path, checkout);
+      const moved = await runGit(view, checkout);
       if (moved.code !== 0) return describeFailure(checkout, moved);
       // Files a command created (a build, a test's output) would otherwise pile up across moves.
       const clean = ['clean', '-fdq'];
-      const cleaned = await runGit(path, clean);
+      const cleaned = await runGit(view, clean);
       if (cleaned.code !== 0) return describeFailure(clean, cleaned);
       commit = latest;
       return null;

@@ -19,6 +19,7 @@ import type { RebaseInProgress } from './rebase-state.js';
 import type { Repository } from './repository.js';
 import { resolveBranch } from './workspace.js';
 import type { Workspace } from './workspace.js';
+import { checkWorktreeGitFile } from './worktree-admin.js';
 
 const DEFAULT_MAX_ATTEMPTS = 10;
 const LOCK_HELD = /\.lock'?: File exists/;
@@ -52,20 +53,20 @@ function failed(args: readonly string[], result: GitResult): Step {
 }
 
 async function git(context: MergeContext, args: readonly string[]) {
-  return runGit(context.workspace.path, args);
+  return runGit(context.workspace, args);
 }
 
 async function conflicted(context: MergeContext, files: string[], mainBefore: string): Promise<Step> {
-  await recordConflictedFiles(context.workspace.path, files);
+  await recordConflictedFiles(context.workspace, files);
   context.emit({ type: 'merge.conflicted', data: { files, mainBefore } });
   return stop({ status: 'conflicted', files, mainBefore });
 }
 
 /** Finishes a rebase a previous call left stopped at a conflict the agent has since resolved. */
 async function continueRebase(context: MergeContext, rebase: RebaseInProgress): Promise<Step> {
-  const worktree = context.workspace.path;
+  const worktree = context.workspace;
   const candidates = [...new Set([...(await unmergedFiles(worktree)), ...(await readConflictedFiles(worktree))])];
-  const stillMarked = await filesWithConflictMarkers(worktree, candidates);
+  const stillMarked = await filesWithConflictMarkers(worktree.path, candidates);
   if (stillMarked.length > 0) return stop({ status: 'conflicted', files: stillMarked, mainBefore: rebase.onto });
   const addArgs = ['add', '--all'];
   const added = await git(context, addArgs);
@@ -90,7 +91,7 @@ async function continueRebase(context: MergeContext, rebase: RebaseInProgress): 
  * files keep their markers).
  */
 async function settleRebase(context: MergeContext, onto: string): Promise<Step> {
-  const worktree = context.workspace.path;
+  const worktree = context.workspace;
   for (;;) {
     const files = await unmergedFiles(worktree);
     const { resolved, remaining } = await resolveAppendOnlyConflicts(worktree, files);
@@ -107,10 +108,10 @@ async function commitPendingChanges(context: MergeContext, message: string): Pro
   const addArgs = ['add', '--all'];
   const added = await git(context, addArgs);
   if (added.code !== 0) return failed(addArgs, added);
-  const staged = await git(context, ['diff', '--cached', '--quiet']);
+  const staged = await git(context, ['diff', '--no-ext-diff', '--no-textconv', '--cached', '--quiet']);
   if (staged.code === 0) return proceed;
   const commitArgs = ['commit', '--quiet', '--no-verify', '--cleanup=verbatim', '--file=-'];
-  const committed = await runGit(context.workspace.path, commitArgs, { input: message });
+  const committed = await runGit(context.workspace, commitArgs, { input: message });
   return committed.code === 0 ? proceed : failed(commitArgs, committed);
 }
 
@@ -129,11 +130,11 @@ async function rebaseOnto(context: MergeContext, mainBefore: string): Promise<St
   const rebaseArgs = ['rebase', '--quiet', mainBefore];
   const rebased = await git(context, rebaseArgs);
   if (rebased.code === 0) return proceed;
-  const files = await unmergedFiles(context.workspace.path);
+  const files = await unmergedFiles(context.workspace);
   if (files.length > 0) return settleRebase(context, mainBefore);
   // No conflict but no success either (an ignored file in the way, for instance): put the
   // branch back as it was so the workspace stays usable.
-  if ((await readRebaseState(context.workspace.path)) !== null) await git(context, ['rebase', '--abort']);
+  if ((await readRebaseState(context.workspace)) !== null) await git(context, ['rebase', '--abort']);
   return failed(rebaseArgs, rebased);
 }
 
@@ -143,7 +144,7 @@ async function rebaseOnto(context: MergeContext, mainBefore: string): Promise<St
  * branch has nothing the trunk lacks.
  */
 async function prepareBranch(context: MergeContext, message: string): Promise<Step> {
-  const worktree = context.workspace.path;
+  const worktree = context.workspace;
   const rebase = await readRebaseState(worktree);
   if (rebase === null) {
     await forgetConflictedFiles(worktree);
@@ -156,7 +157,7 @@ async function prepareBranch(context: MergeContext, message: string): Promise<St
   const committed = await commitPendingChanges(context, message);
   if (!committed.ok) return committed;
   const trunk = context.repo.trunk;
-  const ahead = await countCommitsAhead(context.workspace.path, trunk, ['HEAD']);
+  const ahead = await countCommitsAhead(context.workspace, trunk, ['HEAD']);
   if (!ahead.ok) return stop({ status: 'failed', error: ahead.error });
   if (ahead.count > 0) return proceed;
   return stop({
@@ -172,7 +173,7 @@ async function headCommit(context: MergeContext): Promise<string> {
 }
 
 async function changedFiles(context: MergeContext, from: string, to: string): Promise<string[]> {
-  const args = ['diff', '--name-only', '--no-renames', '-z', from, to];
+  const args = ['diff', '--no-ext-diff', '--no-textconv', '--name-only', '--no-renames', '-z', from, to];
   const result = await git(context, args);
   if (result.code !== 0) throw new Error(describeFailure(args, result));
   return splitNul(result.stdout);
@@ -299,6 +300,10 @@ export async function mergeToMain(repo: Repository, workspace: Workspace, option
     }
   };
   const now = options.now ?? Date.now;
+  // colony's git calls below name the workspace's git directory and would merge regardless, but
+  // a `.git` the agent broke means its own commits went elsewhere: it must hear of it now.
+  const broken = await checkWorktreeGitFile(workspace.path, workspace.gitDir);
+  if (broken !== null) return { status: 'failed', error: `${broken} Then call merge again; nothing was merged.` };
   try {
     const objects = await repositoryObjects(repo);
     if (objects !== null) {

@@ -60,7 +60,7 @@ export function createOverlayProvider(repo: Repository, options: OverlayProvider
     const makeBranch = async (): Promise<string | null> => {
       const created = await createBranch(repo, branch, baseCommit);
       if (!created.ok) return created.error;
-      undo.push(() => deleteWorkspaceBranch(repo, { id, path, branch, baseCommit }, true));
+      undo.push(() => deleteWorkspaceBranch(repo, { id, path, branch, baseCommit, gitDir: worktreeAdminDir(repo, id) }, true));
       return null;
     };
     const writeRecord = async (): Promise<string | null> => {
@@ -89,7 +89,7 @@ export function createOverlayProvider(repo: Repository, options: OverlayProvider
       if (base.commit === baseCommit) return null;
       // The base is older than the trunk: a two-way merge writes only the files that differ.
       const args = ['read-tree', '-m', '-u', base.commit, baseCommit];
-      const forward = await runGit(path, args);
+      const forward = await runGit({ path, gitDir: worktreeAdminDir(repo, id) }, args);
       return forward.code === 0 ? null : describeFailure(args, forward);
     };
 
@@ -112,7 +112,7 @@ export function createOverlayProvider(repo: Repository, options: OverlayProvider
       throw new Error(`Cannot create workspace ${id}: ${failure}`);
     }
     standsOn.set(id, base);
-    return { id, path, branch, baseCommit, method: 'overlay' };
+    return { id, path, branch, baseCommit, method: 'overlay', gitDir: worktreeAdminDir(repo, id) };
   }
 
   async function remove(workspace: Workspace, removeOptions: RemoveWorkspaceOptions): Promise<RemoveWorkspaceResult> {
@@ -166,7 +166,10 @@ export function createOverlayProvider(repo: Repository, options: OverlayProvider
     const workspaces: Workspace[] = [];
     for (const record of records.filter((candidate) => dirname(candidate.path) === parent)) {
       const recovered = await recoverOverlayWorkspace(repo, record, { layers: layerPaths(record.id), ensureBase: bases.ensure });
-      if (recovered.ok) workspaces.push({ id: record.id, path: record.path, branch: record.branch, baseCommit: record.baseCommit, method: 'overlay' });
+      if (recovered.ok) {
+        const { id, path, branch, baseCommit } = record;
+        workspaces.push({ id, path, branch, baseCommit, method: 'overlay', gitDir: worktreeAdminDir(repo, id) });
+      }
       else problems.push(recovered.error);
     }
     return { workspaces, problems };

@@ -89,7 +89,7 @@ export async function recoverOverlayWorkspace(
     }
     if (recreated) {
       const args = ['read-tree', 'HEAD'];
-      const reset = await runGit(record.path, args);
+      const reset = await runGit({ path: record.path, gitDir: worktreeAdminDir(repo, record.id) }, args);
       if (reset.code !== 0) return { ok: false, error: `The overlay workspace ${record.id} has no readable HEAD: ${describeFailure(args, reset)}` };
     }
     return { ok: true };

@@ -1,5 +1,7 @@
 import { readFile, rm, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { describeFailure, runGit, splitNul } from './git.js';
+import type { GitWorkTree } from './git.js';
 import { isDirectory } from './path-exists.js';
 
 /** A rebase stopped in a worktree, waiting for its conflicts to be resolved. */
@@ -16,12 +18,9 @@ export interface RebaseInProgress {
  */
 const CONFLICT_RECORD = 'colony-conflicted-files';
 
-async function gitPath(worktree: string, name: string): Promise<string> {
-  const args = ['rev-parse', '--path-format=absolute', '--git-path', name];
-  const result = await runGit(worktree, args);
-  const path = result.stdout.trim();
-  if (result.code !== 0 || path === '') throw new Error(describeFailure(args, result));
-  return path;
+/** A file of the worktree's own git directory (rebase state is kept per worktree). */
+function gitPath(worktree: GitWorkTree, name: string): string {
+  return join(worktree.gitDir, name);
 }
 
 async function readIfPresent(path: string): Promise<string | null> {
@@ -33,9 +32,9 @@ async function readIfPresent(path: string): Promise<string | null> {
 }
 
 /** The rebase stopped in `worktree`, or null when none is in progress. */
-export async function readRebaseState(worktree: string): Promise<RebaseInProgress | null> {
+export async function readRebaseState(worktree: GitWorkTree): Promise<RebaseInProgress | null> {
   for (const name of ['rebase-merge', 'rebase-apply']) {
-    const directory = await gitPath(worktree, name);
+    const directory = gitPath(worktree, name);
     if (!(await isDirectory(directory))) continue;
     const onto = (await readIfPresent(`${directory}/onto`))?.trim() ?? '';
     return { onto };
@@ -44,21 +43,23 @@ export async function readRebaseState(worktree: string): Promise<RebaseInProgres
 }
 
 /** Paths (relative to the worktree root) git currently holds as unmerged. */
-export async function unmergedFiles(worktree: string): Promise<string[]> {
-  const args = ['diff', '--name-only', '--diff-filter=U', '-z'];
+export async function unmergedFiles(worktree: GitWorkTree): Promise<string[]> {
+  // No external diff, no text conversion, no look inside submodules: nothing the repository's
+  // configuration names runs, and only the index's unmerged entries matter here.
+  const args = ['diff', '--no-ext-diff', '--no-textconv', '--ignore-submodules=dirty', '--name-only', '--diff-filter=U', '-z'];
   const result = await runGit(worktree, args);
   if (result.code !== 0) throw new Error(describeFailure(args, result));
   return [...new Set(splitNul(result.stdout))];
 }
 
-export async function recordConflictedFiles(worktree: string, files: readonly string[]): Promise<void> {
-  await writeFile(await gitPath(worktree, CONFLICT_RECORD), files.map((file) => `${file}\0`).join(''));
+export async function recordConflictedFiles(worktree: GitWorkTree, files: readonly string[]): Promise<void> {
+  await writeFile(gitPath(worktree, CONFLICT_RECORD), files.map((file) => `${file}\0`).join(''));
 }
 
-export async function readConflictedFiles(worktree: string): Promise<string[]> {
-  return splitNul((await readIfPresent(await gitPath(worktree, CONFLICT_RECORD))) ?? '');
+export async function readConflictedFiles(worktree: GitWorkTree): Promise<string[]> {
+  return splitNul((await readIfPresent(gitPath(worktree, CONFLICT_RECORD))) ?? '');
 }
 
-export async function forgetConflictedFiles(worktree: string): Promise<void> {
-  await rm(await gitPath(worktree, CONFLICT_RECORD), { force: true });
+export async function forgetConflictedFiles(worktree: GitWorkTree): Promise<void> {
+  await rm(gitPath(worktree, CONFLICT_RECORD), { force: true });
 }

@@ -1,5 +1,3 @@
-import { readFile } from 'node:fs/promises';
-import { isAbsolute, join, resolve } from 'node:path';
 import { runGit } from './git.js';
 import { createObjectStore } from './object-store.js';
 import type { ObjectStore } from './object-store.js';
@@ -59,15 +57,4 @@ export async function closeRepositoryObjects(repo: Repository): Promise<void> {
   opened.delete(repo.gitDir);
   objects?.store.close();
   objects?.refs.close();
-}
-
-/** A worktree's private git directory (where its HEAD, index and rebase state live), or null when its `.git` is unreadable. */
-export async function privateGitDir(worktree: string): Promise<string | null> {
-  const dotGit = join(worktree, '.git');
-  const text = await readFile(dotGit, 'utf8').catch((error: NodeJS.ErrnoException) => (error.code === 'EISDIR' ? dotGit : null));
-  if (text === null || text === dotGit) return text;
-  const match = /^gitdir: (.+)$/m.exec(text);
-  if (match?.[1] === undefined) return null;
-  const path = match[1].trim();
-  return isAbsolute(path) ? path : resolve(worktree, path);
 }

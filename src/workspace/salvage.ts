@@ -29,7 +29,7 @@ export type SalvageOutcome =
  * fails the outcome says why, and the workspace should be kept.
  */
 export async function salvageWorkspace(repo: Repository, workspace: Workspace, why: string): Promise<SalvageOutcome> {
-  const cwd = workspace.path;
+  const cwd = workspace;
   const fail = (args: readonly string[], result: Awaited<ReturnType<typeof runGit>>): SalvageOutcome => ({
     ok: false,
     error: `Could not salvage the workspace at ${workspace.path}: ${describeFailure(args, result)}`,
@@ -38,7 +38,7 @@ export async function salvageWorkspace(repo: Repository, workspace: Workspace, w
   const addArgs = ['add', '--all'];
   const added = await runGit(cwd, addArgs);
   if (added.code !== 0) return fail(addArgs, added);
-  const stagedArgs = ['diff', '--cached', '--name-only', '-z', '--no-renames', 'HEAD'];
+  const stagedArgs = ['diff', '--no-ext-diff', '--no-textconv', '--cached', '--name-only', '-z', '--no-renames', 'HEAD'];
   const staged = await runGit(cwd, stagedArgs);
   if (staged.code !== 0) return fail(stagedArgs, staged);
   const files = splitNul(staged.stdout);
@@ -70,7 +70,7 @@ export async function salvageWorkspace(repo: Repository, workspace: Workspace, w
  * with nothing new only holds copies of the branch's own commits, so it needs none.
  */
 async function keepDetachedWork(repo: Repository, workspace: Workspace, copiesOnly: boolean): Promise<string | null | { ok: false; error: string }> {
-  const cwd = workspace.path;
+  const cwd = workspace;
   const symbolic = await runGit(cwd, ['symbolic-ref', '--quiet', 'HEAD']);
   const headRef = symbolic.stdout.trim();
   if (symbolic.code === 0 && headRef === `refs/heads/${workspace.branch}`) return null;

@@ -61,7 +61,14 @@ export function describeWorkspaceProviderConformance(name: string, open: OpenWor
 
     it('makes a linked worktree on colony/<id> at the trunk commit, clean, that git lists', async () => {
       const workspace = await create('task-1');
-      expect(workspace).toEqual({ id: 'task-1', path: join(parentDir, 'task-1'), branch: 'colony/task-1', baseCommit: await trunkCommit(), method: provider.method });
+      expect(workspace).toEqual({
+        id: 'task-1',
+        path: join(parentDir, 'task-1'),
+        gitDir: join(repo.gitDir, 'worktrees', 'task-1'),
+        branch: 'colony/task-1',
+        baseCommit: await trunkCommit(),
+        method: provider.method,
+      });
       expect(await temporary.read('src/app.ts', workspace.path)).toBe('export const app = 1;\n');
       expect((await git(['symbolic-ref', 'HEAD'], workspace.path)).trim()).toBe('refs/heads/colony/task-1');
       expect((await git(['rev-parse', 'colony/task-1'])).trim()).toBe(workspace.baseCommit);

@@ -1,10 +1,12 @@
 import { realpath } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
 import { countCommitsAhead } from './commits-ahead.js';
-import { describeFailure, runGit } from './git.js';
 import { readStatus } from './git-status.js';
+import { isDirectory } from './path-exists.js';
 import { readRebaseState } from './rebase-state.js';
 import type { Repository } from './repository.js';
 import type { Workspace } from './workspace.js';
+import { checkWorktreeGitFile } from './worktree-admin.js';
 
 /**
  * Why a workspace must be kept; `reason` says it in one sentence either way.
@@ -51,13 +53,13 @@ export async function unmergedWork(repo: Repository, workspace: Workspace): Prom
 async function readUnmergedWork(repo: Repository, workspace: Workspace): Promise<UnmergedWork | null> {
   const identity = await checkIsWorkspaceWorktree(repo, workspace);
   if (!identity.ok) return unreadable(identity.reason);
-  const status = await readStatus(workspace.path, { untracked: true });
+  const status = await readStatus(workspace, { untracked: true });
   if (!status.ok) return unreadable(`Could not read the status of the workspace at ${workspace.path}: ${status.error}`);
-  const ahead = await countCommitsAhead(workspace.path, repo.trunk, ['HEAD', `refs/heads/${workspace.branch}`]);
+  const ahead = await countCommitsAhead(workspace, repo.trunk, ['HEAD', `refs/heads/${workspace.branch}`]);
   if (!ahead.ok) {
     return unreadable(`Could not count the commits of ${workspace.branch} and of the workspace's HEAD that ${repo.trunk} lacks: ${ahead.error}`);
   }
-  const rebaseInProgress = (await readRebaseState(workspace.path)) !== null;
+  const rebaseInProgress = (await readRebaseState(workspace)) !== null;
   const uncommittedFiles = status.entries.map((entry) => entry.path);
   const unmergedCommits = ahead.count;
   if (uncommittedFiles.length === 0 && unmergedCommits === 0 && !rebaseInProgress) return null;
@@ -71,32 +73,19 @@ async function readUnmergedWork(repo: Repository, workspace: Workspace): Promise
 }
 
 /**
- * Whether git, run in the workspace, reads the workspace itself as a worktree of `repo`. An
- * agent can delete or replace the worktree's `.git` file; git then walks up to whatever
- * repository encloses the directory (the user's checkout, when workspaces live inside it) or
- * reads a repository made in its place, and that status says nothing about the workspace.
+ * Whether the workspace is still what colony made: its directory is there, its git directory is
+ * one of `repo`'s worktree records, and its `.git` file still names that directory. colony's
+ * own git calls name the git directory explicitly, so a `.git` the agent deleted or replaced
+ * (pointing at a repository of its own, or become one) cannot mislead them; but the agent's
+ * own commits then went elsewhere, so such a workspace is kept for a person to look at.
  */
 async function checkIsWorkspaceWorktree(repo: Repository, workspace: Workspace): Promise<Check> {
-  const args = ['rev-parse', '--path-format=absolute', '--show-toplevel', '--git-common-dir'];
-  const paths = await runGit(workspace.path, args);
-  const [topLevel = '', commonDir = ''] = paths.stdout.split('\n');
-  if (paths.code !== 0 || topLevel === '' || commonDir === '') {
-    return { ok: false, reason: `git cannot read the workspace at ${workspace.path} as a repository: ${describeFailure(args, paths)}` };
+  if (!(await isDirectory(workspace.path))) return { ok: false, reason: `The workspace directory ${workspace.path} is gone, so git cannot read it.` };
+  const [adminReal, recordsReal] = await Promise.all([realpath(workspace.gitDir).catch(() => null), realpath(join(repo.gitDir, 'worktrees')).catch(() => null)]);
+  if (adminReal === null || recordsReal === null || dirname(adminReal) !== recordsReal) {
+    return { ok: false, reason: `git's record of the workspace at ${workspace.path} (${workspace.gitDir}) is gone or is not one of ${repo.root}'s worktrees.` };
   }
-  const [workspaceReal, topLevelReal, commonDirReal, repoGitDirReal] = await Promise.all(
-    [workspace.path, topLevel, commonDir, repo.gitDir].map((path) => realpath(path)),
-  );
-  if (topLevelReal !== workspaceReal) {
-    return {
-      ok: false,
-      reason: `git in ${workspace.path} reads the checkout at ${topLevel}, not the workspace: the workspace's .git file is missing or does not belong to this workspace.`,
-    };
-  }
-  if (commonDirReal !== repoGitDirReal) {
-    return {
-      ok: false,
-      reason: `The workspace at ${workspace.path} belongs to another repository (git directory ${commonDir}), not to ${repo.root}: its .git was replaced.`,
-    };
-  }
+  const problem = await checkWorktreeGitFile(workspace.path, workspace.gitDir);
+  if (problem !== null) return { ok: false, reason: `The workspace at ${workspace.path} is not as colony made it, so the agent's own commits may have gone elsewhere: ${problem}` };
   return { ok: true };
 }

@@ -7,11 +7,15 @@ export type WorkspaceMethod = 'worktree' | 'overlay';
 /**
  * One agent's own copy of the repository. Whatever the method, git sees a linked worktree on
  * its own branch: its own index and HEAD, a `.git` file naming `<common git dir>/worktrees/<id>`.
+ * colony's own git calls name `gitDir` explicitly and never follow that `.git` file, which is
+ * the agent's to rewrite (see `GitWorkTree`).
  */
 export interface Workspace {
   readonly id: string;
   /** Absolute path of the worktree. */
   readonly path: string;
+  /** Absolute path of the worktree's own git directory (`<common git dir>/worktrees/<name>`), as found when it was made. */
+  readonly gitDir: string;
   /** Always `colony/<id>`. */
   readonly branch: string;
   /** The trunk commit the workspace was made from. */

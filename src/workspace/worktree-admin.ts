@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { copyFile, link, mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { copyFile, link, lstat, mkdir, readdir, readFile, realpath, rename, rm, writeFile } from 'node:fs/promises';
+import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { pathExists } from './path-exists.js';
 import type { Repository } from './repository.js';
 
@@ -10,6 +10,58 @@ import type { Repository } from './repository.js';
  */
 export function worktreeAdminDir(repo: Repository, id: string): string {
   return join(repo.gitDir, 'worktrees', id);
+}
+
+/** The real path of `path`, or `path` itself resolved when it cannot be looked at. */
+async function realOrResolved(path: string): Promise<string> {
+  return realpath(path).catch(() => resolve(path));
+}
+
+/**
+ * The record git keeps for the worktree at `worktreePath`: the `worktrees/<name>` directory
+ * whose `gitdir` file names `<worktreePath>/.git`. `name` is tried first (git names the record
+ * after the directory unless that name is taken). Read from the repository's git directory
+ * alone, never from the worktree, whose `.git` file is the agent's to rewrite. Null when no
+ * record names it.
+ */
+export async function findWorktreeAdminDir(repo: Repository, worktreePath: string, name: string): Promise<string | null> {
+  const wanted = await realOrResolved(worktreePath);
+  const names = await readdir(join(repo.gitDir, 'worktrees')).catch(() => [] as string[]);
+  for (const candidate of [name, ...names.filter((other) => other !== name)]) {
+    const adminDir = join(repo.gitDir, 'worktrees', candidate);
+    const named = (await readFile(join(adminDir, 'gitdir'), 'utf8').catch(() => '')).trim();
+    if (named === '' || !named.endsWith('.git')) continue;
+    if ((await realOrResolved(dirname(named))) === wanted) return adminDir;
+  }
+  return null;
+}
+
+/**
+ * Null when the `.git` of the worktree at `worktreePath` is still the file git wrote, naming
+ * `gitDir`; otherwise what happened to it, and how to put it back. An agent can delete or
+ * rewrite it (it is inside the workspace); colony's git calls never follow it, so this only
+ * tells whether the agent's own git commands still reach the workspace's repository.
+ */
+export async function checkWorktreeGitFile(worktreePath: string, gitDir: string): Promise<string | null> {
+  const dotGit = join(worktreePath, '.git');
+  const restore = `Put it back with \`printf 'gitdir: %s\\n' ${gitDir} > .git\` in the workspace root.`;
+  let text: string;
+  try {
+    const info = await lstat(dotGit);
+    if (info.isDirectory()) return `The workspace's .git at ${dotGit} was replaced by a directory, another repository than the workspace's; it must be the file naming the workspace's git directory ${gitDir}. Move the directory away, then: ${restore}`;
+    if (!info.isFile()) return `The workspace's .git at ${dotGit} is not a regular file (a symbolic link?); it must be the file naming the workspace's git directory ${gitDir}. ${restore}`;
+    text = await readFile(dotGit, 'utf8');
+  } catch {
+    return `The workspace's .git file at ${dotGit} is missing. ${restore}`;
+  }
+  const match = /^gitdir: (.+?)\r?$/m.exec(text);
+  const named = match?.[1];
+  if (named === undefined) return `The workspace's .git file at ${dotGit} does not name a git directory. ${restore}`;
+  const namedPath = isAbsolute(named) ? named : resolve(worktreePath, named);
+  if ((await realOrResolved(namedPath)) !== (await realOrResolved(gitDir))) {
+    return `The workspace's .git file at ${dotGit} names ${named}, not the workspace's git directory ${gitDir}. ${restore}`;
+  }
+  return null;
 }
 
 /**

@@ -9,7 +9,7 @@ import { checkWorkspaceId, resolveBranch, workspaceBranch } from './workspace.js
 import type { CreateWorkspaceOptions, KeepWorkspaceResult, RemoveWorkspaceOptions, RemoveWorkspaceResult, Workspace } from './workspace.js';
 import { deleteWorkspaceBranch } from './workspace-branch.js';
 import type { FoundWorkspaces, WorkspaceProvider } from './workspace-provider.js';
-import { readWorktreeMethod } from './worktree-admin.js';
+import { findWorktreeAdminDir, readWorktreeMethod } from './worktree-admin.js';
 import { withWorktreeAdminLock } from './worktree-admin-lock.js';
 
 /**
@@ -79,11 +79,19 @@ async function createWorktreeWorkspace(repo: Repository, options: CreateWorkspac
   const args = ['worktree', 'add', '--quiet', '-b', branch, path, baseCommit];
   const result = await withWorktreeAdminLock(repo, () => runGit(repo.root, args));
   if (result.code !== 0) throw new Error(`Cannot create workspace ${id}: ${describeFailure(args, result)}`);
-  const workspace: Workspace = { id, path, branch, baseCommit, method: 'worktree' };
+  // Found now, before any agent works in it, from git's own records: from here on colony's git
+  // calls name this directory and never read the worktree's `.git` file again.
+  const gitDir = await findWorktreeAdminDir(repo, path, id);
+  const workspace: Workspace = { id, path, branch, baseCommit, method: 'worktree', gitDir: gitDir ?? '' };
+  const undo = () => withWorktreeAdminLock(repo, () => removeWorktreeAndBranch(repo, workspace, { deleteBranch: true, forceDeleteBranch: true }));
+  if (gitDir === null) {
+    await undo();
+    throw new Error(`Cannot create workspace ${id}: git made the worktree at ${path}, but no record under ${repo.gitDir}/worktrees names it.`);
+  }
   try {
     await linkSharedLayers(layers, path);
   } catch (error) {
-    await withWorktreeAdminLock(repo, () => removeWorktreeAndBranch(repo, workspace, { deleteBranch: true, forceDeleteBranch: true }));
+    await undo();
     throw new Error(`Cannot create workspace ${id}: linking the shared layers failed: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
   }
   return workspace;
@@ -170,8 +178,13 @@ async function findWorktrees(repo: Repository, parentDir: string): Promise<Found
     }
     // Made by another method (an overlay): git lists it too, but it is not this method's to remove.
     if ((await readWorktreeMethod(repo, id)) !== null) continue;
+    const gitDir = await findWorktreeAdminDir(repo, entry.path, id);
+    if (gitDir === null) {
+      problems.push(`The worktree at ${entry.path} has no record under ${repo.gitDir}/worktrees that names it; left alone.`);
+      continue;
+    }
     const baseCommit = await mergeBaseWithTrunk(repo, entry.head);
-    workspaces.push({ id, path: entry.path, branch: workspaceBranch(id), baseCommit, method: 'worktree' });
+    workspaces.push({ id, path: entry.path, branch: workspaceBranch(id), baseCommit, method: 'worktree', gitDir });
   }
   return { workspaces, problems };
 }

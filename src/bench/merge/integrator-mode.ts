@@ -36,7 +36,7 @@ async function integratorMerger(run: BenchRun, objects: RepositoryObjects, integ
   const time = run.tally.mergers[merger];
   if (time === undefined) throw new Error(`no time record for merger ${merger}`);
   const git = async (args: readonly string[]): Promise<string | null> => {
-    const result = await runGit(workspace.path, args);
+    const result = await runGit(workspace, args);
     if (result.code === 0) return result.stdout;
     recordFailure(run.tally, `m${merger}: ${describeFailure(args, result)}`);
     return null;

@@ -52,7 +52,7 @@ async function benchWorkspaces(ctx: CommandContext, flags: BenchWorkspacesFlags)
       storageDir,
       idPrefix: `bench-${process.pid}`,
       status: async (workspace) => {
-        await runGit(workspace.path, ['status', '--porcelain']);
+        await runGit(workspace, ['status', '--porcelain']);
       },
     });
     if (flags.json === true) {

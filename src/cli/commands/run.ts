@@ -169,6 +169,7 @@ async function run(ctx: CommandContext, goalPath: string, flags: RunFlags): Prom
     ...(flags.workspaceDiskCap === undefined ? {} : { workspaceDiskCapBytes: flags.workspaceDiskCap }),
     limits: { tokens: flags.budgetTokens ?? null, usd: flags.budgetUsd ?? null, maxHours: flags.maxHours ?? null },
     signal: ctx.signal,
+    secrets: ctx.secrets ?? [],
     ...(showProgress ? { onEvent: progress } : {}),
   });
   if (!result.ok) {

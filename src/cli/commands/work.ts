@@ -65,6 +65,7 @@ async function work(ctx: CommandContext, taskPath: string, flags: WorkFlags): Pr
     sharedDependencies: flags.sharedDeps,
     workspaces: flags.workspaces,
     signal: ctx.signal,
+    secrets: ctx.secrets ?? [],
     ...(showProgress ? { onEvent: (event) => event.type !== 'model.requested' && ctx.stderr(`${formatEventLine(event)}\n`) } : {}),
   });
   if (!result.ok) {
