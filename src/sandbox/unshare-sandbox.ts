@@ -1,0 +1,105 @@
+import { CONFINED_HOME, SPILL_MOUNT, commandStage, existingHiddenPaths, prlimitArguments, setprivArguments } from './confinement-plan.js';
+import type { ConfinementPlan } from './confinement-plan.js';
+
+/**
+ * The root half of the weaker confinement, run as pid 1 of new pid and mount namespaces (and
+ * new network, IPC and UTS ones): it gives the command its own /proc, /tmp, /dev/shm and
+ * /var/tmp, covers the hidden paths, binds the workspace, the extra binds and the spill
+ * directory (read-only) back in, then starts the command as the agent's uid and waits for it.
+ * The sources are opened before anything is hidden, and bound from those descriptors, so a
+ * workspace inside a hidden directory (or inside /tmp) is still reachable. The rest of the
+ * file system is the host's, guarded by nothing but file permissions.
+ *
+ * Arguments: uid gid cwd workspace spill-directory-or-empty stage command, then the number
+ * of hidden directories and their paths, the number of hidden files and their paths, the
+ * number of binds and, for each, source target rw|ro; the rest is the command line that
+ * drops to the agent's uid, to which the stage and the command are appended.
+ */
+const ROOT_STAGE = [
+  'fail() { echo "colony: $*" >&2; exit 125; }',
+  'uid=$1 gid=$2 cwd=$3 workspace=$4 spill=$5 stage=$6 command=$7; shift 7',
+  'count=$1; shift; hidden_dirs=("${@:1:count}"); shift "$count"',
+  'count=$1; shift; hidden_files=("${@:1:count}"); shift "$count"',
+  'count=$1; shift; binds=("${@:1:count*3}"); shift "$((count * 3))"',
+  'exec {workspace_fd}<"$workspace" || fail "cannot open the workspace $workspace"',
+  'if [ -n "$spill" ]; then exec {spill_fd}<"$spill" || fail "cannot open $spill"; fi',
+  'bind_fds=()',
+  'for ((i = 0; i < ${#binds[@]}; i += 3)); do',
+  '  exec {fd}<"${binds[i]}" || fail "cannot open the bind source ${binds[i]}"',
+  '  bind_fds+=("$fd")',
+  'done',
+  'mount -t proc proc /proc || fail "cannot mount /proc"',
+  'for dir in /tmp /dev/shm /var/tmp; do',
+  '  if [ -d "$dir" ]; then mount -t tmpfs -o mode=1777,nosuid,nodev tmpfs "$dir" || fail "cannot mount a tmpfs on $dir"; fi',
+  'done',
+  `mkdir -p ${CONFINED_HOME} && chown "$uid:$gid" ${CONFINED_HOME} || fail "cannot make ${CONFINED_HOME}"`,
+  'for path in "${hidden_dirs[@]}"; do mount -t tmpfs -o mode=755,nosuid,nodev tmpfs "$path" || fail "cannot hide $path"; done',
+  'for path in "${hidden_files[@]}"; do mount --bind /dev/null "$path" || fail "cannot hide $path"; done',
+  'bind_fd() { # descriptor target ro|rw',
+  '  if [ -d "/proc/self/fd/$1" ]; then mkdir -p "$2"; else mkdir -p "$(dirname "$2")"; [ -e "$2" ] || : > "$2"; fi',
+  '  mount --no-canonicalize --bind "/proc/self/fd/$1" "$2" || fail "cannot bind $2"',
+  '  if [ "$3" = ro ]; then mount --no-canonicalize -o remount,bind,ro "$2" || fail "cannot make $2 read-only"; fi',
+  '}',
+  'bind_fd "$workspace_fd" "$workspace" rw',
+  'for ((i = 0; i < ${#bind_fds[@]}; i++)); do bind_fd "${bind_fds[i]}" "${binds[i * 3 + 1]}" "${binds[i * 3 + 2]}"; done',
+  `if [ -n "$spill" ]; then bind_fd "$spill_fd" ${SPILL_MOUNT} ro; exec {spill_fd}<&-; fi`,
+  'exec {workspace_fd}<&-',
+  'for fd in "${bind_fds[@]}"; do exec {fd}<&-; done',
+  'cd "$cwd" || fail "cannot enter $cwd"',
+  // The command's environment as bubblewrap would give it: nothing of this script's own.
+  'unset OLDPWD; export SHLVL=0',
+  // This shell's notices ("Killed …" when the command dies of a signal) go nowhere; the
+  // command keeps the real stderr. Not the last command of the script, so bash cannot exec
+  // it and stop being pid 1.
+  'exec {stderr_fd}>&2 2>/dev/null',
+  '"$@" /bin/bash -c "$stage" colony-command "$command" 2>&"$stderr_fd" {stderr_fd}>&-',
+  'exit $?',
+].join('\n');
+
+/**
+ * The command line of one command under the weaker confinement, for machines without
+ * bubblewrap (root only):
+ *
+ *   prlimit → setpriv --pdeathsig KILL → unshare (pid, mount, network unless allowed, IPC,
+ *   UTS; the child killed with it) → the root stage above → setpriv (the agent's uid, no
+ *   capabilities) → bash -c COMMAND
+ *
+ * The root stage stays as pid 1 and waits, rather than exec the command there: pid 1 of a
+ * namespace ignores every signal it has no handler for, so the command would outlive SIGTERM.
+ */
+export function unshareArguments(plan: ConfinementPlan, cwd: string, command: string): string[] {
+  const hidden = existingHiddenPaths(plan.hidden, plan.identity);
+  const directories = hidden.filter((entry) => entry.kind === 'directory').map((entry) => entry.path);
+  const files = hidden.filter((entry) => entry.kind === 'file').map((entry) => entry.path);
+  const namespaces = ['--pid', '--fork', '--kill-child', '--mount', '--propagation', 'private', '--ipc', '--uts'];
+  if (!plan.shareNetwork) namespaces.push('--net');
+  const identity = plan.identity ?? { uid: process.getuid?.() ?? 0, gid: process.getgid?.() ?? 0 };
+  return [
+    ...prlimitArguments(plan),
+    plan.tools.setpriv,
+    '--pdeathsig',
+    'KILL',
+    '--',
+    plan.tools.unshare,
+    ...namespaces,
+    '--',
+    '/bin/bash',
+    '-c',
+    ROOT_STAGE,
+    'colony-root-stage',
+    String(identity.uid),
+    String(identity.gid),
+    cwd,
+    plan.workspace,
+    plan.spillDirectory ?? '',
+    commandStage(plan.prelude),
+    command,
+    String(directories.length),
+    ...directories,
+    String(files.length),
+    ...files,
+    String(plan.binds.length),
+    ...plan.binds.flatMap((bind) => [bind.source, bind.target, bind.writable ? 'rw' : 'ro']),
+    ...setprivArguments(plan),
+  ];
+}
