@@ -41,6 +41,9 @@ function bwrapOptions(plan: ConfinementPlan, cwd: string): string[] {
   for (const entry of hidden) if (isInside(plan.workspace, entry.path)) options.push(...hide(entry.path, entry.kind));
   for (const bind of plan.binds) options.push(bind.writable ? '--bind' : '--ro-bind', bind.source, bind.target);
   if (plan.spillDirectory !== null) options.push('--ro-bind', plan.spillDirectory, SPILL_MOUNT);
+  // bwrap's tmpfs belongs to the command's uid; made read-only once the mount points inside
+  // it exist, it stays the empty, unwritable directory a hidden path should look like.
+  for (const entry of hidden) if (entry.kind === 'directory') options.push('--remount-ro', entry.path);
   options.push('--unshare-user', '--disable-userns', '--unshare-all');
   if (plan.shareNetwork) options.push('--share-net');
   options.push('--die-with-parent', '--new-session', '--chdir', cwd);
