@@ -33,8 +33,9 @@ const ROOT_STAGE = [
   '  if [ -d "$dir" ]; then mount -t tmpfs -o mode=1777,nosuid,nodev tmpfs "$dir" || fail "cannot mount a tmpfs on $dir"; fi',
   'done',
   `mkdir -p ${CONFINED_HOME} && chown "$uid:$gid" ${CONFINED_HOME} || fail "cannot make ${CONFINED_HOME}"`,
-  'for path in "${hidden_dirs[@]}"; do mount -t tmpfs -o mode=755,nosuid,nodev tmpfs "$path" || fail "cannot hide $path"; done',
-  'for path in "${hidden_files[@]}"; do mount --bind /dev/null "$path" || fail "cannot hide $path"; done',
+  // A hidden path under a directory that is now a fresh tmpfs is gone already.
+  'for path in "${hidden_dirs[@]}"; do [ -e "$path" ] || continue; mount -t tmpfs -o mode=755,nosuid,nodev tmpfs "$path" || fail "cannot hide $path"; done',
+  'for path in "${hidden_files[@]}"; do [ -e "$path" ] || continue; mount --bind /dev/null "$path" || fail "cannot hide $path"; done',
   'bind_fd() { # descriptor target ro|rw',
   '  if [ -d "/proc/self/fd/$1" ]; then mkdir -p "$2"; else mkdir -p "$(dirname "$2")"; [ -e "$2" ] || : > "$2"; fi',
   '  mount --no-canonicalize --bind "/proc/self/fd/$1" "$2" || fail "cannot bind $2"',
