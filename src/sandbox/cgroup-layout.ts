@@ -106,7 +106,8 @@ function parseProcSelfCgroup(text: string): { v1: Map<string, string>; v2: strin
 function directoryOf(mount: CgroupMount, path: string): string | null {
   const relative = mount.root === '/' ? path : posix.relative(mount.root, path);
   if (relative === '..' || relative.startsWith('../')) return null;
-  return join(mount.mountPoint, relative);
+  const directory = join(mount.mountPoint, relative);
+  return directory.length > 1 ? directory.replace(/\/+$/, '') : directory;
 }
 
 /** mountinfo escapes space, tab, newline and backslash as three octal digits. */

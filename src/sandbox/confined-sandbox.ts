@@ -115,11 +115,20 @@ export function confinedEnvironment(
   return environment;
 }
 
+/** The harness's user name, or `uid N` when the uid has no entry in the user database. */
+export function harnessUserName(): string {
+  try {
+    return userInfo().username;
+  } catch {
+    return `uid ${process.getuid?.() ?? '?'}`;
+  }
+}
+
 function summarize(settings: ConfinedSandboxSettings): string {
   const { limits } = settings;
   const who =
     settings.identity === null
-      ? `as the harness's own uid ${process.getuid?.() ?? '?'} (${userInfo().username}; not root, so agents are not separated from each other by uid; its home directory is hidden)`
+      ? `as the harness's own uid ${process.getuid?.() ?? '?'} (${harnessUserName()}; not root, so agents are not separated from each other by uid; its home directory is hidden)`
       : `each agent as its own uid from ${settings.identity.uidBase} (gid ${settings.identity.gid}) with no capabilities`;
   const limitText =
     `${settings.cgroups.version === 1 ? 'cgroup v1' : 'cgroup v2'} limits of ${formatBytes(limits.memoryBytes)} memory and ${limits.maxProcesses} processes per command; ` +

@@ -34,7 +34,8 @@ export async function probeConfinedSandbox(
     chmodSync(directory, 0o755);
     const workspace = join(directory, 'workspace');
     const outside = join(directory, 'outside');
-    mkdirSync(workspace, { mode: 0o700 });
+    mkdirSync(workspace);
+    chmodSync(workspace, 0o770);
     mkdirSync(outside);
     chmodSync(outside, 0o777);
     if (process.getuid?.() === 0) chownSync(workspace, uid, gid);
@@ -74,5 +75,5 @@ export async function probeConfinedSandbox(
 function fixFor(startError: string): string {
   if (/namespace|uid map|setting up uid|Operation not permitted|No permissions to creat/i.test(startError)) return USER_NAMESPACE_FIX;
   if (/cgroup/i.test(startError)) return CGROUP_FIX;
-  return 'run the command colony printed by hand to see why it fails, or choose --sandbox none to run commands unconfined';
+  return 'the problem quotes what the sandbox printed: fix what it names, or choose --sandbox none to run commands unconfined';
 }

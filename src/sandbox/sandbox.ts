@@ -1,10 +1,9 @@
-import { userInfo } from 'node:os';
 import { resolveCgroupLayout, readCgroupSources } from './cgroup-layout.js';
 import type { CgroupSources } from './cgroup-layout.js';
 import { openRunCgroups } from './cgroups.js';
 import { resolveCommandLimits } from './command-limits.js';
 import type { CommandLimits } from './command-limits.js';
-import { createConfinedSandbox } from './confined-sandbox.js';
+import { createConfinedSandbox, harnessUserName } from './confined-sandbox.js';
 import { createLocalProcessRunner } from './process-runner.js';
 import type { RunProcess } from './process-runner.js';
 import { CGROUP_FIX, probeConfinedSandbox } from './sandbox-probe.js';
@@ -131,7 +130,7 @@ export async function openSandbox(options: OpenSandboxOptions): Promise<SandboxO
  * run: it sets up what a confinement takes away, and an unconfined command has all of it.
  */
 function unconfinedSandbox(limits: CommandLimits, parentEnvironment: Readonly<Record<string, string | undefined>>): Sandbox {
-  const user = userInfo().username;
+  const user = harnessUserName();
   return {
     method: 'none',
     summary: `commands are NOT confined: they run as ${user} with the harness's file system, network and permissions; only their environment is cleared and their output capped`,
