@@ -1,10 +1,12 @@
 import {
   CONFINED_HOME,
+  PRIVATE_DIRECTORIES,
   SPILL_MOUNT,
   commandStage,
   existingHiddenPaths,
   isInside,
   prlimitArguments,
+  resolverDirectory,
   setprivArguments,
 } from './confinement-plan.js';
 import type { ConfinementPlan } from './confinement-plan.js';
@@ -13,7 +15,7 @@ import type { ConfinementPlan } from './confinement-plan.js';
  * The command line of one command under bubblewrap, after the launcher has joined its cgroup:
  *
  *   prlimit (limits, as root) → setpriv (the agent's uid, no capabilities, no_new_privs)
- *   → bwrap (read-only root, own /dev, /proc and /tmp, the workspace writable, hidden paths
+ *   → bwrap (read-only root, own /dev, /proc, /tmp and /run, the workspace writable, hidden paths
  *   covered, every namespace new, network only when allowed) → bash -c COMMAND
  *
  * The uid is dropped before bwrap on purpose: bwrap run as root keeps its capabilities
@@ -30,7 +32,11 @@ export function bubblewrapArguments(plan: ConfinementPlan, cwd: string, command:
 }
 
 function bwrapOptions(plan: ConfinementPlan, cwd: string): string[] {
-  const options = ['--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc', '--tmpfs', '/tmp', '--dir', CONFINED_HOME];
+  const options = ['--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc'];
+  for (const directory of PRIVATE_DIRECTORIES) options.push('--tmpfs', directory);
+  const resolver = resolverDirectory();
+  if (resolver !== null) options.push('--ro-bind', resolver, resolver);
+  options.push('--dir', CONFINED_HOME);
   const hidden = existingHiddenPaths(plan.hidden, plan.identity);
   const hide = (path: string, kind: 'directory' | 'file'): string[] =>
     kind === 'directory' ? ['--tmpfs', path] : ['--ro-bind', '/dev/null', path];

@@ -6,7 +6,7 @@ import { buildCommandEnvironment } from './command-environment.js';
 import { formatBytes } from './command-limits.js';
 import type { CommandLimits } from './command-limits.js';
 import { createConfinedRunner } from './confined-runner.js';
-import { ALWAYS_HIDDEN, CONFINED_HOME, SPILL_MOUNT } from './confinement-plan.js';
+import { CONFINED_HOME, SPILL_MOUNT } from './confinement-plan.js';
 import type { ConfinementPlan } from './confinement-plan.js';
 import { NOT_STARTED } from './process-runner.js';
 import type { RunProcess } from './process-runner.js';
@@ -45,7 +45,7 @@ export function createConfinedSandbox(settings: ConfinedSandboxSettings): Confin
   };
   // A harness that is not root cannot give commands another uid, so they could read whatever
   // it can; its home directory (keys, tokens, other checkouts) is hidden for that reason.
-  const alwaysHidden = settings.identity === null ? [...ALWAYS_HIDDEN, homedir()] : ALWAYS_HIDDEN;
+  const alwaysHidden = settings.identity === null ? [homedir()] : [];
 
   const runnerFor = (confinement: AgentConfinement): RunProcess => {
     const identity = settings.identity === null ? null : identityOf(confinement.agentId);

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bubblewrapArguments } from './bubblewrap-sandbox.js';
 import { DEFAULT_COMMAND_LIMITS } from './command-limits.js';
-import { commandStage } from './confinement-plan.js';
+import { commandStage, resolverDirectory } from './confinement-plan.js';
 import type { ConfinementPlan } from './confinement-plan.js';
 import { unshareArguments } from './unshare-sandbox.js';
 
@@ -20,7 +20,7 @@ describe('the confinement command lines', () => {
     writeFileSync(join(root, 'token'), 'secret');
     symlinkSync(join(root, 'token'), join(root, 'token-link'));
     plan = {
-      tools: { bwrap: '/usr/bin/bwrap', setpriv: '/usr/bin/setpriv', prlimit: '/usr/bin/prlimit', unshare: '/usr/bin/unshare' },
+      tools: { bwrap: '/usr/bin/bwrap', setpriv: '/usr/bin/setpriv', prlimit: '/usr/bin/prlimit', unshare: '/usr/bin/unshare', ip: '/usr/sbin/ip' },
       identity: { uid: 2_000_000_001, gid: 2_000_000_000 },
       limits: DEFAULT_COMMAND_LIMITS,
       workspace: join(root, 'state', 'workspaces', 'a'),
@@ -31,6 +31,7 @@ describe('the confinement command lines', () => {
         join(root, 'missing'),
         join(root, 'closed', 'inner'),
         '/tmp/anything',
+        '/run/anything',
       ],
       binds: [{ source: '/opt', target: '/opt', writable: false }],
       spillDirectory: join(root, 'state', 'spill', 'a'),
@@ -42,11 +43,13 @@ describe('the confinement command lines', () => {
 
   it('sets the limits as root, drops to the agent’s uid, then builds the view in order', () => {
     const workspace = plan.workspace;
+    const directory = resolverDirectory();
+    const resolver = directory === null ? [] : ['--ro-bind', directory, directory];
     expect(bubblewrapArguments(plan, workspace, 'make test')).toEqual([
       '/usr/bin/prlimit', '--cpu=600:605', `--fsize=${1024 ** 3}`, '--nofile=1024', '--core=0', '--',
       '/usr/bin/setpriv', '--reuid', '2000000001', '--regid', '2000000000', '--clear-groups', '--inh-caps=-all', '--bounding-set=-all', '--no-new-privs', '--',
       '/usr/bin/bwrap',
-      '--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc', '--tmpfs', '/tmp', '--dir', '/tmp/home',
+      '--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc', '--tmpfs', '/tmp', '--tmpfs', '/run', ...resolver, '--dir', '/tmp/home',
       '--tmpfs', join(root, 'state'),
       '--ro-bind', '/dev/null', join(root, 'token'),
       '--bind', workspace, workspace,
@@ -78,7 +81,7 @@ describe('the confinement command lines', () => {
     expect(args.slice(10, 20)).toEqual(['/usr/bin/unshare', '--pid', '--fork', '--kill-child', '--mount', '--propagation', 'private', '--ipc', '--uts', '--net']);
     const stageArguments = args.slice(args.indexOf('colony-root-stage') + 1);
     expect(stageArguments).toEqual([
-      '2000000001', '2000000000', plan.workspace, plan.workspace, join(root, 'state', 'spill', 'a'), commandStage(''), 'make test',
+      '2000000001', '2000000000', plan.workspace, plan.workspace, join(root, 'state', 'spill', 'a'), resolverDirectory() ?? '', '/usr/sbin/ip', commandStage(''), 'make test',
       '2', join(root, 'state'), join(plan.workspace, 'secrets'),
       '1', join(root, 'token'),
       '1', '/opt', '/opt', 'ro',

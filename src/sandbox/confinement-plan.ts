@@ -9,12 +9,27 @@ export const SPILL_MOUNT = '/tmp/colony-output';
 export const CONFINED_HOME = '/tmp/home';
 
 /**
- * Hidden from every confined command whatever the caller says. A Unix socket stays
- * connectable through a read-only view, so the per-user runtime directories (a session bus,
- * an ssh or gpg agent, the user's systemd, which can start programs outside any sandbox) and
- * the system bus are hidden rather than trusted to their permissions.
+ * Directories every confined command gets fresh and empty (a private tmpfs), whatever the
+ * caller says. A Unix socket stays connectable through a read-only view, and /run is where
+ * a host keeps them: the system bus, the per-user runtime directories (a session bus, ssh
+ * and gpg agents, the user's systemd, which can start programs outside any sandbox), and
+ * database servers' sockets. /tmp holds the rest, and other runs' files.
  */
-export const ALWAYS_HIDDEN: readonly string[] = ['/run/user', '/run/dbus'];
+export const PRIVATE_DIRECTORIES: readonly string[] = ['/tmp', '/run'];
+
+/**
+ * The directory under /run that /etc/resolv.conf leads to (systemd-resolved's
+ * `/run/systemd/resolve`), shown again read-only so name resolution keeps working when the
+ * network is shared; null when resolv.conf lives elsewhere.
+ */
+export function resolverDirectory(): string | null {
+  try {
+    const directory = dirname(realpathSync('/etc/resolv.conf'));
+    return isInside('/run', directory) && directory !== '/run' ? directory : null;
+  } catch {
+    return null;
+  }
+}
 
 /** A host path shown inside the confinement. */
 export interface Bind {
@@ -26,7 +41,7 @@ export interface Bind {
 /** Everything about one agent's confinement that does not change from command to command. */
 export interface ConfinementPlan {
   /** Absolute paths of the programs the chain runs. */
-  readonly tools: Readonly<Record<'bwrap' | 'setpriv' | 'prlimit' | 'unshare', string>>;
+  readonly tools: Readonly<Record<'bwrap' | 'setpriv' | 'prlimit' | 'unshare' | 'ip', string>>;
   /** The uid and gid commands run as, or null when the harness is not root and keeps its own. */
   readonly identity: { readonly uid: number; readonly gid: number } | null;
   readonly limits: CommandLimits;
@@ -93,7 +108,7 @@ export interface HiddenPath {
 
 /**
  * The hidden paths that need hiding: those that exist, with symbolic links resolved, without
- * `/`, without paths under /tmp (a confined command gets a fresh /tmp anyway) and without
+ * `/`, without paths under /tmp and /run (a confined command gets fresh ones anyway) and without
  * paths the command's uid could not reach through their parent directories anyway (which the
  * confinement, running as that uid, could not cover either). Shortest first, so a path inside
  * another hidden one is hidden after it.
@@ -108,7 +123,7 @@ export function existingHiddenPaths(hidden: readonly string[], identity: Confine
     } catch {
       continue;
     }
-    if (path === '/' || isInside('/tmp', path) || !parentsTraversable(path, identity)) continue;
+    if (path === '/' || PRIVATE_DIRECTORIES.some((directory) => isInside(directory, path)) || !parentsTraversable(path, identity)) continue;
     const kind = statSync(path).isDirectory() ? 'directory' : 'file';
     found.set(path, { path, kind });
   }

@@ -28,6 +28,7 @@ export const PROGRAM_PACKAGES: Readonly<Record<string, string>> = {
   prlimit: 'util-linux',
   unshare: 'util-linux',
   mount: 'mount',
+  ip: 'iproute2',
 };
 
 /** The programs `names` as absolute paths, or the fix naming the packages of those missing. */

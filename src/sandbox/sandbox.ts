@@ -68,7 +68,7 @@ export interface OpenSandboxOptions {
   readonly uidBase?: number;
   /** The gid every agent shares, to which workspaces are made group-writable. Default 2000000000. */
   readonly gid?: number;
-  /** Testing seam: where bwrap, setpriv, prlimit, unshare and mount are looked for. Default PATH and the usual places. */
+  /** Testing seam: where bwrap, setpriv, prlimit, unshare, mount and ip are looked for. Default PATH and the usual places. */
   readonly programDirectories?: readonly string[];
   /** Where the allowlisted variables (PATH, LANG…) are read from; default process.env. */
   readonly parentEnvironment?: Readonly<Record<string, string | undefined>>;
@@ -100,7 +100,7 @@ export async function openSandbox(options: OpenSandboxOptions): Promise<SandboxO
       fix: 'run colony as root, or use --sandbox bubblewrap, which works without root',
     };
   }
-  const names = options.method === 'bubblewrap' ? (['bwrap', 'setpriv', 'prlimit'] as const) : (['unshare', 'setpriv', 'prlimit', 'mount'] as const);
+  const names = options.method === 'bubblewrap' ? (['bwrap', 'setpriv', 'prlimit'] as const) : (['unshare', 'setpriv', 'prlimit', 'mount', 'ip'] as const);
   const found = findPrograms(names, options.programDirectories ?? defaultProgramDirectories(parentEnvironment));
   if (!found.ok) return found;
   const layout = resolveCgroupLayout(options.cgroupSources ?? readCgroupSources());
@@ -108,7 +108,13 @@ export async function openSandbox(options: OpenSandboxOptions): Promise<SandboxO
   const cgroups = openRunCgroups(layout.layout, options.runId);
   if (!cgroups.ok) return { ok: false, problem: cgroups.problem, fix: CGROUP_FIX };
   const located: Readonly<Record<string, string>> = found.programs;
-  const programs = { bwrap: located.bwrap ?? '', setpriv: located.setpriv ?? '', prlimit: located.prlimit ?? '', unshare: located.unshare ?? '' };
+  const programs = {
+    bwrap: located.bwrap ?? '',
+    setpriv: located.setpriv ?? '',
+    prlimit: located.prlimit ?? '',
+    unshare: located.unshare ?? '',
+    ip: located.ip ?? '',
+  };
   const confined = createConfinedSandbox({
     method: options.method,
     programs,

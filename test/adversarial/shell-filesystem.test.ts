@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { resolverDirectory } from '../../src/sandbox/confinement-plan.js';
 import { DEFAULT_SANDBOX_GID } from '../../src/sandbox/sandbox.js';
 import { confinedTestsUnavailable } from '../../src/sandbox/testing/confined-test-support.js';
 import { useShellSandbox } from './shell-support.js';
@@ -39,10 +40,13 @@ for (const [method, uidBase] of [['bubblewrap', 2_000_003_000], ['unshare', 2_00
       expect(result.output.split('\n')).not.toContain('b');
     });
 
-    it('does not see the system bus or the per-user runtime directories', async () => {
-      const result = await setup.a.run('ls -A /run/dbus /run/user');
-      expect(result.exitCode).toBe(0);
-      expect(result.output).toBe('/run/dbus:\n\n/run/user:\n');
+    it('gets a private, empty /run: no system bus, no user runtime directories, no database sockets', async () => {
+      const result = await setup.a.run('ls -A /run; find /run -type s | wc -l; ls /run/dbus /run/user 2>&1');
+      const resolver = resolverDirectory();
+      const expected = resolver === null ? [] : [resolver.split('/')[2]];
+      expect(result.output.split('\n').slice(0, expected.length)).toEqual(expected);
+      expect(result.output).toContain(`${expected.length === 0 ? '' : '\n'}0\n`);
+      expect(result.output).toMatch(/cannot access '\/run\/dbus': No such file or directory/);
     });
 
     it('writes its own workspace, with files the harness’s group can use', async () => {

@@ -1,4 +1,7 @@
+import { chmodSync } from 'node:fs';
 import { createServer } from 'node:http';
+import { createServer as createNetServer } from 'node:net';
+import { join } from 'node:path';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -26,6 +29,30 @@ for (const [method, uidBase] of [['bubblewrap', 2_000_004_000], ['unshare', 2_00
       expect(result.output).toBe('lo\n');
     });
 
+    it('serves and reaches its own loopback', async () => {
+      const script =
+        "const net = require('net'); const server = net.createServer((c) => c.end('own loopback\\n'))" +
+        ".listen(4321, '127.0.0.1', () => net.connect(4321, '127.0.0.1').on('end', () => server.close()).pipe(process.stdout));";
+      const result = await setup.a.run(`node -e "${script}"`);
+      expect(result.output).toBe('own loopback\n');
+      expect(result.exitCode).toBe(0);
+    });
+
+    it('reaches a Unix socket the caller binds in, as the network bridge does, and nothing else of the host', async () => {
+      const socketPath = join(setup.root, 'proxy.sock');
+      const proxy = createNetServer((connection) => connection.end('through the bound socket\n'));
+      await new Promise<void>((resolve) => proxy.listen(socketPath, resolve));
+      chmodSync(socketPath, 0o666);
+      try {
+        const runner = setup.runnerForA({ extras: { binds: [{ source: socketPath, target: '/run/colony-egress/proxy.sock', writable: false }], prelude: '', environment: {} } });
+        const script = "require('net').connect('/run/colony-egress/proxy.sock').pipe(process.stdout)";
+        const result = await runner({ command: `node -e "${script}"; ls -A /run`, cwd: setup.a.workspace, timeoutMs: 10_000 });
+        expect(result.output).toBe('through the bound socket\ncolony-egress\n');
+      } finally {
+        await new Promise((resolve) => proxy.close(resolve));
+      }
+    });
+
     it('cannot reach the internet: curl fails to connect at once, not at its timeout', async () => {
       const result = await setup.a.run('curl -sS --max-time 8 http://1.1.1.1/; echo "curl exit $?"');
       // 7 is "failed to connect"; a silently dropped connection would end in 28, the timeout.
@@ -46,7 +73,7 @@ for (const [method, uidBase] of [['bubblewrap', 2_000_004_000], ['unshare', 2_00
     });
 
     it('reaches the host’s network when the confinement shares it', async () => {
-      const runner = setup.runnerForA(true);
+      const runner = setup.runnerForA({ shareNetwork: true });
       const result = await runner({ command: `curl -sS --max-time 8 http://127.0.0.1:${port}/`, cwd: setup.a.workspace, timeoutMs: 10_000 });
       expect(result.exitCode).toBe(0);
       expect(result.output).toBe('served by the host\n');

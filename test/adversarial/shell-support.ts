@@ -2,7 +2,7 @@ import { mkdirSync, mkdtempSync, rmSync, chmodSync, writeFileSync } from 'node:f
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, expect } from 'vitest';
 import type { ProcessRequest, ProcessResult, RunProcess } from '../../src/sandbox/process-runner.js';
-import type { CommandLimits, Sandbox } from '../../src/sandbox/sandbox.js';
+import type { CommandLimits, ConfinementExtras, Sandbox } from '../../src/sandbox/sandbox.js';
 import {
   leftoverCommandCgroups,
   leftoverProcessesOf,
@@ -36,8 +36,8 @@ export interface ShellSetup {
   state: string;
   a: ShellAgent;
   b: ShellAgent;
-  /** Opens a runner with other confinement settings for agent a. */
-  runnerForA(shareNetwork: boolean): RunProcess;
+  /** A runner for agent a with other confinement settings. */
+  runnerForA(options: { shareNetwork?: boolean; extras?: ConfinementExtras }): RunProcess;
 }
 
 /**
@@ -75,8 +75,15 @@ export function useShellSandbox(options: { method: ConfinedMethod; runId: string
       if (identity.startError !== null || !/^\d+$/.test(identity.output.trim())) throw new Error(`the agent cannot run a command: ${identity.startError ?? identity.output}`);
       each.uid = Number(identity.output.trim());
     }
-    setup.runnerForA = (shareNetwork) =>
-      setup.sandbox.runnerFor({ agentId: 'a', workspace: setup.a.workspace, hidden: [setup.state], spillDir: setup.a.spillDir, shareNetwork });
+    setup.runnerForA = ({ shareNetwork = false, extras }) =>
+      setup.sandbox.runnerFor({
+        agentId: 'a',
+        workspace: setup.a.workspace,
+        hidden: [setup.state],
+        spillDir: setup.a.spillDir,
+        shareNetwork,
+        ...(extras === undefined ? {} : { extras }),
+      });
   });
   afterEach(async () => {
     expect(await leftoverProcessesOf(setup.a.uid)).toEqual([]);

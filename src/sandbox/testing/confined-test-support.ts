@@ -34,9 +34,9 @@ export function confinedTestsUnavailable(method: Exclude<SandboxMethod, 'none'> 
 function missingNeed(method: Exclude<SandboxMethod, 'none'>): string | null {
   if (process.platform !== 'linux') return 'they need Linux';
   if (process.getuid?.() !== 0) return 'they need root, to run commands as other uids and to make cgroups';
-  const programs = method === 'bubblewrap' ? ['bwrap', 'setpriv', 'prlimit'] : ['unshare', 'setpriv', 'prlimit', 'mount'];
+  const programs = method === 'bubblewrap' ? ['bwrap', 'setpriv', 'prlimit'] : ['unshare', 'setpriv', 'prlimit', 'mount', 'ip'];
   const missing = programs.filter((name) => findProgram(name, defaultProgramDirectories()) === null);
-  if (missing.length > 0) return `they need ${missing.join(', ')} (apt-get install ${method === 'bubblewrap' ? 'bubblewrap ' : ''}util-linux)`;
+  if (missing.length > 0) return `they need ${missing.join(', ')} (apt-get install ${method === 'bubblewrap' ? 'bubblewrap ' : 'iproute2 '}util-linux)`;
   const layout = resolveCgroupLayout(readCgroupSources());
   return layout.ok ? null : `they need cgroups: ${layout.problem}`;
 }
