@@ -1,12 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import type { EventBody } from '../events/event-types.js';
-import type { ChatModel, ModelRequest, ModelResult, ModelTurn } from '../model/chat-model.js';
+import type { CallOptions, ChatModel, ModelError, ModelRequest, ModelResult, ModelTurn } from '../model/chat-model.js';
 import type { ToolCall } from '../model/messages.js';
 import type { AnyTool, Tool } from '../tools/tool.js';
 import { runAgent, type AgentRecorder } from './agent-loop.js';
 
-type Step = ModelResult | ((request: ModelRequest) => ModelResult);
+type Step = ModelResult | ((request: ModelRequest, options: CallOptions) => ModelResult);
 
 /** A model that answers from a script and keeps every request it saw. */
 function scriptedModel(steps: Step[]): ChatModel & { requests: ModelRequest[] } {
@@ -14,11 +14,11 @@ function scriptedModel(steps: Step[]): ChatModel & { requests: ModelRequest[] } 
   return {
     spec: 'scripted',
     requests,
-    async call(request) {
+    async call(request, options = {}) {
       requests.push({ ...request, messages: [...request.messages] });
       const step = steps.shift();
       if (step === undefined) throw new Error('script exhausted');
-      return typeof step === 'function' ? step(request) : step;
+      return typeof step === 'function' ? step(request, options) : step;
     },
   };
 }
@@ -83,6 +83,20 @@ const broken: Tool<Record<string, never>> = {
 };
 
 const tools: AnyTool[] = [echo, finish, broken];
+
+const RATE_LIMITED: ModelError = { kind: 'rate-limit', message: '429 Too Many Requests', status: 429, retryable: true, retryAfterMs: 1000 };
+
+function failure(error: ModelError, attempts: number): ModelResult {
+  return { ok: false, error, attempts };
+}
+
+/** A sleep that only notes how long it was asked to wait. */
+function recordWait(waits: number[]) {
+  return (ms: number): Promise<void> => {
+    waits.push(ms);
+    return Promise.resolve();
+  };
+}
 
 function options(model: ChatModel, rec: AgentRecorder, maxSteps = 10) {
   return { model, tools, systemPrompt: 'You are a test.', task: 'Do the thing.', recorder: rec, maxSteps };
@@ -176,27 +190,102 @@ describe('runAgent', () => {
     expect(outcome).toMatchObject({ status: 'failed', steps: 4, reason: 'the step budget ran out (4 model calls)' });
   });
 
-  it('ends with the model error when the model call fails, and records retries', async () => {
+  it('parks an agent whose provider is unavailable and makes the same call again, keeping its conversation and steps', async () => {
     const model = scriptedModel([
       turn([call('a', 'echo', { text: 'one' })]),
-      {
-        ok: false,
-        attempts: 6,
-        error: { kind: 'rate-limit', message: '429 Too Many Requests', status: 429, retryable: true, retryAfterMs: 1000 },
-      },
+      failure(RATE_LIMITED, 6),
+      failure({ ...RATE_LIMITED, kind: 'circuit-open', message: 'circuit open', status: null, retryAfterMs: 20 }, 0),
+      turn([call('b', 'finish', { summary: 'ok' })]),
     ]);
     const rec = recorder();
-    const outcome = await runAgent(options(model, rec));
+    const waits: number[] = [];
+    const parking = { firstDelayMs: 10, maxDelayMs: 50, random: () => 0.5, sleep: recordWait(waits) };
+    // Two model calls in the budget: the parked ones do not count.
+    const outcome = await runAgent({ ...options(model, rec, 2), parking });
+    expect(outcome).toEqual({ status: 'ended', steps: 2 });
+    expect(model.requests).toHaveLength(4);
+    expect(model.requests[3]?.messages).toEqual(model.requests[1]?.messages);
+    // The rate limit's retry-after (1 s) is capped at 50 ms; the second park's jitter gives 15 ms, the open circuit's 20 ms is its floor.
+    expect(waits).toEqual([50, 20]);
+    expect(rec.log.slice(5)).toEqual([
+      'model.requested',
+      'agent.parked',
+      'flush',
+      'agent.resumed',
+      'model.requested',
+      'agent.parked',
+      'flush',
+      'agent.resumed',
+      'model.requested',
+      'model.responded',
+      'tool.started',
+      'flush',
+      'tool.ended',
+    ]);
+    expect(rec.events.filter((event) => event.type === 'agent.parked').map((event) => event.data)).toMatchObject([
+      { step: 2, kind: 'rate-limit', message: '429 Too Many Requests', attempts: 6, waitMs: 50 },
+      { step: 2, kind: 'circuit-open', attempts: 0, waitMs: 20 },
+    ]);
+    expect(rec.events.some((event) => event.type === 'model.failed')).toBe(false);
+  });
+
+  it('still fails at once on a refused key, without parking', async () => {
+    const model = scriptedModel([
+      turn([call('a', 'echo', { text: 'one' })]),
+      failure({ kind: 'auth', message: 'The provider refused the API key (HTTP 401).', status: 401, retryable: false, retryAfterMs: null }, 1),
+    ]);
+    const rec = recorder();
+    const outcome = await runAgent({ ...options(model, rec), parking: { sleep: recordWait([]) } });
     expect(outcome).toMatchObject({
       status: 'failed',
       steps: 1,
-      reason: 'the model call failed after 6 attempt(s): rate-limit: 429 Too Many Requests',
+      reason: 'the model call failed after 1 attempt(s): auth: The provider refused the API key (HTTP 401).',
       lastToolCall: 'echo({"text":"one"})',
     });
     expect(rec.events.at(-1)).toEqual({
       type: 'model.failed',
-      data: { step: 2, kind: 'rate-limit', message: '429 Too Many Requests', attempts: 6 },
+      data: { step: 2, kind: 'auth', message: 'The provider refused the API key (HTTP 401).', attempts: 1 },
     });
+    expect(rec.log).not.toContain('agent.parked');
+  });
+
+  it('fails on unreadable answers rather than parking', async () => {
+    const garbage: ModelError = { kind: 'garbage', message: 'unreadable', status: null, retryable: true, retryAfterMs: null };
+    const outcome = await runAgent({ ...options(scriptedModel([failure(garbage, 3)]), recorder()), parking: { sleep: recordWait([]) } });
+    expect(outcome).toMatchObject({ status: 'failed', reason: 'the model call failed after 3 attempt(s): garbage: unreadable' });
+  });
+
+  it('stops a parked agent when the run is cancelled', async () => {
+    const controller = new AbortController();
+    const model = scriptedModel([failure(RATE_LIMITED, 6)]);
+    const rec = recorder();
+    const record = rec.record.bind(rec);
+    rec.record = (event) => {
+      record(event);
+      if (event.type === 'agent.parked') controller.abort();
+    };
+    // The default, real sleep: without the abort this park would last ten minutes.
+    const outcome = await runAgent({ ...options(model, rec), signal: controller.signal, parking: { firstDelayMs: 600_000, maxDelayMs: 600_000 } });
+    expect(outcome).toMatchObject({ status: 'failed', steps: 0, reason: 'stopped: the run was cancelled' });
+    expect(rec.log).not.toContain('agent.resumed');
+  });
+
+  it("records what a call changed in its provider's gate and circuit", async () => {
+    const model = scriptedModel([
+      (_request, callOptions) => {
+        callOptions.onProvider?.({ type: 'limited', provider: 'p at http://x', from: 32, to: 16, reason: 'rate limited (HTTP 429)', holdMs: 2000 });
+        callOptions.onProvider?.({ type: 'circuit-opened', provider: 'p at http://x', failures: 5, reason: 'network: reset', retryInMs: 30_000 });
+        callOptions.onProvider?.({ type: 'circuit-closed', provider: 'p at http://x', openMs: 31_000 });
+        return turn([call('b', 'finish', { summary: 'ok' })]);
+      },
+    ]);
+    const rec = recorder();
+    await runAgent(options(model, rec));
+    expect(rec.events.filter((event) => event.type.startsWith('provider.'))).toEqual([
+      { type: 'provider.limited', data: { provider: 'p at http://x', from: 32, to: 16, reason: 'rate limited (HTTP 429)', holdMs: 2000 } },
+      { type: 'provider.circuit-opened', data: { provider: 'p at http://x', failures: 5, reason: 'network: reset', retryInMs: 30_000 } },
+      { type: 'provider.circuit-closed', data: { provider: 'p at http://x', openMs: 31_000 } },
+    ]);
   });
 
   it('runs no further tool call of the turn once cancelled', async () => {

@@ -1,8 +1,9 @@
 import { readFileSync } from 'node:fs';
 import type { EventBody } from '../events/event-types.js';
 import type { ChatModel } from '../model/chat-model.js';
-import { conversationLength, type Message, type ToolCall } from '../model/messages.js';
+import type { Message, ToolCall } from '../model/messages.js';
 import type { AnyTool } from '../tools/tool.js';
+import { callModelForStep, type ParkingOptions } from './model-call.js';
 import { dispatchToolCall, toolSpecs } from './tool-dispatch.js';
 
 const NO_TOOL_CALL_NUDGE = readFileSync(new URL('./nudge-no-tool-call.md', import.meta.url), 'utf8').trim();
@@ -36,10 +37,19 @@ export interface AgentLoopOptions {
   readonly noToolCallNudge?: string;
   /**
    * Awaited before each model call: a planner's view of main is brought up to date here. A
-   * returned text is told to the agent (and recorded as a nudge) before the call.
+   * returned text is told to the agent (and recorded as a nudge) before the call; a stop ends
+   * the agent without the call (its budget is used up).
    */
-  readonly beforeModelCall?: () => Promise<string | null>;
+  readonly beforeModelCall?: () => Promise<ModelCallCheck>;
+  /**
+   * How long the agent waits when its provider is unavailable (rate limited, overloaded,
+   * failing, unreachable, or its circuit open) before calling again; see DEFAULT_PARKING_POLICY.
+   */
+  readonly parking?: ParkingOptions;
 }
+
+/** What `beforeModelCall` says: nothing, a text to tell the agent first, or stop with a reason. */
+export type ModelCallCheck = string | null | { readonly stop: string };
 
 /**
  * A planner's inbox, as the loop sees it. Messages are taken into the conversation before each
@@ -75,7 +85,8 @@ export type AgentOutcome =
 /**
  * Runs one agent: call the model, validate and run its tool calls, feed the results back, until
  * a tool ends the agent (its handoff) or a limit stops it. Never throws for model or tool
- * failures; they end as a failed outcome that says why.
+ * failures; they end as a failed outcome that says why, except a provider that is only
+ * unavailable for now: the agent is parked until it answers (see `callModelForStep`).
  */
 export async function runAgent(options: AgentLoopOptions): Promise<AgentOutcome> {
   const { model, recorder } = options;
@@ -105,39 +116,21 @@ export async function runAgent(options: AgentLoopOptions): Promise<AgentOutcome>
       }
     }
     const notice = (await options.beforeModelCall?.()) ?? null;
+    if (typeof notice === 'object' && notice !== null) return fail(step - 1, notice.stop);
     if (notice !== null) {
       recorder.record({ type: 'agent.nudged', data: { step, message: notice } });
       messages.push({ role: 'user', content: notice });
     }
-    recorder.record({
-      type: 'model.requested',
-      data: { step, model: model.spec, messages: messages.length, chars: conversationLength(messages) },
+    const { result, durationMs } = await callModelForStep({
+      model,
+      request: { messages, tools },
+      step,
+      signal,
+      recorder,
+      parking: options.parking,
     });
-    const started = performance.now();
-    const result = await model.call(
-      { messages, tools },
-      {
-        signal,
-        onRetry: (notice) =>
-          recorder.record({
-            type: 'model.retried',
-            data: {
-              step,
-              attempt: notice.attempt,
-              kind: notice.error.kind,
-              message: notice.error.message,
-              status: notice.error.status,
-              delayMs: notice.delayMs,
-            },
-          }),
-      },
-    );
     if (!result.ok) {
       const { error } = result;
-      recorder.record({
-        type: 'model.failed',
-        data: { step, kind: error.kind, message: error.message, attempts: result.attempts },
-      });
       if (error.kind === 'aborted') return fail(step - 1, 'stopped: the run was cancelled');
       return fail(step - 1, `the model call failed after ${result.attempts} attempt(s): ${error.kind}: ${error.message}`);
     }
@@ -151,7 +144,7 @@ export async function runAgent(options: AgentLoopOptions): Promise<AgentOutcome>
         finishReason: turn.finishReason,
         usage: turn.usage,
         costUsd: turn.costUsd,
-        durationMs: Math.round(performance.now() - started),
+        durationMs,
         attempts: turn.attempts,
       },
     });

@@ -31,6 +31,15 @@ export function positiveInteger(value: string): number {
   return parsed;
 }
 
+/** A commander option parser for a positive number, fractions allowed; `what` says what is expected, e.g. "a number of hours such as 0.5". */
+export function positiveNumber(what: string): (value: string) => number {
+  return (value) => {
+    const parsed = /^\s*(\d+(\.\d*)?|\.\d+)\s*$/.test(value) ? Number(value) : Number.NaN;
+    if (!Number.isFinite(parsed) || parsed <= 0) throw new InvalidArgumentError(`expected ${what}, more than 0, got "${value}".`);
+    return parsed;
+  };
+}
+
 /** A command line for colony to run (`--merge-check`): anything but blank. */
 export function commandText(value: string): string {
   if (value.trim() === '') throw new InvalidArgumentError('expected a command to run, got an empty one.');

@@ -29,6 +29,20 @@ const taskKindSchema = z.enum(['worker', 'planner']);
 
 const workspaceMethodSchema = z.enum(['worktree', 'overlay']);
 
+/** Which limit: tokens in and out, US dollars, or the wall clock (milliseconds). */
+export const budgetMeasureSchema = z.enum(['tokens', 'usd', 'time']);
+export type BudgetMeasure = z.infer<typeof budgetMeasureSchema>;
+
+/** One scope's figures for one limit: the run (the root planner's task) or a delegated subtree. */
+const budgetFiguresSchema = z.object({
+  /** The planner task that owns the scope; the root planner's task for the run. */
+  taskId: z.string(),
+  scope: z.enum(['run', 'subtree']),
+  measure: budgetMeasureSchema,
+  spent: z.number(),
+  limit: z.number(),
+});
+
 const bodies = [
   z.object({
     type: z.literal('run.started'),
@@ -97,6 +111,45 @@ const bodies = [
   z.object({
     type: z.literal('model.failed'),
     data: z.object({ step: z.number().int(), kind: z.string(), message: z.string(), attempts: z.number().int() }),
+  }),
+  z.object({
+    /**
+     * The agent's model call still failed after its retries because the provider is
+     * unavailable (rate limited, overloaded, failing, unreachable, or its circuit open): the
+     * agent waits `waitMs` and makes the same call again, its conversation and steps intact.
+     */
+    type: z.literal('agent.parked'),
+    data: z.object({ step: z.number().int(), kind: z.string(), message: z.string(), attempts: z.number().int(), waitMs: z.number() }),
+  }),
+  z.object({
+    /** A parked agent's wait is over; it calls the model again for the same step. */
+    type: z.literal('agent.resumed'),
+    data: z.object({ step: z.number().int(), parkedMs: z.number() }),
+  }),
+  z.object({
+    /**
+     * A provider's concurrency gate moved its limit of calls at once: halved on a rate limit or
+     * overload (with `holdMs`, how long the provider's retry-after holds every call back), or
+     * raised by one after a window of successes. Recorded by the agent whose call caused it.
+     */
+    type: z.literal('provider.limited'),
+    data: z.object({
+      provider: z.string(),
+      from: z.number().int(),
+      to: z.number().int(),
+      reason: z.string(),
+      holdMs: z.number().nullable(),
+    }),
+  }),
+  z.object({
+    /** Too many failures of a provider in a row: calls to it fail fast until one trial call, `retryInMs` from now. */
+    type: z.literal('provider.circuit-opened'),
+    data: z.object({ provider: z.string(), failures: z.number().int(), reason: z.string(), retryInMs: z.number() }),
+  }),
+  z.object({
+    /** A trial call to a provider whose circuit was open succeeded: calls go to it again. */
+    type: z.literal('provider.circuit-closed'),
+    data: z.object({ provider: z.string(), openMs: z.number() }),
   }),
   z.object({
     type: z.literal('tool.started'),
@@ -274,6 +327,40 @@ const bodies = [
       timedOut: z.boolean(),
       durationMs: z.number(),
       outputTail: z.string(),
+    }),
+  }),
+  z.object({
+    /** The run's limits, as the user set them (`--budget-tokens`, `--budget-usd`, `--max-hours`); null for none. */
+    type: z.literal('budget.set'),
+    data: z.object({
+      tokens: z.number().int().positive().nullable(),
+      usd: z.number().positive().nullable(),
+      maxHours: z.number().positive().nullable(),
+      /** When the clock runs out, in milliseconds since the epoch; null without `--max-hours`. */
+      deadline: z.number().nullable(),
+    }),
+  }),
+  z.object({
+    /** A delegated subtree's share of its parent's budget, fixed when it was delegated; null where the run has no such limit. */
+    type: z.literal('budget.allotted'),
+    data: z.object({ taskId: z.string(), parentTaskId: z.string(), tokens: z.number().nullable(), usd: z.number().nullable() }),
+  }),
+  z.object({
+    /** A scope (the run, or a delegated subtree) spent 80% of one of its limits. Once per scope and limit. */
+    type: z.literal('budget.warned'),
+    data: budgetFiguresSchema,
+  }),
+  z.object({
+    /**
+     * A scope's limit is used up: what is left no longer covers one more model call for each of
+     * its running agents. Its agents each get one last call to hand off; nothing new starts in it.
+     */
+    type: z.literal('budget.exhausted'),
+    data: budgetFiguresSchema.extend({
+      /** What was held back for the final calls: the largest call seen so far, for each running agent. */
+      reserved: z.number(),
+      /** Agents running in the scope at that moment. */
+      agents: z.number().int(),
     }),
   }),
   z.object({

@@ -42,6 +42,13 @@ export type ModelErrorKind =
   | 'context-length'
   | 'auth'
   | 'garbage'
+  /** The provider's circuit breaker is open: colony is not calling it until its cool-down passes. */
+  | 'circuit-open'
+  /**
+   * The provider has not answered once in this process and still cannot be reached: most
+   * likely a wrong address, not a busy provider, so it is not worth waiting for.
+   */
+  | 'unreachable'
   | 'aborted';
 
 export interface ModelError {
@@ -60,10 +67,37 @@ export interface RetryNotice {
   readonly delayMs: number;
 }
 
+/**
+ * Something a provider's concurrency gate or circuit breaker did, told to the call whose
+ * outcome caused it: the limit of calls at once moved, or the circuit opened or closed.
+ * `provider` names the provider and its address, e.g. `openai at https://api.openai.com/v1`.
+ */
+export type ProviderNotice =
+  | {
+      readonly type: 'limited';
+      readonly provider: string;
+      readonly from: number;
+      readonly to: number;
+      readonly reason: string;
+      /** How long a retry-after holds every call to the provider back, from now. */
+      readonly holdMs: number | null;
+    }
+  | {
+      readonly type: 'circuit-opened';
+      readonly provider: string;
+      readonly failures: number;
+      readonly reason: string;
+      /** When one trial call will be let through, from now. */
+      readonly retryInMs: number;
+    }
+  | { readonly type: 'circuit-closed'; readonly provider: string; readonly openMs: number };
+
 export interface CallOptions {
   readonly signal?: AbortSignal;
   /** Told before each wait between attempts, so the caller can record it. */
   readonly onRetry?: (notice: RetryNotice) => void;
+  /** Told when this call's outcome changed how its provider is called, so the caller can record it. */
+  readonly onProvider?: (notice: ProviderNotice) => void;
 }
 
 export type ModelResult =

@@ -1,18 +1,16 @@
 import type { LanguageModelV3 } from '@ai-sdk/provider';
 import type { CallOptions, ChatModel, ModelError, ModelRequest, ModelResult } from './chat-model.js';
+import { abortableSleep, type Sleep } from './abortable-sleep.js';
 import { abortedError } from './model-error.js';
 import { costUsd } from './prices.js';
 import type { ModelPrice } from './prices.js';
+import type { ProviderGuard } from './provider-guard.js';
 import { messagesToPrompt, toolSpecsToFunctionTools } from './prompt-conversion.js';
 import { backoffDelayMs, classifyError, resolveRetryPolicy } from './retry.js';
 import type { RetryPolicy } from './retry.js';
 import { streamTurn } from './stream-turn.js';
 
-/**
- * Waits `ms` milliseconds. It must settle early (resolving or rejecting, either is fine) when
- * `signal` aborts, so a cancelled call does not sit out its backoff.
- */
-export type Sleep = (ms: number, signal?: AbortSignal) => Promise<void>;
+export { abortableSleep, type Sleep } from './abortable-sleep.js';
 
 export interface ChatModelOptions {
   /** The spec the model was resolved from; becomes `ChatModel.spec`. */
@@ -27,12 +25,19 @@ export interface ChatModelOptions {
   readonly now?: () => number;
   /** The environment variable holding the API key, named when the provider refuses the key. */
   readonly apiKeyEnv?: string;
+  /**
+   * The concurrency gate and circuit breaker of the provider behind `languageModel`, shared
+   * with every other model that talks to it; without one, attempts go out unguarded.
+   */
+  readonly guard?: ProviderGuard;
 }
 
 /**
  * A ChatModel over any provider that implements the AI SDK's LanguageModelV3 contract. Each
  * call streams (`doStream`) so a silent connection is noticed, and retries what the policy
- * calls retryable with full-jitter backoff, honouring the provider's retry-after.
+ * calls retryable with full-jitter backoff, honouring the provider's retry-after. With a
+ * guard, every attempt waits its turn at the provider's gate and is refused at once, not
+ * retried, while the provider's circuit is open.
  */
 export function createChatModel(languageModel: LanguageModelV3, options: ChatModelOptions): ChatModel {
   const policy = resolveRetryPolicy(options.retry);
@@ -41,8 +46,14 @@ export function createChatModel(languageModel: LanguageModelV3, options: ChatMod
   const classificationContext = { apiKeyEnv: options.apiKeyEnv, now: options.now ?? Date.now };
   const classify = (error: unknown): ModelError => classifyError(error, classificationContext);
 
+  const failed = (error: ModelError, attempts: number): ModelResult => ({
+    ok: false,
+    error: options.guard?.finalError(error) ?? error,
+    attempts,
+  });
+
   async function call(request: ModelRequest, callOptions: CallOptions = {}): Promise<ModelResult> {
-    const { signal, onRetry } = callOptions;
+    const { signal, onRetry, onProvider } = callOptions;
     // A function, not a property test, so the check after awaiting is not narrowed away.
     const aborted = (): boolean => signal?.aborted === true;
     const prompt = messagesToPrompt(request.messages);
@@ -50,11 +61,16 @@ export function createChatModel(languageModel: LanguageModelV3, options: ChatMod
     let garbageAnswers = 0;
     for (let attempt = 1; ; attempt += 1) {
       if (aborted()) return { ok: false, error: abortedError(), attempts: attempt - 1 };
+      const admission = options.guard === undefined ? null : await options.guard.admit(signal);
+      // Refused attempts never reached the provider, so they are not counted.
+      if (admission?.ok === false) return failed(admission.error, attempt - 1);
       const result = await streamTurn(
         languageModel,
         { prompt, tools: tools.length === 0 ? undefined : tools, maxOutputTokens: request.maxOutputTokens },
         { signal, stallTimeoutMs: policy.stallTimeoutMs, classify },
       );
+      const notices = admission?.settle(result.ok ? null : result.error, result.ok || result.responded) ?? [];
+      for (const notice of notices) onProvider?.(notice);
       if (result.ok) {
         const { turn } = result;
         return { ok: true, turn: { ...turn, costUsd: costUsd(turn.usage, options.price), attempts: attempt } };
@@ -65,7 +81,7 @@ export function createChatModel(languageModel: LanguageModelV3, options: ChatMod
         error.retryable &&
         attempt < policy.maxAttempts &&
         !(error.kind === 'garbage' && garbageAnswers > policy.maxGarbageRetries);
-      if (!mayRetry) return { ok: false, error, attempts: attempt };
+      if (!mayRetry) return failed(error, attempt);
       const delayMs = backoffDelayMs(policy, attempt, random, error.retryAfterMs);
       onRetry?.({ attempt, error, delayMs });
       try {
@@ -78,21 +94,4 @@ export function createChatModel(languageModel: LanguageModelV3, options: ChatMod
   }
 
   return { spec: options.spec, call };
-}
-
-/** setTimeout that ends early, resolving, when the signal aborts. */
-export function abortableSleep(ms: number, signal?: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    if (signal?.aborted === true) {
-      resolve();
-      return;
-    }
-    const finish = (): void => {
-      clearTimeout(timer);
-      signal?.removeEventListener('abort', finish);
-      resolve();
-    };
-    const timer = setTimeout(finish, ms);
-    signal?.addEventListener('abort', finish, { once: true });
-  });
 }

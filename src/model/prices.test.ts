@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { costUsd, priceFor } from './prices.js';
+import { modelPrice } from './registry.js';
 
 describe('priceFor', () => {
   it('knows the listed models, dated snapshots included', () => {
@@ -10,6 +11,17 @@ describe('priceFor', () => {
     expect(priceFor('openai', 'gpt-5-2025-08-07')).toMatchObject({ inputPerMTok: 1.25 });
     expect(priceFor('openai', 'gpt-5.1')).toMatchObject({ inputPerMTok: 1.25, outputPerMTok: 10 });
     expect(priceFor('openai', 'gpt-5-mini')).toMatchObject({ inputPerMTok: 0.25, outputPerMTok: 2 });
+  });
+
+  it('prices the sim at nothing, and lets a price table override or add prices', () => {
+    expect(priceFor('sim', '')).toEqual({ inputPerMTok: 0, outputPerMTok: 0 });
+    const overrides = { sim: { inputPerMTok: 2, outputPerMTok: 8 }, 'openai:gpt-5': { inputPerMTok: 1, outputPerMTok: 9 }, 'openai-compatible:qwen3-coder': { inputPerMTok: 0.2, outputPerMTok: 0.6 } };
+    expect(priceFor('sim', '', overrides)).toEqual({ inputPerMTok: 2, outputPerMTok: 8 });
+    expect(priceFor('openai', 'gpt-5-2025-08-07', overrides)).toEqual({ inputPerMTok: 1, outputPerMTok: 9 });
+    expect(priceFor('openai-compatible', 'qwen3-coder', overrides)).toEqual({ inputPerMTok: 0.2, outputPerMTok: 0.6 });
+    expect(priceFor('anthropic', 'claude-opus-4-5', overrides)).toMatchObject({ inputPerMTok: 5 });
+    expect(modelPrice('sim?seed=3&latency=5', overrides)).toEqual({ inputPerMTok: 2, outputPerMTok: 8 });
+    expect(modelPrice('openai-compatible:sim')).toBeNull();
   });
 
   it('returns null rather than guessing', () => {

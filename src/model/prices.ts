@@ -9,30 +9,43 @@ export interface ModelPrice {
 }
 
 /**
- * List prices we are sure of, per provider and model id. A model missing here costs `null`
- * (unknown) rather than a guess.
+ * Prices by model key: `provider:model` (`openai:gpt-5`, `openai-compatible:qwen3-coder`), or
+ * the provider alone for a provider with no model name (`sim`).
  */
-const KNOWN_PRICES: Readonly<Record<string, Readonly<Record<string, ModelPrice>>>> = {
-  anthropic: {
-    'claude-opus-4-5': { inputPerMTok: 5, outputPerMTok: 25, cachedInputPerMTok: 0.5 },
-    'claude-sonnet-4-5': { inputPerMTok: 3, outputPerMTok: 15, cachedInputPerMTok: 0.3 },
-    'claude-haiku-4-5': { inputPerMTok: 1, outputPerMTok: 5, cachedInputPerMTok: 0.1 },
-  },
-  openai: {
-    'gpt-5': { inputPerMTok: 1.25, outputPerMTok: 10, cachedInputPerMTok: 0.125 },
-    'gpt-5.1': { inputPerMTok: 1.25, outputPerMTok: 10, cachedInputPerMTok: 0.125 },
-    'gpt-5-mini': { inputPerMTok: 0.25, outputPerMTok: 2, cachedInputPerMTok: 0.025 },
-  },
+export type PriceTable = Readonly<Record<string, ModelPrice>>;
+
+/**
+ * List prices we are sure of. A model missing here costs `null` (unknown) rather than a
+ * guess; `--prices FILE.json` adds models or overrides these.
+ */
+export const KNOWN_PRICES: PriceTable = {
+  'anthropic:claude-opus-4-5': { inputPerMTok: 5, outputPerMTok: 25, cachedInputPerMTok: 0.5 },
+  'anthropic:claude-sonnet-4-5': { inputPerMTok: 3, outputPerMTok: 15, cachedInputPerMTok: 0.3 },
+  'anthropic:claude-haiku-4-5': { inputPerMTok: 1, outputPerMTok: 5, cachedInputPerMTok: 0.1 },
+  'openai:gpt-5': { inputPerMTok: 1.25, outputPerMTok: 10, cachedInputPerMTok: 0.125 },
+  'openai:gpt-5.1': { inputPerMTok: 1.25, outputPerMTok: 10, cachedInputPerMTok: 0.125 },
+  'openai:gpt-5-mini': { inputPerMTok: 0.25, outputPerMTok: 2, cachedInputPerMTok: 0.025 },
+  // The simulated model is free: its calls cost exactly nothing, which is known, not unknown.
+  // A price file can give it a price, so spending limits in dollars can be tried on it.
+  sim: { inputPerMTok: 0, outputPerMTok: 0 },
 };
 
 /** Dated snapshots (`claude-sonnet-4-5-20250929`, `gpt-5-2025-08-07`) cost what their model costs. */
 const DATE_SUFFIX = /-(\d{8}|\d{4}-\d{2}-\d{2})$/;
 
-/** The price of `modelId` at `provider` (`openai`, `anthropic`), or null when it is not known. */
-export function priceFor(provider: string, modelId: string): ModelPrice | null {
-  const prices = KNOWN_PRICES[provider];
-  if (prices === undefined) return null;
-  return prices[modelId] ?? prices[modelId.replace(DATE_SUFFIX, '')] ?? null;
+/** The key a model's price is filed under: `provider:model`, or `provider` when it has no model name. */
+export function priceKey(provider: string, modelId: string): string {
+  return modelId === '' ? provider : `${provider}:${modelId}`;
+}
+
+/**
+ * The price of `modelId` at `provider` (`openai`, `anthropic`, `sim`), or null when it is not
+ * known. `overrides` (the user's price file) are consulted before the known prices.
+ */
+export function priceFor(provider: string, modelId: string, overrides: PriceTable = {}): ModelPrice | null {
+  const exact = priceKey(provider, modelId);
+  const undated = priceKey(provider, modelId.replace(DATE_SUFFIX, ''));
+  return overrides[exact] ?? overrides[undated] ?? KNOWN_PRICES[exact] ?? KNOWN_PRICES[undated] ?? null;
 }
 
 /** What `usage` costs at `price`, in US dollars; null when the price is not known. */

@@ -3,6 +3,8 @@ import type { ChatModel, ModelRequest, RetryNotice } from './chat-model.js';
 import { startModelServer } from './http-server/model-server.js';
 import type { Fault, ModelServer } from './http-server/model-server.js';
 import type { Sleep } from './language-model-chat.js';
+import { createManualClock } from './manual-clock-for-tests.js';
+import { createProviderGuards } from './provider-guard.js';
 import { resolveModel } from './registry.js';
 import type { RetryPolicy } from './retry.js';
 import { createScriptedLanguageModel } from './scripted-language-model.js';
@@ -64,17 +66,22 @@ describe.each(PROVIDERS)('retries through $spec', (provider) => {
     const running = await startModelServer({ model: scripted, faults });
     server = running;
     const sleeps: number[] = [];
+    // Recorded, not slept, but time moves on for the provider's gate, which a retry-after holds.
+    const clock = createManualClock();
     const recordSleep: Sleep = (ms) => {
       sleeps.push(ms);
+      clock.advance(ms);
       return Promise.resolve();
     };
+    const realSleep = options.realSleep === true;
     const resolved = resolveModel(provider.spec, {
       baseUrl: `${running.url}/v1`,
       apiKeyEnv: provider.keyEnv,
       env: { [provider.keyEnv]: SECRET },
       retry: { stallTimeoutMs: 10_000, ...options.retry },
       random: () => 0.5,
-      sleep: options.realSleep === true ? undefined : recordSleep,
+      sleep: realSleep ? undefined : recordSleep,
+      providers: realSleep ? createProviderGuards() : createProviderGuards({}, clock),
     });
     if (!resolved.ok) throw new Error(resolved.error);
     return { model: resolved.model, running, sleeps };

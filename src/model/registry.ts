@@ -5,7 +5,8 @@ import type { LanguageModelV3 } from '@ai-sdk/provider';
 import type { ChatModel } from './chat-model.js';
 import { createChatModel } from './language-model-chat.js';
 import type { Sleep } from './language-model-chat.js';
-import { priceFor, type ModelPrice } from './prices.js';
+import { priceFor, type ModelPrice, type PriceTable } from './prices.js';
+import { PROCESS_PROVIDER_GUARDS, type ProviderGuard, type ProviderGuards } from './provider-guard.js';
 import { createSimLanguageModel } from './sim/sim-language-model.js';
 import { parseSimSpec } from './sim/sim-options.js';
 import type { RetryPolicy } from './retry.js';
@@ -18,10 +19,18 @@ export interface ResolveOptions {
   /** Where API keys are read from; nothing else is consulted. */
   readonly env: Readonly<Record<string, string | undefined>>;
   readonly retry?: Partial<RetryPolicy>;
+  /**
+   * The concurrency gates and circuit breakers of the providers, one per provider and base
+   * URL. Defaults to one set for the whole process, so every model that talks to the same
+   * provider at the same address shares them. The in-process `sim` has none.
+   */
+  readonly providers?: ProviderGuards;
   readonly fetch?: typeof globalThis.fetch;
   readonly sleep?: Sleep;
   readonly random?: () => number;
   readonly now?: () => number;
+  /** Prices that override or add to the known ones (`--prices FILE.json`). */
+  readonly prices?: PriceTable;
 }
 
 export type ResolveResult = { readonly ok: true; readonly model: ChatModel } | { readonly ok: false; readonly error: string };
@@ -48,15 +57,15 @@ export const BUILT_IN_FACTORIES: Readonly<Record<string, ModelFactory>> = {
   openai: {
     form: 'openai:<model>',
     create: (parsed, options) =>
-      withApiKey(parsed, options, 'OPENAI_API_KEY', (apiKey, baseUrl) =>
-        createOpenAI({ apiKey, baseURL: baseUrl ?? 'https://api.openai.com/v1', fetch: options.fetch }).chat(parsed.modelId),
+      withApiKey(parsed, options, 'OPENAI_API_KEY', 'https://api.openai.com/v1', (apiKey, baseUrl) =>
+        createOpenAI({ apiKey, baseURL: baseUrl, fetch: options.fetch }).chat(parsed.modelId),
       ),
   },
   anthropic: {
     form: 'anthropic:<model>',
     create: (parsed, options) =>
-      withApiKey(parsed, options, 'ANTHROPIC_API_KEY', (apiKey, baseUrl) =>
-        createAnthropic({ apiKey, baseURL: baseUrl ?? 'https://api.anthropic.com/v1', fetch: options.fetch })(parsed.modelId),
+      withApiKey(parsed, options, 'ANTHROPIC_API_KEY', 'https://api.anthropic.com/v1', (apiKey, baseUrl) =>
+        createAnthropic({ apiKey, baseURL: baseUrl, fetch: options.fetch })(parsed.modelId),
       ),
   },
   'openai-compatible': {
@@ -85,7 +94,8 @@ export const BUILT_IN_FACTORIES: Readonly<Record<string, ModelFactory>> = {
         apiKey,
         fetch: options.fetch,
       }).chatModel(parsed.modelId);
-      return { ok: true, model: chatModelFor(languageModel, parsed, options, options.apiKeyEnv) };
+      const guard = guardFor(parsed, options, checked.baseUrl);
+      return { ok: true, model: chatModelFor(languageModel, parsed, options, { apiKeyEnv: options.apiKeyEnv, guard }) };
     },
   },
   sim: {
@@ -93,8 +103,9 @@ export const BUILT_IN_FACTORIES: Readonly<Record<string, ModelFactory>> = {
     create: (parsed, options) => {
       const sim = parseSimSpec(parsed.spec);
       if (!sim.ok) return sim;
-      // The simulated model is free: its calls cost exactly nothing, which is known, not unknown.
-      return { ok: true, model: chatModelFor(createSimLanguageModel(sim.options), parsed, options, undefined, { inputPerMTok: 0, outputPerMTok: 0 }) };
+      // The simulated model needs no gate: it runs in this process, with no provider to overload.
+      // Its price comes from the table (free, unless --prices says otherwise).
+      return { ok: true, model: chatModelFor(createSimLanguageModel(sim.options), parsed, options, {}) };
     },
   },
 };
@@ -131,6 +142,16 @@ export function resolveModel(
   return factory.create(parsed, options);
 }
 
+/**
+ * What one million tokens of the model a spec names cost, from the known prices and
+ * `prices`; null when the price is not known (or the spec does not parse).
+ */
+export function modelPrice(spec: string, prices: PriceTable = {}): ModelPrice | null {
+  const match = SPEC_PATTERN.exec(spec.trim());
+  if (match === null) return null;
+  return priceFor(match[1] ?? '', match[2] ?? '', prices);
+}
+
 type Checked = { readonly ok: true; readonly baseUrl: string | undefined } | { readonly ok: false; readonly error: string };
 
 /** What every hosted provider's spec needs: a model id, no options, a usable base URL. */
@@ -161,14 +182,21 @@ function withApiKey(
   parsed: ParsedSpec,
   options: ResolveOptions,
   defaultKeyEnv: string,
-  makeModel: (apiKey: string, baseUrl: string | undefined) => LanguageModelV3,
+  defaultBaseUrl: string,
+  makeModel: (apiKey: string, baseUrl: string) => LanguageModelV3,
 ): ResolveResult {
   const checked = checkProviderSpec(parsed, options);
   if (!checked.ok) return checked;
   const keyEnv = options.apiKeyEnv ?? defaultKeyEnv;
   const key = readKey(options, keyEnv);
   if (!key.ok) return key;
-  return { ok: true, model: chatModelFor(makeModel(key.apiKey, checked.baseUrl), parsed, options, keyEnv) };
+  const baseUrl = checked.baseUrl ?? defaultBaseUrl;
+  const guard = guardFor(parsed, options, baseUrl);
+  return { ok: true, model: chatModelFor(makeModel(key.apiKey, baseUrl), parsed, options, { apiKeyEnv: keyEnv, guard }) };
+}
+
+function guardFor(parsed: ParsedSpec, options: ResolveOptions, baseUrl: string): ProviderGuard {
+  return (options.providers ?? PROCESS_PROVIDER_GUARDS).guardFor(parsed.provider, baseUrl);
 }
 
 function readKey(
@@ -189,16 +217,16 @@ function chatModelFor(
   languageModel: LanguageModelV3,
   parsed: ParsedSpec,
   options: ResolveOptions,
-  apiKeyEnv: string | undefined,
-  price: ModelPrice | null = priceFor(parsed.provider, parsed.modelId),
+  extra: { readonly apiKeyEnv?: string; readonly guard?: ProviderGuard; readonly price?: ModelPrice },
 ): ChatModel {
   return createChatModel(languageModel, {
     spec: parsed.spec,
-    price,
+    price: extra.price ?? priceFor(parsed.provider, parsed.modelId, options.prices),
     retry: options.retry,
     sleep: options.sleep,
     random: options.random,
     now: options.now,
-    apiKeyEnv,
+    apiKeyEnv: extra.apiKeyEnv,
+    guard: extra.guard,
   });
 }

@@ -1,4 +1,4 @@
-import type { LanguageModelV3, LanguageModelV3CallOptions, LanguageModelV3StreamPart } from '@ai-sdk/provider';
+import { APICallError, type LanguageModelV3, type LanguageModelV3CallOptions, type LanguageModelV3StreamPart } from '@ai-sdk/provider';
 import type { ModelError, Usage } from './chat-model.js';
 import type { ToolCall } from './messages.js';
 import { abortedError, modelError } from './model-error.js';
@@ -13,7 +13,12 @@ export interface StreamedTurn {
 
 export type StreamTurnResult =
   | { readonly ok: true; readonly turn: StreamedTurn }
-  | { readonly ok: false; readonly error: ModelError };
+  | {
+      readonly ok: false;
+      readonly error: ModelError;
+      /** Whether the provider sent an HTTP response, of any status, before the attempt failed. */
+      readonly responded: boolean;
+    };
 
 export interface StreamTurnOptions {
   /** The caller's signal: aborting it cancels the request. */
@@ -53,16 +58,19 @@ export async function streamTurn(
 
   let reader: ReadableStreamDefaultReader<LanguageModelV3StreamPart> | undefined;
   let finished = false;
+  // doStream resolves once the provider's response has begun: from then on, it has answered.
+  let responded = false;
   try {
     rearmWatchdog();
     const { stream } = await untilAborted(model.doStream({ ...callOptions, abortSignal: controller.signal }), controller.signal);
+    responded = true;
     reader = stream.getReader();
     const assembly = new TurnAssembly();
     for (;;) {
       const { done, value } = await untilAborted(reader.read(), controller.signal);
       if (done) break;
       rearmWatchdog();
-      if (value.type === 'error') return { ok: false, error: options.classify(value.error) };
+      if (value.type === 'error') return { ok: false, error: options.classify(value.error), responded };
       assembly.add(value);
     }
     const turn = assembly.result();
@@ -70,12 +78,13 @@ export async function streamTurn(
       return {
         ok: false,
         error: modelError('network', 'The response stream ended before the model finished its answer.', null, true),
+        responded,
       };
     }
     finished = true;
     return { ok: true, turn };
   } catch (error) {
-    if (callerSignal?.aborted === true) return { ok: false, error: abortedError() };
+    if (callerSignal?.aborted === true) return { ok: false, error: abortedError(), responded };
     if (stalled) {
       return {
         ok: false,
@@ -85,9 +94,11 @@ export async function streamTurn(
           null,
           true,
         ),
+        responded,
       };
     }
-    return { ok: false, error: options.classify(error) };
+    // A status the provider refused the request with is an answer too.
+    return { ok: false, error: options.classify(error), responded: responded || (APICallError.isInstance(error) && error.statusCode !== undefined) };
   } finally {
     clearTimeout(watchdog);
     callerSignal?.removeEventListener('abort', forwardAbort);

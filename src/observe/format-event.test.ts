@@ -90,3 +90,53 @@ describe('describeEvent for the tree', () => {
     );
   });
 });
+
+describe('describeEvent for providers and parked agents', () => {
+  const provider = 'openai at https://api.openai.com/v1';
+
+  it("says how a provider's limit moved, why, and how long it holds calls back", () => {
+    expect(
+      describeEvent(event({ type: 'provider.limited', data: { provider, from: 32, to: 16, reason: 'rate limited (HTTP 429)', holdMs: 7_000 } })),
+    ).toBe('openai at https://api.openai.com/v1: lowered to 16 calls at once (from 32): rate limited (HTTP 429); no calls for 7.0s');
+    expect(describeEvent(event({ type: 'provider.limited', data: { provider, from: 16, to: 17, reason: '16 calls in a row succeeded', holdMs: null } }))).toBe(
+      'openai at https://api.openai.com/v1: raised to 17 calls at once (from 16): 16 calls in a row succeeded',
+    );
+  });
+
+  it('says when a circuit opened, why and when it is tried again, and when it closed', () => {
+    expect(
+      describeEvent(event({ type: 'provider.circuit-opened', data: { provider, failures: 5, reason: 'network: connection refused', retryInMs: 30_000 } })),
+    ).toBe('openai at https://api.openai.com/v1: circuit open after 5 failures in a row, next try in 30.0s: network: connection refused');
+    expect(describeEvent(event({ type: 'provider.circuit-closed', data: { provider, openMs: 95_000 } }))).toBe(
+      'openai at https://api.openai.com/v1: circuit closed after 95.0s, calls go through again',
+    );
+  });
+
+  it('says why an agent was parked, for how long, and when it resumed', () => {
+    expect(
+      describeEvent(event({ type: 'agent.parked', data: { step: 7, kind: 'rate-limit', message: 'The provider is\nrate limiting.', attempts: 6, waitMs: 40_000 } })),
+    ).toBe('parked at step 7 for 40.0s: rate-limit after 6 attempt(s): The provider is rate limiting.');
+    expect(describeEvent(event({ type: 'agent.resumed', data: { step: 7, parkedMs: 40_012 } }))).toBe('resumed step 7 after 40.0s parked');
+  });
+});
+
+describe('describeEvent for budgets', () => {
+  it('says the limits, a subtree’s share, a warning and a limit used up with the figures', () => {
+    expect(describeEvent(event({ type: 'budget.set', data: { tokens: 100_000, usd: 2.5, maxHours: 0.5, deadline: 0 } }))).toBe(
+      'budget set: 100,000 tokens, $2.50, 0.5 hour(s)',
+    );
+    expect(describeEvent(event({ type: 'budget.allotted', data: { taskId: 'task-2', parentTaskId: 'task-1', tokens: 40_000, usd: null } }))).toBe(
+      'subtree task-2 may spend 40,000 tokens (its share of what task-1 had left)',
+    );
+    const figures = { taskId: 'task-1', scope: 'run' as const, measure: 'tokens' as const, spent: 81_250, limit: 100_000 };
+    expect(describeEvent(event({ type: 'budget.warned', data: figures }))).toBe(
+      'budget warning: the run at 81% of its token budget: 81,250 tokens of 100,000 tokens',
+    );
+    expect(describeEvent(event({ type: 'budget.exhausted', data: { ...figures, taskId: 'task-2', scope: 'subtree', measure: 'usd', spent: 0.42, limit: 0.5, reserved: 0.09, agents: 3 } }))).toBe(
+      "budget used up: subtree task-2's budget in dollars of $0.5000: $0.4200 spent, $0.0900 held back for the last calls of 3 agent(s)",
+    );
+    expect(describeEvent(event({ type: 'budget.exhausted', data: { ...figures, measure: 'time', spent: 1_800_500, limit: 1_800_000, reserved: 0, agents: 2 } }))).toBe(
+      "budget used up: the run's time limit of 30 minutes: 30 minutes passed",
+    );
+  });
+});

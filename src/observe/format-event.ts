@@ -1,4 +1,5 @@
-import type { ColonyEvent } from '../events/event-types.js';
+import { formatAmount } from '../events/budget-figures.js';
+import type { BudgetMeasure, ColonyEvent } from '../events/event-types.js';
 
 /** One event as a line for a person: time, agent, what happened. No colours, safe for pipes. */
 export function formatEventLine(event: ColonyEvent): string {
@@ -20,7 +21,7 @@ export function describeEvent(event: ColonyEvent): string {
     case 'agent.failed':
       return `failed after ${event.data.steps} step(s): ${event.data.reason}`;
     case 'agent.nudged':
-      return `nudged at step ${event.data.step}: no tool call`;
+      return `told at step ${event.data.step}: ${oneLine(event.data.message, 100)}`;
     case 'model.requested':
       return `model call ${event.data.step} (${event.data.messages} messages)`;
     case 'model.responded': {
@@ -33,6 +34,19 @@ export function describeEvent(event: ColonyEvent): string {
       return `model retry ${event.data.attempt} in ${seconds(event.data.delayMs)}: ${event.data.kind}: ${oneLine(event.data.message)}`;
     case 'model.failed':
       return `model failed after ${event.data.attempts} attempt(s): ${event.data.kind}: ${oneLine(event.data.message)}`;
+    case 'agent.parked':
+      return `parked at step ${event.data.step} for ${seconds(event.data.waitMs)}: ${event.data.kind} after ${event.data.attempts} attempt(s): ${oneLine(event.data.message)}`;
+    case 'agent.resumed':
+      return `resumed step ${event.data.step} after ${seconds(event.data.parkedMs)} parked`;
+    case 'provider.limited': {
+      const direction = event.data.to < event.data.from ? 'lowered' : 'raised';
+      const hold = event.data.holdMs === null || event.data.holdMs === 0 ? '' : `; no calls for ${seconds(event.data.holdMs)}`;
+      return `${event.data.provider}: ${direction} to ${event.data.to} calls at once (from ${event.data.from}): ${oneLine(event.data.reason)}${hold}`;
+    }
+    case 'provider.circuit-opened':
+      return `${event.data.provider}: circuit open after ${event.data.failures} failures in a row, next try in ${seconds(event.data.retryInMs)}: ${oneLine(event.data.reason)}`;
+    case 'provider.circuit-closed':
+      return `${event.data.provider}: circuit closed after ${seconds(event.data.openMs)}, calls go through again`;
     case 'tool.started':
       return `${event.data.name} ${summariseInput(event.data.input)}`;
     case 'tool.ended': {
@@ -103,9 +117,41 @@ export function describeEvent(event: ColonyEvent): string {
       return `merge check ${event.data.passed ? 'passed' : 'failed'} on ${event.data.commit.slice(0, 12)} in ${seconds(event.data.durationMs)}`;
     case 'planner.finished':
       return `planner finished task ${event.data.taskId} ${event.data.status}: ${oneLine(event.data.summary)}`;
+    case 'budget.set': {
+      const { tokens, usd, maxHours } = event.data;
+      const limits = [
+        tokens === null ? null : formatAmount('tokens', tokens),
+        usd === null ? null : formatAmount('usd', usd),
+        maxHours === null ? null : `${maxHours} hour(s)`,
+      ].filter((limit) => limit !== null);
+      return `budget set: ${limits.join(', ')}`;
+    }
+    case 'budget.allotted': {
+      const { tokens, usd } = event.data;
+      const share = [tokens === null ? null : formatAmount('tokens', tokens), usd === null ? null : formatAmount('usd', usd)].filter((part) => part !== null);
+      return `subtree ${event.data.taskId} may spend ${share.join(' and ')} (its share of what ${event.data.parentTaskId} had left)`;
+    }
+    case 'budget.warned': {
+      const { measure, spent, limit } = event.data;
+      return `budget warning: ${scopeName(event.data)} at ${Math.floor((100 * spent) / limit)}% of its ${limitWord(measure)}: ${formatAmount(measure, spent)} of ${formatAmount(measure, limit)}`;
+    }
+    case 'budget.exhausted': {
+      const { measure, spent, limit, reserved, agents } = event.data;
+      const held = measure === 'time' ? '' : `, ${formatAmount(measure, reserved)} held back for the last calls of ${agents} agent(s)`;
+      const passed = measure === 'time' ? 'passed' : 'spent';
+      return `budget used up: ${scopeName(event.data)}'s ${limitWord(measure)} of ${formatAmount(measure, limit)}: ${formatAmount(measure, spent)} ${passed}${held}`;
+    }
     default:
       return assertNever(event);
   }
+}
+
+function scopeName(figures: { readonly scope: 'run' | 'subtree'; readonly taskId: string }): string {
+  return figures.scope === 'run' ? 'the run' : `subtree ${figures.taskId}`;
+}
+
+function limitWord(measure: BudgetMeasure): string {
+  return measure === 'time' ? 'time limit' : measure === 'usd' ? 'budget in dollars' : 'token budget';
 }
 
 function assertNever(value: never): never {

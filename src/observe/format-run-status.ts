@@ -1,4 +1,5 @@
-import type { AgentStatus, RunStatus } from './run-status.js';
+import { formatAmount } from '../events/budget-figures.js';
+import type { AgentStatus, BudgetEvent, BudgetStatus, RunStatus } from './run-status.js';
 
 /** Failed workers listed one by one under a planner before the rest are only counted. */
 const MAX_FAILED_LISTED = 10;
@@ -8,7 +9,7 @@ const FINISHED_ORDER = ['done', 'partial', 'blocked', 'failed'] as const;
 /**
  * A run's status as a person reads it: the header, the counts, then the tree of agents with
  * each indented under its parent. Finished workers under a planner fold into one count line so
- * a tree of hundreds stays short; running, waiting and failed ones are listed. Plain text.
+ * a tree of hundreds stays short; running, waiting, parked and failed ones are listed. Plain text.
  */
 export function formatRunStatus(status: RunStatus): string {
   const lines = [...headerLines(status), '', 'Agents:'];
@@ -36,6 +37,24 @@ function headerLines(status: RunStatus): string[] {
     `Model calls: ${count(status.modelCalls)}, tool calls: ${count(status.toolCalls)}`,
   ];
   if (status.pausedTaskIds.length > 0) lines.push(`Andon pulled below: ${status.pausedTaskIds.join(', ')}`);
+  if (status.budget !== null) lines.push(...budgetLines(status.budget));
+  return lines;
+}
+
+/** `Budget: 81,020 of 100,000 tokens (81%), warned` and so on, one line per limit set. */
+export function budgetLines(budget: BudgetStatus): string[] {
+  const lines: string[] = [];
+  for (const measure of ['tokens', 'usd', 'time'] as const) {
+    const figure = budget[measure];
+    if (figure === null) continue;
+    const runEvents = (events: readonly BudgetEvent[]) => events.some((event) => event.scope === 'run' && event.measure === measure);
+    const state = runEvents(budget.exhausted) ? ', used up' : runEvents(budget.warned) ? ', past 80%' : '';
+    const percent = Math.floor((100 * figure.spent) / figure.limit);
+    const name = measure === 'time' ? 'Time' : 'Budget';
+    lines.push(`${name}: ${formatAmount(measure, figure.spent)} of ${formatAmount(measure, figure.limit)} (${percent}%)${state}`);
+  }
+  const subtrees = budget.exhausted.filter((event) => event.scope === 'subtree');
+  if (subtrees.length > 0) lines.push(`Subtrees that used up their share: ${subtrees.map((event) => event.taskId).join(', ')}`);
   return lines;
 }
 
@@ -99,7 +118,7 @@ function finishedSummary(workers: readonly AgentStatus[], failedListed: number):
 }
 
 function isFinished(agent: AgentStatus): boolean {
-  return agent.state !== 'running' && agent.state !== 'waiting';
+  return agent.state !== 'running' && agent.state !== 'waiting' && agent.state !== 'parked';
 }
 
 /** Whole seconds, with minutes and hours once there are any: "45s", "4m 05s", "26h 03m 09s". */

@@ -1,7 +1,7 @@
 import type { AgentRole, ColonyEvent } from '../events/event-types.js';
 import { handoffStatusSchema } from '../events/handoff.js';
 import type { TaskStatus } from '../store/task-store.js';
-import type { AgentState, AgentStatus, RunStatus, RunStatusContext } from './run-status.js';
+import type { AgentState, AgentStatus, BudgetEvent, RunStatus, RunStatusContext } from './run-status.js';
 
 export interface RunStatusFoldOptions {
   /** Fold only this run. Without it the fold follows the run started last, starting over at each `run.started`. */
@@ -28,6 +28,14 @@ interface RunRecord {
   title: string;
   startedAt: number;
   ended: { status: string; at: number; durationMs: number } | null;
+}
+
+interface BudgetRecord {
+  tokens: number | null;
+  usd: number | null;
+  timeMs: number | null;
+  warned: BudgetEvent[];
+  exhausted: BudgetEvent[];
 }
 
 interface AgentRecord {
@@ -79,6 +87,7 @@ export function createRunStatusFold(options: RunStatusFoldOptions = {}): RunStat
   let totals = emptyTotals();
   let agents = new Map<string, AgentRecord>();
   let paused = new Set<string>();
+  let budget: BudgetRecord | null = null;
   let lastSeq = 0;
 
   function startOver(nextRunId: string): void {
@@ -87,6 +96,7 @@ export function createRunStatusFold(options: RunStatusFoldOptions = {}): RunStat
     totals = emptyTotals();
     agents = new Map();
     paused = new Set();
+    budget = null;
   }
 
   function add(event: ColonyEvent): void {
@@ -130,9 +140,13 @@ export function createRunStatusFold(options: RunStatusFoldOptions = {}): RunStat
       case 'agent.waiting':
         if (agent !== undefined) agent.state = 'waiting';
         return;
+      case 'agent.parked':
+        if (agent !== undefined) agent.state = 'parked';
+        return;
+      case 'agent.resumed':
       case 'model.requested':
       case 'message.received':
-        if (agent?.state === 'waiting') agent.state = 'running';
+        if (agent?.state === 'waiting' || agent?.state === 'parked') agent.state = 'running';
         return;
       case 'model.responded': {
         const { usage, costUsd } = event.data;
@@ -171,6 +185,22 @@ export function createRunStatusFold(options: RunStatusFoldOptions = {}): RunStat
         if (event.data.paused) paused.add(event.data.taskId);
         else paused.delete(event.data.taskId);
         return;
+      case 'budget.set':
+        budget = {
+          tokens: event.data.tokens,
+          usd: event.data.usd,
+          timeMs: event.data.maxHours === null ? null : event.data.maxHours * 3_600_000,
+          warned: [],
+          exhausted: [],
+        };
+        return;
+      case 'budget.warned':
+        budget?.warned.push(budgetEvent(event.data));
+        return;
+      case 'budget.exhausted':
+        budget?.exhausted.push(budgetEvent(event.data));
+        return;
+      case 'budget.allotted':
       case 'agent.nudged':
       case 'model.retried':
       case 'model.failed':
@@ -194,6 +224,9 @@ export function createRunStatusFold(options: RunStatusFoldOptions = {}): RunStat
       case 'handoff.delivered':
       case 'scratchpad.written':
       case 'main.checked':
+      case 'provider.limited':
+      case 'provider.circuit-opened':
+      case 'provider.circuit-closed':
         return;
       default:
         assertNever(event);
@@ -233,6 +266,16 @@ export function createRunStatusFold(options: RunStatusFoldOptions = {}): RunStat
       toolCalls: totals.toolCalls,
       pausedTaskIds: [...paused],
       agents: [...agents.values()].map((agent): AgentStatus => ({ ...agent, costUsd: roundDollars(agent.costUsd) })),
+      budget:
+        budget === null
+          ? null
+          : {
+              tokens: budget.tokens === null ? null : { limit: budget.tokens, spent: totals.inputTokens + totals.outputTokens },
+              usd: budget.usd === null ? null : { limit: budget.usd, spent: roundDollars(totals.costUsd) },
+              time: budget.timeMs === null ? null : { limit: budget.timeMs, spent: ended === null ? Math.max(0, clock - run.startedAt) : ended.durationMs },
+              warned: [...budget.warned],
+              exhausted: [...budget.exhausted],
+            },
     };
   }
 
@@ -243,6 +286,10 @@ export function createRunStatusFold(options: RunStatusFoldOptions = {}): RunStat
     },
     snapshot,
   };
+}
+
+function budgetEvent(data: BudgetEvent): BudgetEvent {
+  return { taskId: data.taskId, scope: data.scope, measure: data.measure, spent: data.spent, limit: data.limit };
 }
 
 function endAgent(agent: AgentRecord, state: AgentState, steps: number, reason: string, at: number): void {

@@ -185,6 +185,32 @@ describe('foldRunStatus', () => {
     expect(status.toolCalls).toBe(3);
   });
 
+  it('shows the spend against each limit a budget set, and which scopes were warned and used up', () => {
+    const log = createLog();
+    log.append('run-1', 'system', runStarted('Goal'));
+    const unbudgeted = statusOf({ events: log.events(), tasks: [], deliveredHandoffs: [] });
+    expect(unbudgeted.budget).toBeNull();
+    expect(formatRunStatus(unbudgeted)).not.toContain('Budget');
+    log.append('run-1', 'system', { type: 'budget.set', data: { tokens: 10_000, usd: null, maxHours: 0.5, deadline: T0 + 1_800_000 } });
+    log.append('run-1', 'worker-a', agentStarted('worker', 'task-a', 'A'));
+    log.append('run-1', 'worker-a', modelResponded(1, 7_000, 1_500, 0.2));
+    const figures = { taskId: 'task-root', scope: 'run' as const, measure: 'tokens' as const, spent: 8_500, limit: 10_000 };
+    log.append('run-1', 'system', { type: 'budget.warned', data: figures });
+    log.append('run-1', 'system', { type: 'budget.exhausted', data: { ...figures, reserved: 8_500, agents: 1 } });
+    log.append('run-1', 'system', { type: 'budget.exhausted', data: { ...figures, taskId: 'task-slice', scope: 'subtree', limit: 4_000, reserved: 0, agents: 0 } });
+    log.at(600_000);
+    const status = statusOf({ events: log.events(), tasks: [], deliveredHandoffs: [], now: T0 + 900_000 });
+    expect(status.budget).toEqual({
+      tokens: { limit: 10_000, spent: 8_500 },
+      usd: null,
+      time: { limit: 1_800_000, spent: 900_000 },
+      warned: [figures],
+      exhausted: [figures, { ...figures, taskId: 'task-slice', scope: 'subtree', limit: 4_000 }],
+    });
+    const text = formatRunStatus(status);
+    expect(text).toContain('Budget: 8,500 tokens of 10,000 tokens (85%), used up\nTime: 15 minutes of 30 minutes (50%)\nSubtrees that used up their share: task-slice\n');
+  });
+
   it('sums tokens and cost, and says the cost is a lower bound when a call had no price', () => {
     const { log, tasks, deliveredHandoffs } = twoRuns();
     const status = statusOf({ events: log.events(), tasks, deliveredHandoffs });
@@ -251,6 +277,18 @@ describe('foldRunStatus', () => {
     log.append('run-1', 'planner-root', modelRequested(4));
     const after = statusOf({ events: log.events(), tasks: [], deliveredHandoffs: [] });
     expect([before.agents[0]?.state, after.agents[0]?.state]).toEqual(['waiting', 'running']);
+  });
+
+  it('shows a parked agent as parked until it resumes, and lists it among those at work', () => {
+    const log = createLog();
+    log.append('run-1', 'system', runStarted('Goal'));
+    log.append('run-1', 'worker-a', agentStarted('worker', 'task-a', 'A'));
+    log.append('run-1', 'worker-a', { type: 'agent.parked', data: { step: 2, kind: 'rate-limit', message: '429', attempts: 6, waitMs: 10_000 } });
+    const parked = statusOf({ events: log.events(), tasks: [], deliveredHandoffs: [] });
+    log.append('run-1', 'worker-a', { type: 'agent.resumed', data: { step: 2, parkedMs: 10_000 } });
+    const resumed = statusOf({ events: log.events(), tasks: [], deliveredHandoffs: [] });
+    expect([parked.agents[0]?.state, resumed.agents[0]?.state]).toEqual(['parked', 'running']);
+    expect(formatRunStatus(parked)).toContain('worker worker-a  parked  0 steps  A');
   });
 
   it('shows an ended status it does not know as failed', () => {

@@ -1,16 +1,16 @@
-import type { AgentRole, ColonyEvent } from '../events/event-types.js';
+import type { AgentRole, BudgetMeasure, ColonyEvent } from '../events/event-types.js';
 import type { HandoffStatus } from '../events/handoff.js';
 import type { InboxMessage, TaskRecord, TaskStatus } from '../store/task-store.js';
 import { createRunStatusFold } from './run-status-fold.js';
 
 export { createRunStatusFold, type RunStatusFold, type RunStatusFoldOptions } from './run-status-fold.js';
-export { formatRunStatus, wallTime } from './format-run-status.js';
+export { budgetLines, formatRunStatus, wallTime } from './format-run-status.js';
 
 /**
  * What an agent is doing: `waiting` is a planner with nothing to do until a message arrives;
- * the rest are how it ended.
+ * `parked` an agent waiting for its provider to answer again; the rest are how it ended.
  */
-export type AgentState = 'running' | 'waiting' | HandoffStatus;
+export type AgentState = 'running' | 'waiting' | 'parked' | HandoffStatus;
 
 /** One agent of the tree. Plain data: scripts read it as JSON, so the names are stable. */
 export interface AgentStatus {
@@ -66,6 +66,34 @@ export interface RunStatus {
   readonly pausedTaskIds: readonly string[];
   /** In the order they started. */
   readonly agents: readonly AgentStatus[];
+  /** Spend against the run's limits; null when the run set none. */
+  readonly budget: BudgetStatus | null;
+}
+
+/** One of the run's limits and what was spent against it (time in milliseconds). */
+export interface BudgetFigure {
+  readonly limit: number;
+  readonly spent: number;
+}
+
+/** A scope's limit that was warned about or used up: the run, or a delegated subtree. */
+export interface BudgetEvent {
+  readonly taskId: string;
+  readonly scope: 'run' | 'subtree';
+  readonly measure: BudgetMeasure;
+  readonly spent: number;
+  readonly limit: number;
+}
+
+/** The run's limits as set with `--budget-tokens`, `--budget-usd` and `--max-hours`, with spend against each. */
+export interface BudgetStatus {
+  readonly tokens: BudgetFigure | null;
+  readonly usd: BudgetFigure | null;
+  readonly time: BudgetFigure | null;
+  /** Scopes that spent 80% of a limit, in order. */
+  readonly warned: readonly BudgetEvent[];
+  /** Scopes whose limit was used up, in order. */
+  readonly exhausted: readonly BudgetEvent[];
 }
 
 /** What the event log does not hold: the task table and the inboxes, read from the task store. */

@@ -4,6 +4,7 @@ import type { EventStore } from '../store/event-store.js';
 import type { TaskStore } from '../store/task-store.js';
 import type { Repository } from '../workspace/repository.js';
 import type { WorkspaceProvider } from '../workspace/workspace-provider.js';
+import type { BudgetLedger } from './budget-ledger.js';
 import type { Wakeups } from './wakeups.js';
 import type { WorkInFlight } from './work-in-flight.js';
 import type { WorkspaceQuota } from './workspace-quota.js';
@@ -39,6 +40,8 @@ export interface RunContext {
   readonly now: () => number;
   /** The files the run's tasks declare and change, for its planners (one per run, shared). */
   readonly workInFlight: WorkInFlight;
+  /** The run's limits and spend; the run has no limit when absent. It must be told every event (see `onEvent`). */
+  readonly budget?: BudgetLedger;
   readonly onEvent?: (event: ColonyEvent) => void;
 }
 

@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { runAgent, type AgentInbox, type AgentOutcome } from '../agent/agent-loop.js';
+import { runAgent, type AgentInbox, type AgentOutcome, type AgentRecorder } from '../agent/agent-loop.js';
 import type { AgentRole } from '../events/event-types.js';
 import { syntheticFailureHandoff, type Handoff } from '../events/handoff.js';
 import { newShortId } from '../events/ids.js';
@@ -10,7 +10,9 @@ import { createReadFileTool } from '../tools/read-file-tool.js';
 import { createRunCommandTool } from '../tools/run-command-tool.js';
 import { createSearchTool } from '../tools/search-tool.js';
 import { createMainView, type MainView } from '../workspace/main-view.js';
+import { budgetStopHandoff, createAgentBudget } from './agent-budget.js';
 import { createAgentRecorder, endAgent } from './agent-recorder.js';
+import type { Exhaustion } from './budget-ledger.js';
 import { handoffMessage, personMessage } from './handoff-message.js';
 import { createFilesInFlightNotice } from './files-in-flight-notice.js';
 import { createPlannerBoard, handoffFromFinish } from './planner-board.js';
@@ -47,6 +49,7 @@ export async function runPlannerTask(context: RunContext, task: TaskRecord, sign
   const systemPrompt = PLANNER_PROMPT.replace('{{ROLE}}', ROLE_SENTENCES[role]);
   const board = createPlannerBoard(context, task, agentId, recorder);
   const filesNotice = createFilesInFlightNotice(context.workInFlight, task.id);
+  const budget = context.budget === undefined ? null : createAgentBudget(context.budget, task.id, 'planner');
 
   let view: MainView;
   try {
@@ -90,8 +93,11 @@ export async function runPlannerTask(context: RunContext, task: TaskRecord, sign
       inbox: plannerInbox(context, task),
       noToolCallNudge: PLANNER_NUDGE,
       beforeModelCall: async () => {
+        const spending = budget?.beforeModelCall() ?? null;
+        if (typeof spending === 'object' && spending !== null) return spending;
         const problem = await view.followTrunk();
         const notices = [
+          spending,
           problem === null ? null : `colony could not bring your view of main up to date, so what you read may be behind main: ${problem}`,
           filesNotice.next(),
         ].filter((notice) => notice !== null);
@@ -109,7 +115,16 @@ export async function runPlannerTask(context: RunContext, task: TaskRecord, sign
   // when it then ran out of steps over late messages; only a stop or a planner that never
   // finished gets a synthetic one.
   const report = board.finished();
-  const handoff = report !== null && !signal.aborted ? handoffFromFinish(report, outcome) : syntheticPlannerHandoff(outcome, role);
+  const budgetStop = budget?.stoppedBy() ?? null;
+  // Stopped by the budget, it still answers for every task it published: their agents get
+  // their own last calls, and the tasks that never started are closed by the runner.
+  if (budgetStop !== null) await waitForChildren(context, task, outcome.steps, recorder, signal);
+  const handoff =
+    report !== null && !signal.aborted
+      ? handoffFromFinish(report, outcome)
+      : budgetStop !== null && !signal.aborted
+        ? budgetStoppedPlannerHandoff(context, task, outcome, budgetStop)
+        : syntheticPlannerHandoff(outcome, role);
   endAgent(recorder, outcome, handoff);
   return { agentId, handoff };
 }
@@ -141,5 +156,31 @@ function syntheticPlannerHandoff(outcome: AgentOutcome, role: AgentRole): Handof
     summary: `The ${role} ended without finishing its scope: ${reason}.`,
     notes: [`It made ${outcome.steps} model call(s).`, lastToolCall === null ? 'It made no tool call.' : `Its last tool call was ${lastToolCall}.`],
     concerns: ['Tasks it published may still be open or may have landed work; check main before planning its scope again.'],
+  });
+}
+
+async function waitForChildren(context: RunContext, task: TaskRecord, step: number, recorder: AgentRecorder, signal: AbortSignal): Promise<void> {
+  let open = context.tasks.movableChildren(task.id);
+  if (open === 0) return;
+  recorder.record({ type: 'agent.waiting', data: { step, openChildren: open } });
+  recorder.flush();
+  while (open > 0 && !signal.aborted) {
+    await context.wakeups.wait(task.id, signal, INBOX_POLL_MS);
+    open = context.tasks.movableChildren(task.id);
+  }
+}
+
+/** A planner the budget stopped before it finished: what it had published and how each task ended. */
+function budgetStoppedPlannerHandoff(context: RunContext, task: TaskRecord, outcome: AgentOutcome, exhaustion: Exhaustion): Handoff {
+  const children = context.tasks.listTasks(context.runId).filter((child) => child.parentTaskId === task.id);
+  const lastToolCall = outcome.status === 'failed' ? outcome.lastToolCall : null;
+  return budgetStopHandoff({
+    exhaustion,
+    doing: [
+      `It made ${outcome.steps} model call(s) and did not call finish in its last one.`,
+      lastToolCall === null ? 'It made no tool call.' : `Its last tool call was ${lastToolCall}.`,
+      `It published ${children.length} task(s).`,
+    ],
+    notes: children.map((child) => `task ${child.id} (${child.title}): ${child.handoff === null ? child.status : `${child.handoff.status}: ${child.handoff.summary}`}`),
   });
 }

@@ -1,6 +1,6 @@
 import { closeRepositoryObjects } from '../workspace/repository-objects.js';
 import { join } from 'node:path';
-import type { ColonyEvent } from '../events/event-types.js';
+import type { ColonyEvent, EventBody, EventData } from '../events/event-types.js';
 import type { Handoff } from '../events/handoff.js';
 import { newShortId } from '../events/ids.js';
 import type { ChatModel } from '../model/chat-model.js';
@@ -12,6 +12,7 @@ import { resolveBranch } from '../workspace/workspace.js';
 import type { WorkspaceMethodChoice } from '../workspace/choose-workspace-provider.js';
 import type { WorkspaceMethod } from '../workspace/workspace.js';
 import { createAgentRecorder } from './agent-recorder.js';
+import { createBudgetLedger, type BudgetLedger, type Exhaustion, type RunLimits } from './budget-ledger.js';
 import { readBriefFile } from './brief-file.js';
 import { startCheckoutSync } from './checkout-sync.js';
 import { checkMain, type MainCheck } from './main-check.js';
@@ -44,6 +45,8 @@ export interface RunSessionOptions {
   readonly workspaces?: WorkspaceMethodChoice;
   /** The most disk all workspaces may take together; default a fifth of the free space at the start. */
   readonly workspaceDiskCapBytes?: number;
+  /** The run's spending and time limits (`--budget-tokens`, `--budget-usd`, `--max-hours`); none when absent. */
+  readonly limits?: RunLimits;
   readonly signal?: AbortSignal;
   readonly onEvent?: (event: ColonyEvent) => void;
 }
@@ -53,8 +56,13 @@ export type RunSessionResult =
   | {
       readonly ok: true;
       readonly runId: string;
-      /** done: the root planner finished done and the check passed; stopped: interrupted. */
-      readonly status: 'done' | 'failed' | 'stopped';
+      /**
+       * done: the root planner finished done and the check passed; stopped: interrupted;
+       * budget-exhausted: one of the run's limits was used up and the tree wound down.
+       */
+      readonly status: RunEndStatus;
+      /** The run's limit that was used up, or null when none was (or none was set). */
+      readonly budgetExhausted: Exhaustion | null;
       readonly rootHandoff: Handoff | null;
       /** The check run on main at the end, or null when there was none (stopped, or no command known). */
       readonly check: MainCheck | null;
@@ -67,6 +75,8 @@ export type RunSessionResult =
       readonly durationMs: number;
       readonly workspaceMethod: WorkspaceMethod;
     };
+
+export type RunEndStatus = 'done' | 'failed' | 'stopped' | 'budget-exhausted';
 
 const DEFAULT_LEASE_MS = 30_000;
 
@@ -119,8 +129,16 @@ async function runInRepository(
   const closeOnExit = () => events.close();
   process.once('exit', closeOnExit);
   try {
-    const system = createAgentRecorder(events, runId, 'system', options.onEvent);
+    // The budget folds every event of the run as it is recorded, before anyone else hears of it,
+    // and records its own through the run's system recorder.
+    const budget = createRunBudget(options.limits, started, (body) => system.record(body));
+    const onEvent = (event: ColonyEvent): void => {
+      budget?.observe(event);
+      options.onEvent?.(event);
+    };
+    const system = createAgentRecorder(events, runId, 'system', onEvent);
     system.record({ type: 'run.started', data: { mode: 'run', repo: repo.root, model: options.workerModel.spec, title: goal.title } });
+    if (budget !== undefined && options.limits !== undefined) system.record({ type: 'budget.set', data: budgetSet(options.limits, started) });
     // The install below can take minutes; the run's start is on disk before it.
     system.flush();
     const dependencyLayer = await prepareSharedDependencies({
@@ -157,7 +175,8 @@ async function runInRepository(
       mergeCheck: options.mergeCheck ?? null,
       now: Date.now,
       workInFlight: createWorkInFlight(events, runId),
-      ...(options.onEvent === undefined ? {} : { onEvent: options.onEvent }),
+      ...(budget === undefined ? {} : { budget }),
+      onEvent,
     };
     const root = tasks.createTask(
       { id: newShortId('task'), runId, parentTaskId: null, createdBy: null, kind: 'planner', title: goal.title, body: goal.body, scope: null, retryOf: null },
@@ -176,11 +195,14 @@ async function runInRepository(
     });
 
     let check: MainCheck | null = null;
-    let status: 'done' | 'failed' | 'stopped' = outcome.failure === null ? 'stopped' : 'failed';
+    let status: RunEndStatus = outcome.failure === null ? 'stopped' : 'failed';
     if (outcome.rootHandoff !== null) {
       check = await checkMain(repo, goal.body, context.viewsDir, system, signal);
       status = outcome.rootHandoff.status === 'done' && (check === null || check.passed) ? 'done' : 'failed';
     }
+    const budgetExhausted = budget?.runExhaustion() ?? null;
+    // The tree wound down because a limit was used up; a goal met all the same is still done.
+    if (budgetExhausted !== null && outcome.rootHandoff !== null && status !== 'done') status = 'budget-exhausted';
     const checkoutProblem = await checkout.finish();
     // Nothing is left to share once every worker has ended: no hidden copy of the repository stays behind.
     await workspaces.provider.close();
@@ -191,6 +213,7 @@ async function runInRepository(
       ok: true,
       runId,
       status,
+      budgetExhausted,
       rootHandoff: outcome.rootHandoff,
       check,
       trunk: repo.trunk,
@@ -207,4 +230,15 @@ async function runInRepository(
     tasks.close();
     events.close();
   }
+}
+
+/** The run's budget ledger; none when no limit was set. */
+function createRunBudget(limits: RunLimits | undefined, startedAt: number, record: (body: EventBody) => void): BudgetLedger | undefined {
+  if (limits === undefined || (limits.tokens === null && limits.usd === null && limits.maxHours === null)) return undefined;
+  return createBudgetLedger({ limits, startedAt, now: Date.now, record });
+}
+
+function budgetSet(limits: RunLimits, startedAt: number): EventData<'budget.set'> {
+  const deadline = limits.maxHours === null ? null : startedAt + limits.maxHours * 3_600_000;
+  return { tokens: limits.tokens, usd: limits.usd, maxHours: limits.maxHours, deadline };
 }

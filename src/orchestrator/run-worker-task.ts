@@ -12,6 +12,8 @@ import { createMergeToMainTool } from '../tools/merge-to-main-tool.js';
 import { createSubmitHandoffTool } from '../tools/submit-handoff-tool.js';
 import type { Repository } from '../workspace/repository.js';
 import type { WorkspaceProvider } from '../workspace/workspace-provider.js';
+import { budgetStopHandoff, type AgentBudget } from './agent-budget.js';
+import type { Exhaustion } from './budget-ledger.js';
 import { commandMergeCheck } from './merge-check.js';
 import { createAgentRecorder, endAgent } from './agent-recorder.js';
 import { linkSharedDependencies } from './shared-dependencies.js';
@@ -52,6 +54,8 @@ export interface RunWorkerTaskOptions {
   readonly parentAgentId?: string | null;
   /** Which claim of the task this is, from 1. */
   readonly attempt?: number;
+  /** The run's budget as this worker sees it; no limit when absent. */
+  readonly budget?: AgentBudget;
 }
 
 export interface WorkerResult {
@@ -143,6 +147,7 @@ export async function runWorkerTask(options: RunWorkerTaskOptions): Promise<Work
     recorder,
     maxSteps: options.maxSteps,
     ...(options.signal === undefined ? {} : { signal: options.signal }),
+    ...(options.budget === undefined ? {} : { beforeModelCall: async () => options.budget?.beforeModelCall() ?? null }),
   });
 
   // Decide the workspace's fate before the handoff, so the handoff can say where the work is.
@@ -151,7 +156,7 @@ export async function runWorkerTask(options: RunWorkerTaskOptions): Promise<Work
     ...(reclaimed.salvaged === null ? [] : [describeSalvage(reclaimed.salvaged, repo.trunk)]),
     ...(reclaimed.kept === null ? [] : [`Its workspace was kept, not removed: ${reclaimed.kept.reason}`]),
   ];
-  const handoff = finalHandoff(outcome, submitted, landed, notes, repo.trunk);
+  const handoff = finalHandoff(outcome, submitted, landed, notes, repo.trunk, options.budget?.stoppedBy() ?? null);
   recorder.record({ type: 'handoff.submitted', data: { taskId: task.id, handoff } });
   endAgent(recorder, outcome, handoff);
   return { agentId, handoff, keptWorkspace: reclaimed.kept?.path ?? null, salvaged: reclaimed.salvaged };
@@ -177,6 +182,7 @@ function finalHandoff(
   landed: readonly string[],
   workspaceNotes: readonly string[],
   trunk: string,
+  budgetStop: Exhaustion | null,
 ): Handoff {
   if (outcome.status === 'ended' && submitted !== null) {
     const handoff: Handoff = submitted;
@@ -184,6 +190,17 @@ function finalHandoff(
   }
   const reason = outcome.status === 'failed' ? outcome.reason : 'it ended without submitting a handoff';
   const lastToolCall = outcome.status === 'failed' ? outcome.lastToolCall : null;
+  if (budgetStop !== null) {
+    return budgetStopHandoff({
+      exhaustion: budgetStop,
+      doing: [
+        `It made ${outcome.steps} model call(s) and was told its last one was its last.`,
+        lastToolCall === null ? 'It made no tool call.' : `Its last tool call was ${lastToolCall}.`,
+      ],
+      commits: landed,
+      notes: [...(landed.length > 0 ? [`Some of its work landed on ${trunk}; the rest of the task is not done.`] : []), ...workspaceNotes],
+    });
+  }
   return syntheticFailureHandoff({
     summary: `The worker ended without a handoff: ${reason}.`,
     commits: landed,

@@ -1,6 +1,7 @@
 import { setMaxListeners } from 'node:events';
 import { syntheticFailureHandoff, type Handoff } from '../events/handoff.js';
 import type { TaskKind, TaskRecord } from '../store/task-store.js';
+import { createAgentBudget, unstartedHandoff } from './agent-budget.js';
 import { createAgentRecorder } from './agent-recorder.js';
 import type { RunContext } from './run-context.js';
 import { RUNNER_WAKEUP } from './run-context.js';
@@ -100,6 +101,13 @@ export async function runTasks(options: TaskRunnerOptions): Promise<RunnerOutcom
     // the agent already running it carries on under the renewed lease.
     if (running.has(task.id)) return;
     record({ type: 'task.claimed', data: { taskId: task.id, kind: task.kind, attempt: task.attempt, holder } });
+    // A task whose scope's budget is used up gets no agent: it is closed at once with a handoff
+    // that says so, so its planner hears of it instead of waiting.
+    const exhausted = context.budget?.blocksStart(task.id) ?? null;
+    if (exhausted !== null) {
+      finishTask(task, { agentId: 'system', handoff: unstartedHandoff(exhausted) });
+      return;
+    }
     if (task.kind === 'worker') runningWorkers += 1;
     const run = execute(context, task, agents.signal)
       .then((execution) => finishTask(task, execution))
@@ -116,6 +124,7 @@ export async function runTasks(options: TaskRunnerOptions): Promise<RunnerOutcom
 
   try {
     while (!agents.signal.aborted && isOpen(tasks.getTask(options.rootTaskId))) {
+      context.budget?.tick();
       for (let task = claim(['planner']); task !== null; task = claim(['planner'])) start(task);
       while (runningWorkers < options.workers()) {
         // Asked before claiming: a task claimed and then held back would sit leased for nothing.
@@ -165,6 +174,7 @@ async function execute(context: RunContext, task: TaskRecord, signal: AbortSigna
       parentAgentId: task.createdBy,
       attempt: task.attempt,
       ...(context.onEvent === undefined ? {} : { onEvent: context.onEvent }),
+      ...(context.budget === undefined ? {} : { budget: createAgentBudget(context.budget, task.id, 'worker') }),
     });
     return { agentId: result.agentId, handoff: result.handoff };
   } catch (error) {

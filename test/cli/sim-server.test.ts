@@ -2,6 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { expectSpendWithinOneCallPerAgent, expectWoundDown } from '../support/budget-checks.js';
 import { createExampleRepository, projectTestsPass, runCli, type ExampleRepository } from '../support/example-repository.js';
 
 const BIN = new URL('../../bin/colony.js', import.meta.url).pathname;
@@ -88,6 +89,20 @@ describe('the sim over real wire protocols', () => {
       expect(JSON.parse(result.stdout)).toMatchObject({ status: 'done', check: { passed: true }, summary: { run: { state: 'done' } } });
       expect(toolbox.git('show', 'main:src/index.js')).toContain("export * from './numbers/clamp.js';");
       expect(projectTestsPass(toolbox.dir)).toBe(true);
+    } finally {
+      toolbox.cleanup();
+    }
+  }, 300_000);
+
+  it('winds the tree down at a token budget over real HTTP, counting the usage the server reports', async () => {
+    const toolbox = createExampleRepository('toolbox');
+    try {
+      const args = ['run', join(toolbox.dir, 'GOAL.md'), '--repo', toolbox.dir, '--model', 'openai-compatible:sim', '--base-url', baseUrl];
+      const result = await runCli([...args, '--workers', '4', '--budget-tokens', '100000', '--quiet']);
+      expect(result.code).toBe(1);
+      expect(result.stderr).toMatch(/colony: the run's token budget of 100,000 tokens was used up: [\d,]+ tokens spent in all/);
+      const run = expectWoundDown(toolbox, 'tokens');
+      expectSpendWithinOneCallPerAgent(run, 100_000, (data) => data.usage.inputTokens + data.usage.outputTokens);
     } finally {
       toolbox.cleanup();
     }

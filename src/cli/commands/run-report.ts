@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { foldRunStatus, wallTime, type RunStatus } from '../../observe/run-status.js';
+import { budgetLines, foldRunStatus, wallTime, type RunStatus } from '../../observe/run-status.js';
 import type { RunSessionResult } from '../../orchestrator/run-session.js';
 import { acquireRunLock } from '../../orchestrator/run-lock.js';
 import { eventsDatabasePath } from '../../orchestrator/state-directory.js';
@@ -68,6 +68,7 @@ export function formatRunSummary(result: Extract<RunSessionResult, { ok: true }>
   } else if (result.rootHandoff !== null) {
     lines.push(`check on ${result.trunk}: none (no colony-spec test command and no npm test script)`);
   }
+  if (status?.budget != null) lines.push(...budgetLines(status.budget).map((line) => line.replace(/^(\w+):/, (_, name: string) => `${name.toLowerCase()}:`)));
   if (result.status === 'stopped') lines.push('The run was stopped; its unfinished tasks were released.');
   lines.push(`${result.trunk} is at ${result.trunkCommit.slice(0, 12)}. More: colony status --state ${result.stateDir}; colony events --state ${result.stateDir}`, '');
   return lines.join('\n');

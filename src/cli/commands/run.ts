@@ -2,11 +2,26 @@ import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import type { ColonyEvent, EventType } from '../../events/event-types.js';
 import type { ChatModel } from '../../model/chat-model.js';
-import { resolveModel } from '../../model/registry.js';
+import { readPriceFile } from '../../model/price-file.js';
+import type { PriceTable } from '../../model/prices.js';
+import { modelPrice, resolveModel } from '../../model/registry.js';
 import { formatEventLine } from '../../observe/format-event.js';
+import type { Exhaustion } from '../../orchestrator/budget-ledger.js';
 import { runRunSession, type RunSessionResult } from '../../orchestrator/run-session.js';
+import type { RunStatus } from '../../observe/run-status.js';
+import { formatAmount } from '../../events/budget-figures.js';
 import type { WorkspaceMethodChoice } from '../../workspace/choose-workspace-provider.js';
-import { byteSize, commandText, EXIT_FAILED, EXIT_OK, positiveInteger, usageError, workspacesOption, type CommandContext } from '../command-context.js';
+import {
+  byteSize,
+  commandText,
+  EXIT_FAILED,
+  EXIT_OK,
+  positiveInteger,
+  positiveNumber,
+  usageError,
+  workspacesOption,
+  type CommandContext,
+} from '../command-context.js';
 import { formatRunSummary, readRunStatus } from './run-report.js';
 
 interface RunFlags {
@@ -24,6 +39,10 @@ interface RunFlags {
   readonly sharedDeps: boolean;
   readonly workspaces: WorkspaceMethodChoice;
   readonly workspaceDiskCap?: number;
+  readonly budgetTokens?: number;
+  readonly budgetUsd?: number;
+  readonly maxHours?: number;
+  readonly prices?: string;
   readonly json?: boolean;
   readonly quiet?: boolean;
   readonly verbose?: boolean;
@@ -50,6 +69,14 @@ const PROGRESS_EVENTS: ReadonlySet<EventType> = new Set<EventType>([
   'main.checked',
   'model.retried',
   'model.failed',
+  'agent.parked',
+  'agent.resumed',
+  'provider.limited',
+  'provider.circuit-opened',
+  'provider.circuit-closed',
+  'budget.set',
+  'budget.warned',
+  'budget.exhausted',
 ]);
 
 export function registerRunCommand(program: Command, ctx: CommandContext): void {
@@ -70,6 +97,10 @@ export function registerRunCommand(program: Command, ctx: CommandContext): void 
     .option('--no-shared-deps', "do not install the repository's npm dependencies once for all workers; each workspace starts without node_modules")
     .addOption(workspacesOption())
     .option('--workspace-disk-cap <size>', 'the most disk all workspaces may take together, e.g. 2G (default: a fifth of the free space)', byteSize)
+    .option('--budget-tokens <n>', 'wind the run down when its model calls have used this many tokens, input plus output', positiveInteger)
+    .option('--budget-usd <amount>', 'wind the run down when its model calls have cost this many US dollars', positiveNumber('an amount of US dollars such as 5 or 0.50'))
+    .option('--max-hours <h>', 'wind the run down after this many hours of wall time; fractions allowed, e.g. 0.5', positiveNumber('a number of hours such as 2 or 0.25'))
+    .option('--prices <file>', 'a JSON file of model prices that adds to or overrides the known ones, like {"openai:gpt-5": {"inputPerMTok": 1.25, "outputPerMTok": 10}}')
     .option('--json', 'print the outcome as JSON')
     .option('--quiet', 'print no progress lines')
     .option('--verbose', 'print a line for every event, not only the milestones')
@@ -78,9 +109,10 @@ export function registerRunCommand(program: Command, ctx: CommandContext): void 
     });
 }
 
-function resolveOne(ctx: CommandContext, spec: string, flags: RunFlags): ChatModel | null {
+function resolveOne(ctx: CommandContext, spec: string, flags: RunFlags, prices: PriceTable): ChatModel | null {
   const resolved = resolveModel(spec, {
     env: ctx.env,
+    prices,
     ...(flags.baseUrl === undefined ? {} : { baseUrl: flags.baseUrl }),
     ...(flags.apiKeyEnv === undefined ? {} : { apiKeyEnv: flags.apiKeyEnv }),
   });
@@ -90,10 +122,31 @@ function resolveOne(ctx: CommandContext, spec: string, flags: RunFlags): ChatMod
 }
 
 async function run(ctx: CommandContext, goalPath: string, flags: RunFlags): Promise<number> {
-  const workerModel = resolveOne(ctx, flags.model, flags);
+  let prices: PriceTable = {};
+  if (flags.prices !== undefined) {
+    const read = readPriceFile(resolve(ctx.cwd, flags.prices));
+    if (!read.ok) {
+      usageError(ctx, read.error);
+      return ctx.exitCode;
+    }
+    prices = read.prices;
+  }
+  const workerModel = resolveOne(ctx, flags.model, flags, prices);
   if (workerModel === null) return ctx.exitCode;
-  const plannerModel = flags.plannerModel === undefined ? workerModel : resolveOne(ctx, flags.plannerModel, flags);
+  const plannerModel = flags.plannerModel === undefined ? workerModel : resolveOne(ctx, flags.plannerModel, flags, prices);
   if (plannerModel === null) return ctx.exitCode;
+  if (flags.budgetUsd !== undefined) {
+    // A limit in dollars means nothing for calls whose price is unknown: refuse it rather than count them as free.
+    const unpriced = [...new Set([workerModel.spec, plannerModel.spec])].filter((spec) => modelPrice(spec, prices) === null);
+    if (unpriced.length > 0) {
+      usageError(
+        ctx,
+        `--budget-usd needs the price of every model the run uses, and colony does not know the price of ${unpriced.join(' or ')}.`,
+        `Pass --prices FILE.json with its price in US dollars per million tokens, e.g. { "${unpriced[0]?.split('?')[0] ?? ''}": { "inputPerMTok": 1.25, "outputPerMTok": 10 } }.`,
+      );
+      return ctx.exitCode;
+    }
+  }
   const showProgress = flags.json !== true && flags.quiet !== true;
   const progress = (event: ColonyEvent) => {
     if (flags.verbose === true ? event.type !== 'model.requested' : PROGRESS_EVENTS.has(event.type)) ctx.stderr(`${formatEventLine(event)}\n`);
@@ -114,6 +167,7 @@ async function run(ctx: CommandContext, goalPath: string, flags: RunFlags): Prom
     sharedDependencies: flags.sharedDeps,
     workspaces: flags.workspaces,
     ...(flags.workspaceDiskCap === undefined ? {} : { workspaceDiskCapBytes: flags.workspaceDiskCap }),
+    limits: { tokens: flags.budgetTokens ?? null, usd: flags.budgetUsd ?? null, maxHours: flags.maxHours ?? null },
     signal: ctx.signal,
     ...(showProgress ? { onEvent: progress } : {}),
   });
@@ -136,6 +190,7 @@ function report(ctx: CommandContext, result: Extract<RunSessionResult, { ok: tru
       main: result.trunkCommit,
       checkoutProblem: result.checkoutProblem,
       failure: result.failure,
+      budgetExhausted: result.budgetExhausted,
       durationMs: result.durationMs,
       workspaces: result.workspaceMethod,
       summary: status,
@@ -145,5 +200,13 @@ function report(ctx: CommandContext, result: Extract<RunSessionResult, { ok: tru
   }
   ctx.stdout(formatRunSummary(result, status));
   if (result.failure !== null) ctx.stderr(`colony: the run was stopped because ${result.failure}\n`);
+  if (result.budgetExhausted !== null) ctx.stderr(`colony: ${budgetStopLine(result.budgetExhausted, status)}\n`);
   if (result.checkoutProblem !== null) ctx.stderr(`colony: your checkout was not updated: ${result.checkoutProblem}\n`);
+}
+
+/** Which limit ended the run and the figures: `the run's token budget of 100,000 tokens was used up: 104,311 tokens spent in all`. */
+function budgetStopLine(exhaustion: Exhaustion, status: RunStatus | null): string {
+  const figure = status?.budget?.[exhaustion.measure] ?? null;
+  const spent = figure === null ? '' : `: ${formatAmount(exhaustion.measure, figure.spent)} ${exhaustion.measure === 'time' ? 'passed' : 'spent'} in all`;
+  return `${exhaustion.what}${spent}; every running agent had one last model call to hand off.`;
 }

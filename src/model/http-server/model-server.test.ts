@@ -278,6 +278,37 @@ describe('faults', () => {
     await expect(post(running, '/v1/chat/completions', chat)).rejects.toThrow('fetch failed');
   });
 
+  it('plays a storm to every request while it lasts, ahead of the queue, and stops when it is over', async () => {
+    const running = await serve([{ text: 'after the storm' }], [{ status: 500 }]);
+    running.storm({ status: 429, retryAfterSeconds: 1 }, 600_000);
+    for (let request = 0; request < 3; request += 1) {
+      const limited = await post(running, '/v1/chat/completions', chat);
+      expect(limited.status).toBe(429);
+      expect(limited.headers.get('retry-after')).toBe('1');
+    }
+    // A storm of no length replaces the one under way: it is over.
+    running.storm({ status: 429 }, 0);
+    expect((await post(running, '/v1/chat/completions', chat)).status).toBe(500);
+    expect((await post(running, '/v1/chat/completions', chat)).status).toBe(200);
+    const statuses = running.requests.map((recorded) => (recorded.fault !== null && 'status' in recorded.fault ? recorded.fault.status : null));
+    expect(statuses).toEqual([429, 429, 429, 500, null]);
+  });
+
+  it('starts a storm from POST /control/storm, and says what a malformed one should look like', async () => {
+    const running = await serve([{ text: 'calm again' }]);
+    const refused = await post(running, '/control/storm', { seconds: 'ten', status: 429 });
+    expect(refused.status).toBe(400);
+    expect(((await refused.json()) as { error: { message: string } }).error.message).toMatch(/"seconds" must be a number.*\{"seconds": N, "status": 429/);
+    const started = await post(running, '/control/storm', { seconds: 600, status: 503, retryAfterSeconds: 2 });
+    expect(started.status).toBe(200);
+    expect(await started.json()).toEqual({ storm: { status: 503, retryAfterSeconds: 2 }, seconds: 600 });
+    const overloaded = await post(running, '/v1/messages', { model: 'x', max_tokens: 5, messages: [{ role: 'user', content: 'hi' }] });
+    expect(overloaded.status).toBe(503);
+    expect(overloaded.headers.get('retry-after')).toBe('2');
+    expect((await post(running, '/control/storm', { seconds: 0, garbage: true })).status).toBe(200);
+    expect((await post(running, '/v1/chat/completions', chat)).status).toBe(200);
+  });
+
   it('records every request with its headers and body', async () => {
     const running = await serve([{ text: 'x' }]);
     await fetch(`${running.url}/v1/chat/completions`, {

@@ -5,6 +5,7 @@ import type { LanguageModelV3 } from '@ai-sdk/provider';
 import { anthropicMessagesFormat } from './anthropic-messages-format.js';
 import { playAnswerFault, playTransportFault } from './fault.js';
 import type { Fault } from './fault.js';
+import { createFaultStorm, parseStormRequest, STORM_PATH } from './fault-storm.js';
 import { parseJson, readBody, writeError, writeJson } from './http-responses.js';
 import { openAIChatFormat } from './openai-chat-format.js';
 import type { ModelCall, ResponseIdentity, WireFormat } from './wire-format.js';
@@ -40,6 +41,11 @@ export interface ModelServer {
   readonly requests: readonly RecordedRequest[];
   /** The faults not played yet; push more at any time. */
   readonly faults: Fault[];
+  /**
+   * Plays `fault` to every generation request for the next `durationMs`, ahead of the queued
+   * faults: a 429 storm, say. `POST /control/storm` starts one from outside.
+   */
+  storm(fault: Fault, durationMs: number): void;
   /** Stops listening and drops open connections, stalled streams included. */
   close(): Promise<void>;
 }
@@ -54,12 +60,14 @@ const ENDPOINTS: Readonly<Record<string, WireFormat>> = {
  * completions (`POST /v1/chat/completions`, `GET /v1/models`) and Anthropic messages
  * (`POST /v1/messages`), streamed or not. Each request becomes one `doGenerate` call whose
  * result is written back in the request's format. A malformed request gets a 400 in that
- * format; a client that hangs up cancels the model call.
+ * format; a client that hangs up cancels the model call. Faults (queued, or a storm of
+ * them) stand in for answers, to test clients.
  */
 export async function startModelServer(options: ModelServerOptions): Promise<ModelServer> {
   const requests: RecordedRequest[] = [];
   const faults: Fault[] = [...(options.faults ?? [])];
   const now = options.now ?? Date.now;
+  const storm = createFaultStorm();
   let answered = 0;
 
   async function handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
@@ -69,7 +77,7 @@ export async function startModelServer(options: ModelServerOptions): Promise<Mod
     const body = await readBody(request);
     const json = body.ok ? parseJson(body.text) : null;
     const isGeneration = method === 'POST' && ENDPOINTS[path] !== undefined;
-    const fault = isGeneration ? (faults.shift() ?? null) : null;
+    const fault = isGeneration ? (storm.current() ?? faults.shift() ?? null) : null;
     requests.push({
       method,
       path,
@@ -85,9 +93,19 @@ export async function startModelServer(options: ModelServerOptions): Promise<Mod
       });
       return;
     }
+    if (method === 'POST' && path === STORM_PATH) {
+      const asked = parseStormRequest(json?.ok === true ? json.value : null);
+      if (!asked.ok) {
+        writeError(response, openAIChatFormat, 400, asked.error);
+        return;
+      }
+      storm.start(asked.fault, asked.durationMs);
+      writeJson(response, 200, { storm: asked.fault, seconds: asked.durationMs / 1000 });
+      return;
+    }
     if (!isGeneration) {
       const known = ENDPOINTS[path] !== undefined;
-      const message = `${method} ${path} is not served here. This server answers POST /v1/chat/completions, POST /v1/messages and GET /v1/models.`;
+      const message = `${method} ${path} is not served here. This server answers POST /v1/chat/completions, POST /v1/messages and GET /v1/models, and starts fault storms at POST ${STORM_PATH}.`;
       writeError(response, format, known ? 405 : 404, message);
       return;
     }
@@ -173,6 +191,7 @@ export async function startModelServer(options: ModelServerOptions): Promise<Mod
     url: `http://${host}:${address.port}`,
     requests,
     faults,
+    storm: (fault, durationMs) => storm.start(fault, durationMs),
     close: () =>
       new Promise<void>((resolve, reject) => {
         server.close((error) => (error === undefined ? resolve() : reject(error)));

@@ -1,4 +1,5 @@
 import type { Message, ToolCall } from '../messages.js';
+import { budgetUsedUp } from './budget-notice.js';
 import type { HandoffMessage } from './handoff-message.js';
 import { readHandoffMessage, USER_MESSAGE_HEADER } from './handoff-message.js';
 import type { PlannerCall } from './planner-tool-calls.js';
@@ -31,6 +32,8 @@ export interface PlannerConversation {
   readonly events: readonly PlannerEvent[];
   /** Messages from the user that arrived since the sim's last answer, to acknowledge. */
   readonly newUserMessages: readonly string[];
+  /** True when colony said the budget is used up: the sim finishes in this answer. */
+  readonly budgetUsedUp: boolean;
 }
 
 const SCOPE_LINE = /^Your scope: `([^`]+)`/;
@@ -67,5 +70,5 @@ export function readPlannerConversation(messages: readonly Message[]): PlannerCo
     }
   }
   const scope = SCOPE_LINE.exec(brief ?? '')?.[1] ?? null;
-  return { brief: brief ?? '', scope, turn, events, newUserMessages };
+  return { brief: brief ?? '', scope, turn, events, newUserMessages, budgetUsedUp: budgetUsedUp(messages) };
 }

@@ -78,3 +78,22 @@ function outsideFailures(run: TestRun): string | null {
   if (!run.passed && run.failing.length === 0) return `no test names in the output; it ended with ${run.report.statusLine}`;
   return null;
 }
+
+/**
+ * The planner's finish when told its budget is used up: what landed, and every module that did
+ * not named in a `not landed: <path>` note so its parent knows what is left.
+ */
+export function budgetFinishInput(scenario: Scenario, ledger: PlannerLedger, scope: string | null): FinishInput {
+  const owner = scope === null ? 'the goal' : `\`${scope}\``;
+  const left = ledger.modules.filter((record) => record.phase !== 'landed');
+  const total = ledger.modules.length;
+  const open = ledger.tasks.filter((task) => task.handoff === null).length;
+  return {
+    status: left.length === 0 ? 'done' : 'partial',
+    summary:
+      `The budget was used up: ${total - left.length} of ${total} module${plural(total)} of ${owner} landed` +
+      `${open > 0 ? `, ${open} task${plural(open)} still out` : ''}; I did not run \`${scenario.project.test}\` on main.`,
+    notes: left.map((record) => `${NOT_LANDED_PREFIX}${record.module.path}`),
+    follow_ups: left.length === 0 ? [] : [`Build what is left with more budget: ${left.map((record) => record.module.path).join(', ')}.`],
+  };
+}

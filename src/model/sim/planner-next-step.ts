@@ -1,5 +1,5 @@
 import type { TestVerdict } from './planner-finish.js';
-import { finishInput } from './planner-finish.js';
+import { budgetFinishInput, finishInput } from './planner-finish.js';
 import type { PlannerConversation } from './planner-conversation.js';
 import type { PlannerLedger } from './planner-ledger.js';
 import { firstLine, readLedger } from './planner-ledger.js';
@@ -46,6 +46,10 @@ function decide(conversation: PlannerConversation, tools: ReadonlySet<string>): 
   const ledger = readLedger(conversation, scenario);
   const base = baseFolderOf(scenario.modules.map((module) => module.path));
   const owner = conversation.scope === null ? 'the goal' : conversation.scope;
+  if (conversation.budgetUsedUp) {
+    const input = budgetFinishInput(scenario, ledger, conversation.scope);
+    return finish(tools, `The budget is used up; finishing as ${input.status ?? 'done'} with what landed.`, input);
+  }
   const calls = publishCalls(scenario, ledger, base, tools);
   if (calls.length > 0) {
     const scratchpad: PlannerCall[] = tools.has('write_scratchpad')

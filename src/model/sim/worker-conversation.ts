@@ -1,4 +1,5 @@
 import type { Message, ToolCall } from '../messages.js';
+import { budgetUsedUp } from './budget-notice.js';
 import type { WorkerCall } from './worker-tool-calls.js';
 import { readWorkerCall } from './worker-tool-calls.js';
 
@@ -29,6 +30,8 @@ export interface WorkerConversation {
   readonly actions: readonly WorkerAction[];
   /** True when an earlier answer of the sim's gave up on the task. */
   readonly abandoned: boolean;
+  /** True when colony said the budget is used up: the sim hands off in this answer. */
+  readonly budgetUsedUp: boolean;
 }
 
 /** Tool errors start with "error: " as well as carrying the flag: not every wire format keeps the flag. */
@@ -59,5 +62,5 @@ export function readConversation(messages: readonly Message[]): WorkerConversati
       actions.push({ position: actions.length, raw, call: readWorkerCall(raw), result: results.get(raw.id) ?? null });
     }
   }
-  return { taskText: taskText ?? '', turn, actions, abandoned };
+  return { taskText: taskText ?? '', turn, actions, abandoned, budgetUsedUp: budgetUsedUp(messages) };
 }

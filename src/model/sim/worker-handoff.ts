@@ -43,6 +43,22 @@ export function testsFailedHandoff(scenario: Scenario, actions: readonly WorkerA
   };
 }
 
+/** What a worker hands off when told its budget is used up before it finished: what is done, what was next. */
+export function budgetStoppedHandoff(scenario: Scenario, actions: readonly WorkerAction[], next: string): HandoffInput {
+  const files = touchedFiles(actions);
+  const landed = mergeAttempts(actions).some((attempt) => attempt.kind === 'merged');
+  const lastRun = testRuns(actions, scenario.project.test).at(-1);
+  const tests = lastRun === undefined ? 'I had not run the tests yet' : lastRun.passed ? 'the tests passed on my last run' : 'the tests failed on my last run';
+  return {
+    status: files.length === 0 ? 'blocked' : 'partial',
+    summary:
+      `The budget was used up before I finished ${scenario.modules.map((module) => module.path).join(', ')}: ` +
+      `${files.length === 0 ? 'I changed nothing' : `I wrote ${files.join(', ')}`}, ${tests}, and ${landed ? 'my work landed on main' : 'nothing of it landed on main'}.`,
+    notes: filesNote(actions),
+    follow_ups: [`What I was about to do next: ${next}`],
+  };
+}
+
 export interface DoneFacts {
   readonly scenario: Scenario;
   readonly actions: readonly WorkerAction[];

@@ -5,7 +5,7 @@ import { indexLineFor, parseScenario, renderModuleSource, renderModuleTest, test
 import { seededRoll } from './seeded-roll.js';
 import type { SimOptions } from './sim-options.js';
 import type { WorkerConversation } from './worker-conversation.js';
-import { blockedHandoff, doneHandoff, stepFailedHandoff, testsFailedHandoff } from './worker-handoff.js';
+import { blockedHandoff, budgetStoppedHandoff, doneHandoff, stepFailedHandoff, testsFailedHandoff } from './worker-handoff.js';
 import type { IndexKnowledge } from './worker-progress.js';
 import {
   indexHasHad,
@@ -54,7 +54,12 @@ export function planWorkerTurn(conversation: WorkerConversation, toolNames: read
       feedback: [`Give workers the ${missing.join(', ')} tool${missing.length === 1 ? '' : 's'}.`],
     });
   }
-  return guardRepeatedFailures(nextStep(parsed.scenario, conversation, options, tools), conversation);
+  const planned = guardRepeatedFailures(nextStep(parsed.scenario, conversation, options, tools), conversation);
+  // Told this is its last call, it hands off now with what it has, unless it was about to anyway.
+  if (conversation.budgetUsedUp && !planned.calls.some((call) => call.name === 'submit_handoff')) {
+    return handoff('The budget is used up, so I am handing off what I have.', budgetStoppedHandoff(parsed.scenario, conversation.actions, planned.text));
+  }
+  return planned;
 }
 
 function handoff(text: string, input: HandoffInput): PlannedTurn {
