@@ -17,8 +17,10 @@ export interface BenchSection {
   readonly details?: string;
 }
 
-/** Settings from `npm run bench -- <suites> [--seconds S] [--mergers 1,4,16]`, for the suites that take them. */
+/** Settings from `npm run bench -- <suites> [--seconds S] [--mergers 1,4,16] [--runs N]`, for the suites that take them. */
 export interface BenchSettings {
+  /** How many times each measured thing is repeated. */
+  readonly runs?: number;
   /** How long each timed run lasts. */
   readonly seconds?: number;
   /** Which concurrencies to run. */

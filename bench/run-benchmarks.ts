@@ -5,6 +5,7 @@ import type { BenchRow, BenchSection, BenchSettings } from './bench-row.js';
 import { benchDependencyLayers } from './dependency-layer.bench.js';
 import { benchEventAppend } from './event-append.bench.js';
 import { benchMerge } from './merge.bench.js';
+import { benchSandbox } from './sandbox.bench.js';
 import { benchToolCallOverhead } from './tool-call-overhead.bench.js';
 import { benchManyAgents, benchTreeAt64, benchTreeRun, benchTreeWithFaults } from './tree-run.bench.js';
 import { benchWorkInFlight } from './work-in-flight.bench.js';
@@ -25,6 +26,7 @@ const allSuites: { name: string; title: string; run: (settings: BenchSettings) =
   { name: 'deps', title: 'Shared dependency installs: disk and time per workspace', run: benchDependencyLayers },
   { name: 'merge', title: 'Landing on main: self-merge against one integrator', run: benchMerge },
   { name: 'workspaces', title: 'Workspaces side by side: time and disk per workspace', run: benchWorkspaces },
+  { name: 'sandbox', title: 'The sandbox: what confinement costs per command', run: benchSandbox },
 ];
 
 function usage(problem: string): never {
@@ -32,11 +34,12 @@ function usage(problem: string): never {
   process.exit(2);
 }
 
-/** Splits the arguments into suite names and the settings some suites take (`--seconds 20`, `--mergers 1,4,16`). */
+/** Splits the arguments into suite names and the settings some suites take (`--seconds 20`, `--mergers 1,4,16`, `--runs 50`). */
 function parseArguments(args: readonly string[]): { names: string[]; settings: BenchSettings } {
   const names: string[] = [];
   let seconds: number | undefined;
   let mergers: number[] | undefined;
+  let runs: number | undefined;
   for (let index = 0; index < args.length; index += 1) {
     const arg = args[index] ?? '';
     const value = args[index + 1] ?? '';
@@ -48,11 +51,18 @@ function parseArguments(args: readonly string[]): { names: string[]; settings: B
       mergers = value.split(',').map(Number);
       if (mergers.some((count) => !Number.isInteger(count) || count < 1)) usage(`--mergers needs whole numbers of at least 1, like 1,4,16; got "${value}"`);
       index += 1;
+    } else if (arg === '--runs') {
+      runs = Number(value);
+      if (!Number.isInteger(runs) || runs < 1) usage(`--runs needs a whole number of at least 1, got "${value}"`);
+      index += 1;
     } else {
       names.push(arg);
     }
   }
-  return { names, settings: { ...(seconds === undefined ? {} : { seconds }), ...(mergers === undefined ? {} : { mergers }) } };
+  return {
+    names,
+    settings: { ...(seconds === undefined ? {} : { seconds }), ...(mergers === undefined ? {} : { mergers }), ...(runs === undefined ? {} : { runs }) },
+  };
 }
 
 // `npm run bench -- tree many-agents` runs only those; no names runs them all.

@@ -1,4 +1,4 @@
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -20,15 +20,36 @@ export function isProcessAlive(pid: number): boolean {
 }
 
 /**
- * Waits for `pid` to be gone. A killed process closes its pipes a moment before the kernel
- * marks it exited, so a check right after the runner returns can still see it running.
+ * A `sleep` argument no other process uses, e.g. `61.483920`, so a test can find the sleep it
+ * started by its command line: a pid printed inside a confined command is a pid of its own
+ * namespace, meaningless outside it, while the command line is the same everywhere.
  */
-export async function waitUntilGone(pid: number, deadlineMs = 5_000): Promise<boolean> {
+export function uniqueSleepSeconds(): string {
+  return `61.${String(Math.floor(Math.random() * 1e6)).padStart(6, '0')}`;
+}
+
+/** Live processes whose whole command line is `argv`. */
+export function findProcesses(argv: readonly string[]): number[] {
+  const wanted = `${argv.join('\0')}\0`;
+  const found: number[] = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      if (readFileSync(`/proc/${entry}/cmdline`, 'utf8') === wanted && isProcessAlive(Number(entry))) found.push(Number(entry));
+    } catch {
+      // It exited while the list was read.
+    }
+  }
+  return found;
+}
+
+/** Waits until no live process has the command line `argv`. */
+export async function waitUntilNoProcess(argv: readonly string[], deadlineMs = 5_000): Promise<boolean> {
   for (let waited = 0; waited < deadlineMs; waited += 20) {
-    if (!isProcessAlive(pid)) return true;
+    if (findProcesses(argv).length === 0) return true;
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
-  return !isProcessAlive(pid);
+  return findProcesses(argv).length === 0;
 }
 
 /**
@@ -42,6 +63,15 @@ export async function waitUntilExists(path: string, deadlineMs = 10_000): Promis
     await new Promise((resolve) => setTimeout(resolve, 10));
   }
   return existsSync(path);
+}
+
+/** Polls `condition` every 10 ms until it holds or `deadlineMs` passes. */
+async function waitFor(condition: () => boolean, deadlineMs = 10_000): Promise<boolean> {
+  for (let waited = 0; waited < deadlineMs; waited += 10) {
+    if (condition()) return true;
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+  return condition();
 }
 
 /**
@@ -59,19 +89,29 @@ export async function abortOnceReady<Result>(
   return { result: await running, ready };
 }
 
+export interface ConformanceSetup {
+  /** Makes the fresh working directory usable by the runner's commands (e.g. group-writable for a sandbox uid). */
+  readonly prepareWorkspace?: (cwd: string) => void;
+}
+
 /**
  * The behaviour every RunProcess implementation must show, as one suite: register it once per
- * implementation. Timeouts are short so the suite stays fast; the kill grace is shortened too.
+ * implementation. `runnerFor` gets the suite's working directory, for runners confined to one. Timeouts are short so the suite stays fast; the kill grace is shortened too.
  * A timeout may land before the command has run a single line on a loaded machine, so the
  * timeout tests check only what holds wherever it lands; what a kill must do to a command that
  * is already running (keep its output, outlast a SIGTERM trap, reach its children) is checked
  * by aborting once the command reports it is ready, which kills the same way a timeout does.
  */
-export function describeProcessRunnerConformance(name: string, runner: RunProcess): void {
+export function describeProcessRunnerConformance(name: string, runnerFor: (cwd: string) => RunProcess, setup: ConformanceSetup = {}): void {
   describe(`process runner conformance: ${name}`, () => {
     let cwd = '';
+    let runner: RunProcess = async () => {
+      throw new Error('the runner is made in beforeAll');
+    };
     beforeAll(() => {
       cwd = mkdtempSync(join(tmpdir(), 'colony-runner-'));
+      setup.prepareWorkspace?.(cwd);
+      runner = runnerFor(cwd);
     });
     afterAll(() => {
       rmSync(cwd, { recursive: true, force: true });
@@ -107,23 +147,28 @@ export function describeProcessRunnerConformance(name: string, runner: RunProces
 
     it('kills a command that ignores SIGTERM, and its children, once the grace runs out', async () => {
       const marker = join(cwd, 'trap-set');
-      const command = "trap '' TERM; sleep 60 & echo $!; touch trap-set; wait; wait; wait";
-      const { result, ready } = await abortOnceReady((signal) => run(command, { timeoutMs: 10_000, signal }), marker);
+      const sleeper = ['sleep', uniqueSleepSeconds()];
+      const command = `trap '' TERM; ${sleeper.join(' ')} & touch trap-set; wait; wait; wait`;
+      const controller = new AbortController();
+      const running = run(command, { timeoutMs: 10_000, signal: controller.signal });
+      const ready = (await waitUntilExists(marker)) && (await waitFor(() => findProcesses(sleeper).length > 0));
+      controller.abort();
+      const result = await running;
       expect(ready).toBe(true);
       expect(result.aborted).toBe(true);
       expect(result.signal).toBe('SIGKILL');
-      const sleeper = Number(result.output.trim());
-      expect(sleeper).toBeGreaterThan(0);
-      expect(await waitUntilGone(sleeper)).toBe(true);
+      expect(await waitUntilNoProcess(sleeper)).toBe(true);
     }, 15_000);
 
     it('does not wait for a background child, and kills it', async () => {
-      const result = await run('sleep 60 & echo $!');
+      const sleeper = ['sleep', uniqueSleepSeconds()];
+      // The loop returns once the background sleep has started, so there is something to kill.
+      const command = `${sleeper.join(' ')} & until grep -q ${sleeper[1]} /proc/$!/cmdline 2>/dev/null; do sleep 0.01; done; echo started`;
+      const result = await run(command);
       expect(result.exitCode).toBe(0);
       expect(result.timedOut).toBe(false);
-      const sleeper = Number(result.output.trim());
-      expect(sleeper).toBeGreaterThan(0);
-      expect(await waitUntilGone(sleeper)).toBe(true);
+      expect(result.output).toBe('started\n');
+      expect(await waitUntilNoProcess(sleeper)).toBe(true);
     }, 10_000);
 
     it('kills a running command when its AbortSignal fires, keeping what it printed', async () => {

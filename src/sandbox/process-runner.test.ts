@@ -5,7 +5,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { describeProcessRunnerConformance, isProcessAlive } from './process-runner-conformance.js';
 import { createLocalProcessRunner, runProcess } from './process-runner.js';
 
-describeProcessRunnerConformance('local', runProcess);
+describeProcessRunnerConformance('local', () => runProcess);
 
 describe('local process runner', () => {
   let cwd = '';

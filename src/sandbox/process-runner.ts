@@ -2,7 +2,9 @@ import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import { stat } from 'node:fs/promises';
 import { buildCommandEnvironment } from './command-environment.js';
-import { HeadTailCapture } from './output-capture.js';
+import type { CommandLimits } from './command-limits.js';
+import { CommandOutput } from './command-output.js';
+import type { SpillDirectory } from './spill-directory.js';
 
 export const DEFAULT_MAX_OUTPUT_BYTES = 64 * 1024;
 export const DEFAULT_KILL_GRACE_MS = 2_000;
@@ -42,6 +44,21 @@ export interface ProcessResult {
   /** Bytes the command wrote in total, including those the cap dropped. */
   readonly outputBytes: number;
   readonly truncated: boolean;
+  /**
+   * Where the whole output is (up to the spill limit) when it was truncated, as the command
+   * sees the path, so a later command can `grep` or `sed -n` it; null when nothing was spilled.
+   */
+  readonly spillPath: string | null;
+  /** Bytes in the spill file; less than outputBytes when the spill limit cut it. */
+  readonly spillBytes: number;
+  /** The memory cgroup recorded an out-of-memory kill while the command ran. */
+  readonly outOfMemory: boolean;
+  /** The command ended by SIGXCPU: a process reached the CPU time limit. */
+  readonly cpuLimitExceeded: boolean;
+  /** The command ended by SIGXFSZ: a process wrote past the file size limit. */
+  readonly fileTooLarge: boolean;
+  /** The limits the command ran under, or null when it ran without any (the local runner). */
+  readonly limits: CommandLimits | null;
   readonly durationMs: number;
   /** Why the command could not be started, or null when it ran. */
   readonly startError: string | null;
@@ -60,6 +77,8 @@ export interface LocalProcessRunnerOptions {
   readonly parentEnvironment?: Readonly<Record<string, string | undefined>>;
   /** A monotonic clock in milliseconds, for durations. */
   readonly now?: () => number;
+  /** Where the full output of a truncated command goes; without it nothing is spilled. */
+  readonly spill?: SpillDirectory;
 }
 
 /**
@@ -70,7 +89,8 @@ export interface LocalProcessRunnerOptions {
 export function createLocalProcessRunner(options: LocalProcessRunnerOptions = {}): RunProcess {
   const parentEnvironment = options.parentEnvironment ?? process.env;
   const now = options.now ?? (() => performance.now());
-  return (request) => runLocalProcess(request, parentEnvironment, now);
+  const spill = options.spill ?? null;
+  return (request) => runLocalProcess(request, parentEnvironment, now, spill);
 }
 
 /** The local runner reading allowlisted variables from process.env. */
@@ -80,16 +100,12 @@ async function runLocalProcess(
   request: ProcessRequest,
   parentEnvironment: Readonly<Record<string, string | undefined>>,
   now: () => number,
+  spill: SpillDirectory | null,
 ): Promise<ProcessResult> {
   const startedAt = now();
   const notStarted = (startError: string, aborted: boolean): ProcessResult => ({
-    exitCode: null,
-    signal: null,
-    timedOut: false,
+    ...NOT_STARTED,
     aborted,
-    output: '',
-    outputBytes: 0,
-    truncated: false,
     durationMs: now() - startedAt,
     startError,
   });
@@ -99,7 +115,7 @@ async function runLocalProcess(
   const directoryProblem = await checkWorkingDirectory(request.cwd);
   if (directoryProblem !== null) return notStarted(directoryProblem, false);
 
-  const capture = new HeadTailCapture(request.maxOutputBytes ?? DEFAULT_MAX_OUTPUT_BYTES);
+  const capture = new CommandOutput(request.maxOutputBytes ?? DEFAULT_MAX_OUTPUT_BYTES, spill?.next() ?? null);
   let child: ChildProcess;
   try {
     child = spawn('bash', ['-c', request.command], {
@@ -114,22 +130,40 @@ async function runLocalProcess(
   return new Promise<ProcessResult>((resolve) => {
     watchChild(child, request, capture, (outcome) => {
       resolve({
+        ...NOT_STARTED,
         ...outcome,
-        output: capture.render(),
-        outputBytes: capture.totalBytes,
-        truncated: capture.truncated,
+        ...capture.finish(),
         durationMs: now() - startedAt,
       });
     });
   });
 }
 
+/** A result with nothing run: what a runner starts from before it fills in what happened. */
+export const NOT_STARTED: ProcessResult = {
+  exitCode: null,
+  signal: null,
+  timedOut: false,
+  aborted: false,
+  output: '',
+  outputBytes: 0,
+  truncated: false,
+  spillPath: null,
+  spillBytes: 0,
+  outOfMemory: false,
+  cpuLimitExceeded: false,
+  fileTooLarge: false,
+  limits: null,
+  durationMs: 0,
+  startError: null,
+};
+
 type ChildOutcome = Pick<ProcessResult, 'exitCode' | 'signal' | 'timedOut' | 'aborted' | 'startError'>;
 
 function watchChild(
   child: ChildProcess,
   request: ProcessRequest,
-  capture: HeadTailCapture,
+  capture: CommandOutput,
   done: (outcome: ChildOutcome) => void,
 ): void {
   const killGraceMs = request.killGraceMs ?? DEFAULT_KILL_GRACE_MS;
@@ -201,7 +235,8 @@ function watchChild(
   });
 }
 
-function checkLimits(request: ProcessRequest): string | null {
+/** Why the request's own limits cannot be used, or null. */
+export function checkLimits(request: ProcessRequest): string | null {
   if (!Number.isFinite(request.timeoutMs) || request.timeoutMs <= 0) {
     return `timeoutMs must be a positive number of milliseconds, got ${request.timeoutMs}`;
   }
@@ -212,7 +247,8 @@ function checkLimits(request: ProcessRequest): string | null {
   return null;
 }
 
-async function checkWorkingDirectory(cwd: string): Promise<string | null> {
+/** Why `cwd` cannot be a command's working directory, or null. */
+export async function checkWorkingDirectory(cwd: string): Promise<string | null> {
   try {
     const info = await stat(cwd);
     return info.isDirectory() ? null : `the working directory is not a directory: ${cwd}`;
@@ -221,6 +257,6 @@ async function checkWorkingDirectory(cwd: string): Promise<string | null> {
   }
 }
 
-function describeError(error: unknown): string {
+export function describeError(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }

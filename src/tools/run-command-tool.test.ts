@@ -2,7 +2,8 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { abortOnceReady } from '../sandbox/process-runner-conformance.js';
-import { runProcess } from '../sandbox/process-runner.js';
+import { createLocalProcessRunner, runProcess } from '../sandbox/process-runner.js';
+import { SpillDirectory } from '../sandbox/spill-directory.js';
 import type { ProcessRequest, RunProcess } from '../sandbox/process-runner.js';
 import { createRunCommandTool } from './run-command-tool.js';
 import type { RunCommandInput } from './run-command-tool.js';
@@ -64,10 +65,22 @@ describe('run_command', () => {
   it('caps huge output, keeping the head and the tail', async () => {
     const result = await run({ command: 'seq 1 200000' });
     const output = result.ok ? result.output : '';
-    expect(output.startsWith('exit code: 0\n\n1\n2\n3\n')).toBe(true);
+    expect(output.startsWith('exit code: 0\noutput truncated: 1.2 MB in all, only the start and the end are shown\n\n1\n2\n3\n')).toBe(true);
     expect(output.endsWith('199999\n200000\n')).toBe(true);
     expect(output).toMatch(/\n\[\.\.\. \d+ bytes omitted \.\.\.\]\n/);
     expect(output.length).toBeLessThan(70 * 1024);
+  });
+
+  it('says where the full output is when the runner spilled it', async () => {
+    const spill = SpillDirectory.open({ hostDirectory: join(fixture.root, 'spill'), visibleDirectory: join(fixture.root, 'spill'), owner: null, maxBytes: 200_000 });
+    if (!spill.ok) throw new Error(spill.problem);
+    const tool = createRunCommandTool(fixture.root, { runProcess: createLocalProcessRunner({ spill: spill.directory }) });
+    const whole = await tool.execute({ command: 'seq 1 20000' }, toolContext());
+    const path = join(fixture.root, 'spill', 'cmd-1.log');
+    expect(whole.ok && whole.output.split('\n').slice(0, 2)).toEqual(['exit code: 0', `output truncated: 106 KB in all, full output in ${path}`]);
+    expect(readFileSync(path, 'utf8')).toBe(Array.from({ length: 20_000 }, (_, index) => `${index + 1}\n`).join(''));
+    const cut = await tool.execute({ command: 'seq 1 40000' }, toolContext());
+    expect(cut.ok && cut.output.split('\n')[1]).toBe(`output truncated: 224 KB in all, the first 195 KB in ${join(fixture.root, 'spill', 'cmd-2.log')}`);
   });
 
   it('renders binary output safely', async () => {

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { z } from 'zod';
+import { formatBytes } from '../sandbox/command-limits.js';
 import { runProcess as runLocalProcess } from '../sandbox/process-runner.js';
 import type { ProcessResult, RunProcess } from '../sandbox/process-runner.js';
 import type { Tool, ToolContext, ToolResult } from './tool.js';
@@ -32,9 +33,11 @@ export interface RunCommandToolOptions {
 }
 
 /**
- * `run_command`: runs `bash -c` in the workspace. The output starts with a status line
- * (`exit code: N`, `timed out after Ns: the command was killed` or `killed by signal SIG`), then
- * a blank line, then stdout and stderr interleaved, capped. A non-zero exit is still ok: it is
+ * `run_command`: runs `bash -c` in the workspace. The output starts with a status line saying
+ * how the command ended (`exit code: N`, `timed out after Ns: …`, `out of memory: …`, `CPU time
+ * limit of N s reached: …`, `file size limit of N reached: …`, `killed by signal SIG`), then,
+ * when the output was cut, a line saying how much there was and where all of it is, then a
+ * blank line, then stdout and stderr interleaved, capped. A non-zero exit is still ok: it is
  * information for the model; only a command that could not start is an error.
  */
 export function createRunCommandTool(workspace: WorkspaceRoot, options: RunCommandToolOptions = {}): Tool<RunCommandInput> {
@@ -54,13 +57,39 @@ export function createRunCommandTool(workspace: WorkspaceRoot, options: RunComma
         ...(options.environment === undefined ? {} : { env: options.environment }),
       });
       if (result.startError !== null) return { ok: false, error: `could not run the command: ${result.startError}` };
-      return { ok: true, output: `${statusLine(result, timeoutSeconds)}\n\n${result.output}` };
+      return { ok: true, output: `${statusLines(result, timeoutSeconds)}\n\n${result.output}` };
     },
   };
 }
 
-function statusLine(result: ProcessResult, timeoutSeconds: number): string {
+function statusLines(result: ProcessResult, timeoutSeconds: number): string {
+  const lines = [ending(result, timeoutSeconds)];
+  const killedForMemory = !result.timedOut && result.outOfMemory && result.signal === 'SIGKILL';
+  if (result.outOfMemory && !killedForMemory) lines.push(`out of memory: a process of the command was killed at the ${memoryLimit(result)} limit`);
+  if (result.truncated) lines.push(truncation(result));
+  return lines.join('\n');
+}
+
+function ending(result: ProcessResult, timeoutSeconds: number): string {
   if (result.timedOut) return `timed out after ${timeoutSeconds}s: the command was killed`;
+  if (result.outOfMemory && result.signal === 'SIGKILL') return `out of memory: the command was killed at the ${memoryLimit(result)} limit`;
+  if (result.cpuLimitExceeded) {
+    return `CPU time limit${result.limits === null ? '' : ` of ${result.limits.cpuSeconds} s`} reached: the command was killed`;
+  }
+  if (result.fileTooLarge) {
+    return `file size limit${result.limits === null ? '' : ` of ${formatBytes(result.limits.maxFileBytes)}`} reached: the command was killed`;
+  }
   if (result.exitCode !== null) return `exit code: ${result.exitCode}`;
   return `killed by signal ${result.signal ?? 'unknown'}`;
+}
+
+function memoryLimit(result: ProcessResult): string {
+  return result.limits === null ? 'memory' : formatBytes(result.limits.memoryBytes);
+}
+
+function truncation(result: ProcessResult): string {
+  const total = `output truncated: ${formatBytes(result.outputBytes)} in all`;
+  if (result.spillPath === null) return `${total}, only the start and the end are shown`;
+  if (result.spillBytes < result.outputBytes) return `${total}, the first ${formatBytes(result.spillBytes)} in ${result.spillPath}`;
+  return `${total}, full output in ${result.spillPath}`;
 }

@@ -1,6 +1,8 @@
 /**
  * Reading what run_command sent back: a status line (`exit code: N`, `timed out after ...`,
- * `killed by signal ...`), a blank line, then the output.
+ * `out of memory: ...`, `CPU time limit ...`, `file size limit ...`, `killed by signal ...`),
+ * at most one more (`out of memory: a process ...`, `output truncated: ...`), a blank line,
+ * then the output.
  */
 
 export interface CommandReport {
@@ -10,7 +12,8 @@ export interface CommandReport {
   readonly output: string;
 }
 
-const STATUS_PATTERN = /^(exit code: (-?\d+)|timed out after .*|killed by signal .*)$/;
+const STATUS_PATTERN = /^(exit code: (-?\d+)|timed out after .*|out of memory: .*|CPU time limit .*|file size limit .*|killed by signal .*)$/;
+const SECOND_STATUS_PATTERN = /^(out of memory: .*|output truncated: .*)$/;
 
 /** Null when the content is not a command report (the tool itself failed). */
 export function readCommandReport(content: string): CommandReport | null {
@@ -19,7 +22,10 @@ export function readCommandReport(content: string): CommandReport | null {
   const match = STATUS_PATTERN.exec(statusLine);
   if (match === null) return null;
   const exitCode = match[2] === undefined ? null : Number(match[2]);
-  const output = newline === -1 ? '' : content.slice(newline + 1).replace(/^\r?\n/, '');
+  let rest = newline === -1 ? '' : content.slice(newline + 1);
+  const secondEnd = rest.indexOf('\n');
+  if (secondEnd !== -1 && SECOND_STATUS_PATTERN.test(rest.slice(0, secondEnd).trim())) rest = rest.slice(secondEnd + 1);
+  const output = rest.replace(/^\r?\n/, '');
   return { statusLine, exitCode, output };
 }
 

@@ -1,0 +1,126 @@
+import { existsSync } from 'node:fs';
+import { basename, join } from 'node:path';
+import {
+  childCgroups,
+  makeCgroupDirectory,
+  readCgroupFile,
+  readKeyedNumber,
+  readPids,
+  removeCgroupDirectory,
+  signalPids,
+  waitFor,
+  writeCgroupFile,
+} from './cgroup-files.js';
+import type { CgroupLayout } from './cgroup-layout.js';
+import type { CgroupLimits, CommandCgroup, RunCgroups, RunCgroupsOpening } from './cgroups.js';
+
+type V1Layout = Extract<CgroupLayout, { version: 1 }>;
+const CONTROLLERS = ['memory', 'pids', 'freezer'] as const;
+type Directories = Record<(typeof CONTROLLERS)[number], string>;
+
+/** How long a freeze may take before the kill goes ahead anyway (a process stuck in the kernel). */
+const FREEZE_DEADLINE_MS = 1_000;
+const EMPTY_DEADLINE_MS = 5_000;
+
+/**
+ * cgroup v1: the run's parent is `colony-<run>` under the process's own cgroup in each of the
+ * memory, pids and freezer hierarchies, and each command gets a child in all three. Memory is
+ * limited by memory.limit_in_bytes (and memory.memsw.limit_in_bytes, when swap is accounted,
+ * so the limit cannot be dodged into swap); processes by pids.max; the freezer stops a fork
+ * bomb from forking while it is killed.
+ */
+export function openCgroupsV1(layout: V1Layout, runName: string): RunCgroupsOpening {
+  const run: Directories = { memory: join(layout.memory, runName), pids: join(layout.pids, runName), freezer: join(layout.freezer, runName) };
+  for (const controller of CONTROLLERS) {
+    const problem = makeCgroupDirectory(run[controller]);
+    if (problem !== null) return { ok: false, problem };
+  }
+  const missing = [
+    ['memory.limit_in_bytes', run.memory],
+    ['pids.max', run.pids],
+    ['freezer.state', run.freezer],
+  ].filter(([file, directory]) => !existsSync(join(directory ?? '', file ?? '')));
+  if (missing.length > 0) {
+    return { ok: false, problem: `the cgroup v1 hierarchies lack ${missing.map(([file]) => file).join(', ')}` };
+  }
+  const cgroups: RunCgroups = {
+    version: 1,
+    description: `cgroup v1: ${run.memory}, ${run.pids}, ${run.freezer}`,
+    create: (name, limits) => createCommandCgroup(run, name, limits),
+    close: async () => {
+      const names = new Set(CONTROLLERS.flatMap((controller) => childCgroups(run[controller]).map((child) => basename(child))));
+      for (const name of names) await removeCommandCgroup(commandDirectories(run, name));
+      for (const controller of CONTROLLERS) await removeCgroupDirectory(run[controller]);
+    },
+  };
+  return { ok: true, cgroups };
+}
+
+function commandDirectories(run: Directories, name: string): Directories {
+  return { memory: join(run.memory, name), pids: join(run.pids, name), freezer: join(run.freezer, name) };
+}
+
+function createCommandCgroup(run: Directories, name: string, limits: CgroupLimits): { ok: true; cgroup: CommandCgroup } | { ok: false; problem: string } {
+  const directories = commandDirectories(run, name);
+  const fail = (problem: string) => {
+    void removeCommandCgroup(directories);
+    return { ok: false as const, problem };
+  };
+  for (const controller of CONTROLLERS) {
+    const problem = makeCgroupDirectory(directories[controller]);
+    if (problem !== null) return fail(problem);
+  }
+  const memory = String(limits.memoryBytes);
+  const limitProblem =
+    writeCgroupFile(join(directories.memory, 'memory.limit_in_bytes'), memory) ??
+    (existsSync(join(directories.memory, 'memory.memsw.limit_in_bytes'))
+      ? writeCgroupFile(join(directories.memory, 'memory.memsw.limit_in_bytes'), memory)
+      : null) ??
+    writeCgroupFile(join(directories.pids, 'pids.max'), String(limits.maxProcesses));
+  if (limitProblem !== null) return fail(limitProblem);
+  const pids = (): number[] => [...new Set(CONTROLLERS.flatMap((controller) => readPids(join(directories[controller], 'cgroup.procs'))))];
+  return {
+    ok: true,
+    cgroup: {
+      procsFiles: CONTROLLERS.map((controller) => join(directories[controller], 'cgroup.procs')),
+      pids,
+      outOfMemory: () => {
+        const kills = readKeyedNumber(join(directories.memory, 'memory.oom_control'), 'oom_kill');
+        // Kernels before 4.13 have no oom_kill count; hitting the limit is then the evidence.
+        return kills !== null ? kills > 0 : Number((readCgroupFile(join(directories.memory, 'memory.failcnt')) ?? '0').trim()) > 0;
+      },
+      signal: (signal, except) => signalPids(pids(), signal, except),
+      kill: () => killFrozen(directories, pids),
+      remove: () => removeCommandCgroup(directories),
+    },
+  };
+}
+
+/**
+ * Freeze, SIGKILL every process, thaw, until the cgroup is empty. A frozen process cannot
+ * fork, so a fork bomb cannot outrun the kill; the kill is delivered when it thaws.
+ */
+async function killFrozen(directories: Directories, pids: () => number[]): Promise<boolean> {
+  const state = join(directories.freezer, 'freezer.state');
+  const start = Date.now();
+  while (pids().length > 0) {
+    if (Date.now() - start > EMPTY_DEADLINE_MS) return false;
+    const frozen = writeCgroupFile(state, 'FROZEN') === null;
+    if (frozen) await waitFor(() => (readCgroupFile(state) ?? '').trim() === 'FROZEN', FREEZE_DEADLINE_MS);
+    signalPids(pids(), 'SIGKILL');
+    writeCgroupFile(state, 'THAWED');
+    await waitFor(() => pids().length === 0, 200);
+  }
+  return true;
+}
+
+async function removeCommandCgroup(directories: Directories): Promise<string | null> {
+  const pids = (): number[] => CONTROLLERS.flatMap((controller) => readPids(join(directories[controller], 'cgroup.procs')));
+  await killFrozen(directories, pids);
+  const problems: string[] = [];
+  for (const controller of CONTROLLERS) {
+    const problem = await removeCgroupDirectory(directories[controller]);
+    if (problem !== null) problems.push(problem);
+  }
+  return problems.length === 0 ? null : problems.join('; ');
+}

@@ -1,0 +1,106 @@
+import { spawn } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { readPids, removeCgroupDirectory } from './cgroup-files.js';
+import { readCgroupSources } from './cgroup-layout.js';
+import { HARNESS_LEAF, killCgroupV2, openCgroupsV2 } from './cgroup-v2.js';
+import { isProcessAlive } from './process-runner-conformance.js';
+
+/**
+ * cgroup v2 cannot be run for real on a machine whose memory and pids controllers are bound
+ * to v1, so the driver is checked here against a fake cgroup root (which files it writes, and
+ * what), and its kill and removal against the real v2 hierarchy where one is mounted, which
+ * needs no controller.
+ */
+describe('the cgroup v2 driver against a fake cgroup root', () => {
+  let root = '';
+  afterEach(() => rmSync(root, { recursive: true, force: true }));
+
+  const fakeOwnCgroup = (procs: number[]): string => {
+    root = mkdtempSync(join(tmpdir(), 'colony-fake-cgroup2-'));
+    const own = join(root, 'system.slice', 'colony.service');
+    mkdirSync(own, { recursive: true });
+    writeFileSync(join(own, 'cgroup.controllers'), 'cpuset cpu io memory pids\n');
+    writeFileSync(join(own, 'cgroup.subtree_control'), '');
+    writeFileSync(join(own, 'cgroup.procs'), procs.map((pid) => `${pid}\n`).join(''));
+    return own;
+  };
+
+  it('enables memory and pids below its own cgroup and the run’s, and writes each command’s limits', async () => {
+    const own = fakeOwnCgroup([4242]);
+    const opened = openCgroupsV2({ version: 2, own }, 'colony-run-1', 4242);
+    if (!opened.ok) throw new Error(opened.problem);
+    expect(readFileSync(join(own, 'cgroup.subtree_control'), 'utf8')).toBe('+memory +pids');
+    expect(readFileSync(join(own, 'colony-run-1', 'cgroup.subtree_control'), 'utf8')).toBe('+memory +pids');
+    expect(opened.cgroups.description).toBe(`cgroup v2: ${join(own, 'colony-run-1')}`);
+
+    const command = join(own, 'colony-run-1', 'agent-1');
+    mkdirSync(command);
+    writeFileSync(join(command, 'memory.swap.max'), 'max\n');
+    const made = opened.cgroups.create('agent-1', { memoryBytes: 128 * 1024 ** 2, maxProcesses: 64 });
+    if (!made.ok) throw new Error(made.problem);
+    expect(readFileSync(join(command, 'memory.max'), 'utf8')).toBe(String(128 * 1024 ** 2));
+    expect(readFileSync(join(command, 'memory.swap.max'), 'utf8')).toBe('0');
+    expect(readFileSync(join(command, 'pids.max'), 'utf8')).toBe('64');
+    expect(made.cgroup.procsFiles).toEqual([join(command, 'cgroup.procs')]);
+
+    writeFileSync(join(command, 'memory.events'), 'low 0\nhigh 0\nmax 4\noom 1\noom_kill 0\noom_group_kill 0\n');
+    expect(made.cgroup.outOfMemory()).toBe(false);
+    writeFileSync(join(command, 'memory.events'), 'low 0\nhigh 0\nmax 9\noom 2\noom_kill 1\noom_group_kill 0\n');
+    expect(made.cgroup.outOfMemory()).toBe(true);
+  });
+
+  it('leaves controllers already handed down as they are', () => {
+    const own = fakeOwnCgroup([4242]);
+    writeFileSync(join(own, 'cgroup.subtree_control'), 'cpu memory pids\n');
+    expect(openCgroupsV2({ version: 2, own }, 'colony-run-2', 4242).ok).toBe(true);
+    expect(readFileSync(join(own, 'cgroup.subtree_control'), 'utf8')).toBe('cpu memory pids\n');
+    expect(existsSync(join(own, HARNESS_LEAF))).toBe(false);
+  });
+
+  it('names the missing controllers of its own cgroup', () => {
+    const own = fakeOwnCgroup([4242]);
+    writeFileSync(join(own, 'cgroup.controllers'), 'cpu io\n');
+    expect(openCgroupsV2({ version: 2, own }, 'colony-run-3', 4242)).toEqual({
+      ok: false,
+      problem: `the cgroup v2 controllers memory and pids are not available in ${own} (cgroup.controllers: "cpu io")`,
+    });
+  });
+
+  it('names the other processes that keep its own cgroup from handing controllers down', () => {
+    const own = fakeOwnCgroup([4242, 977, 978]);
+    // A directory in place of the control file makes the write fail, as the kernel's EBUSY would.
+    rmSync(join(own, 'cgroup.subtree_control'));
+    mkdirSync(join(own, 'cgroup.subtree_control'));
+    const opened = openCgroupsV2({ version: 2, own }, 'colony-run-4', 4242);
+    expect(opened.ok ? '' : opened.problem).toBe(
+      `cannot enable the memory and pids controllers below ${own}: it holds other processes (977, 978), and a cgroup that holds processes cannot hand controllers to its children`,
+    );
+  });
+});
+
+const unified = /^\d+ \d+ \S+ \/ (\S+) .* - cgroup2 /m.exec(readCgroupSources().mountInfo)?.[1];
+const canUseUnified = process.getuid?.() === 0 && unified !== undefined;
+
+describe.skipIf(!canUseUnified)(`killing and removing a real cgroup v2${canUseUnified ? '' : ' (skipped: needs root and a cgroup2 mount)'}`, () => {
+  it('kills every process in it, children included, and removes it', async () => {
+    const directory = join(unified ?? '', `colony-test-kill-${process.pid}`);
+    mkdirSync(directory);
+    try {
+      const child = spawn('/bin/sh', ['-c', 'echo $$ > "$1"; sleep 100 & sleep 100 & echo ready; wait', 'sh', join(directory, 'cgroup.procs')], {
+        stdio: ['ignore', 'pipe', 'ignore'],
+      });
+      await new Promise((resolve) => child.stdout?.once('data', resolve));
+      const members = readPids(join(directory, 'cgroup.procs'));
+      expect(members.length).toBe(3);
+      expect(await killCgroupV2(directory)).toBe(true);
+      expect(members.filter((pid) => isProcessAlive(pid))).toEqual([]);
+      expect(await removeCgroupDirectory(directory)).toBeNull();
+      expect(existsSync(directory)).toBe(false);
+    } finally {
+      await removeCgroupDirectory(directory);
+    }
+  });
+});

@@ -1,0 +1,135 @@
+import type { ChildProcess } from 'node:child_process';
+import type { Readable } from 'node:stream';
+import type { CommandCgroup } from './cgroups.js';
+import type { CommandOutput } from './command-output.js';
+import { DEFAULT_DRAIN_MS, DEFAULT_KILL_GRACE_MS, describeError } from './process-runner.js';
+import type { ProcessRequest } from './process-runner.js';
+
+/** What the watcher saw of one confined command, before it is read into a ProcessResult. */
+export interface ConfinedOutcome {
+  /** The launcher's exit status (the confinement's, which passes the command's on). */
+  readonly code: number | null;
+  /** The signal that killed the launcher's process itself, or null. */
+  readonly signal: NodeJS.Signals | null;
+  readonly timedOut: boolean;
+  readonly aborted: boolean;
+  /** The command reported from inside its confinement (fd 3) before it ran. */
+  readonly started: boolean;
+  /** Signals the runner sent, in order. */
+  readonly sentSignals: readonly NodeJS.Signals[];
+  readonly outOfMemory: boolean;
+  readonly startError: string | null;
+}
+
+/**
+ * Watches a launched confined command to its end and leaves nothing behind.
+ *
+ * On timeout or abort it sends SIGTERM to every process in the command's cgroup except the
+ * launcher's own process (the confinement's monitor, which would otherwise die of it and
+ * report SIGTERM for a command that ignores it), waits the grace, then kills the whole
+ * cgroup. Before the command has reported itself started there is nothing to address in
+ * the cgroup yet, so SIGTERM goes to the launcher's process, whose confinement then takes
+ * everything inside down with it. Once the launcher's process exits, the cgroup is swept
+ * (background children, `setsid` and `nohup` included), the out-of-memory record is read,
+ * and the cgroup is removed; then the output pipes get a short drain.
+ */
+export function watchConfinedChild(
+  child: ChildProcess,
+  request: ProcessRequest,
+  cgroup: CommandCgroup,
+  output: CommandOutput,
+): Promise<ConfinedOutcome> {
+  const killGraceMs = request.killGraceMs ?? DEFAULT_KILL_GRACE_MS;
+  const drainMs = request.drainMs ?? DEFAULT_DRAIN_MS;
+  return new Promise((resolve) => {
+    let timedOut = false;
+    let aborted = false;
+    let started = false;
+    let exited = false;
+    let closed = false;
+    let finished = false;
+    let exit: { code: number | null; signal: NodeJS.Signals | null } = { code: null, signal: null };
+    let outOfMemory = false;
+    let startError: string | null = null;
+    let statusText = '';
+    const sentSignals: NodeJS.Signals[] = [];
+    let killTimer: NodeJS.Timeout | undefined;
+    let drainTimer: NodeJS.Timeout | undefined;
+
+    const signalLauncher = (signal: NodeJS.Signals): void => {
+      if (exited || child.pid === undefined) return;
+      try {
+        process.kill(child.pid, signal);
+      } catch {
+        // Gone already.
+      }
+    };
+    const killEverything = (): void => {
+      sentSignals.push('SIGKILL');
+      signalLauncher('SIGKILL');
+      void cgroup.kill();
+    };
+    const stop = (): void => {
+      if (exited || killTimer !== undefined) return;
+      sentSignals.push('SIGTERM');
+      if (started) cgroup.signal('SIGTERM', child.pid === undefined ? [] : [child.pid]);
+      else signalLauncher('SIGTERM');
+      killTimer = setTimeout(killEverything, killGraceMs);
+    };
+    const onAbort = (): void => {
+      aborted = true;
+      stop();
+    };
+    const timeoutTimer = setTimeout(() => {
+      timedOut = true;
+      stop();
+    }, request.timeoutMs);
+    request.signal?.addEventListener('abort', onAbort, { once: true });
+    if (request.signal?.aborted === true) onAbort();
+
+    const finish = (): void => {
+      if (finished) return;
+      finished = true;
+      clearTimeout(timeoutTimer);
+      clearTimeout(killTimer);
+      clearTimeout(drainTimer);
+      request.signal?.removeEventListener('abort', onAbort);
+      child.stdout?.destroy();
+      child.stderr?.destroy();
+      (child.stdio[3] as Readable | null | undefined)?.destroy();
+      resolve({ ...exit, timedOut, aborted, started, sentSignals, outOfMemory, startError });
+    };
+    const settle = async (): Promise<void> => {
+      // The launcher is gone; whatever it left in the cgroup goes now, before the result.
+      await cgroup.kill();
+      outOfMemory = cgroup.outOfMemory();
+      await cgroup.remove();
+      if (closed) finish();
+      else drainTimer = setTimeout(finish, drainMs);
+    };
+
+    child.stdout?.on('data', (chunk: Buffer) => output.append(chunk));
+    child.stderr?.on('data', (chunk: Buffer) => output.append(chunk));
+    (child.stdio[3] as Readable | null | undefined)?.on('data', (chunk: Buffer) => {
+      statusText += chunk.toString('utf8');
+      if (statusText.includes('started')) started = true;
+    });
+    child.on('error', (error) => {
+      if (child.pid !== undefined || exited) return;
+      exited = true;
+      startError = `could not start the sandbox: ${describeError(error)}`;
+      void settle();
+    });
+    child.on('exit', (code, signal) => {
+      exited = true;
+      exit = { code, signal };
+      clearTimeout(timeoutTimer);
+      clearTimeout(killTimer);
+      void settle();
+    });
+    child.on('close', () => {
+      closed = true;
+      if (exited && drainTimer !== undefined) finish();
+    });
+  });
+}

@@ -1,0 +1,91 @@
+import { chmodSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { bubblewrapArguments } from './bubblewrap-sandbox.js';
+import { DEFAULT_COMMAND_LIMITS } from './command-limits.js';
+import { commandStage, resolverDirectory } from './confinement-plan.js';
+import type { ConfinementPlan } from './confinement-plan.js';
+import { unshareArguments } from './unshare-sandbox.js';
+
+describe('the confinement command lines', () => {
+  // Outside /tmp: hidden paths under /tmp are dropped, since every command gets a fresh /tmp.
+  let root = '';
+  let plan: ConfinementPlan;
+  beforeAll(() => {
+    root = mkdtempSync('/var/tmp/colony-arguments-');
+    chmodSync(root, 0o755);
+    mkdirSync(join(root, 'state', 'workspaces', 'a', 'secrets'), { recursive: true });
+    mkdirSync(join(root, 'closed', 'inner'), { recursive: true });
+    chmodSync(join(root, 'closed'), 0o700);
+    writeFileSync(join(root, 'token'), 'secret');
+    symlinkSync(join(root, 'token'), join(root, 'token-link'));
+    plan = {
+      tools: { bwrap: '/usr/bin/bwrap', setpriv: '/usr/bin/setpriv', prlimit: '/usr/bin/prlimit', unshare: '/usr/bin/unshare', ip: '/usr/sbin/ip' },
+      identity: { uid: 2_000_000_001, gid: 2_000_000_000 },
+      limits: DEFAULT_COMMAND_LIMITS,
+      workspace: join(root, 'state', 'workspaces', 'a'),
+      hidden: [
+        join(root, 'state'),
+        join(root, 'state', 'workspaces', 'a', 'secrets'),
+        join(root, 'token-link'),
+        join(root, 'missing'),
+        join(root, 'closed', 'inner'),
+        '/tmp/anything',
+        '/run/anything',
+      ],
+      binds: [{ source: '/opt', target: '/opt', writable: false }],
+      spillDirectory: join(root, 'state', 'spill', 'a'),
+      shareNetwork: false,
+      prelude: '',
+    };
+  });
+  afterAll(() => rmSync(root, { recursive: true, force: true }));
+
+  it('sets the limits as root, drops to the agent’s uid, then builds the view in order', () => {
+    const workspace = plan.workspace;
+    const directory = resolverDirectory();
+    const resolver = directory === null ? [] : ['--ro-bind', directory, directory];
+    expect(bubblewrapArguments(plan, workspace, 'make test')).toEqual([
+      '/usr/bin/prlimit', '--cpu=600:605', `--fsize=${1024 ** 3}`, '--nofile=1024', '--core=0', '--',
+      '/usr/bin/setpriv', '--reuid', '2000000001', '--regid', '2000000000', '--clear-groups', '--inh-caps=-all', '--bounding-set=-all', '--no-new-privs', '--',
+      '/usr/bin/bwrap',
+      '--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc', '--tmpfs', '/tmp', '--tmpfs', '/run', ...resolver, '--dir', '/tmp/home',
+      '--tmpfs', join(root, 'state'),
+      '--ro-bind', '/dev/null', join(root, 'token'),
+      '--bind', workspace, workspace,
+      '--tmpfs', join(workspace, 'secrets'),
+      '--ro-bind', '/opt', '/opt',
+      '--ro-bind', join(root, 'state', 'spill', 'a'), '/tmp/colony-output',
+      '--remount-ro', join(root, 'state'),
+      '--remount-ro', join(workspace, 'secrets'),
+      '--unshare-user', '--disable-userns', '--unshare-all',
+      '--die-with-parent', '--new-session', '--chdir', workspace,
+      '--', '/bin/bash', '-c', commandStage(''), 'colony-command', 'make test',
+    ]);
+  });
+
+  it('keeps the network only when asked, and runs the prelude before the command', () => {
+    const args = bubblewrapArguments({ ...plan, shareNetwork: true, prelude: 'start-bridge &' }, plan.workspace, 'curl example.org');
+    expect(args.slice(args.indexOf('--unshare-all'), args.indexOf('--unshare-all') + 2)).toEqual(['--unshare-all', '--share-net']);
+    expect(args.at(-3)).toBe('printf started >&3\nexec 3>&-\nstart-bridge &\nexec /bin/bash -c "$1"');
+  });
+
+  it('keeps the harness’s uid when it is not root, setting only no_new_privs', () => {
+    const args = bubblewrapArguments({ ...plan, identity: null }, plan.workspace, 'true');
+    expect(args.slice(6, 9)).toEqual(['/usr/bin/setpriv', '--no-new-privs', '--']);
+  });
+
+  it('gives the unshare root stage the paths to hide and the uid to drop to', () => {
+    const args = unshareArguments(plan, plan.workspace, 'make test');
+    expect(args.slice(6, 10)).toEqual(['/usr/bin/setpriv', '--pdeathsig', 'KILL', '--']);
+    expect(args.slice(10, 20)).toEqual(['/usr/bin/unshare', '--pid', '--fork', '--kill-child', '--mount', '--propagation', 'private', '--ipc', '--uts', '--net']);
+    const stageArguments = args.slice(args.indexOf('colony-root-stage') + 1);
+    expect(stageArguments).toEqual([
+      '2000000001', '2000000000', plan.workspace, plan.workspace, join(root, 'state', 'spill', 'a'), resolverDirectory() ?? '', '/usr/sbin/ip', commandStage(''), 'make test',
+      '2', join(root, 'state'), join(plan.workspace, 'secrets'),
+      '1', join(root, 'token'),
+      '1', '/opt', '/opt', 'ro',
+      '/usr/bin/setpriv', '--reuid', '2000000001', '--regid', '2000000000', '--clear-groups', '--inh-caps=-all', '--bounding-set=-all', '--no-new-privs', '--',
+    ]);
+  });
+});

@@ -1,0 +1,151 @@
+import { resolveCgroupLayout, readCgroupSources } from './cgroup-layout.js';
+import type { CgroupSources } from './cgroup-layout.js';
+import { openRunCgroups } from './cgroups.js';
+import { resolveCommandLimits } from './command-limits.js';
+import type { CommandLimits } from './command-limits.js';
+import { createConfinedSandbox, harnessUserName } from './confined-sandbox.js';
+import { createLocalProcessRunner } from './process-runner.js';
+import type { RunProcess } from './process-runner.js';
+import { CGROUP_FIX, probeConfinedSandbox } from './sandbox-probe.js';
+import { defaultProgramDirectories, findPrograms } from './sandbox-programs.js';
+import { SpillDirectory } from './spill-directory.js';
+
+export { DEFAULT_COMMAND_LIMITS } from './command-limits.js';
+export type { CommandLimits } from './command-limits.js';
+
+/**
+ * How commands are confined. `bubblewrap` is the real sandbox; `unshare` a weaker fallback
+ * for machines without bubblewrap (root only, no read-only view of the file system), used
+ * only when the user asks for it; `none` runs commands as the harness, unconfined.
+ */
+export type SandboxMethod = 'bubblewrap' | 'unshare' | 'none';
+
+/** What a caller adds to an agent's confinement beyond its workspace. */
+export interface ConfinementExtras {
+  /** Host paths shown inside, at `target`; writable or read-only. */
+  readonly binds: readonly { readonly source: string; readonly target: string; readonly writable: boolean }[];
+  /** Bash run inside the confinement before each command (e.g. a bridge to a network); '' for none. */
+  readonly prelude: string;
+  /** Variables every command gets, on top of the cleared environment; a request's own win over these. */
+  readonly environment: Readonly<Record<string, string>>;
+}
+
+/** One agent's confinement. */
+export interface AgentConfinement {
+  /** Names the agent's uid (one per agent id) and its cgroups. */
+  readonly agentId: string;
+  /** The only host directory the agent's commands may write; every command's cwd must be inside it. */
+  readonly workspace: string;
+  /** Host paths the commands must not see (the harness's state, other agents' workspaces). */
+  readonly hidden: readonly string[];
+  /** The host directory for this agent's spill files; created here. Commands see it read-only at /tmp/colony-output. */
+  readonly spillDir: string;
+  readonly extras?: ConfinementExtras;
+  /** Whether commands reach the network; off by default they see only their own loopback. */
+  readonly shareNetwork: boolean;
+}
+
+export interface Sandbox {
+  readonly method: SandboxMethod;
+  /** One line for an event or a log: how commands are confined, as who, with which limits. */
+  readonly summary: string;
+  /** A RunProcess for one agent; calling it again for the same agent id gives the same uid. */
+  runnerFor(confinement: AgentConfinement): RunProcess;
+  /** Removes the run's cgroups (killing anything still in them). */
+  close(): Promise<void>;
+}
+
+export type SandboxOpening = { ok: true; sandbox: Sandbox } | { ok: false; problem: string; fix: string };
+
+export interface OpenSandboxOptions {
+  readonly method: SandboxMethod;
+  readonly limits?: Partial<CommandLimits>;
+  /** Names the run's parent cgroup, `colony-<runId>`. */
+  readonly runId: string;
+  /** Testing seam: `/proc/self/cgroup` and `/proc/self/mountinfo` as text, e.g. pointing at a fake cgroup root. */
+  readonly cgroupSources?: CgroupSources;
+  /** The first agent's uid when the harness is root; each agent gets the next. Default 2000000001. */
+  readonly uidBase?: number;
+  /** The gid every agent shares, to which workspaces are made group-writable. Default 2000000000. */
+  readonly gid?: number;
+  /** Testing seam: where bwrap, setpriv, prlimit, unshare, mount and ip are looked for. Default PATH and the usual places. */
+  readonly programDirectories?: readonly string[];
+  /** Where the allowlisted variables (PATH, LANG…) are read from; default process.env. */
+  readonly parentEnvironment?: Readonly<Record<string, string | undefined>>;
+}
+
+export const DEFAULT_SANDBOX_UID_BASE = 2_000_000_001;
+export const DEFAULT_SANDBOX_GID = 2_000_000_000;
+
+/**
+ * Opens the sandbox a run's commands go through. For `bubblewrap` and `unshare` it checks
+ * the programs, makes the run's cgroups and then probes for real: one command through the
+ * whole chain must run as the agent's uid, be unable to write outside its workspace (with
+ * bubblewrap) and able to write inside it. Anything short of that fails closed, with the
+ * problem and a fix a person can act on; nothing is left behind then.
+ */
+export async function openSandbox(options: OpenSandboxOptions): Promise<SandboxOpening> {
+  const limits = resolveCommandLimits(options.limits);
+  if (!limits.ok) return { ok: false, problem: limits.problem, fix: 'pass limits that are whole numbers at or above the minimum named' };
+  const parentEnvironment = options.parentEnvironment ?? process.env;
+  if (options.method === 'none') return { ok: true, sandbox: unconfinedSandbox(limits.limits, parentEnvironment) };
+  if (process.platform !== 'linux') {
+    return { ok: false, problem: `the ${options.method} sandbox needs Linux; this is ${process.platform}`, fix: 'run colony on Linux, or choose --sandbox none to run commands unconfined' };
+  }
+  const root = process.getuid?.() === 0;
+  if (options.method === 'unshare' && !root) {
+    return {
+      ok: false,
+      problem: 'the unshare sandbox needs root: it switches each agent to its own uid and mounts in a new namespace',
+      fix: 'run colony as root, or use --sandbox bubblewrap, which works without root',
+    };
+  }
+  const names = options.method === 'bubblewrap' ? (['bwrap', 'setpriv', 'prlimit'] as const) : (['unshare', 'setpriv', 'prlimit', 'mount', 'ip'] as const);
+  const found = findPrograms(names, options.programDirectories ?? defaultProgramDirectories(parentEnvironment));
+  if (!found.ok) return found;
+  const layout = resolveCgroupLayout(options.cgroupSources ?? readCgroupSources());
+  if (!layout.ok) return { ok: false, problem: layout.problem, fix: CGROUP_FIX };
+  const cgroups = openRunCgroups(layout.layout, options.runId);
+  if (!cgroups.ok) return { ok: false, problem: cgroups.problem, fix: CGROUP_FIX };
+  const located: Readonly<Record<string, string>> = found.programs;
+  const programs = {
+    bwrap: located.bwrap ?? '',
+    setpriv: located.setpriv ?? '',
+    prlimit: located.prlimit ?? '',
+    unshare: located.unshare ?? '',
+    ip: located.ip ?? '',
+  };
+  const confined = createConfinedSandbox({
+    method: options.method,
+    programs,
+    cgroups: cgroups.cgroups,
+    limits: limits.limits,
+    identity: root ? { uidBase: options.uidBase ?? DEFAULT_SANDBOX_UID_BASE, gid: options.gid ?? DEFAULT_SANDBOX_GID } : null,
+    parentEnvironment,
+  });
+  const probe = await probeConfinedSandbox(confined, options.method);
+  if (probe !== null) {
+    await confined.sandbox.close();
+    return { ok: false, ...probe };
+  }
+  return { ok: true, sandbox: confined.sandbox };
+}
+
+/**
+ * `none`: the local runner, with spill files, and no confinement at all. The prelude is not
+ * run: it sets up what a confinement takes away, and an unconfined command has all of it.
+ */
+function unconfinedSandbox(limits: CommandLimits, parentEnvironment: Readonly<Record<string, string | undefined>>): Sandbox {
+  const user = harnessUserName();
+  return {
+    method: 'none',
+    summary: `commands are NOT confined: they run as ${user} with the harness's file system, network and permissions; only their environment is cleared and their output capped`,
+    runnerFor: (confinement) => {
+      const spill = SpillDirectory.open({ hostDirectory: confinement.spillDir, visibleDirectory: confinement.spillDir, owner: null, maxBytes: limits.maxSpillBytes });
+      const local = createLocalProcessRunner({ parentEnvironment, ...(spill.ok && limits.maxSpillBytes > 0 ? { spill: spill.directory } : {}) });
+      const environment = confinement.extras?.environment ?? {};
+      return (request) => local({ ...request, env: { ...environment, ...request.env } });
+    },
+    close: async () => undefined,
+  };
+}
