@@ -89,6 +89,7 @@ export function createConfinedSandbox(settings: ConfinedSandboxSettings): Confin
     sandbox: {
       method: settings.method,
       summary: summarize(settings),
+      sharedGroup: settings.identity?.gid ?? null,
       runnerFor,
       close: () => settings.cgroups.close(),
     },

@@ -49,6 +49,12 @@ export interface Sandbox {
   readonly method: SandboxMethod;
   /** One line for an event or a log: how commands are confined, as who, with which limits. */
   readonly summary: string;
+  /**
+   * The gid commands run with when they run under uids other than the harness's own (the harness
+   * is root), or null when they run as the harness's uid. Whatever the harness makes for commands
+   * to write must be writable by this group.
+   */
+  readonly sharedGroup: number | null;
   /** A RunProcess for one agent; calling it again for the same agent id gives the same uid. */
   runnerFor(confinement: AgentConfinement): RunProcess;
   /** Removes the run's cgroups (killing anything still in them). */
@@ -139,6 +145,7 @@ function unconfinedSandbox(limits: CommandLimits, parentEnvironment: Readonly<Re
   const user = harnessUserName();
   return {
     method: 'none',
+    sharedGroup: null,
     summary: `commands are NOT confined: they run as ${user} with the harness's file system, network and permissions; only their environment is cleared and their output capped`,
     runnerFor: (confinement) => {
       const spill = SpillDirectory.open({ hostDirectory: confinement.spillDir, visibleDirectory: confinement.spillDir, owner: null, maxBytes: limits.maxSpillBytes });
