@@ -10,7 +10,7 @@ const SANDBOX_METHODS: readonly SandboxMethod[] = ['bubblewrap', 'unshare', 'non
 export interface SandboxFlags {
   readonly sandbox: SandboxMethod;
   readonly network?: string;
-  readonly networkAllow?: string;
+  readonly networkAllow?: readonly string[];
   readonly commandMemory?: number;
   readonly commandProcesses?: number;
   readonly commandCpu?: number;
@@ -29,7 +29,11 @@ export function addSandboxOptions(command: Command, defaultMethod: SandboxMethod
         .default(defaultMethod),
     )
     .option('--network <policy>', "network for agents' commands: none (the default), or allow (every host)")
-    .option('--network-allow <hosts>', "let agents' commands reach only these hosts (comma-separated, *.domain for its subdomains), through a proxy")
+    .option(
+      '--network-allow <hosts>',
+      "let agents' commands reach only these hosts (comma-separated, *.domain for its subdomains, repeatable), through a proxy",
+      (value: string, previous: readonly string[] = []) => [...previous, value],
+    )
     .option('--command-memory <size>', 'the most memory one command may use, e.g. 2G', byteSize)
     .option('--command-processes <n>', 'the most processes one command may run at once', positiveInteger)
     .option('--command-cpu <seconds>', 'the most CPU time one command may use', positiveInteger);

@@ -1,4 +1,5 @@
-import { join } from 'node:path';
+import { statSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import type { EventBody } from '../events/event-types.js';
 import { runProcess, type RunProcess } from '../sandbox/process-runner.js';
 import { openSandbox, type CommandLimits, type ConfinementExtras, type Sandbox, type SandboxMethod } from '../sandbox/sandbox.js';
@@ -51,12 +52,26 @@ export async function openCommandRunners(options: OpenCommandRunnersOptions): Pr
     return {
       ok: false,
       error:
-        `colony cannot confine agents' commands here: ${opened.problem}\n` +
+        `cannot confine agents' commands here: ${opened.problem}\n` +
         `To fix it: ${opened.fix}\n` +
         'Or, to run every command an agent writes unconfined, with your own permissions, pass --sandbox none.',
     };
   }
   const sandbox = opened.sandbox;
+  if (sandbox.sharedGroup !== null) {
+    const blocked = unreachableFor(sandbox.sharedGroup, [options.stateDir, options.repo.gitDir]);
+    if (blocked !== null) {
+      await sandbox.close();
+      return {
+        ok: false,
+        error:
+          `cannot confine agents' commands here: they run as other users, who cannot get through ${blocked} (only its owner may enter it), ` +
+          `so they could not reach their workspaces or the repository.\n` +
+          `To fix it: let others through it with \`chmod o+x ${blocked}\` (they still cannot list or read what is inside), ` +
+          'or keep the repository and --state somewhere they can reach.',
+      };
+    }
+  }
   let proxy: EgressProxy | null = null;
   let previousUmask: number | null = null;
   try {
@@ -99,8 +114,7 @@ function createRunners(
   options: OpenCommandRunnersOptions,
   close: () => Promise<void>,
 ): CommandRunners {
-  // The bridge's socket goes under the sandbox's fresh /tmp: the rest of its root is read-only, with no place for a mount point.
-  const bridge = proxy === null ? null : egressBridgeExtras({ proxySocketPath: proxy.socketPath, sandboxSocketPath: '/tmp/.colony-egress/proxy.sock' });
+  const bridge = proxy === null ? null : egressBridgeExtras({ proxySocketPath: proxy.socketPath });
   return {
     method: sandbox.method,
     forAgent: (agentId, dir) =>
@@ -118,20 +132,14 @@ function createRunners(
 
 /**
  * What every confined command gets besides its workspace: the repository's git directory to
- * read (a workspace's `.git` file points there, and it may lie under a hidden directory such as
- * `/tmp`), git told that a checkout owned by the harness's uid is safe to read, and the
- * network bridge when hosts are allowed.
+ * read (a workspace's `.git` file points there, and it may lie under a directory the sandbox
+ * replaces, such as `/tmp`), and the network bridge when hosts are allowed.
  */
 function commandExtras(repo: Repository, bridge: ConfinementExtras | null): ConfinementExtras {
   return {
     binds: [{ source: repo.gitDir, target: repo.gitDir, writable: false }, ...(bridge?.binds ?? [])],
     prelude: bridge?.prelude ?? '',
-    environment: {
-      GIT_CONFIG_COUNT: '1',
-      GIT_CONFIG_KEY_0: 'safe.directory',
-      GIT_CONFIG_VALUE_0: '*',
-      ...(bridge?.environment ?? {}),
-    },
+    environment: bridge?.environment ?? {},
   };
 }
 
@@ -168,4 +176,28 @@ export function lateRecorder(): LateRecorder {
  */
 export function unconfinedCommandRunners(): CommandRunners {
   return { method: 'none', forAgent: () => runProcess, close: async () => undefined };
+}
+
+/**
+ * The first directory on the way to any of `paths` (themselves included) that a process in
+ * group `gid` may not enter, or null when every one of them lets it through. bubblewrap opens
+ * what it binds as the agent's uid, so a private home (mode 0700) above a repository stops it.
+ */
+function unreachableFor(gid: number, paths: readonly string[]): string | null {
+  for (const path of paths) {
+    for (let dir = path; ; dir = dirname(dir)) {
+      const info = statOrNull(dir);
+      if (info !== null && (info.mode & 0o001) === 0 && !(info.gid === gid && (info.mode & 0o010) !== 0)) return dir;
+      if (dirname(dir) === dir) break;
+    }
+  }
+  return null;
+}
+
+function statOrNull(path: string): { mode: number; gid: number } | null {
+  try {
+    return statSync(path);
+  } catch {
+    return null;
+  }
 }

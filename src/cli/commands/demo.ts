@@ -1,4 +1,4 @@
-import { cpSync, mkdirSync, mkdtempSync } from 'node:fs';
+import { chmodSync, cpSync, mkdirSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { Option, type Command } from 'commander';
@@ -53,6 +53,8 @@ async function demo(ctx: CommandContext, flags: DemoFlags): Promise<number> {
   const base = flags.dir === undefined ? mkdtempSync(join(tmpdir(), 'colony-demo-')) : resolve(ctx.cwd, flags.dir);
   const repoDir = join(base, EXAMPLE_NAME);
   mkdirSync(base, { recursive: true });
+  // A new temporary directory is private to its owner; the sandboxed agents, other users, must get through it to their workspaces.
+  if (flags.dir === undefined) chmodSync(base, 0o755);
   cpSync(EXAMPLE, repoDir, { recursive: true, errorOnExist: true, force: false });
   await runGit(repoDir, ['init', '-q', '-b', 'main']);
   await runGit(repoDir, ['add', '-A']);
