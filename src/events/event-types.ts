@@ -202,6 +202,19 @@ const bodies = [
     data: z.object({ removed: z.array(z.string()), problems: z.array(z.string()) }),
   }),
   z.object({
+    /**
+     * How this run confines agents' commands: `bubblewrap`, the weaker `unshare`, or `none`
+     * (unconfined, only when the user asked), in one line, and what network commands get.
+     */
+    type: z.literal('sandbox.opened'),
+    data: z.object({ method: z.enum(['bubblewrap', 'unshare', 'none']), summary: z.string(), network: z.string() }),
+  }),
+  z.object({
+    /** A command asked the run's network proxy for a host: let through when on the allow-list. */
+    type: z.literal('network.requested'),
+    data: z.object({ host: z.string(), port: z.number().int(), allowed: z.boolean() }),
+  }),
+  z.object({
     /** How this run makes workspaces, and why: the user's choice, or what the machine allows. */
     type: z.literal('workspace.method-chosen'),
     data: z.object({ method: workspaceMethodSchema, forced: z.boolean(), reason: z.string() }),

@@ -67,6 +67,12 @@ export function describeEvent(event: ColonyEvent): string {
       const problems = event.data.problems.length === 0 ? '' : `; ${event.data.problems.length} problem(s): ${oneLine(event.data.problems.join('; '))}`;
       return `old dependency installs deleted: ${event.data.removed.length}${problems}`;
     }
+    case 'sandbox.opened':
+      return event.data.method === 'bubblewrap'
+        ? `sandbox: ${event.data.summary}; network: ${event.data.network}`
+        : `WARNING sandbox: ${event.data.summary}; network: ${event.data.network}`;
+    case 'network.requested':
+      return `network: ${event.data.allowed ? 'allowed' : 'refused'} ${event.data.host}:${event.data.port}`;
     case 'workspace.method-chosen':
       return `workspaces: ${event.data.method}, because ${event.data.reason}`;
     case 'workspace.salvaged': {

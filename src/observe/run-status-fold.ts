@@ -227,6 +227,8 @@ export function createRunStatusFold(options: RunStatusFoldOptions = {}): RunStat
       case 'provider.limited':
       case 'provider.circuit-opened':
       case 'provider.circuit-closed':
+      case 'sandbox.opened':
+      case 'network.requested':
         return;
       default:
         assertNever(event);

@@ -12,6 +12,7 @@ import type { TaskStore } from '../store/task-store.js';
 import { openRepository } from '../workspace/repository.js';
 import { createExampleRepository, type ExampleRepository } from '../../test/support/example-repository.js';
 import { createFilesInFlightNotice, renderFilesInFlight } from './files-in-flight-notice.js';
+import { unconfinedCommandRunners } from './command-sandbox.js';
 import type { RunContext } from './run-context.js';
 import { runTasks } from './task-runner.js';
 import { Wakeups } from './wakeups.js';
@@ -165,6 +166,7 @@ describe('a planner in a run', () => {
       plannerModel: planner,
       workerMaxSteps: 60,
       plannerMaxSteps: 20,
+      commands: unconfinedCommandRunners(),
       now: Date.now,
       mergeCheck: null,
       workInFlight: createWorkInFlight(events, RUN),

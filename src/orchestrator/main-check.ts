@@ -2,8 +2,9 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { AgentRecorder } from '../agent/agent-loop.js';
 import { parseScenario } from '../model/sim/scenario.js';
-import { runProcess } from '../sandbox/process-runner.js';
+
 import { newShortId } from '../events/ids.js';
+import type { CommandRunners } from './command-sandbox.js';
 import { createMainView, type MainView } from '../workspace/main-view.js';
 import type { Repository } from '../workspace/repository.js';
 
@@ -40,7 +41,14 @@ export interface MainCheck {
  * now, not from the user's checkout) on the trunk's latest commit, in a view of its own, and
  * records the outcome. Null when no check command is known.
  */
-export async function checkMain(repo: Repository, goal: string, viewsDir: string, recorder: AgentRecorder, signal: AbortSignal): Promise<MainCheck | null> {
+export async function checkMain(
+  repo: Repository,
+  goal: string,
+  viewsDir: string,
+  recorder: AgentRecorder,
+  signal: AbortSignal,
+  commands: CommandRunners,
+): Promise<MainCheck | null> {
   let view: MainView;
   try {
     view = await createMainView(repo, { id: newShortId('check'), parentDir: viewsDir });
@@ -56,7 +64,7 @@ export async function checkMain(repo: Repository, goal: string, viewsDir: string
   try {
     const command = projectCheckCommand(goal, view.path);
     if (command === null) return null;
-    const result = await runProcess({ command, cwd: view.path, timeoutMs: CHECK_TIMEOUT_MS, signal });
+    const result = await commands.forAgent('system', view.path)({ command, cwd: view.path, timeoutMs: CHECK_TIMEOUT_MS, signal });
     const passed = result.exitCode === 0 && result.startError === null;
     const tail = (result.startError ?? result.output).split('\n').filter((line) => line.trim() !== '').slice(-20).join('\n');
     recorder.record({

@@ -1,4 +1,4 @@
-import { runProcess } from '../sandbox/process-runner.js';
+import type { RunProcess } from '../sandbox/process-runner.js';
 import type { MergeCheck } from '../workspace/merge-to-main.js';
 
 /** A merge check runs for at most this long; a check that hangs fails the merge, not the run. */
@@ -8,9 +8,9 @@ const OUTPUT_TAIL_LINES = 40;
 /**
  * The `--merge-check` command as a merge check: run in the worker's workspace on its work
  * replayed onto main. It passes on exit code 0; otherwise the agent is shown the end of the
- * output, and a timeout says so.
+ * output, and a timeout says so. It runs through `runProcess`, confined like the worker's own commands.
  */
-export function commandMergeCheck(command: string, signal?: AbortSignal): MergeCheck {
+export function commandMergeCheck(command: string, runProcess: RunProcess, signal?: AbortSignal): MergeCheck {
   return async (workspacePath) => {
     const result = await runProcess({ command, cwd: workspacePath, timeoutMs: MERGE_CHECK_TIMEOUT_MS, ...(signal === undefined ? {} : { signal }) });
     if (result.exitCode === 0 && result.startError === null && !result.timedOut) return { ok: true };

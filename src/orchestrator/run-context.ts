@@ -5,6 +5,7 @@ import type { TaskStore } from '../store/task-store.js';
 import type { Repository } from '../workspace/repository.js';
 import type { WorkspaceProvider } from '../workspace/workspace-provider.js';
 import type { BudgetLedger } from './budget-ledger.js';
+import type { CommandRunners } from './command-sandbox.js';
 import type { Wakeups } from './wakeups.js';
 import type { WorkInFlight } from './work-in-flight.js';
 import type { WorkspaceQuota } from './workspace-quota.js';
@@ -37,6 +38,8 @@ export interface RunContext {
   /** The `--merge-check` command workers' merges must pass, or null for none. */
   readonly mergeCheck: string | null;
   readonly plannerMaxSteps: number;
+  /** Runs agents' commands, confined as the user chose (`--sandbox`). */
+  readonly commands: CommandRunners;
   readonly now: () => number;
   /** The files the run's tasks declare and change, for its planners (one per run, shared). */
   readonly workInFlight: WorkInFlight;

@@ -62,7 +62,7 @@ export async function runPlannerTask(context: RunContext, task: TaskRecord, sign
     createReadFileTool(view.path),
     createListDirTool(view.path),
     createSearchTool(view.path),
-    createRunCommandTool(view.path),
+    createRunCommandTool(view.path, { runProcess: context.commands.forAgent(agentId, view.path) }),
     ...createPlannerRoleTools(board),
   ];
   recorder.record({

@@ -28,6 +28,7 @@ import { eventsDatabasePath, workspacesDirOf } from './state-directory.js';
 import { runTasks } from './task-runner.js';
 import { Wakeups } from './wakeups.js';
 import { chooseWorkspaces, defaultDiskCapBytes, startWorkspaces, type ChosenWorkspaces } from './workspace-setup.js';
+import { DEFAULT_SANDBOX_SETTINGS, lateRecorder, openCommandRunners, type CommandRunners, type LateRecorder, type SandboxSettings } from './command-sandbox.js';
 
 export interface RunSessionOptions {
   readonly repoDir: string;
@@ -51,6 +52,8 @@ export interface RunSessionOptions {
   readonly workspaceDiskCapBytes?: number;
   /** The run's spending and time limits (`--budget-tokens`, `--budget-usd`, `--max-hours`); none when absent. */
   readonly limits?: RunLimits;
+  /** How agents' commands are confined; bubblewrap with no network when absent. */
+  readonly sandbox?: SandboxSettings;
   readonly signal?: AbortSignal;
   readonly onEvent?: (event: ColonyEvent) => void;
   /**
@@ -84,6 +87,7 @@ export type RunSessionResult =
       readonly failure: string | null;
       readonly durationMs: number;
       readonly workspaceMethod: WorkspaceMethod;
+      readonly sandboxMethod: CommandRunners['method'];
     };
 
 export type RunEndStatus = 'done' | 'failed' | 'stopped' | 'budget-exhausted';
@@ -108,7 +112,22 @@ export async function runRunSession(given: RunSessionOptions): Promise<RunSessio
   try {
     const chosen = await chooseWorkspaces(session.repo, session.stateDir, options.workspaces ?? 'auto');
     if (!chosen.ok) return chosen;
-    return await runInRepository(options, session, chosen, goal);
+    const runId = newShortId('run');
+    const late = lateRecorder();
+    const opened = await openCommandRunners({
+      settings: options.sandbox ?? DEFAULT_SANDBOX_SETTINGS,
+      runId,
+      repo: session.repo,
+      stateDir: session.stateDir,
+      workDirs: [workspacesDirOf(session.stateDir), join(session.stateDir, 'views')],
+      record: late.record,
+    });
+    if (!opened.ok) return opened;
+    try {
+      return await runInRepository(options, session, chosen, goal, runId, opened.runners, late);
+    } finally {
+      await opened.runners.close();
+    }
   } finally {
     session.release();
   }
@@ -119,6 +138,9 @@ async function runInRepository(
   session: Extract<PreparedSession, { ok: true }>,
   chosen: Extract<ChosenWorkspaces, { ok: true }>,
   goal: { title: string; body: string },
+  runId: string,
+  commands: CommandRunners,
+  late: LateRecorder,
 ): Promise<RunSessionResult> {
   const { repo, stateDir } = session;
   const startCommit = await resolveBranch(repo, repo.trunk);
@@ -136,7 +158,6 @@ async function runInRepository(
     return { ok: false, error: `cannot open the task store: ${error instanceof Error ? error.message : String(error)}` };
   }
   const checkout = startCheckoutSync(repo, startCommit);
-  const runId = newShortId('run');
   const started = Date.now();
   const signal = options.signal ?? new AbortController().signal;
   // A forced quit (process.exit) still writes the events recorded in its last moments.
@@ -153,6 +174,7 @@ async function runInRepository(
     const system = createAgentRecorder(events, runId, 'system', onEvent);
     system.record({ type: 'run.started', data: { mode: 'run', repo: repo.root, model: options.workerModel.spec, title: goal.title } });
     if (budget !== undefined && options.limits !== undefined) system.record({ type: 'budget.set', data: budgetSet(options.limits, started) });
+    late.attach(system.record);
     // The install below can take minutes; the run's start is on disk before it.
     system.flush();
     const dependencyLayer = await prepareSharedDependencies({
@@ -187,6 +209,7 @@ async function runInRepository(
       workerMaxSteps: options.workerMaxSteps,
       plannerMaxSteps: options.plannerMaxSteps,
       mergeCheck: options.mergeCheck ?? null,
+      commands,
       now: Date.now,
       workInFlight: createWorkInFlight(events, runId),
       ...(budget === undefined ? {} : { budget }),
@@ -211,12 +234,14 @@ async function runInRepository(
     let check: MainCheck | null = null;
     let status: RunEndStatus = outcome.failure === null ? 'stopped' : 'failed';
     if (outcome.rootHandoff !== null) {
-      check = await checkMain(repo, goal.body, context.viewsDir, system, signal);
+      check = await checkMain(repo, goal.body, context.viewsDir, system, signal, commands);
       status = outcome.rootHandoff.status === 'done' && (check === null || check.passed) ? 'done' : 'failed';
     }
     const budgetExhausted = budget?.runExhaustion() ?? null;
     // The tree wound down because a limit was used up; a goal met all the same is still done.
     if (budgetExhausted !== null && outcome.rootHandoff !== null && status !== 'done') status = 'budget-exhausted';
+    // The checkout is the user's: it is brought up to date with their own umask, not the sandbox's.
+    await commands.close();
     const checkoutProblem = await checkout.finish();
     // Nothing is left to share once every worker has ended: no hidden copy of the repository stays behind.
     await workspaces.provider.close();
@@ -237,6 +262,7 @@ async function runInRepository(
       failure: outcome.failure,
       durationMs,
       workspaceMethod: workspaces.provider.method,
+      sandboxMethod: commands.method,
     };
   } finally {
     process.off('exit', closeOnExit);

@@ -17,6 +17,7 @@ import type { Exhaustion } from './budget-ledger.js';
 import { commandMergeCheck } from './merge-check.js';
 import { createAgentRecorder, endAgent } from './agent-recorder.js';
 import { linkSharedDependencies } from './shared-dependencies.js';
+import type { CommandRunners } from './command-sandbox.js';
 import { describeSalvage, reclaimWorkspace, type SalvagedWork } from './workspace-reclaim.js';
 
 const WORKER_PROMPT = readFileSync(new URL('./prompts/worker.md', import.meta.url), 'utf8').trim();
@@ -43,6 +44,8 @@ export interface RunWorkerTaskOptions {
   /** Directories shown at the workspace's root, shared and never written (see `CreateWorkspaceOptions`). */
   readonly sharedLayers?: readonly string[];
   readonly maxSteps: number;
+  /** Runs the worker's commands (run_command, the merge check), confined as the run was told. */
+  readonly commands: CommandRunners;
   readonly signal?: AbortSignal;
   /** Told every event as it is recorded, for live progress. */
   readonly onEvent?: (event: ColonyEvent) => void;
@@ -110,11 +113,12 @@ export async function runWorkerTask(options: RunWorkerTaskOptions): Promise<Work
 
   let submitted: Handoff | null = null;
   const landed: string[] = [];
+  const runProcess = options.commands.forAgent(agentId, workspace.path);
   const tools = [
-    ...createWorkerFileTools(workspace.path),
+    ...createWorkerFileTools(workspace.path, { runProcess }),
     createMergeToMainTool(repo, workspace, {
       onEvent: recorder.record,
-      ...(options.mergeCheck === undefined ? {} : { check: commandMergeCheck(options.mergeCheck, options.signal) }),
+      ...(options.mergeCheck === undefined ? {} : { check: commandMergeCheck(options.mergeCheck, runProcess, options.signal) }),
       onLanded: async (commit) => {
         landed.push(commit);
         await options.onLanded?.(commit);

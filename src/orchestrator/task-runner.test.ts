@@ -11,6 +11,7 @@ import type { TaskRecord, TaskStore } from '../store/task-store.js';
 import { openRepository } from '../workspace/repository.js';
 import { createWorktreeProvider } from '../workspace/worktree-provider.js';
 import { createExampleRepository, type ExampleRepository } from '../../test/support/example-repository.js';
+import { unconfinedCommandRunners } from './command-sandbox.js';
 import type { RunContext } from './run-context.js';
 import { runTasks } from './task-runner.js';
 import { createWorkspaceQuota } from './workspace-quota.js';
@@ -82,6 +83,7 @@ describe('the task runner', () => {
       plannerModel,
       workerMaxSteps: 60,
       plannerMaxSteps: 20,
+      commands: unconfinedCommandRunners(),
       now: Date.now,
       workInFlight: createWorkInFlight(events, 'run-1'),
       onEvent: (event) => seen.push(event),

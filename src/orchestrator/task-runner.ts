@@ -169,6 +169,7 @@ async function execute(context: RunContext, task: TaskRecord, signal: AbortSigna
       dependencyLayer: context.dependencyLayer ?? null,
       ...(context.sharedLayers === undefined ? {} : { sharedLayers: context.sharedLayers }),
       maxSteps: context.workerMaxSteps,
+      commands: context.commands,
       signal,
       ...(context.mergeCheck === null ? {} : { mergeCheck: context.mergeCheck }),
       parentAgentId: task.createdBy,

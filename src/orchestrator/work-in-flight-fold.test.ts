@@ -1,3 +1,4 @@
+import { unconfinedCommandRunners } from './command-sandbox.js';
 import { createWorktreeProvider } from '../workspace/worktree-provider.js';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -66,6 +67,7 @@ describe('the work-in-flight fold, on what real workers recorded', () => {
       runWorkerTask({
         repo: opened.repo,
         workspaces: createWorktreeProvider(opened.repo),
+        commands: unconfinedCommandRunners(),
         store,
         model: model.model,
         task: { id, title: id, body: taskFile(file) },

@@ -19,6 +19,7 @@ import { prepareSharedDependencies } from './shared-dependencies.js';
 import { eventsDatabasePath, workspacesDirOf } from './state-directory.js';
 import type { SalvagedWork } from './workspace-reclaim.js';
 import { chooseWorkspaces, startWorkspaces, type ChosenWorkspaces } from './workspace-setup.js';
+import { DEFAULT_SANDBOX_SETTINGS, lateRecorder, openCommandRunners, type CommandRunners, type LateRecorder, type SandboxSettings } from './command-sandbox.js';
 
 export { defaultStateDir, eventsDatabasePath } from './state-directory.js';
 
@@ -33,6 +34,8 @@ export interface WorkSessionOptions {
   readonly sharedDependencies?: boolean;
   /** How the workspace is made; `auto` (the default) takes an overlay mount where it works. */
   readonly workspaces?: WorkspaceMethodChoice;
+  /** How the worker's commands are confined; bubblewrap with no network when absent. */
+  readonly sandbox?: SandboxSettings;
   readonly signal?: AbortSignal;
   readonly onEvent?: (event: ColonyEvent) => void;
   /** Values that must never be recorded, as for `colony run` (see `RunSessionOptions.secrets`). */
@@ -70,7 +73,22 @@ export async function runWorkSession(given: WorkSessionOptions): Promise<WorkSes
   try {
     const chosen = await chooseWorkspaces(session.repo, session.stateDir, options.workspaces ?? 'auto');
     if (!chosen.ok) return chosen;
-    return await runInRepository(options, session, chosen, task);
+    const runId = newShortId('run');
+    const late = lateRecorder();
+    const opened = await openCommandRunners({
+      settings: options.sandbox ?? DEFAULT_SANDBOX_SETTINGS,
+      runId,
+      repo: session.repo,
+      stateDir: session.stateDir,
+      workDirs: [workspacesDirOf(session.stateDir)],
+      record: late.record,
+    });
+    if (!opened.ok) return opened;
+    try {
+      return await runInRepository(options, session, chosen, task, runId, opened.runners, late);
+    } finally {
+      await opened.runners.close();
+    }
   } finally {
     session.release();
   }
@@ -81,6 +99,9 @@ async function runInRepository(
   session: Extract<PreparedSession, { ok: true }>,
   chosen: Extract<ChosenWorkspaces, { ok: true }>,
   task: { title: string; body: string },
+  runId: string,
+  commands: CommandRunners,
+  late: LateRecorder,
 ): Promise<WorkSessionResult> {
   const { repo, stateDir } = session;
   const startCommit = (await runGit(repo.root, ['rev-parse', `refs/heads/${repo.trunk}`])).stdout.trim();
@@ -91,7 +112,6 @@ async function runInRepository(
     return { ok: false, error: `cannot open the event log: ${error instanceof Error ? error.message : String(error)}` };
   }
   const checkout = startCheckoutSync(repo, startCommit);
-  const runId = newShortId('run');
   const started = Date.now();
   // A forced quit (process.exit) still writes the events recorded in its last moments.
   const closeOnExit = () => store.close();
@@ -102,6 +122,7 @@ async function runInRepository(
       options.onEvent?.(event);
     };
     record({ type: 'run.started', data: { mode: 'work', repo: repo.root, model: options.model.spec, title: task.title } });
+    late.attach(record);
     const dependencyLayer = await prepareSharedDependencies({
       repo,
       commit: startCommit,
@@ -127,10 +148,13 @@ async function runInRepository(
       workspaces: workspaces.provider,
       workspacesDir: workspacesDirOf(stateDir),
       maxSteps: options.maxSteps,
+      commands,
       onLanded: () => checkout.afterLanding(),
       ...(options.signal === undefined ? {} : { signal: options.signal }),
       ...(options.onEvent === undefined ? {} : { onEvent: options.onEvent }),
     });
+    // The checkout is the user's: it is brought up to date with their own umask, not the sandbox's.
+    await commands.close();
     const checkoutProblem = await checkout.finish();
     await workspaces.provider.close();
     record({ type: 'run.ended', data: { status: result.handoff.status, durationMs: Date.now() - started } });

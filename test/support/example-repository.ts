@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { cpSync, mkdtempSync, rmSync } from 'node:fs';
+import { chmodSync, cpSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { main } from '../../src/cli/main.js';
@@ -14,6 +14,8 @@ export interface ExampleRepository {
 /** A real git repository holding a fresh copy of a bundled example (text-kit by default), on branch main. */
 export function createExampleRepository(example = 'text-kit'): ExampleRepository {
   const base = mkdtempSync(join(tmpdir(), 'colony-test-'));
+  // Like a project directory, not a private temporary one: sandboxed agents run as other users and must get through to their workspaces.
+  chmodSync(base, 0o755);
   const dir = join(base, example);
   cpSync(new URL(`../../examples/${example}/`, import.meta.url), dir, { recursive: true });
   const git = (...args: string[]) =>

@@ -1,13 +1,14 @@
-import { cpSync, mkdirSync, mkdtempSync } from 'node:fs';
+import { chmodSync, cpSync, mkdirSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import type { Command } from 'commander';
+import { Option, type Command } from 'commander';
 import { resolveModel } from '../../model/registry.js';
 import { formatEventLine } from '../../observe/format-event.js';
 import { runRunSession } from '../../orchestrator/run-session.js';
 import { runGit } from '../../workspace/git.js';
 import { EXIT_FAILED, EXIT_OK, positiveInteger, usageError, type CommandContext } from '../command-context.js';
 import { formatRunSummary, readRunStatus } from './run-report.js';
+import { openSandbox, type SandboxMethod } from '../../sandbox/sandbox.js';
 
 const EXAMPLE_NAME = 'toolbox';
 const EXAMPLE = new URL(`../../../examples/${EXAMPLE_NAME}/`, import.meta.url);
@@ -18,6 +19,7 @@ interface DemoFlags {
   readonly dir?: string;
   readonly model: string;
   readonly workers: number;
+  readonly sandbox?: SandboxMethod;
   readonly quiet?: boolean;
 }
 
@@ -28,6 +30,13 @@ export function registerDemoCommand(program: Command, ctx: CommandContext): void
     .option('--dir <dir>', 'where to put the example repository (default: a new temporary directory)')
     .option('--model <spec>', 'the model to use', DEFAULT_MODEL)
     .option('--workers <n>', 'the most workers running at once', positiveInteger, 4)
+    .addOption(
+      new Option('--sandbox <method>', "how the agents' commands are confined (default: bubblewrap where it works here, else none)").choices([
+        'bubblewrap',
+        'unshare',
+        'none',
+      ]),
+    )
     .option('--quiet', 'print no progress lines')
     .action(async (flags: DemoFlags) => {
       ctx.exitCode = await demo(ctx, flags);
@@ -40,9 +49,12 @@ async function demo(ctx: CommandContext, flags: DemoFlags): Promise<number> {
     usageError(ctx, resolved.error);
     return ctx.exitCode;
   }
+  const sandbox = flags.sandbox ?? (await demoSandbox(ctx));
   const base = flags.dir === undefined ? mkdtempSync(join(tmpdir(), 'colony-demo-')) : resolve(ctx.cwd, flags.dir);
   const repoDir = join(base, EXAMPLE_NAME);
   mkdirSync(base, { recursive: true });
+  // A new temporary directory is private to its owner; the sandboxed agents, other users, must get through it to their workspaces.
+  if (flags.dir === undefined) chmodSync(base, 0o755);
   cpSync(EXAMPLE, repoDir, { recursive: true, errorOnExist: true, force: false });
   await runGit(repoDir, ['init', '-q', '-b', 'main']);
   await runGit(repoDir, ['add', '-A']);
@@ -55,6 +67,7 @@ async function demo(ctx: CommandContext, flags: DemoFlags): Promise<number> {
     workerModel: resolved.model,
     plannerModel: resolved.model,
     workers: flags.workers,
+    sandbox: { method: sandbox, network: sandbox === 'none' ? { kind: 'all' } : { kind: 'none' } },
     workerMaxSteps: 60,
     plannerMaxSteps: 500,
     signal: ctx.signal,
@@ -75,4 +88,23 @@ async function demo(ctx: CommandContext, flags: DemoFlags): Promise<number> {
     ].join('\n'),
   );
   return result.status === 'done' ? EXIT_OK : EXIT_FAILED;
+}
+
+/**
+ * The demo confines its agents' commands wherever bubblewrap works here. Where it does not, the
+ * demo still runs, unconfined, and says why: its agents are the bundled simulated model, whose
+ * only commands are the example's own tests, not a model writing commands of its choosing.
+ * `colony run` never falls back like this.
+ */
+async function demoSandbox(ctx: CommandContext): Promise<SandboxMethod> {
+  const probe = await openSandbox({ method: 'bubblewrap', runId: 'demo-probe' });
+  if (probe.ok) {
+    await probe.sandbox.close();
+    return 'bubblewrap';
+  }
+  ctx.stdout(
+    `colony demo: the sandbox is not available here (${probe.problem}; to fix it: ${probe.fix}).\n` +
+      "The demo's simulated agents only run the example's own tests, so it runs them unconfined. colony run would refuse.\n\n",
+  );
+  return 'none';
 }

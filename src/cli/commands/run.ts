@@ -23,8 +23,9 @@ import {
   type CommandContext,
 } from '../command-context.js';
 import { formatRunSummary, readRunStatus } from './run-report.js';
+import { addSandboxOptions, sandboxSettingsOf, type SandboxFlags } from '../sandbox-options.js';
 
-interface RunFlags {
+interface RunFlags extends SandboxFlags {
   readonly repo: string;
   readonly model: string;
   readonly plannerModel?: string;
@@ -55,6 +56,7 @@ const PROGRESS_EVENTS: ReadonlySet<EventType> = new Set<EventType>([
   'dependencies.prepared',
   'dependencies.skipped',
   'workspace.method-chosen',
+  'sandbox.opened',
   'workspace.swept',
   'workspace.salvaged',
   'workspace.quota-reached',
@@ -80,7 +82,7 @@ const PROGRESS_EVENTS: ReadonlySet<EventType> = new Set<EventType>([
 ]);
 
 export function registerRunCommand(program: Command, ctx: CommandContext): void {
-  program
+  const command = program
     .command('run')
     .description('Build a goal with a tree of agents: a root planner, sub-planners and workers that merge into main.')
     .argument('<goal>', 'a Markdown file describing the goal')
@@ -103,10 +105,10 @@ export function registerRunCommand(program: Command, ctx: CommandContext): void 
     .option('--prices <file>', 'a JSON file of model prices that adds to or overrides the known ones, like {"openai:gpt-5": {"inputPerMTok": 1.25, "outputPerMTok": 10}}')
     .option('--json', 'print the outcome as JSON')
     .option('--quiet', 'print no progress lines')
-    .option('--verbose', 'print a line for every event, not only the milestones')
-    .action(async (goalPath: string, flags: RunFlags) => {
-      ctx.exitCode = await run(ctx, goalPath, flags);
-    });
+    .option('--verbose', 'print a line for every event, not only the milestones');
+  addSandboxOptions(command).action(async (goalPath: string, flags: RunFlags) => {
+    ctx.exitCode = await run(ctx, goalPath, flags);
+  });
 }
 
 function resolveOne(ctx: CommandContext, spec: string, flags: RunFlags, prices: PriceTable): ChatModel | null {
@@ -122,6 +124,11 @@ function resolveOne(ctx: CommandContext, spec: string, flags: RunFlags, prices: 
 }
 
 async function run(ctx: CommandContext, goalPath: string, flags: RunFlags): Promise<number> {
+  const sandbox = sandboxSettingsOf(flags);
+  if (!sandbox.ok) {
+    usageError(ctx, sandbox.error);
+    return ctx.exitCode;
+  }
   let prices: PriceTable = {};
   if (flags.prices !== undefined) {
     const read = readPriceFile(resolve(ctx.cwd, flags.prices));
@@ -166,6 +173,7 @@ async function run(ctx: CommandContext, goalPath: string, flags: RunFlags): Prom
     ...(flags.mergeCheck === undefined ? {} : { mergeCheck: flags.mergeCheck }),
     sharedDependencies: flags.sharedDeps,
     workspaces: flags.workspaces,
+    sandbox: sandbox.settings,
     ...(flags.workspaceDiskCap === undefined ? {} : { workspaceDiskCapBytes: flags.workspaceDiskCap }),
     limits: { tokens: flags.budgetTokens ?? null, usd: flags.budgetUsd ?? null, maxHours: flags.maxHours ?? null },
     signal: ctx.signal,
@@ -194,6 +202,7 @@ function report(ctx: CommandContext, result: Extract<RunSessionResult, { ok: tru
       budgetExhausted: result.budgetExhausted,
       durationMs: result.durationMs,
       workspaces: result.workspaceMethod,
+      sandbox: result.sandboxMethod,
       summary: status,
     };
     ctx.stdout(`${JSON.stringify(outcome, null, 2)}\n`);

@@ -4,10 +4,11 @@ import type { Handoff } from '../../events/handoff.js';
 import { resolveModel } from '../../model/registry.js';
 import { formatEventLine } from '../../observe/format-event.js';
 import { runWorkSession } from '../../orchestrator/work-session.js';
+import { addSandboxOptions, sandboxSettingsOf, type SandboxFlags } from '../sandbox-options.js';
 import type { WorkspaceMethodChoice } from '../../workspace/choose-workspace-provider.js';
 import { EXIT_FAILED, EXIT_OK, positiveInteger, usageError, workspacesOption, type CommandContext } from '../command-context.js';
 
-interface WorkFlags {
+interface WorkFlags extends SandboxFlags {
   readonly repo: string;
   readonly model?: string;
   readonly baseUrl?: string;
@@ -22,7 +23,7 @@ interface WorkFlags {
 }
 
 export function registerWorkCommand(program: Command, ctx: CommandContext): void {
-  program
+  const command = program
     .command('work')
     .description('Run one worker on one task: it works in its own workspace, merges into main and hands off.')
     .argument('<task>', 'a Markdown file describing the task')
@@ -35,10 +36,10 @@ export function registerWorkCommand(program: Command, ctx: CommandContext): void
     .option('--no-shared-deps', "do not install the repository's npm dependencies once for all workers; each workspace starts without node_modules")
     .addOption(workspacesOption())
     .option('--json', 'print the handoff as JSON')
-    .option('--quiet', 'print no progress lines')
-    .action(async (taskPath: string, flags: WorkFlags) => {
-      ctx.exitCode = await work(ctx, taskPath, flags);
-    });
+    .option('--quiet', 'print no progress lines');
+  addSandboxOptions(command).action(async (taskPath: string, flags: WorkFlags) => {
+    ctx.exitCode = await work(ctx, taskPath, flags);
+  });
 }
 
 async function work(ctx: CommandContext, taskPath: string, flags: WorkFlags): Promise<number> {
@@ -55,8 +56,14 @@ async function work(ctx: CommandContext, taskPath: string, flags: WorkFlags): Pr
     usageError(ctx, resolved.error);
     return ctx.exitCode;
   }
+  const sandbox = sandboxSettingsOf(flags);
+  if (!sandbox.ok) {
+    usageError(ctx, sandbox.error);
+    return ctx.exitCode;
+  }
   const showProgress = flags.json !== true && flags.quiet !== true;
   const result = await runWorkSession({
+    sandbox: sandbox.settings,
     repoDir: resolve(ctx.cwd, flags.repo),
     taskPath: resolve(ctx.cwd, taskPath),
     model: resolved.model,

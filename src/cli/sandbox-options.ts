@@ -1,0 +1,61 @@
+import { Option, type Command } from 'commander';
+import type { SandboxSettings } from '../orchestrator/command-sandbox.js';
+import { parseNetworkPolicy, type NetworkPolicyResult } from '../sandbox/network-policy.js';
+import type { SandboxMethod } from '../sandbox/sandbox.js';
+import { byteSize, positiveInteger } from './command-context.js';
+
+const SANDBOX_METHODS: readonly SandboxMethod[] = ['bubblewrap', 'unshare', 'none'];
+
+/** The flags `addSandboxOptions` adds, as commander hands them over. */
+export interface SandboxFlags {
+  readonly sandbox: SandboxMethod;
+  readonly network?: string;
+  readonly networkAllow?: readonly string[];
+  readonly commandMemory?: number;
+  readonly commandProcesses?: number;
+  readonly commandCpu?: number;
+}
+
+/** Adds the flags that say how agents' commands are confined, shared by `run`, `work` and `demo`. */
+export function addSandboxOptions(command: Command, defaultMethod: SandboxMethod = 'bubblewrap'): Command {
+  return command
+    .addOption(
+      new Option(
+        '--sandbox <method>',
+        "how agents' commands are confined: bubblewrap (a separate uid, a read-only system, cgroup limits), " +
+          'unshare (weaker: no read-only view, for machines without bubblewrap) or none (unconfined, your own permissions)',
+      )
+        .choices([...SANDBOX_METHODS])
+        .default(defaultMethod),
+    )
+    .option('--network <policy>', "network for agents' commands: none (the default), or allow (every host)")
+    .option(
+      '--network-allow <hosts>',
+      "let agents' commands reach only these hosts (comma-separated, *.domain for its subdomains, repeatable), through a proxy",
+      (value: string, previous: readonly string[] = []) => [...previous, value],
+    )
+    .option('--command-memory <size>', 'the most memory one command may use, e.g. 2G', byteSize)
+    .option('--command-processes <n>', 'the most processes one command may run at once', positiveInteger)
+    .option('--command-cpu <seconds>', 'the most CPU time one command may use', positiveInteger);
+}
+
+/** The settings the flags ask for, or the reason they contradict each other. */
+export function sandboxSettingsOf(flags: SandboxFlags): { ok: true; settings: SandboxSettings } | { ok: false; error: string } {
+  if (flags.sandbox === 'none' && (flags.networkAllow !== undefined || flags.network === 'none')) {
+    return {
+      ok: false,
+      error: "--sandbox none runs commands with the machine's own network, so a network policy cannot hold: drop --network/--network-allow, or choose --sandbox bubblewrap.",
+    };
+  }
+  const network: NetworkPolicyResult =
+    flags.sandbox === 'none'
+      ? { ok: true, policy: { kind: 'all' } }
+      : parseNetworkPolicy({ ...(flags.network === undefined ? {} : { network: flags.network }), ...(flags.networkAllow === undefined ? {} : { networkAllow: flags.networkAllow }) });
+  if (!network.ok) return { ok: false, error: network.error };
+  const limits = {
+    ...(flags.commandMemory === undefined ? {} : { memoryBytes: flags.commandMemory }),
+    ...(flags.commandProcesses === undefined ? {} : { maxProcesses: flags.commandProcesses }),
+    ...(flags.commandCpu === undefined ? {} : { cpuSeconds: flags.commandCpu }),
+  };
+  return { ok: true, settings: { method: flags.sandbox, network: network.policy, limits } };
+}

@@ -1,0 +1,130 @@
+import { spawnSync } from 'node:child_process';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { ColonyEvent } from '../../src/events/event-types.js';
+import { DEFAULT_SANDBOX_UID_BASE } from '../../src/sandbox/sandbox.js';
+import { createExampleRepository, runCli, type ExampleRepository } from '../support/example-repository.js';
+
+const RUN_TIMEOUT_MS = 300_000;
+const COLONY = fileURLToPath(new URL('../../bin/colony.js', import.meta.url));
+const isRoot = process.getuid?.() === 0;
+const hasBubblewrap = existsSync('/usr/bin/bwrap');
+const required = process.env['COLONY_REQUIRE_SANDBOX_TESTS'] === '1';
+
+let repo: ExampleRepository;
+let escapeMarker: string;
+
+beforeEach(() => {
+  repo = createExampleRepository('toolbox');
+  escapeMarker = `/etc/colony-escape-${process.pid}-${Date.now()}`;
+});
+
+afterEach(() => {
+  repo.cleanup();
+});
+
+/**
+ * The project's test command, as the goal states it, tries to get out before it runs the tests:
+ * it says who it runs as, writes to /etc and looks into colony's state directory. The simulated
+ * agents run it like any command a model would write.
+ */
+function plantHostileTestCommand(): void {
+  setTestCommand(`echo uid=$(id -u); (touch ${escapeMarker} 2>&1 || true); (ls ${join(repo.dir, '.colony')} 2>&1 | head -3 || true); node --test`);
+}
+
+/** Changes the project's test command in the goal's colony-spec, and commits the goal. */
+function setTestCommand(command: string): void {
+  const goalPath = join(repo.dir, 'GOAL.md');
+  const goal = readFileSync(goalPath, 'utf8');
+  const changed = goal.replace('"test": "node --test"', `"test": ${JSON.stringify(command)}`);
+  expect(changed).not.toBe(goal);
+  writeFileSync(goalPath, changed);
+  repo.git('commit', '-qam', 'another test command');
+}
+
+describe.skipIf(!required && !(isRoot && hasBubblewrap))('colony run with the sandbox (needs root and bubblewrap)', () => {
+  it("confines every command of the run's agents, and the run still finishes green", async () => {
+    plantHostileTestCommand();
+    const result = await runCli(['run', join(repo.dir, 'GOAL.md'), '--repo', repo.dir, '--model', 'sim', '--workers', '4', '--json']);
+    expect(result.stderr).toBe('');
+    expect(result.code).toBe(0);
+    expect(JSON.parse(result.stdout)).toMatchObject({ status: 'done', check: { passed: true }, sandbox: 'bubblewrap' });
+    expect(existsSync(escapeMarker)).toBe(false);
+
+    const events = (await runCli(['events', '--repo', repo.dir, '--json', '--type', 'sandbox.opened,tool.ended'])).stdout
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as ColonyEvent);
+    expect(events[0]).toMatchObject({ type: 'sandbox.opened', data: { method: 'bubblewrap', network: 'none' } });
+    const outputs = events.flatMap((event) => (event.type === 'tool.ended' && event.data.name === 'run_command' ? [event.data.output] : []));
+    expect(outputs.length).toBeGreaterThan(0);
+    for (const output of outputs) {
+      const uid = Number(/uid=(\d+)/.exec(output)?.[1]);
+      expect(uid).toBeGreaterThanOrEqual(DEFAULT_SANDBOX_UID_BASE);
+      expect(output).toContain('Read-only file system');
+      // The state directory is hidden: an empty directory where it should be.
+      expect(output).not.toContain('colony.db');
+    }
+  }, RUN_TIMEOUT_MS);
+
+  it('refuses to start when bubblewrap is missing, says how to fix it, and records nothing', () => {
+    // A mount namespace of its own where bwrap is not an executable stands in for a machine without bubblewrap.
+    const script = 'mount --bind /dev/null /usr/bin/bwrap && exec "$0" "$@"';
+    const run = spawnSync('unshare', ['--mount', '--propagation', 'private', 'sh', '-c', script, process.execPath, COLONY, 'run', join(repo.dir, 'GOAL.md'), '--repo', repo.dir], {
+      encoding: 'utf8',
+      env: { PATH: process.env['PATH'] ?? '/usr/bin:/bin' },
+    });
+    expect(run.status).toBe(2);
+    expect(run.stderr).toContain("colony: cannot confine agents' commands here: bwrap is not installed");
+    expect(run.stderr).toMatch(/apt-get install bubblewrap/);
+    expect(run.stderr).toContain('--sandbox none');
+    expect(existsSync(join(repo.dir, '.colony', 'colony.db'))).toBe(false);
+  });
+
+  it('runs unconfined only when the user says --sandbox none, and says so', async () => {
+    const result = await runCli(['run', join(repo.dir, 'GOAL.md'), '--repo', repo.dir, '--model', 'sim', '--sandbox', 'none', '--json']);
+    expect(result.code).toBe(0);
+    const opened = (await runCli(['events', '--repo', repo.dir, '--json', '--type', 'sandbox.opened'])).stdout.trim();
+    expect(JSON.parse(opened)).toMatchObject({ data: { method: 'none', summary: expect.stringContaining('NOT confined') } });
+  }, RUN_TIMEOUT_MS);
+
+  it('lets commands reach only the hosts of --network-allow, through the proxy, and records each request', async () => {
+    const server = createServer((_request, response) => response.end('hello from the host\n'));
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const port = (server.address() as AddressInfo).port;
+    try {
+      const through = `curl -sS --noproxy '' --proxy "$HTTP_PROXY"`;
+      setTestCommand(`${through} http://127.0.0.1:${port}/hello; ${through} -o /dev/null -w 'denied: %{http_code}\\n' http://denied.example/; node --test`);
+      const result = await runCli(['run', join(repo.dir, 'GOAL.md'), '--repo', repo.dir, '--model', 'sim', '--network-allow', '127.0.0.1', '--json']);
+      expect(result.code).toBe(0);
+      const events = (await runCli(['events', '--repo', repo.dir, '--json', '--type', 'network.requested,tool.ended'])).stdout
+        .trim()
+        .split('\n')
+        .map((line) => JSON.parse(line) as ColonyEvent);
+      const outputs = events.flatMap((event) => (event.type === 'tool.ended' && event.data.name === 'run_command' ? [event.data.output] : []));
+      expect(outputs.length).toBeGreaterThan(0);
+      for (const output of outputs) {
+        expect(output).toContain('hello from the host');
+        expect(output).toContain('denied: 403');
+      }
+      const requests = events.flatMap((event) => (event.type === 'network.requested' ? [event.data] : []));
+      expect(requests).toContainEqual({ host: '127.0.0.1', port, allowed: true });
+      expect(requests).toContainEqual({ host: 'denied.example', port: 80, allowed: false });
+    } finally {
+      server.close();
+    }
+  }, RUN_TIMEOUT_MS);
+
+  it('refuses network settings that contradict each other or need a sandbox', async () => {
+    const both = await runCli(['run', join(repo.dir, 'GOAL.md'), '--repo', repo.dir, '--network', 'allow', '--network-allow', 'registry.npmjs.org']);
+    expect(both.code).toBe(2);
+    expect(both.stderr).toContain('--network-allow');
+    const unconfined = await runCli(['run', join(repo.dir, 'GOAL.md'), '--repo', repo.dir, '--sandbox', 'none', '--network-allow', 'registry.npmjs.org']);
+    expect(unconfined.code).toBe(2);
+    expect(unconfined.stderr).toContain('--sandbox none');
+  });
+});
