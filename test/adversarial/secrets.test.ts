@@ -1,6 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -49,6 +49,8 @@ Build clampkit: \`src/clamp.js\` exports \`clamp\`, re-exported from \`src/index
 
 function createProject(): { dir: string; cleanup(): void } {
   const base = mkdtempSync(join(tmpdir(), 'colony-secrets-'));
+  // Sandboxed commands run as other users: they must get through to the workspaces.
+  chmodSync(base, 0o755);
   const dir = join(base, 'clampkit');
   mkdirSync(join(dir, 'src'), { recursive: true });
   writeFileSync(join(dir, 'GOAL.md'), GOAL);

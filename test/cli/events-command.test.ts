@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -12,6 +12,8 @@ let state: string;
 beforeAll(async () => {
   repo = createExampleRepository();
   state = mkdtempSync(join(tmpdir(), 'colony-state-'));
+  // Sandboxed commands run as other users: they must get through the state directory to their workspaces.
+  chmodSync(state, 0o755);
   const task = join(repo.dir, 'tasks', '06-clamp.md');
   const result = await runCli(['work', task, '--repo', repo.dir, '--state', state, '--model', 'sim', '--quiet']);
   expect(result.code).toBe(0);
