@@ -1,5 +1,5 @@
 import { formatAmount } from '../events/budget-figures.js';
-import type { AgentStatus, BudgetEvent, BudgetStatus, RunStatus } from './run-status.js';
+import type { AgentStatus, BudgetEvent, BudgetStatus, RunStatus, SandboxStatus } from './run-status.js';
 
 /** Failed workers listed one by one under a planner before the rest are only counted. */
 const MAX_FAILED_LISTED = 10;
@@ -38,6 +38,7 @@ function headerLines(status: RunStatus): string[] {
   ];
   if (status.pausedTaskIds.length > 0) lines.push(`Andon pulled below: ${status.pausedTaskIds.join(', ')}`);
   if (status.budget !== null) lines.push(...budgetLines(status.budget));
+  if (status.sandbox !== null) lines.push(sandboxLine(status.sandbox));
   return lines;
 }
 
@@ -140,4 +141,11 @@ function count(value: number): string {
 function oneLine(text: string, max: number): string {
   const flat = text.replace(/\s+/g, ' ').trim();
   return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
+}
+
+/** `Sandbox: bubblewrap, network only registry.npmjs.org (12 request(s) allowed, 2 refused)`; unconfined runs say so. */
+function sandboxLine(sandbox: SandboxStatus): string {
+  const requests = sandbox.networkAllowed + sandbox.networkRefused === 0 ? '' : ` (${count(sandbox.networkAllowed)} request(s) allowed, ${count(sandbox.networkRefused)} refused)`;
+  if (sandbox.method === 'none') return 'Sandbox: none: commands ran unconfined, as asked';
+  return `Sandbox: ${sandbox.method}, network ${sandbox.network}${requests}`;
 }

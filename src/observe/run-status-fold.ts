@@ -1,7 +1,7 @@
 import type { AgentRole, ColonyEvent } from '../events/event-types.js';
 import { handoffStatusSchema } from '../events/handoff.js';
 import type { TaskStatus } from '../store/task-store.js';
-import type { AgentState, AgentStatus, BudgetEvent, RunStatus, RunStatusContext } from './run-status.js';
+import type { AgentState, AgentStatus, BudgetEvent, RunStatus, RunStatusContext, SandboxStatus } from './run-status.js';
 
 export interface RunStatusFoldOptions {
   /** Fold only this run. Without it the fold follows the run started last, starting over at each `run.started`. */
@@ -88,6 +88,7 @@ export function createRunStatusFold(options: RunStatusFoldOptions = {}): RunStat
   let agents = new Map<string, AgentRecord>();
   let paused = new Set<string>();
   let budget: BudgetRecord | null = null;
+  let sandbox: { -readonly [K in keyof SandboxStatus]: SandboxStatus[K] } | null = null;
   let lastSeq = 0;
 
   function startOver(nextRunId: string): void {
@@ -97,6 +98,7 @@ export function createRunStatusFold(options: RunStatusFoldOptions = {}): RunStat
     agents = new Map();
     paused = new Set();
     budget = null;
+    sandbox = null;
   }
 
   function add(event: ColonyEvent): void {
@@ -185,6 +187,15 @@ export function createRunStatusFold(options: RunStatusFoldOptions = {}): RunStat
         if (event.data.paused) paused.add(event.data.taskId);
         else paused.delete(event.data.taskId);
         return;
+      case 'sandbox.opened':
+        sandbox = { method: event.data.method, network: event.data.network, networkAllowed: 0, networkRefused: 0 };
+        return;
+      case 'network.requested':
+        if (sandbox !== null) {
+          if (event.data.allowed) sandbox.networkAllowed += 1;
+          else sandbox.networkRefused += 1;
+        }
+        return;
       case 'budget.set':
         budget = {
           tokens: event.data.tokens,
@@ -227,8 +238,6 @@ export function createRunStatusFold(options: RunStatusFoldOptions = {}): RunStat
       case 'provider.limited':
       case 'provider.circuit-opened':
       case 'provider.circuit-closed':
-      case 'sandbox.opened':
-      case 'network.requested':
         return;
       default:
         assertNever(event);
@@ -278,6 +287,7 @@ export function createRunStatusFold(options: RunStatusFoldOptions = {}): RunStat
               warned: [...budget.warned],
               exhausted: [...budget.exhausted],
             },
+      sandbox: sandbox === null ? null : { ...sandbox },
     };
   }
 

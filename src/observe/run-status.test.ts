@@ -211,6 +211,24 @@ describe('foldRunStatus', () => {
     expect(text).toContain('Budget: 8,500 tokens of 10,000 tokens (85%), used up\nTime: 15 minutes of 30 minutes (50%)\nSubtrees that used up their share: task-slice\n');
   });
 
+  it('says how the run confined its commands, and what its network proxy allowed and refused', () => {
+    const log = createLog();
+    log.append('run-1', 'system', runStarted('Goal'));
+    expect(statusOf({ events: log.events(), tasks: [], deliveredHandoffs: [] }).sandbox).toBeNull();
+    log.append('run-1', 'system', { type: 'sandbox.opened', data: { method: 'bubblewrap', summary: 'confined', network: 'only registry.npmjs.org' } });
+    log.append('run-1', 'system', { type: 'network.requested', data: { host: 'registry.npmjs.org', port: 443, allowed: true } });
+    log.append('run-1', 'system', { type: 'network.requested', data: { host: 'example.com', port: 443, allowed: false } });
+    log.append('run-1', 'system', { type: 'network.requested', data: { host: 'example.com', port: 80, allowed: false } });
+    const status = statusOf({ events: log.events(), tasks: [], deliveredHandoffs: [] });
+    expect(status.sandbox).toEqual({ method: 'bubblewrap', network: 'only registry.npmjs.org', networkAllowed: 1, networkRefused: 2 });
+    expect(formatRunStatus(status)).toContain('Sandbox: bubblewrap, network only registry.npmjs.org (1 request(s) allowed, 2 refused)\n');
+
+    const unconfined = createLog();
+    unconfined.append('run-1', 'system', runStarted('Goal'));
+    unconfined.append('run-1', 'system', { type: 'sandbox.opened', data: { method: 'none', summary: 'NOT confined', network: 'all' } });
+    expect(formatRunStatus(statusOf({ events: unconfined.events(), tasks: [], deliveredHandoffs: [] }))).toContain('Sandbox: none: commands ran unconfined, as asked\n');
+  });
+
   it('sums tokens and cost, and says the cost is a lower bound when a call had no price', () => {
     const { log, tasks, deliveredHandoffs } = twoRuns();
     const status = statusOf({ events: log.events(), tasks, deliveredHandoffs });

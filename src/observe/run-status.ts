@@ -68,6 +68,16 @@ export interface RunStatus {
   readonly agents: readonly AgentStatus[];
   /** Spend against the run's limits; null when the run set none. */
   readonly budget: BudgetStatus | null;
+  /** How the run confined its agents' commands; null for a run that recorded none. */
+  readonly sandbox: SandboxStatus | null;
+}
+
+/** The run's sandbox: its method, its network policy, and what its egress proxy decided. */
+export interface SandboxStatus {
+  readonly method: 'bubblewrap' | 'unshare' | 'none';
+  readonly network: string;
+  readonly networkAllowed: number;
+  readonly networkRefused: number;
 }
 
 /** One of the run's limits and what was spent against it (time in milliseconds). */
