@@ -1,8 +1,12 @@
 import { Option, type Command } from 'commander';
 import type { SandboxSettings } from '../orchestrator/command-sandbox.js';
 import { parseNetworkPolicy, type NetworkPolicyResult } from '../sandbox/network-policy.js';
+import { resolveCommandLimits } from '../sandbox/command-limits.js';
 import type { SandboxMethod } from '../sandbox/sandbox.js';
 import { byteSize, positiveInteger } from './command-context.js';
+
+/** Which flag sets which of the limits. */
+const LIMIT_FLAGS: Readonly<Record<string, string>> = { memoryBytes: '--command-memory', maxProcesses: '--command-processes', cpuSeconds: '--command-cpu' };
 
 const SANDBOX_METHODS: readonly SandboxMethod[] = ['bubblewrap', 'unshare', 'none'];
 
@@ -57,5 +61,10 @@ export function sandboxSettingsOf(flags: SandboxFlags): { ok: true; settings: Sa
     ...(flags.commandProcesses === undefined ? {} : { maxProcesses: flags.commandProcesses }),
     ...(flags.commandCpu === undefined ? {} : { cpuSeconds: flags.commandCpu }),
   };
+  const checked = resolveCommandLimits(limits);
+  if (!checked.ok) {
+    const flag = Object.entries(LIMIT_FLAGS).find(([name]) => checked.problem.includes(` ${name} `))?.[1] ?? 'a --command-* flag';
+    return { ok: false, error: `${flag} is too small: ${checked.problem.replace(/the command limit \w+/, 'it')}.` };
+  }
   return { ok: true, settings: { method: flags.sandbox, network: network.policy, limits } };
 }

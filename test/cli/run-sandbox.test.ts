@@ -126,5 +126,8 @@ describe.skipIf(!required && !(isRoot && hasBubblewrap))('colony run with the sa
     const unconfined = await runCli(['run', join(repo.dir, 'GOAL.md'), '--repo', repo.dir, '--sandbox', 'none', '--network-allow', 'registry.npmjs.org']);
     expect(unconfined.code).toBe(2);
     expect(unconfined.stderr).toContain('--sandbox none');
+    const tiny = await runCli(['run', join(repo.dir, 'GOAL.md'), '--repo', repo.dir, '--command-memory', '1K']);
+    expect(tiny.code).toBe(2);
+    expect(tiny.stderr).toContain('--command-memory is too small: it must be a whole number of at least 8388608, got 1024');
   });
 });
