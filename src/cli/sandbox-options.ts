@@ -51,6 +51,9 @@ export function sandboxSettingsOf(flags: SandboxFlags): { ok: true; settings: Sa
       error: "--sandbox none runs commands with the machine's own network, so a network policy cannot hold: drop --network/--network-allow, or choose --sandbox bubblewrap.",
     };
   }
+  if (flags.sandbox === 'none' && (flags.commandMemory !== undefined || flags.commandProcesses !== undefined || flags.commandCpu !== undefined)) {
+    return { ok: false, error: '--sandbox none runs commands without limits, so --command-memory, --command-processes and --command-cpu cannot hold: drop them, or choose --sandbox bubblewrap.' };
+  }
   const network: NetworkPolicyResult =
     flags.sandbox === 'none'
       ? { ok: true, policy: { kind: 'all' } }

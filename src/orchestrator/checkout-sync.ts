@@ -1,6 +1,7 @@
 import { closeSync, existsSync, fsyncSync, openSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { updateCheckout } from '../workspace/checkout.js';
+import { ownerUmask } from './command-sandbox.js';
 import type { Repository } from '../workspace/repository.js';
 
 /**
@@ -76,7 +77,7 @@ export async function repairCheckout(
     rmSync(recordPath(repo), { force: true });
     return { ok: true };
   }
-  const updated = await updateCheckout(repo, record.commit);
+  const updated = await updateCheckout(repo, record.commit, { umask: ownerUmask() });
   if (updated.ok) {
     rmSync(recordPath(repo), { force: true });
     return { ok: true };
@@ -103,7 +104,7 @@ export function startCheckoutSync(repo: Repository, commit: string): CheckoutSyn
   let problem: string | null = null;
   writeRecord(repo, { root: repo.root, trunk: repo.trunk, commit });
   const update = async () => {
-    const updated = await updateCheckout(repo, current);
+    const updated = await updateCheckout(repo, current, { umask: ownerUmask() });
     if (updated.ok) {
       current = updated.commit;
       problem = null;

@@ -23,7 +23,8 @@ import { checkMain, type MainCheck } from './main-check.js';
 import type { RunContext } from './run-context.js';
 import { createWorkInFlight } from './work-in-flight.js';
 import { prepareSession, type PreparedSession } from './session-prelude.js';
-import { prepareSharedDependencies } from './shared-dependencies.js';
+import { dependencyCacheDir, prepareSharedDependencies } from './shared-dependencies.js';
+import { sandboxedInstall } from './sandboxed-install.js';
 import { eventsDatabasePath, workspacesDirOf } from './state-directory.js';
 import { runTasks } from './task-runner.js';
 import { Wakeups } from './wakeups.js';
@@ -119,7 +120,7 @@ export async function runRunSession(given: RunSessionOptions): Promise<RunSessio
       runId,
       repo: session.repo,
       stateDir: session.stateDir,
-      workDirs: [workspacesDirOf(session.stateDir), join(session.stateDir, 'views')],
+      workDirs: [dependencyCacheDir(session.stateDir), workspacesDirOf(session.stateDir), join(session.stateDir, 'views')],
       record: late.record,
     });
     if (!opened.ok) return opened;
@@ -182,6 +183,7 @@ async function runInRepository(
       commit: startCommit,
       stateDir,
       enabled: options.sharedDependencies !== false,
+      runInstall: sandboxedInstall(commands),
       record: system.record,
       signal,
     });

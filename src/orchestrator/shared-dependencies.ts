@@ -4,6 +4,7 @@ import { prepareDependencyLayer } from '../workspace/dependency-cache.js';
 import { collectDependencyLayers } from '../workspace/dependency-layer-collect.js';
 import { linkDependencyLayer } from '../workspace/dependency-layer-link.js';
 import type { Repository } from '../workspace/repository.js';
+import type { RunInstall } from '../workspace/npm-install.js';
 
 /** Where a state directory keeps its dependency layers: beside the workspaces, on their file system. */
 export function dependencyCacheDir(stateDir: string): string {
@@ -18,6 +19,8 @@ export interface PrepareSharedDependenciesOptions {
   /** False when the user switched shared installs off (`--no-shared-deps`). */
   readonly enabled: boolean;
   readonly record: (body: EventBody) => void;
+  /** Runs the install; the run passes its sandbox's (see `sandboxedInstall`). */
+  readonly runInstall: RunInstall;
   readonly signal?: AbortSignal;
 }
 
@@ -37,6 +40,7 @@ export async function prepareSharedDependencies(options: PrepareSharedDependenci
   const layer = await prepareDependencyLayer(options.repo, {
     cacheDir,
     commit: options.commit,
+    runInstall: options.runInstall,
     ...(options.signal === undefined ? {} : { signal: options.signal }),
   });
   const durationMs = Math.round(performance.now() - started);

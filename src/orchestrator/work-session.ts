@@ -15,7 +15,8 @@ import { createRedactingChatModel } from './redacting-chat-model.js';
 import { startCheckoutSync } from './checkout-sync.js';
 import { runWorkerTask } from './run-worker-task.js';
 import { prepareSession, type PreparedSession } from './session-prelude.js';
-import { prepareSharedDependencies } from './shared-dependencies.js';
+import { dependencyCacheDir, prepareSharedDependencies } from './shared-dependencies.js';
+import { sandboxedInstall } from './sandboxed-install.js';
 import { eventsDatabasePath, workspacesDirOf } from './state-directory.js';
 import type { SalvagedWork } from './workspace-reclaim.js';
 import { chooseWorkspaces, startWorkspaces, type ChosenWorkspaces } from './workspace-setup.js';
@@ -80,7 +81,7 @@ export async function runWorkSession(given: WorkSessionOptions): Promise<WorkSes
       runId,
       repo: session.repo,
       stateDir: session.stateDir,
-      workDirs: [workspacesDirOf(session.stateDir)],
+      workDirs: [dependencyCacheDir(session.stateDir), workspacesDirOf(session.stateDir)],
       record: late.record,
     });
     if (!opened.ok) return opened;
@@ -128,6 +129,7 @@ async function runInRepository(
       commit: startCommit,
       stateDir,
       enabled: options.sharedDependencies !== false,
+      runInstall: sandboxedInstall(commands),
       record,
       ...(options.signal === undefined ? {} : { signal: options.signal }),
     });

@@ -38,16 +38,16 @@ async function filesInTheWay(repo: Repository, fromCommit: string, toCommit: str
  * user's own edits along; if an edit is to a file the update changes, nothing is touched and
  * the result lists the files. Never throws: whatever git reports comes back as an error.
  */
-export async function updateCheckout(repo: Repository, fromCommit: string): Promise<UpdateCheckoutResult> {
+export async function updateCheckout(repo: Repository, fromCommit: string, options: { readonly umask?: number } = {}): Promise<UpdateCheckoutResult> {
   try {
-    return await twoWayUpdate(repo, fromCommit);
+    return await twoWayUpdate(repo, fromCommit, options.umask);
   } catch (error) {
     const reason = error instanceof Error ? error.message : String(error);
     return { ok: false, error: `The checkout at ${repo.root} could not be updated to ${repo.trunk}: ${reason}` };
   }
 }
 
-async function twoWayUpdate(repo: Repository, fromCommit: string): Promise<UpdateCheckoutResult> {
+async function twoWayUpdate(repo: Repository, fromCommit: string, umask: number | undefined): Promise<UpdateCheckoutResult> {
   const head = await runGit(repo.root, ['symbolic-ref', '--quiet', 'HEAD']);
   if (head.code !== 0 || head.stdout.trim() !== `refs/heads/${repo.trunk}`) {
     return {
@@ -60,7 +60,7 @@ async function twoWayUpdate(repo: Repository, fromCommit: string): Promise<Updat
   // Fresh stat information, so a file that was only touched does not count as edited.
   await runGit(repo.root, ['update-index', '-q', '--refresh']);
   const readTreeArgs = ['read-tree', '-m', '-u', fromCommit, target];
-  const updated = await runGit(repo.root, readTreeArgs);
+  const updated = await runGit(repo.root, readTreeArgs, umask === undefined ? {} : { umask });
   if (updated.code === 0) return { ok: true, commit: target };
   const inTheWay = await filesInTheWay(repo, fromCommit, target);
   if (inTheWay.length > 0) {

@@ -1,3 +1,4 @@
+import { withdrawSharedWrite } from './group-access.js';
 import { mkdir, mkdtemp, rename, rm } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { readDependencyInputs, writeInputFiles, type InstallInputFile } from './dependency-inputs.js';
@@ -100,6 +101,8 @@ async function ensureLayer(
     if (!installed.ok) return fail(`npm could not install the dependencies of ${options.commit.slice(0, 12)}: ${installed.reason}`);
     const modules = join(staging, 'node_modules');
     if (!(await isDirectory(modules))) return fail('npm ci reported success but made no node_modules folder');
+    // Workspaces share these files (hard links, or an overlay's lower layer): no agent may change one in place.
+    await withdrawSharedWrite(modules);
     const seal = await sealTree(modules);
     const layer = join(staging, 'layer');
     await mkdir(layer);

@@ -13,6 +13,8 @@ export interface RunGitOptions {
   readonly env?: Readonly<Record<string, string>>;
   /** Written to git's stdin; without it stdin is closed at once so git never waits on it. */
   readonly input?: string;
+  /** The file mode creation mask git runs with, when it must differ from colony's own (see `updateCheckout`). */
+  readonly umask?: number;
 }
 
 /**
@@ -151,13 +153,15 @@ function refusedChild(message: string): ChildProcessWithoutNullStreams {
  * commands go through `runGit`. When colony refuses to run git there, the child is one that
  * prints why and exits 128, as a failing git would.
  */
-export function spawnGit(place: GitPlace, args: readonly string[], env?: Readonly<Record<string, string>>): ChildProcessWithoutNullStreams {
+export function spawnGit(place: GitPlace, args: readonly string[], env?: Readonly<Record<string, string>>, umask?: number): ChildProcessWithoutNullStreams {
   const invocation = prepareInvocation(place, args, env);
   if (!invocation.ok) return refusedChild(invocation.error);
   const fullArgs = [...HARDENING_CONFIG.flatMap((setting) => ['-c', setting]), ...invocation.locationArgs, ...args];
   // Its own process group: a Ctrl-C in the terminal asks colony to stop after the current
   // step, and must not kill a git command half-way through updating files or refs.
-  return spawn('git', fullArgs, { cwd: invocation.cwd, env: invocation.env, detached: true, stdio: 'pipe' });
+  const options = { cwd: invocation.cwd, env: invocation.env, detached: true, stdio: 'pipe' } as const;
+  if (umask === undefined) return spawn('git', fullArgs, options);
+  return spawn('/bin/sh', ['-c', `umask ${umask.toString(8).padStart(3, '0')}; exec git "$@"`, 'git', ...fullArgs], options);
 }
 
 /**
@@ -168,7 +172,7 @@ export function spawnGit(place: GitPlace, args: readonly string[], env?: Readonl
  */
 export function runGit(place: GitPlace, args: readonly string[], options: RunGitOptions = {}): Promise<GitResult> {
   const cwd = typeof place === 'string' ? place : place.path;
-  return collectOutput(spawnGit(place, args, options.env), cwd, options.input);
+  return collectOutput(spawnGit(place, args, options.env, options.umask), cwd, options.input);
 }
 
 function shellQuote(word: string): string {

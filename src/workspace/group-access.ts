@@ -30,3 +30,20 @@ async function shareOne(dir: string, gid: number): Promise<void> {
     if (entry.isDirectory()) await shareOne(join(dir, entry.name), gid);
   }
 }
+
+/**
+ * Takes the group's and others' write permission off every regular file below `dir`
+ * (directories and links are left as they are). For a tree many workspaces share by hard link
+ * or as an overlay's lower layer: no agent may change a file every other agent reads.
+ */
+export async function withdrawSharedWrite(dir: string): Promise<void> {
+  const entries = await readdir(dir, { withFileTypes: true });
+  for (const entry of entries) {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) await withdrawSharedWrite(path);
+    else if (entry.isFile()) {
+      const info = await lstat(path);
+      if ((info.mode & 0o022) !== 0) await chmod(path, info.mode & 0o7755);
+    }
+  }
+}

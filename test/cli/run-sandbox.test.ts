@@ -1,12 +1,12 @@
 import { spawnSync } from 'node:child_process';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { ColonyEvent } from '../../src/events/event-types.js';
-import { DEFAULT_SANDBOX_UID_BASE } from '../../src/sandbox/sandbox.js';
+import { DEFAULT_SANDBOX_GID, DEFAULT_SANDBOX_UID_BASE } from '../../src/sandbox/sandbox.js';
 import { createExampleRepository, runCli, type ExampleRepository } from '../support/example-repository.js';
 
 const RUN_TIMEOUT_MS = 300_000;
@@ -33,7 +33,12 @@ afterEach(() => {
  * agents run it like any command a model would write.
  */
 function plantHostileTestCommand(): void {
-  setTestCommand(`echo uid=$(id -u); (touch ${escapeMarker} 2>&1 || true); (ls ${join(repo.dir, '.colony')} 2>&1 | head -3 || true); node --test`);
+  setTestCommand(
+    `echo uid=$(id -u); (touch ${escapeMarker} 2>&1 || true); (ls ${join(repo.dir, '.colony')} 2>&1 | head -3 || true); ` +
+      '(git config --get remote.origin.url 2>&1 || true); node --test',
+  );
+  // A credential a user or a CI system left in the repository's config.
+  repo.git('remote', 'add', 'origin', 'https://x-access-token:ghs_PLANTED_TOKEN@github.com/acme/toolbox.git');
 }
 
 /** Changes the project's test command in the goal's colony-spec, and commits the goal. */
@@ -54,6 +59,10 @@ describe.skipIf(!required && !(isRoot && hasBubblewrap))('colony run with the sa
     expect(result.code).toBe(0);
     expect(JSON.parse(result.stdout)).toMatchObject({ status: 'done', check: { passed: true }, sandbox: 'bubblewrap' });
     expect(existsSync(escapeMarker)).toBe(false);
+    // Agents of other runs on this machine cannot enter the state directory: only its owner and this run's group may.
+    const state = statSync(join(repo.dir, '.colony'));
+    expect(state.mode & 0o777).toBe(0o710);
+    expect(state.gid).toBeGreaterThan(DEFAULT_SANDBOX_GID);
 
     const events = (await runCli(['events', '--repo', repo.dir, '--json', '--type', 'sandbox.opened,tool.ended'])).stdout
       .trim()
@@ -68,6 +77,8 @@ describe.skipIf(!required && !(isRoot && hasBubblewrap))('colony run with the sa
       expect(output).toContain('Read-only file system');
       // The state directory is hidden: an empty directory where it should be.
       expect(output).not.toContain('colony.db');
+      expect(output).toContain('https://[redacted]@github.com/acme/toolbox.git');
+      expect(output).not.toContain('ghs_PLANTED_TOKEN');
     }
   }, RUN_TIMEOUT_MS);
 

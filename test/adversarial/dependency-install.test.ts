@@ -1,0 +1,74 @@
+import { chmodSync, existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { ColonyEvent } from '../../src/events/event-types.js';
+import { DEFAULT_SANDBOX_UID_BASE } from '../../src/sandbox/sandbox.js';
+import { createExampleRepository, runCli, type ExampleRepository } from '../support/example-repository.js';
+
+const isRoot = process.getuid?.() === 0;
+const hasBubblewrap = existsSync('/usr/bin/bwrap');
+const required = process.env['COLONY_REQUIRE_SANDBOX_TESTS'] === '1';
+
+let repo: ExampleRepository;
+let marker: string;
+
+beforeEach(() => {
+  repo = createExampleRepository('text-kit');
+  marker = `/etc/colony-npm-escape-${process.pid}-${Date.now()}`;
+});
+
+afterEach(() => {
+  rmSync(marker, { force: true });
+  repo.cleanup();
+});
+
+/**
+ * npm runs the program its `git` setting names to fetch a git dependency, `--ignore-scripts` or
+ * not. A repository an agent wrote can set it in `.npmrc`; the shared install must then run it
+ * confined, like any command an agent writes, never as the harness.
+ */
+function plantGitProgram(): void {
+  // The program travels into the install's folder as a "local tarball" the lockfile names.
+  mkdirSync(join(repo.dir, 'tools'));
+  const program = join(repo.dir, 'tools', 'fake-git');
+  writeFileSync(program, `#!/bin/sh\necho "fake git ran as uid $(id -u)" >&2\ntouch ${marker} 2>/dev/null && echo "wrote /etc" >&2\nexit 1\n`);
+  chmodSync(program, 0o755);
+  writeFileSync(join(repo.dir, '.npmrc'), 'git=./tools/fake-git\n');
+  const dependency = 'git+https://example.invalid/y.git';
+  const dependencies = { y: dependency, z: 'file:tools/fake-git' };
+  writeFileSync(join(repo.dir, 'package.json'), JSON.stringify({ name: 'text-kit', version: '1.0.0', dependencies }));
+  writeFileSync(
+    join(repo.dir, 'package-lock.json'),
+    JSON.stringify({
+      name: 'text-kit',
+      version: '1.0.0',
+      lockfileVersion: 3,
+      requires: true,
+      packages: {
+        '': { name: 'text-kit', version: '1.0.0', dependencies },
+        'node_modules/y': { version: '1.0.0', resolved: 'git+ssh://git@example.invalid/y.git#0123456789abcdef0123456789abcdef01234567' },
+        'node_modules/z': { version: '1.0.0', resolved: 'file:tools/fake-git' },
+      },
+    }),
+  );
+  writeFileSync(join(repo.dir, '.gitignore'), 'node_modules/\n');
+  repo.git('add', '-A');
+  repo.git('commit', '-qm', 'a git dependency fetched by a program the repository names');
+}
+
+describe.skipIf(!required && !(isRoot && hasBubblewrap))('the shared dependency install (needs root and bubblewrap)', () => {
+  it('runs a program the repository names in the sandbox, as a uid of its own, never as the harness', async () => {
+    plantGitProgram();
+    const result = await runCli(['work', join(repo.dir, 'tasks', '01-pad.md'), '--repo', repo.dir, '--model', 'sim?seed=3', '--json']);
+    expect(result.code).toBe(0);
+    const skipped = (await runCli(['events', '--repo', repo.dir, '--json', '--type', 'dependencies.skipped'])).stdout
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as Extract<ColonyEvent, { type: 'dependencies.skipped' }>);
+    const reason = skipped[0]?.data.reason ?? '';
+    const uid = Number(/fake git ran as uid (\d+)/.exec(reason)?.[1]);
+    expect(uid).toBeGreaterThanOrEqual(DEFAULT_SANDBOX_UID_BASE);
+    expect(reason).not.toContain('wrote /etc');
+    expect(existsSync(marker)).toBe(false);
+  });
+});
