@@ -99,6 +99,21 @@ export async function removeCgroupDirectory(path: string, deadlineMs = 5_000): P
   }
 }
 
+/** Removes a cgroup now if the kernel lets it (it is empty and has no children); whether it is gone. */
+export function removeEmptyCgroupNow(path: string): boolean {
+  try {
+    rmdirSync(path);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'ENOENT';
+  }
+}
+
+/** Blocks the thread for `ms`: for an 'exit' handler, where nothing asynchronous runs any more. */
+export function pauseNow(ms: number): void {
+  Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
+}
+
 /** Polls `condition` every few milliseconds until it holds or `deadlineMs` passes. */
 export async function waitFor(condition: () => boolean, deadlineMs: number): Promise<boolean> {
   const start = Date.now();

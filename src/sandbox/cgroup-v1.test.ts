@@ -1,10 +1,12 @@
-import { spawn } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { readCgroupSources, resolveCgroupLayout } from './cgroup-layout.js';
 import type { CgroupLayout } from './cgroup-layout.js';
 import { openCgroupsV1 } from './cgroup-v1.js';
+import { childCgroups, removeEmptyCgroupNow } from './cgroup-files.js';
+import { openRunCgroups } from './cgroups.js';
 import type { RunCgroups } from './cgroups.js';
 import { isProcessAlive } from './process-runner-conformance.js';
 
@@ -55,5 +57,72 @@ describe.skipIf(!usable)(`the cgroup v1 driver${usable ? '' : ' (skipped: needs 
     expect(made?.ok).toBe(true);
     await cgroups?.close();
     for (const parent of [v1.memory, v1.pids, v1.freezer]) expect(existsSync(join(parent, runName))).toBe(false);
+  });
+});
+
+describe.skipIf(!usable)(`what the cgroup v1 driver leaves behind${usable ? '' : ' (skipped: needs root and cgroup v1 memory, pids and freezer)'}`, () => {
+  const v1 = layout as Extract<CgroupLayout, { version: 1 }>;
+  const parents = (): string[] => [v1.memory, v1.pids, v1.freezer];
+
+  it('removes the run’s directories again when a hierarchy lacks a controller’s files', () => {
+    const runName = `colony-test-v1-lacking-${process.pid}`;
+    // The pids hierarchy given as the freezer one: its directory has no freezer.state.
+    try {
+      const opened = openCgroupsV1({ ...v1, freezer: v1.pids }, runName);
+      expect(opened).toEqual({ ok: false, problem: 'the cgroup v1 hierarchies lack freezer.state' });
+      for (const parent of [v1.memory, v1.pids]) expect(existsSync(join(parent, runName))).toBe(false);
+    } finally {
+      for (const parent of [v1.memory, v1.pids]) removeEmptyCgroupNow(join(parent, runName));
+    }
+  });
+
+  it('sweeps a run whose owner is gone and which holds no process, and nothing else', async () => {
+    const dead = spawnSync('/bin/true').pid ?? 0;
+    const make = (name: string, owner: string): string[] => {
+      const directories = parents().map((parent) => join(parent, name));
+      for (const directory of directories) mkdirSync(join(directory, 'agent-1'), { recursive: true });
+      mkdirSync(join(directories[0] ?? '', owner));
+      return directories;
+    };
+    const ownStart = readFileSync('/proc/self/stat', 'utf8').split(') ')[1]?.split(' ')[19];
+    const stale = make(`colony-test-stale-${process.pid}`, `.owner-${dead}-1`);
+    const busy = make(`colony-test-busy-${process.pid}`, `.owner-${dead}-1`);
+    const idle = make(`colony-test-idle-${process.pid}`, `.owner-${process.pid}-${ownStart}`);
+    const sleeper = spawn('/bin/sh', ['-c', 'echo $$ > "$1"; echo ready; exec sleep 100', 'sh', join(busy[1] ?? '', 'agent-1', 'cgroup.procs')], { stdio: ['ignore', 'pipe', 'ignore'] });
+    let cgroups: RunCgroups | undefined;
+    try {
+      await new Promise((resolve) => sleeper.stdout?.once('data', resolve));
+      const opened = openRunCgroups(v1, `test-sweeper-${process.pid}`);
+      if (!opened.ok) throw new Error(opened.problem);
+      cgroups = opened.cgroups;
+      for (const directory of stale) expect(existsSync(directory)).toBe(false);
+      for (const directory of [...busy, ...idle]) expect(existsSync(join(directory, 'agent-1'))).toBe(true);
+      expect(isProcessAlive(sleeper.pid ?? 0)).toBe(true);
+    } finally {
+      sleeper.kill('SIGKILL');
+      await new Promise((resolve) => sleeper.once('exit', resolve));
+      await cgroups?.close();
+      for (const directory of [...stale, ...busy, ...idle]) {
+        for (const child of ['agent-1', `.owner-${dead}-1`, `.owner-${process.pid}-${ownStart}`]) removeEmptyCgroupNow(join(directory, child));
+        removeEmptyCgroupNow(directory);
+      }
+    }
+  });
+
+  it('removes the run’s cgroups and kills what is in them when the process quits with process.exit', () => {
+    const script = resolve(import.meta.dirname, 'testing', 'exit-with-run-cgroups.ts');
+    const output = execFileSync(process.execPath, ['--import', 'tsx', script, `test-exit-${process.pid}`], { encoding: 'utf8' });
+    const { directories, pid } = JSON.parse(output) as { directories: string[]; pid: number };
+    expect(directories).toHaveLength(3);
+    try {
+      for (const directory of directories) expect(existsSync(directory)).toBe(false);
+      expect(isProcessAlive(pid)).toBe(false);
+    } finally {
+      if (isProcessAlive(pid)) process.kill(pid, 'SIGKILL');
+      for (const directory of directories) {
+        for (const child of childCgroups(directory)) removeEmptyCgroupNow(child);
+        removeEmptyCgroupNow(directory);
+      }
+    }
   });
 });

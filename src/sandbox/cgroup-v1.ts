@@ -7,6 +7,7 @@ import {
   readKeyedNumber,
   readPids,
   removeCgroupDirectory,
+  removeEmptyCgroupNow,
   signalPids,
   waitFor,
   writeCgroupFile,
@@ -31,9 +32,14 @@ const EMPTY_DEADLINE_MS = 5_000;
  */
 export function openCgroupsV1(layout: V1Layout, runName: string): RunCgroupsOpening {
   const run: Directories = { memory: join(layout.memory, runName), pids: join(layout.pids, runName), freezer: join(layout.freezer, runName) };
+  // What was made is removed again before a failure is returned: nothing of a run that never opened stays.
+  const fail = (problem: string): RunCgroupsOpening => {
+    for (const controller of CONTROLLERS) removeEmptyCgroupNow(run[controller]);
+    return { ok: false, problem };
+  };
   for (const controller of CONTROLLERS) {
     const problem = makeCgroupDirectory(run[controller]);
-    if (problem !== null) return { ok: false, problem };
+    if (problem !== null) return fail(problem);
   }
   const missing = [
     ['memory.limit_in_bytes', run.memory],
@@ -41,10 +47,11 @@ export function openCgroupsV1(layout: V1Layout, runName: string): RunCgroupsOpen
     ['freezer.state', run.freezer],
   ].filter(([file, directory]) => !existsSync(join(directory ?? '', file ?? '')));
   if (missing.length > 0) {
-    return { ok: false, problem: `the cgroup v1 hierarchies lack ${missing.map(([file]) => file).join(', ')}` };
+    return fail(`the cgroup v1 hierarchies lack ${missing.map(([file]) => file).join(', ')}`);
   }
   const cgroups: RunCgroups = {
     version: 1,
+    directories: [run.memory, run.pids, run.freezer],
     description: `cgroup v1: ${run.memory}, ${run.pids}, ${run.freezer}`,
     create: (name, limits) => createCommandCgroup(run, name, limits),
     close: async () => {

@@ -1,4 +1,4 @@
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -6,6 +6,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { readPids, removeCgroupDirectory } from './cgroup-files.js';
 import { readCgroupSources } from './cgroup-layout.js';
 import { HARNESS_LEAF, killCgroupV2, openCgroupsV2 } from './cgroup-v2.js';
+import { ownerMarkerName } from './cgroup-sweep.js';
+import { openRunCgroups } from './cgroups.js';
 import { isProcessAlive } from './process-runner-conformance.js';
 
 /**
@@ -78,6 +80,61 @@ describe('the cgroup v2 driver against a fake cgroup root', () => {
     expect(opened.ok ? '' : opened.problem).toBe(
       `cannot enable the memory and pids controllers below ${own}: it holds other processes (977, 978), and a cgroup that holds processes cannot hand controllers to its children`,
     );
+  });
+
+  it('moves the harness into a leaf once, and a second opening in the same process reuses it', () => {
+    const own = fakeOwnCgroup([process.pid]);
+    // A directory in place of the control file makes the first write fail, as the kernel's EBUSY would.
+    rmSync(join(own, 'cgroup.subtree_control'));
+    mkdirSync(join(own, 'cgroup.subtree_control'));
+    writeFileSync(join(own, 'cgroup.subtree_control', 'placeholder'), '');
+    const first = openCgroupsV2({ version: 2, own }, 'colony-run-5', process.pid);
+    expect(first.ok ? '' : first.problem).toMatch(/could not write "\+memory \+pids"/);
+    expect(readFileSync(join(own, HARNESS_LEAF, 'cgroup.procs'), 'utf8')).toBe(String(process.pid));
+
+    // The process now sits in the leaf, which the kernel shows with the controllers handed down.
+    rmSync(join(own, 'cgroup.subtree_control'), { recursive: true });
+    writeFileSync(join(own, 'cgroup.subtree_control'), 'memory pids\n');
+    const leaf = join(own, HARNESS_LEAF);
+    writeFileSync(join(leaf, 'cgroup.controllers'), 'memory pids\n');
+    writeFileSync(join(leaf, 'cgroup.subtree_control'), '');
+    const second = openCgroupsV2({ version: 2, own: leaf }, 'colony-run-6', process.pid);
+    if (!second.ok) throw new Error(second.problem);
+    expect(second.cgroups.directories).toEqual([join(own, 'colony-run-6')]);
+    expect(existsSync(join(leaf, HARNESS_LEAF))).toBe(false);
+    expect(existsSync(join(leaf, 'colony-run-6'))).toBe(false);
+  });
+
+  it('removes the run’s cgroup again when its controllers cannot be enabled', () => {
+    // Deep enough that the run's directory can be made but a file in it is past PATH_MAX, so the write fails.
+    const shallow = fakeOwnCgroup([4242]);
+    let own = shallow;
+    while (join(own, 'colony-run-7').length < 4080) own = join(own, 'd'.repeat(Math.min(200, 4080 - join(own, 'colony-run-7').length)));
+    mkdirSync(own, { recursive: true });
+    writeFileSync(join(own, 'cgroup.controllers'), 'memory pids\n');
+    writeFileSync(join(own, 'cgroup.subtree_control'), 'memory pids\n');
+    const opened = openCgroupsV2({ version: 2, own }, 'colony-run-7', 4242);
+    expect(opened.ok ? '' : opened.problem).toMatch(/ENAMETOOLONG/);
+    expect(existsSync(join(own, 'colony-run-7'))).toBe(false);
+  });
+
+  it('sweeps a run left by a process that has ended, and keeps those of a live one', () => {
+    const own = fakeOwnCgroup([process.pid]);
+    writeFileSync(join(own, 'cgroup.subtree_control'), 'memory pids\n');
+    const dead = spawnSync('/bin/true').pid ?? 0;
+    mkdirSync(join(own, 'colony-stale', 'agent-1'), { recursive: true });
+    mkdirSync(join(own, 'colony-stale', `.owner-${dead}-1`));
+    mkdirSync(join(own, 'colony-idle', 'agent-1'), { recursive: true });
+    mkdirSync(join(own, 'colony-idle', ownerMarkerName() ?? ''));
+    mkdirSync(join(own, 'colony-busy', 'agent-1'), { recursive: true });
+    mkdirSync(join(own, 'colony-busy', `.owner-${dead}-1`));
+    writeFileSync(join(own, 'colony-busy', 'agent-1', 'cgroup.procs'), `${process.pid}\n`);
+    mkdirSync(join(own, 'colony-unmarked'));
+    const opened = openRunCgroups({ version: 2, own }, 'sweeper');
+    if (!opened.ok) throw new Error(opened.problem);
+    expect(existsSync(join(own, 'colony-stale'))).toBe(false);
+    for (const kept of ['colony-idle', 'colony-busy', 'colony-unmarked', 'colony-sweeper']) expect(existsSync(join(own, kept))).toBe(true);
+    expect(existsSync(join(own, 'colony-sweeper', ownerMarkerName() ?? ''))).toBe(true);
   });
 });
 

@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import {
   childCgroups,
   makeCgroupDirectory,
@@ -7,6 +7,7 @@ import {
   readKeyedNumber,
   readPids,
   removeCgroupDirectory,
+  removeEmptyCgroupNow,
   signalPids,
   waitFor,
   writeCgroupFile,
@@ -30,9 +31,12 @@ const EMPTY_DEADLINE_MS = 5_000;
  * the only process in it, the harness moves itself into the leaf `colony-harness` first, as
  * a delegated service is expected to. Writing a pid into a child's cgroup.procs needs write
  * access to the common ancestor's, which root has and a delegated subtree grants.
+ * The leaf is never removed by colony: it holds the harness process itself, and a cgroup with
+ * a process in it cannot be removed, so it stays until the harness exits (the next process
+ * that needs it reuses it) or is moved out by whoever manages the own cgroup.
  */
 export function openCgroupsV2(layout: V2Layout, runName: string, ownPid: number): RunCgroupsOpening {
-  const own = layout.own;
+  const own = v2RunParent(layout.own);
   const available = words(readCgroupFile(join(own, 'cgroup.controllers')));
   const unavailable = NEEDED.filter((controller) => !available.includes(controller));
   if (unavailable.length > 0) {
@@ -45,9 +49,13 @@ export function openCgroupsV2(layout: V2Layout, runName: string, ownPid: number)
   if (handedDown !== null) return { ok: false, problem: handedDown };
   const run = join(own, runName);
   const problem = makeCgroupDirectory(run) ?? writeCgroupFile(join(run, 'cgroup.subtree_control'), enable(NEEDED));
-  if (problem !== null) return { ok: false, problem };
+  if (problem !== null) {
+    removeEmptyCgroupNow(run);
+    return { ok: false, problem };
+  }
   const cgroups: RunCgroups = {
     version: 2,
+    directories: [run],
     description: `cgroup v2: ${run}`,
     create: (name, limits) => createCommandCgroup(join(run, name), limits),
     close: async () => {
@@ -56,6 +64,15 @@ export function openCgroupsV2(layout: V2Layout, runName: string, ownPid: number)
     },
   };
   return { ok: true, cgroups };
+}
+
+/**
+ * Where a run's cgroup is made: the own cgroup, or, when the process already sits in a
+ * `colony-harness` leaf (it moved there for an earlier sandbox, or its parent did), the leaf's
+ * parent, so a second sandbox in one process reuses the leaf instead of nesting a new one in it.
+ */
+export function v2RunParent(own: string): string {
+  return basename(own) === HARNESS_LEAF ? dirname(own) : own;
 }
 
 /** Enables memory and pids for the own cgroup's children, moving the harness to a leaf if it must. */

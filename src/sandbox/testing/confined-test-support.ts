@@ -2,6 +2,7 @@ import { chmodSync, chownSync, existsSync, mkdirSync, mkdtempSync, readdirSync, 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { readCgroupSources, resolveCgroupLayout } from '../cgroup-layout.js';
+import { isOwnerMarker } from '../cgroup-sweep.js';
 import { runCgroupName } from '../cgroups.js';
 import { defaultProgramDirectories, findProgram } from '../sandbox-programs.js';
 import { DEFAULT_SANDBOX_GID, openSandbox } from '../sandbox.js';
@@ -103,7 +104,7 @@ export async function leftoverProcessesOf(uid: number, deadlineMs = 5_000): Prom
   return processesOf(uid);
 }
 
-/** Command cgroups still present under the run's parent in any hierarchy (none once every command has ended). */
+/** Command cgroups still present under the run's parent in any hierarchy (none once every command has ended); the owner child is not one. */
 export function leftoverCommandCgroups(runId: string): string[] {
   const layout = resolveCgroupLayout(readCgroupSources());
   if (!layout.ok) return [];
@@ -113,7 +114,7 @@ export function leftoverCommandCgroups(runId: string): string[] {
     const run = join(parent, name);
     if (!existsSync(run)) return [];
     return readdirSync(run, { withFileTypes: true })
-      .filter((entry) => entry.isDirectory())
+      .filter((entry) => entry.isDirectory() && !isOwnerMarker(entry.name))
       .map((entry) => join(run, entry.name));
   });
 }
