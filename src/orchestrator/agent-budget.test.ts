@@ -33,7 +33,7 @@ describe('an agent’s budget', () => {
     const reminder = planner.beforeModelCall();
     expect(reminder).toBe(
       'Budget warning: the run has spent 80,000 tokens of its 100,000 tokens (80%); 20,000 tokens left.\n' +
-        'Prioritise now: publish only the work that matters most, let what is in flight finish rather than starting new slices, and plan to finish your scope before the budget is used up. When it is used up, nothing new starts and every agent gets one last model call to hand off.',
+        'Prioritise now: publish only the work that matters most, let what is in flight finish rather than starting new slices, and plan to finish your scope before the budget is used up. When it is used up, nothing new starts and every agent gets at most one last model call to hand off.',
     );
     expect(planner.beforeModelCall()).toBeNull();
 

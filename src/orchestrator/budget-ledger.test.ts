@@ -145,6 +145,39 @@ describe('the budget ledger', () => {
     expect(run.ledger.blocksStart('b')).toMatchObject({ scope: 'run' });
   });
 
+  it('keeps the promise when first calls are in flight: a call that lands past the limit is its agent\'s last', () => {
+    // Four workers whose first calls are all in flight hold back nothing yet (no answer, no
+    // estimate). Were each to get a last call after its answer lands, they would spend 40,000
+    // on a limit of 10,000 with calls of 5,000: past the promised 10,000 + 5,000 x 4.
+    const run = harness({ tokens: 10_000 });
+    run.task('root', null, 'planner');
+    const workers = ['a', 'b', 'c', 'd'];
+    for (const task of workers) {
+      run.task(task, 'root', 'worker');
+      run.start(`worker-${task}`, task);
+      expect(run.ledger.permitCall(task)).toEqual({ kind: 'go' });
+    }
+    // A fifth agent is between calls (running a command, say) when the limit is used up.
+    run.task('e', 'root', 'worker');
+    run.start('worker-e', 'e');
+    for (const task of workers) run.call(`worker-${task}`, 4_000, 1_000);
+    expect(run.of('budget.exhausted')).toMatchObject([{ data: { spent: 5_000, reserved: 5_000, agents: 5 } }]);
+    // a and b landed within the limit (5,000, then 10,000): they keep their last calls. c and d
+    // landed past it: that was their one call past the limit, so they stop and colony hands off.
+    expect(workers.map((task) => run.ledger.permitCall(task).kind)).toEqual(['final', 'final', 'stop', 'stop']);
+    // e had nothing in flight: it gets its one last call too.
+    expect(run.ledger.permitCall('e')).toMatchObject({ kind: 'final', exhaustion: { scope: 'run' } });
+    for (const task of ['a', 'b', 'e']) {
+      run.call(`worker-${task}`, 4_000, 1_000);
+      expect(run.ledger.permitCall(task)).toMatchObject({ kind: 'stop' });
+    }
+    // 35,000 spent: the limit plus one call of 5,000 for each of the five agents, and no more.
+  });
+
+  it('passes a limit by at most one call per agent in every interleaving of calls, starts and ends', () => {
+    for (let seed = 1; seed <= 300; seed += 1) expectOneCallPerAgentAtMost(seed);
+  });
+
   it('tells the planner that owns a scope of its 80% warning once', () => {
     const run = harness({ tokens: 100_000, usd: 1 });
     run.task('root', null, 'planner');
@@ -190,3 +223,77 @@ describe('the budget ledger', () => {
     expect(run.ledger.permitCall('slice')).toEqual({ kind: 'go' });
   });
 });
+
+/** A small deterministic source of numbers in [0, 1), so an interleaving that fails can be replayed by its seed. */
+function seededNumbers(seed: number): () => number {
+  let state = seed >>> 0;
+  return () => {
+    state = (Math.imul(state, 1_664_525) + 1_013_904_223) >>> 0;
+    return state / 4_294_967_296;
+  };
+}
+
+type SimulatedAgent = { state: 'waiting' } | { state: 'idle' } | { state: 'calling'; tokens: number } | { state: 'ended' };
+
+/**
+ * One run of agents that start, call and end in an order drawn from `seed`, some under a
+ * delegated subtree: every scope whose limit was used up spent at most its limit plus the
+ * run's largest call for each agent that had a call land from that moment on.
+ */
+function expectOneCallPerAgentAtMost(seed: number): void {
+  const random = seededNumbers(seed);
+  const pick = (low: number, high: number): number => low + Math.floor(random() * (high - low + 1));
+  const run = harness({ tokens: pick(5_000, 60_000) });
+  run.task('root', null, 'planner');
+  run.task('slice', 'root', 'planner', 'src/slice/');
+  const agents = new Map<string, SimulatedAgent>();
+  const inSlice = new Set<string>();
+  const workers = pick(1, 7);
+  for (let index = 0; index < workers; index += 1) {
+    const task = `task-${index}`;
+    const slice = random() < 0.4;
+    run.task(task, slice ? 'slice' : 'root', 'worker');
+    if (slice) inSlice.add(task);
+    agents.set(task, { state: 'waiting' });
+  }
+  const calls: { task: string; tokens: number; landedAt: number }[] = [];
+  const exhaustions: { at: number; taskId: string; limit: number }[] = [];
+  let step = 0;
+  for (; step < 5_000; step += 1) {
+    const live = [...agents].filter(([, agent]) => agent.state !== 'ended');
+    const chosen = live[pick(0, live.length - 1)];
+    if (chosen === undefined) break;
+    const [task, agent] = chosen;
+    const known = run.of('budget.exhausted').length;
+    if (agent.state === 'waiting') {
+      const blocked = run.ledger.blocksStart(task) !== null;
+      if (!blocked) run.start(`agent-${task}`, task);
+      agents.set(task, { state: blocked ? 'ended' : 'idle' });
+    } else if (agent.state === 'idle') {
+      const permit = run.ledger.permitCall(task);
+      if (permit.kind === 'stop' || random() < 0.03) {
+        run.end(`agent-${task}`);
+        agents.set(task, { state: 'ended' });
+      } else agents.set(task, { state: 'calling', tokens: pick(100, 6_000) });
+    } else if (agent.state === 'calling') {
+      run.call(`agent-${task}`, agent.tokens, 0);
+      calls.push({ task, tokens: agent.tokens, landedAt: step });
+      agents.set(task, { state: 'idle' });
+    }
+    for (const body of run.of('budget.exhausted').slice(known)) {
+      if (body.type === 'budget.exhausted') exhaustions.push({ at: step, taskId: body.data.taskId, limit: body.data.limit });
+    }
+  }
+  expect(step, `seed ${seed}: the agents never ended`).toBeLessThan(5_000);
+  const largest = Math.max(0, ...calls.map((call) => call.tokens));
+  for (const exhaustion of exhaustions) {
+    const mine = calls.filter((call) => exhaustion.taskId === 'root' || inSlice.has(call.task));
+    // The call whose answer used the limit up landed at that moment: it was in flight until then.
+    const perAgent = new Map<string, number>();
+    for (const call of mine.filter((each) => each.landedAt >= exhaustion.at)) perAgent.set(call.task, (perAgent.get(call.task) ?? 0) + 1);
+    // The one in flight and the last: never more.
+    for (const [task, count] of perAgent) expect(count, `seed ${seed}: ${task} had ${count} calls land past ${exhaustion.taskId}'s limit`).toBeLessThanOrEqual(2);
+    const spent = mine.reduce((sum, call) => sum + call.tokens, 0);
+    expect(spent, `seed ${seed}: ${exhaustion.taskId} spent past the promise`).toBeLessThanOrEqual(exhaustion.limit + largest * perAgent.size);
+  }
+}

@@ -32,7 +32,7 @@ export type CallPermit =
   | { readonly kind: 'go' }
   /** Its scope's budget is used up: this is its one last call, to hand off. */
   | { readonly kind: 'final'; readonly exhaustion: Exhaustion }
-  /** It had its last call: it stops without another. */
+  /** It had its last call, or its call in flight when the budget was used up landed past the limit: it stops without another. */
   | { readonly kind: 'stop'; readonly exhaustion: Exhaustion };
 
 /** A reminder for a planner: a scope it owns spent 80% of a limit. */
@@ -95,7 +95,15 @@ interface TaskNode {
 /** An agent that started and has not ended. */
 interface AgentSpend {
   readonly taskId: string;
+  /**
+   * It may make no more calls: its last call was granted, or its call in flight when a limit of
+   * its scopes was used up landed past that limit and so was its last.
+   */
   finalCallTaken: boolean;
+  /** Granted a call whose answer has not landed: from a permit until its `model.responded` or its next ask. */
+  callInFlight: boolean;
+  /** The spend limits that were used up while its current call was in flight. */
+  readonly caughtInFlight: { readonly scope: Scope; readonly measure: 'tokens' | 'usd' }[];
   /** Its largest single call so far, per measure: what is held back for its last call. */
   readonly largest: Spend;
 }
@@ -167,7 +175,19 @@ export function createBudgetLedger(options: BudgetLedgerOptions): BudgetLedger {
         what: describeLimit(scope.kind, scope.path, measure, limit),
       };
       scope.exhausted.set(measure, exhaustion);
+      if (measure !== 'time') catchCallsInFlight(scope, measure);
       record({ type: 'budget.exhausted', data: { taskId: scope.taskId, scope: scope.kind, measure, spent, limit, reserved, agents: running } });
+    }
+  };
+
+  /**
+   * The calls in flight when a spend limit is used up are judged when they land (`charge`).
+   * What was held back for them may have been too little (nothing at all before an agent's
+   * first answer), and a final call after each would pass the limit by two calls per agent.
+   */
+  const catchCallsInFlight = (scope: Scope, measure: 'tokens' | 'usd'): void => {
+    for (const agent of agents.values()) {
+      if (agent.callInFlight && scopesOf(agent.taskId).includes(scope)) agent.caughtInFlight.push({ scope, measure });
     }
   };
 
@@ -217,7 +237,14 @@ export function createBudgetLedger(options: BudgetLedgerOptions): BudgetLedger {
       scope.spent.tokens += tokens;
       scope.spent.usd += usd;
     }
+    // This answer was in flight until now, so it is judged like every call caught in flight.
     for (const scope of chain) evaluate(scope);
+    // A call caught in flight that lands within the limit fit in what was left: its agent keeps
+    // its last call. One that lands past the limit was its agent's one call past it: no more.
+    // So the spend ends within the limit plus one call per agent, in every order of events.
+    if (agent.caughtInFlight.some(({ scope, measure }) => scope.spent[measure] > (scope.limits[measure] ?? Infinity))) agent.finalCallTaken = true;
+    agent.caughtInFlight.length = 0;
+    agent.callInFlight = false;
   };
 
   return {
@@ -227,7 +254,7 @@ export function createBudgetLedger(options: BudgetLedgerOptions): BudgetLedger {
           addTask(event.data.taskId, event.data.parentTaskId, event.data.kind, event.data.scope);
           return;
         case 'agent.started':
-          agents.set(event.agentId, { taskId: event.data.taskId, finalCallTaken: false, largest: { tokens: 0, usd: 0 } });
+          agents.set(event.agentId, { taskId: event.data.taskId, finalCallTaken: false, callInFlight: false, caughtInFlight: [], largest: { tokens: 0, usd: 0 } });
           agentOfTask.set(event.data.taskId, event.agentId);
           return;
         case 'agent.ended': {
@@ -247,11 +274,20 @@ export function createBudgetLedger(options: BudgetLedgerOptions): BudgetLedger {
       }
     },
     permitCall(taskId) {
-      const exhaustion = exhaustionOf(taskId);
-      if (exhaustion === null) return { kind: 'go' };
       const agent = agents.get(agentOfTask.get(taskId) ?? '');
+      // An agent that asks has no call in flight, even if its last one failed without an answer.
+      if (agent !== undefined) {
+        agent.callInFlight = false;
+        agent.caughtInFlight.length = 0;
+      }
+      const exhaustion = exhaustionOf(taskId);
+      if (exhaustion === null) {
+        if (agent !== undefined) agent.callInFlight = true;
+        return { kind: 'go' };
+      }
       if (agent === undefined || agent.finalCallTaken) return { kind: 'stop', exhaustion };
       agent.finalCallTaken = true;
+      agent.callInFlight = true;
       return { kind: 'final', exhaustion };
     },
     blocksStart: exhaustionOf,

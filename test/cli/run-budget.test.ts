@@ -43,6 +43,15 @@ describe('colony run with a budget', () => {
     expect(json.budget.tokens.limit).toBe(120_000);
   }, RUN_TIMEOUT_MS);
 
+  it('keeps the promise when workers\' first calls are in flight as the limit is used up: a call landing past it is the agent\'s last', async () => {
+    // Large, slow calls: several are in flight when the limit is used up, first calls among them
+    // with nothing held back for them yet.
+    const result = await runCli([...runArgs('--budget-tokens', '45000', '--quiet'), '--model', 'sim?tokens=5000&latency=300..400']);
+    expect(result.code).toBe(1);
+    const run = expectWoundDown(repo, 'tokens');
+    expectSpendWithinOneCallPerAgent(run, 45_000, (data) => data.usage.inputTokens + data.usage.outputTokens);
+  }, RUN_TIMEOUT_MS);
+
   it('gives a delegated subtree half of what the run has left; the subtree winds down alone and hands off to the root', async () => {
     // Nine modules in one folder make the sim root planner delegate that folder to a sub-planner.
     const goal = readFileSync(join(repo.dir, 'GOAL.md'), 'utf8')

@@ -66,7 +66,7 @@ export function expectWoundDown(repo: ExampleRepository, measure: 'tokens' | 'us
 /**
  * The promise: the spend passes the limit by at most one model call per agent running in the
  * wind-down (those running when it was used up and any that started after), each call at most
- * the largest the run made.
+ * the largest the run made. Checked for the run's own limit.
  */
 export function expectSpendWithinOneCallPerAgent(run: WoundDownRun, limit: number, spendOf: (data: EventData<'model.responded'>) => number): void {
   const { events, exhausted } = run;
@@ -82,4 +82,20 @@ export function expectSpendWithinOneCallPerAgent(run: WoundDownRun, limit: numbe
   for (const event of events.slice(at)) if (event.type === 'agent.started') running.add(event.agentId);
   expect(total).toBeGreaterThan(0.8 * limit);
   expect(total).toBeLessThanOrEqual(limit + largest * running.size);
+
+  // What keeps it in every order of events: from the answer that used the limit up on, an agent
+  // has at most two calls land, the one in flight then and its last, and the last only if the
+  // one in flight landed within the limit.
+  const crossing = events.slice(0, at).findLastIndex((event) => event.type === 'model.responded');
+  let spent = 0;
+  const landedLate = new Map<string, number[]>();
+  events.forEach((event, index) => {
+    if (event.type !== 'model.responded') return;
+    spent += spendOf(event.data);
+    if (index >= crossing) landedLate.set(event.agentId, [...(landedLate.get(event.agentId) ?? []), spent]);
+  });
+  for (const [agentId, landings] of landedLate) {
+    expect(landings.length, `${agentId} had ${landings.length} calls land after the limit was used up`).toBeLessThanOrEqual(2);
+    if (landings.length === 2) expect(landings[0], `${agentId} made a last call after its call in flight landed past the limit`).toBeLessThanOrEqual(limit);
+  }
 }

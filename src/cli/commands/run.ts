@@ -218,5 +218,5 @@ function report(ctx: CommandContext, result: Extract<RunSessionResult, { ok: tru
 function budgetStopLine(exhaustion: Exhaustion, status: RunStatus | null): string {
   const figure = status?.budget?.[exhaustion.measure] ?? null;
   const spent = figure === null ? '' : `: ${formatAmount(exhaustion.measure, figure.spent)} ${exhaustion.measure === 'time' ? 'passed' : 'spent'} in all`;
-  return `${exhaustion.what}${spent}; every running agent had one last model call to hand off.`;
+  return `${exhaustion.what}${spent}; each running agent made at most one model call past it, then handed off or was stopped.`;
 }
