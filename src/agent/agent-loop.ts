@@ -46,6 +46,11 @@ export interface AgentLoopOptions {
    * failing, unreachable, or its circuit open) before calling again; see DEFAULT_PARKING_POLICY.
    */
   readonly parking?: ParkingOptions;
+  /**
+   * Asked each time a park ends, before the agent calls its provider again: a reason stops the
+   * agent there (its run's time or budget ran out while it waited).
+   */
+  readonly stopWaiting?: () => string | null;
 }
 
 /** What `beforeModelCall` says: nothing, a text to tell the agent first, or stop with a reason. */
@@ -121,14 +126,16 @@ export async function runAgent(options: AgentLoopOptions): Promise<AgentOutcome>
       recorder.record({ type: 'agent.nudged', data: { step, message: notice } });
       messages.push({ role: 'user', content: notice });
     }
-    const { result, durationMs } = await callModelForStep({
+    const { result, durationMs, stopped } = await callModelForStep({
       model,
       request: { messages, tools },
       step,
       signal,
       recorder,
       parking: options.parking,
+      ...(options.stopWaiting === undefined ? {} : { stopWaiting: options.stopWaiting }),
     });
+    if (stopped !== undefined) return fail(step - 1, stopped);
     if (!result.ok) {
       const { error } = result;
       if (error.kind === 'aborted') return fail(step - 1, 'stopped: the run was cancelled');

@@ -66,6 +66,34 @@ describe('callModelForStep against a provider that cannot be reached', () => {
     expect(afterAnswer.map((event) => event.type)).toEqual(['model.requested', 'model.retried', 'agent.parked']);
     expect(afterAnswer.at(-1)).toMatchObject({ type: 'agent.parked', data: { step: 2, kind: 'network', attempts: 2 } });
   });
+
+  it('stops waiting when told to after a park, without calling the provider again', async () => {
+    const running = await startModelServer({ model: createScriptedLanguageModel([{ text: 'hi' }]) });
+    server = running;
+    const model = modelAt(`${running.url}/v1`);
+    const events: EventBody[] = [];
+    const call = (step: number, stopWaiting: () => string | null) =>
+      callModelForStep({ model, request: REQUEST, step, signal: new AbortController().signal, recorder: recorderInto(events), parking: { sleep: async () => undefined }, stopWaiting });
+    expect((await call(1, () => null)).result).toMatchObject({ ok: true });
+    await running.close();
+    server = null;
+
+    let asked = 0;
+    const outcome = await call(2, () => (++asked === 2 ? "stopped: the run's time limit of 1 hour passed" : null));
+    expect(outcome.stopped).toBe("stopped: the run's time limit of 1 hour passed");
+    expect(outcome.result).toMatchObject({ ok: false, error: { kind: 'network' } });
+    const afterAnswer = events.slice(events.findIndex((event) => event.type === 'model.requested' && event.data.step === 2));
+    // Parked, resumed and tried once more; parked again, and told to stop: no third request.
+    expect(afterAnswer.map((event) => event.type)).toEqual([
+      'model.requested',
+      'model.retried',
+      'agent.parked',
+      'agent.resumed',
+      'model.requested',
+      'model.retried',
+      'agent.parked',
+    ]);
+  });
 });
 
 /** A model at `baseUrl` with a guard of its own and two attempts per call, the second without a wait. */

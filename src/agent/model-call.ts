@@ -44,20 +44,25 @@ export interface StepCall {
   readonly signal: AbortSignal;
   readonly recorder: AgentRecorder;
   readonly parking?: ParkingOptions;
+  /** Asked after each park: a reason ends the park, and the agent, instead of calling again. */
+  readonly stopWaiting?: () => string | null;
 }
 
 export interface StepCallResult {
   readonly result: ModelResult;
   /** How long the last request took, parks not included. */
   readonly durationMs: number;
+  /** Why the agent stopped waiting for its provider (see `StepCall.stopWaiting`); absent otherwise. */
+  readonly stopped?: string;
 }
 
 /**
  * One step's model call, recorded: `model.requested`, each retry, each change it caused to its
  * provider's gate or circuit, and `model.failed` when it fails for good. A call that fails
  * because the provider is unavailable parks the agent instead of failing it: `agent.parked`,
- * a wait, `agent.resumed`, and the same request again, as often as it takes. Only the signal
- * ends a park; the caller's step count is untouched by it.
+ * a wait, `agent.resumed`, and the same request again, as often as it takes. The signal ends
+ * a park, and so does `stopWaiting` (the run's time or budget used up meanwhile); the caller's
+ * step count is untouched by it.
  */
 export async function callModelForStep(call: StepCall): Promise<StepCallResult> {
   const { model, request, step, signal, recorder } = call;
@@ -106,6 +111,8 @@ export async function callModelForStep(call: StepCall): Promise<StepCallResult> 
       // A sleep that rejects on abort is allowed; the check below reports it.
     }
     if (signal.aborted) return { result: { ok: false, error: abortedError(), attempts: 0 }, durationMs: 0 };
+    const stopped = call.stopWaiting?.() ?? null;
+    if (stopped !== null) return { result: { ok: false, error, attempts: result.attempts }, durationMs: 0, stopped };
     recorder.record({ type: 'agent.resumed', data: { step, parkedMs: Math.round(performance.now() - parkedAt) } });
   }
 }

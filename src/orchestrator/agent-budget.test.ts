@@ -47,4 +47,19 @@ describe('an agent’s budget', () => {
     const handoff = unstartedHandoff(worker.stoppedBy() ?? expect.fail('stopped'));
     expect(handoff).toMatchObject({ status: 'blocked', synthetic: true, summary: expect.stringMatching(/^not started: the run's token budget/) });
   });
+
+  it('ends a parked agent once the run’s time is up, and not before', () => {
+    let now = 0;
+    const ledger = createBudgetLedger({ limits: { tokens: null, usd: null, maxHours: 1 }, startedAt: 0, now: () => now, record: () => undefined });
+    observe(ledger, 'system', { type: 'task.created', data: { taskId: 'root', parentTaskId: null, kind: 'planner', title: 'goal', scope: null, retryOf: null } });
+    observe(ledger, 'system', { type: 'task.created', data: { taskId: 'work', parentTaskId: 'root', kind: 'worker', title: 'work', scope: null, retryOf: null } });
+    observe(ledger, 'worker-1', started('work'));
+    const worker = createAgentBudget(ledger, 'work', 'worker');
+    now = 59 * 60_000;
+    expect(worker.whileParked()).toBeNull();
+    expect(worker.stoppedBy()).toBeNull();
+    now = 61 * 60_000;
+    expect(worker.whileParked()).toMatch(/^stopped: the run's time limit .*, while the agent waited for its provider$/);
+    expect(worker.stoppedBy()).toMatchObject({ scope: 'run', measure: 'time' });
+  });
 });

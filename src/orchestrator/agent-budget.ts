@@ -21,6 +21,11 @@ export interface AgentBudget {
    * that says so), or stop without a call once that was made.
    */
   beforeModelCall(): ModelCallCheck;
+  /**
+   * Asked while the agent is parked: once its scope's budget or the run's time is used up, it
+   * stops waiting (its last call could not reach the provider anyway) and ends as stopped.
+   */
+  whileParked(): string | null;
   /** The limit that stopped the agent, or null while none did. */
   stoppedBy(): Exhaustion | null;
 }
@@ -39,6 +44,13 @@ export function createAgentBudget(ledger: BudgetLedger, taskId: string, role: 'w
       if (role === 'worker') return null;
       const warnings = ledger.takeWarnings(taskId);
       return warnings.length === 0 ? null : warnings.map(warningText).join('\n\n');
+    },
+    whileParked() {
+      ledger.tick();
+      const exhaustion = ledger.blocksStart(taskId);
+      if (exhaustion === null) return null;
+      stopped = exhaustion;
+      return `stopped: ${exhaustion.what}, while the agent waited for its provider`;
     },
     stoppedBy: () => stopped,
   };

@@ -103,6 +103,7 @@ export async function runPlannerTask(context: RunContext, task: TaskRecord, sign
         ].filter((notice) => notice !== null);
         return notices.length === 0 ? null : notices.join('\n\n');
       },
+      ...(budget === null ? {} : { stopWaiting: () => budget.whileParked() }),
     });
   } catch (error) {
     const reason = `colony itself failed while running the planner: ${error instanceof Error ? error.message : String(error)}`;

@@ -151,7 +151,9 @@ export async function runWorkerTask(options: RunWorkerTaskOptions): Promise<Work
     recorder,
     maxSteps: options.maxSteps,
     ...(options.signal === undefined ? {} : { signal: options.signal }),
-    ...(options.budget === undefined ? {} : { beforeModelCall: async () => options.budget?.beforeModelCall() ?? null }),
+    ...(options.budget === undefined
+      ? {}
+      : { beforeModelCall: async () => options.budget?.beforeModelCall() ?? null, stopWaiting: () => options.budget?.whileParked() ?? null }),
   });
 
   // Decide the workspace's fate before the handoff, so the handoff can say where the work is.
