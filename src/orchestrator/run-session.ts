@@ -23,13 +23,14 @@ import { checkMain, type MainCheck } from './main-check.js';
 import type { RunContext } from './run-context.js';
 import { createWorkInFlight } from './work-in-flight.js';
 import { prepareSession, type PreparedSession } from './session-prelude.js';
-import { dependencyCacheDir, prepareSharedDependencies } from './shared-dependencies.js';
+import { prepareSharedDependencies } from './shared-dependencies.js';
 import { sandboxedInstall } from './sandboxed-install.js';
 import { eventsDatabasePath, workspacesDirOf } from './state-directory.js';
 import { runTasks } from './task-runner.js';
 import { Wakeups } from './wakeups.js';
 import { chooseWorkspaces, defaultDiskCapBytes, startWorkspaces, type ChosenWorkspaces } from './workspace-setup.js';
-import { DEFAULT_SANDBOX_SETTINGS, lateRecorder, openCommandRunners, type CommandRunners, type LateRecorder, type SandboxSettings } from './command-sandbox.js';
+import type { CommandRunners, LateRecorder, SandboxSettings } from './command-sandbox.js';
+import { withSessionCommands } from './session-commands.js';
 
 export interface RunSessionOptions {
   readonly repoDir: string;
@@ -113,22 +114,9 @@ export async function runRunSession(given: RunSessionOptions): Promise<RunSessio
   try {
     const chosen = await chooseWorkspaces(session.repo, session.stateDir, options.workspaces ?? 'auto');
     if (!chosen.ok) return chosen;
-    const runId = newShortId('run');
-    const late = lateRecorder();
-    const opened = await openCommandRunners({
-      settings: options.sandbox ?? DEFAULT_SANDBOX_SETTINGS,
-      runId,
-      repo: session.repo,
-      stateDir: session.stateDir,
-      workDirs: [dependencyCacheDir(session.stateDir), workspacesDirOf(session.stateDir), join(session.stateDir, 'views')],
-      record: late.record,
-    });
-    if (!opened.ok) return opened;
-    try {
-      return await runInRepository(options, session, chosen, goal, runId, opened.runners, late);
-    } finally {
-      await opened.runners.close();
-    }
+    return await withSessionCommands(session, options.sandbox, ({ runId, commands, late }) =>
+      runInRepository(options, session, chosen, goal, runId, commands, late),
+    );
   } finally {
     session.release();
   }

@@ -15,12 +15,13 @@ import { createRedactingChatModel } from './redacting-chat-model.js';
 import { startCheckoutSync } from './checkout-sync.js';
 import { runWorkerTask } from './run-worker-task.js';
 import { prepareSession, type PreparedSession } from './session-prelude.js';
-import { dependencyCacheDir, prepareSharedDependencies } from './shared-dependencies.js';
+import { prepareSharedDependencies } from './shared-dependencies.js';
 import { sandboxedInstall } from './sandboxed-install.js';
 import { eventsDatabasePath, workspacesDirOf } from './state-directory.js';
 import type { SalvagedWork } from './workspace-reclaim.js';
 import { chooseWorkspaces, startWorkspaces, type ChosenWorkspaces } from './workspace-setup.js';
-import { DEFAULT_SANDBOX_SETTINGS, lateRecorder, openCommandRunners, type CommandRunners, type LateRecorder, type SandboxSettings } from './command-sandbox.js';
+import type { CommandRunners, LateRecorder, SandboxSettings } from './command-sandbox.js';
+import { withSessionCommands } from './session-commands.js';
 
 export { defaultStateDir, eventsDatabasePath } from './state-directory.js';
 
@@ -74,22 +75,9 @@ export async function runWorkSession(given: WorkSessionOptions): Promise<WorkSes
   try {
     const chosen = await chooseWorkspaces(session.repo, session.stateDir, options.workspaces ?? 'auto');
     if (!chosen.ok) return chosen;
-    const runId = newShortId('run');
-    const late = lateRecorder();
-    const opened = await openCommandRunners({
-      settings: options.sandbox ?? DEFAULT_SANDBOX_SETTINGS,
-      runId,
-      repo: session.repo,
-      stateDir: session.stateDir,
-      workDirs: [dependencyCacheDir(session.stateDir), workspacesDirOf(session.stateDir)],
-      record: late.record,
-    });
-    if (!opened.ok) return opened;
-    try {
-      return await runInRepository(options, session, chosen, task, runId, opened.runners, late);
-    } finally {
-      await opened.runners.close();
-    }
+    return await withSessionCommands(session, options.sandbox, ({ runId, commands, late }) =>
+      runInRepository(options, session, chosen, task, runId, commands, late),
+    );
   } finally {
     session.release();
   }
