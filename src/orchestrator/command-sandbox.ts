@@ -113,7 +113,7 @@ export async function openCommandRunners(options: OpenCommandRunnersOptions): Pr
     if (heldUmask) releaseGroupUmask();
     await proxy?.close();
     await sandbox.close();
-    return { ok: false, error: `colony could not prepare the sandbox: ${error instanceof Error ? error.message : String(error)}` };
+    return { ok: false, error: `could not prepare the sandbox: ${error instanceof Error ? error.message : String(error)}` };
   }
   options.record({ type: 'sandbox.opened', data: { method: sandbox.method, summary: sandbox.summary, network: describeNetwork(settings.network) } });
   const releaseUmask = heldUmask;
