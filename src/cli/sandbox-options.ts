@@ -71,3 +71,17 @@ export function sandboxSettingsOf(flags: SandboxFlags): { ok: true; settings: Sa
   }
   return { ok: true, settings: { method: flags.sandbox, network: network.policy, limits } };
 }
+
+/**
+ * The line a weaker choice earns on stderr, whatever `--quiet` says: unconfined commands, or
+ * the fallback without a read-only view of the system. Null for bubblewrap.
+ */
+export function sandboxWarning(settings: SandboxSettings): string | null {
+  if (settings.method === 'none') {
+    return "colony: WARNING: --sandbox none: every command an agent writes runs unconfined, with your permissions, your files and your network.\n";
+  }
+  if (settings.method === 'unshare') {
+    return 'colony: WARNING: --sandbox unshare: commands run as other users with limits, but without a read-only view of the system: they can write wherever file permissions let any user.\n';
+  }
+  return null;
+}

@@ -99,6 +99,7 @@ describe.skipIf(!required && !(isRoot && hasBubblewrap))('colony run with the sa
   it('runs unconfined only when the user says --sandbox none, and says so', async () => {
     const result = await runCli(['run', join(repo.dir, 'GOAL.md'), '--repo', repo.dir, '--model', 'sim', '--sandbox', 'none', '--json']);
     expect(result.code).toBe(0);
+    expect(result.stderr).toContain('colony: WARNING: --sandbox none: every command an agent writes runs unconfined');
     const opened = (await runCli(['events', '--repo', repo.dir, '--json', '--type', 'sandbox.opened'])).stdout.trim();
     expect(JSON.parse(opened)).toMatchObject({ data: { method: 'none', summary: expect.stringContaining('NOT confined') } });
   }, RUN_TIMEOUT_MS);

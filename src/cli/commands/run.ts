@@ -23,7 +23,7 @@ import {
   type CommandContext,
 } from '../command-context.js';
 import { formatRunSummary, readRunStatus } from './run-report.js';
-import { addSandboxOptions, sandboxSettingsOf, type SandboxFlags } from '../sandbox-options.js';
+import { addSandboxOptions, sandboxSettingsOf, sandboxWarning, type SandboxFlags } from '../sandbox-options.js';
 
 interface RunFlags extends SandboxFlags {
   readonly repo: string;
@@ -129,6 +129,8 @@ async function run(ctx: CommandContext, goalPath: string, flags: RunFlags): Prom
     usageError(ctx, sandbox.error);
     return ctx.exitCode;
   }
+  const warning = sandboxWarning(sandbox.settings);
+  if (warning !== null) ctx.stderr(warning);
   let prices: PriceTable = {};
   if (flags.prices !== undefined) {
     const read = readPriceFile(resolve(ctx.cwd, flags.prices));

@@ -4,7 +4,7 @@ import type { Handoff } from '../../events/handoff.js';
 import { resolveModel } from '../../model/registry.js';
 import { formatEventLine } from '../../observe/format-event.js';
 import { runWorkSession } from '../../orchestrator/work-session.js';
-import { addSandboxOptions, sandboxSettingsOf, type SandboxFlags } from '../sandbox-options.js';
+import { addSandboxOptions, sandboxSettingsOf, sandboxWarning, type SandboxFlags } from '../sandbox-options.js';
 import type { WorkspaceMethodChoice } from '../../workspace/choose-workspace-provider.js';
 import { EXIT_FAILED, EXIT_OK, positiveInteger, usageError, workspacesOption, type CommandContext } from '../command-context.js';
 
@@ -61,6 +61,8 @@ async function work(ctx: CommandContext, taskPath: string, flags: WorkFlags): Pr
     usageError(ctx, sandbox.error);
     return ctx.exitCode;
   }
+  const warning = sandboxWarning(sandbox.settings);
+  if (warning !== null) ctx.stderr(warning);
   const showProgress = flags.json !== true && flags.quiet !== true;
   const result = await runWorkSession({
     sandbox: sandbox.settings,
