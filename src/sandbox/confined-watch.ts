@@ -1,3 +1,4 @@
+import { armDeadline } from './command-deadline.js';
 import type { ChildProcess } from 'node:child_process';
 import type { Readable } from 'node:stream';
 import type { CommandCgroup } from './cgroups.js';
@@ -42,8 +43,6 @@ export function watchConfinedChild(
   const killGraceMs = request.killGraceMs ?? DEFAULT_KILL_GRACE_MS;
   const drainMs = request.drainMs ?? DEFAULT_DRAIN_MS;
   return new Promise((resolve) => {
-    let timedOut = false;
-    let aborted = false;
     let started = false;
     let exited = false;
     let closed = false;
@@ -76,28 +75,18 @@ export function watchConfinedChild(
       else signalLauncher('SIGTERM');
       killTimer = setTimeout(killEverything, killGraceMs);
     };
-    const onAbort = (): void => {
-      aborted = true;
-      stop();
-    };
-    const timeoutTimer = setTimeout(() => {
-      timedOut = true;
-      stop();
-    }, request.timeoutMs);
-    request.signal?.addEventListener('abort', onAbort, { once: true });
-    if (request.signal?.aborted === true) onAbort();
+    const deadline = armDeadline(request, stop);
 
     const finish = (): void => {
       if (finished) return;
       finished = true;
-      clearTimeout(timeoutTimer);
+      deadline.dispose();
       clearTimeout(killTimer);
       clearTimeout(drainTimer);
-      request.signal?.removeEventListener('abort', onAbort);
       child.stdout?.destroy();
       child.stderr?.destroy();
       (child.stdio[3] as Readable | null | undefined)?.destroy();
-      resolve({ ...exit, timedOut, aborted, started, sentSignals, outOfMemory, startError });
+      resolve({ ...exit, timedOut: deadline.timedOut, aborted: deadline.aborted, started, sentSignals, outOfMemory, startError });
     };
     const settle = async (): Promise<void> => {
       // The launcher is gone; whatever it left in the cgroup goes now, before the result.
@@ -123,7 +112,7 @@ export function watchConfinedChild(
     child.on('exit', (code, signal) => {
       exited = true;
       exit = { code, signal };
-      clearTimeout(timeoutTimer);
+      deadline.settle();
       clearTimeout(killTimer);
       void settle();
     });

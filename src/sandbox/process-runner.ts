@@ -1,3 +1,4 @@
+import { armDeadline } from './command-deadline.js';
 import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import { stat } from 'node:fs/promises';
@@ -168,8 +169,6 @@ function watchChild(
 ): void {
   const killGraceMs = request.killGraceMs ?? DEFAULT_KILL_GRACE_MS;
   const drainMs = request.drainMs ?? DEFAULT_DRAIN_MS;
-  let timedOut = false;
-  let aborted = false;
   let exited = false;
   let exit: { code: number | null; signal: string | null } | null = null;
   let finished = false;
@@ -190,28 +189,17 @@ function watchChild(
     killGroup('SIGTERM');
     killTimer = setTimeout(() => killGroup('SIGKILL'), killGraceMs);
   };
-  const onAbort = (): void => {
-    aborted = true;
-    stop();
-  };
-  const timeoutTimer = setTimeout(() => {
-    timedOut = true;
-    stop();
-  }, request.timeoutMs);
-  request.signal?.addEventListener('abort', onAbort, { once: true });
-  // The signal may have fired while the working directory was being checked.
-  if (request.signal?.aborted === true) onAbort();
+  const deadline = armDeadline(request, stop);
 
   const finish = (startError: string | null): void => {
     if (finished) return;
     finished = true;
-    clearTimeout(timeoutTimer);
+    deadline.dispose();
     clearTimeout(killTimer);
     clearTimeout(drainTimer);
-    request.signal?.removeEventListener('abort', onAbort);
     child.stdout?.destroy();
     child.stderr?.destroy();
-    done({ exitCode: exit?.code ?? null, signal: exit?.signal ?? null, timedOut, aborted, startError });
+    done({ exitCode: exit?.code ?? null, signal: exit?.signal ?? null, timedOut: deadline.timedOut, aborted: deadline.aborted, startError });
   };
 
   child.stdout?.on('data', (chunk: Buffer) => capture.append(chunk));
@@ -223,7 +211,7 @@ function watchChild(
   child.on('exit', (code, signal) => {
     exited = true;
     exit = { code, signal };
-    clearTimeout(timeoutTimer);
+    deadline.settle();
     clearTimeout(killTimer);
     // Leftover members of the group (background jobs) die with the command they belong to.
     killGroup('SIGKILL');
