@@ -3,7 +3,7 @@ import type { SandboxSettings } from '../orchestrator/command-sandbox.js';
 import { parseNetworkPolicy, type NetworkPolicyResult } from '../sandbox/network-policy.js';
 import { resolveCommandLimits } from '../sandbox/command-limits.js';
 import type { SandboxMethod } from '../sandbox/sandbox.js';
-import { byteSize, positiveInteger } from './command-context.js';
+import { byteSize, positiveInteger, usageError, type CommandContext } from './command-context.js';
 
 /** Which flag sets which of the limits. */
 const LIMIT_FLAGS: Readonly<Record<string, string>> = { memoryBytes: '--command-memory', maxProcesses: '--command-processes', cpuSeconds: '--command-cpu' };
@@ -84,4 +84,19 @@ export function sandboxWarning(settings: SandboxSettings): string | null {
     return 'colony: WARNING: --sandbox unshare: commands run as other users with limits, but without a read-only view of the system: they can write wherever file permissions let any user.\n';
   }
   return null;
+}
+
+/**
+ * The settings the flags ask for, with a warning on stderr for a weaker choice; or null after a
+ * usage error that says what contradicts what (the exit code is set then).
+ */
+export function reportSandboxSettings(ctx: CommandContext, flags: SandboxFlags): SandboxSettings | null {
+  const sandbox = sandboxSettingsOf(flags);
+  if (!sandbox.ok) {
+    usageError(ctx, sandbox.error);
+    return null;
+  }
+  const warning = sandboxWarning(sandbox.settings);
+  if (warning !== null) ctx.stderr(warning);
+  return sandbox.settings;
 }

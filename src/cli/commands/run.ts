@@ -23,7 +23,7 @@ import {
   type CommandContext,
 } from '../command-context.js';
 import { formatRunSummary, readRunStatus } from './run-report.js';
-import { addSandboxOptions, sandboxSettingsOf, sandboxWarning, type SandboxFlags } from '../sandbox-options.js';
+import { addSandboxOptions, reportSandboxSettings, type SandboxFlags } from '../sandbox-options.js';
 
 interface RunFlags extends SandboxFlags {
   readonly repo: string;
@@ -124,13 +124,8 @@ function resolveOne(ctx: CommandContext, spec: string, flags: RunFlags, prices: 
 }
 
 async function run(ctx: CommandContext, goalPath: string, flags: RunFlags): Promise<number> {
-  const sandbox = sandboxSettingsOf(flags);
-  if (!sandbox.ok) {
-    usageError(ctx, sandbox.error);
-    return ctx.exitCode;
-  }
-  const warning = sandboxWarning(sandbox.settings);
-  if (warning !== null) ctx.stderr(warning);
+  const sandbox = reportSandboxSettings(ctx, flags);
+  if (sandbox === null) return ctx.exitCode;
   let prices: PriceTable = {};
   if (flags.prices !== undefined) {
     const read = readPriceFile(resolve(ctx.cwd, flags.prices));
@@ -175,7 +170,7 @@ async function run(ctx: CommandContext, goalPath: string, flags: RunFlags): Prom
     ...(flags.mergeCheck === undefined ? {} : { mergeCheck: flags.mergeCheck }),
     sharedDependencies: flags.sharedDeps,
     workspaces: flags.workspaces,
-    sandbox: sandbox.settings,
+    sandbox,
     ...(flags.workspaceDiskCap === undefined ? {} : { workspaceDiskCapBytes: flags.workspaceDiskCap }),
     limits: { tokens: flags.budgetTokens ?? null, usd: flags.budgetUsd ?? null, maxHours: flags.maxHours ?? null },
     signal: ctx.signal,

@@ -4,7 +4,7 @@ import type { Handoff } from '../../events/handoff.js';
 import { resolveModel } from '../../model/registry.js';
 import { formatEventLine } from '../../observe/format-event.js';
 import { runWorkSession } from '../../orchestrator/work-session.js';
-import { addSandboxOptions, sandboxSettingsOf, sandboxWarning, type SandboxFlags } from '../sandbox-options.js';
+import { addSandboxOptions, reportSandboxSettings, type SandboxFlags } from '../sandbox-options.js';
 import type { WorkspaceMethodChoice } from '../../workspace/choose-workspace-provider.js';
 import { EXIT_FAILED, EXIT_OK, positiveInteger, usageError, workspacesOption, type CommandContext } from '../command-context.js';
 
@@ -56,16 +56,11 @@ async function work(ctx: CommandContext, taskPath: string, flags: WorkFlags): Pr
     usageError(ctx, resolved.error);
     return ctx.exitCode;
   }
-  const sandbox = sandboxSettingsOf(flags);
-  if (!sandbox.ok) {
-    usageError(ctx, sandbox.error);
-    return ctx.exitCode;
-  }
-  const warning = sandboxWarning(sandbox.settings);
-  if (warning !== null) ctx.stderr(warning);
+  const sandbox = reportSandboxSettings(ctx, flags);
+  if (sandbox === null) return ctx.exitCode;
   const showProgress = flags.json !== true && flags.quiet !== true;
   const result = await runWorkSession({
-    sandbox: sandbox.settings,
+    sandbox,
     repoDir: resolve(ctx.cwd, flags.repo),
     taskPath: resolve(ctx.cwd, taskPath),
     model: resolved.model,
