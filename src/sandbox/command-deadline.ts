@@ -12,7 +12,7 @@ export interface CommandDeadline {
 
 /**
  * Calls `stop` when the request's wall-clock limit passes or its signal aborts (at once when it
- * aborted before), and remembers which. Both runners end a command the same way from here.
+ * aborted before), and remembers which. The command runners and ripgrep all stop this way.
  */
 export function armDeadline(request: Pick<ProcessRequest, 'timeoutMs' | 'signal'>, stop: () => void): CommandDeadline {
   let timedOut = false;

@@ -1,5 +1,6 @@
 import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
+import { armDeadline } from '../sandbox/command-deadline.js';
 
 export interface RipgrepRequest {
   readonly ripgrepPath: string;
@@ -54,23 +55,13 @@ export function runRipgrep(request: RipgrepRequest): Promise<RipgrepRun> {
     let pending = Buffer.alloc(0);
     let stderr = Buffer.alloc(0);
     let capped = false;
-    let timedOut = false;
-    let aborted = false;
     let startError: string | null = null;
 
     const stop = (): void => {
       child.stdout?.removeAllListeners('data');
       child.kill('SIGKILL');
     };
-    const onAbort = (): void => {
-      aborted = true;
-      stop();
-    };
-    const timer = setTimeout(() => {
-      timedOut = true;
-      stop();
-    }, request.timeoutMs);
-    request.signal.addEventListener('abort', onAbort, { once: true });
+    const deadline = armDeadline(request, stop);
 
     const takeLine = (line: Buffer): boolean => {
       if (lines.length >= request.maxLines || lineBytes + line.length + 1 > request.maxBytes) {
@@ -102,8 +93,8 @@ export function runRipgrep(request: RipgrepRequest): Promise<RipgrepRun> {
       if (child.pid === undefined) startError = error.message;
     });
     child.on('close', (code) => {
-      clearTimeout(timer);
-      request.signal.removeEventListener('abort', onAbort);
+      deadline.dispose();
+      const { timedOut, aborted } = deadline;
       if (!capped && !timedOut && !aborted && pending.length > 0) takeLine(pending);
       resolve({ lines, capped, exitCode: code, stderr, timedOut, aborted, startError });
     });
