@@ -230,8 +230,6 @@ async function runInRepository(
     const budgetExhausted = budget?.runExhaustion() ?? null;
     // The tree wound down because a limit was used up; a goal met all the same is still done.
     if (budgetExhausted !== null && outcome.rootHandoff !== null && status !== 'done') status = 'budget-exhausted';
-    // The checkout is the user's: it is brought up to date with their own umask, not the sandbox's.
-    await commands.close();
     const checkoutProblem = await checkout.finish();
     // Nothing is left to share once every worker has ended: no hidden copy of the repository stays behind.
     await workspaces.provider.close();

@@ -143,8 +143,6 @@ async function runInRepository(
       ...(options.signal === undefined ? {} : { signal: options.signal }),
       ...(options.onEvent === undefined ? {} : { onEvent: options.onEvent }),
     });
-    // The checkout is the user's: it is brought up to date with their own umask, not the sandbox's.
-    await commands.close();
     const checkoutProblem = await checkout.finish();
     await workspaces.provider.close();
     record({ type: 'run.ended', data: { status: result.handoff.status, durationMs: Date.now() - started } });
