@@ -4,6 +4,7 @@ import { EventStamper, eventFromRecord, validateEventInput } from './event-recor
 import type { EventRecord } from './event-record.js';
 import { checkEventQuery } from './event-query.js';
 import type { EventInput, EventQuery, EventStore } from './event-store.js';
+import { isDiskFull } from './disk-full.js';
 import { EVENT_LOG_SCHEMA } from './sqlite-event-schema.js';
 import { SqliteEventReader } from './sqlite-event-reader.js';
 import { messageOf, openSqliteStoreConnection, sqliteCode } from './sqlite-connection.js';
@@ -192,6 +193,8 @@ class SqliteEventStore implements EventStore {
         `Another connection appended events to ${this.path} with the seq numbers this store had handed out. ` +
         'A SQLite event log takes one writing process; open other connections only to read, ' +
         'or use the PostgreSQL store for several writers.';
+    } else if (isDiskFull(error)) {
+      message = `The disk holding ${this.path} is full, so no event could be written. ${unwritten} kept in memory; free some space, then call flush() again.`;
     } else if (code.startsWith('SQLITE_BUSY')) {
       message =
         `${this.path} stayed locked by another writer for more than ${this.busyTimeoutMs} ms. ` +

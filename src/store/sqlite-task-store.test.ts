@@ -90,6 +90,20 @@ describe('openSqliteTaskStore', () => {
     }
   });
 
+  it('syncs nothing when opened not durable, for measuring what durability costs', () => {
+    const db = openSqliteStoreConnection(path, 1_234, TASK_TABLE_SCHEMA, 'task table', false);
+    try {
+      expect(db.pragma('journal_mode', { simple: true })).toBe('wal');
+      expect(db.pragma('synchronous', { simple: true })).toBe(0); // OFF
+    } finally {
+      db.close();
+    }
+    const store = open({ durable: false });
+    store.createTask(rootTask(), 100);
+    store.close();
+    expect(open().getTask(ROOT)?.status).toBe('open');
+  });
+
   it('finds the claim candidate by index seeks alone, however many tasks there are', () => {
     open().close();
     withRawConnection(path, (db) => {
