@@ -314,7 +314,16 @@ const bodies = [
   z.object({
     /** A message (a handoff, or a person's message) taken from the inbox into a planner's conversation. */
     type: z.literal('message.received'),
-    data: z.object({ step: z.number().int(), fromTaskId: z.string().nullable(), content: z.string() }),
+    data: z.object({
+      step: z.number().int(),
+      fromTaskId: z.string().nullable(),
+      content: z.string(),
+      /**
+       * The inbox message's `seq` in the task store, so a resumed run can tell which taken
+       * messages reached the conversation; absent in logs written before it was recorded.
+       */
+      inboxSeq: z.number().int().optional(),
+    }),
   }),
   z.object({
     /** A planner with nothing to do until a message arrives; it makes no model calls meanwhile. */

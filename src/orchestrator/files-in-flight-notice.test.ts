@@ -8,6 +8,7 @@ import { resolveModel } from '../model/registry.js';
 import type { EventStore } from '../store/event-store.js';
 import { createMemoryEventStore } from '../store/memory-event-store.js';
 import { openSqliteTaskStore } from '../store/sqlite-task-store.js';
+import { createdTask } from '../store/task-store-fixtures.js';
 import type { TaskStore } from '../store/task-store.js';
 import { openRepository } from '../workspace/repository.js';
 import { createExampleRepository, type ExampleRepository } from '../../test/support/example-repository.js';
@@ -171,7 +172,7 @@ describe('a planner in a run', () => {
       mergeCheck: null,
       workInFlight: createWorkInFlight(events, RUN),
     };
-    const root = tasks.createTask({ id: 'task-root', runId: RUN, parentTaskId: null, createdBy: null, kind: 'planner', title: 'Goal', body: 'Build pad and case.', scope: null, retryOf: null }, Date.now());
+    const root = createdTask(tasks.createTask({ id: 'task-root', runId: RUN, parentTaskId: null, createdBy: null, kind: 'planner', title: 'Goal', body: 'Build pad and case.', scope: null, retryOf: null }, Date.now()));
     const outcome = await runTasks({ context, holder: 'runner-1', workers: () => 1, leaseMs: 30_000, rootTaskId: root.id, signal: new AbortController().signal });
     expect(outcome.rootHandoff?.status).toBe('done');
 

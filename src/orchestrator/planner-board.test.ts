@@ -10,7 +10,7 @@ import { createMemoryEventStore } from '../store/memory-event-store.js';
 import { openSqliteTaskStore } from '../store/sqlite-task-store.js';
 import { createPlannerRoleTools } from '../tools/planner-tools.js';
 import { toolContext } from '../tools/workspace-fixture.js';
-import { handoffOf } from '../store/task-store-fixtures.js';
+import { createdTask, handoffOf } from '../store/task-store-fixtures.js';
 import type { TaskRecord, TaskStore } from '../store/task-store.js';
 import { createPlannerBoard, type BoardContext } from './planner-board.js';
 import { RUNNER_WAKEUP } from './run-context.js';
@@ -44,10 +44,10 @@ describe('the planner board', () => {
       },
       flush: () => eventStore.flush(),
     };
-    root = tasks.createTask(
+    root = createdTask(tasks.createTask(
       { id: 'task-root', runId: 'run-1', parentTaskId: null, createdBy: null, kind: 'planner', title: 'Goal', body: 'goal', scope: null, retryOf: null },
       1,
-    );
+    ));
   });
 
   afterEach(() => {
@@ -85,7 +85,7 @@ describe('the planner board', () => {
     // A closed task meets nothing.
     const claimed = tasks.claim({ runId: 'run-1', holder: 'r', kinds: ['worker'], now: context.now(), leaseMs: 60_000 });
     expect(claimed?.id).toBe(firstId);
-    tasks.complete(firstId, 'r', handoffOf('done', 'built'), context.now());
+    tasks.complete(firstId, { holder: 'r', attempt: 1 }, handoffOf('done', 'built'), context.now());
     eventStore.append({ type: 'handoff.delivered', data: { taskId: firstId, parentTaskId: root.id, status: 'done' }, runId: 'run-1', agentId: 'system' });
     const third = board.createTask({ title: 'Build index', brief: 'b', retryOf: null, paths: ['src/index.js'] });
     expect(third).toMatchObject({ ok: true, overlaps: [] });
@@ -131,7 +131,7 @@ describe('the planner board', () => {
     const closeAs = (id: string, summary: string) => {
       const claimed = tasks.claim({ runId: 'run-1', holder: 'r', kinds: ['worker'], now: context.now(), leaseMs: 60_000 });
       expect(claimed?.id).toBe(id);
-      expect(tasks.complete(id, 'r', failedHandoff(summary), context.now()).ok).toBe(true);
+      expect(tasks.complete(id, { holder: 'r', attempt: 1 }, failedHandoff(summary), context.now()).ok).toBe(true);
     };
     const first = board.createTask({ title: 'Build x', brief: 'Build x.js', retryOf: null, paths: [] });
     if (!first.ok) throw new Error(first.error);
@@ -153,10 +153,10 @@ describe('the planner board', () => {
       { id: 'task-elsewhere', runId: 'run-1', parentTaskId: root.id, createdBy: 'planner-a', kind: 'planner', title: 'z', body: 'z', scope: 'src/z/', retryOf: null },
       2,
     );
-    const other = tasks.createTask(
+    const other = createdTask(tasks.createTask(
       { id: 'task-other', runId: 'run-1', parentTaskId: 'task-elsewhere', createdBy: 'planner-b', kind: 'worker', title: 'y', body: 'y', scope: null, retryOf: null },
       3,
-    );
+    ));
     const board = createPlannerBoard(context, root, 'planner-a', recorder);
     const retried = board.createTask({ title: 'y', brief: 'y', retryOf: other.id, paths: [] });
     expect(retried).toEqual({ ok: false, error: expect.stringContaining('task-other is not one of your tasks') });

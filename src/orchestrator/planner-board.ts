@@ -35,7 +35,8 @@ export function createPlannerBoard(context: BoardContext, task: TaskRecord, agen
       { id: newShortId('task'), runId: context.runId, parentTaskId: task.id, createdBy: agentId, ...input },
       context.now(),
     );
-    const { id: taskId, kind, title, scope, retryOf, paths } = created;
+    if (!created.ok) return { ok: false, error: created.reason };
+    const { id: taskId, kind, title, scope, retryOf, paths } = created.task;
     recorder.record({
       type: 'task.created',
       data: { taskId, parentTaskId: task.id, kind, title, scope, retryOf, ...(kind === 'worker' ? { paths: [...paths] } : {}) },

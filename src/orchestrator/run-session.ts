@@ -205,10 +205,13 @@ async function runInRepository(
       ...(budget === undefined ? {} : { budget }),
       onEvent,
     };
-    const root = tasks.createTask(
+    const created = tasks.createTask(
       { id: newShortId('task'), runId, parentTaskId: null, createdBy: null, kind: 'planner', title: goal.title, body: goal.body, scope: null, retryOf: null },
       Date.now(),
     );
+    // A root task has no publisher whose generation could be stale, so only a bug refuses it.
+    if (!created.ok) throw new Error(created.reason);
+    const root = created.task;
     system.record({ type: 'task.created', data: { taskId: root.id, parentTaskId: null, kind: 'planner', title: root.title, scope: null, retryOf: null } });
     system.flush();
 

@@ -7,6 +7,7 @@ import type { ToolCall } from '../model/messages.js';
 import { resolveModel } from '../model/registry.js';
 import { createMemoryEventStore } from '../store/memory-event-store.js';
 import { openSqliteTaskStore } from '../store/sqlite-task-store.js';
+import { createdTask } from '../store/task-store-fixtures.js';
 import type { TaskRecord, TaskStore } from '../store/task-store.js';
 import { openRepository } from '../workspace/repository.js';
 import { createWorktreeProvider } from '../workspace/worktree-provider.js';
@@ -88,10 +89,10 @@ describe('the task runner', () => {
       workInFlight: createWorkInFlight(events, 'run-1'),
       onEvent: (event) => seen.push(event),
     };
-    const root = tasks.createTask(
+    const root = createdTask(tasks.createTask(
       { id: 'task-root', runId: 'run-1', parentTaskId: null, createdBy: null, kind: 'planner', title: 'Goal', body: 'Build pad.', scope: null, retryOf: null },
       Date.now(),
-    );
+    ));
     return { context, root, seen };
   }
 

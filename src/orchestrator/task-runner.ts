@@ -1,6 +1,6 @@
 import { setMaxListeners } from 'node:events';
 import { syntheticFailureHandoff, type Handoff } from '../events/handoff.js';
-import type { TaskKind, TaskRecord } from '../store/task-store.js';
+import type { Lease, TaskKind, TaskRecord } from '../store/task-store.js';
 import { createAgentBudget, unstartedHandoff } from './agent-budget.js';
 import { createAgentRecorder } from './agent-recorder.js';
 import type { RunContext } from './run-context.js';
@@ -47,6 +47,9 @@ export async function runTasks(options: TaskRunnerOptions): Promise<RunnerOutcom
   const stopAgents = () => agents.abort();
   options.signal.addEventListener('abort', stopAgents, { once: true });
   const running = new Map<string, Promise<void>>();
+  // The generation this runner holds each task at: its latest claim of it, which is what the
+  // store accepts the handoff from.
+  const leases = new Map<string, Lease>();
   let runningWorkers = 0;
   let released = 0;
   let failure: string | null = null;
@@ -79,13 +82,13 @@ export async function runTasks(options: TaskRunnerOptions): Promise<RunnerOutcom
     if (agents.signal.aborted && execution.handoff.synthetic) {
       // Stopped, not finished: the task goes back to the store, open, for a resumed run to take.
       // An agent that handed off on its own just before the stop is delivered as usual.
-      if (tasks.release(task.id, holder)) {
+      if (tasks.release(task.id, leaseOf(task))) {
         released += 1;
         record({ type: 'task.released', data: { taskId: task.id, reason: 'the run was stopped' } });
       }
       return;
     }
-    const completed = tasks.complete(task.id, holder, execution.handoff, context.now());
+    const completed = tasks.complete(task.id, leaseOf(task), execution.handoff, context.now());
     if (!completed.ok) {
       // Another runner holds the task now (this lease expired): its agent will hand off instead.
       record({ type: 'task.released', data: { taskId: task.id, reason: `this runner lost the task before its handoff could be delivered: ${completed.reason}` } });
@@ -96,9 +99,12 @@ export async function runTasks(options: TaskRunnerOptions): Promise<RunnerOutcom
     if (task.parentTaskId !== null) wakeups.wake(task.parentTaskId);
   };
 
+  const leaseOf = (task: TaskRecord): Lease => leases.get(task.id) ?? { holder, attempt: task.attempt };
+
   const start = (task: TaskRecord): void => {
+    leases.set(task.id, { holder, attempt: task.attempt });
     // This runner's own lease ran out (a stalled event loop) and it claimed the task again:
-    // the agent already running it carries on under the renewed lease.
+    // the agent already running it carries on under the new claim's generation.
     if (running.has(task.id)) return;
     record({ type: 'task.claimed', data: { taskId: task.id, kind: task.kind, attempt: task.attempt, holder } });
     // A task whose scope's budget is used up gets no agent: it is closed at once with a handoff
@@ -106,6 +112,7 @@ export async function runTasks(options: TaskRunnerOptions): Promise<RunnerOutcom
     const exhausted = context.budget?.blocksStart(task.id) ?? null;
     if (exhausted !== null) {
       finishTask(task, { agentId: 'system', handoff: unstartedHandoff(exhausted) });
+      leases.delete(task.id);
       return;
     }
     if (task.kind === 'worker') runningWorkers += 1;
@@ -113,6 +120,7 @@ export async function runTasks(options: TaskRunnerOptions): Promise<RunnerOutcom
       .then((execution) => finishTask(task, execution))
       .finally(() => {
         running.delete(task.id);
+        leases.delete(task.id);
         if (task.kind === 'worker') runningWorkers -= 1;
         wakeups.wake(RUNNER_WAKEUP);
       });

@@ -3,7 +3,7 @@ import { createSecretRedactor } from '../events/secret-redaction.js';
 import { openSqliteTaskStore } from './sqlite-task-store.js';
 import { createRedactingTaskStore } from './redacting-task-store.js';
 import { describeTaskStoreConformance } from './task-store.conformance.js';
-import { childTask, handoffOf, rootTask, RUN_ID } from './task-store-fixtures.js';
+import { childTask, createdTask, handoffOf, rootTask, RUN_ID } from './task-store-fixtures.js';
 import { sqliteStoreUnderTest } from './testing/sqlite-store-under-test.js';
 
 const redactor = createSecretRedactor(['sk-planted-0123456789']);
@@ -15,12 +15,12 @@ describe('createRedactingTaskStore', () => {
     const underTest = sqliteStoreUnderTest('colony-tasks-', (path) => createRedactingTaskStore(openSqliteTaskStore(path), redactor));
     try {
       const { store } = underTest;
-      const root = store.createTask(rootTask(), 1);
-      const child = store.createTask(childTask('task-1', root.id, 'worker', { body: 'use sk-planted-0123456789' }), 2);
+      const root = createdTask(store.createTask(rootTask(), 1));
+      const child = createdTask(store.createTask(childTask('task-1', root.id, 'worker', { body: 'use sk-planted-0123456789' }), 2));
       store.sendMessage(RUN_ID, root.id, 'see https://me:sk-planted-0123456789@host.invalid', 3);
       const claimed = store.claim({ runId: RUN_ID, holder: 'runner', kinds: ['worker'], now: 4, leaseMs: 1_000 });
       expect(claimed?.id).toBe(child.id);
-      store.complete(child.id, 'runner', handoffOf('failed', 'the provider said sk-planted-0123456789'), 5);
+      store.complete(child.id, { holder: 'runner', attempt: 1 }, handoffOf('failed', 'the provider said sk-planted-0123456789'), 5);
       const everything = JSON.stringify([store.listTasks(RUN_ID), store.takeInbox(root.id)]);
       expect(everything).toContain('[redacted]');
       expect(everything).not.toContain('sk-planted');

@@ -34,12 +34,17 @@ function notADatabase(path: string, contents: string, error: unknown): Error {
  * version. Several parts may share one file, each through its own connection. Throws with
  * what to do when the file cannot hold the part; `contents` names the part in that message
  * ("event log", "task table").
+ *
+ * `durable: false` sets `synchronous = OFF` instead: nothing is synced, so a crash of the
+ * machine can lose or damage recent commits. It exists only so a benchmark can measure what
+ * durability costs; colony itself never turns it off.
  */
 export function openSqliteStoreConnection(
   path: string,
   busyTimeoutMs: number,
   part: SchemaPart,
   contents: string,
+  durable = true,
 ): Database.Database {
   mkdirSync(dirname(path), { recursive: true });
   const db = new Database(path, { timeout: busyTimeoutMs });
@@ -47,7 +52,7 @@ export function openSqliteStoreConnection(
     // The first statement reads the file header: this is where a file that is not SQLite shows.
     db.pragma('journal_mode = WAL');
     // Per connection, and better-sqlite3 defaults to NORMAL in WAL mode, so it is set every time.
-    db.pragma('synchronous = FULL');
+    db.pragma(durable ? 'synchronous = FULL' : 'synchronous = OFF');
     migrateSchemaPart(db, path, part);
     return db;
   } catch (error) {

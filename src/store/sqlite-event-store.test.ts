@@ -77,6 +77,20 @@ describe('openSqliteEventStore', () => {
     }
   });
 
+  it('syncs nothing when opened not durable, for measuring what durability costs', () => {
+    const path = join(dir, 'events.db');
+    const db = openEventLogConnection(path, 1_234, false);
+    try {
+      expect(db.pragma('synchronous', { simple: true })).toBe(0); // OFF
+    } finally {
+      db.close();
+    }
+    const store = open(path, { durable: false });
+    store.append(toolStartedInput(subject, 1));
+    store.close();
+    expect(open(path).read().map((event) => event.seq)).toEqual([1]);
+  });
+
   it('reports a file that is not SQLite clearly and leaves it alone', () => {
     const path = join(dir, 'notes.db');
     const garbage = 'These are my notes, not a database.\n'.repeat(200);

@@ -4,6 +4,7 @@ import { EventStamper, eventFromRecord, validateEventInput } from './event-recor
 import type { EventRecord } from './event-record.js';
 import { checkEventQuery } from './event-query.js';
 import type { EventInput, EventQuery, EventStore } from './event-store.js';
+import { isDiskFull } from './disk-full.js';
 import { EVENT_LOG_SCHEMA } from './sqlite-event-schema.js';
 import { SqliteEventReader } from './sqlite-event-reader.js';
 import { messageOf, openSqliteStoreConnection, sqliteCode } from './sqlite-connection.js';
@@ -19,6 +20,13 @@ export interface SqliteEventStoreOptions {
    * callers flush explicitly where durability matters (before an effect).
    */
   readonly autoFlushMs?: number;
+  /**
+   * Whether each write is synced to disk (`synchronous = FULL`, the default). `false` sets
+   * `synchronous = OFF`: a flushed event can then be lost, or the file damaged, when the
+   * machine crashes. It exists only to measure what durability costs (the append benchmark);
+   * colony never opens its log that way.
+   */
+  readonly durable?: boolean;
 }
 
 /** Buffered events are written at the latest when this many are waiting. */
@@ -28,11 +36,12 @@ const DEFAULT_AUTO_FLUSH_MS = 100;
 
 /**
  * Opens the connection a SQLite event log is written through: see `openSqliteStoreConnection`
- * (WAL, `synchronous = FULL` so a flushed event survives a power loss, the busy timeout, the
- * schema migrated). Throws with what to do when the file cannot hold the log.
+ * (WAL, `synchronous = FULL` so a flushed event survives a power loss unless `durable` is
+ * false, the busy timeout, the schema migrated). Throws with what to do when the file cannot
+ * hold the log.
  */
-export function openEventLogConnection(path: string, busyTimeoutMs: number): Database.Database {
-  return openSqliteStoreConnection(path, busyTimeoutMs, EVENT_LOG_SCHEMA, 'event log');
+export function openEventLogConnection(path: string, busyTimeoutMs: number, durable = true): Database.Database {
+  return openSqliteStoreConnection(path, busyTimeoutMs, EVENT_LOG_SCHEMA, 'event log', durable);
 }
 
 /**
@@ -184,6 +193,8 @@ class SqliteEventStore implements EventStore {
         `Another connection appended events to ${this.path} with the seq numbers this store had handed out. ` +
         'A SQLite event log takes one writing process; open other connections only to read, ' +
         'or use the PostgreSQL store for several writers.';
+    } else if (isDiskFull(error)) {
+      message = `The disk holding ${this.path} is full, so no event could be written. ${unwritten} kept in memory; free some space, then call flush() again.`;
     } else if (code.startsWith('SQLITE_BUSY')) {
       message =
         `${this.path} stayed locked by another writer for more than ${this.busyTimeoutMs} ms. ` +
@@ -202,6 +213,6 @@ class SqliteEventStore implements EventStore {
  */
 export function openSqliteEventStore(path: string, options: SqliteEventStoreOptions = {}): EventStore {
   const busyTimeoutMs = options.busyTimeoutMs ?? DEFAULT_BUSY_TIMEOUT_MS;
-  const db = openEventLogConnection(path, busyTimeoutMs);
+  const db = openEventLogConnection(path, busyTimeoutMs, options.durable ?? true);
   return new SqliteEventStore(db, path, busyTimeoutMs, options.autoFlushMs ?? DEFAULT_AUTO_FLUSH_MS, options.now ?? Date.now);
 }

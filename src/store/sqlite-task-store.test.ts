@@ -90,6 +90,20 @@ describe('openSqliteTaskStore', () => {
     }
   });
 
+  it('syncs nothing when opened not durable, for measuring what durability costs', () => {
+    const db = openSqliteStoreConnection(path, 1_234, TASK_TABLE_SCHEMA, 'task table', false);
+    try {
+      expect(db.pragma('journal_mode', { simple: true })).toBe('wal');
+      expect(db.pragma('synchronous', { simple: true })).toBe(0); // OFF
+    } finally {
+      db.close();
+    }
+    const store = open({ durable: false });
+    store.createTask(rootTask(), 100);
+    store.close();
+    expect(open().getTask(ROOT)?.status).toBe('open');
+  });
+
   it('finds the claim candidate by index seeks alone, however many tasks there are', () => {
     open().close();
     withRawConnection(path, (db) => {
@@ -125,7 +139,7 @@ describe('openSqliteTaskStore', () => {
     store.createTask(rootTask(), 100);
     store.createTask(childTask('worker-1', ROOT), 100);
     store.claim(workerClaim('runner-a', 1_000, 1_000));
-    store.complete('worker-1', 'runner-a', handoffOf('done', 'Done.'), 1_100);
+    store.complete('worker-1', { holder: 'runner-a', attempt: 1 }, handoffOf('done', 'Done.'), 1_100);
     withRawConnection(path, (db) => {
       const insert = db.prepare(
         'INSERT INTO inbox (run_id, recipient_task_id, from_task_id, handoff, created_at) ' +
@@ -145,7 +159,7 @@ describe('openSqliteTaskStore', () => {
     store.createTask(rootTask(), 100);
     store.createTask(childTask('worker-1', ROOT), 100);
     store.claim(workerClaim('runner-a', 1_000, 1_000));
-    store.complete('worker-1', 'runner-a', handoffOf('done', 'Done.'), 1_100);
+    store.complete('worker-1', { holder: 'runner-a', attempt: 1 }, handoffOf('done', 'Done.'), 1_100);
     withRawConnection(path, (db) => {
       db.prepare("UPDATE tasks SET handoff = '{\"status\":\"finished\"}' WHERE id = 'worker-1'").run();
       db.prepare("UPDATE inbox SET handoff = 'not json' WHERE from_task_id = 'worker-1'").run();
@@ -240,7 +254,7 @@ describe('openSqliteTaskStore', () => {
     const reopened = open();
     expect(reopened.getTask('worker-1')).toEqual(claimed);
     expect(reopened.claim(workerClaim('runner-b', 2_000, 5_000))).toBeNull();
-    expect(reopened.complete('worker-1', 'runner-a', handoffOf('done', 'Done.'), 3_000).ok).toBe(true);
+    expect(reopened.complete('worker-1', { holder: 'runner-a', attempt: 1 }, handoffOf('done', 'Done.'), 3_000).ok).toBe(true);
   });
 
   it('opens read-only: a view of an existing task table that refuses changes', () => {

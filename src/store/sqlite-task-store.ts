@@ -4,7 +4,8 @@ import { openReadOnlyStoreConnection, openSqliteStoreConnection } from './sqlite
 import { TASK_TABLE_SCHEMA } from './sqlite-task-schema.js';
 import { INBOX_COLUMNS, TASK_COLUMNS, handoffToJson, messageFromRow, pathsToJson, taskFromRow } from './sqlite-task-rows.js';
 import type { InboxRow, TaskRow } from './sqlite-task-rows.js';
-import type { ClaimRequest, CompleteResult, InboxMessage, NewTask, TaskRecord, TaskStore } from './task-store.js';
+import { isCurrentLease, staleLeaseReason } from './task-lease.js';
+import type { ClaimRequest, CompleteResult, CreateTaskResult, InboxMessage, Lease, NewTask, TaskRecord, TaskStore } from './task-store.js';
 
 export interface SqliteTaskStoreOptions {
   /** How long a transaction waits for another connection's write lock before it fails (default 5000). */
@@ -14,6 +15,12 @@ export interface SqliteTaskStoreOptions {
    * does not exist or holds no task table yet throws, saying so.
    */
   readonly readOnly?: boolean;
+  /**
+   * Whether each commit is synced to disk (`synchronous = FULL`, the default). `false` sets
+   * `synchronous = OFF`, so a claim or delivery that returned can be lost when the machine
+   * crashes. It exists only to measure what durability costs; colony never turns it off.
+   */
+  readonly durable?: boolean;
 }
 
 const DEFAULT_BUSY_TIMEOUT_MS = 5_000;
@@ -72,11 +79,14 @@ class SqliteTaskStore implements TaskStore {
     this.inTransaction = <Result>(work: () => Result) => run.immediate(work) as Result;
   }
 
-  createTask(task: NewTask, now: number): TaskRecord {
+  createTask(task: NewTask, now: number, publisher?: Lease): CreateTaskResult {
     this.checkWritable();
     checkTime('createTask now', now);
     const pathsJson = pathsToJson(task.id, task.paths);
-    return this.inTransaction(() => {
+    if (publisher !== undefined && task.parentTaskId === null) {
+      throw new TypeError(`Task ${task.id} is a root task: nobody publishes it, so it takes no publisher lease.`);
+    }
+    return this.inTransaction((): CreateTaskResult => {
       if (this.taskRow(task.id) !== undefined) {
         throw new Error(`A task with id ${task.id} already exists in ${this.path}; every task needs a new id.`);
       }
@@ -87,6 +97,10 @@ class SqliteTaskStore implements TaskStore {
           throw new Error(
             `Task ${task.id} names parent ${task.parentTaskId}, which is not a task of run ${task.runId}.`,
           );
+        }
+        if (publisher !== undefined) {
+          const stale = staleLeaseReason(parent, publisher, `The planner of task ${parent.id}`, `this publish of task ${task.id}`);
+          if (stale !== null) return { ok: false, reason: stale };
         }
         pausedAncestors = parent.pausedAncestors + parent.paused;
       }
@@ -108,7 +122,7 @@ class SqliteTaskStore implements TaskStore {
         now,
         pausedAncestors,
       ) as TaskRow;
-      return taskFromRow(row, this.path);
+      return { ok: true, task: taskFromRow(row, this.path) };
     });
   }
 
@@ -122,6 +136,14 @@ class SqliteTaskStore implements TaskStore {
     this.checkOpen();
     const rows = this.statement(`SELECT ${TASK_COLUMNS} FROM tasks WHERE run_id = ? ORDER BY seq`).all(
       runId,
+    ) as TaskRow[];
+    return rows.map((row) => taskFromRow(row, this.path));
+  }
+
+  listChildren(parentTaskId: string): TaskRecord[] {
+    this.checkOpen();
+    const rows = this.statement(`SELECT ${TASK_COLUMNS} FROM tasks WHERE parent_task_id = ? ORDER BY seq`).all(
+      parentTaskId,
     ) as TaskRow[];
     return rows.map((row) => taskFromRow(row, this.path));
   }
@@ -158,39 +180,24 @@ class SqliteTaskStore implements TaskStore {
     ).run(now + leaseMs, holder).changes;
   }
 
-  release(taskId: string, holder: string): boolean {
+  release(taskId: string, lease: Lease): boolean {
     this.checkWritable();
     const { changes } = this.statement(
       "UPDATE tasks SET status = 'open', lease_holder = NULL, lease_expires_at = NULL " +
-        "WHERE id = ? AND status = 'running' AND lease_holder = ?",
-    ).run(taskId, holder);
+        "WHERE id = ? AND status = 'running' AND lease_holder = ? AND attempt = ?",
+    ).run(taskId, lease.holder, lease.attempt);
     return changes === 1;
   }
 
-  complete(taskId: string, holder: string, handoff: Handoff, now: number): CompleteResult {
+  complete(taskId: string, lease: Lease, handoff: Handoff, now: number): CompleteResult {
     this.checkWritable();
     checkTime('complete now', now);
     const handoffJson = handoffToJson(taskId, handoff);
     return this.inTransaction((): CompleteResult => {
       const current = this.taskRow(taskId);
       if (current === undefined) return { ok: false, reason: `There is no task ${taskId}.` };
-      if (current.status === 'open') {
-        return { ok: false, reason: `Task ${taskId} is not claimed by anyone, so ${holder} cannot complete it.` };
-      }
-      if (current.status !== 'running') {
-        return {
-          ok: false,
-          reason: `Task ${taskId} is already closed (${current.status}); its handoff was delivered and stays as it is.`,
-        };
-      }
-      if (current.leaseHolder !== holder) {
-        return {
-          ok: false,
-          reason:
-            `Task ${taskId} is now held by ${current.leaseHolder ?? 'nobody'} (attempt ${current.attempt}), not by ` +
-            `${holder}: its lease expired and it was claimed again, so this handoff is not delivered.`,
-        };
-      }
+      const stale = staleLeaseReason(current, lease, `Task ${taskId}`, 'this handoff');
+      if (stale !== null) return { ok: false, reason: stale };
       const closed = this.statement(
         'UPDATE tasks SET status = ?, closed_at = ?, handoff = ?, lease_expires_at = NULL ' +
           `WHERE seq = ? RETURNING ${TASK_COLUMNS}`,
@@ -205,6 +212,18 @@ class SqliteTaskStore implements TaskStore {
       }
       return { ok: true, task: taskFromRow(closed, this.path), delivered };
     });
+  }
+
+  releaseAbandoned(runId: string, now: number): TaskRecord[] {
+    this.checkWritable();
+    // The store keeps no time of release; `now` is checked like every time a caller passes.
+    checkTime('releaseAbandoned now', now);
+    const rows = this.statement(
+      "UPDATE tasks SET status = 'open', lease_holder = NULL, lease_expires_at = NULL " +
+        `WHERE run_id = ? AND status = 'running' RETURNING ${TASK_COLUMNS}`,
+    ).all(runId) as TaskRow[];
+    // RETURNING follows no order: sort into creation order.
+    return rows.sort((first, second) => first.seq - second.seq).map((row) => taskFromRow(row, this.path));
   }
 
   sendMessage(runId: string, recipientTaskId: string, text: string, now: number): InboxMessage {
@@ -222,9 +241,13 @@ class SqliteTaskStore implements TaskStore {
     return messageFromRow(row, this.path);
   }
 
-  takeInbox(recipientTaskId: string): InboxMessage[] {
+  takeInbox(recipientTaskId: string, lease?: Lease): InboxMessage[] {
     this.checkWritable();
     return this.inTransaction(() => {
+      if (lease !== undefined) {
+        const recipient = this.taskRow(recipientTaskId);
+        if (recipient === undefined || !isCurrentLease(recipient, lease)) return [];
+      }
       const rows = this.statement(
         `SELECT ${INBOX_COLUMNS} FROM inbox WHERE recipient_task_id = ? AND taken = 0 ORDER BY seq`,
       ).all(recipientTaskId) as InboxRow[];
@@ -235,6 +258,14 @@ class SqliteTaskStore implements TaskStore {
       }
       return messages;
     });
+  }
+
+  takenInbox(recipientTaskId: string): InboxMessage[] {
+    this.checkOpen();
+    const rows = this.statement(
+      `SELECT ${INBOX_COLUMNS} FROM inbox WHERE recipient_task_id = ? AND taken = 1 ORDER BY seq`,
+    ).all(recipientTaskId) as InboxRow[];
+    return rows.map((row) => messageFromRow(row, this.path));
   }
 
   unreadCount(recipientTaskId: string): number {
@@ -261,14 +292,15 @@ class SqliteTaskStore implements TaskStore {
     return row.count;
   }
 
-  setAndon(taskId: string, paused: boolean, now: number): void {
+  setAndon(taskId: string, paused: boolean, now: number, lease?: Lease): boolean {
     this.checkWritable();
     checkTime('setAndon now', now);
-    this.inTransaction(() => {
+    return this.inTransaction(() => {
       const task = this.taskRow(taskId);
       if (task === undefined) throw new Error(`There is no task ${taskId} to set the andon of.`);
+      if (lease !== undefined && !isCurrentLease(task, lease)) return false;
       // Pausing a paused task changes nothing: the andon is a switch, not a counter.
-      if (task.paused === (paused ? 1 : 0)) return;
+      if (task.paused === (paused ? 1 : 0)) return true;
       const switchAndon = this.statement('UPDATE tasks SET paused = ?, andon_changed_at = ? WHERE seq = ?');
       switchAndon.run(paused ? 1 : 0, now, task.seq);
       // Every task below counts this one among its paused ancestors, or stops counting it.
@@ -277,6 +309,7 @@ class SqliteTaskStore implements TaskStore {
           'UNION ALL SELECT child.id FROM tasks AS child JOIN below ON child.parent_task_id = below.id) ' +
           'UPDATE tasks SET paused_ancestors = paused_ancestors + :change WHERE id IN below',
       ).run({ taskId, change: paused ? 1 : -1 });
+      return true;
     });
   }
 
@@ -343,6 +376,6 @@ export function openSqliteTaskStore(path: string, options: SqliteTaskStoreOption
   const readOnly = options.readOnly ?? false;
   const db = readOnly
     ? openReadOnlyStoreConnection(path, busyTimeoutMs, TASK_TABLE_SCHEMA, 'task table')
-    : openSqliteStoreConnection(path, busyTimeoutMs, TASK_TABLE_SCHEMA, 'task table');
+    : openSqliteStoreConnection(path, busyTimeoutMs, TASK_TABLE_SCHEMA, 'task table', options.durable ?? true);
   return new SqliteTaskStore(db, path, readOnly);
 }

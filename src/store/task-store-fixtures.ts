@@ -1,6 +1,6 @@
 import { handoffSchema } from '../events/handoff.js';
 import type { Handoff, HandoffStatus } from '../events/handoff.js';
-import type { NewTask, TaskKind } from './task-store.js';
+import type { CreateTaskResult, NewTask, TaskKind, TaskRecord } from './task-store.js';
 
 export const RUN_ID = 'run-1';
 
@@ -38,6 +38,12 @@ export function childTask(
     retryOf: null,
     ...overrides,
   };
+}
+
+/** The task a `createTask` made; a refusal fails the test that expected none. */
+export function createdTask(result: CreateTaskResult): TaskRecord {
+  if (!result.ok) throw new Error(`createTask was refused: ${result.reason}`);
+  return result.task;
 }
 
 export function handoffOf(status: HandoffStatus, summary: string, extra: Partial<Handoff> = {}): Handoff {

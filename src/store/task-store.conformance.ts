@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describeTaskStoreFencing } from './task-store-fencing.conformance.js';
 import { RUN_ID, childTask, handoffOf, rootTask, seededRandom } from './task-store-fixtures.js';
-import type { ClaimRequest, TaskKind, TaskRecord, TaskStore } from './task-store.js';
+import type { ClaimRequest, Lease, TaskKind, TaskRecord, TaskStore } from './task-store.js';
 
 /** What the suite needs of an implementation: a fresh empty store, and how to dispose of it. */
 export interface TaskStoreUnderTest {
@@ -17,6 +18,10 @@ function request(holder: string, now: number, kinds: readonly TaskKind[] = ['wor
   return { runId: RUN_ID, holder, kinds, now, leaseMs };
 }
 
+function lease(holder: string, attempt = 1): Lease {
+  return { holder, attempt };
+}
+
 /** Claims until nothing is left; the ids in the order they were handed out. */
 function claimAll(store: TaskStore, claim: ClaimRequest): string[] {
   const ids: string[] = [];
@@ -26,7 +31,9 @@ function claimAll(store: TaskStore, claim: ClaimRequest): string[] {
 
 /**
  * The one suite every TaskStore implementation must pass. `open` is called before each test
- * and must return an empty store. Times are passed in, so nothing here waits on a clock.
+ * and must return an empty store. Times are passed in, so nothing here waits on a clock. The
+ * tests of generations (fencing by lease) and of resuming live in
+ * `task-store-fencing.conformance.ts` and run as part of this suite.
  */
 export function describeTaskStoreConformance(name: string, open: () => TaskStoreUnderTest): void {
   describe(`TaskStore conformance: ${name}`, () => {
@@ -66,7 +73,7 @@ export function describeTaskStoreConformance(name: string, open: () => TaskStore
         closedAt: null,
         handoff: null,
       };
-      expect(created).toEqual(expected);
+      expect(created).toEqual({ ok: true, task: expected });
       expect(store.getTask('worker-1')).toEqual(expected);
       expect(store.getTask(ROOT)).toMatchObject({ ...rootTask(), status: 'open', createdAt: 100 });
       expect(store.getTask('no-such-task')).toBeNull();
@@ -80,7 +87,7 @@ export function describeTaskStoreConformance(name: string, open: () => TaskStore
       expect(store.getTask('worker-2')?.paths).toEqual([]);
       const claimed = store.claim(request('runner-a', 300));
       expect(claimed).toMatchObject({ id: 'worker-1', paths });
-      store.complete('worker-1', 'runner-a', handoffOf('done', 'built'), 400);
+      store.complete('worker-1', lease('runner-a'), handoffOf('done', 'built'), 400);
       expect(store.listTasks(RUN_ID).map((task) => task.paths)).toEqual([[], paths, []]);
       const reopened = underTest.reopen?.();
       if (reopened !== undefined) expect(reopened.getTask('worker-1')?.paths).toEqual(paths);
@@ -170,7 +177,7 @@ export function describeTaskStoreConformance(name: string, open: () => TaskStore
       store.claim(request('runner-a', 1_000, ['worker'], 500));
       store.claim(request('runner-a', 1_000, ['worker'], 500));
       store.claim(request('runner-b', 1_000, ['worker'], 500));
-      expect(store.complete('worker-2', 'runner-a', handoffOf('done', 'Done.'), 1_200).ok).toBe(true);
+      expect(store.complete('worker-2', lease('runner-a'), handoffOf('done', 'Done.'), 1_200).ok).toBe(true);
       expect(store.renewLeases('runner-a', 1_400, 1_000)).toBe(1);
       expect(store.getTask('worker-1')?.leaseExpiresAt).toBe(2_400);
       expect(store.getTask('worker-2')?.leaseExpiresAt).toBeNull();
@@ -189,14 +196,14 @@ export function describeTaskStoreConformance(name: string, open: () => TaskStore
       expect(store.claim(request('runner-b', 1_100))).toBeNull();
       const reclaimed = store.claim(request('runner-b', 1_101, ['worker'], 100));
       expect(reclaimed).toMatchObject({ id: 'worker-1', leaseHolder: 'runner-b', leaseExpiresAt: 1_201, attempt: 2 });
-      const late = store.complete('worker-1', 'runner-a', handoffOf('done', 'Late.'), 1_150);
+      const late = store.complete('worker-1', lease('runner-a'), handoffOf('done', 'Late.'), 1_150);
       expect(late.ok).toBe(false);
       expect(!late.ok && late.reason).toMatch(/worker-1/);
-      expect(store.release('worker-1', 'runner-a')).toBe(false);
+      expect(store.release('worker-1', lease('runner-a'))).toBe(false);
       expect(store.renewLeases('runner-a', 1_150, 1_000)).toBe(0);
       expect(store.getTask('worker-1')).toEqual(reclaimed);
       expect(store.takeInbox(ROOT)).toEqual([]);
-      const completed = store.complete('worker-1', 'runner-b', handoffOf('done', 'Done.'), 1_160);
+      const completed = store.complete('worker-1', lease('runner-b', 2), handoffOf('done', 'Done.'), 1_160);
       expect(completed).toMatchObject({ ok: true, task: { status: 'done', leaseHolder: 'runner-b', attempt: 2 } });
     });
 
@@ -207,27 +214,27 @@ export function describeTaskStoreConformance(name: string, open: () => TaskStore
       store.claim(request('runner-a', 1_000, ['worker'], 100));
       expect(store.renewLeases('runner-a', 9_000, 100)).toBe(2);
       expect(store.getTask('worker-1')?.leaseExpiresAt).toBe(9_100);
-      expect(store.release('worker-2', 'runner-a')).toBe(true);
-      const result = store.complete('worker-1', 'runner-a', handoffOf('done', 'Slow but done.'), 20_000);
+      expect(store.release('worker-2', lease('runner-a'))).toBe(true);
+      const result = store.complete('worker-1', lease('runner-a'), handoffOf('done', 'Slow but done.'), 20_000);
       expect(result).toMatchObject({ ok: true, task: { status: 'done', attempt: 1 } });
     });
 
     it('gives a released task back, open and without a lease', () => {
       store.createTask(childTask('worker-1', ROOT), 200);
       store.claim(request('runner-a', 1_000));
-      expect(store.release('worker-1', 'runner-b')).toBe(false);
-      expect(store.release('worker-1', 'runner-a')).toBe(true);
+      expect(store.release('worker-1', lease('runner-b'))).toBe(false);
+      expect(store.release('worker-1', lease('runner-a'))).toBe(true);
       expect(store.getTask('worker-1')).toMatchObject({
         status: 'open',
         leaseHolder: null,
         leaseExpiresAt: null,
         attempt: 1,
       });
-      expect(store.release('worker-1', 'runner-a')).toBe(false);
+      expect(store.release('worker-1', lease('runner-a'))).toBe(false);
       expect(store.claim(request('runner-b', 1_001))).toMatchObject({ id: 'worker-1', attempt: 2 });
-      store.complete('worker-1', 'runner-b', handoffOf('done', 'Done.'), 1_002);
-      expect(store.release('worker-1', 'runner-b')).toBe(false);
-      expect(store.release('no-such-task', 'runner-b')).toBe(false);
+      store.complete('worker-1', lease('runner-b', 2), handoffOf('done', 'Done.'), 1_002);
+      expect(store.release('worker-1', lease('runner-b', 2))).toBe(false);
+      expect(store.release('no-such-task', lease('runner-b'))).toBe(false);
       expect(store.getTask('worker-1')?.status).toBe('done');
     });
 
@@ -238,7 +245,7 @@ export function describeTaskStoreConformance(name: string, open: () => TaskStore
         commits: ['3f9c2e1'],
         followUps: ['Keep comments in the printer'],
       });
-      const result = store.complete('worker-1', 'runner-a', handoff, 2_000);
+      const result = store.complete('worker-1', lease('runner-a'), handoff, 2_000);
       if (!result.ok) throw new Error(result.reason);
       expect(result.task).toMatchObject({
         id: 'worker-1',
@@ -259,7 +266,7 @@ export function describeTaskStoreConformance(name: string, open: () => TaskStore
         text: null,
         createdAt: 2_000,
       });
-      const again = store.complete('worker-1', 'runner-a', handoffOf('done', 'Again.'), 3_000);
+      const again = store.complete('worker-1', lease('runner-a'), handoffOf('done', 'Again.'), 3_000);
       expect(again.ok).toBe(false);
       expect(!again.ok && again.reason).toMatch(/worker-1/);
       expect(store.getTask('worker-1')).toEqual(result.task);
@@ -274,7 +281,7 @@ export function describeTaskStoreConformance(name: string, open: () => TaskStore
       for (const status of statuses) {
         const task = store.claim(request('runner-a', 1_000));
         expect(task?.id).toBe(`worker-${status}`);
-        store.complete(`worker-${status}`, 'runner-a', handoffOf(status, `Ended ${status}.`), 1_100);
+        store.complete(`worker-${status}`, lease('runner-a'), handoffOf(status, `Ended ${status}.`), 1_100);
         expect(store.getTask(`worker-${status}`)?.status).toBe(status);
       }
       expect(store.claim(request('runner-a', 99_999))).toBeNull();
@@ -284,13 +291,13 @@ export function describeTaskStoreConformance(name: string, open: () => TaskStore
     it('refuses to complete a task that is not running under the holder, changing nothing', () => {
       store.createTask(childTask('worker-1', ROOT), 200);
       const before = store.getTask('worker-1');
-      const unclaimed = store.complete('worker-1', 'runner-a', handoffOf('done', 'Done.'), 1_000);
+      const unclaimed = store.complete('worker-1', lease('runner-a'), handoffOf('done', 'Done.'), 1_000);
       expect(unclaimed.ok).toBe(false);
       expect(store.getTask('worker-1')).toEqual(before);
-      const unknown = store.complete('no-such-task', 'runner-a', handoffOf('done', 'Done.'), 1_000);
+      const unknown = store.complete('no-such-task', lease('runner-a'), handoffOf('done', 'Done.'), 1_000);
       expect(!unknown.ok && unknown.reason).toMatch(/no-such-task/);
       const claimed = store.claim(request('runner-a', 1_000));
-      const stranger = store.complete('worker-1', 'runner-b', handoffOf('done', 'Done.'), 1_000);
+      const stranger = store.complete('worker-1', lease('runner-b'), handoffOf('done', 'Done.'), 1_000);
       expect(stranger.ok).toBe(false);
       expect(store.getTask('worker-1')).toEqual(claimed);
       expect(store.unreadCount(ROOT)).toBe(0);
@@ -300,7 +307,7 @@ export function describeTaskStoreConformance(name: string, open: () => TaskStore
     it('completes the root task without a delivery', () => {
       const claimed = store.claim(request('runner-a', 1_000, ['planner']));
       expect(claimed?.id).toBe(ROOT);
-      const result = store.complete(ROOT, 'runner-a', handoffOf('done', 'The goal is met.'), 2_000);
+      const result = store.complete(ROOT, lease('runner-a'), handoffOf('done', 'The goal is met.'), 2_000);
       expect(result).toMatchObject({ ok: true, delivered: null, task: { id: ROOT, status: 'done' } });
       expect(store.deliveredHandoffs(RUN_ID)).toEqual([]);
     });
@@ -311,9 +318,9 @@ export function describeTaskStoreConformance(name: string, open: () => TaskStore
       store.claim(request('runner-a', 1_000)); // worker-2, under planner-q
       store.claim(request('runner-a', 1_000)); // worker-3, under the root
       const message = store.sendMessage(RUN_ID, 'planner-p', 'Prefer small commits.', 1_100);
-      store.complete('worker-3', 'runner-a', handoffOf('done', 'Three.'), 1_150);
+      store.complete('worker-3', lease('runner-a'), handoffOf('done', 'Three.'), 1_150);
       store.sendMessage(RUN_ID, 'planner-q', 'For q only.', 1_175);
-      const first = store.complete('worker-1', 'runner-a', handoffOf('failed', 'One broke.'), 1_200);
+      const first = store.complete('worker-1', lease('runner-a'), handoffOf('failed', 'One broke.'), 1_200);
       expect(store.unreadCount('planner-p')).toBe(2);
       const taken = store.takeInbox('planner-p');
       expect(taken).toEqual([message, first.ok ? first.delivered : null]);
@@ -355,7 +362,7 @@ export function describeTaskStoreConformance(name: string, open: () => TaskStore
       expect(store.openChildren('planner-p')).toBe(3);
       store.claim(request('runner-a', 1_000)); // worker-1
       expect(store.openChildren('planner-p')).toBe(3);
-      store.complete('worker-1', 'runner-a', handoffOf('done', 'One.'), 1_100);
+      store.complete('worker-1', lease('runner-a'), handoffOf('done', 'One.'), 1_100);
       expect(store.openChildren('planner-p')).toBe(2);
       expect(store.openChildren(ROOT)).toBe(2);
       expect(store.openChildren('worker-2')).toBe(0);
@@ -371,7 +378,7 @@ export function describeTaskStoreConformance(name: string, open: () => TaskStore
       // worker-1 still runs and will hand off; the two open ones wait for the andon.
       expect(store.openChildren('planner-p')).toBe(3);
       expect(store.movableChildren('planner-p')).toBe(1);
-      store.complete('worker-1', 'runner-a', handoffOf('done', 'One.'), 1_100);
+      store.complete('worker-1', lease('runner-a'), handoffOf('done', 'One.'), 1_100);
       expect(store.movableChildren('planner-p')).toBe(0);
       store.setAndon('planner-p', false, 1_200);
       expect(store.movableChildren('planner-p')).toBe(2);
@@ -394,7 +401,7 @@ export function describeTaskStoreConformance(name: string, open: () => TaskStore
       store.claim(request('runner-a', 1_000, ['worker'], 100)); // worker-2
       store.setAndon('planner-p', true, 1_050);
       expect(store.renewLeases('runner-a', 1_050, 100)).toBe(2);
-      expect(store.complete('worker-1', 'runner-a', handoffOf('done', 'One.'), 1_060).ok).toBe(true);
+      expect(store.complete('worker-1', lease('runner-a'), handoffOf('done', 'One.'), 1_060).ok).toBe(true);
       // worker-2's lease expires under the andon: it waits for the resume.
       expect(store.claim(request('runner-b', 5_000))?.id).toBe('worker-3');
       expect(store.claim(request('runner-b', 5_000))).toBeNull();
@@ -461,7 +468,7 @@ export function describeTaskStoreConformance(name: string, open: () => TaskStore
         now += 1;
         const claimed = claimAll(store, request('runner-a', now, BOTH));
         expect(claimed, `round ${round}`).toEqual(expected);
-        for (const id of claimed) store.release(id, 'runner-a');
+        for (const id of claimed) store.release(id, lease('runner-a', store.getTask(id)?.attempt ?? 0));
         expect(store.pausedTasks(RUN_ID).sort()).toEqual([...paused].sort());
       }
     });
@@ -469,7 +476,7 @@ export function describeTaskStoreConformance(name: string, open: () => TaskStore
     it('cannot be changed through the objects it hands out', () => {
       store.createTask(childTask('worker-1', ROOT), 200);
       store.claim(request('runner-a', 1_000));
-      const result = store.complete('worker-1', 'runner-a', handoffOf('done', 'Done.', { notes: ['kept'] }), 1_100);
+      const result = store.complete('worker-1', lease('runner-a'), handoffOf('done', 'Done.', { notes: ['kept'] }), 1_100);
       if (!result.ok) throw new Error(result.reason);
       result.task.handoff?.notes.push('changed');
       result.delivered?.handoff?.notes.push('changed');
@@ -494,9 +501,9 @@ export function describeTaskStoreConformance(name: string, open: () => TaskStore
       buildTree();
       store.claim(request('runner-a', 1_000, ['worker'], 60_000)); // worker-1
       store.claim(request('runner-a', 1_000, ['worker'], 60_000)); // worker-2
-      store.complete('worker-2', 'runner-a', handoffOf('blocked', 'Needs a decision.'), 1_100);
+      store.complete('worker-2', lease('runner-a'), handoffOf('blocked', 'Needs a decision.'), 1_100);
       store.sendMessage(RUN_ID, 'planner-p', 'Read this.', 1_200);
-      store.complete('worker-1', 'runner-a', handoffOf('done', 'One.'), 1_300);
+      store.complete('worker-1', lease('runner-a'), handoffOf('done', 'One.'), 1_300);
       store.takeInbox('planner-p');
       store.sendMessage(RUN_ID, 'planner-p', 'And this.', 1_400);
       store.setAndon('planner-q', true, 1_500);
@@ -513,5 +520,7 @@ export function describeTaskStoreConformance(name: string, open: () => TaskStore
       expect(claimable).toEqual([ROOT, 'planner-p', 'planner-q', 'worker-3']);
       reopened.close();
     });
+
+    describeTaskStoreFencing(open);
   });
 }

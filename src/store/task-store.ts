@@ -67,6 +67,20 @@ export interface ClaimRequest {
   readonly leaseMs: number;
 }
 
+/**
+ * Who runs a task, and which incarnation: `attempt` is the task's claim count when `holder`
+ * took it, so it names one generation of the agent. A write that carries a lease is a fencing
+ * token: the store applies it only while the task is still running under that holder at that
+ * attempt, so an agent from an older generation (its lease expired and the task was claimed
+ * again, by another runner or the same one) cannot change what the newer one owns.
+ */
+export interface Lease {
+  readonly holder: string;
+  readonly attempt: number;
+}
+
+export type CreateTaskResult = { readonly ok: true; readonly task: TaskRecord } | { readonly ok: false; readonly reason: string };
+
 export type CompleteResult =
   | { readonly ok: true; readonly task: TaskRecord; readonly delivered: InboxMessage | null }
   | { readonly ok: false; readonly reason: string };
@@ -83,31 +97,62 @@ export type CompleteResult =
  *   died; only the tasks below it wait. `claim` sets the lease and increments `attempt`.
  * - A lease stays held until another claim takes the task: a holder whose lease expired can
  *   still renew, release or complete the task as long as nobody re-claimed it.
+ * - Writes made on a task's behalf are fenced by its `Lease` (holder and attempt): `complete`,
+ *   `release`, a `createTask` with a `publisher`, and a `takeInbox` or `setAndon` given a lease
+ *   change nothing unless the task is running under that holder at that attempt. A re-claim,
+ *   even by the same holder, makes every earlier generation's writes stale.
  * - `renewLeases` extends every lease `holder` holds on running tasks to at least
  *   `now + leaseMs` (never shortens one) and returns how many it holds.
- * - `release` gives a running task back (open, no lease) when `holder` still holds it.
- * - `complete` closes a running task held by `holder` with its handoff and, in the same
+ * - `release` gives a running task back (open, no lease) when the lease is current.
+ * - `complete` closes a running task whose lease is current with its handoff and, in the same
  *   transaction, puts the handoff in the parent task's inbox: delivered exactly once. It fails
- *   (and changes nothing) when the task is not running under that holder.
+ *   (and changes nothing) otherwise.
  * - `takeInbox` returns the recipient's unread messages in order and marks them read, in one
  *   transaction: each message is taken once.
+ * - `releaseAbandoned` is for resuming a run whose runner is known to be dead: it opens every
+ *   running task of the run at once, without waiting for the leases to expire.
  */
 export interface TaskStore {
-  /** Throws when the id is taken or the parent is not a task of the same run (programmer errors). */
-  createTask(task: NewTask, now: number): TaskRecord;
+  /**
+   * Publishes a task, open. With `publisher` (the lease of the planner publishing it), the
+   * parent must be running under that lease, else nothing is created and the result says which
+   * generation runs the parent now. Root tasks are created without one. Throws when the id is
+   * taken, the parent is not a task of the same run, or a root task names a publisher
+   * (programmer errors).
+   */
+  createTask(task: NewTask, now: number, publisher?: Lease): CreateTaskResult;
   getTask(id: string): TaskRecord | null;
   /** Every task of the run, oldest first. */
   listTasks(runId: string): TaskRecord[];
+  /** The tasks published under `parentTaskId` (its direct children), oldest first. */
+  listChildren(parentTaskId: string): TaskRecord[];
   claim(request: ClaimRequest): TaskRecord | null;
   renewLeases(holder: string, now: number, leaseMs: number): number;
-  release(taskId: string, holder: string): boolean;
-  complete(taskId: string, holder: string, handoff: Handoff, now: number): CompleteResult;
+  /** Gives the task back, open and without a lease; false (and nothing changed) when `lease` is not current. */
+  release(taskId: string, lease: Lease): boolean;
+  /** Closes the task with `handoff` and delivers it to the parent's inbox; refused unless `lease` is current. */
+  complete(taskId: string, lease: Lease, handoff: Handoff, now: number): CompleteResult;
+  /**
+   * Opens every running task of the run, without a lease, and returns them as they are now
+   * (their `attempt` unchanged: the next claim counts the new generation). For resuming a run
+   * whose runner is known to be gone (its run lock was free): its leases need not expire first.
+   */
+  releaseAbandoned(runId: string, now: number): TaskRecord[];
   /**
    * Leaves a message from a person in a planner task's inbox. Throws when the recipient is not
    * a planner task of the run.
    */
   sendMessage(runId: string, recipientTaskId: string, text: string, now: number): InboxMessage;
-  takeInbox(recipientTaskId: string): InboxMessage[];
+  /**
+   * The recipient's unread messages in order, marked taken in the same transaction. With a
+   * `lease` for the recipient task that is not current, returns none and takes none.
+   */
+  takeInbox(recipientTaskId: string, lease?: Lease): InboxMessage[];
+  /**
+   * The messages the recipient has already taken, oldest first: on resume, the ones taken
+   * before a crash but never recorded in the conversation can be delivered again.
+   */
+  takenInbox(recipientTaskId: string): InboxMessage[];
   /** How many unread messages the recipient has. */
   unreadCount(recipientTaskId: string): number;
   /** Children of the task that are not closed yet (open or running). */
@@ -120,9 +165,10 @@ export interface TaskStore {
   movableChildren(parentTaskId: string): number;
   /**
    * Pauses (or resumes) new claims of every task below `taskId`, at any depth; `taskId` itself
-   * stays claimable. Throws for an unknown task.
+   * stays claimable. With a `lease` for `taskId` that is not current, changes nothing and
+   * returns false; returns true otherwise. Throws for an unknown task.
    */
-  setAndon(taskId: string, paused: boolean, now: number): void;
+  setAndon(taskId: string, paused: boolean, now: number, lease?: Lease): boolean;
   /** The tasks of the run whose andon is paused, oldest first. */
   pausedTasks(runId: string): string[];
   /** Every handoff delivered to an inbox in this run, read or not, oldest first (for audits). */

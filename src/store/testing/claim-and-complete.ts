@@ -31,7 +31,7 @@ for (;;) {
   // A real runner works between claim and complete; that pause is when other runners get the
   // write lock. Without it one process, never leaving the lock idle, takes nearly everything.
   await sleep(1);
-  const result = store.complete(task.id, holder, handoffOf('done', `Completed by ${holder}.`), Date.now());
+  const result = store.complete(task.id, { holder, attempt: task.attempt }, handoffOf('done', `Completed by ${holder}.`), Date.now());
   if (result.ok) completed.push(task.id);
   else refusals.push(result.reason);
 }
