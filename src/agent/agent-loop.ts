@@ -75,6 +75,8 @@ export interface AgentInbox {
 export interface InboxDelivery {
   readonly fromTaskId: string | null;
   readonly content: string;
+  /** The message's place in the inbox, recorded in `message.received` so a restart knows it was taken. */
+  readonly inboxSeq?: number;
 }
 
 export type AgentOutcome =
@@ -116,8 +118,9 @@ export async function runAgent(options: AgentLoopOptions): Promise<AgentOutcome>
     step += 1;
     if (inbox !== undefined) {
       for (const delivery of inbox.take()) {
-        recorder.record({ type: 'message.received', data: { step, fromTaskId: delivery.fromTaskId, content: delivery.content } });
-        messages.push({ role: 'user', content: delivery.content });
+        const { fromTaskId, content, inboxSeq } = delivery;
+        recorder.record({ type: 'message.received', data: { step, fromTaskId, content, ...(inboxSeq === undefined ? {} : { inboxSeq }) } });
+        messages.push({ role: 'user', content });
       }
     }
     const notice = (await options.beforeModelCall?.()) ?? null;

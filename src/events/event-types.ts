@@ -314,7 +314,7 @@ const bodies = [
   z.object({
     /** A message (a handoff, or a person's message) taken from the inbox into a planner's conversation. */
     type: z.literal('message.received'),
-    data: z.object({ step: z.number().int(), fromTaskId: z.string().nullable(), content: z.string() }),
+    data: z.object({ step: z.number().int(), fromTaskId: z.string().nullable(), content: z.string(), inboxSeq: z.number().int().optional() }),
   }),
   z.object({
     /** A planner with nothing to do until a message arrives; it makes no model calls meanwhile. */
