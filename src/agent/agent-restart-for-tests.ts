@@ -22,6 +22,9 @@ export interface AgentLog {
 
 export const AGENT_ID = 'worker-restart';
 
+/** How long `vi.waitFor` may wait for a loop to get somewhere: a ceiling for a slow machine, not a measurement. */
+export const UNTIL_THERE = { timeout: 10_000, interval: 5 };
+
 export interface TestRecorder extends AgentRecorder {
   /** The agent's events that a SIGKILL now would leave in the log: those up to the last flush. */
   durable(): ColonyEvent[];
@@ -65,10 +68,10 @@ export const SYSTEM_PROMPT = 'You are a test agent.';
 export const TASK = 'Do the thing.';
 
 /** What the orchestrator records before it runs the loop. */
-export function recordStart(recorder: AgentRecorder, tools: readonly AnyTool[], attempt = 1): void {
+export function recordStart(recorder: AgentRecorder, tools: readonly AnyTool[], task = TASK): void {
   recorder.record({
     type: 'agent.started',
-    data: { role: 'worker', taskId: 'task-1', title: 'Thing', model: 'scripted', systemPrompt: SYSTEM_PROMPT, task: TASK, tools: tools.map((tool) => tool.name), attempt },
+    data: { role: 'worker', taskId: 'task-1', title: 'Thing', model: 'scripted', systemPrompt: SYSTEM_PROMPT, task, tools: tools.map((tool) => tool.name), attempt: 1 },
   });
 }
 

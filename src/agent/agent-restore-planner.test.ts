@@ -3,7 +3,7 @@ import type { ColonyEvent } from '../events/event-types.js';
 import type { ScriptedTurn } from '../model/scripted-language-model.js';
 import { createMemoryEventStore } from '../store/memory-event-store.js';
 import { endingCallSucceeded, interruptedAnswer, runAgent, type AgentOutcome, type AgentRestore } from './agent-loop.js';
-import { AGENT_ID, capturingModel, countingTools, recordStart, restartedLog, SYSTEM_PROMPT, TASK, testInbox, testRecorder } from './agent-restart-for-tests.js';
+import { AGENT_ID, capturingModel, countingTools, recordStart, restartedLog, SYSTEM_PROMPT, TASK, testInbox, testRecorder, UNTIL_THERE } from './agent-restart-for-tests.js';
 import { rebuildConversation } from './conversation-rebuild.js';
 
 const call = (id: string, name: string, input: Record<string, unknown>) => ({ id, name, input });
@@ -19,7 +19,7 @@ async function plannerKilledWhileWaiting(turns: ScriptedTurn[], openChildren: nu
   if (firstMessage) inbox.post({ fromTaskId: 'task-a', content: handoff('task-a', 'done'), inboxSeq: 11 });
   recordStart(recorder, tools);
   void runAgent({ model: capturingModel(turns), tools, systemPrompt: SYSTEM_PROMPT, task: TASK, recorder, maxSteps: 10, inbox });
-  await vi.waitFor(() => expect(recorder.trail.slice(-2)).toEqual(['agent.waiting', 'flush']));
+  await vi.waitFor(() => expect(recorder.trail.slice(-2)).toEqual(['agent.waiting', 'flush']), UNTIL_THERE);
   return recorder.durable();
 }
 
@@ -54,7 +54,7 @@ describe('runAgent restoring a planner', () => {
     );
     const next = restoredPlanner(durable, [{ toolCalls: [call('c2', 'finish', { summary: 'all landed' })] }], 1);
     expect([...next.conversation.receivedInboxSeqs]).toEqual([11]);
-    await vi.waitFor(() => expect(next.recorder.trail).toEqual(['agent.restored', 'flush', 'agent.waiting', 'flush']));
+    await vi.waitFor(() => expect(next.recorder.trail).toEqual(['agent.restored', 'flush', 'agent.waiting', 'flush']), UNTIL_THERE);
     expect(next.model.seen).toEqual([]);
 
     next.inbox.post({ fromTaskId: 'task-b', content: handoff('task-b', 'done'), inboxSeq: 12 });
@@ -72,7 +72,7 @@ describe('runAgent restoring a planner', () => {
     expect(endingCallSucceeded(conversation, ['finish'])).toBe(true);
 
     const next = restoredPlanner(durable, [{ toolCalls: [call('c2', 'finish', { summary: 'replanned' })] }], 1, { lastTurnEnded: true });
-    await vi.waitFor(() => expect(next.recorder.trail).toContain('agent.waiting'));
+    await vi.waitFor(() => expect(next.recorder.trail).toContain('agent.waiting'), UNTIL_THERE);
     expect(next.model.seen).toEqual([]);
     next.inbox.post({ fromTaskId: 'task-late', content: handoff('task-late', 'failed'), inboxSeq: 3 });
     expect(await next.outcome).toEqual({ status: 'ended', steps: 2 });

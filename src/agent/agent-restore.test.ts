@@ -15,6 +15,7 @@ import {
   SYSTEM_PROMPT,
   TASK,
   testRecorder,
+  UNTIL_THERE,
   type AgentLog,
   type TestRecorder,
 } from './agent-restart-for-tests.js';
@@ -63,7 +64,7 @@ describe('runAgent restoring a rebuilt conversation', () => {
     const life = firstLife(tools, [
       { toolCalls: [call('c1', 'echo', { text: 'a' }), call('c2', 'slow_command', { command: 'npm test' }), call('c3', 'echo', { text: 'b' })] },
     ]);
-    await vi.waitFor(() => expect(runs).toContain('slow_command npm test'));
+    await vi.waitFor(() => expect(runs).toContain('slow_command npm test'), UNTIL_THERE);
     // SIGKILL now: the log keeps what was flushed, which is everything up to the slow call's start.
     const durable = life.recorder.durable();
     expect(types(durable).slice(-2)).toEqual(['tool.ended', 'tool.started']);
@@ -109,7 +110,7 @@ describe('runAgent restoring a rebuilt conversation', () => {
   it('asks the model again for the same step when colony stopped during the model call', async () => {
     const { tools, runs } = countingTools();
     const life = firstLife(tools, [{ toolCalls: [call('c1', 'echo', { text: 'a' })] }, NEVER_ANSWERS]);
-    await vi.waitFor(() => expect(life.model.seen).toHaveLength(2));
+    await vi.waitFor(() => expect(life.model.seen).toHaveLength(2), UNTIL_THERE);
     const events = life.store.read({ agentId: AGENT_ID });
     expect(types(events).at(-1)).toBe('model.requested');
 
@@ -123,14 +124,15 @@ describe('runAgent restoring a rebuilt conversation', () => {
   });
 
   it('counts the steps of every life against maxSteps', async () => {
-    const { tools } = countingTools();
+    const { tools, runs } = countingTools();
     const life = firstLife(
       tools,
       [{ toolCalls: [call('c1', 'echo', { text: 'a' })] }, { toolCalls: [call('c2', 'echo', { text: 'b' })] }, { toolCalls: [call('c3', 'slow_command', { command: 'make' })] }],
       { maxSteps: 3 },
     );
-    await vi.waitFor(() => expect(life.recorder.durable().at(-1)?.type).toBe('tool.started'));
+    await vi.waitFor(() => expect(runs).toContain('slow_command make'), UNTIL_THERE);
     const durable = life.recorder.durable();
+    expect(rebuildConversation(durable)).toMatchObject({ step: 3, notStarted: [] });
 
     const spent = nextLife(durable, tools, [], { maxSteps: 3 });
     expect(await spent.outcome).toEqual({ status: 'failed', steps: 3, reason: 'the step budget ran out (3 model calls)', lastToolCall: 'slow_command({"command":"make"})' });
@@ -144,7 +146,7 @@ describe('runAgent restoring a rebuilt conversation', () => {
   it('ends without another model call when the answer to the interrupted call ends the agent', async () => {
     const { tools, runs } = countingTools();
     const life = firstLife(tools, [{ toolCalls: [call('c1', 'slow_command', { command: 'submit' }), call('c2', 'echo', { text: 'after' })] }]);
-    await vi.waitFor(() => expect(runs).toEqual(['slow_command submit']));
+    await vi.waitFor(() => expect(runs).toEqual(['slow_command submit']), UNTIL_THERE);
     const stored: ToolResult = { ok: true, output: 'handoff submitted (stored before the restart)', endsAgent: true };
     const next = nextLife(life.recorder.durable(), tools, [], { answer: async () => stored });
     expect(await next.outcome).toEqual({ status: 'ended', steps: 1 });
@@ -160,9 +162,9 @@ describe('runAgent restoring a rebuilt conversation', () => {
   it('survives a second stop in the calls it runs for the first: the third life answers that one', async () => {
     const { tools, runs } = countingTools();
     const life = firstLife(tools, [{ toolCalls: [call('c1', 'slow_command', { command: 'one' }), call('c2', 'slow_command', { command: 'two' })] }]);
-    await vi.waitFor(() => expect(runs).toEqual(['slow_command one']));
+    await vi.waitFor(() => expect(runs).toEqual(['slow_command one']), UNTIL_THERE);
     const second = nextLife(life.recorder.durable(), tools, []);
-    await vi.waitFor(() => expect(runs).toEqual(['slow_command one', 'slow_command two']));
+    await vi.waitFor(() => expect(runs).toEqual(['slow_command one', 'slow_command two']), UNTIL_THERE);
     const durable = second.recorder.durable();
     const rebuilt = rebuildConversation(durable);
     expect([rebuilt.interrupted.map(({ call: each }) => each.id), rebuilt.notStarted]).toEqual([['c2'], []]);
