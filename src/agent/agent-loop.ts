@@ -1,15 +1,16 @@
 import { readFileSync } from 'node:fs';
 import type { EventBody } from '../events/event-types.js';
 import type { ChatModel } from '../model/chat-model.js';
-import type { Message, ToolCall } from '../model/messages.js';
+import type { Message } from '../model/messages.js';
 import type { AnyTool } from '../tools/tool.js';
+import { resumeTurn, type AgentRestore } from './agent-restore.js';
 import { callModelForStep, type ParkingOptions } from './model-call.js';
-import { dispatchToolCall, toolSpecs } from './tool-dispatch.js';
+import { toolSpecs } from './tool-dispatch.js';
+import { runToolCalls } from './tool-turn.js';
+
+export { endingCallSucceeded, interruptedAnswer, type AgentRestore } from './agent-restore.js';
 
 const NO_TOOL_CALL_NUDGE = readFileSync(new URL('./nudge-no-tool-call.md', import.meta.url), 'utf8').trim();
-
-/** The largest tool output that goes back into the conversation; tools cap their own far lower. */
-const MAX_TOOL_OUTPUT_CHARS = 100_000;
 
 /** Where the loop reports what it does. `flush` must make everything recorded so far durable. */
 export interface AgentRecorder {
@@ -51,6 +52,11 @@ export interface AgentLoopOptions {
    * agent there (its run's time or budget ran out while it waited).
    */
   readonly stopWaiting?: () => string | null;
+  /**
+   * Continue a rebuilt conversation instead of starting from the task.
+   * `systemPrompt` and `task` are then in its messages already; `maxSteps` counts its steps too.
+   */
+  readonly restore?: AgentRestore;
 }
 
 /** What `beforeModelCall` says: nothing, a text to tell the agent first, or stop with a reason. */
@@ -75,6 +81,8 @@ export interface AgentInbox {
 export interface InboxDelivery {
   readonly fromTaskId: string | null;
   readonly content: string;
+  /** The message's place in the inbox, recorded in `message.received` so a restart knows it was taken. */
+  readonly inboxSeq?: number;
 }
 
 export type AgentOutcome =
@@ -91,33 +99,65 @@ export type AgentOutcome =
  * Runs one agent: call the model, validate and run its tool calls, feed the results back, until
  * a tool ends the agent (its handoff) or a limit stops it. Never throws for model or tool
  * failures; they end as a failed outcome that says why, except a provider that is only
- * unavailable for now: the agent is parked until it answers (see `callModelForStep`).
+ * unavailable for now: the agent is parked until it answers (see `callModelForStep`). With
+ * `restore`, it first finishes the turn colony stopped in (see `resumeTurn`) and goes on from there.
  */
 export async function runAgent(options: AgentLoopOptions): Promise<AgentOutcome> {
-  const { model, recorder } = options;
+  const { model, recorder, restore } = options;
   const signal = options.signal ?? new AbortController().signal;
   const maxRejectedTurns = options.maxRejectedTurns ?? 5;
   const maxIdleTurns = options.maxIdleTurns ?? 3;
   const tools = toolSpecs(options.tools);
   const toolsByName = new Map(options.tools.map((tool) => [tool.name, tool]));
-  const messages: Message[] = [
-    { role: 'system', content: options.systemPrompt },
-    { role: 'user', content: options.task },
-  ];
-  let lastToolCall: string | null = null;
+  const messages: Message[] =
+    restore === undefined
+      ? [
+          { role: 'system', content: options.systemPrompt },
+          { role: 'user', content: options.task },
+        ]
+      : [...restore.conversation.messages];
+  let lastToolCall: string | null = restore?.conversation.lastToolCall ?? null;
+  // A restart forgives idle and rejected turns: the counts start again.
   let idleTurns = 0;
   let rejectedTurns = 0;
   const fail = (steps: number, reason: string): AgentOutcome => ({ status: 'failed', steps, reason, lastToolCall });
 
   const inbox = options.inbox;
-  let step = 0;
+  let step = restore?.conversation.step ?? 0;
+
+  /** After an answer without tool calls: a planner with work out waits for it; null goes on. */
+  const afterNoToolCall = async (): Promise<AgentOutcome | null> => {
+    if (inbox !== undefined && (await waitForMessages(inbox, step, signal, recorder))) return null;
+    if (signal.aborted) return fail(step, 'stopped: the run was cancelled');
+    idleTurns += 1;
+    if (idleTurns >= maxIdleTurns) return fail(step, `the agent stopped calling tools (${idleTurns} turns in a row)`);
+    const nudge = options.noToolCallNudge ?? NO_TOOL_CALL_NUDGE;
+    recorder.record({ type: 'agent.nudged', data: { step, message: nudge } });
+    messages.push({ role: 'user', content: nudge });
+    return null;
+  };
+  /** After a turn that ended the agent: a planner that finished while a handoff is still due takes it in and replans. */
+  const afterEnding = async (): Promise<AgentOutcome | null> => {
+    if (inbox !== undefined && (await waitForMessages(inbox, step, signal, recorder))) return null;
+    if (signal.aborted) return fail(step, 'stopped: the run was cancelled');
+    return { status: 'ended', steps: step };
+  };
+
+  if (restore !== undefined) {
+    const resumed = await resumeTurn(restore, { toolsByName, signal, recorder, messages });
+    lastToolCall = resumed.lastToolCall ?? lastToolCall;
+    const outcome = resumed.ended ? await afterEnding() : resumed.idle ? await afterNoToolCall() : null;
+    if (outcome !== null) return outcome;
+  }
+
   while (step < options.maxSteps) {
     if (signal.aborted) return fail(step, 'stopped: the run was cancelled');
     step += 1;
     if (inbox !== undefined) {
       for (const delivery of inbox.take()) {
-        recorder.record({ type: 'message.received', data: { step, fromTaskId: delivery.fromTaskId, content: delivery.content } });
-        messages.push({ role: 'user', content: delivery.content });
+        const { fromTaskId, content, inboxSeq } = delivery;
+        recorder.record({ type: 'message.received', data: { step, fromTaskId, content, ...(inboxSeq === undefined ? {} : { inboxSeq }) } });
+        messages.push({ role: 'user', content });
       }
     }
     const notice = (await options.beforeModelCall?.()) ?? null;
@@ -158,25 +198,18 @@ export async function runAgent(options: AgentLoopOptions): Promise<AgentOutcome>
     messages.push({ role: 'assistant', text: turn.text, toolCalls: turn.toolCalls });
 
     if (turn.toolCalls.length === 0) {
-      // A planner with work still out waits for it, without model calls, instead of being nudged.
-      if (inbox !== undefined && (await waitForMessages(inbox, step, signal, recorder))) continue;
-      if (signal.aborted) return fail(step, 'stopped: the run was cancelled');
-      idleTurns += 1;
-      if (idleTurns >= maxIdleTurns) return fail(step, `the agent stopped calling tools (${idleTurns} turns in a row)`);
-      const nudge = options.noToolCallNudge ?? NO_TOOL_CALL_NUDGE;
-      recorder.record({ type: 'agent.nudged', data: { step, message: nudge } });
-      messages.push({ role: 'user', content: nudge });
+      const outcome = await afterNoToolCall();
+      if (outcome !== null) return outcome;
       continue;
     }
     idleTurns = 0;
 
-    const turnResult = await runToolCalls(turn.toolCalls, step, toolsByName, signal, recorder, messages);
+    const turnResult = await runToolCalls(turn.toolCalls, { step, toolsByName, signal, recorder, messages });
     lastToolCall = turnResult.lastToolCall ?? lastToolCall;
     if (turnResult.ended) {
-      // A planner that finished while a handoff is still due takes it in and replans.
-      if (inbox !== undefined && (await waitForMessages(inbox, step, signal, recorder))) continue;
-      if (signal.aborted) return fail(step, 'stopped: the run was cancelled');
-      return { status: 'ended', steps: step };
+      const outcome = await afterEnding();
+      if (outcome !== null) return outcome;
+      continue;
     }
     rejectedTurns = turnResult.allRejected ? rejectedTurns + 1 : 0;
     if (rejectedTurns >= maxRejectedTurns) {
@@ -203,61 +236,4 @@ async function waitForMessages(inbox: AgentInbox, step: number, signal: AbortSig
     if (pending.openChildren === 0) return false;
   }
   return false;
-}
-
-interface TurnResult {
-  readonly ended: boolean;
-  readonly allRejected: boolean;
-  readonly lastToolCall: string | null;
-}
-
-async function runToolCalls(
-  calls: readonly ToolCall[],
-  step: number,
-  toolsByName: ReadonlyMap<string, AnyTool>,
-  signal: AbortSignal,
-  recorder: AgentRecorder,
-  messages: Message[],
-): Promise<TurnResult> {
-  let ended = false;
-  let rejected = 0;
-  let lastToolCall: string | null = null;
-  for (const call of calls) {
-    recorder.record({ type: 'tool.started', data: { step, callId: call.id, name: call.name, input: call.input } });
-    // The model's response and this call's start are durable before the call has any effect,
-    // so a restart knows what was in flight; one sync covers both.
-    recorder.flush();
-    const started = performance.now();
-    const skipped = ended ? 'the handoff was already submitted' : signal.aborted ? 'the run was cancelled' : null;
-    const dispatch =
-      skipped === null
-        ? await dispatchToolCall(call, toolsByName, signal)
-        : { ran: false as const, result: { ok: false as const, error: `not run: ${skipped}` } };
-    if (!dispatch.ran) rejected += 1;
-    const { result } = dispatch;
-    // The error flag does not survive every provider's wire format, so the text says it too.
-    const content = capOutput(result.ok ? result.output : `error: ${result.error}`);
-    recorder.record({
-      type: 'tool.ended',
-      data: {
-        step,
-        callId: call.id,
-        name: call.name,
-        ok: result.ok,
-        output: content,
-        durationMs: Math.round((performance.now() - started) * 1000) / 1000,
-      },
-    });
-    messages.push({ role: 'tool', callId: call.id, toolName: call.name, content, isError: !result.ok });
-    lastToolCall = `${call.name}(${call.input.slice(0, 200)})`;
-    if (result.ok && result.endsAgent === true) ended = true;
-  }
-  return { ended, allRejected: rejected === calls.length, lastToolCall };
-}
-
-function capOutput(text: string): string {
-  if (text.length <= MAX_TOOL_OUTPUT_CHARS) return text;
-  const half = MAX_TOOL_OUTPUT_CHARS / 2;
-  const omitted = text.length - MAX_TOOL_OUTPUT_CHARS;
-  return `${text.slice(0, half)}\n[... ${omitted} characters omitted ...]\n${text.slice(-half)}`;
 }

@@ -128,6 +128,21 @@ const bodies = [
   }),
   z.object({
     /**
+     * The agent was rebuilt from its recorded conversation after colony stopped, and goes on as
+     * incarnation `generation` after model call `step`. Of that call's tool calls, `interrupted`
+     * were running when colony stopped: they are answered (a `tool.ended` each) without running
+     * them again. `notStarted` never started: they run now, as the rest of that turn.
+     */
+    type: z.literal('agent.restored'),
+    data: z.object({
+      generation: z.number().int().positive(),
+      step: z.number().int().nonnegative(),
+      interrupted: z.number().int().nonnegative(),
+      notStarted: z.number().int().nonnegative(),
+    }),
+  }),
+  z.object({
+    /**
      * A provider's concurrency gate moved its limit of calls at once: halved on a rate limit or
      * overload (with `holdMs`, how long the provider's retry-after holds every call back), or
      * raised by one after a window of successes. Recorded by the agent whose call caused it.

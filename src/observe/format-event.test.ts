@@ -118,6 +118,12 @@ describe('describeEvent for providers and parked agents', () => {
     ).toBe('parked at step 7 for 40.0s: rate-limit after 6 attempt(s): The provider is rate limiting.');
     expect(describeEvent(event({ type: 'agent.resumed', data: { step: 7, parkedMs: 40_012 } }))).toBe('resumed step 7 after 40.0s parked');
   });
+
+  it('says how an agent rebuilt after a restart finishes the turn it was in', () => {
+    expect(describeEvent(event({ type: 'agent.restored', data: { generation: 2, step: 5, interrupted: 1, notStarted: 2 } }))).toBe(
+      'restored after a restart as generation 2, after step 5: 1 interrupted call(s) answered without running, 2 call(s) that never started to run',
+    );
+  });
 });
 
 describe('describeEvent for budgets', () => {

@@ -38,6 +38,10 @@ export function describeEvent(event: ColonyEvent): string {
       return `parked at step ${event.data.step} for ${seconds(event.data.waitMs)}: ${event.data.kind} after ${event.data.attempts} attempt(s): ${oneLine(event.data.message)}`;
     case 'agent.resumed':
       return `resumed step ${event.data.step} after ${seconds(event.data.parkedMs)} parked`;
+    case 'agent.restored': {
+      const { generation, step, interrupted, notStarted } = event.data;
+      return `restored after a restart as generation ${generation}, after step ${step}: ${interrupted} interrupted call(s) answered without running, ${notStarted} call(s) that never started to run`;
+    }
     case 'provider.limited': {
       const direction = event.data.to < event.data.from ? 'lowered' : 'raised';
       const hold = event.data.holdMs === null || event.data.holdMs === 0 ? '' : `; no calls for ${seconds(event.data.holdMs)}`;

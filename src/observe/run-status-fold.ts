@@ -146,6 +146,7 @@ export function createRunStatusFold(options: RunStatusFoldOptions = {}): RunStat
         if (agent !== undefined) agent.state = 'parked';
         return;
       case 'agent.resumed':
+      case 'agent.restored':
       case 'model.requested':
       case 'message.received':
         if (agent?.state === 'waiting' || agent?.state === 'parked') agent.state = 'running';

@@ -309,6 +309,15 @@ describe('foldRunStatus', () => {
     expect(formatRunStatus(parked)).toContain('worker worker-a  parked  0 steps  A');
   });
 
+  it('shows a parked agent rebuilt after a restart as running again', () => {
+    const log = createLog();
+    log.append('run-1', 'system', runStarted('Goal'));
+    log.append('run-1', 'worker-a', agentStarted('worker', 'task-a', 'A'));
+    log.append('run-1', 'worker-a', { type: 'agent.parked', data: { step: 2, kind: 'rate-limit', message: '429', attempts: 6, waitMs: 10_000 } });
+    log.append('run-1', 'worker-a', { type: 'agent.restored', data: { generation: 2, step: 1, interrupted: 0, notStarted: 0 } });
+    expect(statusOf({ events: log.events(), tasks: [], deliveredHandoffs: [] }).agents[0]?.state).toBe('running');
+  });
+
   it('shows an ended status it does not know as failed', () => {
     const log = createLog();
     log.append('run-1', 'system', runStarted('Goal'));
