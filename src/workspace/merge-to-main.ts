@@ -284,6 +284,12 @@ async function swapTrunk(
  * the rebase left stopped; calling again after editing the files finishes it. After 'landed'
  * the workspace's branch is the new trunk commit, so work can go on in the same workspace.
  *
+ * Every compare-and-swap of the trunk is announced to `onIntent` first, inside the turn, so
+ * the caller can make it durable; one it cannot record ends the merge as 'failed' with the
+ * trunk untouched. A call after one that landed but died before the workspace caught up lands
+ * nothing twice: the work already on the trunk is dropped from the replay (or skipped by git's
+ * rebase), and the outcome is 'nothing-to-merge'.
+ *
  * Never throws for what git or the disk does (that is a 'failed' outcome); throws only for
  * a malformed `maxAttempts` or an `onEvent` that throws. One caller per workspace at a time; any number of workspaces may
  * merge concurrently.

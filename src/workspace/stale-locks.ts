@@ -14,8 +14,8 @@ import { sep } from 'node:path';
  *   `prepare` and `commit`, an index while `git commit` finishes), so an open file alone does
  *   not prove every holder.
  *
- * What cannot be seen counts as nothing: without `/proc` nothing is deleted; processes of other
- * users can be looked into by root only, so a non-root caller is blind to them.
+ * Without `/proc` nothing is deleted. Processes of other users can be looked into by root
+ * only: a caller that is not root does not see whether one of them holds a lock.
  */
 
 /** What `/proc` shows of the live processes, read once. */
