@@ -272,6 +272,15 @@ const bodies = [
     data: z.object({ branch: z.string(), mainBefore: z.string(), attempt: z.number().int() }),
   }),
   z.object({
+    /**
+     * A merge is about to move the trunk from `mainBefore` to `commit`. Recorded and made
+     * durable before the trunk moves, so a restart can tell whether an interrupted merge
+     * landed (`commit` reachable from the trunk) even when its `merge.landed` was never written.
+     */
+    type: z.literal('merge.intended'),
+    data: z.object({ commit: z.string(), mainBefore: z.string(), branch: z.string() }),
+  }),
+  z.object({
     type: z.literal('merge.landed'),
     data: z.object({
       commit: z.string(),

@@ -146,3 +146,10 @@ describe('describeEvent for budgets', () => {
     );
   });
 });
+
+describe('describeEvent for merges', () => {
+  it('says which branch a merge is about to land, as which commit, onto which', () => {
+    const data = { commit: 'c'.repeat(40), mainBefore: 'b'.repeat(40), branch: 'colony/worker-1' };
+    expect(describeEvent(event({ type: 'merge.intended', data }))).toBe('merge intended: colony/worker-1 as cccccccccccc onto bbbbbbbbbbbb');
+  });
+});

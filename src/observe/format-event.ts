@@ -90,6 +90,8 @@ export function describeEvent(event: ColonyEvent): string {
       return `workspace disk cap reached: ${megabytes(event.data.usedBytes)} of ${megabytes(event.data.capBytes)} in ${event.data.workspaces} workspace(s); new workers wait for running ones to finish`;
     case 'merge.attempted':
       return `merge attempt ${event.data.attempt} onto ${event.data.mainBefore.slice(0, 12)}`;
+    case 'merge.intended':
+      return `merge intended: ${event.data.branch} as ${event.data.commit.slice(0, 12)} onto ${event.data.mainBefore.slice(0, 12)}`;
     case 'merge.landed':
       return `merged ${event.data.commit.slice(0, 12)} (${event.data.files.length} file(s), ${event.data.attempts} attempt(s))`;
     case 'merge.conflicted':

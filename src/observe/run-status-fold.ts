@@ -228,6 +228,7 @@ export function createRunStatusFold(options: RunStatusFoldOptions = {}): RunStat
       case 'workspace.swept':
       case 'workspace.quota-reached':
       case 'merge.attempted':
+      case 'merge.intended':
       case 'merge.conflicted':
       case 'merge.checked':
       case 'task.created':

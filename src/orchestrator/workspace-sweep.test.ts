@@ -45,8 +45,10 @@ describe('sweepWorkspaces', () => {
     await temporary.remove();
   });
 
-  const sweep = (providers = [createWorktreeProvider(repo), createOverlayProvider(repo, { storageDir: overlayStorageDirOf(stateDir) })]) =>
-    sweepWorkspaces({ repo, stateDir, lock, workspacesDir: workspacesDirOf(stateDir), providers, record: (event) => events.push(event) });
+  const bothProviders = () => [createWorktreeProvider(repo), createOverlayProvider(repo, { storageDir: overlayStorageDirOf(stateDir) })];
+  const sweep = (providers = bothProviders(), keep?: ReadonlySet<string>) =>
+    sweepWorkspaces({ repo, stateDir, lock, workspacesDir: workspacesDirOf(stateDir), providers, record: (event) => events.push(event), ...(keep === undefined ? {} : { keep }) });
+  const sweepKeeping = (keep: ReadonlySet<string>) => sweep(bothProviders(), keep);
 
   it('reclaims a dead run’s worktrees: clean ones removed, unlanded work salvaged, unreadable ones kept', async () => {
     const dead = createWorktreeProvider(repo);
@@ -82,6 +84,37 @@ describe('sweepWorkspaces', () => {
     expect(await sweep()).toMatchObject({ removed: [workspace.path], kept: [] });
     expect(await temporary.git(['worktree', 'list', '--porcelain'])).not.toContain('vanished');
     expect((await temporary.git(['rev-parse', 'colony/vanished'])).trim()).toBe(commit);
+  });
+
+  it('leaves the workspaces a resumed run gives back exactly as they are', async () => {
+    const dead = createWorktreeProvider(repo);
+    const parentDir = workspacesDirOf(stateDir);
+    const resumed = await dead.create({ id: 'resumed', parentDir });
+    const finished = await dead.create({ id: 'finished', parentDir });
+    await temporary.write('draft.txt', 'half done\n', resumed.path);
+    await temporary.write('draft.txt', 'abandoned\n', finished.path);
+
+    const report = await sweepKeeping(new Set(['resumed']));
+    expect(report).toEqual({ removed: [finished.path], salvaged: [finished.path], kept: [], deleted: [], problems: [] });
+    expect(await temporary.read('draft.txt', resumed.path)).toBe('half done\n');
+    expect(await temporary.git(['status', '--porcelain'], resumed.path)).toBe('?? draft.txt\n');
+    expect(await temporary.git(['worktree', 'list', '--porcelain'])).toContain(`worktree ${resumed.path}\n`);
+    expect(await temporary.git(['branch', '--list', 'colony/resumed'])).toContain('colony/resumed');
+    expect(events.filter((event) => event.type === 'workspace.removed').map((event) => event.data.path)).toEqual([finished.path]);
+  });
+
+  it.runIf(overlay.ok)('leaves a resumed run’s overlay, and the base it stands on, in place', async () => {
+    const storageDir = overlayStorageDirOf(stateDir);
+    const resumed = await createOverlayProvider(repo, { storageDir }).create({ id: 'resumed', parentDir: workspacesDirOf(stateDir) });
+    await temporary.write('draft.txt', 'half done\n', resumed.path);
+    const bases = await readdir(join(storageDir, 'bases'));
+
+    expect(await sweepKeeping(new Set(['resumed']))).toEqual({ removed: [], salvaged: [], kept: [], deleted: [], problems: [] });
+    expect(events).toEqual([]);
+    expect(await temporary.read('draft.txt', resumed.path)).toBe('half done\n');
+    expect((await readOverlayMounts()).map((mount) => mount.mountPoint)).toContain(resumed.path);
+    expect(await readdir(join(storageDir, 'bases'))).toEqual(bases);
+    expect(await readdir(join(storageDir, 'layers'))).toEqual(['resumed']);
   });
 
   it('records nothing when there is nothing to sweep', async () => {

@@ -20,13 +20,19 @@ export interface SweepOptions {
   /** Every method an earlier run may have used; each finds and removes its own leftovers. */
   readonly providers: readonly WorkspaceProvider[];
   readonly record: (event: EventBody) => void;
+  /**
+   * Ids of workspaces (an agent's id is its workspace's) that a resumed run gives back to their
+   * agents: the sweep leaves them exactly as they are, neither reclaimed nor removed.
+   */
+  readonly keep?: ReadonlySet<string>;
 }
 
 /**
  * Clears what runs that ended without cleaning up (killed, crashed, the machine rebooted) left
  * in the workspaces directory, losing nothing: each leftover workspace is reclaimed like a
  * finished worker's (unlanded work salvaged onto its branch, then removed; unreadable ones
- * kept), then shared files nothing uses any more (old overlay bases) are deleted. Records
+ * kept), then shared files nothing uses any more (old overlay bases) are deleted; workspaces
+ * named in `keep`, and the bases they stand on, are left alone. Records
  * `workspace.swept` when there was anything to do. Throws only when called without holding
  * the state directory's run lock, which would be a bug.
  */
@@ -41,6 +47,7 @@ export async function sweepWorkspaces(options: SweepOptions): Promise<EventData<
       const found = await provider.find(options.workspacesDir);
       report.problems.push(...found.problems);
       for (const workspace of found.workspaces) {
+        if (options.keep?.has(workspace.id) === true) continue;
         const outcome = await reclaimWorkspace(repo, provider, workspace, record);
         if (outcome.salvaged !== null) report.salvaged.push(workspace.path);
         if (outcome.removed) report.removed.push(workspace.path);

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 import type { EventBody } from '../events/event-types.js';
 import { mergeToMain } from '../workspace/merge-to-main.js';
-import type { MergeCheck } from '../workspace/merge-to-main.js';
+import type { MergeCheck, MergeIntent } from '../workspace/merge-to-main.js';
 import type { Repository } from '../workspace/repository.js';
 import type { Workspace } from '../workspace/workspace.js';
 import type { Tool } from './tool.js';
@@ -17,6 +17,12 @@ export interface MergeToolOptions {
   readonly onLanded: (commit: string) => Promise<void> | void;
   /** The project's merge check, run on the replayed work before main moves (`--merge-check`); none when absent. */
   readonly check?: MergeCheck;
+  /**
+   * Told each compare-and-swap of main just before it is attempted; records it durably so a
+   * restart can tell whether the merge landed (see `MergeToMainOptions.onIntent`). If it throws,
+   * main is not moved and the tool answers that the merge failed.
+   */
+  readonly onIntent?: (intent: MergeIntent) => void;
 }
 
 /** `merge_to_main`: commits the workspace's changes and lands them on main (see workspace/merge-to-main). */
@@ -34,6 +40,7 @@ export function createMergeToMainTool(
         message: input.message,
         onEvent: options.onEvent,
         ...(options.check === undefined ? {} : { check: options.check }),
+        ...(options.onIntent === undefined ? {} : { onIntent: options.onIntent }),
       });
       switch (outcome.status) {
         case 'landed':

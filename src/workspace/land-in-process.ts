@@ -1,7 +1,8 @@
 import type { EventBody } from '../events/event-types.js';
 import { commitTree, moveWorkspaceTo, prepareWork, replayOnto } from './in-process-merge.js';
 import type { PreparedWork, ReplayResult } from './in-process-merge.js';
-import type { MergeCheck, MergeOutcome } from './merge-outcome.js';
+import { announceIntent } from './merge-outcome.js';
+import type { MergeCheck, MergeIntent, MergeOutcome } from './merge-outcome.js';
 import type { RepositoryObjects } from './repository-objects.js';
 import type { Repository } from './repository.js';
 import { changedPaths } from './tree-merge.js';
@@ -25,6 +26,8 @@ export interface InProcessLanding {
   readonly maxAttempts: number;
   readonly now: () => number;
   readonly check: MergeCheck | undefined;
+  /** Told each swap just before it is attempted (see `MergeToMainOptions.onIntent`). */
+  readonly onIntent: ((intent: MergeIntent) => void) | undefined;
 }
 
 export type InProcessOutcome = MergeOutcome | { readonly status: 'fallback'; readonly reason: string };
@@ -79,6 +82,8 @@ async function swapInTurn(
     ({ tip, autoResolved } = again);
   }
   if (tip === mainBefore) return alreadyThere(repo);
+  const unrecorded = announceIntent(landing.onIntent, { commit: tip, mainBefore, branch: workspace.branch }, repo.trunk);
+  if (unrecorded !== null) return unrecorded;
   const swapped = await objects.refs.swap([{ ref: `refs/heads/${repo.trunk}`, next: tip, expected: mainBefore }]);
   const landed: TurnResult = { status: 'landed', commit: tip, mainBefore, attempts: attempts.made, files: [], autoResolved: [...autoResolved], waitMs: 0 };
   if (swapped.ok) return landed;

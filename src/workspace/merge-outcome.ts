@@ -51,8 +51,46 @@ export interface MergeToMainOptions {
    * checked again. Off when absent.
    */
   readonly check?: MergeCheck;
+  /**
+   * Told, inside the trunk's turn and immediately before each compare-and-swap of the trunk
+   * (every attempt, on either path), which commit the trunk is about to move to. The caller
+   * records the intent and makes it durable before returning, so that after a crash
+   * `settleInterruptedMerge` can tell whether the merge landed. Called synchronously: nothing
+   * else moves the trunk in this process meanwhile. If it throws, the trunk is not moved and
+   * the merge ends as 'failed', the work left committed on the workspace's branch.
+   */
+  readonly onIntent?: (intent: MergeIntent) => void;
+}
+
+/** A compare-and-swap of the trunk about to be attempted: from `mainBefore` to `commit`, landing `branch`. */
+export interface MergeIntent {
+  /** The commit the trunk will point at if the swap succeeds. */
+  readonly commit: string;
+  /** The commit the trunk must still point at for the swap to succeed. */
+  readonly mainBefore: string;
+  /** The workspace's branch whose work `commit` holds. */
+  readonly branch: string;
 }
 
 /** Runs the merge check in `workspacePath`; a failure carries the output to show the agent. */
 export type MergeCheck = (workspacePath: string) => Promise<{ readonly ok: true } | { readonly ok: false; readonly output: string }>;
 
+
+/**
+ * Hands `intent` to the caller's `onIntent` just before a swap. Returns the outcome to end the
+ * merge with when the caller could not record it (the trunk must not move then), or null to
+ * go on with the swap.
+ */
+export function announceIntent(onIntent: ((intent: MergeIntent) => void) | undefined, intent: MergeIntent, trunk: string): MergeOutcome | null {
+  if (onIntent === undefined) return null;
+  try {
+    onIntent(intent);
+    return null;
+  } catch (error) {
+    const reason = error instanceof Error ? error.message : String(error);
+    return {
+      status: 'failed',
+      error: `colony could not record the merge of ${intent.branch} before landing it (${reason}), so ${trunk} was not moved. The work is committed in the workspace; call merge again.`,
+    };
+  }
+}

@@ -1,5 +1,6 @@
 import type { EventBody } from '../events/event-types.js';
-import type { MergeCheck, MergeOutcome, MergeToMainOptions } from './merge-outcome.js';
+import { announceIntent } from './merge-outcome.js';
+import type { MergeCheck, MergeIntent, MergeOutcome, MergeToMainOptions } from './merge-outcome.js';
 import { resolveAppendOnlyConflicts } from './append-only-merge.js';
 import { countCommitsAhead } from './commits-ahead.js';
 import { landInProcess } from './land-in-process.js';
@@ -33,6 +34,7 @@ interface MergeContext {
   /** Time spent queued for the trunk's turn. */
   readonly waited: { ms: number };
   readonly check: MergeCheck | undefined;
+  readonly onIntent: ((intent: MergeIntent) => void) | undefined;
   readonly now: () => number;
 }
 
@@ -255,6 +257,8 @@ async function swapTrunk(
   if (commit === mainBefore) {
     return { status: 'nothing-to-merge', reason: `Every change in the workspace is already on ${repo.trunk}.` };
   }
+  const unrecorded = announceIntent(context.onIntent, { commit, mainBefore, branch: workspace.branch }, repo.trunk);
+  if (unrecorded !== null) return unrecorded;
   const swapArgs = ['update-ref', '-m', `colony: merge ${workspace.branch}`, `refs/heads/${repo.trunk}`, commit, mainBefore];
   const swapped = await git(context, swapArgs);
   if (swapped.code === 0) {
@@ -280,11 +284,17 @@ async function swapTrunk(
  * the rebase left stopped; calling again after editing the files finishes it. After 'landed'
  * the workspace's branch is the new trunk commit, so work can go on in the same workspace.
  *
+ * Every compare-and-swap of the trunk is announced to `onIntent` first, inside the turn, so
+ * the caller can make it durable; one it cannot record ends the merge as 'failed' with the
+ * trunk untouched. A call after one that landed but died before the workspace caught up lands
+ * nothing twice: the work already on the trunk is dropped from the replay (or skipped by git's
+ * rebase), and the outcome is 'nothing-to-merge'.
+ *
  * Never throws for what git or the disk does (that is a 'failed' outcome); throws only for
  * a malformed `maxAttempts` or an `onEvent` that throws. One caller per workspace at a time; any number of workspaces may
  * merge concurrently.
  */
-export type { MergeCheck, MergeOutcome, MergeToMainOptions } from './merge-outcome.js';
+export type { MergeCheck, MergeIntent, MergeOutcome, MergeToMainOptions } from './merge-outcome.js';
 
 export async function mergeToMain(repo: Repository, workspace: Workspace, options: MergeToMainOptions): Promise<MergeOutcome> {
   const maxAttempts = options.maxAttempts ?? DEFAULT_MAX_ATTEMPTS;
@@ -307,11 +317,11 @@ export async function mergeToMain(repo: Repository, workspace: Workspace, option
   try {
     const objects = await repositoryObjects(repo);
     if (objects !== null) {
-      const landing = { repo, workspace, objects, emit, message: options.message, maxAttempts, now, check: options.check };
+      const landing = { repo, workspace, objects, emit, message: options.message, maxAttempts, now, check: options.check, onIntent: options.onIntent };
       const outcome = await landInProcess(landing);
       if (outcome.status !== 'fallback') return outcome;
     }
-    const context: MergeContext = { repo, workspace, emit, autoResolved: [], waited: { ms: 0 }, check: options.check, now };
+    const context: MergeContext = { repo, workspace, emit, autoResolved: [], waited: { ms: 0 }, check: options.check, onIntent: options.onIntent, now };
     return await landOnTrunk(context, options, maxAttempts);
   } catch (error) {
     // A throwing event handler is the caller's bug, not a merge failure: let it surface.
