@@ -12,10 +12,14 @@ export { endingCallSucceeded, interruptedAnswer, type AgentRestore } from './age
 
 const NO_TOOL_CALL_NUDGE = readFileSync(new URL('./nudge-no-tool-call.md', import.meta.url), 'utf8').trim();
 
-/** Where the loop reports what it does. `flush` must make everything recorded so far durable. */
+/**
+ * Where the loop reports what it does. `flush` must make everything recorded so far durable;
+ * it may return a promise (a recorder that waits out a full disk), which the loop awaits
+ * before anything the events describe takes effect.
+ */
 export interface AgentRecorder {
   record(event: EventBody): void;
-  flush(): void;
+  flush(): void | Promise<void>;
 }
 
 export interface AgentLoopOptions {
@@ -228,7 +232,7 @@ async function waitForMessages(inbox: AgentInbox, step: number, signal: AbortSig
   if (pending.unread > 0) return true;
   if (pending.openChildren === 0) return false;
   recorder.record({ type: 'agent.waiting', data: { step, openChildren: pending.openChildren } });
-  recorder.flush();
+  await recorder.flush();
   while (!signal.aborted) {
     await inbox.wait(signal);
     pending = inbox.pending();

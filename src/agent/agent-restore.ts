@@ -73,7 +73,7 @@ export async function resumeTurn(restore: AgentRestore, turn: Omit<ToolTurn, 'st
     lastToolCall = describeToolCall(call);
     if (result.ok && result.endsAgent === true) ended = true;
   }
-  turn.recorder.flush();
+  await turn.recorder.flush();
   const rest = await runToolCalls(notStarted, { ...turn, step }, ended);
   const last = conversation.messages.at(-1);
   return {

@@ -103,7 +103,7 @@ export async function callModelForStep(call: StepCall): Promise<StepCallResult> 
     const waitMs = parkingDelayMs(policy, parks, random, error.retryAfterMs);
     recorder.record({ type: 'agent.parked', data: { step, kind: error.kind, message: error.message, attempts: result.attempts, waitMs } });
     // A park can last minutes: what led to it is made durable first.
-    recorder.flush();
+    await recorder.flush();
     const parkedAt = performance.now();
     try {
       await sleep(waitMs, signal);

@@ -35,7 +35,7 @@ export async function runToolCalls(calls: readonly ToolCall[], turn: ToolTurn, e
     recorder.record({ type: 'tool.started', data: { step, callId: call.id, name: call.name, input: call.input } });
     // The model's response and this call's start are durable before the call has any effect,
     // so a restart knows what was in flight; one sync covers both.
-    recorder.flush();
+    await recorder.flush();
     const started = performance.now();
     const skipped = ended ? 'the handoff was already submitted' : signal.aborted ? 'the run was cancelled' : null;
     const dispatch =

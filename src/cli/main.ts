@@ -1,6 +1,7 @@
 import { Command, CommanderError } from 'commander';
 import { registerDemoCommand } from './commands/demo.js';
 import { registerEventsCommand } from './commands/events.js';
+import { registerResumeCommand } from './commands/resume.js';
 import { registerRunCommand } from './commands/run.js';
 import { registerSimServerCommand } from './commands/sim-server.js';
 import { registerStatusCommand } from './commands/status.js';
@@ -67,6 +68,7 @@ async function runProgram(argv: readonly string[], ctx: CommandContext): Promise
     .exitOverride()
     .configureOutput({ writeOut: ctx.stdout, writeErr: ctx.stderr });
   registerRunCommand(program, ctx);
+  registerResumeCommand(program, ctx);
   registerStatusCommand(program, ctx);
   registerWorkCommand(program, ctx);
   registerEventsCommand(program, ctx);

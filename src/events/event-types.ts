@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { runSettingsSchema } from './run-settings.js';
 import { handoffSchema } from './handoff.js';
 
 /**
@@ -51,6 +52,43 @@ const bodies = [
   z.object({
     type: z.literal('run.ended'),
     data: z.object({ status: z.string(), durationMs: z.number() }),
+  }),
+  z.object({
+    /** What the run was told, so `colony resume` goes on with the same settings. Recorded once, after `run.started`. */
+    type: z.literal('run.configured'),
+    data: z.object({ settings: runSettingsSchema }),
+  }),
+  z.object({
+    /**
+     * `colony resume` took the run up again after it stopped or crashed: `resumes` counts the
+     * times; `lastSeq` is the last event of the run before it; `released` the tasks whose
+     * runner had died, open again for this one; `repaired` events the log lacked and the
+     * task table proved (a task created or a handoff delivered just before the crash).
+     */
+    type: z.literal('run.resumed'),
+    data: z.object({
+      resumes: z.number().int().positive(),
+      lastSeq: z.number().int(),
+      released: z.array(z.string()),
+      repaired: z.number().int(),
+      /** git lock files a killed git process left in the repository, cleared so merges can go on. */
+      clearedLocks: z.array(z.string()),
+    }),
+  }),
+  z.object({
+    /** colony cannot write its state (the disk is full): no new agent starts until it can; nothing recorded is lost. */
+    type: z.literal('disk.full'),
+    data: z.object({ path: z.string(), freeBytes: z.number().nullable(), message: z.string() }),
+  }),
+  z.object({
+    /** colony can write its state again after `disk.full`; new agents start again. */
+    type: z.literal('disk.recovered'),
+    data: z.object({ path: z.string(), pausedMs: z.number() }),
+  }),
+  z.object({
+    /** A worker recorded nothing for `silentMs` (past the run's hang limit): colony stopped it and closed its task with a failure handoff. */
+    type: z.literal('agent.hung'),
+    data: z.object({ taskId: z.string(), hungAgentId: z.string(), silentMs: z.number(), limitMs: z.number() }),
   }),
   z.object({
     type: z.literal('agent.started'),
@@ -191,6 +229,11 @@ const bodies = [
       /** How its files were made; absent in logs written before there was a choice (a worktree). */
       method: workspaceMethodSchema.optional(),
     }),
+  }),
+  z.object({
+    /** A worker taken up again after a restart has its workspace back, uncommitted work and all; `clearedLocks` are git locks its killed processes left. */
+    type: z.literal('workspace.reopened'),
+    data: z.object({ path: z.string(), branch: z.string(), clearedLocks: z.array(z.string()) }),
   }),
   z.object({
     type: z.literal('workspace.removed'),

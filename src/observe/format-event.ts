@@ -14,6 +14,16 @@ export function describeEvent(event: ColonyEvent): string {
       return `run started: ${event.data.title} (${event.data.mode}, model ${event.data.model})`;
     case 'run.ended':
       return `run ended: ${event.data.status} after ${seconds(event.data.durationMs)}`;
+    case 'run.configured':
+      return `run configured: workers on ${event.data.settings.workerModel}, planners on ${event.data.settings.plannerModel}, up to ${event.data.settings.workers} workers`;
+    case 'run.resumed':
+      return `run resumed (${ordinal(event.data.resumes)} time) after event ${event.data.lastSeq}: ${event.data.released.length} task(s) taken back from the stopped runner${event.data.repaired === 0 ? '' : `, ${event.data.repaired} event(s) restored from the task table`}`;
+    case 'disk.full':
+      return `cannot write colony's state in ${event.data.path} (${event.data.freeBytes === null ? 'disk full' : `${event.data.freeBytes} bytes free`}): no new agent starts until it can; ${oneLine(event.data.message)}`;
+    case 'disk.recovered':
+      return `colony's state can be written again after ${seconds(event.data.pausedMs)}; agents start again`;
+    case 'agent.hung':
+      return `${event.data.hungAgentId} recorded nothing for ${seconds(event.data.silentMs)} (limit ${seconds(event.data.limitMs)}): stopped, task ${event.data.taskId} closed as failed`;
     case 'agent.started':
       return `${event.data.role} started on "${event.data.title}" with ${event.data.model}`;
     case 'agent.ended':
@@ -59,6 +69,8 @@ export function describeEvent(event: ColonyEvent): string {
     }
     case 'workspace.created':
       return `workspace ${event.data.branch} at ${event.data.baseCommit.slice(0, 12)} in ${seconds(event.data.durationMs)}${event.data.method === undefined ? '' : ` (${event.data.method})`}`;
+    case 'workspace.reopened':
+      return `workspace ${event.data.branch} taken up again at ${event.data.path}${event.data.clearedLocks.length === 0 ? '' : ` (cleared ${event.data.clearedLocks.length} stale git lock(s))`}`;
     case 'workspace.removed':
       return event.data.kept ? `workspace kept at ${event.data.path}` : 'workspace removed';
     case 'dependencies.prepared':
@@ -198,4 +210,10 @@ function summariseInput(input: string): string {
     return `(malformed arguments: ${oneLine(input, 60)})`;
   }
   return '';
+}
+
+function ordinal(n: number): string {
+  const teen = n % 100 >= 11 && n % 100 <= 13;
+  const suffix = teen ? 'th' : n % 10 === 1 ? 'st' : n % 10 === 2 ? 'nd' : n % 10 === 3 ? 'rd' : 'th';
+  return `${n}${suffix}`;
 }

@@ -28,6 +28,7 @@ interface RunRecord {
   title: string;
   startedAt: number;
   ended: { status: string; at: number; durationMs: number } | null;
+  resumes: number;
 }
 
 interface BudgetRecord {
@@ -110,10 +111,17 @@ export function createRunStatusFold(options: RunStatusFoldOptions = {}): RunStat
     const agent = agents.get(event.agentId);
     switch (event.type) {
       case 'run.started':
-        run = { ...event.data, startedAt: event.ts, ended: null };
+        run = { ...event.data, startedAt: event.ts, ended: null, resumes: 0 };
         return;
       case 'run.ended':
         if (run !== null) run.ended = { status: event.data.status, at: event.ts, durationMs: event.data.durationMs };
+        return;
+      case 'run.resumed':
+        // A stopped or crashed run taken up again is running again.
+        if (run !== null) {
+          run.ended = null;
+          run.resumes = event.data.resumes;
+        }
         return;
       case 'agent.started':
         if (agent === undefined) {
@@ -213,11 +221,16 @@ export function createRunStatusFold(options: RunStatusFoldOptions = {}): RunStat
         budget?.exhausted.push(budgetEvent(event.data));
         return;
       case 'budget.allotted':
+      case 'run.configured':
+      case 'disk.full':
+      case 'disk.recovered':
+      case 'agent.hung':
       case 'agent.nudged':
       case 'model.retried':
       case 'model.failed':
       case 'tool.ended':
       case 'workspace.created':
+      case 'workspace.reopened':
       case 'workspace.removed':
       case 'dependencies.prepared':
       case 'dependencies.skipped':
@@ -260,6 +273,7 @@ export function createRunStatusFold(options: RunStatusFoldOptions = {}): RunStat
         model: run.model,
         title: run.title,
         startedAt: run.startedAt,
+        resumes: run.resumes,
         endedAt: ended?.at ?? null,
         durationMs: ended === null ? Math.max(0, clock - run.startedAt) : ended.durationMs,
         lastEventAt: totals.lastEventAt,

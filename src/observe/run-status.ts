@@ -46,6 +46,8 @@ export interface RunStatus {
     readonly model: string;
     readonly title: string;
     readonly startedAt: number;
+    /** How many times `colony resume` took the run up again after it stopped or crashed. */
+    readonly resumes: number;
     readonly endedAt: number | null;
     /** The run's own measure once it ended; until then from its start to `now` (or its last event). */
     readonly durationMs: number;

@@ -2,20 +2,25 @@ import type { AgentOutcome, AgentRecorder } from '../agent/agent-loop.js';
 import type { Handoff } from '../events/handoff.js';
 import type { ColonyEvent, EventBody } from '../events/event-types.js';
 import type { EventStore } from '../store/event-store.js';
+import type { DiskGuard } from './disk-guard.js';
 
-/** Records an agent's events in the store under its id, telling `onEvent` each one as it is recorded. */
+/**
+ * Records an agent's events in the store under its id, telling `onEvent` each one as it is
+ * recorded. With a disk guard, `flush` waits out a full disk rather than failing.
+ */
 export function createAgentRecorder(
   store: EventStore,
   runId: string,
   agentId: string,
   onEvent?: (event: ColonyEvent) => void,
+  disk?: DiskGuard,
 ): AgentRecorder {
   return {
     record(body: EventBody) {
       const event = store.append({ ...body, runId, agentId });
       onEvent?.(event);
     },
-    flush: () => store.flush(),
+    flush: disk === undefined ? () => store.flush() : () => disk.flush(),
   };
 }
 

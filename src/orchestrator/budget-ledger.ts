@@ -115,6 +115,8 @@ export function createBudgetLedger(options: BudgetLedgerOptions): BudgetLedger {
   const tasks = new Map<string, TaskNode>();
   const agents = new Map<string, AgentSpend>();
   const agentOfTask = new Map<string, string>();
+  /** Every agent's task, kept after it ends, for an agent taken up again after a restart. */
+  const taskOfAgent = new Map<string, string>();
   const warnings = new Map<string, BudgetWarning[]>();
   let root: Scope | null = null;
 
@@ -254,9 +256,18 @@ export function createBudgetLedger(options: BudgetLedgerOptions): BudgetLedger {
           addTask(event.data.taskId, event.data.parentTaskId, event.data.kind, event.data.scope);
           return;
         case 'agent.started':
+          taskOfAgent.set(event.agentId, event.data.taskId);
           agents.set(event.agentId, { taskId: event.data.taskId, finalCallTaken: false, callInFlight: false, caughtInFlight: [], largest: { tokens: 0, usd: 0 } });
           agentOfTask.set(event.data.taskId, event.agentId);
           return;
+        case 'agent.restored': {
+          // Taken up again after a restart: it spends against its task's scopes as before.
+          const taskId = taskOfAgent.get(event.agentId);
+          if (taskId === undefined) return;
+          agents.set(event.agentId, { taskId, finalCallTaken: false, callInFlight: false, caughtInFlight: [], largest: { tokens: 0, usd: 0 } });
+          agentOfTask.set(taskId, event.agentId);
+          return;
+        }
         case 'agent.ended': {
           // An ended agent makes no more calls and holds nothing back; a long run forgets it.
           const agent = agents.get(event.agentId);

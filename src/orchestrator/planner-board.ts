@@ -2,7 +2,7 @@ import { posix } from 'node:path';
 import type { AgentOutcome, AgentRecorder } from '../agent/agent-loop.js';
 import type { Handoff } from '../events/handoff.js';
 import { newShortId } from '../events/ids.js';
-import type { TaskRecord } from '../store/task-store.js';
+import type { Lease, TaskRecord } from '../store/task-store.js';
 import type { FinishReport, PlannerBoard, Published, TaskOverlap } from '../tools/planner-tools.js';
 import { earlierAttemptsSection, type EarlierAttempt } from './handoff-message.js';
 import { normalizeRepoPath } from './path-overlap.js';
@@ -24,9 +24,20 @@ export function scopeLine(scope: string): string {
 /** What a board needs of its run. */
 export type BoardContext = Pick<RunContext, 'runId' | 'tasks' | 'wakeups' | 'now' | 'workInFlight'>;
 
+/** What a board may know beyond its task: the planner's lease, and its finish before a restart. */
+export interface BoardExtras {
+  /**
+   * The lease the planner runs under: its publishes and andon are fenced by it, so an older
+   * incarnation of the planner (its lease lapsed and the task was claimed again) changes nothing.
+   */
+  readonly lease?: () => Lease;
+  /** The planner's `finish` before a restart, when nothing was published after it. */
+  readonly finished?: FinishReport | null;
+}
+
 /** One planner's board: its tasks go into the store as its children, its andon and finish are recorded. */
-export function createPlannerBoard(context: BoardContext, task: TaskRecord, agentId: string, recorder: AgentRecorder): RecordingPlannerBoard {
-  let finished: FinishReport | null = null;
+export function createPlannerBoard(context: BoardContext, task: TaskRecord, agentId: string, recorder: AgentRecorder, extras: BoardExtras = {}): RecordingPlannerBoard {
+  let finished: FinishReport | null = extras.finished ?? null;
   const publish = (
     input: { kind: TaskRecord['kind']; title: string; body: string; scope: string | null; retryOf: string | null; paths: readonly string[] },
     overlaps: readonly TaskOverlap[],
@@ -34,6 +45,7 @@ export function createPlannerBoard(context: BoardContext, task: TaskRecord, agen
     const created = context.tasks.createTask(
       { id: newShortId('task'), runId: context.runId, parentTaskId: task.id, createdBy: agentId, ...input },
       context.now(),
+      extras.lease?.(),
     );
     if (!created.ok) return { ok: false, error: created.reason };
     const { id: taskId, kind, title, scope, retryOf, paths } = created.task;
@@ -73,7 +85,8 @@ export function createPlannerBoard(context: BoardContext, task: TaskRecord, agen
       recorder.record({ type: 'scratchpad.written', data: { content } });
     },
     setAndon(paused, reason) {
-      context.tasks.setAndon(task.id, paused, context.now());
+      // A stale incarnation's andon is refused by the store and changes nothing.
+      if (!context.tasks.setAndon(task.id, paused, context.now(), extras.lease?.())) return;
       recorder.record({ type: 'andon.changed', data: { taskId: task.id, paused, reason } });
       if (!paused) context.wakeups.wake(RUNNER_WAKEUP);
     },

@@ -6,6 +6,7 @@ import type { Repository } from '../workspace/repository.js';
 import type { WorkspaceProvider } from '../workspace/workspace-provider.js';
 import type { BudgetLedger } from './budget-ledger.js';
 import type { CommandRunners } from './command-sandbox.js';
+import type { DiskGuard } from './disk-guard.js';
 import type { Wakeups } from './wakeups.js';
 import type { WorkInFlight } from './work-in-flight.js';
 import type { WorkspaceQuota } from './workspace-quota.js';
@@ -46,7 +47,19 @@ export interface RunContext {
   /** The run's limits and spend; the run has no limit when absent. It must be told every event (see `onEvent`). */
   readonly budget?: BudgetLedger;
   readonly onEvent?: (event: ColonyEvent) => void;
+  /** Waits out a full disk instead of failing; writes go straight to the stores when absent. */
+  readonly disk?: DiskGuard;
+  /** A worker that records nothing for this long is stopped (see `createHangWatch`); the default when absent. */
+  readonly hangAfterMs?: number;
+  /**
+   * On resume: the agent an earlier incarnation of the run started on each task (task id →
+   * agent id). A task claimed again goes back to that agent, its conversation rebuilt.
+   */
+  readonly priorAgents?: ReadonlyMap<string, string>;
 }
+
+/** The abort reason of agents stopped because the run stops (Ctrl-C, the root closed): their tasks go back to the store. */
+export const RUN_STOPPED = 'the run was stopped';
 
 /** The key the runner waits on for new tasks. */
 export const RUNNER_WAKEUP = 'runner';

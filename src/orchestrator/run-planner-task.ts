@@ -1,10 +1,11 @@
 import { readFileSync } from 'node:fs';
-import { runAgent, type AgentInbox, type AgentOutcome, type AgentRecorder } from '../agent/agent-loop.js';
+import { endingCallSucceeded, runAgent, type AgentInbox, type AgentOutcome, type AgentRecorder } from '../agent/agent-loop.js';
 import type { AgentRole } from '../events/event-types.js';
 import { syntheticFailureHandoff, type Handoff } from '../events/handoff.js';
 import { newShortId } from '../events/ids.js';
-import type { InboxMessage, TaskRecord } from '../store/task-store.js';
-import { createPlannerRoleTools } from '../tools/planner-tools.js';
+import { isDiskFull } from '../store/disk-full.js';
+import type { InboxMessage, Lease, TaskRecord } from '../store/task-store.js';
+import { createPlannerRoleTools, finishReportFromInput, type FinishReport } from '../tools/planner-tools.js';
 import { createListDirTool } from '../tools/list-dir-tool.js';
 import { createReadFileTool } from '../tools/read-file-tool.js';
 import { createRunCommandTool } from '../tools/run-command-tool.js';
@@ -17,6 +18,8 @@ import { handoffMessage, personMessage } from './handoff-message.js';
 import { createFilesInFlightNotice } from './files-in-flight-notice.js';
 import { createPlannerBoard, handoffFromFinish } from './planner-board.js';
 import type { RunContext } from './run-context.js';
+import { answerInterruptedCalls } from './interrupted-calls.js';
+import { priorOf, type PriorAgent } from './prior-agents.js';
 
 function prompt(name: string): string {
   return readFileSync(new URL(`./prompts/${name}.md`, import.meta.url), 'utf8').trim();
@@ -42,12 +45,14 @@ export interface TaskExecution {
  * tools, the agent loop with its inbox, and exactly one handoff: its `finish`, or a synthetic
  * failure when it ended without one.
  */
-export async function runPlannerTask(context: RunContext, task: TaskRecord, signal: AbortSignal): Promise<TaskExecution> {
-  const agentId = newShortId('planner');
+export async function runPlannerTask(context: RunContext, task: TaskRecord, signal: AbortSignal, lease: () => Lease): Promise<TaskExecution> {
+  // After a restart the task goes back to the planner that had it, its conversation rebuilt.
+  const prior = priorOf(context, task);
+  const agentId = prior?.agentId ?? newShortId('planner');
   const role: Exclude<AgentRole, 'worker'> = task.parentTaskId === null ? 'root-planner' : 'sub-planner';
-  const recorder = createAgentRecorder(context.events, context.runId, agentId, context.onEvent);
+  const recorder = createAgentRecorder(context.events, context.runId, agentId, context.onEvent, context.disk);
   const systemPrompt = PLANNER_PROMPT.replace('{{ROLE}}', ROLE_SENTENCES[role]);
-  const board = createPlannerBoard(context, task, agentId, recorder);
+  const board = createPlannerBoard(context, task, agentId, recorder, { lease, finished: prior === null ? null : finishedBefore(prior) });
   const filesNotice = createFilesInFlightNotice(context.workInFlight, task.id);
   const budget = context.budget === undefined ? null : createAgentBudget(context.budget, task.id, 'planner');
 
@@ -65,7 +70,7 @@ export async function runPlannerTask(context: RunContext, task: TaskRecord, sign
     createRunCommandTool(view.path, { runProcess: context.commands.forAgent(agentId, view.path) }),
     ...createPlannerRoleTools(board),
   ];
-  recorder.record({
+  if (prior === null) recorder.record({
     type: 'agent.started',
     data: {
       role,
@@ -80,6 +85,7 @@ export async function runPlannerTask(context: RunContext, task: TaskRecord, sign
     },
   });
 
+  const missed = prior === null ? [] : missedMessages(context, task, prior);
   let outcome: AgentOutcome;
   try {
     outcome = await runAgent({
@@ -90,7 +96,7 @@ export async function runPlannerTask(context: RunContext, task: TaskRecord, sign
       recorder,
       maxSteps: context.plannerMaxSteps,
       signal,
-      inbox: plannerInbox(context, task),
+      inbox: plannerInbox(context, task, lease, missed),
       noToolCallNudge: PLANNER_NUDGE,
       beforeModelCall: async () => {
         const spending = budget?.beforeModelCall() ?? null;
@@ -104,6 +110,17 @@ export async function runPlannerTask(context: RunContext, task: TaskRecord, sign
         return notices.length === 0 ? null : notices.join('\n\n');
       },
       ...(budget === null ? {} : { stopWaiting: () => budget.whileParked() }),
+      ...(prior === null
+        ? {}
+        : {
+            restore: {
+              conversation: prior.conversation,
+              generation: task.attempt,
+              answerInterrupted: answerInterruptedCalls({ prior, repo: context.repo, record: recorder.record }),
+              // A planner that had finished goes on as after any finish: it waits for what is due, or ends.
+              lastTurnEnded: endingCallSucceeded(prior.conversation, ['finish']),
+            },
+          }),
     });
   } catch (error) {
     const reason = `colony itself failed while running the planner: ${error instanceof Error ? error.message : String(error)}`;
@@ -130,8 +147,13 @@ export async function runPlannerTask(context: RunContext, task: TaskRecord, sign
   return { agentId, handoff };
 }
 
-/** The planner's inbox as the loop sees it, rendering each stored message as the text the planner reads. */
-function plannerInbox(context: RunContext, task: TaskRecord): AgentInbox {
+/**
+ * The planner's inbox as the loop sees it, rendering each stored message as the text the
+ * planner reads. `missed` (messages taken before a restart but never recorded in its
+ * conversation) come first, once. Takes are fenced by the planner's lease: an older
+ * incarnation of the planner takes nothing.
+ */
+function plannerInbox(context: RunContext, task: TaskRecord, lease: () => Lease, missed: readonly InboxMessage[]): AgentInbox {
   const render = (message: InboxMessage): string => {
     if (message.handoff !== null && message.fromTaskId !== null) {
       const child = context.tasks.getTask(message.fromTaskId);
@@ -139,15 +161,44 @@ function plannerInbox(context: RunContext, task: TaskRecord): AgentInbox {
     }
     return personMessage(message.text ?? '');
   };
+  let redeliver = [...missed];
   return {
-    take: () => context.tasks.takeInbox(task.id).map((message) => ({ fromTaskId: message.fromTaskId, content: render(message) })),
+    take: () => {
+      const taken = [...redeliver, ...takeStored(context, task, lease())];
+      redeliver = [];
+      return taken.map((message) => ({ fromTaskId: message.fromTaskId, content: render(message), inboxSeq: message.seq }));
+    },
     pending: () => {
       // Children first: one that hands off between the two reads then shows as unread, not as nothing due.
       const openChildren = context.tasks.movableChildren(task.id);
-      return { unread: context.tasks.unreadCount(task.id), openChildren };
+      return { unread: context.tasks.unreadCount(task.id) + redeliver.length, openChildren };
     },
     wait: (signal) => context.wakeups.wait(task.id, signal, INBOX_POLL_MS),
   };
+}
+
+/** The planner's unread messages, taken; none while the disk is full (they wait, unread, for the next take). */
+function takeStored(context: RunContext, task: TaskRecord, lease: Lease): InboxMessage[] {
+  try {
+    return context.tasks.takeInbox(task.id, lease);
+  } catch (error) {
+    if (isDiskFull(error)) return [];
+    throw error;
+  }
+}
+
+/** Messages the store says the planner took that its recorded conversation never received: a crash fell between the two. */
+function missedMessages(context: RunContext, task: TaskRecord, prior: PriorAgent): InboxMessage[] {
+  return context.tasks.takenInbox(task.id).filter((message) => !prior.conversation.receivedInboxSeqs.has(message.seq));
+}
+
+/** The planner's finish before a restart, if it had finished and published nothing since. */
+function finishedBefore(prior: PriorAgent): FinishReport | null {
+  const calls = prior.conversation.succeededCalls;
+  const lastFinish = calls.findLastIndex((call) => call.name === 'finish');
+  if (lastFinish === -1) return null;
+  if (calls.slice(lastFinish + 1).some((call) => call.name === 'create_task' || call.name === 'delegate')) return null;
+  return finishReportFromInput(calls[lastFinish]?.input ?? '');
 }
 
 function syntheticPlannerHandoff(outcome: AgentOutcome, role: AgentRole): Handoff {

@@ -16,6 +16,13 @@ import type { WorkspaceMethodChoice } from '../workspace/choose-workspace-provid
 import type { WorkspaceMethod } from '../workspace/workspace.js';
 import { createAgentRecorder } from './agent-recorder.js';
 import { createBudgetLedger, type BudgetLedger, type Exhaustion, type RunLimits } from './budget-ledger.js';
+import type { AgentRecorder } from '../agent/agent-loop.js';
+import type { RunSettings } from '../events/run-settings.js';
+import { DEFAULT_SANDBOX_SETTINGS } from './command-sandbox.js';
+import { createDiskGuard } from './disk-guard.js';
+import { DEFAULT_HANG_AFTER_MS } from './hang-watch.js';
+import { describeUnfinishedRun, findUnfinishedRun, type UnfinishedRun } from './run-history.js';
+import { takeUpRun, type ResumedRun } from './resume-run.js';
 import { readBriefFile } from './brief-file.js';
 import { createRedactingChatModel } from './redacting-chat-model.js';
 import { startCheckoutSync } from './checkout-sync.js';
@@ -64,6 +71,22 @@ export interface RunSessionOptions {
    * error messages. Credentials in URLs are replaced whether listed or not.
    */
   readonly secrets?: readonly string[];
+  /**
+   * Start a new run even though the state directory holds an unfinished one (`--new`): that
+   * one is recorded as abandoned. Without it, an unfinished run refuses a new one.
+   */
+  readonly newRun?: boolean;
+  /** Where the models' keys and prices came from, recorded so `colony resume` resolves the same models. */
+  readonly modelSource?: ModelSource;
+  /** A worker that records nothing for this long is stopped with a failure handoff; 40 minutes when absent. */
+  readonly hangAfterMs?: number;
+}
+
+/** How the CLI resolved the models, besides their specs: never a key, only where it is read from. */
+export interface ModelSource {
+  readonly baseUrl: string | null;
+  readonly apiKeyEnv: string | null;
+  readonly prices: RunSettings['prices'];
 }
 
 export type RunSessionResult =
@@ -100,7 +123,8 @@ const DEFAULT_LEASE_MS = 30_000;
  * `colony run`: a tree of agents builds a goal in a repository. The root planner's task goes
  * into the store, a runner claims and runs tasks until the root planner finishes, the project's
  * check runs on main, and the user's checkout (untouched while the run goes) is brought up to
- * the trunk at the end. Problems with the input come back as `{ ok: false }` before anything changes.
+ * the trunk at the end. Problems with the input come back as `{ ok: false }` before anything
+ * changes; so does an unfinished run in the same state directory, unless `newRun` is set.
  */
 export async function runRunSession(given: RunSessionOptions): Promise<RunSessionResult> {
   const redactor = createSecretRedactor(given.secrets ?? []);
@@ -112,74 +136,101 @@ export async function runRunSession(given: RunSessionOptions): Promise<RunSessio
   const session = await prepareSession(options.repoDir, options.stateDir);
   if (!session.ok) return session;
   try {
-    const chosen = await chooseWorkspaces(session.repo, session.stateDir, options.workspaces ?? 'auto');
-    if (!chosen.ok) return chosen;
-    return await withSessionCommands(session, options.sandbox, ({ runId, commands, late }) =>
-      runInRepository(options, session, chosen, goal, runId, commands, late),
-    );
+    const stores = openRunStores(session.stateDir, options.secrets ?? []);
+    if (!stores.ok) return stores;
+    try {
+      const unfinished = findUnfinishedRun(stores.events);
+      if (unfinished !== null && options.newRun !== true) return { ok: false, error: unfinishedRunError(unfinished, session.stateDir, options.stateDir !== undefined) };
+      const chosen = await chooseWorkspaces(session.repo, session.stateDir, options.workspaces ?? 'auto');
+      if (!chosen.ok) return chosen;
+      if (unfinished !== null) abandonRun(stores.events, unfinished);
+      const settings = settingsOf(options);
+      const start: RunStart = { kind: 'new', goal, settings, startedAt: Date.now() };
+      return await withSessionCommands(session, settings.sandbox, ({ runId, commands, late }) =>
+        driveRun({ options, session, chosen, stores, start, runId, commands, late }),
+      );
+    } finally {
+      stores.close();
+    }
   } finally {
     session.release();
   }
 }
 
-async function runInRepository(
-  options: RunSessionOptions,
-  session: Extract<PreparedSession, { ok: true }>,
-  chosen: Extract<ChosenWorkspaces, { ok: true }>,
-  goal: { title: string; body: string },
-  runId: string,
-  commands: CommandRunners,
-  late: LateRecorder,
-): Promise<RunSessionResult> {
+/** How a run begins: a new one from its goal, or one taken up again by `colony resume`. */
+export type RunStart =
+  | { readonly kind: 'new'; readonly goal: { readonly title: string; readonly body: string }; readonly settings: RunSettings; readonly startedAt: number }
+  | { readonly kind: 'resume'; readonly unfinished: UnfinishedRun; readonly settings: RunSettings; readonly startedAt: number };
+
+export interface DriveRunOptions {
+  readonly options: RunSessionOptions;
+  readonly session: Extract<PreparedSession, { ok: true }>;
+  readonly chosen: Extract<ChosenWorkspaces, { ok: true }>;
+  readonly stores: RunStores;
+  readonly start: RunStart;
+  readonly runId: string;
+  readonly commands: CommandRunners;
+  readonly late: LateRecorder;
+}
+
+/** The run itself, new or resumed: workspaces, the runner until the root closes, the check, the checkout. */
+export async function driveRun(drive: DriveRunOptions): Promise<RunSessionResult> {
+  const { options, session, chosen, start, runId, commands, late } = drive;
+  const { events, tasks } = drive.stores;
   const { repo, stateDir } = session;
   const startCommit = await resolveBranch(repo, repo.trunk);
-  let events: EventStore;
-  let tasks: TaskStore;
-  try {
-    events = createRedactingEventStore(openSqliteEventStore(eventsDatabasePath(stateDir)), createSecretRedactor(options.secrets ?? []));
-  } catch (error) {
-    return { ok: false, error: `cannot open the event log: ${error instanceof Error ? error.message : String(error)}` };
-  }
-  try {
-    tasks = createRedactingTaskStore(openSqliteTaskStore(eventsDatabasePath(stateDir)), createSecretRedactor(options.secrets ?? []));
-  } catch (error) {
-    events.close();
-    return { ok: false, error: `cannot open the task store: ${error instanceof Error ? error.message : String(error)}` };
-  }
   const checkout = startCheckoutSync(repo, startCommit);
   const started = Date.now();
   const signal = options.signal ?? new AbortController().signal;
-  // A forced quit (process.exit) still writes the events recorded in its last moments.
-  const closeOnExit = () => events.close();
-  process.once('exit', closeOnExit);
   try {
     // The budget folds every event of the run as it is recorded, before anyone else hears of it,
     // and records its own through the run's system recorder.
-    const budget = createRunBudget(options.limits, started, (body) => system.record(body));
+    let recordBudget: (body: EventBody) => void = () => undefined;
+    const limits = start.settings.limits;
+    const budget = createRunBudget(limits, start.startedAt, (body) => recordBudget(body));
     const onEvent = (event: ColonyEvent): void => {
       budget?.observe(event);
       options.onEvent?.(event);
     };
     const system = createAgentRecorder(events, runId, 'system', onEvent);
-    system.record({ type: 'run.started', data: { mode: 'run', repo: repo.root, model: options.workerModel.spec, title: goal.title } });
-    if (budget !== undefined && options.limits !== undefined) system.record({ type: 'budget.set', data: budgetSet(options.limits, started) });
+    const disk = createDiskGuard({ events, path: stateDir, record: system.record, now: Date.now });
+    let resumed: ResumedRun | null = null;
+    if (start.kind === 'new') {
+      recordBudget = system.record;
+      system.record({ type: 'run.started', data: { mode: 'run', repo: repo.root, model: options.workerModel.spec, title: start.goal.title } });
+      system.record({ type: 'run.configured', data: { settings: start.settings } });
+      if (budget !== undefined) system.record({ type: 'budget.set', data: budgetSet(limits, start.startedAt) });
+    } else {
+      // What the run spent before is counted again, quietly: its warnings were recorded then.
+      for (const event of events.read({ runId, types: BUDGET_EVENT_TYPES })) budget?.observe(event);
+      recordBudget = system.record;
+      resumed = await takeUpRun({ events, tasks, repo, runId, unfinished: start.unfinished, record: system.record, now: Date.now });
+    }
     late.attach(system.record);
     // The install below can take minutes; the run's start is on disk before it.
-    system.flush();
+    await disk.flush(signal);
     const dependencyLayer = await prepareSharedDependencies({
       repo,
       commit: startCommit,
       stateDir,
-      enabled: options.sharedDependencies !== false,
+      enabled: start.settings.sharedDependencies,
       runInstall: sandboxedInstall(commands),
       record: system.record,
       signal,
     });
-    const diskCapBytes = options.workspaceDiskCapBytes ?? (await defaultDiskCapBytes(stateDir));
-    const workspaces = await startWorkspaces({ repo, stateDir, lock: session.stateLock, chosen, record: system.record, diskCapBytes });
+    const diskCapBytes = start.settings.workspaceDiskCapBytes ?? (await defaultDiskCapBytes(stateDir));
+    const workspaces = await startWorkspaces({
+      repo,
+      stateDir,
+      lock: session.stateLock,
+      chosen,
+      record: system.record,
+      diskCapBytes,
+      ...(resumed === null ? {} : { keep: resumed.keepWorkspaces }),
+    });
     if (!workspaces.ok) {
       await checkout.finish();
-      system.record({ type: 'run.ended', data: { status: 'failed', durationMs: Date.now() - started } });
+      system.record({ type: 'run.ended', data: { status: 'failed', durationMs: Date.now() - start.startedAt } });
       system.flush();
       return workspaces;
     }
@@ -196,49 +247,46 @@ async function runInRepository(
       viewsDir: join(stateDir, 'views'),
       workerModel: options.workerModel,
       plannerModel: options.plannerModel,
-      workerMaxSteps: options.workerMaxSteps,
-      plannerMaxSteps: options.plannerMaxSteps,
-      mergeCheck: options.mergeCheck ?? null,
+      workerMaxSteps: start.settings.workerMaxSteps,
+      plannerMaxSteps: start.settings.plannerMaxSteps,
+      mergeCheck: start.settings.mergeCheck,
       commands,
       now: Date.now,
       workInFlight: createWorkInFlight(events, runId),
       ...(budget === undefined ? {} : { budget }),
       onEvent,
+      disk,
+      hangAfterMs: start.settings.hangAfterMs,
+      ...(resumed === null ? {} : { priorAgents: resumed.priorAgents }),
     };
-    const created = tasks.createTask(
-      { id: newShortId('task'), runId, parentTaskId: null, createdBy: null, kind: 'planner', title: goal.title, body: goal.body, scope: null, retryOf: null },
-      Date.now(),
-    );
-    // A root task has no publisher whose generation could be stale, so only a bug refuses it.
-    if (!created.ok) throw new Error(created.reason);
-    const root = created.task;
-    system.record({ type: 'task.created', data: { taskId: root.id, parentTaskId: null, kind: 'planner', title: root.title, scope: null, retryOf: null } });
-    system.flush();
+    const rootTaskId = resumed?.rootTaskId ?? createRootTask(tasks, system, runId, start);
+    await disk.flush(signal);
 
     const outcome = await runTasks({
       context,
       holder: newShortId('runner'),
-      workers: () => options.workers,
-      leaseMs: options.leaseMs ?? DEFAULT_LEASE_MS,
-      rootTaskId: root.id,
+      workers: () => start.settings.workers,
+      leaseMs: start.settings.leaseMs,
+      rootTaskId,
       signal,
     });
 
     let check: MainCheck | null = null;
     let status: RunEndStatus = outcome.failure === null ? 'stopped' : 'failed';
     if (outcome.rootHandoff !== null) {
-      check = await checkMain(repo, goal.body, context.viewsDir, system, signal, commands);
+      const goalBody = tasks.getTask(rootTaskId)?.body ?? '';
+      check = await checkMain(repo, goalBody, context.viewsDir, system, signal, commands);
       status = outcome.rootHandoff.status === 'done' && (check === null || check.passed) ? 'done' : 'failed';
     }
     const budgetExhausted = budget?.runExhaustion() ?? null;
     // The tree wound down because a limit was used up; a goal met all the same is still done.
     if (budgetExhausted !== null && outcome.rootHandoff !== null && status !== 'done') status = 'budget-exhausted';
     const checkoutProblem = await checkout.finish();
-    // Nothing is left to share once every worker has ended: no hidden copy of the repository stays behind.
+    // Nothing is left to share once every worker has ended: no hidden copy of the repository
+    // stays behind (what workspaces kept for `colony resume` still need is kept).
     await workspaces.provider.close();
-    const durationMs = Date.now() - started;
-    system.record({ type: 'run.ended', data: { status, durationMs } });
-    system.flush();
+    system.record({ type: 'run.ended', data: { status, durationMs: Date.now() - start.startedAt } });
+    await disk.flush();
     return {
       ok: true,
       runId,
@@ -251,21 +299,115 @@ async function runInRepository(
       stateDir,
       checkoutProblem,
       failure: outcome.failure,
-      durationMs,
+      durationMs: Date.now() - started,
       workspaceMethod: workspaces.provider.method,
       sandboxMethod: commands.method,
     };
   } finally {
-    process.off('exit', closeOnExit);
     await closeRepositoryObjects(repo);
-    tasks.close();
-    events.close();
   }
 }
 
+/** The events the budget ledger folds, read back on resume to count what was spent before. */
+const BUDGET_EVENT_TYPES = ['task.created', 'agent.started', 'agent.restored', 'agent.ended', 'model.responded'] as const;
+
+function createRootTask(tasks: TaskStore, system: AgentRecorder, runId: string, start: RunStart): string {
+  if (start.kind !== 'new') throw new Error('only a new run creates its root task');
+  const created = tasks.createTask(
+    { id: newShortId('task'), runId, parentTaskId: null, createdBy: null, kind: 'planner', title: start.goal.title, body: start.goal.body, scope: null, retryOf: null },
+    Date.now(),
+  );
+  if (!created.ok) throw new Error(`the root task could not be created: ${created.reason}`);
+  const root = created.task;
+  system.record({ type: 'task.created', data: { taskId: root.id, parentTaskId: null, kind: 'planner', title: root.title, scope: null, retryOf: null } });
+  return root.id;
+}
+
+/** The settings a new run records for `colony resume`. */
+function settingsOf(options: RunSessionOptions): RunSettings {
+  const sandbox = options.sandbox ?? DEFAULT_SANDBOX_SETTINGS;
+  return {
+    goalPath: options.goalPath,
+    workerModel: options.workerModel.spec,
+    plannerModel: options.plannerModel.spec,
+    baseUrl: options.modelSource?.baseUrl ?? null,
+    apiKeyEnv: options.modelSource?.apiKeyEnv ?? null,
+    prices: options.modelSource?.prices ?? {},
+    workers: options.workers,
+    workerMaxSteps: options.workerMaxSteps,
+    plannerMaxSteps: options.plannerMaxSteps,
+    mergeCheck: options.mergeCheck ?? null,
+    sharedDependencies: options.sharedDependencies !== false,
+    workspaces: options.workspaces ?? 'auto',
+    workspaceDiskCapBytes: options.workspaceDiskCapBytes ?? null,
+    limits: options.limits ?? { tokens: null, usd: null, maxHours: null },
+    sandbox: {
+      method: sandbox.method,
+      network: sandbox.network.kind === 'hosts' ? { kind: 'hosts', hosts: [...sandbox.network.hosts] } : sandbox.network,
+      ...(sandbox.limits === undefined ? {} : { limits: { ...sandbox.limits } }),
+    },
+    leaseMs: options.leaseMs ?? DEFAULT_LEASE_MS,
+    hangAfterMs: options.hangAfterMs ?? DEFAULT_HANG_AFTER_MS,
+  };
+}
+
+/** The run's two stores, secrets redacted; `close` closes both. */
+export interface RunStores {
+  readonly ok: true;
+  readonly events: EventStore;
+  readonly tasks: TaskStore;
+  readonly close: () => void;
+}
+
+/** Opens the state directory's event log and task table, each behind the redactor. */
+export function openRunStores(stateDir: string, secrets: readonly string[]): RunStores | { readonly ok: false; readonly error: string } {
+  let events: EventStore;
+  try {
+    events = createRedactingEventStore(openSqliteEventStore(eventsDatabasePath(stateDir)), createSecretRedactor(secrets));
+  } catch (error) {
+    return { ok: false, error: `cannot open the event log: ${error instanceof Error ? error.message : String(error)}` };
+  }
+  let tasks: TaskStore;
+  try {
+    tasks = createRedactingTaskStore(openSqliteTaskStore(eventsDatabasePath(stateDir)), createSecretRedactor(secrets));
+  } catch (error) {
+    events.close();
+    return { ok: false, error: `cannot open the task store: ${error instanceof Error ? error.message : String(error)}` };
+  }
+  // A forced quit (process.exit) still writes the events recorded in its last moments.
+  const closeOnExit = () => events.close();
+  process.once('exit', closeOnExit);
+  return {
+    ok: true,
+    events,
+    tasks,
+    close: () => {
+      process.off('exit', closeOnExit);
+      tasks.close();
+      events.close();
+    },
+  };
+}
+
+/** Why `colony run` refuses to start over an unfinished run, and the two ways on. */
+function unfinishedRunError(run: UnfinishedRun, stateDir: string, stateGiven: boolean): string {
+  const where = stateGiven ? ` --state ${stateDir}` : '';
+  return (
+    `${stateDir} holds an unfinished run, ${describeUnfinishedRun(run)}. ` +
+    `Continue it with \`colony resume${where}\` (add --repo if you passed one), or start over with \`colony run GOAL${where} --new\`: ` +
+    'the unfinished run is then recorded as abandoned; what it landed stays on the trunk and its workspaces are swept, their work saved on branches.'
+  );
+}
+
+/** Records that the unfinished run will not be resumed: `colony run --new` started over. */
+function abandonRun(events: EventStore, run: UnfinishedRun): void {
+  events.append({ type: 'run.ended', data: { status: 'abandoned', durationMs: Date.now() - run.startedAt }, runId: run.runId, agentId: 'system' });
+  events.flush();
+}
+
 /** The run's budget ledger; none when no limit was set. */
-function createRunBudget(limits: RunLimits | undefined, startedAt: number, record: (body: EventBody) => void): BudgetLedger | undefined {
-  if (limits === undefined || (limits.tokens === null && limits.usd === null && limits.maxHours === null)) return undefined;
+function createRunBudget(limits: RunLimits, startedAt: number, record: (body: EventBody) => void): BudgetLedger | undefined {
+  if (limits.tokens === null && limits.usd === null && limits.maxHours === null) return undefined;
   return createBudgetLedger({ limits, startedAt, now: Date.now, record });
 }
 

@@ -1,16 +1,19 @@
 import { recordLayerUse } from '../workspace/dependency-layer-records.js';
 import { runGit } from '../workspace/git.js';
 import { readFileSync } from 'node:fs';
-import { runAgent, type AgentLoopOptions, type AgentOutcome } from '../agent/agent-loop.js';
-import type { ColonyEvent } from '../events/event-types.js';
+import { basename } from 'node:path';
+import { endingCallSucceeded, runAgent, type AgentLoopOptions, type AgentOutcome } from '../agent/agent-loop.js';
+import type { ColonyEvent, EventBody } from '../events/event-types.js';
 import { syntheticFailureHandoff, type Handoff } from '../events/handoff.js';
 import { newShortId } from '../events/ids.js';
 import type { ChatModel } from '../model/chat-model.js';
 import type { EventStore } from '../store/event-store.js';
 import { createWorkerFileTools } from '../tools/worker-file-tools.js';
 import { createMergeToMainTool } from '../tools/merge-to-main-tool.js';
-import { createSubmitHandoffTool } from '../tools/submit-handoff-tool.js';
+import { createSubmitHandoffTool, handoffFromSubmitInput } from '../tools/submit-handoff-tool.js';
 import type { Repository } from '../workspace/repository.js';
+import { reopenWorkspace } from '../workspace/reopen-workspace.js';
+import type { Workspace } from '../workspace/workspace.js';
 import type { WorkspaceProvider } from '../workspace/workspace-provider.js';
 import { budgetStopHandoff, type AgentBudget } from './agent-budget.js';
 import type { Exhaustion } from './budget-ledger.js';
@@ -19,6 +22,10 @@ import { createAgentRecorder, endAgent } from './agent-recorder.js';
 import { linkSharedDependencies } from './shared-dependencies.js';
 import type { CommandRunners } from './command-sandbox.js';
 import { describeSalvage, reclaimWorkspace, type SalvagedWork } from './workspace-reclaim.js';
+import type { DiskGuard } from './disk-guard.js';
+import { answerInterruptedCalls } from './interrupted-calls.js';
+import { landedCommits, lastWorkspacePath, type PriorAgent } from './prior-agents.js';
+import { RUN_STOPPED } from './run-context.js';
 
 const WORKER_PROMPT = readFileSync(new URL('./prompts/worker.md', import.meta.url), 'utf8').trim();
 
@@ -59,6 +66,13 @@ export interface RunWorkerTaskOptions {
   readonly attempt?: number;
   /** The run's budget as this worker sees it; no limit when absent. */
   readonly budget?: AgentBudget;
+  /** Waits out a full disk when the worker's events are made durable; absent, a full disk fails the flush. */
+  readonly disk?: DiskGuard;
+  /**
+   * The agent an earlier incarnation of the run had on this task (`colony resume`): the worker
+   * goes on as that agent, in its workspace when it is still there, its conversation rebuilt.
+   */
+  readonly prior?: PriorAgent | null;
 }
 
 export interface WorkerResult {
@@ -83,9 +97,139 @@ async function isIgnored(repo: Repository, path: string): Promise<boolean> {
  */
 export async function runWorkerTask(options: RunWorkerTaskOptions): Promise<WorkerResult> {
   const { repo, store, task, runId } = options;
-  const agentId = newShortId('worker');
-  const recorder = createAgentRecorder(store, runId, agentId, options.onEvent);
+  const prior = options.prior ?? null;
+  const agentId = prior?.agentId ?? newShortId('worker');
+  const recorder = createAgentRecorder(store, runId, agentId, options.onEvent, options.disk);
+  const signal = options.signal ?? new AbortController().signal;
 
+  const placed = await placeWorkspace(options, agentId, prior, recorder.record);
+  const { workspace } = placed;
+  let submitted: Handoff | null = prior === null ? null : submittedBefore(prior);
+  const landed: string[] = prior === null ? [] : landedCommits(prior);
+  const onLanded = async (commit: string): Promise<void> => {
+    landed.push(commit);
+    await options.onLanded?.(commit);
+  };
+  const runProcess = options.commands.forAgent(agentId, workspace.path);
+  const tools = [
+    ...createWorkerFileTools(workspace.path, { runProcess }),
+    createMergeToMainTool(repo, workspace, {
+      onEvent: recorder.record,
+      ...(options.mergeCheck === undefined ? {} : { check: commandMergeCheck(options.mergeCheck, runProcess, options.signal) }),
+      onLanded,
+      // The intent is on disk before the trunk moves, so a restart can tell whether this merge landed.
+      onIntent: (intent) => {
+        recorder.record({ type: 'merge.intended', data: intent });
+        store.flush();
+      },
+    }),
+    createSubmitHandoffTool((handoff) => {
+      submitted = handoff;
+    }),
+  ];
+  if (prior === null) {
+    recorder.record({
+      type: 'agent.started',
+      data: {
+        role: 'worker',
+        taskId: task.id,
+        title: task.title,
+        model: options.model.spec,
+        systemPrompt: WORKER_PROMPT,
+        task: task.body,
+        tools: tools.map((tool) => tool.name),
+        ...(options.parentAgentId === undefined ? {} : { parentAgentId: options.parentAgentId }),
+        ...(options.attempt === undefined ? {} : { attempt: options.attempt }),
+      },
+    });
+  }
+
+  let notice = placed.notice;
+  const budgetCheck = options.budget === undefined ? null : options.budget;
+  const loop: AgentLoopOptions = {
+    model: options.model,
+    tools,
+    systemPrompt: WORKER_PROMPT,
+    task: task.body,
+    recorder,
+    maxSteps: options.maxSteps,
+    signal,
+    beforeModelCall: async () => {
+      const spending = budgetCheck?.beforeModelCall() ?? null;
+      if (typeof spending === 'object' && spending !== null) return spending;
+      const told = [notice, spending].filter((text) => text !== null).join('\n\n');
+      notice = null;
+      return told === '' ? null : told;
+    },
+    ...(budgetCheck === null ? {} : { stopWaiting: () => budgetCheck.whileParked() }),
+    ...(prior === null
+      ? {}
+      : {
+          restore: {
+            conversation: prior.conversation,
+            generation: options.attempt ?? 1,
+            answerInterrupted: answerInterruptedCalls({ prior, repo, record: recorder.record, onLanded }),
+            // A worker that had submitted its handoff ends without another model call.
+            lastTurnEnded: endingCallSucceeded(prior.conversation, ['submit_handoff']),
+          },
+        }),
+  };
+  const outcome = await runAgentGuarded(loop);
+
+  // Stopped with the run, not finished: the workspace stays as it is for `colony resume`.
+  if (submitted === null && signal.aborted && signal.reason === RUN_STOPPED) {
+    const handoff = finalHandoff(outcome, null, landed, [`Its workspace ${workspace.path} was kept for the run to resume.`], repo.trunk, null);
+    endAgent(recorder, outcome, handoff);
+    return { agentId, handoff, keptWorkspace: workspace.path, salvaged: null };
+  }
+  // Decide the workspace's fate before the handoff, so the handoff can say where the work is.
+  const reclaimed = await reclaimWorkspace(repo, options.workspaces, workspace, recorder.record);
+  const notes = [
+    ...placed.notes,
+    ...(reclaimed.salvaged === null ? [] : [describeSalvage(reclaimed.salvaged, repo.trunk)]),
+    ...(reclaimed.kept === null ? [] : [`Its workspace was kept, not removed: ${reclaimed.kept.reason}`]),
+  ];
+  const handoff = finalHandoff(outcome, submitted, landed, notes, repo.trunk, options.budget?.stoppedBy() ?? null);
+  recorder.record({ type: 'handoff.submitted', data: { taskId: task.id, handoff } });
+  endAgent(recorder, outcome, handoff);
+  return { agentId, handoff, keptWorkspace: reclaimed.kept?.path ?? null, salvaged: reclaimed.salvaged };
+}
+
+interface PlacedWorkspace {
+  readonly workspace: Workspace;
+  /** What the agent is told before its next model call, or null. */
+  readonly notice: string | null;
+  /** What its handoff notes about the workspace. */
+  readonly notes: readonly string[];
+}
+
+/**
+ * The worker's workspace: a fresh one at the trunk, or, for a worker taken up again after a
+ * restart, the one it had, with its uncommitted work, when it is still there. When it is gone
+ * the worker gets a fresh one and is told what that means.
+ */
+async function placeWorkspace(
+  options: RunWorkerTaskOptions,
+  agentId: string,
+  prior: PriorAgent | null,
+  record: (event: EventBody) => void,
+): Promise<PlacedWorkspace> {
+  const earlier = prior === null ? null : lastWorkspacePath(prior);
+  if (earlier !== null) {
+    const reopened = await reopenWorkspace(options.workspaces, options.workspacesDir, basename(earlier));
+    if (reopened.ok) {
+      record({ type: 'workspace.reopened', data: { path: reopened.workspace.path, branch: reopened.workspace.branch, clearedLocks: [...reopened.clearedLocks] } });
+      return { workspace: reopened.workspace, notice: null, notes: [] };
+    }
+    const fresh = await createWorkspace(options, `${agentId}-${options.attempt ?? 1}`, record);
+    const gone = `colony restarted, and your workspace could not be taken up again (${reopened.reason}). You are now in a fresh workspace at ${options.repo.trunk}'s latest commit, ${fresh.path}: work you had not merged is not in it. Check what ${options.repo.trunk} already has before you go on.`;
+    return { workspace: fresh, notice: gone, notes: [`After a restart its workspace could not be taken up again (${reopened.reason}); it went on in a fresh one.`] };
+  }
+  return { workspace: await createWorkspace(options, agentId, record), notice: null, notes: [] };
+}
+
+async function createWorkspace(options: RunWorkerTaskOptions, id: string, record: (event: EventBody) => void): Promise<Workspace> {
+  const { repo } = options;
   const started = performance.now();
   // An overlay workspace shows the dependency layer as one more lower layer, at no cost; a
   // worktree gets it hard-linked in below. Either way only where git ignores node_modules,
@@ -94,11 +238,11 @@ export async function runWorkerTask(options: RunWorkerTaskOptions): Promise<Work
   const stacked = layer !== null && options.workspaces.method === 'overlay' && (await isIgnored(repo, 'node_modules/'));
   const sharedLayers = [...(options.sharedLayers ?? []), ...(stacked ? [layer] : [])];
   const workspace = await options.workspaces.create({
-    id: agentId,
+    id,
     parentDir: options.workspacesDir,
     ...(sharedLayers.length === 0 ? {} : { sharedLayers }),
   });
-  recorder.record({
+  record({
     type: 'workspace.created',
     data: {
       path: workspace.path,
@@ -109,63 +253,14 @@ export async function runWorkerTask(options: RunWorkerTaskOptions): Promise<Work
     },
   });
   if (stacked) await recordLayerUse(layer, workspace.path);
-  else if (layer !== null) await linkSharedDependencies(workspace.path, layer, recorder.record);
+  else if (layer !== null) await linkSharedDependencies(workspace.path, layer, record);
+  return workspace;
+}
 
-  let submitted: Handoff | null = null;
-  const landed: string[] = [];
-  const runProcess = options.commands.forAgent(agentId, workspace.path);
-  const tools = [
-    ...createWorkerFileTools(workspace.path, { runProcess }),
-    createMergeToMainTool(repo, workspace, {
-      onEvent: recorder.record,
-      ...(options.mergeCheck === undefined ? {} : { check: commandMergeCheck(options.mergeCheck, runProcess, options.signal) }),
-      onLanded: async (commit) => {
-        landed.push(commit);
-        await options.onLanded?.(commit);
-      },
-    }),
-    createSubmitHandoffTool((handoff) => {
-      submitted = handoff;
-    }),
-  ];
-  recorder.record({
-    type: 'agent.started',
-    data: {
-      role: 'worker',
-      taskId: task.id,
-      title: task.title,
-      model: options.model.spec,
-      systemPrompt: WORKER_PROMPT,
-      task: task.body,
-      tools: tools.map((tool) => tool.name),
-      ...(options.parentAgentId === undefined ? {} : { parentAgentId: options.parentAgentId }),
-      ...(options.attempt === undefined ? {} : { attempt: options.attempt }),
-    },
-  });
-
-  const outcome = await runAgentGuarded({
-    model: options.model,
-    tools,
-    systemPrompt: WORKER_PROMPT,
-    task: task.body,
-    recorder,
-    maxSteps: options.maxSteps,
-    ...(options.signal === undefined ? {} : { signal: options.signal }),
-    ...(options.budget === undefined
-      ? {}
-      : { beforeModelCall: async () => options.budget?.beforeModelCall() ?? null, stopWaiting: () => options.budget?.whileParked() ?? null }),
-  });
-
-  // Decide the workspace's fate before the handoff, so the handoff can say where the work is.
-  const reclaimed = await reclaimWorkspace(repo, options.workspaces, workspace, recorder.record);
-  const notes = [
-    ...(reclaimed.salvaged === null ? [] : [describeSalvage(reclaimed.salvaged, repo.trunk)]),
-    ...(reclaimed.kept === null ? [] : [`Its workspace was kept, not removed: ${reclaimed.kept.reason}`]),
-  ];
-  const handoff = finalHandoff(outcome, submitted, landed, notes, repo.trunk, options.budget?.stoppedBy() ?? null);
-  recorder.record({ type: 'handoff.submitted', data: { taskId: task.id, handoff } });
-  endAgent(recorder, outcome, handoff);
-  return { agentId, handoff, keptWorkspace: reclaimed.kept?.path ?? null, salvaged: reclaimed.salvaged };
+/** The handoff the worker had submitted before a restart, rebuilt from its recorded call, or null. */
+function submittedBefore(prior: PriorAgent): Handoff | null {
+  const call = prior.conversation.succeededCalls.findLast((candidate) => candidate.name === 'submit_handoff');
+  return call === undefined ? null : handoffFromSubmitInput(call.input);
 }
 
 /**

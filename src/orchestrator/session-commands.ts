@@ -21,8 +21,10 @@ export async function withSessionCommands<Result>(
   session: Extract<PreparedSession, { ok: true }>,
   settings: SandboxSettings | undefined,
   body: (opened: SessionCommands) => Promise<Result>,
+  /** The run's id when it already has one (`colony resume`); a new one otherwise. */
+  existingRunId?: string,
 ): Promise<Result | { readonly ok: false; readonly error: string }> {
-  const runId = newShortId('run');
+  const runId = existingRunId ?? newShortId('run');
   const late = lateRecorder();
   const opened = await openCommandRunners({
     settings: settings ?? DEFAULT_SANDBOX_SETTINGS,

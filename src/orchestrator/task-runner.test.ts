@@ -120,6 +120,31 @@ describe('the task runner', () => {
     expect(example.git('show', 'main:src/index.js')).toContain("export * from './text/pad.js';");
   });
 
+  it('stops a worker that records nothing past the hang limit and closes its task with a failure handoff that says so', async () => {
+    const planner = scriptedPlanner((request, index) => {
+      if (index === 0) return { calls: [{ name: 'create_task', input: { title: 'Build pad', brief: PAD_TASK } }] };
+      return { calls: [{ name: 'finish', input: { summary: `heard: ${lastUserText(request).split('\n')[2] ?? ''}` } }] };
+    });
+    // Every worker call after the first never answers, like a stuck connection.
+    const { context, root, seen } = await setUp(planner, simModel('sim?stall=1'));
+    const outcome = await runTasks({
+      context: { ...context, hangAfterMs: 1_500 },
+      holder: 'runner-1',
+      workers: () => 1,
+      leaseMs: 30_000,
+      rootTaskId: root.id,
+      signal: new AbortController().signal,
+    });
+
+    const child = tasks.listTasks('run-1').find((task) => task.parentTaskId === root.id);
+    expect(child?.status).toBe('failed');
+    expect(child?.handoff).toMatchObject({ status: 'failed', synthetic: true, summary: expect.stringMatching(/^The worker hung: it recorded nothing for [\d.]+ minute\(s\)/) });
+    const hung = seen.filter((event) => event.type === 'agent.hung');
+    expect(hung).toMatchObject([{ data: { taskId: child?.id, limitMs: 1_500 } }]);
+    // The planner heard of it like any other ending, and the run went on to its end.
+    expect(outcome.rootHandoff?.summary).toMatch(/^heard: /);
+  });
+
   it('starts nothing below a pulled andon, and nudges the planner instead of letting it wait on paused work', async () => {
     let probe: TaskRecord | null | undefined;
     const planner = scriptedPlanner((request, index) => {

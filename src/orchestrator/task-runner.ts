@@ -1,12 +1,16 @@
 import { setMaxListeners } from 'node:events';
+import type { ColonyEvent } from '../events/event-types.js';
 import { syntheticFailureHandoff, type Handoff } from '../events/handoff.js';
+import { isDiskFull } from '../store/disk-full.js';
 import type { Lease, TaskKind, TaskRecord } from '../store/task-store.js';
 import { createAgentBudget, unstartedHandoff } from './agent-budget.js';
 import { createAgentRecorder } from './agent-recorder.js';
+import { createHangWatch, DEFAULT_HANG_AFTER_MS, type Hang } from './hang-watch.js';
 import type { RunContext } from './run-context.js';
-import { RUNNER_WAKEUP } from './run-context.js';
+import { RUN_STOPPED, RUNNER_WAKEUP } from './run-context.js';
 import { runPlannerTask, type TaskExecution } from './run-planner-task.js';
 import { runWorkerTask } from './run-worker-task.js';
+import { priorOf } from './prior-agents.js';
 
 /** How often the runner looks for claimable tasks without a wake-up (another process may have published). */
 const CLAIM_POLL_MS = 500;
@@ -32,11 +36,20 @@ export interface RunnerOutcome {
   readonly failure: string | null;
 }
 
+/** One task this runner is running: its agent's stop switch and the lease it writes under. */
+interface Running {
+  readonly done: Promise<void>;
+  readonly stop: AbortController;
+  /** Updated when this runner claims the task again after its own lease lapsed (a long stall). */
+  readonly lease: { holder: string; attempt: number };
+}
+
 /**
  * Claims tasks from the store and runs each as an async agent loop in this process: planners
  * whenever there are any, workers up to `workers()` at once. Heartbeats its leases; closes each
- * task with its agent's handoff (which the store delivers to the parent's inbox); returns when
- * the root task closes or the signal aborts, after every agent it started has stopped.
+ * task with its agent's handoff (which the store delivers to the parent's inbox); stops a worker
+ * that recorded nothing for too long; starts nothing while the disk is full; returns when the
+ * root task closes or the signal aborts, after every agent it started has stopped.
  */
 export async function runTasks(options: TaskRunnerOptions): Promise<RunnerOutcome> {
   const { context, holder, leaseMs } = options;
@@ -44,102 +57,143 @@ export async function runTasks(options: TaskRunnerOptions): Promise<RunnerOutcom
   const agents = new AbortController();
   // Every running agent listens on this one signal (its model calls, commands and waits).
   setMaxListeners(0, agents.signal);
-  const stopAgents = () => agents.abort();
+  const stopAgents = () => agents.abort(RUN_STOPPED);
   options.signal.addEventListener('abort', stopAgents, { once: true });
-  const running = new Map<string, Promise<void>>();
-  // The generation this runner holds each task at: its latest claim of it, which is what the
-  // store accepts the handoff from.
-  const leases = new Map<string, Lease>();
+  const running = new Map<string, Running>();
+  const hangs = createHangWatch(context.hangAfterMs ?? DEFAULT_HANG_AFTER_MS, context.now);
   let runningWorkers = 0;
   let released = 0;
   let failure: string | null = null;
-  // The store failing under the runner (a full disk, a broken file) stops the run: agents stop
-  // at their next safe point and the run ends failed with the reason, rather than crashing.
+  // The store failing under the runner (a broken file) stops the run: agents stop at their
+  // next safe point and the run ends failed with the reason, rather than crashing. A full disk
+  // does not: the disk guard waits it out.
   const fail = (what: string, error: unknown): void => {
     failure ??= `${what}: ${error instanceof Error ? error.message : String(error)}`;
-    agents.abort();
+    agents.abort(RUN_STOPPED);
     wakeups.wake(RUNNER_WAKEUP);
+  };
+  const { record } = createAgentRecorder(context.events, context.runId, 'system', context.onEvent);
+
+  const stopHung = (hang: Hang): void => {
+    const entry = running.get(hang.taskId);
+    if (entry === undefined) return;
+    record({ type: 'agent.hung', data: { taskId: hang.taskId, hungAgentId: hang.agentId, silentMs: hang.silentMs, limitMs: hang.limitMs } });
+    entry.stop.abort(hang);
   };
   const heartbeat = setInterval(() => {
     try {
       tasks.renewLeases(holder, context.now(), leaseMs);
     } catch (error) {
-      fail('renewing the leases failed', error);
+      // While the disk is full no write succeeds; the leases are renewed once one does.
+      if (!isDiskFull(error)) fail('renewing the leases failed', error);
     }
+    for (const hang of hangs.check()) stopHung(hang);
   }, Math.max(50, Math.floor(leaseMs / 3)));
 
-  const { record } = createAgentRecorder(context.events, context.runId, 'system', context.onEvent);
-
-  const finishTask = (task: TaskRecord, execution: TaskExecution): void => {
-    try {
-      closeTask(task, execution);
-    } catch (error) {
-      fail(`closing task ${task.id} failed`, error);
-    }
-  };
-
-  const closeTask = (task: TaskRecord, execution: TaskExecution): void => {
-    if (agents.signal.aborted && execution.handoff.synthetic) {
+  const closeTask = async (task: TaskRecord, lease: Lease, execution: TaskExecution, stoppedByRun: boolean): Promise<void> => {
+    const write = <Result>(operation: () => Result): Promise<Result | null> =>
+      context.disk === undefined ? Promise.resolve(operation()) : context.disk.write(operation, options.signal);
+    if (stoppedByRun && execution.handoff.synthetic) {
       // Stopped, not finished: the task goes back to the store, open, for a resumed run to take.
       // An agent that handed off on its own just before the stop is delivered as usual.
-      if (tasks.release(task.id, leaseOf(task))) {
+      if ((await write(() => tasks.release(task.id, lease))) === true) {
         released += 1;
         record({ type: 'task.released', data: { taskId: task.id, reason: 'the run was stopped' } });
       }
       return;
     }
-    const completed = tasks.complete(task.id, leaseOf(task), execution.handoff, context.now());
+    const completed = await write(() => tasks.complete(task.id, lease, execution.handoff, context.now()));
+    if (completed === null) return;
     if (!completed.ok) {
       // Another runner holds the task now (this lease expired): its agent will hand off instead.
       record({ type: 'task.released', data: { taskId: task.id, reason: `this runner lost the task before its handoff could be delivered: ${completed.reason}` } });
       return;
     }
     record({ type: 'handoff.delivered', data: { taskId: task.id, parentTaskId: task.parentTaskId, status: execution.handoff.status } });
-    context.events.flush();
+    await (context.disk === undefined ? Promise.resolve(context.events.flush()) : context.disk.flush(options.signal));
     if (task.parentTaskId !== null) wakeups.wake(task.parentTaskId);
   };
 
-  const leaseOf = (task: TaskRecord): Lease => leases.get(task.id) ?? { holder, attempt: task.attempt };
+  const finishTask = async (task: TaskRecord, lease: Lease, execution: TaskExecution, stoppedByRun: boolean): Promise<void> => {
+    try {
+      await closeTask(task, lease, execution, stoppedByRun);
+    } catch (error) {
+      fail(`closing task ${task.id} failed`, error);
+    }
+  };
 
   const start = (task: TaskRecord): void => {
-    leases.set(task.id, { holder, attempt: task.attempt });
-    // This runner's own lease ran out (a stalled event loop) and it claimed the task again:
-    // the agent already running it carries on under the new claim's generation.
-    if (running.has(task.id)) return;
+    const already = running.get(task.id);
+    if (already !== undefined) {
+      // This runner's own lease ran out (a stalled event loop, a full disk) and it claimed the
+      // task again: the agent already running it carries on under the new generation.
+      already.lease.attempt = task.attempt;
+      return;
+    }
     record({ type: 'task.claimed', data: { taskId: task.id, kind: task.kind, attempt: task.attempt, holder } });
+    const lease = { holder, attempt: task.attempt };
     // A task whose scope's budget is used up gets no agent: it is closed at once with a handoff
     // that says so, so its planner hears of it instead of waiting.
     const exhausted = context.budget?.blocksStart(task.id) ?? null;
     if (exhausted !== null) {
-      finishTask(task, { agentId: 'system', handoff: unstartedHandoff(exhausted) });
-      leases.delete(task.id);
+      void finishTask(task, lease, { agentId: 'system', handoff: unstartedHandoff(exhausted) }, false);
       return;
     }
-    if (task.kind === 'worker') runningWorkers += 1;
-    const run = execute(context, task, agents.signal)
-      .then((execution) => finishTask(task, execution))
+    const stop = new AbortController();
+    setMaxListeners(0, stop.signal);
+    const forward = () => stop.abort(RUN_STOPPED);
+    if (agents.signal.aborted) forward();
+    else agents.signal.addEventListener('abort', forward, { once: true });
+    if (task.kind === 'worker') {
+      runningWorkers += 1;
+      hangs.watch(task.id);
+    }
+    const watched: RunContext = {
+      ...context,
+      onEvent: (event: ColonyEvent) => {
+        hangs.saw(task.id, event);
+        context.onEvent?.(event);
+      },
+    };
+    const done = execute(watched, task, () => lease, stop.signal)
+      .then((execution) => {
+        const hang = hangs.hangOf(task.id);
+        const stoppedByRun = stop.signal.aborted && stop.signal.reason === RUN_STOPPED;
+        return finishTask(task, lease, hang === null ? execution : hungHandoff(execution, hang), stoppedByRun);
+      })
       .finally(() => {
+        agents.signal.removeEventListener('abort', forward);
         running.delete(task.id);
-        leases.delete(task.id);
+        hangs.forget(task.id);
         if (task.kind === 'worker') runningWorkers -= 1;
         wakeups.wake(RUNNER_WAKEUP);
       });
-    running.set(task.id, run);
+    running.set(task.id, { done, stop, lease });
   };
 
-  const claim = (kinds: readonly TaskKind[]): TaskRecord | null =>
-    tasks.claim({ runId: context.runId, holder, kinds, now: context.now(), leaseMs });
+  const claim = (kinds: readonly TaskKind[]): TaskRecord | null => {
+    try {
+      return tasks.claim({ runId: context.runId, holder, kinds, now: context.now(), leaseMs });
+    } catch (error) {
+      // The disk filled up between the guard's look and the claim: nothing was claimed.
+      if (isDiskFull(error)) return null;
+      throw error;
+    }
+  };
 
   try {
     while (!agents.signal.aborted && isOpen(tasks.getTask(options.rootTaskId))) {
       context.budget?.tick();
-      for (let task = claim(['planner']); task !== null; task = claim(['planner'])) start(task);
-      while (runningWorkers < options.workers()) {
-        // Asked before claiming: a task claimed and then held back would sit leased for nothing.
-        if (context.workspaceQuota !== undefined && !(await context.workspaceQuota.admit(runningWorkers))) break;
-        const task = claim(['worker']);
-        if (task === null) break;
-        start(task);
+      // Nothing new starts while colony cannot write its state; what runs goes on.
+      if (context.disk === undefined || context.disk.canStartAgents()) {
+        for (let task = claim(['planner']); task !== null; task = claim(['planner'])) start(task);
+        while (runningWorkers < options.workers()) {
+          // Asked before claiming: a task claimed and then held back would sit leased for nothing.
+          if (context.workspaceQuota !== undefined && !(await context.workspaceQuota.admit(runningWorkers))) break;
+          const task = claim(['worker']);
+          if (task === null) break;
+          start(task);
+        }
       }
       await wakeups.wait(RUNNER_WAKEUP, agents.signal, CLAIM_POLL_MS);
     }
@@ -148,8 +202,8 @@ export async function runTasks(options: TaskRunnerOptions): Promise<RunnerOutcom
   } finally {
     // The root closed, the run was stopped or the store failed: whatever still runs (below a
     // failed planner, say) stops too, and the runner returns only when every agent has.
-    agents.abort();
-    while (running.size > 0) await Promise.allSettled([...running.values()]);
+    agents.abort(RUN_STOPPED);
+    while (running.size > 0) await Promise.allSettled([...running.values()].map((entry) => entry.done));
     clearInterval(heartbeat);
     options.signal.removeEventListener('abort', stopAgents);
   }
@@ -162,10 +216,24 @@ function isOpen(task: TaskRecord | null): boolean {
   return task !== null && (task.status === 'open' || task.status === 'running');
 }
 
+/** A hung worker's handoff: it says so first, and keeps what the worker's own ending said about its work. */
+function hungHandoff(execution: TaskExecution, hang: Hang): TaskExecution {
+  const minutes = (ms: number) => `${Math.round(ms / 6_000) / 10} minute(s)`;
+  return {
+    agentId: execution.agentId,
+    handoff: syntheticFailureHandoff({
+      summary: `The worker hung: it recorded nothing for ${minutes(hang.silentMs)} (the limit is ${minutes(hang.limitMs)}), so colony stopped it.`,
+      commits: execution.handoff.commits,
+      notes: [execution.handoff.summary, ...execution.handoff.notes],
+      concerns: ['Check main for any part of the task that landed before it hung, then publish the rest again.'],
+    }),
+  };
+}
+
 /** Runs the task's agent; anything it throws is colony's own failure and still ends in a handoff. */
-async function execute(context: RunContext, task: TaskRecord, signal: AbortSignal): Promise<TaskExecution> {
+async function execute(context: RunContext, task: TaskRecord, lease: () => Lease, signal: AbortSignal): Promise<TaskExecution> {
   try {
-    if (task.kind === 'planner') return await runPlannerTask(context, task, signal);
+    if (task.kind === 'planner') return await runPlannerTask(context, task, signal, lease);
     const result = await runWorkerTask({
       repo: context.repo,
       store: context.events,
@@ -184,6 +252,8 @@ async function execute(context: RunContext, task: TaskRecord, signal: AbortSigna
       attempt: task.attempt,
       ...(context.onEvent === undefined ? {} : { onEvent: context.onEvent }),
       ...(context.budget === undefined ? {} : { budget: createAgentBudget(context.budget, task.id, 'worker') }),
+      ...(context.disk === undefined ? {} : { disk: context.disk }),
+      prior: priorOf(context, task),
     });
     return { agentId: result.agentId, handoff: result.handoff };
   } catch (error) {

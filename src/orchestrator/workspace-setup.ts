@@ -36,6 +36,8 @@ export interface StartWorkspacesOptions {
   readonly record: (event: EventBody) => void;
   /** A cap on the disk all workspaces take together, or null for none. */
   readonly diskCapBytes: number | null;
+  /** Workspaces (by id) of workers a resumed run takes up again: the sweep leaves them alone. */
+  readonly keep?: ReadonlySet<string>;
 }
 
 export type StartedWorkspaces =
@@ -51,7 +53,7 @@ export async function startWorkspaces(options: StartWorkspacesOptions): Promise<
   const { repo, stateDir, chosen, record } = options;
   record({ type: 'workspace.method-chosen', data: { method: chosen.provider.method, forced: chosen.forced, reason: chosen.reason } });
   const others = chosen.provider.method === 'overlay' ? [createWorktreeProvider(repo)] : [createOverlayProvider(repo, { storageDir: overlayStorageDirOf(stateDir) })];
-  await sweepWorkspaces({ repo, stateDir, lock: options.lock, workspacesDir: workspacesDirOf(stateDir), providers: [...others, chosen.provider], record });
+  await sweepWorkspaces({ repo, stateDir, lock: options.lock, workspacesDir: workspacesDirOf(stateDir), providers: [...others, chosen.provider], record, ...(options.keep === undefined ? {} : { keep: options.keep }) });
   try {
     await chosen.provider.prepare();
   } catch (error) {

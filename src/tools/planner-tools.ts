@@ -145,15 +145,7 @@ export function createPlannerRoleTools(board: PlannerBoard): AnyTool[] {
     parameters: finishParameters,
     execute: async (input) => {
       const status = input.status ?? 'done';
-      board.finish({
-        status,
-        summary: input.summary,
-        notes: input.notes ?? [],
-        concerns: input.concerns ?? [],
-        findings: input.findings ?? [],
-        feedback: input.feedback ?? [],
-        followUps: input.follow_ups ?? [],
-      });
+      board.finish(finishReportOf(input));
       return {
         ok: true,
         output: `Finished: ${status}. If a handoff is still due or arrives later, it is delivered to you and you continue.`,
@@ -162,4 +154,31 @@ export function createPlannerRoleTools(board: PlannerBoard): AnyTool[] {
     },
   };
   return [createTask, delegate, writeScratchpad, andon, finish];
+}
+
+function finishReportOf(input: z.infer<typeof finishParameters>): FinishReport {
+  return {
+    status: input.status ?? 'done',
+    summary: input.summary,
+    notes: input.notes ?? [],
+    concerns: input.concerns ?? [],
+    findings: input.findings ?? [],
+    feedback: input.feedback ?? [],
+    followUps: input.follow_ups ?? [],
+  };
+}
+
+/**
+ * The report a recorded `finish` call made, rebuilt from the call's raw arguments (for a planner
+ * taken up again after a restart); null when they do not parse, which a call that succeeded never had.
+ */
+export function finishReportFromInput(input: string): FinishReport | null {
+  let json: unknown;
+  try {
+    json = JSON.parse(input);
+  } catch {
+    return null;
+  }
+  const parsed = finishParameters.safeParse(json);
+  return parsed.success ? finishReportOf(parsed.data) : null;
 }

@@ -36,21 +36,41 @@ export function createSubmitHandoffTool(onSubmit: (handoff: Handoff) => void): T
     description,
     parameters: submitHandoffParameters,
     execute: async (input: SubmitHandoffInput): Promise<ToolResult> => {
-      const handoff = handoffSchema.parse({
-        status: input.status,
-        summary: input.summary,
-        commits: [],
-        evidence: input.evidence ?? '',
-        notes: input.notes ?? [],
-        concerns: input.concerns ?? [],
-        deviations: input.deviations ?? [],
-        findings: input.findings ?? [],
-        feedback: input.feedback ?? [],
-        followUps: input.follow_ups ?? [],
-        synthetic: false,
-      });
+      const handoff = handoffOf(input);
       onSubmit(handoff);
       return { ok: true, output: 'handoff submitted', endsAgent: true };
     },
   };
+}
+
+function handoffOf(input: SubmitHandoffInput): Handoff {
+  return handoffSchema.parse({
+    status: input.status,
+    summary: input.summary,
+    commits: [],
+    evidence: input.evidence ?? '',
+    notes: input.notes ?? [],
+    concerns: input.concerns ?? [],
+    deviations: input.deviations ?? [],
+    findings: input.findings ?? [],
+    feedback: input.feedback ?? [],
+    followUps: input.follow_ups ?? [],
+    synthetic: false,
+  });
+}
+
+/**
+ * The handoff a recorded `submit_handoff` call made, rebuilt from the call's raw arguments (for
+ * a worker taken up again after a restart); null when they do not parse, which a call that
+ * succeeded never had.
+ */
+export function handoffFromSubmitInput(input: string): Handoff | null {
+  let json: unknown;
+  try {
+    json = JSON.parse(input);
+  } catch {
+    return null;
+  }
+  const parsed = submitHandoffParameters.safeParse(json);
+  return parsed.success ? handoffOf(parsed.data) : null;
 }

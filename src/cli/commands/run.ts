@@ -47,12 +47,26 @@ interface RunFlags extends SandboxFlags {
   readonly json?: boolean;
   readonly quiet?: boolean;
   readonly verbose?: boolean;
+  readonly new?: boolean;
+  readonly hangAfter?: number;
+}
+
+/** How much a run prints as it goes: `--json` and `--quiet` print nothing, `--verbose` every event. */
+export interface ProgressFlags {
+  readonly json?: boolean;
+  readonly quiet?: boolean;
+  readonly verbose?: boolean;
 }
 
 /** The events a progress line is printed for; `--verbose` prints every event. */
 const PROGRESS_EVENTS: ReadonlySet<EventType> = new Set<EventType>([
   'run.started',
   'run.ended',
+  'run.resumed',
+  'disk.full',
+  'disk.recovered',
+  'agent.hung',
+  'workspace.reopened',
   'dependencies.prepared',
   'dependencies.skipped',
   'workspace.method-chosen',
@@ -103,12 +117,28 @@ export function registerRunCommand(program: Command, ctx: CommandContext): void 
     .option('--budget-usd <amount>', 'wind the run down when its model calls have cost this many US dollars', positiveNumber('an amount of US dollars such as 5 or 0.50'))
     .option('--max-hours <h>', 'wind the run down after this many hours of wall time; fractions allowed, e.g. 0.5', positiveNumber('a number of hours such as 2 or 0.25'))
     .option('--prices <file>', 'a JSON file of model prices that adds to or overrides the known ones, like {"openai:gpt-5": {"inputPerMTok": 1.25, "outputPerMTok": 10}}')
-    .option('--json', 'print the outcome as JSON')
-    .option('--quiet', 'print no progress lines')
-    .option('--verbose', 'print a line for every event, not only the milestones');
+    .option('--hang-after <minutes>', 'stop a worker that records nothing for this many minutes and close its task as failed', positiveNumber('a number of minutes such as 40 or 0.5'), 40)
+    .option('--new', 'start a new run even though the state directory holds an unfinished one (it is recorded as abandoned; `colony resume` continues it instead)');
+  addProgressOptions(command);
   addSandboxOptions(command).action(async (goalPath: string, flags: RunFlags) => {
     ctx.exitCode = await run(ctx, goalPath, flags);
   });
+}
+
+/** `--json`, `--quiet`, `--verbose`: shared by `run` and `resume`. */
+export function addProgressOptions(command: Command): Command {
+  return command
+    .option('--json', 'print the outcome as JSON')
+    .option('--quiet', 'print no progress lines')
+    .option('--verbose', 'print a line for every event, not only the milestones');
+}
+
+/** The progress printer for a run, or undefined when it prints none. */
+export function progressPrinter(ctx: CommandContext, flags: ProgressFlags): ((event: ColonyEvent) => void) | undefined {
+  if (flags.json === true || flags.quiet === true) return undefined;
+  return (event) => {
+    if (flags.verbose === true ? event.type !== 'model.requested' : PROGRESS_EVENTS.has(event.type)) ctx.stderr(`${formatEventLine(event)}\n`);
+  };
 }
 
 function resolveOne(ctx: CommandContext, spec: string, flags: RunFlags, prices: PriceTable): ChatModel | null {
@@ -151,11 +181,8 @@ async function run(ctx: CommandContext, goalPath: string, flags: RunFlags): Prom
       return ctx.exitCode;
     }
   }
-  const showProgress = flags.json !== true && flags.quiet !== true;
-  const progress = (event: ColonyEvent) => {
-    if (flags.verbose === true ? event.type !== 'model.requested' : PROGRESS_EVENTS.has(event.type)) ctx.stderr(`${formatEventLine(event)}\n`);
-  };
-  if (showProgress) {
+  const progress = progressPrinter(ctx, flags);
+  if (progress !== undefined) {
     ctx.stderr(`colony run: workers on ${workerModel.spec}, planners on ${plannerModel.spec}, up to ${flags.workers} workers at once\n`);
   }
   const result = await runRunSession({
@@ -175,13 +202,21 @@ async function run(ctx: CommandContext, goalPath: string, flags: RunFlags): Prom
     limits: { tokens: flags.budgetTokens ?? null, usd: flags.budgetUsd ?? null, maxHours: flags.maxHours ?? null },
     signal: ctx.signal,
     secrets: ctx.secrets ?? [],
-    ...(showProgress ? { onEvent: progress } : {}),
+    ...(progress === undefined ? {} : { onEvent: progress }),
+    newRun: flags.new === true,
+    modelSource: { baseUrl: flags.baseUrl ?? null, apiKeyEnv: flags.apiKeyEnv ?? null, prices },
+    ...(flags.hangAfter === undefined ? {} : { hangAfterMs: Math.round(flags.hangAfter * 60_000) }),
   });
+  return finishRun(ctx, result, flags.json === true);
+}
+
+/** Prints how a run (new or resumed) ended and returns the exit code. */
+export function finishRun(ctx: CommandContext, result: RunSessionResult, json: boolean): number {
   if (!result.ok) {
     usageError(ctx, result.error);
     return ctx.exitCode;
   }
-  report(ctx, result, flags.json === true);
+  report(ctx, result, json);
   return result.status === 'done' ? EXIT_OK : EXIT_FAILED;
 }
 

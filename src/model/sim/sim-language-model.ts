@@ -9,7 +9,10 @@ import { streamOfResult } from '../generate-result-stream.js';
 import { abortableSleep, type Sleep } from '../language-model-chat.js';
 import { promptToMessages } from '../prompt-conversion.js';
 import type { SimOptions } from './sim-options.js';
-import { simLatencyMs, simTurn } from './sim-turn.js';
+import { simLatencyMs, simStalls, simTurn } from './sim-turn.js';
+
+/** The longest a timer waits (about 24 days): a stalled call waits this, or until aborted. */
+const NEVER_MS = 2 ** 31 - 1;
 
 /**
  * The simulated model behind the AI SDK's provider contract, like any real provider: it gets
@@ -24,6 +27,11 @@ export function createSimLanguageModel(options: SimOptions, sleep: Sleep = abort
       .filter((tool): tool is LanguageModelV3FunctionTool => tool.type === 'function')
       .map((tool) => tool.name);
     await sleep(simLatencyMs(options, messages), call.abortSignal);
+    if (simStalls(options, messages, toolNames)) {
+      // A provider that never answers: nothing comes until the caller gives up on the call.
+      await sleep(NEVER_MS, call.abortSignal);
+      throw call.abortSignal?.reason ?? new Error('the simulated provider never answered');
+    }
     const turn = simTurn(messages, toolNames, options);
     const content: LanguageModelV3Content[] = [];
     if (turn.text !== '') content.push({ type: 'text', text: turn.text });

@@ -15,6 +15,12 @@ export interface SimOptions {
   readonly crash: number;
   /** Extra output tokens reported per call, to make usage look like a real model's. */
   readonly tokens: number;
+  /**
+   * Chance per worker call (after the first) that the provider never answers: the call hangs
+   * until it is aborted, as a stuck connection would. Seeded by the conversation, so a call
+   * that hangs hangs again when retried.
+   */
+  readonly stall: number;
 }
 
 export const DEFAULT_SIM_OPTIONS: SimOptions = {
@@ -24,6 +30,7 @@ export const DEFAULT_SIM_OPTIONS: SimOptions = {
   malformed: 0,
   crash: 0,
   tokens: 0,
+  stall: 0,
 };
 
 export type SimSpecResult = { readonly ok: true; readonly options: SimOptions } | { readonly ok: false; readonly error: string };
@@ -35,6 +42,7 @@ const ACCEPTED_KEYS = [
   'malformed (a probability 0..1, default 0)',
   'crash (a probability 0..1, default 0)',
   'tokens (extra output tokens per call, an integer >= 0, default 0)',
+  'stall (a probability 0..1 that a worker call never answers, default 0)',
 ];
 
 const HELP = `Accepted keys: ${ACCEPTED_KEYS.join('; ')}. Example: sim?seed=7&latency=50..400&bug=0.2&malformed=0.05&crash=0.02`;
@@ -78,7 +86,8 @@ function readSetting(key: string, value: string): Setting {
     }
     case 'bug':
     case 'malformed':
-    case 'crash': {
+    case 'crash':
+    case 'stall': {
       const chance = readProbability(value);
       if (chance === null) return { ok: false, error: `${key} must be a probability from 0 to 1, got "${value}".` };
       return { ok: true, apply: (options) => ({ ...options, [key]: chance }) };

@@ -18,6 +18,18 @@ export function simTurn(messages: readonly Message[], toolNames: readonly string
  * the first user message (the task or the brief) and the number of answers so far. It reads
  * nothing role-specific, so workers and planners are slowed alike.
  */
+/**
+ * Whether this call of a worker hangs (see `SimOptions.stall`): never the first call, so a
+ * stalled worker has started; decided by the task and the turn, so a retry of it hangs too.
+ */
+export function simStalls(options: SimOptions, messages: readonly Message[], toolNames: readonly string[]): boolean {
+  if (options.stall === 0 || toolNames.includes('create_task')) return false;
+  const firstUser = messages.find((message) => message.role === 'user');
+  const taskText = firstUser?.role === 'user' ? firstUser.content : '';
+  const turn = messages.filter((message) => message.role === 'assistant').length;
+  return turn > 0 && seededRoll(options.seed, taskText, turn, 'stall') < options.stall;
+}
+
 export function simLatencyMs(options: SimOptions, messages: readonly Message[]): number {
   const { min, max } = options.latencyMs;
   if (max <= min) return min;

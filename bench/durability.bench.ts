@@ -1,0 +1,146 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { z } from 'zod';
+import { runAgent, type AgentRecorder } from '../src/agent/agent-loop.js';
+import type { ChatModel, ModelResult } from '../src/model/chat-model.js';
+import { modelRespondedInput, toolEndedInput, toolStartedInput } from '../src/store/event-store-fixtures.js';
+import { openSqliteEventStore } from '../src/store/sqlite-event-store.js';
+import type { Tool } from '../src/tools/tool.js';
+import { chaosProblems } from '../test/support/chaos-checks.js';
+import { runWithKills } from '../test/support/chaos-run.js';
+import type { BenchRow, BenchSection, BenchSettings } from './bench-row.js';
+
+/**
+ * What durability costs, measured the way a run pays for it: every agent turn records the
+ * model's answer and the call's start and makes them durable (a synced commit) before the call
+ * runs. The same work with the log's syncs off (`durable: false`, a switch that exists for this
+ * comparison only) shows the price. Then the promise itself, at a larger scale than the test
+ * suite: a run killed many times and resumed, checked for anything lost or done twice.
+ */
+export async function benchDurability(settings: BenchSettings): Promise<BenchSection> {
+  const rounds = settings.runs ?? 5;
+  const rows: BenchRow[] = [];
+  const events = { on: median(await repeat(rounds, () => eventsPerSecond(true))), off: median(await repeat(rounds, () => eventsPerSecond(false))) };
+  rows.push(
+    { name: 'event log, durable (a synced commit per agent turn)', value: events.on, unit: 'events/s', note: `median of ${rounds}; 3 events per turn, flushed before the tool call, as the agent loop does` },
+    { name: 'event log, durability off (no syncs)', value: events.off, unit: 'events/s', note: `median of ${rounds}; the same appends and flushes` },
+    { name: 'event log: durable against off', value: (events.on / events.off) * 100, unit: '% of off', target: '≥ 80%' },
+  );
+  const calls = { on: median(await repeat(rounds, () => toolCallsPerSecond(true))), off: median(await repeat(rounds, () => toolCallsPerSecond(false))) };
+  rows.push(
+    { name: 'tool calls through the agent loop, durable', value: calls.on, unit: 'tool calls/s', note: `median of ${rounds}; ${AGENTS} agents at once × ${STEPS} steps, a trivial tool, SQLite log` },
+    { name: 'tool calls through the agent loop, durability off', value: calls.off, unit: 'tool calls/s', note: `median of ${rounds}; the same loop` },
+    { name: 'tool calls: durable against off', value: (calls.on / calls.off) * 100, unit: '% of off', target: '≥ 80%' },
+  );
+  const chaos = await killedRun();
+  rows.push(...chaos.rows);
+  return { rows, details: chaos.details };
+}
+
+const TURNS = 3_000;
+const AGENTS = 50;
+const STEPS = 60;
+
+async function repeat(times: number, measure: () => Promise<number>): Promise<number[]> {
+  const figures: number[] = [];
+  for (let index = 0; index < times; index += 1) figures.push(await measure());
+  return figures;
+}
+
+function median(values: readonly number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)] ?? 0;
+}
+
+/** Events per second when every turn's three events are flushed before its tool call. */
+async function eventsPerSecond(durable: boolean): Promise<number> {
+  const dir = mkdtempSync(join(tmpdir(), 'colony-bench-durable-'));
+  const store = openSqliteEventStore(join(dir, 'colony.db'), { durable });
+  try {
+    const started = performance.now();
+    for (let turn = 0; turn < TURNS; turn += 1) {
+      const subject = { runId: 'run-bench', agentId: `agent-${turn % 40}` };
+      store.append(modelRespondedInput(subject, turn, 'I will read the file and then change the function it defines.'));
+      store.append(toolStartedInput(subject, turn));
+      store.flush();
+      store.append(toolEndedInput(subject, turn, 'export function pad(text, width) {\n  return String(text).padStart(width);\n}\n'));
+    }
+    store.flush();
+    return (TURNS * 3) / ((performance.now() - started) / 1000);
+  } finally {
+    store.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** Tool calls per second of many agents in one process, each flushing before every call. */
+async function toolCallsPerSecond(durable: boolean): Promise<number> {
+  const dir = mkdtempSync(join(tmpdir(), 'colony-bench-durable-loop-'));
+  const store = openSqliteEventStore(join(dir, 'colony.db'), { durable });
+  const echo: Tool<{ text: string }> = {
+    name: 'echo',
+    description: 'Echoes its text.',
+    parameters: z.object({ text: z.string() }),
+    execute: async (input) => ({ ok: true, output: input.text }),
+  };
+  const reply: ModelResult = {
+    ok: true,
+    turn: {
+      text: '',
+      toolCalls: [{ id: 'call', name: 'echo', input: '{"text":"a line of output, about as long as a short tool result"}' }],
+      finishReason: 'tool-calls',
+      usage: { inputTokens: 1000, outputTokens: 20, cachedInputTokens: 0 },
+      costUsd: null,
+      attempts: 1,
+    },
+  };
+  const model: ChatModel = { spec: 'bench', call: async () => reply };
+  try {
+    const started = performance.now();
+    await Promise.all(
+      Array.from({ length: AGENTS }, (_, agentIndex) => {
+        const recorder: AgentRecorder = {
+          record: (body) => store.append({ ...body, runId: 'bench', agentId: `agent-${agentIndex}` }),
+          flush: () => store.flush(),
+        };
+        return runAgent({ model, tools: [echo], systemPrompt: 'bench', task: 'bench', recorder, maxSteps: STEPS });
+      }),
+    );
+    return (AGENTS * STEPS) / ((performance.now() - started) / 1000);
+  } finally {
+    store.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+const CHAOS_KILLS = 20;
+
+/** The larger example killed many times and resumed: how long it took, and that nothing was lost. */
+async function killedRun(): Promise<BenchSection> {
+  const outcome = await runWithKills({ example: 'stdlib', model: 'sim?seed=21&latency=40..160', workers: 4, kills: CHAOS_KILLS, seed: 9, runFlags: ['--no-shared-deps'], finishTimeoutMs: 900_000 });
+  try {
+    const problems = chaosProblems(outcome.repo.dir, outcome.stateDir, outcome.runId);
+    const leftovers = [...outcome.kills.flatMap((kill) => kill.leftovers), ...outcome.leftoversAtEnd];
+    const phases = new Map<string, number>();
+    for (const kill of outcome.kills) phases.set(kill.landedAfter, (phases.get(kill.landedAfter) ?? 0) + 1);
+    const details = [
+      `The stdlib example (21 modules, sub-planners) on \`sim?seed=21&latency=40..160\` with 4 workers, SIGKILLed ${outcome.kills.length} times and resumed each time, then let finish (exit code ${String(outcome.exitCode)}).`,
+      '',
+      `Where the kills landed (the newest event at the moment): ${[...phases].map(([phase, count]) => `${phase} ×${count}`).join(', ')}.`,
+      '',
+      problems.length === 0 ? 'Every invariant held: every task closed with one delivered handoff, no commit landed twice, every commit a handoff names is on main, the log has no gap.' : `Problems: ${problems.join('; ')}`,
+      leftovers.length === 0 ? 'Nothing of the run outlived a kill or the run: no process of its uids, no cgroup holding a process.' : `Left behind: ${leftovers.join('; ')}`,
+    ].join('\n');
+    return {
+      rows: [
+        { name: `stdlib run killed ${outcome.kills.length} times and resumed: wall time`, value: outcome.durationMs / 1000, unit: 's', note: `exit code ${String(outcome.exitCode)}` },
+        { name: 'invariants broken after the kills', value: problems.length + leftovers.length, unit: 'problems', target: '0' },
+      ],
+      details,
+    };
+  } finally {
+    outcome.repo.cleanup();
+  }
+}

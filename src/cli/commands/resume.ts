@@ -1,0 +1,70 @@
+import { resolve } from 'node:path';
+import type { Command } from 'commander';
+import type { ChatModel } from '../../model/chat-model.js';
+import { resolveModel } from '../../model/registry.js';
+import { readUnfinishedRun, runResumeSession, type ResumableRun } from '../../orchestrator/resume-session.js';
+import { describeUnfinishedRun } from '../../orchestrator/run-history.js';
+import { usageError, type CommandContext } from '../command-context.js';
+import { sandboxWarning } from '../sandbox-options.js';
+import { addProgressOptions, finishRun, progressPrinter, type ProgressFlags } from './run.js';
+
+interface ResumeFlags extends ProgressFlags {
+  readonly repo: string;
+  readonly state?: string;
+}
+
+export function registerResumeCommand(program: Command, ctx: CommandContext): void {
+  const command = program
+    .command('resume')
+    .description('Continue the run that stopped or crashed in a repository, where it stopped, with the same tree, settings and budgets.')
+    .option('--repo <dir>', 'the git repository the run works on', '.')
+    .option('--state <dir>', 'the state directory the run used (default: <repo>/.colony)');
+  addProgressOptions(command).action(async (flags: ResumeFlags) => {
+    ctx.exitCode = await resume(ctx, flags);
+  });
+}
+
+async function resume(ctx: CommandContext, flags: ResumeFlags): Promise<number> {
+  const repoDir = resolve(ctx.cwd, flags.repo);
+  const stateDir = flags.state === undefined ? undefined : resolve(ctx.cwd, flags.state);
+  const found = await readUnfinishedRun(repoDir, stateDir);
+  if (!found.ok) {
+    usageError(ctx, found.error);
+    return ctx.exitCode;
+  }
+  const { run } = found;
+  const { settings } = run;
+  // The run's own sandbox, as it was told; a weaker one is flagged again.
+  const warning = sandboxWarning(settings.sandbox);
+  if (warning !== null) ctx.stderr(warning);
+  const workerModel = resolveRecorded(ctx, settings.workerModel, run);
+  if (workerModel === null) return ctx.exitCode;
+  const plannerModel = settings.plannerModel === settings.workerModel ? workerModel : resolveRecorded(ctx, settings.plannerModel, run);
+  if (plannerModel === null) return ctx.exitCode;
+  const progress = progressPrinter(ctx, flags);
+  if (progress !== undefined) ctx.stderr(`colony resume: ${describeUnfinishedRun(run)}, resumed ${run.resumes} time(s) before\n`);
+  const result = await runResumeSession({
+    repoDir,
+    ...(stateDir === undefined ? {} : { stateDir }),
+    workerModel,
+    plannerModel,
+    signal: ctx.signal,
+    secrets: ctx.secrets ?? [],
+    ...(progress === undefined ? {} : { onEvent: progress }),
+  });
+  return finishRun(ctx, result, flags.json === true);
+}
+
+/** The model the run recorded, resolved as `colony run` did: the same spec, base URL, key variable and prices. */
+function resolveRecorded(ctx: CommandContext, spec: string, run: ResumableRun): ChatModel | null {
+  const { settings } = run;
+  const resolved = resolveModel(spec, {
+    env: ctx.env,
+    prices: settings.prices,
+    ...(settings.baseUrl === null ? {} : { baseUrl: settings.baseUrl }),
+    ...(settings.apiKeyEnv === null ? {} : { apiKeyEnv: settings.apiKeyEnv }),
+  });
+  if (resolved.ok) return resolved.model;
+  usageError(ctx, `the run's model ${spec} cannot be used now: ${resolved.error}`);
+  return null;
+}

@@ -1,0 +1,51 @@
+import { z } from 'zod';
+
+/**
+ * Everything `colony run` was told that a resumed run needs to go on the same way: the models
+ * (as specs, with where their keys come from, never the keys), the tree's limits, the sandbox
+ * and the budgets. Recorded once, in `run.configured`, right after `run.started`.
+ */
+export const runSettingsSchema = z.object({
+  /** The goal file as given; the goal itself is the root task's brief. */
+  goalPath: z.string(),
+  workerModel: z.string(),
+  plannerModel: z.string(),
+  /** `--base-url`, or null. */
+  baseUrl: z.string().nullable(),
+  /** The name of the environment variable holding the API key (`--api-key-env`), or null; never the key. */
+  apiKeyEnv: z.string().nullable(),
+  /** Prices given with `--prices`, in US dollars per million tokens. */
+  prices: z.record(
+    z.string(),
+    z.object({ inputPerMTok: z.number(), outputPerMTok: z.number(), cachedInputPerMTok: z.number().optional() }),
+  ),
+  workers: z.number().int().positive(),
+  workerMaxSteps: z.number().int().positive(),
+  plannerMaxSteps: z.number().int().positive(),
+  mergeCheck: z.string().nullable(),
+  sharedDependencies: z.boolean(),
+  workspaces: z.enum(['auto', 'overlay', 'worktree']),
+  workspaceDiskCapBytes: z.number().nullable(),
+  limits: z.object({ tokens: z.number().nullable(), usd: z.number().nullable(), maxHours: z.number().nullable() }),
+  sandbox: z.object({
+    method: z.enum(['bubblewrap', 'unshare', 'none']),
+    network: z.discriminatedUnion('kind', [
+      z.object({ kind: z.literal('none') }),
+      z.object({ kind: z.literal('all') }),
+      z.object({ kind: z.literal('hosts'), hosts: z.array(z.string()) }),
+    ]),
+    limits: z
+      .object({
+        memoryBytes: z.number().optional(),
+        maxProcesses: z.number().optional(),
+        cpuSeconds: z.number().optional(),
+        maxFileBytes: z.number().optional(),
+      })
+      .optional(),
+  }),
+  leaseMs: z.number().int().positive(),
+  /** A worker with no event for this long is stopped with a failure handoff. */
+  hangAfterMs: z.number().int().positive(),
+});
+
+export type RunSettings = z.infer<typeof runSettingsSchema>;

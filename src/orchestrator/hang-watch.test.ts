@@ -1,0 +1,54 @@
+import { describe, expect, it } from 'vitest';
+import type { ColonyEvent } from '../events/event-types.js';
+import { createHangWatch } from './hang-watch.js';
+
+function eventAt(ts: number, type: 'tool.started' | 'agent.parked' | 'agent.resumed', agentId = 'worker-a'): ColonyEvent {
+  const base = { v: 1, id: `e${ts}`, seq: ts, runId: 'run-1', agentId, ts };
+  if (type === 'agent.parked') return { ...base, type, data: { step: 1, kind: 'rate-limited', message: '429', attempts: 3, waitMs: 1_000 } };
+  if (type === 'agent.resumed') return { ...base, type, data: { step: 1, parkedMs: 1_000 } };
+  return { ...base, type, data: { step: 1, callId: 'c1', name: 'run_command', input: '{}' } };
+}
+
+describe('the hang watch', () => {
+  it('reports a worker silent past the limit once, and not one that keeps recording', () => {
+    let now = 0;
+    const watch = createHangWatch(1_000, () => now);
+    watch.watch('task-quiet');
+    watch.watch('task-busy');
+    now = 900;
+    watch.saw('task-busy', eventAt(900, 'tool.started', 'worker-b'));
+    expect(watch.check()).toEqual([]);
+    now = 1_500;
+    const hangs = watch.check();
+    expect(hangs).toEqual([{ taskId: 'task-quiet', agentId: '', silentMs: 1_500, limitMs: 1_000 }]);
+    expect(watch.hangOf('task-quiet')).toEqual(hangs[0]);
+    expect(watch.hangOf('task-busy')).toBeNull();
+    // Reported once, however long it stays silent.
+    now = 5_000;
+    expect(watch.check().map((hang) => hang.taskId)).toEqual(['task-busy']);
+  });
+
+  it('does not judge a worker parked on its provider until it resumes', () => {
+    let now = 0;
+    const watch = createHangWatch(1_000, () => now);
+    watch.watch('task-1');
+    watch.saw('task-1', eventAt(100, 'agent.parked'));
+    now = 10_000;
+    expect(watch.check()).toEqual([]);
+    watch.saw('task-1', eventAt(10_000, 'agent.resumed'));
+    now = 10_500;
+    expect(watch.check()).toEqual([]);
+    now = 11_001;
+    expect(watch.check()).toEqual([{ taskId: 'task-1', agentId: 'worker-a', silentMs: 1_001, limitMs: 1_000 }]);
+  });
+
+  it('forgets a task that ended', () => {
+    let now = 0;
+    const watch = createHangWatch(1_000, () => now);
+    watch.watch('task-1');
+    watch.forget('task-1');
+    now = 2_000;
+    expect(watch.check()).toEqual([]);
+    expect(watch.hangOf('task-1')).toBeNull();
+  });
+});

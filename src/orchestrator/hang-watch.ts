@@ -1,0 +1,65 @@
+import type { ColonyEvent } from '../events/event-types.js';
+
+/** A worker that recorded nothing for this long is taken for hung: longer than the longest command may run (30 minutes) and a merge after it. */
+export const DEFAULT_HANG_AFTER_MS = 40 * 60_000;
+
+/** What the watch found: the agent recorded nothing for `silentMs`, past `limitMs`. */
+export interface Hang {
+  readonly taskId: string;
+  readonly agentId: string;
+  readonly silentMs: number;
+  readonly limitMs: number;
+}
+
+/**
+ * Notices workers that stopped making progress. Every event an agent records counts as a sign
+ * of life; a worker parked on its provider (rate limited, its circuit open) is waiting on
+ * purpose and is not judged until it resumes. Planners are not watched: waiting silently for
+ * their children's handoffs is what they do.
+ */
+export interface HangWatch {
+  /** Starts watching a task's worker from now. */
+  watch(taskId: string): void;
+  /** Told every event of the task's agent. */
+  saw(taskId: string, event: ColonyEvent): void;
+  forget(taskId: string): void;
+  /** The workers silent past the limit, each reported once. */
+  check(): Hang[];
+  /** The hang found for the task, or null. */
+  hangOf(taskId: string): Hang | null;
+}
+
+export function createHangWatch(limitMs: number, now: () => number): HangWatch {
+  const watched = new Map<string, { lastAt: number; agentId: string; parked: boolean }>();
+  const found = new Map<string, Hang>();
+  return {
+    watch(taskId) {
+      watched.set(taskId, { lastAt: now(), agentId: '', parked: false });
+    },
+    saw(taskId, event) {
+      const entry = watched.get(taskId);
+      if (entry === undefined) return;
+      entry.lastAt = event.ts;
+      entry.agentId = event.agentId;
+      if (event.type === 'agent.parked') entry.parked = true;
+      else if (event.type === 'agent.resumed') entry.parked = false;
+    },
+    forget(taskId) {
+      watched.delete(taskId);
+      found.delete(taskId);
+    },
+    check() {
+      const at = now();
+      const hangs: Hang[] = [];
+      for (const [taskId, entry] of watched) {
+        const silentMs = at - entry.lastAt;
+        if (entry.parked || found.has(taskId) || silentMs < limitMs) continue;
+        const hang: Hang = { taskId, agentId: entry.agentId, silentMs, limitMs };
+        found.set(taskId, hang);
+        hangs.push(hang);
+      }
+      return hangs;
+    },
+    hangOf: (taskId) => found.get(taskId) ?? null,
+  };
+}
