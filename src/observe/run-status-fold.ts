@@ -153,8 +153,15 @@ export function createRunStatusFold(options: RunStatusFoldOptions = {}): RunStat
       case 'agent.parked':
         if (agent !== undefined) agent.state = 'parked';
         return;
-      case 'agent.resumed':
       case 'agent.restored':
+        // Taken up again after a restart, whatever its last life recorded as its end.
+        if (agent !== undefined) {
+          agent.state = 'running';
+          agent.endedAt = null;
+          agent.reason = null;
+        }
+        return;
+      case 'agent.resumed':
       case 'model.requested':
       case 'message.received':
         if (agent?.state === 'waiting' || agent?.state === 'parked') agent.state = 'running';

@@ -167,12 +167,30 @@ describe('foldRunStatus', () => {
       model: 'sim',
       title: 'Build the parser',
       startedAt: T0 + 100_000,
+      resumes: 0,
       endedAt: null,
       durationMs: 30_000,
       lastEventAt: T0 + 105_000,
     });
     // Without a clock the wall time runs to the last event.
     expect(statusOf({ events: log.events(), tasks, deliveredHandoffs }).run.durationMs).toBe(5_000);
+  });
+
+  it('shows a stopped run running again once resumed, and its stopped agents taken up again', () => {
+    const log = createLog();
+    log.append('run-1', 'system', runStarted('Build the parser'));
+    log.append('run-1', 'worker-a', agentStarted('worker', 'task-a', 'Tokenise strings', null));
+    log.append('run-1', 'worker-a', failed(1, 'stopped: the run was cancelled'));
+    log.append('run-1', 'system', runEnded('stopped', 5_000));
+    const stopped = statusOf({ events: log.events(), tasks: [], deliveredHandoffs: [] });
+    expect(stopped.run).toMatchObject({ state: 'stopped', resumes: 0 });
+    expect(stopped.agents).toMatchObject([{ id: 'worker-a', state: 'failed' }]);
+
+    log.append('run-1', 'system', { type: 'run.resumed', data: { resumes: 1, lastSeq: 4, released: ['task-a'], repaired: 0, clearedLocks: [] } });
+    log.append('run-1', 'worker-a', { type: 'agent.restored', data: { generation: 2, step: 1, interrupted: 0, notStarted: 0 } });
+    const resumed = statusOf({ events: log.events(), tasks: [], deliveredHandoffs: [] });
+    expect(resumed.run).toMatchObject({ state: 'running', resumes: 1, endedAt: null });
+    expect(resumed.agents).toMatchObject([{ id: 'worker-a', state: 'running', endedAt: null }]);
   });
 
   it('counts the tasks of the run without the root planner’s own, and its handoffs and commits', () => {
