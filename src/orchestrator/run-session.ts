@@ -11,6 +11,7 @@ import { createRedactingTaskStore } from '../store/redacting-task-store.js';
 import { openSqliteEventStore } from '../store/sqlite-event-store.js';
 import { openSqliteTaskStore } from '../store/sqlite-task-store.js';
 import type { TaskStore } from '../store/task-store.js';
+import { removeLeftoverViews } from '../workspace/main-view.js';
 import { resolveBranch } from '../workspace/workspace.js';
 import type { WorkspaceMethodChoice } from '../workspace/choose-workspace-provider.js';
 import type { WorkspaceMethod } from '../workspace/workspace.js';
@@ -259,6 +260,8 @@ export async function driveRun(drive: DriveRunOptions): Promise<RunSessionResult
       hangAfterMs: start.settings.hangAfterMs,
       ...(resumed === null ? {} : { priorAgents: resumed.priorAgents }),
     };
+    // Planners' views left by a process that died with them; no planner of this state runs yet.
+    await removeLeftoverViews(repo, context.viewsDir);
     const rootTaskId = resumed?.rootTaskId ?? createRootTask(tasks, system, runId, start);
     await disk.flush(signal);
 

@@ -1,4 +1,4 @@
-import { mkdir, rm, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, rm, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { describeFailure, runGit } from './git.js';
 import type { GitWorkTree } from './git.js';
@@ -79,4 +79,27 @@ export async function createMainView(repo: Repository, options: { id: string; pa
       await withWorktreeAdminLock(repo, () => runGit(repo.root, removeArgs));
     },
   };
+}
+
+/**
+ * Removes every view left under `parentDir` by a process that died with its planners (a
+ * crash, a SIGKILL): views hold nothing of their own, so a new run, or a resumed one, makes
+ * its planners fresh ones. Call it only while no planner of this state directory runs.
+ * Returns the paths removed; never throws for what git or the disk does.
+ */
+export async function removeLeftoverViews(repo: Repository, parentDir: string): Promise<string[]> {
+  let names: string[];
+  try {
+    names = await readdir(parentDir);
+  } catch {
+    return [];
+  }
+  const removed: string[] = [];
+  for (const name of names) {
+    const path = resolve(parentDir, name);
+    await withWorktreeAdminLock(repo, () => runGit(repo.root, ['worktree', 'remove', '--force', '--force', path]));
+    await rm(path, { recursive: true, force: true }).catch(() => undefined);
+    if (!(await pathExists(path))) removed.push(path);
+  }
+  return removed;
 }

@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { chmodSync, cpSync, mkdtempSync, rmSync } from 'node:fs';
+import { chmodSync, cpSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { main } from '../../src/cli/main.js';
@@ -26,7 +26,32 @@ export function createExampleRepository(example = 'text-kit'): ExampleRepository
   git('init', '-q', '-b', 'main');
   git('add', '-A');
   git('commit', '-q', '-m', 'start');
-  return { dir, git, cleanup: () => rmSync(base, { recursive: true, force: true }) };
+  const cleanup = () => {
+    unmountUnder(base);
+    rmSync(base, { recursive: true, force: true });
+  };
+  return { dir, git, cleanup };
+}
+
+/**
+ * Unmounts whatever is still mounted below `base`: overlay workspaces of a run that was
+ * killed, which nothing else would take down, and which make removing the directory fail.
+ */
+export function unmountUnder(base: string): void {
+  let mounts: string[];
+  try {
+    mounts = readFileSync('/proc/self/mounts', 'utf8').split('\n').map((line) => line.split(' ')[1] ?? '');
+  } catch {
+    return;
+  }
+  const below = mounts.filter((path) => path.startsWith(`${base}/`)).sort((a, b) => b.length - a.length);
+  for (const path of below) {
+    try {
+      execFileSync('umount', ['-l', path], { stdio: 'ignore' });
+    } catch {
+      // Already gone, or not ours to take down: the removal below says so if it matters.
+    }
+  }
 }
 
 export interface CliRun {
