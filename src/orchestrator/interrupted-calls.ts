@@ -4,7 +4,9 @@ import type { ToolCall } from '../model/messages.js';
 import type { ToolResult } from '../tools/tool.js';
 import { settleInterruptedMerge } from '../workspace/interrupted-merge.js';
 import type { MergeIntent } from '../workspace/merge-outcome.js';
+import { moveWorkspaceTo } from '../workspace/in-process-merge.js';
 import type { Repository } from '../workspace/repository.js';
+import type { Workspace } from '../workspace/workspace.js';
 import { startedSeqOf, type PriorAgent } from './prior-agents.js';
 
 export interface InterruptedCallsOptions {
@@ -14,6 +16,8 @@ export interface InterruptedCallsOptions {
   readonly record: (event: EventBody) => void;
   /** Told a commit an interrupted merge had landed, as a live landing would be (workers only). */
   readonly onLanded?: (commit: string) => Promise<void>;
+  /** The worker's workspace, brought to a commit an interrupted merge had landed, as the merge would have. */
+  readonly workspace?: Workspace;
 }
 
 /**
@@ -55,11 +59,13 @@ async function answerMerge(options: InterruptedCallsOptions, call: ToolCall): Pr
     data: { commit: settled.commit, mainBefore: intent?.mainBefore ?? '', attempts: 1, files: [...settled.files], durationMs: 0 },
   });
   await options.onLanded?.(settled.commit);
+  // The merge would have brought the workspace to the landed commit; a restart kept it from it.
+  const moved = options.workspace === undefined ? null : await moveWorkspaceTo(options.workspace, settled.commit);
+  const behind =
+    moved === null || moved.ok ? '' : ` Your workspace still shows the files as they were before it (${moved.error}); keep that in mind before changing more.`;
   return {
     ok: true,
-    output:
-      `merged into ${repo.trunk} as ${settled.commit.slice(0, 12)}; files: ${settled.files.join(', ') || '(none)'}\n` +
-      `colony restarted while this merge ran, after it had landed. Your workspace may still show your files as they were before the merge; run \`git reset --keep ${repo.trunk}\` to catch up before changing more.`,
+    output: `merged into ${repo.trunk} as ${settled.commit.slice(0, 12)}; files: ${settled.files.join(', ') || '(none)'}\ncolony restarted while this merge ran, after it had landed.${behind}`,
   };
 }
 

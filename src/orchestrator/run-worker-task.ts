@@ -168,7 +168,7 @@ export async function runWorkerTask(options: RunWorkerTaskOptions): Promise<Work
           restore: {
             conversation: prior.conversation,
             generation: options.attempt ?? 1,
-            answerInterrupted: answerInterruptedCalls({ prior, repo, record: recorder.record, onLanded }),
+            answerInterrupted: answerInterruptedCalls({ prior, repo, record: recorder.record, onLanded, workspace }),
             // A worker that had submitted its handoff ends without another model call.
             lastTurnEnded: endingCallSucceeded(prior.conversation, ['submit_handoff']),
           },

@@ -1,0 +1,145 @@
+import { existsSync, readdirSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { ColonyEvent } from '../../src/events/event-types.js';
+import { createExampleRepository, runCli, unmountUnder, type ExampleRepository } from '../support/example-repository.js';
+import { chaosProblems } from '../support/chaos-checks.js';
+import { expectGreenRun } from '../support/run-checks.js';
+
+const RUN_TIMEOUT_MS = 300_000;
+const MODEL = 'sim?seed=4&latency=20..60';
+
+let repo: ExampleRepository;
+
+beforeEach(() => {
+  repo = createExampleRepository('toolbox');
+});
+
+afterEach(() => {
+  repo.cleanup();
+});
+
+/** Starts `colony run` in this process and stops it (as Ctrl-C does) once `landings` merges have landed. */
+async function runAndStop(landings: number): Promise<{ code: number; stdout: string }> {
+  const stop = new AbortController();
+  const database = join(repo.dir, '.colony', 'colony.db');
+  const watcher = setInterval(() => {
+    if (!existsSync(database)) return;
+    const reader = new Database(database, { readonly: true, fileMustExist: true });
+    try {
+      const { landed } = reader.prepare("SELECT COUNT(*) AS landed FROM events WHERE type = 'merge.landed'").get() as { landed: number };
+      if (landed >= landings) stop.abort();
+    } catch {
+      // The log is being created.
+    } finally {
+      reader.close();
+    }
+  }, 20);
+  try {
+    return await runCli(['run', join(repo.dir, 'GOAL.md'), '--repo', repo.dir, '--model', MODEL, '--workers', '3', '--quiet'], { signal: stop.signal });
+  } finally {
+    clearInterval(watcher);
+  }
+}
+
+function events(): ColonyEvent[] {
+  const reader = new Database(join(repo.dir, '.colony', 'colony.db'), { readonly: true, fileMustExist: true });
+  try {
+    const rows = reader.prepare('SELECT seq, id, v, run_id, agent_id, type, ts, data FROM events ORDER BY seq').all() as {
+      seq: number;
+      id: string;
+      v: number;
+      run_id: string;
+      agent_id: string;
+      type: string;
+      ts: number;
+      data: string;
+    }[];
+    return rows.map((row) => ({ seq: row.seq, id: row.id, v: row.v, runId: row.run_id, agentId: row.agent_id, ts: row.ts, type: row.type, data: JSON.parse(row.data) }) as ColonyEvent);
+  } finally {
+    reader.close();
+  }
+}
+
+describe('colony resume', () => {
+  it('says there is nothing to resume, with exit 2, where no run was recorded', async () => {
+    const result = await runCli(['resume', '--repo', repo.dir]);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('there is no run to resume');
+    expect(result.stderr).toContain('colony run GOAL.md');
+  });
+
+  it('continues a stopped run to green with the same agents; `run` meanwhile refuses and points to resume or --new', async () => {
+    const stopped = await runAndStop(2);
+    expect(stopped.code).toBe(1);
+    expect(stopped.stdout).toContain('colony resume');
+    const before = events();
+    const runId = before.find((event) => event.type === 'run.started')?.runId ?? '';
+    expect(before.at(-1)).toMatchObject({ type: 'run.ended', data: { status: 'stopped' } });
+    // A stopped worker keeps its workspace, uncommitted work and all, for the resumed run.
+    const kept = before.filter((event) => event.type === 'workspace.created').map((event) => (event.type === 'workspace.created' ? event.data.path : ''));
+    expect(kept.some((path) => existsSync(path))).toBe(true);
+
+    const refused = await runCli(['run', join(repo.dir, 'GOAL.md'), '--repo', repo.dir, '--model', MODEL]);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain(`holds an unfinished run, ${runId}`);
+    expect(refused.stderr).toContain('colony resume');
+    expect(refused.stderr).toContain('--new');
+
+    const resumed = await runCli(['resume', '--repo', repo.dir, '--json']);
+    expect(resumed.code, resumed.stderr).toBe(0);
+    expect(JSON.parse(resumed.stdout)).toMatchObject({ runId, status: 'done', check: { passed: true } });
+    await expectGreenRun(repo);
+    expect(chaosProblems(repo.dir, join(repo.dir, '.colony'), runId)).toEqual([]);
+
+    const after = events().filter((event) => event.runId === runId && event.seq > (before.at(-1)?.seq ?? 0));
+    expect(after[0]).toMatchObject({ type: 'run.resumed', data: { resumes: 1 } });
+    // Every task the stop left open went back to the agent that had it: no second agent.started for it.
+    const startedBefore = new Set(before.filter((event) => event.type === 'agent.started').map((event) => event.agentId));
+    const restored = after.filter((event) => event.type === 'agent.restored').map((event) => event.agentId);
+    expect(restored.length).toBeGreaterThan(0);
+    expect(restored.every((agentId) => startedBefore.has(agentId))).toBe(true);
+    const startedTwice = after.filter((event) => event.type === 'agent.started' && startedBefore.has(event.agentId));
+    expect(startedTwice).toEqual([]);
+    // Nothing left to resume now.
+    const again = await runCli(['resume', '--repo', repo.dir]);
+    expect(again.code).toBe(2);
+    expect(again.stderr).toContain('its last run ended');
+  }, RUN_TIMEOUT_MS);
+
+  it('gives a worker whose workspace is gone a fresh one and tells it so', async () => {
+    const stopped = await runAndStop(1);
+    expect(stopped.code).toBe(1);
+    const before = events();
+    const runId = before.find((event) => event.type === 'run.started')?.runId ?? '';
+    // Take every kept workspace away, as a person cleaning up might.
+    const workspaces = join(repo.dir, '.colony', 'workspaces');
+    unmountUnder(workspaces);
+    const gone = readdirSync(workspaces).filter((name) => name.startsWith('worker-'));
+    expect(gone.length).toBeGreaterThan(0);
+    for (const name of gone) rmSync(join(workspaces, name), { recursive: true, force: true });
+
+    const resumed = await runCli(['resume', '--repo', repo.dir, '--quiet']);
+    expect(resumed.code, resumed.stderr).toBe(0);
+    await expectGreenRun(repo);
+    const after = events().filter((event) => event.runId === runId && event.seq > (before.at(-1)?.seq ?? 0));
+    const told = after.filter((event) => event.type === 'agent.nudged' && event.data.message.includes('your workspace could not be taken up again'));
+    expect(told.length).toBeGreaterThan(0);
+    const fresh = after.filter((event) => event.type === 'workspace.created' && told.some((nudge) => nudge.agentId === event.agentId));
+    expect(fresh.length).toBe(told.length);
+  }, RUN_TIMEOUT_MS);
+
+  it('starts over with --new, recording the unfinished run as abandoned', async () => {
+    const stopped = await runAndStop(1);
+    expect(stopped.code).toBe(1);
+    const oldRun = events().find((event) => event.type === 'run.started')?.runId ?? '';
+    const fresh = await runCli(['run', join(repo.dir, 'GOAL.md'), '--repo', repo.dir, '--model', MODEL, '--new', '--quiet']);
+    expect(fresh.code, fresh.stderr).toBe(0);
+    const all = events();
+    expect(all.filter((event) => event.runId === oldRun && event.type === 'run.ended').map((event) => (event.type === 'run.ended' ? event.data.status : ''))).toEqual(['stopped', 'abandoned']);
+    const newRun = all.filter((event) => event.type === 'run.started').at(-1)?.runId;
+    expect(newRun).not.toBe(oldRun);
+    await expectGreenRun(repo);
+  }, RUN_TIMEOUT_MS);
+});
