@@ -119,6 +119,9 @@ describe.skipIf(unavailable !== null && !required)('a store on a full disk (need
       expect(isDiskFull(failure)).toBe(true);
       expect(failure instanceof Error && failure.message).toMatch(/disk holding .*colony\.db is full.*100 unwritten events are kept in memory/);
       expect(isDiskFull(thrown(() => events.flush()))).toBe(true);
+      // The disk is full, not the log broken: appends still take events, which wait in memory.
+      const late = events.append(toolEndedInput(subject, 101, 'recorded while the disk was full'));
+      expect(late.seq).toBe(102);
       const reader = openSqliteEventStore(path);
       expect(reader.read().map((event) => event.seq)).toEqual([1]);
       reader.close();
@@ -126,11 +129,11 @@ describe.skipIf(unavailable !== null && !required)('a store on a full disk (need
       rmSync(filler);
       events.flush();
       const stored = events.read();
-      expect(stored.map((event) => event.seq)).toEqual(Array.from({ length: 101 }, (_, index) => index + 1));
-      expect(stored.slice(1).map((event) => (event.type === 'tool.ended' ? event.data.output : null))).toEqual(outputs);
+      expect(stored.map((event) => event.seq)).toEqual(Array.from({ length: 102 }, (_, index) => index + 1));
+      expect(stored.slice(1).map((event) => (event.type === 'tool.ended' ? event.data.output : null))).toEqual([...outputs, 'recorded while the disk was full']);
       const check = checkEventLog(path);
       expect(check).toMatchObject({ integrity: ['ok'], invalid: [], seqs: stored.map((event) => event.seq) });
-      expect(new Set(check.ids).size).toBe(101);
+      expect(new Set(check.ids).size).toBe(102);
 
       expect(tasks.createTask(childTask('worker-2', root.id), 1_300).ok).toBe(true);
       expect(tasks.complete('worker-1', lease, handoffOf('done', 'Built.'), 1_400)).toMatchObject({ ok: true, delivered: { fromTaskId: 'worker-1' } });

@@ -59,7 +59,8 @@ export function openEventLogConnection(path: string, busyTimeoutMs: number, dura
  * (or `close`) before the process exits to be sure nothing is still in memory. If a write fails, the
  * events stay buffered and nothing is dropped: `flush`, `read`, `close` and the next `append`
  * retry the write and throw while it keeps failing (a `close` that throws leaves the store
- * open, so it can be retried).
+ * open, so it can be retried); while the disk is full, `append` keeps buffering instead of
+ * throwing, and `flush` says so (`isDiskFull`).
  */
 class SqliteEventStore implements EventStore {
   private readonly reader: SqliteEventReader;
@@ -143,7 +144,14 @@ class SqliteEventStore implements EventStore {
   private checkWritable(): void {
     this.checkOpen();
     // A failed background write is retried here, so an append never piles onto a broken log.
-    if (this.writeFailure !== undefined) this.writePending();
+    // A full disk is the exception: the log is not broken, only out of room, and refusing the
+    // append would lose the event; it waits in memory with the rest until a flush succeeds.
+    if (this.writeFailure === undefined) return;
+    try {
+      this.writePending();
+    } catch (error) {
+      if (!isDiskFull(error)) throw error;
+    }
   }
 
   private afterBuffering(): void {
