@@ -126,6 +126,26 @@ describe('describeEvent for providers and parked agents', () => {
   });
 });
 
+describe('describeEvent for resuming and the run\'s own health', () => {
+  it('says what a resume took up, and what a full disk and a hung worker did', () => {
+    expect(describeEvent(event({ type: 'run.resumed', data: { resumes: 2, lastSeq: 812, released: ['task-a', 'task-b'], repaired: 1, clearedLocks: [] } }))).toBe(
+      'run resumed (2nd time) after event 812: 2 task(s) taken back from the stopped runner, 1 event(s) restored from the task table',
+    );
+    expect(describeEvent(event({ type: 'disk.full', data: { path: '/srv/repo/.colony', freeBytes: 4096, message: 'SQLITE_FULL:\ndatabase or disk is full' } }))).toBe(
+      "cannot write colony's state in /srv/repo/.colony (4096 bytes free): no new agent starts until it can; SQLITE_FULL: database or disk is full",
+    );
+    expect(describeEvent(event({ type: 'disk.recovered', data: { path: '/srv/repo/.colony', pausedMs: 12_500 } }))).toBe(
+      "colony's state can be written again after 12.5s; agents start again",
+    );
+    expect(describeEvent(event({ type: 'agent.hung', data: { taskId: 'task-a', hungAgentId: 'worker-x', silentMs: 2_460_000, limitMs: 2_400_000 } }))).toBe(
+      'worker-x recorded nothing for 2460.0s (limit 2400.0s): stopped, task task-a closed as failed',
+    );
+    expect(describeEvent(event({ type: 'workspace.reopened', data: { path: '/w/worker-x', branch: 'colony/worker-x', clearedLocks: ['/w/.git/worktrees/worker-x/index.lock'] } }))).toBe(
+      'workspace colony/worker-x taken up again at /w/worker-x (cleared 1 stale git lock(s))',
+    );
+  });
+});
+
 describe('describeEvent for budgets', () => {
   it('says the limits, a subtree’s share, a warning and a limit used up with the figures', () => {
     expect(describeEvent(event({ type: 'budget.set', data: { tokens: 100_000, usd: 2.5, maxHours: 0.5, deadline: 0 } }))).toBe(

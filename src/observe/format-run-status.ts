@@ -25,8 +25,9 @@ function headerLines(status: RunStatus): string[] {
     .map((state) => `${tasks.byStatus[state]} ${state}`)
     .join(', ');
   const cost = `$${status.costUsd.toFixed(4)}${status.costKnown ? '' : ' (some model calls had no price, so at least this)'}`;
+  const resumed = run.resumes === 0 ? '' : `, resumed ${run.resumes} time${run.resumes === 1 ? '' : 's'}`;
   const lines = [
-    `Run ${run.id}: ${run.state}, wall time ${wallTime(run.durationMs)}`,
+    `Run ${run.id}: ${run.state}${resumed}, wall time ${wallTime(run.durationMs)}`,
     `  ${oneLine(run.title, 100)}`,
     `  colony ${run.mode} on ${run.repo} with ${run.model}, started ${started}`,
     `Tasks: ${count(tasks.total)} (${counts})`,
@@ -36,6 +37,8 @@ function headerLines(status: RunStatus): string[] {
     `Cost: ${cost}`,
     `Model calls: ${count(status.modelCalls)}, tool calls: ${count(status.toolCalls)}`,
   ];
+  // A run colony stopped, or one whose process died (a crash, a kill), can be taken up again.
+  if (run.mode === 'run' && (run.state === 'stopped' || run.state === 'interrupted')) lines.push('  Continue it with: colony resume');
   if (status.pausedTaskIds.length > 0) lines.push(`Andon pulled below: ${status.pausedTaskIds.join(', ')}`);
   if (status.budget !== null) lines.push(...budgetLines(status.budget));
   if (status.sandbox !== null) lines.push(sandboxLine(status.sandbox));

@@ -81,6 +81,10 @@ describe('colony resume', () => {
     const kept = before.filter((event) => event.type === 'workspace.created').map((event) => (event.type === 'workspace.created' ? event.data.path : ''));
     expect(kept.some((path) => existsSync(path))).toBe(true);
 
+    const shown = await runCli(['status', '--repo', repo.dir]);
+    expect(shown.stdout).toMatch(/^Run \S+: stopped, wall time/);
+    expect(shown.stdout).toContain('Continue it with: colony resume');
+
     const refused = await runCli(['run', join(repo.dir, 'GOAL.md'), '--repo', repo.dir, '--model', MODEL]);
     expect(refused.code).toBe(2);
     expect(refused.stderr).toContain(`holds an unfinished run, ${runId}`);
