@@ -42,6 +42,18 @@ describe('the hang watch', () => {
     expect(watch.check()).toEqual([{ taskId: 'task-1', agentId: 'worker-a', silentMs: 1_001, limitMs: 1_000 }]);
   });
 
+  it('excuses every worker while colony itself holds them up', () => {
+    let now = 0;
+    const watch = createHangWatch(1_000, () => now);
+    watch.watch('task-1');
+    now = 900;
+    watch.excuseAll();
+    now = 1_800;
+    expect(watch.check()).toEqual([]);
+    now = 1_901;
+    expect(watch.check().map((hang) => hang.silentMs)).toEqual([1_001]);
+  });
+
   it('forgets a task that ended', () => {
     let now = 0;
     const watch = createHangWatch(1_000, () => now);

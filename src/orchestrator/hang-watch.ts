@@ -23,6 +23,8 @@ export interface HangWatch {
   /** Told every event of the task's agent. */
   saw(taskId: string, event: ColonyEvent): void;
   forget(taskId: string): void;
+  /** Counts now as a sign of life for every watched worker: they wait on colony itself (a full disk), not hang. */
+  excuseAll(): void;
   /** The workers silent past the limit, each reported once. */
   check(): Hang[];
   /** The hang found for the task, or null. */
@@ -47,6 +49,10 @@ export function createHangWatch(limitMs: number, now: () => number): HangWatch {
     forget(taskId) {
       watched.delete(taskId);
       found.delete(taskId);
+    },
+    excuseAll() {
+      const at = now();
+      for (const entry of watched.values()) entry.lastAt = Math.max(entry.lastAt, at);
     },
     check() {
       const at = now();

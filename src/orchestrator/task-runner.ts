@@ -87,7 +87,9 @@ export async function runTasks(options: TaskRunnerOptions): Promise<RunnerOutcom
       // While the disk is full no write succeeds; the leases are renewed once one does.
       if (!isDiskFull(error)) fail('renewing the leases failed', error);
     }
-    for (const hang of hangs.check()) stopHung(hang);
+    // Workers waiting for the disk to take their events wait on colony, not hang.
+    if (context.disk?.isFull() === true) hangs.excuseAll();
+    else for (const hang of hangs.check()) stopHung(hang);
   }, Math.max(50, Math.floor(leaseMs / 3)));
 
   const closeTask = async (task: TaskRecord, lease: Lease, execution: TaskExecution, stoppedByRun: boolean): Promise<void> => {
