@@ -84,7 +84,14 @@ describe('checkout sync', () => {
     expect(await repairCheckout(repo)).toEqual({ ok: true });
   });
 
-  it('refuses to guess when the record is damaged, and warns not to commit', async () => {
+  it('drops a damaged record when the checkout shows nothing changed: there is nothing to repair', async () => {
+    startCheckoutSync(repo, git('rev-parse', 'main'));
+    writeFileSync(recordFile(), '{"root": "/tr');
+    expect(await repairCheckout(repo)).toEqual({ ok: true });
+    expect(existsSync(recordFile())).toBe(false);
+  });
+
+  it('refuses to guess when the record is damaged over a changed checkout, and warns not to commit', async () => {
     startCheckoutSync(repo, git('rev-parse', 'main'));
     landBehindTheCheckout('d.txt', 'D\n');
     writeFileSync(recordFile(), '{"root": "/tr');

@@ -2,7 +2,7 @@ import { closeSync, existsSync, fsyncSync, openSync, readFileSync, renameSync, r
 import { join } from 'node:path';
 import { updateCheckout } from '../workspace/checkout.js';
 import { ownerUmask } from './command-sandbox.js';
-import type { Repository } from '../workspace/repository.js';
+import { findDirtyFiles, type Repository } from '../workspace/repository.js';
 
 /**
  * colony moves the trunk while the user's checkout of it stays where it was, so until the
@@ -64,6 +64,12 @@ export async function repairCheckout(
   const read = readRecord(repo);
   if (read.kind === 'none') return { ok: true };
   if (read.kind === 'unreadable') {
+    // A torn record over a checkout that shows nothing changed left nothing behind: the tree
+    // matches its HEAD, whichever commit the record named. Only a changed tree needs a person.
+    if ((await findDirtyFiles(repo)).length === 0) {
+      rmSync(recordPath(repo), { force: true });
+      return { ok: true };
+    }
     return {
       ok: false,
       error:
