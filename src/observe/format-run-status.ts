@@ -38,7 +38,7 @@ function headerLines(status: RunStatus): string[] {
     `Model calls: ${count(status.modelCalls)}, tool calls: ${count(status.toolCalls)}`,
   ];
   // A run colony stopped, or one whose process died (a crash, a kill), can be taken up again.
-  if (run.mode === 'run' && (run.state === 'stopped' || run.state === 'interrupted')) lines.push('  Continue it with: colony resume');
+  if (run.mode === 'run' && (run.state === 'stopped' || run.state === 'interrupted')) lines.push(`  Continue it with: colony resume --repo ${run.repo}`);
   if (status.pausedTaskIds.length > 0) lines.push(`Andon pulled below: ${status.pausedTaskIds.join(', ')}`);
   if (status.budget !== null) lines.push(...budgetLines(status.budget));
   if (status.sandbox !== null) lines.push(sandboxLine(status.sandbox));

@@ -14,13 +14,22 @@ export function createAgentRecorder(
   agentId: string,
   onEvent?: (event: ColonyEvent) => void,
   disk?: DiskGuard,
+  /** Stops a flush's wait for disk space (the agent is stopped); its events stay buffered. */
+  signal?: AbortSignal,
 ): AgentRecorder {
+  const flushThroughGuard = (guard: DiskGuard) => (): Promise<void> => {
+    const flushed = guard.flush(signal);
+    // Callers that cannot wait (publishing, ending) leave the events buffered for the next
+    // flush, which reports a failure to whoever awaits it: this one must not crash the process.
+    flushed.catch(() => undefined);
+    return flushed;
+  };
   return {
     record(body: EventBody) {
       const event = store.append({ ...body, runId, agentId });
       onEvent?.(event);
     },
-    flush: disk === undefined ? () => store.flush() : () => disk.flush(),
+    flush: disk === undefined ? () => store.flush() : flushThroughGuard(disk),
   };
 }
 

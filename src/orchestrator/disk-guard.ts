@@ -59,9 +59,13 @@ export function createDiskGuard(options: DiskGuardOptions): DiskGuard {
     fullSince = now();
     record({ type: 'disk.full', data: { path, freeBytes: freeBytes(path), message: error instanceof Error ? error.message : String(error) } });
   };
-  const lowOnSpace = (): boolean => {
+  const belowReserve = (): number | null => {
     const free = freeBytes(path);
-    if (free === null || free >= reserveBytes) return false;
+    return free !== null && free < reserveBytes ? free : null;
+  };
+  const lowOnSpace = (): boolean => {
+    const free = belowReserve();
+    if (free === null) return false;
     noteFull(`only ${free} bytes are free where colony keeps its state, less than the ${reserveBytes} it keeps in reserve`);
     return true;
   };
@@ -80,7 +84,9 @@ export function createDiskGuard(options: DiskGuardOptions): DiskGuard {
       noteFull(error);
       return false;
     }
-    if (fullSince !== null) {
+    // Over only when writes succeed and the reserve is back: a write that squeezes into the
+    // last bytes does not end it, or it would flap with every flush.
+    if (fullSince !== null && belowReserve() === null) {
       noteWritable();
       return tryFlush();
     }

@@ -2,10 +2,11 @@ import { describe, expect, it } from 'vitest';
 import type { ColonyEvent } from '../events/event-types.js';
 import { createHangWatch } from './hang-watch.js';
 
-function eventAt(ts: number, type: 'tool.started' | 'agent.parked' | 'agent.resumed', agentId = 'worker-a'): ColonyEvent {
+function eventAt(ts: number, type: 'tool.started' | 'tool.ended' | 'agent.parked' | 'agent.resumed', agentId = 'worker-a'): ColonyEvent {
   const base = { v: 1, id: `e${ts}`, seq: ts, runId: 'run-1', agentId, ts };
   if (type === 'agent.parked') return { ...base, type, data: { step: 1, kind: 'rate-limited', message: '429', attempts: 3, waitMs: 1_000 } };
   if (type === 'agent.resumed') return { ...base, type, data: { step: 1, parkedMs: 1_000 } };
+  if (type === 'tool.ended') return { ...base, type, data: { step: 1, callId: 'c1', name: 'run_command', ok: true, output: 'ok', durationMs: 5 } };
   return { ...base, type, data: { step: 1, callId: 'c1', name: 'run_command', input: '{}' } };
 }
 
@@ -16,7 +17,7 @@ describe('the hang watch', () => {
     watch.watch('task-quiet');
     watch.watch('task-busy');
     now = 900;
-    watch.saw('task-busy', eventAt(900, 'tool.started', 'worker-b'));
+    watch.saw('task-busy', eventAt(900, 'tool.ended', 'worker-b'));
     expect(watch.check()).toEqual([]);
     now = 1_500;
     const hangs = watch.check();
@@ -40,6 +41,17 @@ describe('the hang watch', () => {
     expect(watch.check()).toEqual([]);
     now = 11_001;
     expect(watch.check()).toEqual([{ taskId: 'task-1', agentId: 'worker-a', silentMs: 1_001, limitMs: 1_000 }]);
+  });
+
+  it('gives a worker running a tool call as long as a command may take', () => {
+    let now = 0;
+    const watch = createHangWatch(1_000, () => now);
+    watch.watch('task-1');
+    watch.saw('task-1', eventAt(0, 'tool.started'));
+    now = 30 * 60_000;
+    expect(watch.check()).toEqual([]);
+    now = 35 * 60_000;
+    expect(watch.check()).toMatchObject([{ taskId: 'task-1', limitMs: 35 * 60_000 }]);
   });
 
   it('excuses every worker while colony itself holds them up', () => {

@@ -3,6 +3,13 @@ import type { ColonyEvent } from '../events/event-types.js';
 /** A worker that recorded nothing for this long is taken for hung: longer than the longest command may run (30 minutes) and a merge after it. */
 export const DEFAULT_HANG_AFTER_MS = 40 * 60_000;
 
+/**
+ * While a tool call runs, silence is judged against at least this: a command may legitimately
+ * run 30 minutes (its own timeout kills it then) and a merge check 10, and neither records
+ * anything until it ends.
+ */
+export const TOOL_CALL_GRACE_MS = 35 * 60_000;
+
 /** What the watch found: the agent recorded nothing for `silentMs`, past `limitMs`. */
 export interface Hang {
   readonly taskId: string;
@@ -14,7 +21,8 @@ export interface Hang {
 /**
  * Notices workers that stopped making progress. Every event an agent records counts as a sign
  * of life; a worker parked on its provider (rate limited, its circuit open) is waiting on
- * purpose and is not judged until it resumes. Planners are not watched: waiting silently for
+ * purpose and is not judged until it resumes; one running a tool call is judged against at
+ * least TOOL_CALL_GRACE_MS, as commands bound their own time. Planners are not watched: waiting silently for
  * their children's handoffs is what they do.
  */
 export interface HangWatch {
@@ -32,11 +40,11 @@ export interface HangWatch {
 }
 
 export function createHangWatch(limitMs: number, now: () => number): HangWatch {
-  const watched = new Map<string, { lastAt: number; agentId: string; parked: boolean }>();
+  const watched = new Map<string, { lastAt: number; agentId: string; parked: boolean; inToolCall: boolean }>();
   const found = new Map<string, Hang>();
   return {
     watch(taskId) {
-      watched.set(taskId, { lastAt: now(), agentId: '', parked: false });
+      watched.set(taskId, { lastAt: now(), agentId: '', parked: false, inToolCall: false });
     },
     saw(taskId, event) {
       const entry = watched.get(taskId);
@@ -45,6 +53,8 @@ export function createHangWatch(limitMs: number, now: () => number): HangWatch {
       entry.agentId = event.agentId;
       if (event.type === 'agent.parked') entry.parked = true;
       else if (event.type === 'agent.resumed') entry.parked = false;
+      else if (event.type === 'tool.started') entry.inToolCall = true;
+      else if (event.type === 'tool.ended') entry.inToolCall = false;
     },
     forget(taskId) {
       watched.delete(taskId);
@@ -59,8 +69,9 @@ export function createHangWatch(limitMs: number, now: () => number): HangWatch {
       const hangs: Hang[] = [];
       for (const [taskId, entry] of watched) {
         const silentMs = at - entry.lastAt;
-        if (entry.parked || found.has(taskId) || silentMs < limitMs) continue;
-        const hang: Hang = { taskId, agentId: entry.agentId, silentMs, limitMs };
+        const limit = entry.inToolCall ? Math.max(limitMs, TOOL_CALL_GRACE_MS) : limitMs;
+        if (entry.parked || found.has(taskId) || silentMs < limit) continue;
+        const hang: Hang = { taskId, agentId: entry.agentId, silentMs, limitMs: limit };
         found.set(taskId, hang);
         hangs.push(hang);
       }

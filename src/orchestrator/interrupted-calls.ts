@@ -54,11 +54,15 @@ async function answerMerge(options: InterruptedCallsOptions, call: ToolCall): Pr
     return { ok: false, error: `${plain.ok ? '' : plain.error}. The merge did not land (${note} ${repo.trunk}): call merge_to_main again.` };
   }
   const intent = intents.find((candidate) => candidate.commit === settled.commit);
-  options.record({
-    type: 'merge.landed',
-    data: { commit: settled.commit, mainBefore: intent?.mainBefore ?? '', attempts: 1, files: [...settled.files], durationMs: 0 },
-  });
-  await options.onLanded?.(settled.commit);
+  // A resume killed after answering this once already recorded the landing: not twice.
+  const recordedBefore = prior.events.some((event) => event.type === 'merge.landed' && event.seq > since && event.data.commit === settled.commit);
+  if (!recordedBefore) {
+    options.record({
+      type: 'merge.landed',
+      data: { commit: settled.commit, mainBefore: intent?.mainBefore ?? '', attempts: 1, files: [...settled.files], durationMs: 0 },
+    });
+    await options.onLanded?.(settled.commit);
+  }
   // The merge would have brought the workspace to the landed commit; a restart kept it from it.
   const moved = options.workspace === undefined ? null : await moveWorkspaceTo(options.workspace, settled.commit);
   const behind =

@@ -1,5 +1,6 @@
 import { rebuildConversation, type RebuiltConversation } from '../agent/conversation-rebuild.js';
 import type { AgentRole, ColonyEvent } from '../events/event-types.js';
+import type { Handoff } from '../events/handoff.js';
 import type { EventStore } from '../store/event-store.js';
 import type { TaskRecord } from '../store/task-store.js';
 import type { RunContext } from './run-context.js';
@@ -55,4 +56,18 @@ export function landedCommits(prior: PriorAgent): string[] {
 /** The prior agent to give `task` back to on resume, or null for a new agent. */
 export function priorOf(context: Pick<RunContext, 'events' | 'runId' | 'priorAgents'>, task: TaskRecord): PriorAgent | null {
   return loadPriorAgent(context.events, context.runId, context.priorAgents?.get(task.id));
+}
+
+/**
+ * The handoff the agent's last life recorded (`handoff.submitted` after its last start or
+ * restore), or null. An agent that ended this way only had its delivery cut off by the crash:
+ * the recorded handoff is delivered as it is, and the agent is not brought back.
+ */
+export function recordedHandoff(prior: PriorAgent): Handoff | null {
+  for (let index = prior.events.length - 1; index >= 0; index -= 1) {
+    const event = prior.events[index];
+    if (event === undefined || event.type === 'agent.started' || event.type === 'agent.restored') return null;
+    if (event.type === 'handoff.submitted') return event.data.handoff;
+  }
+  return null;
 }

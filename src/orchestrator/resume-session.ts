@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { ColonyEvent } from '../events/event-types.js';
 import type { RunSettings } from '../events/run-settings.js';
-import { createSecretRedactor } from '../events/secret-redaction.js';
+import { createSecretRedactor, REDACTED } from '../events/secret-redaction.js';
 import type { ChatModel } from '../model/chat-model.js';
 import { openRepository } from '../workspace/repository.js';
 import { createRedactingChatModel } from './redacting-chat-model.js';
@@ -61,6 +61,15 @@ function checkResumable(run: UnfinishedRun | null, stateDir: string): ReadUnfini
       error: `the unfinished run ${describeUnfinishedRun(run)} was recorded by an older colony that did not keep its settings, so it cannot be resumed. Start over with \`colony run GOAL.md --new\`.`,
     };
   }
+  // A setting that held a secret (a key in --base-url, say) was recorded redacted: resuming
+  // with it would send `[redacted]` where the key was.
+  const redacted = Object.entries(run.settings).filter(([, value]) => JSON.stringify(value).includes(REDACTED)).map(([name]) => name);
+  if (redacted.length > 0) {
+    return {
+      ok: false,
+      error: `the unfinished run ${describeUnfinishedRun(run)} recorded its ${redacted.join(' and ')} with a secret in it, which colony never keeps, so it cannot be resumed as it was. Start over with \`colony run GOAL.md --new\`, and pass keys through the environment (--api-key-env) rather than in the settings.`,
+    };
+  }
   return { ok: true, run: { ...run, settings: run.settings }, stateDir };
 }
 
@@ -82,6 +91,12 @@ export async function runResumeSession(given: ResumeSessionOptions): Promise<Run
       const resumable = checkResumable(findUnfinishedRun(stores.events), session.stateDir);
       if (!resumable.ok) return resumable;
       const { run } = resumable;
+      if (resolve(run.repo) !== session.repo.root) {
+        return {
+          ok: false,
+          error: `the unfinished run ${describeUnfinishedRun(run)} in ${session.stateDir} works on ${run.repo}, not on ${session.repo.root}: resume it with \`colony resume --repo ${run.repo} --state ${session.stateDir}\`.`,
+        };
+      }
       const { settings } = run;
       // Workspaces are taken up by the method that made them.
       const method = lastMethodChosen(stores.events.read({ runId: run.runId, types: ['workspace.method-chosen'] })) ?? settings.workspaces;

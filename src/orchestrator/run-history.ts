@@ -6,6 +6,8 @@ import type { EventStore } from '../store/event-store.js';
 export interface UnfinishedRun {
   readonly runId: string;
   readonly title: string;
+  /** The repository the run works on, as it recorded it. */
+  readonly repo: string;
   readonly startedAt: number;
   /** 'stopped' when it was stopped on purpose and said so; 'crashed' when it ended without a word. */
   readonly state: 'stopped' | 'crashed';
@@ -33,6 +35,7 @@ export function findUnfinishedRun(events: EventStore): UnfinishedRun | null {
   return {
     runId: started.runId,
     title: started.data.title,
+    repo: started.data.repo,
     startedAt: started.ts,
     state: last?.type === 'run.ended' ? 'stopped' : 'crashed',
     settings: configured?.data.settings ?? null,

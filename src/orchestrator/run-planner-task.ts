@@ -17,7 +17,7 @@ import type { Exhaustion } from './budget-ledger.js';
 import { handoffMessage, personMessage } from './handoff-message.js';
 import { createFilesInFlightNotice } from './files-in-flight-notice.js';
 import { createPlannerBoard, handoffFromFinish } from './planner-board.js';
-import type { RunContext } from './run-context.js';
+import { RUN_STOPPED, type RunContext } from './run-context.js';
 import { answerInterruptedCalls } from './interrupted-calls.js';
 import { priorOf, type PriorAgent } from './prior-agents.js';
 
@@ -50,7 +50,7 @@ export async function runPlannerTask(context: RunContext, task: TaskRecord, sign
   const prior = priorOf(context, task);
   const agentId = prior?.agentId ?? newShortId('planner');
   const role: Exclude<AgentRole, 'worker'> = task.parentTaskId === null ? 'root-planner' : 'sub-planner';
-  const recorder = createAgentRecorder(context.events, context.runId, agentId, context.onEvent, context.disk);
+  const recorder = createAgentRecorder(context.events, context.runId, agentId, context.onEvent, context.disk, signal);
   const systemPrompt = PLANNER_PROMPT.replace('{{ROLE}}', ROLE_SENTENCES[role]);
   const board = createPlannerBoard(context, task, agentId, recorder, { lease, finished: prior === null ? null : finishedBefore(prior) });
   const filesNotice = createFilesInFlightNotice(context.workInFlight, task.id);
@@ -99,6 +99,9 @@ export async function runPlannerTask(context: RunContext, task: TaskRecord, sign
       inbox: plannerInbox(context, task, lease, missed),
       noToolCallNudge: PLANNER_NUDGE,
       beforeModelCall: async () => {
+        // While colony cannot write (a full disk), a planner's messages cannot be taken either:
+        // it waits for the disk rather than calling its model over and over without them.
+        if (context.disk?.isFull() === true) await context.disk.flush(signal);
         const spending = budget?.beforeModelCall() ?? null;
         if (typeof spending === 'object' && spending !== null) return spending;
         const problem = await view.followTrunk();
@@ -143,6 +146,9 @@ export async function runPlannerTask(context: RunContext, task: TaskRecord, sign
       : budgetStop !== null && !signal.aborted
         ? budgetStoppedPlannerHandoff(context, task, outcome, budgetStop)
         : syntheticPlannerHandoff(outcome, role);
+  // Recorded like a worker's, so a restart that cuts off its delivery delivers it as it was.
+  // A planner stopped with the run hands nothing off: it is taken up again on resume.
+  if (!(signal.aborted && signal.reason === RUN_STOPPED)) recorder.record({ type: 'handoff.submitted', data: { taskId: task.id, handoff } });
   endAgent(recorder, outcome, handoff);
   return { agentId, handoff };
 }

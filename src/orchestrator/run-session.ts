@@ -196,16 +196,20 @@ export async function driveRun(drive: DriveRunOptions): Promise<RunSessionResult
     const system = createAgentRecorder(events, runId, 'system', onEvent);
     const disk = createDiskGuard({ events, path: stateDir, record: system.record, now: Date.now });
     let resumed: ResumedRun | null = null;
+    let rootTaskId: string;
     if (start.kind === 'new') {
       recordBudget = system.record;
       system.record({ type: 'run.started', data: { mode: 'run', repo: repo.root, model: options.workerModel.spec, title: start.goal.title } });
       system.record({ type: 'run.configured', data: { settings: start.settings } });
       if (budget !== undefined) system.record({ type: 'budget.set', data: budgetSet(limits, start.startedAt) });
+      // With the run's start, before the first flush: a run killed at any later moment has its root to resume.
+      rootTaskId = createRootTask(tasks, system, runId, start);
     } else {
-      // What the run spent before is counted again, quietly: its warnings were recorded then.
+      resumed = await takeUpRun({ events, tasks, repo, runId, unfinished: start.unfinished, record: system.record, now: Date.now });
+      rootTaskId = resumed.rootTaskId;
+      // What the run spent before (the repaired log included) is counted again, quietly: its warnings were recorded then.
       for (const event of events.read({ runId, types: BUDGET_EVENT_TYPES })) budget?.observe(event);
       recordBudget = system.record;
-      resumed = await takeUpRun({ events, tasks, repo, runId, unfinished: start.unfinished, record: system.record, now: Date.now });
     }
     late.attach(system.record);
     // The install below can take minutes; the run's start is on disk before it.
@@ -231,7 +235,8 @@ export async function driveRun(drive: DriveRunOptions): Promise<RunSessionResult
     });
     if (!workspaces.ok) {
       await checkout.finish();
-      system.record({ type: 'run.ended', data: { status: 'failed', durationMs: Date.now() - start.startedAt } });
+      // Nothing ran: the run stays resumable once what kept the workspaces from starting is fixed.
+      system.record({ type: 'run.ended', data: { status: 'stopped', durationMs: Date.now() - start.startedAt } });
       system.flush();
       return workspaces;
     }
@@ -262,8 +267,6 @@ export async function driveRun(drive: DriveRunOptions): Promise<RunSessionResult
     };
     // Planners' views left by a process that died with them; no planner of this state runs yet.
     await removeLeftoverViews(repo, context.viewsDir);
-    const rootTaskId = resumed?.rootTaskId ?? createRootTask(tasks, system, runId, start);
-    await disk.flush(signal);
 
     const outcome = await runTasks({
       context,
@@ -275,7 +278,8 @@ export async function driveRun(drive: DriveRunOptions): Promise<RunSessionResult
     });
 
     let check: MainCheck | null = null;
-    let status: RunEndStatus = outcome.failure === null ? 'stopped' : 'failed';
+    // colony's own failure (its store) stops the run like Ctrl-C does: tasks released, resumable.
+    let status: RunEndStatus = 'stopped';
     if (outcome.rootHandoff !== null) {
       const goalBody = tasks.getTask(rootTaskId)?.body ?? '';
       check = await checkMain(repo, goalBody, context.viewsDir, system, signal, commands);

@@ -99,7 +99,7 @@ export async function runWorkerTask(options: RunWorkerTaskOptions): Promise<Work
   const { repo, store, task, runId } = options;
   const prior = options.prior ?? null;
   const agentId = prior?.agentId ?? newShortId('worker');
-  const recorder = createAgentRecorder(store, runId, agentId, options.onEvent, options.disk);
+  const recorder = createAgentRecorder(store, runId, agentId, options.onEvent, options.disk, options.signal);
   const signal = options.signal ?? new AbortController().signal;
 
   const placed = await placeWorkspace(options, agentId, prior, recorder.record);

@@ -10,7 +10,7 @@ import type { RunContext } from './run-context.js';
 import { RUN_STOPPED, RUNNER_WAKEUP } from './run-context.js';
 import { runPlannerTask, type TaskExecution } from './run-planner-task.js';
 import { runWorkerTask } from './run-worker-task.js';
-import { priorOf } from './prior-agents.js';
+import { priorOf, recordedHandoff } from './prior-agents.js';
 
 /** How often the runner looks for claimable tasks without a wake-up (another process may have published). */
 const CLAIM_POLL_MS = 500;
@@ -235,6 +235,10 @@ function hungHandoff(execution: TaskExecution, hang: Hang): TaskExecution {
 /** Runs the task's agent; anything it throws is colony's own failure and still ends in a handoff. */
 async function execute(context: RunContext, task: TaskRecord, lease: () => Lease, signal: AbortSignal): Promise<TaskExecution> {
   try {
+    const prior = priorOf(context, task);
+    // Its agent had ended and recorded its handoff; only the delivery was cut off.
+    const recorded = prior === null ? null : recordedHandoff(prior);
+    if (prior !== null && recorded !== null) return { agentId: prior.agentId, handoff: recorded };
     if (task.kind === 'planner') return await runPlannerTask(context, task, signal, lease);
     const result = await runWorkerTask({
       repo: context.repo,
@@ -255,7 +259,7 @@ async function execute(context: RunContext, task: TaskRecord, lease: () => Lease
       ...(context.onEvent === undefined ? {} : { onEvent: context.onEvent }),
       ...(context.budget === undefined ? {} : { budget: createAgentBudget(context.budget, task.id, 'worker') }),
       ...(context.disk === undefined ? {} : { disk: context.disk }),
-      prior: priorOf(context, task),
+      prior,
     });
     return { agentId: result.agentId, handoff: result.handoff };
   } catch (error) {

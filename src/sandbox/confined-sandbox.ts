@@ -74,7 +74,9 @@ export function createConfinedSandbox(settings: ConfinedSandboxSettings): Confin
     return createConfinedRunner({
       cgroups: settings.cgroups,
       limits: settings.limits,
-      nextCgroupName: () => `${slug}-${(commandCount += 1)}`,
+      // The process id keeps names apart across processes of one run (a resumed run reopens
+      // the run's cgroup): a command never joins a cgroup a killed process left, with its counts.
+      nextCgroupName: () => `${slug}-${process.pid}-${(commandCount += 1)}`,
       workspace,
       spill: settings.limits.maxSpillBytes > 0 ? spill.directory : null,
       launch: (request) => ({

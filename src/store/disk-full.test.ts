@@ -122,6 +122,9 @@ describe.skipIf(unavailable !== null && !required)('a store on a full disk (need
       // The disk is full, not the log broken: appends still take events, which wait in memory.
       const late = events.append(toolEndedInput(subject, 101, 'recorded while the disk was full'));
       expect(late.seq).toBe(102);
+      // And reading goes on: what is on disk, then what waits in memory.
+      expect(events.read().map((event) => event.seq)).toEqual(Array.from({ length: 102 }, (_, index) => index + 1));
+      expect(events.read({ afterSeq: 100, limit: 1 }).map((event) => event.seq)).toEqual([101]);
       const reader = openSqliteEventStore(path);
       expect(reader.read().map((event) => event.seq)).toEqual([1]);
       reader.close();

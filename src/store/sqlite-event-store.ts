@@ -2,7 +2,7 @@ import type Database from 'better-sqlite3';
 import type { ColonyEvent } from '../events/event-types.js';
 import { EventStamper, eventFromRecord, validateEventInput } from './event-record.js';
 import type { EventRecord } from './event-record.js';
-import { checkEventQuery } from './event-query.js';
+import { checkEventQuery, recordMatchesQuery } from './event-query.js';
 import type { EventInput, EventQuery, EventStore } from './event-store.js';
 import { isDiskFull } from './disk-full.js';
 import { EVENT_LOG_SCHEMA } from './sqlite-event-schema.js';
@@ -120,7 +120,16 @@ class SqliteEventStore implements EventStore {
   read(query: EventQuery = {}): ColonyEvent[] {
     this.checkOpen();
     checkEventQuery(query);
-    this.writePending();
+    try {
+      this.writePending();
+    } catch (error) {
+      if (!isDiskFull(error)) throw error;
+      // The disk is full: what is on disk, then what waits in memory, in seq order as always.
+      const stored = this.reader.read({ ...query, limit: undefined });
+      const waiting = this.pending.filter((record) => recordMatchesQuery(record, query));
+      const all = [...stored.map(eventFromRecord), ...waiting.map(eventFromRecord)];
+      return query.limit === undefined ? all : all.slice(0, query.limit);
+    }
     return this.reader.read(query).map(eventFromRecord);
   }
 

@@ -36,7 +36,9 @@ export async function createMainView(repo: Repository, options: { id: string; pa
   if (await pathExists(path)) throw new Error(`Cannot create the view ${options.id}: ${path} already exists.`);
   await mkdir(resolve(options.parentDir), { recursive: true });
   let commit = await resolveBranch(repo, repo.trunk);
-  const args = ['worktree', 'add', '--quiet', '--detach', path, commit];
+  // --force: a view whose directory a killed process already deleted may still be registered
+  // under the same id; the directory itself is checked above.
+  const args = ['worktree', 'add', '--quiet', '--force', '--detach', path, commit];
   const added = await withWorktreeAdminLock(repo, () => runGit(repo.root, args));
   if (added.code !== 0) throw new Error(`Cannot create the view ${options.id}: ${describeFailure(args, added)}`);
   // The planner runs commands in the view, which can rewrite its `.git` file: colony's own git

@@ -49,7 +49,8 @@ async function resume(ctx: CommandContext, flags: ResumeFlags): Promise<number> 
     workerModel,
     plannerModel,
     signal: ctx.signal,
-    secrets: ctx.secrets ?? [],
+    // The key the run reads is a secret whatever its variable is called.
+    secrets: [...(ctx.secrets ?? []), ...recordedKey(ctx, settings.apiKeyEnv)],
     ...(progress === undefined ? {} : { onEvent: progress }),
   });
   return finishRun(ctx, result, flags.json === true);
@@ -67,4 +68,9 @@ function resolveRecorded(ctx: CommandContext, spec: string, run: ResumableRun): 
   if (resolved.ok) return resolved.model;
   usageError(ctx, `the run's model ${spec} cannot be used now: ${resolved.error}`);
   return null;
+}
+
+function recordedKey(ctx: CommandContext, variable: string | null): string[] {
+  const value = variable === null ? undefined : ctx.env[variable];
+  return value === undefined || value === '' ? [] : [value];
 }

@@ -70,7 +70,7 @@ export function formatRunSummary(result: Extract<RunSessionResult, { ok: true }>
   }
   if (status?.budget != null) lines.push(...budgetLines(status.budget).map((line) => line.replace(/^(\w+):/, (_, name: string) => `${name.toLowerCase()}:`)));
   if (result.status === 'stopped') {
-    lines.push(`The run was stopped; its unfinished tasks wait, with their agents' conversations and workspaces. Continue it with: colony resume --state ${result.stateDir}`);
+    lines.push(`The run was stopped; its unfinished tasks wait, with their agents' conversations and workspaces. Continue it with: colony resume --repo ${status?.run.repo ?? '.'} --state ${result.stateDir}`);
   }
   lines.push(`${result.trunk} is at ${result.trunkCommit.slice(0, 12)}. More: colony status --state ${result.stateDir}; colony events --state ${result.stateDir}`, '');
   return lines.join('\n');

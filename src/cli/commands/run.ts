@@ -1,5 +1,5 @@
 import { resolve } from 'node:path';
-import type { Command } from 'commander';
+import { InvalidArgumentError, type Command } from 'commander';
 import type { ColonyEvent, EventType } from '../../events/event-types.js';
 import type { ChatModel } from '../../model/chat-model.js';
 import { readPriceFile } from '../../model/price-file.js';
@@ -117,12 +117,19 @@ export function registerRunCommand(program: Command, ctx: CommandContext): void 
     .option('--budget-usd <amount>', 'wind the run down when its model calls have cost this many US dollars', positiveNumber('an amount of US dollars such as 5 or 0.50'))
     .option('--max-hours <h>', 'wind the run down after this many hours of wall time; fractions allowed, e.g. 0.5', positiveNumber('a number of hours such as 2 or 0.25'))
     .option('--prices <file>', 'a JSON file of model prices that adds to or overrides the known ones, like {"openai:gpt-5": {"inputPerMTok": 1.25, "outputPerMTok": 10}}')
-    .option('--hang-after <minutes>', 'stop a worker that records nothing for this many minutes and close its task as failed', positiveNumber('a number of minutes such as 40 or 0.5'), 40)
+    .option('--hang-after <minutes>', 'stop a worker that records nothing for this many minutes (at least 1; a running command gets at least 35) and close its task as failed', hangMinutes, 40)
     .option('--new', 'start a new run even though the state directory holds an unfinished one (it is recorded as abandoned; `colony resume` continues it instead)');
   addProgressOptions(command);
   addSandboxOptions(command).action(async (goalPath: string, flags: RunFlags) => {
     ctx.exitCode = await run(ctx, goalPath, flags);
   });
+}
+
+/** `--hang-after`: a number of minutes, at least one, so ordinary pauses between calls never count as a hang. */
+function hangMinutes(value: string): number {
+  const minutes = positiveNumber('a number of minutes such as 40 or 5')(value);
+  if (minutes < 1) throw new InvalidArgumentError(`--hang-after must be at least 1 minute (a pause between a worker's calls is not a hang), got ${value}.`);
+  return minutes;
 }
 
 /** `--json`, `--quiet`, `--verbose`: shared by `run` and `resume`. */
