@@ -1,4 +1,5 @@
 import { closeRepositoryObjects } from '../workspace/repository-objects.js';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ColonyEvent, EventBody, EventData } from '../events/event-types.js';
 import type { Handoff } from '../events/handoff.js';
@@ -137,24 +138,38 @@ export async function runRunSession(given: RunSessionOptions): Promise<RunSessio
   const session = await prepareSession(options.repoDir, options.stateDir);
   if (!session.ok) return session;
   try {
-    const stores = openRunStores(session.stateDir, options.secrets ?? []);
-    if (!stores.ok) return stores;
-    try {
-      const unfinished = findUnfinishedRun(stores.events);
-      if (unfinished !== null && options.newRun !== true) return { ok: false, error: unfinishedRunError(unfinished, session.stateDir, options.stateDir !== undefined) };
-      const chosen = await chooseWorkspaces(session.repo, session.stateDir, options.workspaces ?? 'auto');
-      if (!chosen.ok) return chosen;
-      if (unfinished !== null) abandonRun(stores.events, unfinished);
-      const settings = settingsOf(options);
-      const start: RunStart = { kind: 'new', goal, settings, startedAt: Date.now() };
-      return await withSessionCommands(session, settings.sandbox, ({ runId, commands, late }) =>
-        driveRun({ options, session, chosen, stores, start, runId, commands, late }),
-      );
-    } finally {
-      stores.close();
-    }
+    // Read before anything is made: a refused run leaves no log behind where there was none.
+    const unfinished = readUnfinishedIn(session.stateDir);
+    if (!unfinished.ok) return unfinished;
+    if (unfinished.run !== null && options.newRun !== true) return { ok: false, error: unfinishedRunError(unfinished.run, session.stateDir, options.stateDir !== undefined) };
+    const chosen = await chooseWorkspaces(session.repo, session.stateDir, options.workspaces ?? 'auto');
+    if (!chosen.ok) return chosen;
+    const settings = settingsOf(options);
+    return await withSessionCommands(session, settings.sandbox, async ({ runId, commands, late }) => {
+      const stores = openRunStores(session.stateDir, options.secrets ?? []);
+      if (!stores.ok) return stores;
+      try {
+        if (unfinished.run !== null) abandonRun(stores.events, unfinished.run);
+        const start: RunStart = { kind: 'new', goal, settings, startedAt: Date.now() };
+        return await driveRun({ options, session, chosen, stores, start, runId, commands, late });
+      } finally {
+        stores.close();
+      }
+    });
   } finally {
     session.release();
+  }
+}
+
+/** The unfinished run in a state directory's log, without creating a log where there is none. */
+function readUnfinishedIn(stateDir: string): { readonly ok: true; readonly run: UnfinishedRun | null } | { readonly ok: false; readonly error: string } {
+  if (!existsSync(eventsDatabasePath(stateDir))) return { ok: true, run: null };
+  const stores = openRunStores(stateDir, []);
+  if (!stores.ok) return stores;
+  try {
+    return { ok: true, run: findUnfinishedRun(stores.events) };
+  } finally {
+    stores.close();
   }
 }
 

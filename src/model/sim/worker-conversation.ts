@@ -34,6 +34,12 @@ export interface WorkerConversation {
   readonly budgetUsedUp: boolean;
 }
 
+/**
+ * What colony says when a worker is given a fresh workspace after a restart: whatever the sim
+ * wrote before is not there, so it starts its steps over, as a model reading that would.
+ */
+const FRESH_WORKSPACE_TEXT = 'You are now in a fresh workspace';
+
 /** Tool errors start with "error: " as well as carrying the flag: not every wire format keeps the flag. */
 const ERROR_PREFIX = 'error: ';
 
@@ -55,6 +61,7 @@ export function readConversation(messages: readonly Message[]): WorkerConversati
   const actions: WorkerAction[] = [];
   for (const message of messages) {
     if (message.role === 'user' && taskText === null) taskText = message.content;
+    else if (message.role === 'user' && message.content.includes(FRESH_WORKSPACE_TEXT)) actions.length = 0;
     if (message.role !== 'assistant') continue;
     turn += 1;
     if (message.toolCalls.length === 0 && message.text.startsWith(ABANDON_TEXT)) abandoned = true;
