@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 import { handoffStatusSchema, type HandoffStatus } from '../events/handoff.js';
 import { overlapText } from './task-overlap-text.js';
-import type { AnyTool, Tool, ToolResult } from './tool.js';
+import { readRecordedInput, type AnyTool, type Tool, type ToolResult } from './tool.js';
 
 function description(name: string): string {
   return readFileSync(new URL(`./descriptions/${name}.md`, import.meta.url), 'utf8');
@@ -173,12 +173,6 @@ function finishReportOf(input: z.infer<typeof finishParameters>): FinishReport {
  * taken up again after a restart); null when they do not parse, which a call that succeeded never had.
  */
 export function finishReportFromInput(input: string): FinishReport | null {
-  let json: unknown;
-  try {
-    json = JSON.parse(input);
-  } catch {
-    return null;
-  }
-  const parsed = finishParameters.safeParse(json);
-  return parsed.success ? finishReportOf(parsed.data) : null;
+  const read = readRecordedInput(finishParameters, input);
+  return read === null ? null : finishReportOf(read);
 }

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Handoff } from '../events/handoff.js';
-import { createSubmitHandoffTool } from './submit-handoff-tool.js';
+import { createSubmitHandoffTool, handoffFromSubmitInput } from './submit-handoff-tool.js';
+import { finishReportFromInput } from './planner-tools.js';
 import { toolContext } from './workspace-fixture.js';
 
 describe('submit_handoff', () => {
@@ -37,5 +38,30 @@ describe('submit_handoff', () => {
     expect(tool.parameters.safeParse({ status: 'finished', summary: 'x' }).success).toBe(false);
     expect(tool.parameters.safeParse({ status: 'done', summary: '' }).success).toBe(false);
     expect(tool.name).toBe('submit_handoff');
+  });
+});
+
+describe('reading a recorded call back after a restart', () => {
+  it('rebuilds the handoff a recorded submit_handoff made, the same as the tool made it', async () => {
+    const input = '{"status":"done","summary":"Built pad.","evidence":"node --test: 3 passed","follow_ups":["index"]}';
+    let made: Handoff | null = null;
+    await createSubmitHandoffTool((handoff) => (made = handoff)).execute(JSON.parse(input) as never, toolContext());
+    expect(handoffFromSubmitInput(input)).toEqual(made);
+    expect(handoffFromSubmitInput(input)).toMatchObject({ status: 'done', evidence: 'node --test: 3 passed', followUps: ['index'], synthetic: false });
+    expect(handoffFromSubmitInput('{"status":"done"')).toBeNull();
+    expect(handoffFromSubmitInput('{"status":"finished","summary":"x"}')).toBeNull();
+  });
+
+  it('rebuilds the report a recorded finish made', () => {
+    expect(finishReportFromInput('{"summary":"All modules landed.","concerns":["slow tests"]}')).toEqual({
+      status: 'done',
+      summary: 'All modules landed.',
+      notes: [],
+      concerns: ['slow tests'],
+      findings: [],
+      feedback: [],
+      followUps: [],
+    });
+    expect(finishReportFromInput('not json')).toBeNull();
   });
 });

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 import { handoffSchema, handoffStatusSchema } from '../events/handoff.js';
 import type { Handoff } from '../events/handoff.js';
-import type { Tool, ToolResult } from './tool.js';
+import { readRecordedInput, type Tool, type ToolResult } from './tool.js';
 
 const description = readFileSync(new URL('./descriptions/submit-handoff.md', import.meta.url), 'utf8');
 
@@ -65,12 +65,6 @@ function handoffOf(input: SubmitHandoffInput): Handoff {
  * succeeded never had.
  */
 export function handoffFromSubmitInput(input: string): Handoff | null {
-  let json: unknown;
-  try {
-    json = JSON.parse(input);
-  } catch {
-    return null;
-  }
-  const parsed = submitHandoffParameters.safeParse(json);
-  return parsed.success ? handoffOf(parsed.data) : null;
+  const read = readRecordedInput(submitHandoffParameters, input);
+  return read === null ? null : handoffOf(read);
 }

@@ -32,3 +32,18 @@ export interface Tool<Input = unknown> {
 /** A tool of any input type, as the agent loop holds them. */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- a list of tools has mixed inputs; each validates its own
 export type AnyTool = Tool<any>;
+
+/**
+ * A recorded call's raw arguments read back through a tool's schema (for an agent rebuilt
+ * after a restart), or null when they do not parse, which a call that succeeded never had.
+ */
+export function readRecordedInput<Input>(parameters: z.ZodType<Input>, input: string): Input | null {
+  let json: unknown;
+  try {
+    json = JSON.parse(input);
+  } catch {
+    return null;
+  }
+  const parsed = parameters.safeParse(json);
+  return parsed.success ? parsed.data : null;
+}
