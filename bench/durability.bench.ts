@@ -2,14 +2,12 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { z } from 'zod';
 import { runAgent, type AgentRecorder } from '../src/agent/agent-loop.js';
-import type { ChatModel, ModelResult } from '../src/model/chat-model.js';
 import { modelRespondedInput, toolEndedInput, toolStartedInput } from '../src/store/event-store-fixtures.js';
 import { openSqliteEventStore } from '../src/store/sqlite-event-store.js';
-import type { Tool } from '../src/tools/tool.js';
 import { chaosProblems } from '../test/support/chaos-checks.js';
 import { runWithKills } from '../test/support/chaos-run.js';
+import { echoModel, echoTool } from './echo-agent.js';
 import type { BenchRow, BenchSection, BenchSettings } from './bench-row.js';
 
 /**
@@ -79,24 +77,8 @@ async function eventsPerSecond(durable: boolean): Promise<number> {
 async function toolCallsPerSecond(durable: boolean): Promise<number> {
   const dir = mkdtempSync(join(tmpdir(), 'colony-bench-durable-loop-'));
   const store = openSqliteEventStore(join(dir, 'colony.db'), { durable });
-  const echo: Tool<{ text: string }> = {
-    name: 'echo',
-    description: 'Echoes its text.',
-    parameters: z.object({ text: z.string() }),
-    execute: async (input) => ({ ok: true, output: input.text }),
-  };
-  const reply: ModelResult = {
-    ok: true,
-    turn: {
-      text: '',
-      toolCalls: [{ id: 'call', name: 'echo', input: '{"text":"a line of output, about as long as a short tool result"}' }],
-      finishReason: 'tool-calls',
-      usage: { inputTokens: 1000, outputTokens: 20, cachedInputTokens: 0 },
-      costUsd: null,
-      attempts: 1,
-    },
-  };
-  const model: ChatModel = { spec: 'bench', call: async () => reply };
+  const echo = echoTool;
+  const model = echoModel;
   try {
     const started = performance.now();
     await Promise.all(

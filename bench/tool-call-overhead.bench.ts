@@ -3,13 +3,12 @@ import { cpSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { z } from 'zod';
 import { runAgent, type AgentRecorder } from '../src/agent/agent-loop.js';
 import type { ChatModel, ModelResult } from '../src/model/chat-model.js';
 import { resolveModel } from '../src/model/registry.js';
 import { runWorkSession } from '../src/orchestrator/work-session.js';
 import { openSqliteEventStore } from '../src/store/sqlite-event-store.js';
-import type { Tool } from '../src/tools/tool.js';
+import { echoModel, echoTool } from './echo-agent.js';
 import type { BenchRow } from './bench-row.js';
 
 const EXAMPLE = new URL('../examples/text-kit/', import.meta.url);
@@ -38,24 +37,8 @@ function measuredModel(model: ChatModel): ChatModel & { cpuMs: number } {
 async function loopOnly(): Promise<BenchRow> {
   const dir = mkdtempSync(join(tmpdir(), 'colony-bench-loop-'));
   const store = openSqliteEventStore(join(dir, 'colony.db'));
-  const echo: Tool<{ text: string }> = {
-    name: 'echo',
-    description: 'Echoes its text.',
-    parameters: z.object({ text: z.string() }),
-    execute: async (input) => ({ ok: true, output: input.text }),
-  };
-  const reply: ModelResult = {
-    ok: true,
-    turn: {
-      text: '',
-      toolCalls: [{ id: 'call', name: 'echo', input: '{"text":"a line of output, about as long as a short tool result"}' }],
-      finishReason: 'tool-calls',
-      usage: { inputTokens: 1000, outputTokens: 20, cachedInputTokens: 0 },
-      costUsd: null,
-      attempts: 1,
-    },
-  };
-  const model: ChatModel = { spec: 'bench', call: async () => reply };
+  const echo = echoTool;
+  const model = echoModel;
   const agents = 200;
   const steps = 50;
   const run = async (agentIndex: number) => {
