@@ -3,7 +3,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { cpus, totalmem } from 'node:os';
 import type { BenchRow, BenchSection, BenchSettings } from './bench-row.js';
 import { benchDependencyLayers } from './dependency-layer.bench.js';
-import { benchDurability } from './durability.bench.js';
+import { benchDurability, benchKilledRun } from './durability.bench.js';
 import { benchEventAppend } from './event-append.bench.js';
 import { benchMerge } from './merge.bench.js';
 import { benchSandbox } from './sandbox.bench.js';
@@ -28,7 +28,8 @@ const allSuites: { name: string; title: string; run: (settings: BenchSettings) =
   { name: 'merge', title: 'Landing on main: self-merge against one integrator', run: benchMerge },
   { name: 'workspaces', title: 'Workspaces side by side: time and disk per workspace', run: benchWorkspaces },
   { name: 'sandbox', title: 'The sandbox: what confinement costs per command', run: benchSandbox },
-  { name: 'durability', title: 'Durability: what recording before acting costs, and a run killed and resumed', run: benchDurability },
+  { name: 'durability', title: 'Durability: what recording before acting costs', run: benchDurability },
+  { name: 'killed-run', title: 'A run killed twenty times and resumed', run: () => benchKilledRun() },
 ];
 
 function usage(problem: string): never {

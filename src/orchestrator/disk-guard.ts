@@ -3,6 +3,7 @@ import type { EventBody } from '../events/event-types.js';
 import { abortableSleep } from '../model/abortable-sleep.js';
 import type { EventStore } from '../store/event-store.js';
 import { isDiskFull } from '../store/disk-full.js';
+import { createGroupFlush } from '../store/group-flush.js';
 
 /** How often a run that cannot write its state tries again. */
 const RETRY_MS = 1_000;
@@ -25,6 +26,7 @@ export interface DiskGuard {
   /**
    * Makes every recorded event durable, waiting while the disk is full (or until `signal`
    * aborts; then it returns with the events still buffered). Other write errors are thrown.
+   * Callers in one turn of the event loop share one write and one sync.
    */
   flush(signal?: AbortSignal): Promise<void>;
   /**
@@ -53,6 +55,7 @@ export function createDiskGuard(options: DiskGuardOptions): DiskGuard {
   const retryMs = options.retryMs ?? RETRY_MS;
   const reserveBytes = options.reserveBytes ?? defaultReserve(path);
   let fullSince: number | null = null;
+  const group = createGroupFlush(events);
 
   const noteFull = (error: unknown): void => {
     if (fullSince !== null) return;
@@ -111,9 +114,20 @@ export function createDiskGuard(options: DiskGuardOptions): DiskGuard {
   return {
     isFull: () => fullSince !== null,
     async flush(signal) {
-      while (!tryFlush()) {
-        if (signal?.aborted === true) return;
-        await abortableSleep(retryMs, signal);
+      for (;;) {
+        try {
+          // Agents that ask in the same turn share one write and one sync (durable batching).
+          await group();
+        } catch (error) {
+          if (!isDiskFull(error)) throw error;
+          noteFull(error);
+          if (signal?.aborted === true) return;
+          await abortableSleep(retryMs, signal);
+          continue;
+        }
+        if (fullSince === null || belowReserve() !== null) return;
+        // Writable again: the recovery is recorded and written with the rest.
+        noteWritable();
       }
     },
     write,
