@@ -6,7 +6,10 @@ import { runAgent, type AgentRecorder } from '../src/agent/agent-loop.js';
 import { modelRespondedInput, toolEndedInput, toolStartedInput } from '../src/store/event-store-fixtures.js';
 import { createGroupFlush } from '../src/store/group-flush.js';
 import { openSqliteEventStore } from '../src/store/sqlite-event-store.js';
+import { resolveModel } from '../src/model/registry.js';
+import { runRunSession } from '../src/orchestrator/run-session.js';
 import { chaosProblems } from '../test/support/chaos-checks.js';
+import { createExampleRepository } from '../test/support/example-repository.js';
 import { runWithKills } from '../test/support/chaos-run.js';
 import { echoModel, echoTool } from './echo-agent.js';
 import type { BenchRow, BenchSection, BenchSettings } from './bench-row.js';
@@ -32,7 +35,41 @@ export async function benchDurability(settings: BenchSettings): Promise<BenchSec
     { name: 'tool calls through the agent loop, durability off', value: calls.off, unit: 'tool calls/s', note: `median of ${rounds}; the same loop` },
     { name: 'tool calls: durable against off', value: (calls.on / calls.off) * 100, unit: '% of off', target: '≥ 80%' },
   );
+  const runs = { on: median(await repeat(rounds, () => wholeRun(true))), off: median(await repeat(rounds, () => wholeRun(false))) };
+  rows.push(
+    { name: 'a whole run (toolbox, sim at zero latency, 4 workers), durable batching', value: runs.on, unit: 'tool calls/s', note: `median of ${rounds}; every command, merge and handoff real, sandboxed` },
+    { name: 'a whole run, durability off', value: runs.off, unit: 'tool calls/s', note: `median of ${rounds}; the same run` },
+    { name: 'a whole run: durable against off', value: (runs.on / runs.off) * 100, unit: '% of off', target: '≥ 80%' },
+  );
   return { rows };
+}
+
+/** Tool calls per second of a whole `colony run` of the small example, its stores durable or not. */
+async function wholeRun(durable: boolean): Promise<number> {
+  const repo = createExampleRepository('toolbox');
+  try {
+    const model = resolveModel('sim?seed=3', { env: {} });
+    if (!model.ok) throw new Error(model.error);
+    let toolCalls = 0;
+    const started = performance.now();
+    const result = await runRunSession({
+      repoDir: repo.dir,
+      goalPath: join(repo.dir, 'GOAL.md'),
+      workerModel: model.model,
+      plannerModel: model.model,
+      workers: 4,
+      workerMaxSteps: 100,
+      plannerMaxSteps: 1_000,
+      durable,
+      onEvent: (event) => {
+        if (event.type === 'tool.ended') toolCalls += 1;
+      },
+    });
+    if (!result.ok || result.status !== 'done') throw new Error(`the run did not end done: ${result.ok ? result.status : result.error}`);
+    return toolCalls / ((performance.now() - started) / 1000);
+  } finally {
+    repo.cleanup();
+  }
 }
 
 /**
@@ -123,7 +160,7 @@ async function killedRun(): Promise<BenchSection> {
     const phases = new Map<string, number>();
     for (const kill of outcome.kills) phases.set(kill.landedAfter, (phases.get(kill.landedAfter) ?? 0) + 1);
     const details = [
-      `The stdlib example (21 modules, sub-planners) on \`sim?seed=21&latency=40..160\` with 4 workers, SIGKILLed ${outcome.kills.length} times and resumed each time, then let finish (exit code ${String(outcome.exitCode)}).`,
+      `The stdlib example (169 modules, nested sub-planners) on \`sim?seed=21&latency=40..160\` with 4 workers, SIGKILLed ${outcome.kills.length} times and resumed each time, then let finish (exit code ${String(outcome.exitCode)}).`,
       '',
       `Where the kills landed (the newest event at the moment): ${[...phases].map(([phase, count]) => `${phase} ×${count}`).join(', ')}.`,
       '',

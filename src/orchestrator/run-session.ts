@@ -82,6 +82,11 @@ export interface RunSessionOptions {
   readonly modelSource?: ModelSource;
   /** A worker that records nothing for this long is stopped with a failure handoff; 40 minutes when absent. */
   readonly hangAfterMs?: number;
+  /**
+   * False opens the run's stores without syncing their commits, so a crash of the machine can
+   * lose the last of them. Only for measuring what durability costs; true when absent.
+   */
+  readonly durable?: boolean;
 }
 
 /** How the CLI resolved the models, besides their specs: never a key, only where it is read from. */
@@ -146,7 +151,7 @@ export async function runRunSession(given: RunSessionOptions): Promise<RunSessio
     if (!chosen.ok) return chosen;
     const settings = settingsOf(options);
     return await withSessionCommands(session, settings.sandbox, async ({ runId, commands, late }) => {
-      const stores = openRunStores(session.stateDir, options.secrets ?? []);
+      const stores = openRunStores(session.stateDir, options.secrets ?? [], options.durable ?? true);
       if (!stores.ok) return stores;
       try {
         if (unfinished.run !== null) abandonRun(stores.events, unfinished.run);
@@ -382,16 +387,16 @@ export interface RunStores {
 }
 
 /** Opens the state directory's event log and task table, each behind the redactor. */
-export function openRunStores(stateDir: string, secrets: readonly string[]): RunStores | { readonly ok: false; readonly error: string } {
+export function openRunStores(stateDir: string, secrets: readonly string[], durable = true): RunStores | { readonly ok: false; readonly error: string } {
   let events: EventStore;
   try {
-    events = createRedactingEventStore(openSqliteEventStore(eventsDatabasePath(stateDir)), createSecretRedactor(secrets));
+    events = createRedactingEventStore(openSqliteEventStore(eventsDatabasePath(stateDir), { durable }), createSecretRedactor(secrets));
   } catch (error) {
     return { ok: false, error: `cannot open the event log: ${error instanceof Error ? error.message : String(error)}` };
   }
   let tasks: TaskStore;
   try {
-    tasks = createRedactingTaskStore(openSqliteTaskStore(eventsDatabasePath(stateDir)), createSecretRedactor(secrets));
+    tasks = createRedactingTaskStore(openSqliteTaskStore(eventsDatabasePath(stateDir), { durable }), createSecretRedactor(secrets));
   } catch (error) {
     events.close();
     return { ok: false, error: `cannot open the task store: ${error instanceof Error ? error.message : String(error)}` };
