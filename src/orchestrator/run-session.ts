@@ -1,16 +1,10 @@
 import { closeRepositoryObjects } from '../workspace/repository-objects.js';
-import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ColonyEvent, EventBody, EventData } from '../events/event-types.js';
 import type { Handoff } from '../events/handoff.js';
 import { newShortId } from '../events/ids.js';
 import { createSecretRedactor } from '../events/secret-redaction.js';
 import type { ChatModel } from '../model/chat-model.js';
-import type { EventStore } from '../store/event-store.js';
-import { createRedactingEventStore } from '../store/redacting-event-store.js';
-import { createRedactingTaskStore } from '../store/redacting-task-store.js';
-import { openSqliteEventStore } from '../store/sqlite-event-store.js';
-import { openSqliteTaskStore } from '../store/sqlite-task-store.js';
 import type { TaskStore } from '../store/task-store.js';
 import { removeLeftoverViews } from '../workspace/main-view.js';
 import { resolveBranch } from '../workspace/workspace.js';
@@ -23,8 +17,9 @@ import type { RunSettings } from '../events/run-settings.js';
 import { DEFAULT_SANDBOX_SETTINGS } from './command-sandbox.js';
 import { createDiskGuard } from './disk-guard.js';
 import { DEFAULT_HANG_AFTER_MS } from './hang-watch.js';
-import { describeUnfinishedRun, findUnfinishedRun, type UnfinishedRun } from './run-history.js';
+import type { UnfinishedRun } from './run-history.js';
 import { takeUpRun, type ResumedRun } from './resume-run.js';
+import { abandonRun, openRunStores, readUnfinishedIn, unfinishedRunError, type RunStores } from './run-stores.js';
 import { readBriefFile } from './brief-file.js';
 import { createRedactingChatModel } from './redacting-chat-model.js';
 import { startCheckoutSync } from './checkout-sync.js';
@@ -34,7 +29,7 @@ import { createWorkInFlight } from './work-in-flight.js';
 import { prepareSession, type PreparedSession } from './session-prelude.js';
 import { prepareSharedDependencies } from './shared-dependencies.js';
 import { sandboxedInstall } from './sandboxed-install.js';
-import { eventsDatabasePath, workspacesDirOf } from './state-directory.js';
+import { workspacesDirOf } from './state-directory.js';
 import { runTasks } from './task-runner.js';
 import { Wakeups } from './wakeups.js';
 import { chooseWorkspaces, defaultDiskCapBytes, startWorkspaces, type ChosenWorkspaces } from './workspace-setup.js';
@@ -163,18 +158,6 @@ export async function runRunSession(given: RunSessionOptions): Promise<RunSessio
     });
   } finally {
     session.release();
-  }
-}
-
-/** The unfinished run in a state directory's log, without creating a log where there is none. */
-function readUnfinishedIn(stateDir: string): { readonly ok: true; readonly run: UnfinishedRun | null } | { readonly ok: false; readonly error: string } {
-  if (!existsSync(eventsDatabasePath(stateDir))) return { ok: true, run: null };
-  const stores = openRunStores(stateDir, []);
-  if (!stores.ok) return stores;
-  try {
-    return { ok: true, run: findUnfinishedRun(stores.events) };
-  } finally {
-    stores.close();
   }
 }
 
@@ -376,60 +359,6 @@ function settingsOf(options: RunSessionOptions): RunSettings {
     leaseMs: options.leaseMs ?? DEFAULT_LEASE_MS,
     hangAfterMs: options.hangAfterMs ?? DEFAULT_HANG_AFTER_MS,
   };
-}
-
-/** The run's two stores, secrets redacted; `close` closes both. */
-export interface RunStores {
-  readonly ok: true;
-  readonly events: EventStore;
-  readonly tasks: TaskStore;
-  readonly close: () => void;
-}
-
-/** Opens the state directory's event log and task table, each behind the redactor. */
-export function openRunStores(stateDir: string, secrets: readonly string[], durable = true): RunStores | { readonly ok: false; readonly error: string } {
-  let events: EventStore;
-  try {
-    events = createRedactingEventStore(openSqliteEventStore(eventsDatabasePath(stateDir), { durable }), createSecretRedactor(secrets));
-  } catch (error) {
-    return { ok: false, error: `cannot open the event log: ${error instanceof Error ? error.message : String(error)}` };
-  }
-  let tasks: TaskStore;
-  try {
-    tasks = createRedactingTaskStore(openSqliteTaskStore(eventsDatabasePath(stateDir), { durable }), createSecretRedactor(secrets));
-  } catch (error) {
-    events.close();
-    return { ok: false, error: `cannot open the task store: ${error instanceof Error ? error.message : String(error)}` };
-  }
-  // A forced quit (process.exit) still writes the events recorded in its last moments.
-  const closeOnExit = () => events.close();
-  process.once('exit', closeOnExit);
-  return {
-    ok: true,
-    events,
-    tasks,
-    close: () => {
-      process.off('exit', closeOnExit);
-      tasks.close();
-      events.close();
-    },
-  };
-}
-
-/** Why `colony run` refuses to start over an unfinished run, and the two ways on. */
-function unfinishedRunError(run: UnfinishedRun, stateDir: string, stateGiven: boolean): string {
-  const where = stateGiven ? ` --state ${stateDir}` : '';
-  return (
-    `${stateDir} holds an unfinished run, ${describeUnfinishedRun(run)}. ` +
-    `Continue it with \`colony resume${where}\` (add --repo if you passed one), or start over with \`colony run GOAL${where} --new\`: ` +
-    'the unfinished run is then recorded as abandoned; what it landed stays on the trunk and its workspaces are swept, their work saved on branches.'
-  );
-}
-
-/** Records that the unfinished run will not be resumed: `colony run --new` started over. */
-function abandonRun(events: EventStore, run: UnfinishedRun): void {
-  events.append({ type: 'run.ended', data: { status: 'abandoned', durationMs: Date.now() - run.startedAt }, runId: run.runId, agentId: 'system' });
-  events.flush();
 }
 
 /** The run's budget ledger; none when no limit was set. */
