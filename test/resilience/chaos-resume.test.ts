@@ -17,7 +17,7 @@ describe.skipIf(cannotConfine !== null)('a run killed at random moments and resu
   afterAll(() => outcome?.repo.cleanup());
 
   it(`ends green after ${KILLS} SIGKILLs, with every task handed off once and no commit landed twice`, { timeout: 600_000 }, async () => {
-    outcome = await runWithKills({ example: 'toolbox', model: 'sim?seed=11&latency=40..160', workers: 3, kills: KILLS, seed: 5, runFlags: ['--no-shared-deps'] });
+    outcome = await runWithKills({ example: 'toolbox', model: 'sim?seed=11&latency=100..300', workers: 3, kills: KILLS, seed: 5, runFlags: ['--no-shared-deps'] });
     const { kills } = outcome;
     expect(kills.length, outcome.output).toBe(KILLS);
     expect(outcome.exitCode, outcome.output).toBe(0);

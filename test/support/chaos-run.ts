@@ -134,7 +134,7 @@ async function killAt(
   let reader: Database.Database | null = null;
   let afterSeq = -1;
   // Some progress first: a kill before the run has done anything proves little.
-  const settleMs = 300 + Math.floor(random() * 1_500);
+  const settleMs = 200 + Math.floor(random() * 1_200);
   try {
     for (;;) {
       if (child.process.exitCode !== null || child.process.signalCode !== null) return null;
