@@ -24,7 +24,7 @@ export interface ChaosOptions {
   readonly kills: number;
   /** Picks the moments; the same seed aims the same way. */
   readonly seed: number;
-  /** The longest a cycle waits for its phase before it kills wherever the run is. */
+  /** The longest a cycle waits for its phase before it kills wherever the run is: a phase the run has left behind (the planner published everything) must not let it finish. */
   readonly phaseTimeoutMs?: number;
   /** Extra `colony run` flags. */
   readonly runFlags?: readonly string[];
@@ -69,7 +69,7 @@ export async function runWithKills(options: ChaosOptions): Promise<ChaosOutcome>
     if (cycle > options.kills * 3) throw new Error(`only ${kills.length} of ${options.kills} kills landed in ${cycle} cycles: the run ends too soon for this example`);
     const phase = KILL_PHASES[Math.floor(random() * KILL_PHASES.length)] ?? 'any';
     const child = startColony(repo, options, cycle === 0);
-    const landed = await killAt(child, stateDir, phase, random, options.phaseTimeoutMs ?? 15_000);
+    const landed = await killAt(child, stateDir, phase, random, options.phaseTimeoutMs ?? 3_000);
     if (landed === null) {
       // The run ended on its own before the kill: nothing left to kill.
       const code = await exited(child.process);
