@@ -1,16 +1,20 @@
 import { readFileSync } from 'node:fs';
 import type { EventBody } from '../events/event-types.js';
 import type { ChatModel } from '../model/chat-model.js';
-import type { Message } from '../model/messages.js';
+import { conversationLength, type Message } from '../model/messages.js';
 import type { AnyTool } from '../tools/tool.js';
 import { resumeTurn, type AgentRestore } from './agent-restore.js';
+import { fitToWindow, type ContextPolicy } from './compaction.js';
+import { TokenEstimator } from './context-size.js';
 import { callModelForStep, type ParkingOptions } from './model-call.js';
+import { ReminderSchedule, type ReminderPolicy } from './reminders.js';
 import { toolSpecs } from './tool-dispatch.js';
 import { runToolCalls } from './tool-turn.js';
 
 export { endingCallSucceeded, interruptedAnswer, type AgentRestore } from './agent-restore.js';
 
 const NO_TOOL_CALL_NUDGE = readFileSync(new URL('./nudge-no-tool-call.md', import.meta.url), 'utf8').trim();
+const SCRATCHPAD_CONTEXT = readFileSync(new URL('./scratchpad-context.md', import.meta.url), 'utf8').trim();
 
 /**
  * Where the loop reports what it does. `flush` must make everything recorded so far durable;
@@ -61,6 +65,16 @@ export interface AgentLoopOptions {
    * `systemPrompt` and `task` are then in its messages already; `maxSteps` counts its steps too.
    */
   readonly restore?: AgentRestore;
+  /** Keeps the conversation inside the model's context window (see `fitToWindow`); nothing is cut when absent. */
+  readonly context?: ContextPolicy;
+  /**
+   * The agent's scratchpad as it stands now, or null before its first write. It is shown after
+   * the conversation in every request, not kept in it, so it is always the latest and never
+   * piles up.
+   */
+  readonly scratchpad?: () => string | null;
+  /** Reminders on a schedule: reflect on the goal, rewrite the scratchpad. None when absent. */
+  readonly reminders?: ReminderPolicy;
 }
 
 /** What `beforeModelCall` says: nothing, a text to tell the agent first, or stop with a reason. */
@@ -128,6 +142,10 @@ export async function runAgent(options: AgentLoopOptions): Promise<AgentOutcome>
 
   const inbox = options.inbox;
   let step = restore?.conversation.step ?? 0;
+  const estimator = new TokenEstimator();
+  let compactionFailedAt: number | null = null;
+  const lastScratchpadWrite = restore?.conversation.succeededCalls.findLast((call) => call.name === 'write_scratchpad')?.step ?? 0;
+  const reminders = options.reminders === undefined ? null : new ReminderSchedule(options.reminders, lastScratchpadWrite);
 
   /** After an answer without tool calls: a planner with work out waits for it; null goes on. */
   const afterNoToolCall = async (): Promise<AgentOutcome | null> => {
@@ -170,9 +188,33 @@ export async function runAgent(options: AgentLoopOptions): Promise<AgentOutcome>
       recorder.record({ type: 'agent.nudged', data: { step, message: notice } });
       messages.push({ role: 'user', content: notice });
     }
+    for (const reminder of reminders?.due(step) ?? []) {
+      recorder.record({ type: 'agent.nudged', data: { step, message: reminder.text, reminder: reminder.kind } });
+      messages.push({ role: 'user', content: reminder.text });
+    }
+    const scratchpad = options.scratchpad?.() ?? null;
+    const shown: Message[] = scratchpad === null ? [] : [{ role: 'user', content: SCRATCHPAD_CONTEXT.replace('{{SCRATCHPAD}}', () => scratchpad) }];
+    const extraChars = conversationLength(shown);
+    if (options.context !== undefined) {
+      const fitted = await fitToWindow(messages, {
+        model,
+        policy: options.context,
+        estimator,
+        step,
+        signal,
+        recorder,
+        scratchpad,
+        extraChars,
+        lastFailedAt: compactionFailedAt,
+        ...(options.parking === undefined ? {} : { parking: options.parking }),
+        ...(options.stopWaiting === undefined ? {} : { stopWaiting: options.stopWaiting }),
+      });
+      if (!fitted.ok) return fail(step - 1, fitted.reason);
+      compactionFailedAt = fitted.failedAt ?? null;
+    }
     const { result, durationMs, stopped } = await callModelForStep({
       model,
-      request: { messages, tools },
+      request: { messages: [...messages, ...shown], tools },
       step,
       signal,
       recorder,
@@ -186,6 +228,7 @@ export async function runAgent(options: AgentLoopOptions): Promise<AgentOutcome>
       return fail(step - 1, `the model call failed after ${result.attempts} attempt(s): ${error.kind}: ${error.message}`);
     }
     const { turn } = result;
+    estimator.observe(messages, extraChars, turn.usage);
     recorder.record({
       type: 'model.responded',
       data: {
@@ -208,7 +251,9 @@ export async function runAgent(options: AgentLoopOptions): Promise<AgentOutcome>
     }
     idleTurns = 0;
 
+    const answered = messages.length;
     const turnResult = await runToolCalls(turn.toolCalls, { step, toolsByName, signal, recorder, messages });
+    reminders?.observeTurn(step, messages.slice(answered));
     lastToolCall = turnResult.lastToolCall ?? lastToolCall;
     if (turnResult.ended) {
       const outcome = await afterEnding();

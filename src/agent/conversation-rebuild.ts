@@ -1,5 +1,6 @@
 import type { ColonyEvent } from '../events/event-types.js';
 import type { Message, ToolCall } from '../model/messages.js';
+import { compactedMessages, shrinkOldToolOutputs } from './context-size.js';
 
 /** A call that had started when colony stopped, and never ended. */
 export interface InterruptedCall {
@@ -43,7 +44,8 @@ interface OpenTurn {
  * number of incarnations): exactly the messages its loop held after the last recorded event.
  * The loop records every message it adds (`agent.started` the system prompt and the task,
  * `message.received` and `agent.nudged` user messages, `model.responded` the answers,
- * `tool.ended` the results as sent), so nothing else is needed. A model call without an answer
+ * `tool.ended` the results as sent) and every cut it makes to fit the context window
+ * (`context.shrunk`, `context.compacted`), so nothing else is needed. A model call without an answer
  * (colony stopped during it) adds nothing. Calls are matched to their `tool.started` and
  * `tool.ended` by position within their turn, as the loop runs them in order, so providers
  * that repeat call ids across turns rebuild right too.
@@ -79,6 +81,18 @@ export function rebuildConversation(events: readonly ColonyEvent[]): RebuiltConv
       case 'agent.nudged':
         said.push({ role: 'user', content: event.data.message });
         break;
+      case 'context.shrunk': {
+        // The same cut the loop made, on the same messages, so the same outputs shrink.
+        const all = [...(opening ?? []), ...said];
+        shrinkOldToolOutputs(all, event.data.keptTurns, event.data.maxChars);
+        said.splice(0, said.length, ...all.slice(opening?.length ?? 0));
+        break;
+      }
+      case 'context.compacted': {
+        const all = compactedMessages([...(opening ?? []), ...said], event.data.summary, event.data.kept);
+        said.splice(0, said.length, ...all.slice(opening?.length ?? 0));
+        break;
+      }
       case 'model.responded':
         if (turn !== null && turn.ended < turn.calls.length) {
           throw inconsistent(event, `model call ${turn.step} still has ${turn.calls.length - turn.ended} call(s) without a result`);

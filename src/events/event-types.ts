@@ -116,7 +116,55 @@ const bodies = [
   }),
   z.object({
     type: z.literal('agent.nudged'),
-    data: z.object({ step: z.number().int(), message: z.string() }),
+    data: z.object({
+      step: z.number().int(),
+      message: z.string(),
+      /** Set when colony sent it on a schedule: rewrite the scratchpad, reflect, or show evidence. */
+      reminder: z.enum(['scratchpad', 'reflect', 'evidence']).optional(),
+    }),
+  }),
+  z.object({
+    /**
+     * colony shrank the agent's older tool outputs to make room (see `shrinkOldToolOutputs`):
+     * every tool result before the last `keptTurns` answers cut to `maxChars`. The rebuild
+     * applies the same cut.
+     */
+    type: z.literal('context.shrunk'),
+    data: z.object({
+      step: z.number().int(),
+      keptTurns: z.number().int().nonnegative(),
+      maxChars: z.number().int().positive(),
+      outputs: z.number().int().nonnegative(),
+      beforeTokens: z.number().int().nonnegative(),
+      afterTokens: z.number().int().nonnegative(),
+    }),
+  }),
+  z.object({
+    /**
+     * The agent's conversation neared its context window and was summarised: everything after
+     * the task up to the last `kept` messages was replaced by one user message holding
+     * `summary`. The summary's own model call is accounted here (`usage`, `costUsd`).
+     */
+    type: z.literal('context.compacted'),
+    data: z.object({
+      step: z.number().int(),
+      model: z.string(),
+      windowTokens: z.number().int().positive(),
+      beforeTokens: z.number().int().nonnegative(),
+      afterTokens: z.number().int().nonnegative(),
+      replaced: z.number().int().nonnegative(),
+      kept: z.number().int().nonnegative(),
+      /** The user message that replaced them, exactly as the agent reads it. */
+      summary: z.string(),
+      usage: usageSchema,
+      costUsd: z.number().nullable(),
+      durationMs: z.number(),
+    }),
+  }),
+  z.object({
+    /** Compaction could not be done (the summary call failed, or nothing could be cut); the agent goes on or stops as `reason` says. */
+    type: z.literal('context.compaction-failed'),
+    data: z.object({ step: z.number().int(), reason: z.string(), tokens: z.number().int().nonnegative(), windowTokens: z.number().int().positive() }),
   }),
   z.object({
     type: z.literal('model.requested'),
@@ -399,7 +447,8 @@ const bodies = [
   }),
   z.object({
     type: z.literal('scratchpad.written'),
-    data: z.object({ content: z.string() }),
+    /** The whole scratchpad: each write replaces the one before. `step` is absent in runs recorded before it was added. */
+    data: z.object({ content: z.string(), step: z.number().int().optional() }),
   }),
   z.object({
     type: z.literal('andon.changed'),

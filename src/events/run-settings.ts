@@ -1,5 +1,7 @@
 import { z } from 'zod';
 
+const stepsByKind = z.object({ planner: z.number().int().positive().nullable(), worker: z.number().int().positive().nullable() });
+
 /**
  * Everything `colony run` was told that a resumed run needs to go on the same way: the models
  * (as specs, with where their keys come from, never the keys), the tree's limits, the sandbox
@@ -46,6 +48,18 @@ export const runSettingsSchema = z.object({
   leaseMs: z.number().int().positive(),
   /** A worker with no event for this long is stopped with a failure handoff. */
   hangAfterMs: z.number().int().positive(),
+  /** Context windows, compaction and reminders (see AgentFreshness); absent in runs recorded before they existed, which get the defaults. */
+  freshness: z
+    .object({
+      contextWindows: z.object({ all: z.number().int().positive().nullable(), byModel: z.record(z.string(), z.number().int().positive()) }),
+      threshold: z.number().positive().max(1),
+      compaction: z.boolean(),
+      keptTurns: z.number().int().nonnegative(),
+      reflectEvery: stepsByKind,
+      scratchpadEvery: stepsByKind,
+      evidenceFirst: z.boolean(),
+    })
+    .optional(),
 });
 
 export type RunSettings = z.infer<typeof runSettingsSchema>;

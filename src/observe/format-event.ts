@@ -31,7 +31,13 @@ export function describeEvent(event: ColonyEvent): string {
     case 'agent.failed':
       return `failed after ${event.data.steps} step(s): ${event.data.reason}`;
     case 'agent.nudged':
-      return `told at step ${event.data.step}: ${oneLine(event.data.message, 100)}`;
+      return `${event.data.reminder === undefined ? 'told' : `reminded (${event.data.reminder})`} at step ${event.data.step}: ${oneLine(event.data.message, 100)}`;
+    case 'context.shrunk':
+      return `shrank ${event.data.outputs} older tool output(s) at step ${event.data.step}: ${event.data.beforeTokens} to ${event.data.afterTokens} tokens`;
+    case 'context.compacted':
+      return `compacted at step ${event.data.step}: ${event.data.beforeTokens} to ${event.data.afterTokens} tokens of a ${event.data.windowTokens}-token window (${event.data.replaced} messages summarised, ${event.data.kept} kept; the summary cost ${event.data.usage.inputTokens}+${event.data.usage.outputTokens} tokens)`;
+    case 'context.compaction-failed':
+      return `could not compact at step ${event.data.step} (${event.data.tokens} of ${event.data.windowTokens} tokens): ${oneLine(event.data.reason)}`;
     case 'model.requested':
       return `model call ${event.data.step} (${event.data.messages} messages)`;
     case 'model.responded': {

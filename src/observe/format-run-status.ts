@@ -37,6 +37,10 @@ function headerLines(status: RunStatus): string[] {
     `Cost: ${cost}`,
     `Model calls: ${count(status.modelCalls)}, tool calls: ${count(status.toolCalls)}`,
   ];
+  if (status.compaction.count > 0) {
+    const share = tokens.total === 0 ? 0 : (100 * status.compaction.tokens) / tokens.total;
+    lines.push(`Compactions: ${count(status.compaction.count)} (${count(status.compaction.tokens)} tokens, ${share.toFixed(1)}% of all)`);
+  }
   // A run colony stopped, or one whose process died (a crash, a kill), can be taken up again.
   if (run.mode === 'run' && (run.state === 'stopped' || run.state === 'interrupted')) lines.push(`  Continue it with: colony resume --repo ${run.repo}`);
   if (status.pausedTaskIds.length > 0) lines.push(`Andon pulled below: ${status.pausedTaskIds.join(', ')}`);

@@ -64,6 +64,8 @@ interface Totals {
   modelCalls: number;
   toolCalls: number;
   commitsLanded: number;
+  compactions: number;
+  compactionTokens: number;
   lastEventAt: number;
 }
 
@@ -77,6 +79,8 @@ function emptyTotals(): Totals {
     modelCalls: 0,
     toolCalls: 0,
     commitsLanded: 0,
+    compactions: 0,
+    compactionTokens: 0,
     lastEventAt: 0,
   };
 }
@@ -181,6 +185,23 @@ export function createRunStatusFold(options: RunStatusFoldOptions = {}): RunStat
         }
         return;
       }
+      case 'context.compacted': {
+        // A summary is a model call of its own: its tokens and cost are the run's like any other.
+        const { usage, costUsd } = event.data;
+        const tokens = usage.inputTokens + usage.outputTokens;
+        totals.compactions += 1;
+        totals.compactionTokens += tokens;
+        totals.inputTokens += usage.inputTokens;
+        totals.outputTokens += usage.outputTokens;
+        totals.cachedInputTokens += usage.cachedInputTokens;
+        totals.costUsd += costUsd ?? 0;
+        if (costUsd === null) totals.costKnown = false;
+        if (agent !== undefined) {
+          agent.tokens += tokens;
+          agent.costUsd += costUsd ?? 0;
+        }
+        return;
+      }
       case 'tool.started':
         totals.toolCalls += 1;
         return;
@@ -233,6 +254,8 @@ export function createRunStatusFold(options: RunStatusFoldOptions = {}): RunStat
       case 'disk.recovered':
       case 'agent.hung':
       case 'agent.nudged':
+      case 'context.shrunk':
+      case 'context.compaction-failed':
       case 'model.retried':
       case 'model.failed':
       case 'tool.ended':
@@ -298,6 +321,7 @@ export function createRunStatusFold(options: RunStatusFoldOptions = {}): RunStat
       costKnown: totals.costKnown,
       modelCalls: totals.modelCalls,
       toolCalls: totals.toolCalls,
+      compaction: { count: totals.compactions, tokens: totals.compactionTokens },
       pausedTaskIds: [...paused],
       agents: [...agents.values()].map((agent): AgentStatus => ({ ...agent, costUsd: roundDollars(agent.costUsd) })),
       budget:

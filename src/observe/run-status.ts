@@ -64,6 +64,8 @@ export interface RunStatus {
   readonly costKnown: boolean;
   readonly modelCalls: number;
   readonly toolCalls: number;
+  /** Conversations summarised near their context window, and the tokens those summaries cost (in `tokens` too). */
+  readonly compaction: { readonly count: number; readonly tokens: number };
   /** Tasks whose andon is pulled: nothing below them is claimed until it is released. */
   readonly pausedTaskIds: readonly string[];
   /** In the order they started. */

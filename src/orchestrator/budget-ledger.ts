@@ -275,7 +275,9 @@ export function createBudgetLedger(options: BudgetLedgerOptions): BudgetLedger {
           if (agent !== undefined && agentOfTask.get(agent.taskId) === event.agentId) agentOfTask.delete(agent.taskId);
           return;
         }
-        case 'model.responded': {
+        case 'model.responded':
+        case 'context.compacted': {
+          // A summary near the context window is a model call too, spent like any other.
           const { usage, costUsd } = event.data;
           charge(event.agentId, usage.inputTokens + usage.outputTokens, costUsd ?? 0);
           return;

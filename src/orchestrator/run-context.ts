@@ -4,6 +4,7 @@ import type { EventStore } from '../store/event-store.js';
 import type { TaskStore } from '../store/task-store.js';
 import type { Repository } from '../workspace/repository.js';
 import type { WorkspaceProvider } from '../workspace/workspace-provider.js';
+import type { AgentFreshness } from './agent-freshness.js';
 import type { BudgetLedger } from './budget-ledger.js';
 import type { CommandRunners } from './command-sandbox.js';
 import type { DiskGuard } from './disk-guard.js';
@@ -56,6 +57,8 @@ export interface RunContext {
    * agent id). A task claimed again goes back to that agent, its conversation rebuilt.
    */
   readonly priorAgents?: ReadonlyMap<string, string>;
+  /** Context windows, compaction and reminders for every agent; DEFAULT_FRESHNESS when absent. */
+  readonly freshness?: AgentFreshness;
 }
 
 /** The abort reason of agents stopped because the run stops (Ctrl-C, the root closed): their tasks go back to the store. */

@@ -20,6 +20,7 @@ import { createPlannerBoard, handoffFromFinish } from './planner-board.js';
 import { RUN_STOPPED, type RunContext } from './run-context.js';
 import { answerInterruptedCalls } from './interrupted-calls.js';
 import { priorOf, type PriorAgent } from './prior-agents.js';
+import { createScratchpad, DEFAULT_FRESHNESS, loopFreshness } from './agent-freshness.js';
 
 function prompt(name: string): string {
   return readFileSync(new URL(`./prompts/${name}.md`, import.meta.url), 'utf8').trim();
@@ -45,14 +46,23 @@ export interface TaskExecution {
  * tools, the agent loop with its inbox, and exactly one handoff: its `finish`, or a synthetic
  * failure when it ended without one.
  */
-export async function runPlannerTask(context: RunContext, task: TaskRecord, signal: AbortSignal, lease: () => Lease): Promise<TaskExecution> {
-  // After a restart the task goes back to the planner that had it, its conversation rebuilt.
-  const prior = priorOf(context, task);
+export async function runPlannerTask(
+  context: RunContext,
+  task: TaskRecord,
+  signal: AbortSignal,
+  lease: () => Lease,
+  /** After a restart the task goes back to the planner that had it, its conversation rebuilt; read here when not given. */
+  given?: PriorAgent | null,
+): Promise<TaskExecution> {
+  const prior = given === undefined ? priorOf(context, task) : given;
   const agentId = prior?.agentId ?? newShortId('planner');
   const role: Exclude<AgentRole, 'worker'> = task.parentTaskId === null ? 'root-planner' : 'sub-planner';
   const recorder = createAgentRecorder(context.events, context.runId, agentId, context.onEvent, context.disk, signal);
   const systemPrompt = PLANNER_PROMPT.replace('{{ROLE}}', ROLE_SENTENCES[role]);
   const board = createPlannerBoard(context, task, agentId, recorder, { lease, finished: prior === null ? null : finishedBefore(prior) });
+  // The board records each write; the scratchpad keeps the latest for every request.
+  const scratchpad = createScratchpad(recorder, prior, false);
+  const freshness = loopFreshness(context.freshness ?? DEFAULT_FRESHNESS, 'planner', context.plannerModel.spec);
   const filesNotice = createFilesInFlightNotice(context.workInFlight, task.id);
   const budget = context.budget === undefined ? null : createAgentBudget(context.budget, task.id, 'planner');
 
@@ -68,7 +78,13 @@ export async function runPlannerTask(context: RunContext, task: TaskRecord, sign
     createListDirTool(view.path),
     createSearchTool(view.path),
     createRunCommandTool(view.path, { runProcess: context.commands.forAgent(agentId, view.path) }),
-    ...createPlannerRoleTools(board),
+    ...createPlannerRoleTools({
+      ...board,
+      writeScratchpad: (content) => {
+        board.writeScratchpad(content);
+        scratchpad.write(content);
+      },
+    }),
   ];
   if (prior === null) recorder.record({
     type: 'agent.started',
@@ -98,6 +114,9 @@ export async function runPlannerTask(context: RunContext, task: TaskRecord, sign
       signal,
       inbox: plannerInbox(context, task, lease, missed),
       noToolCallNudge: PLANNER_NUDGE,
+      context: freshness.context,
+      reminders: freshness.reminders,
+      scratchpad: scratchpad.read,
       beforeModelCall: async () => {
         // While colony cannot write (a full disk), a planner's messages cannot be taken either:
         // it waits for the disk rather than calling its model over and over without them.

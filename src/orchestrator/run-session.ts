@@ -35,6 +35,7 @@ import { Wakeups } from './wakeups.js';
 import { chooseWorkspaces, defaultDiskCapBytes, startWorkspaces, type ChosenWorkspaces } from './workspace-setup.js';
 import type { CommandRunners, LateRecorder, SandboxSettings } from './command-sandbox.js';
 import { withSessionCommands } from './session-commands.js';
+import { DEFAULT_FRESHNESS, type AgentFreshness } from './agent-freshness.js';
 
 export interface RunSessionOptions {
   readonly repoDir: string;
@@ -77,6 +78,8 @@ export interface RunSessionOptions {
   readonly modelSource?: ModelSource;
   /** A worker that records nothing for this long is stopped with a failure handoff; 40 minutes when absent. */
   readonly hangAfterMs?: number;
+  /** Context windows, compaction and reminders for every agent; DEFAULT_FRESHNESS when absent. */
+  readonly freshness?: AgentFreshness;
   /**
    * False opens the run's stores without syncing their commits, so a crash of the machine can
    * lose the last of them. Only for measuring what durability costs; true when absent.
@@ -266,6 +269,7 @@ export async function driveRun(drive: DriveRunOptions): Promise<RunSessionResult
       onEvent,
       disk,
       hangAfterMs: start.settings.hangAfterMs,
+      freshness: start.settings.freshness ?? DEFAULT_FRESHNESS,
       ...(resumed === null ? {} : { priorAgents: resumed.priorAgents }),
     };
     // Planners' views left by a process that died with them; no planner of this state runs yet.
@@ -319,7 +323,7 @@ export async function driveRun(drive: DriveRunOptions): Promise<RunSessionResult
 }
 
 /** The events the budget ledger folds, read back on resume to count what was spent before. */
-const BUDGET_EVENT_TYPES = ['task.created', 'agent.started', 'agent.restored', 'agent.ended', 'model.responded'] as const;
+const BUDGET_EVENT_TYPES = ['task.created', 'agent.started', 'agent.restored', 'agent.ended', 'model.responded', 'context.compacted'] as const;
 
 function createRootTask(tasks: TaskStore, system: AgentRecorder, runId: string, start: RunStart): string {
   if (start.kind !== 'new') throw new Error('only a new run creates its root task');
@@ -358,6 +362,7 @@ function settingsOf(options: RunSessionOptions): RunSettings {
     },
     leaseMs: options.leaseMs ?? DEFAULT_LEASE_MS,
     hangAfterMs: options.hangAfterMs ?? DEFAULT_HANG_AFTER_MS,
+    freshness: options.freshness ?? DEFAULT_FRESHNESS,
   };
 }
 

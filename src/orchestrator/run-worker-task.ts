@@ -26,6 +26,8 @@ import type { DiskGuard } from './disk-guard.js';
 import { answerInterruptedCalls } from './interrupted-calls.js';
 import { landedCommits, lastWorkspacePath, type PriorAgent } from './prior-agents.js';
 import { RUN_STOPPED } from './run-context.js';
+import { createScratchpad, DEFAULT_FRESHNESS, EVIDENCE_REMINDER, loopFreshness, type AgentFreshness } from './agent-freshness.js';
+import { createWriteScratchpadTool } from '../tools/write-scratchpad-tool.js';
 
 const WORKER_PROMPT = readFileSync(new URL('./prompts/worker.md', import.meta.url), 'utf8').trim();
 
@@ -73,6 +75,8 @@ export interface RunWorkerTaskOptions {
    * goes on as that agent, in its workspace when it is still there, its conversation rebuilt.
    */
   readonly prior?: PriorAgent | null;
+  /** Context windows, compaction and reminders; DEFAULT_FRESHNESS when absent. */
+  readonly freshness?: AgentFreshness;
 }
 
 export interface WorkerResult {
@@ -111,6 +115,9 @@ export async function runWorkerTask(options: RunWorkerTaskOptions): Promise<Work
     await options.onLanded?.(commit);
   };
   const runProcess = options.commands.forAgent(agentId, workspace.path);
+  const scratchpad = createScratchpad(recorder, prior);
+  const freshnessSettings = options.freshness ?? DEFAULT_FRESHNESS;
+  const freshness = loopFreshness(freshnessSettings, 'worker', options.model.spec);
   const tools = [
     ...createWorkerFileTools(workspace.path, { runProcess }),
     createMergeToMainTool(repo, workspace, {
@@ -123,9 +130,13 @@ export async function runWorkerTask(options: RunWorkerTaskOptions): Promise<Work
         store.flush();
       },
     }),
-    createSubmitHandoffTool((handoff) => {
-      submitted = handoff;
-    }),
+    createWriteScratchpadTool((content) => scratchpad.write(content)),
+    createSubmitHandoffTool(
+      (handoff) => {
+        submitted = handoff;
+      },
+      freshnessSettings.evidenceFirst ? { evidenceFirst: EVIDENCE_REMINDER } : {},
+    ),
   ];
   if (prior === null) {
     recorder.record({
@@ -154,6 +165,9 @@ export async function runWorkerTask(options: RunWorkerTaskOptions): Promise<Work
     recorder,
     maxSteps: options.maxSteps,
     signal,
+    context: freshness.context,
+    reminders: freshness.reminders,
+    scratchpad: scratchpad.read,
     beforeModelCall: async () => {
       const spending = budgetCheck?.beforeModelCall() ?? null;
       if (typeof spending === 'object' && spending !== null) return spending;

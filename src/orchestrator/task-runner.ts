@@ -239,7 +239,7 @@ async function execute(context: RunContext, task: TaskRecord, lease: () => Lease
     // Its agent had ended and recorded its handoff; only the delivery was cut off.
     const recorded = prior === null ? null : recordedHandoff(prior);
     if (prior !== null && recorded !== null) return { agentId: prior.agentId, handoff: recorded };
-    if (task.kind === 'planner') return await runPlannerTask(context, task, signal, lease);
+    if (task.kind === 'planner') return await runPlannerTask(context, task, signal, lease, prior);
     const result = await runWorkerTask({
       repo: context.repo,
       store: context.events,
@@ -260,6 +260,7 @@ async function execute(context: RunContext, task: TaskRecord, lease: () => Lease
       ...(context.budget === undefined ? {} : { budget: createAgentBudget(context.budget, task.id, 'worker') }),
       ...(context.disk === undefined ? {} : { disk: context.disk }),
       prior,
+      ...(context.freshness === undefined ? {} : { freshness: context.freshness }),
     });
     return { agentId: result.agentId, handoff: result.handoff };
   } catch (error) {

@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { handoffStatusSchema, type HandoffStatus } from '../events/handoff.js';
 import { overlapText } from './task-overlap-text.js';
 import { readRecordedInput, type AnyTool, type Tool, type ToolResult } from './tool.js';
+import { createWriteScratchpadTool } from './write-scratchpad-tool.js';
 
 function description(name: string): string {
   return readFileSync(new URL(`./descriptions/${name}.md`, import.meta.url), 'utf8');
@@ -73,10 +74,6 @@ const delegateParameters = z.object({
   brief: z.string().trim().min(1).describe('What the slice must achieve, in Markdown.'),
 });
 
-const scratchpadParameters = z.object({
-  content: z.string().describe('The whole new scratchpad.'),
-});
-
 const andonParameters = z.object({
   paused: z.boolean().describe('true pauses new starts below you, false resumes them.'),
   reason: z.string().trim().min(1).describe('Why, in a sentence.'),
@@ -120,15 +117,7 @@ export function createPlannerRoleTools(board: PlannerBoard): AnyTool[] {
     execute: async (input) =>
       publishedResult(board.delegate(input), (id) => `Delegated task ${id} (scope ${input.scope}): ${input.title}`),
   };
-  const writeScratchpad: Tool<z.infer<typeof scratchpadParameters>> = {
-    name: 'write_scratchpad',
-    description: description('write-scratchpad'),
-    parameters: scratchpadParameters,
-    execute: async (input) => {
-      board.writeScratchpad(input.content);
-      return { ok: true, output: `Scratchpad saved (${input.content.length} characters).` };
-    },
-  };
+  const writeScratchpad = createWriteScratchpadTool((content) => board.writeScratchpad(content));
   const andon: Tool<z.infer<typeof andonParameters>> = {
     name: 'andon',
     description: description('andon'),

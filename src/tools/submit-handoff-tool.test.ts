@@ -33,6 +33,26 @@ describe('submit_handoff', () => {
     ]);
   });
 
+  it('sends a first claim of done without evidence back once, then takes the next one with a concern', async () => {
+    const submitted: Handoff[] = [];
+    const tool = createSubmitHandoffTool((handoff) => submitted.push(handoff), { evidenceFirst: 'Evidence first: show the tests.' });
+    const unproven = tool.parameters.parse({ status: 'done', summary: 'All built.' });
+    expect(await tool.execute(unproven, toolContext())).toEqual({ ok: false, error: 'Evidence first: show the tests.' });
+    expect(submitted).toEqual([]);
+    expect(await tool.execute(unproven, toolContext())).toEqual({ ok: true, output: 'handoff submitted', endsAgent: true });
+    expect(submitted[0]?.concerns).toEqual(['The worker claimed done without evidence, even when asked for it.']);
+  });
+
+  it('takes a claim of done with evidence, and a failure without, at once', async () => {
+    const submitted: Handoff[] = [];
+    const tool = createSubmitHandoffTool((handoff) => submitted.push(handoff), { evidenceFirst: 'Evidence first: show the tests.' });
+    const failed = await tool.execute(tool.parameters.parse({ status: 'failed', summary: 'Could not build it.' }), toolContext());
+    expect(failed.ok).toBe(true);
+    const proven = await tool.execute(tool.parameters.parse({ status: 'done', summary: 'Built.', evidence: '$ npm test\n3 passed' }), toolContext());
+    expect(proven.ok).toBe(true);
+    expect(submitted.map((handoff) => handoff.concerns)).toEqual([[], []]);
+  });
+
   it('rejects an unknown status and an empty summary in its parameters', () => {
     const tool = createSubmitHandoffTool(() => undefined);
     expect(tool.parameters.safeParse({ status: 'finished', summary: 'x' }).success).toBe(false);

@@ -26,17 +26,35 @@ export const submitHandoffParameters = z.object({
 });
 export type SubmitHandoffInput = z.infer<typeof submitHandoffParameters>;
 
+export interface SubmitHandoffOptions {
+  /**
+   * Told, as the call's error, to a worker whose first handoff claims `done` with no evidence:
+   * it is asked to show the checks it ran before the claim is taken. A second claim without
+   * evidence is taken, with a concern saying so. Absent: every handoff is taken as it comes.
+   */
+  readonly evidenceFirst?: string;
+}
+
 /**
  * `submit_handoff`: the worker's last call. Builds the Handoff (with `commits: []`; the caller
  * fills in the commits it knows about), passes it to `onSubmit`, and ends the agent's loop.
  */
-export function createSubmitHandoffTool(onSubmit: (handoff: Handoff) => void): Tool<SubmitHandoffInput> {
+export function createSubmitHandoffTool(onSubmit: (handoff: Handoff) => void, options: SubmitHandoffOptions = {}): Tool<SubmitHandoffInput> {
+  let askedForEvidence = false;
   return {
     name: 'submit_handoff',
     description,
     parameters: submitHandoffParameters,
     execute: async (input: SubmitHandoffInput): Promise<ToolResult> => {
-      const handoff = handoffOf(input);
+      let handoff = handoffOf(input);
+      const unproven = handoff.status === 'done' && handoff.evidence.trim() === '';
+      if (unproven && options.evidenceFirst !== undefined) {
+        if (!askedForEvidence) {
+          askedForEvidence = true;
+          return { ok: false, error: options.evidenceFirst };
+        }
+        handoff = { ...handoff, concerns: [...handoff.concerns, 'The worker claimed done without evidence, even when asked for it.'] };
+      }
       onSubmit(handoff);
       return { ok: true, output: 'handoff submitted', endsAgent: true };
     },

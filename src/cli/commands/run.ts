@@ -24,8 +24,9 @@ import {
 } from '../command-context.js';
 import { formatRunSummary, readRunStatus } from './run-report.js';
 import { addSandboxOptions, reportSandboxSettings, type SandboxFlags } from '../sandbox-options.js';
+import { addFreshnessOptions, freshnessOf, type FreshnessFlags } from '../freshness-options.js';
 
-interface RunFlags extends SandboxFlags {
+interface RunFlags extends SandboxFlags, FreshnessFlags {
   readonly repo: string;
   readonly model: string;
   readonly plannerModel?: string;
@@ -93,6 +94,8 @@ const PROGRESS_EVENTS: ReadonlySet<EventType> = new Set<EventType>([
   'budget.set',
   'budget.warned',
   'budget.exhausted',
+  'context.compacted',
+  'context.compaction-failed',
 ]);
 
 export function registerRunCommand(program: Command, ctx: CommandContext): void {
@@ -120,6 +123,7 @@ export function registerRunCommand(program: Command, ctx: CommandContext): void 
     .option('--hang-after <minutes>', 'stop a worker that records nothing for this many minutes (at least 1; a running command gets at least 35) and close its task as failed', hangMinutes, 40)
     .option('--new', 'start a new run even though the state directory holds an unfinished one (it is recorded as abandoned; `colony resume` continues it instead)');
   addProgressOptions(command);
+  addFreshnessOptions(command);
   addSandboxOptions(command).action(async (goalPath: string, flags: RunFlags) => {
     ctx.exitCode = await run(ctx, goalPath, flags);
   });
@@ -213,6 +217,7 @@ async function run(ctx: CommandContext, goalPath: string, flags: RunFlags): Prom
     newRun: flags.new === true,
     modelSource: { baseUrl: flags.baseUrl ?? null, apiKeyEnv: flags.apiKeyEnv ?? null, prices },
     ...(flags.hangAfter === undefined ? {} : { hangAfterMs: Math.round(flags.hangAfter * 60_000) }),
+    freshness: freshnessOf(flags),
   });
   return finishRun(ctx, result, flags.json === true);
 }

@@ -1,0 +1,145 @@
+import type { ChatModel } from '../model/chat-model.js';
+import type { Message } from '../model/messages.js';
+import type { AgentRecorder } from './agent-loop.js';
+import { compactedMessages, OPENING_MESSAGES, SHRUNK_OUTPUT_CHARS, shrinkOldToolOutputs, turnBoundary, type TokenEstimator } from './context-size.js';
+import { callModelForStep, type ParkingOptions } from './model-call.js';
+
+/** How the loop keeps a conversation inside its model's context window. */
+export interface ContextPolicy {
+  /** Input tokens the model accepts in one request. */
+  readonly windowTokens: number;
+  /** Share of the window (0..1) above which the conversation is made smaller before the call. */
+  readonly threshold: number;
+  /** false: the conversation is never cut, and a provider may refuse a request that outgrew its window. */
+  readonly compaction: boolean;
+  /** The request for a summary (the compaction prompt); the latest scratchpad is appended to it. */
+  readonly compactionPrompt: string;
+  /** Answers kept as they are after a summary, with their tool results. */
+  readonly keptTurns: number;
+}
+
+export const DEFAULT_THRESHOLD = 0.8;
+export const DEFAULT_KEPT_TURNS = 4;
+
+/** How a summary opens in the conversation that continues from it. */
+export const SUMMARY_OPENING =
+  "Summary of the conversation so far, written by you when it neared the context window (the full history is in the run's log):";
+
+export interface CompactionStep {
+  readonly model: ChatModel;
+  readonly policy: ContextPolicy;
+  readonly estimator: TokenEstimator;
+  readonly step: number;
+  readonly signal: AbortSignal;
+  readonly recorder: AgentRecorder;
+  readonly parking?: ParkingOptions;
+  readonly stopWaiting?: () => string | null;
+  /** The latest scratchpad, or null: it goes with the summary request, and after every request. */
+  readonly scratchpad: string | null;
+  /** Characters sent with every request besides the messages (the scratchpad's message). */
+  readonly extraChars: number;
+  /**
+   * After a summary failed at this many tokens, no summary is asked for again until the
+   * conversation grows past it by a twentieth, or past the window: a provider that cannot
+   * summarise now is not asked at every step.
+   */
+  readonly lastFailedAt: number | null;
+}
+
+/**
+ * What became of the conversation: it fits (perhaps made smaller; `failedAt` set when a summary
+ * was asked for and could not be had), or it cannot be made to fit.
+ */
+export type Fitted = { readonly ok: true; readonly failedAt?: number } | { readonly ok: false; readonly reason: string };
+
+/**
+ * Makes `messages` fit under the policy's threshold before the next model call, in place:
+ * first the tool outputs of older turns are shrunk, then, if that is not enough, everything
+ * between the task and the last few turns is replaced by a summary the model writes. Each cut
+ * is recorded (`context.shrunk`, `context.compacted`) so a rebuild makes the same one. A
+ * summary that cannot be had is recorded as `context.compaction-failed`; the agent goes on
+ * while the request still fits the window, and stops when it does not.
+ */
+export async function fitToWindow(messages: Message[], step: CompactionStep): Promise<Fitted> {
+  const { policy, estimator, recorder } = step;
+  const limit = Math.floor(policy.windowTokens * policy.threshold);
+  const before = estimator.estimate(messages, step.extraChars);
+  if (!policy.compaction || before <= limit) return { ok: true };
+
+  const outputs = shrinkOldToolOutputs(messages, policy.keptTurns, SHRUNK_OUTPUT_CHARS);
+  const shrunk = estimator.estimate(messages, step.extraChars);
+  if (outputs > 0) {
+    recorder.record({
+      type: 'context.shrunk',
+      data: { step: step.step, keptTurns: policy.keptTurns, maxChars: SHRUNK_OUTPUT_CHARS, outputs, beforeTokens: before, afterTokens: shrunk },
+    });
+  }
+  if (shrunk <= limit) return { ok: true };
+  const recentlyFailed = step.lastFailedAt !== null && shrunk <= step.lastFailedAt * 1.05 && shrunk <= policy.windowTokens;
+  if (recentlyFailed) return { ok: true, failedAt: step.lastFailedAt ?? shrunk };
+
+  const summarised = await summarise(messages, step, shrunk);
+  const after = estimator.estimate(messages, step.extraChars);
+  if (after <= policy.windowTokens) return summarised === null ? { ok: true } : { ok: true, failedAt: shrunk };
+  const reason = summarised ?? `the last ${policy.keptTurns} turns alone are too large`;
+  return { ok: false, reason: `the conversation does not fit the model's context window (${after} tokens of ${policy.windowTokens}) and compaction could not make it fit: ${reason}` };
+}
+
+/**
+ * Replaces the older part of the conversation with the model's summary of it. Returns null
+ * when it did, or why it did not. Fewer turns are kept when the kept ones leave nothing to
+ * summarise.
+ */
+async function summarise(messages: Message[], step: CompactionStep, tokens: number): Promise<string | null> {
+  const { policy, recorder } = step;
+  let cut = OPENING_MESSAGES;
+  for (let kept = policy.keptTurns; kept >= 0; kept -= 1) {
+    cut = Math.max(OPENING_MESSAGES, turnBoundary(messages, kept));
+    if (cut > OPENING_MESSAGES) break;
+  }
+  if (cut <= OPENING_MESSAGES) return failed(step, tokens, 'there is nothing between the task and the last turn to summarise');
+
+  const prompt = step.scratchpad === null ? step.policy.compactionPrompt : `${policy.compactionPrompt}\n\nYour latest scratchpad:\n${step.scratchpad}`;
+  const request: Message[] = [...messages.slice(0, cut), { role: 'user', content: prompt }];
+  const started = performance.now();
+  const { result, stopped } = await callModelForStep({
+    model: step.model,
+    request: { messages: request, tools: [] },
+    step: step.step,
+    signal: step.signal,
+    recorder,
+    ...(step.parking === undefined ? {} : { parking: step.parking }),
+    ...(step.stopWaiting === undefined ? {} : { stopWaiting: step.stopWaiting }),
+  });
+  if (stopped !== undefined) return failed(step, tokens, stopped);
+  if (!result.ok) return failed(step, tokens, `the summary call failed: ${result.error.kind}: ${result.error.message}`);
+  const text = result.turn.text.trim();
+  if (text === '') return failed(step, tokens, 'the model answered the summary request without any text');
+
+  const summary = `${SUMMARY_OPENING}\n\n${text}`;
+  const kept = messages.length - cut;
+  const replaced = cut - OPENING_MESSAGES;
+  messages.splice(0, messages.length, ...compactedMessages(messages, summary, kept));
+  recorder.record({
+    type: 'context.compacted',
+    data: {
+      step: step.step,
+      model: step.model.spec,
+      windowTokens: policy.windowTokens,
+      beforeTokens: tokens,
+      afterTokens: step.estimator.estimate(messages, step.extraChars),
+      replaced,
+      kept,
+      summary,
+      usage: result.turn.usage,
+      costUsd: result.turn.costUsd,
+      durationMs: Math.round(performance.now() - started),
+    },
+  });
+  return null;
+}
+
+function failed(step: CompactionStep, tokens: number, reason: string): string {
+  step.recorder.record({ type: 'context.compaction-failed', data: { step: step.step, reason, tokens, windowTokens: step.policy.windowTokens } });
+  return reason;
+}
