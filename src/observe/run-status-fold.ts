@@ -53,6 +53,8 @@ interface AgentRecord {
   endedAt: number | null;
   reason: string | null;
   summary: string | null;
+  scratchpad: string | null;
+  compactions: number;
 }
 
 interface Totals {
@@ -143,6 +145,8 @@ export function createRunStatusFold(options: RunStatusFoldOptions = {}): RunStat
             endedAt: null,
             reason: null,
             summary: null,
+            scratchpad: null,
+            compactions: 0,
           });
         } else {
           // The same agent rebuilt after a restart carries on from where it was.
@@ -199,9 +203,13 @@ export function createRunStatusFold(options: RunStatusFoldOptions = {}): RunStat
         if (agent !== undefined) {
           agent.tokens += tokens;
           agent.costUsd += costUsd ?? 0;
+          agent.compactions += 1;
         }
         return;
       }
+      case 'scratchpad.written':
+        if (agent !== undefined) agent.scratchpad = event.data.content;
+        return;
       case 'tool.started':
         totals.toolCalls += 1;
         return;
@@ -278,7 +286,6 @@ export function createRunStatusFold(options: RunStatusFoldOptions = {}): RunStat
       case 'task.claimed':
       case 'task.released':
       case 'handoff.delivered':
-      case 'scratchpad.written':
       case 'main.checked':
       case 'provider.limited':
       case 'provider.circuit-opened':

@@ -176,6 +176,38 @@ describe('foldRunStatus', () => {
     expect(statusOf({ events: log.events(), tasks, deliveredHandoffs }).run.durationMs).toBe(5_000);
   });
 
+  it('counts summaries near the context window as model spend, and keeps each agent\'s latest scratchpad', () => {
+    const log = createLog();
+    log.append('run-1', 'system', runStarted('Build the parser'));
+    log.append('run-1', 'planner-a', agentStarted('root-planner', 'task-root', 'Build the parser', null));
+    log.append('run-1', 'planner-a', modelResponded(1, 1_000, 100, 0.5));
+    log.append('run-1', 'planner-a', { type: 'scratchpad.written', data: { content: 'plan: one' } });
+    log.append('run-1', 'planner-a', { type: 'scratchpad.written', data: { content: 'plan: two' } });
+    log.append('run-1', 'planner-a', {
+      type: 'context.compacted',
+      data: {
+        step: 2,
+        model: 'sim',
+        windowTokens: 8_000,
+        beforeTokens: 7_000,
+        afterTokens: 1_500,
+        replaced: 40,
+        kept: 6,
+        summary: 'Summary of the conversation so far ...',
+        usage: { inputTokens: 6_000, outputTokens: 400, cachedInputTokens: 0 },
+        costUsd: 0.25,
+        durationMs: 30,
+      },
+    });
+    const status = statusOf({ events: log.events(), tasks: [], deliveredHandoffs: [] });
+    expect(status.compaction).toEqual({ count: 1, tokens: 6_400 });
+    expect(status.tokens.total).toBe(7_500);
+    expect(status.costUsd).toBe(0.75);
+    expect(status.modelCalls).toBe(1);
+    expect(status.agents[0]).toEqual(expect.objectContaining({ scratchpad: 'plan: two', compactions: 1, tokens: 7_500 }));
+    expect(formatRunStatus(status)).toContain('Compactions: 1 (6,400 tokens, 85.3% of all)');
+  });
+
   it('shows a stopped run running again once resumed, and its stopped agents taken up again', () => {
     const log = createLog();
     log.append('run-1', 'system', runStarted('Build the parser'));

@@ -33,6 +33,10 @@ export interface AgentStatus {
   readonly reason: string | null;
   /** The summary of its handoff (a worker's) or of its latest finish (a planner's); null before. */
   readonly summary: string | null;
+  /** Its scratchpad as it last wrote it; null before its first write. */
+  readonly scratchpad: string | null;
+  /** How often its conversation was summarised near its context window. */
+  readonly compactions: number;
 }
 
 /** A run as `colony status` reports it, live or finished. Plain data: scripts read it as JSON. */
