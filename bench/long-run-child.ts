@@ -1,0 +1,117 @@
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { ColonyEvent } from '../src/events/event-types.js';
+import { resolveModel } from '../src/model/registry.js';
+import { DEFAULT_FRESHNESS } from '../src/orchestrator/agent-freshness.js';
+import { runRunSession } from '../src/orchestrator/run-session.js';
+import { runGit } from '../src/workspace/git.js';
+import { generatedGoal } from './generated-goal.js';
+
+/**
+ * One long run measured for how its agents' contexts grow: `tsx bench/long-run-child.ts '<json>'`
+ * builds a generated goal whose modules all sit in one folder (so the root planner publishes
+ * and hears back from every task itself) and prints one JSON line of figures.
+ */
+interface Settings {
+  readonly modules: number;
+  readonly workers: number;
+  readonly model: string;
+  readonly windowTokens: number;
+  readonly compaction: boolean;
+}
+
+/** How many slices of the run's wall time the largest request is reported for. */
+const SLICES = 10;
+
+const settings = JSON.parse(process.argv[2] ?? '{}') as Settings;
+const base = mkdtempSync(join(tmpdir(), 'colony-bench-long-'));
+const repoDir = join(base, 'repo');
+for (const [path, content] of Object.entries(generatedGoal(settings.modules, settings.modules))) {
+  mkdirSync(join(repoDir, path, '..'), { recursive: true });
+  writeFileSync(join(repoDir, path), content);
+}
+await runGit(repoDir, ['init', '-q', '-b', 'main']);
+await runGit(repoDir, ['add', '-A']);
+await runGit(repoDir, ['commit', '-q', '-m', 'start']);
+
+const resolved = resolveModel(settings.model, { env: {} });
+if (!resolved.ok) throw new Error(resolved.error);
+
+const requests: { at: number; tokens: number; agentId: string }[] = [];
+const steps = new Map<string, number>();
+const roles = new Map<string, string>();
+let modelCalls = 0;
+let allTokens = 0;
+let compactions = 0;
+let compactionTokens = 0;
+let compactionFailures = 0;
+let largestSummaryTokens = 0;
+let failure: string | null = null;
+const started = Date.now();
+const observe = (event: ColonyEvent): void => {
+  switch (event.type) {
+    case 'agent.started':
+      roles.set(event.agentId, event.data.role);
+      return;
+    case 'model.responded':
+      modelCalls += 1;
+      allTokens += event.data.usage.inputTokens + event.data.usage.outputTokens;
+      steps.set(event.agentId, Math.max(steps.get(event.agentId) ?? 0, event.data.step));
+      // What the provider counted is what it saw: the request's real size.
+      requests.push({ at: event.ts - started, tokens: event.data.usage.inputTokens, agentId: event.agentId });
+      return;
+    case 'context.compacted':
+      compactions += 1;
+      compactionTokens += event.data.usage.inputTokens + event.data.usage.outputTokens;
+      allTokens += event.data.usage.inputTokens + event.data.usage.outputTokens;
+      largestSummaryTokens = Math.max(largestSummaryTokens, event.data.afterTokens);
+      return;
+    case 'context.compaction-failed':
+      compactionFailures += 1;
+      return;
+    case 'agent.failed':
+      if (roles.get(event.agentId) === 'root-planner') failure ??= event.data.reason;
+      return;
+    default:
+      return;
+  }
+};
+
+const result = await runRunSession({
+  repoDir,
+  goalPath: join(repoDir, 'GOAL.md'),
+  workerModel: resolved.model,
+  plannerModel: resolved.model,
+  workers: settings.workers,
+  workerMaxSteps: 100,
+  plannerMaxSteps: 5_000,
+  freshness: { ...DEFAULT_FRESHNESS, contextWindows: { all: settings.windowTokens, byModel: {} }, compaction: settings.compaction },
+  onEvent: observe,
+});
+const wallMs = Date.now() - started;
+const slice = wallMs / SLICES;
+const largestBySlice = Array.from({ length: SLICES }, (_, index) =>
+  Math.max(0, ...requests.filter((request) => request.at >= index * slice && request.at < (index + 1) * slice).map((request) => request.tokens)),
+);
+const [busiestAgent, mostSteps] = [...steps].reduce((best, entry) => (entry[1] > best[1] ? entry : best), ['', 0] as [string, number]);
+process.stdout.write(
+  `${JSON.stringify({
+    status: result.ok ? result.status : result.error,
+    checkPassed: result.ok ? (result.check?.passed ?? null) : null,
+    wallMs,
+    modelCalls,
+    agents: roles.size,
+    mostSteps,
+    mostStepsRole: roles.get(busiestAgent) ?? '',
+    largestRequest: Math.max(0, ...requests.map((request) => request.tokens)),
+    largestBySlice,
+    compactions,
+    compactionFailures,
+    compactionTokens,
+    allTokens,
+    largestSummaryTokens,
+    rootFailure: failure,
+  })}\n`,
+);
+rmSync(base, { recursive: true, force: true });

@@ -1,0 +1,69 @@
+import { execFileSync } from 'node:child_process';
+import type { BenchSection } from './bench-row.js';
+
+interface LongRunFigures {
+  readonly status: string;
+  readonly checkPassed: boolean | null;
+  readonly wallMs: number;
+  readonly modelCalls: number;
+  readonly agents: number;
+  readonly mostSteps: number;
+  readonly mostStepsRole: string;
+  readonly largestRequest: number;
+  readonly largestBySlice: readonly number[];
+  readonly compactions: number;
+  readonly compactionFailures: number;
+  readonly compactionTokens: number;
+  readonly allTokens: number;
+  readonly largestSummaryTokens: number;
+  readonly rootFailure: string | null;
+}
+
+const CHILD = new URL('./long-run-child.ts', import.meta.url).pathname;
+const MODULES = 700;
+const WORKERS = 16;
+const WINDOW = 32_000;
+/** The sim refuses requests over its window, as a real provider does. */
+const MODEL = `sim?seed=21&context=${WINDOW}`;
+
+function runChild(compaction: boolean): LongRunFigures {
+  const settings = { modules: MODULES, workers: WORKERS, model: MODEL, windowTokens: WINDOW, compaction };
+  const output = execFileSync(process.execPath, ['--import', 'tsx', CHILD, JSON.stringify(settings)], {
+    encoding: 'utf8',
+    maxBuffer: 16 * 2 ** 20,
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  return JSON.parse(output.trim().split('\n').at(-1) ?? '{}') as LongRunFigures;
+}
+
+/**
+ * A long run kept alive by compaction: 700 modules in one folder, so the root planner publishes
+ * every task and hears back from each, with every model's window set to 32,000 tokens and the
+ * sim refusing anything larger. The same run with compaction off shows what it prevents.
+ */
+export async function benchLongRun(): Promise<BenchSection> {
+  process.stdout.write(`  ${MODULES} modules, window ${WINDOW} tokens, compaction on…\n`);
+  const on = runChild(true);
+  process.stdout.write(`  the same, compaction off…\n`);
+  const off = runChild(false);
+  const share = on.allTokens === 0 ? 0 : (100 * on.compactionTokens) / on.allTokens;
+  const setting = `${MODULES} generated modules in one folder, --workers ${WORKERS}, ${MODEL}, --context-window ${WINDOW}`;
+  const rows = [
+    { name: 'long run, compaction on: model calls', value: on.modelCalls, unit: 'calls', target: '≥ 5,000', note: `${setting}; ${on.agents} agents; status ${on.status}, check ${on.checkPassed === true ? 'passed' : 'FAILED'}; ${Math.round(on.wallMs / 1000)} s` },
+    { name: 'long run, compaction on: most steps of one agent', value: on.mostSteps, unit: 'steps', target: '≥ 500', note: `the ${on.mostStepsRole}` },
+    { name: 'long run, compaction on: largest request', value: on.largestRequest, unit: 'tokens', target: `≤ ${WINDOW.toLocaleString('en-US')}`, note: `as the provider counted it; the largest summary left ${on.largestSummaryTokens} tokens` },
+    { name: 'long run, compaction on: compactions', value: on.compactions, unit: 'summaries', note: `${on.compactionFailures} failed` },
+    { name: 'long run: tokens spent on compaction, share of all', value: Number(share.toFixed(2)), unit: '%', target: '< 10%', note: `${on.compactionTokens} of ${on.allTokens} tokens` },
+    { name: 'long run, compaction off: model calls before it ended', value: off.modelCalls, unit: 'calls', target: 'fails: the root planner outgrows its window', note: `status ${off.status}; root planner: ${off.rootFailure ?? 'did not fail'}` },
+  ];
+  const slices = (figures: LongRunFigures) => figures.largestBySlice.map((tokens) => tokens.toLocaleString('en-US')).join(' | ');
+  const details = [
+    'Largest request in each tenth of the run\'s wall time (tokens, as the provider counted them):',
+    '',
+    `| run | ${on.largestBySlice.map((_, index) => `${index * 10}–${(index + 1) * 10}%`).join(' | ')} |`,
+    `|---|${on.largestBySlice.map(() => '---').join('|')}|`,
+    `| compaction on | ${slices(on)} |`,
+    `| compaction off | ${slices(off)} |`,
+  ].join('\n');
+  return { rows, details };
+}
