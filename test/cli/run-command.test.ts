@@ -104,6 +104,16 @@ describe('colony run', () => {
     const model = await runCli(['run', join(repo.dir, 'GOAL.md'), '--repo', repo.dir, '--model', 'sim?speed=9']);
     expect(model.code).toBe(2);
     expect(model.stderr).toContain('unknown key "speed"');
+
+    const window = await runCli(['run', join(repo.dir, 'GOAL.md'), '--repo', repo.dir, '--context-window', '500']);
+    expect(window.code).toBe(2);
+    expect(window.stderr).toContain('too small: at least 2000 tokens');
+    const compactAt = await runCli(['run', join(repo.dir, 'GOAL.md'), '--repo', repo.dir, '--compact-at', '5']);
+    expect(compactAt.code).toBe(2);
+    expect(compactAt.stderr).toContain('--compact-at takes a percentage from 10 to 100');
+    const reflect = await runCli(['run', join(repo.dir, 'GOAL.md'), '--repo', repo.dir, '--reflect-every', 'planners=3']);
+    expect(reflect.code).toBe(2);
+    expect(reflect.stderr).toContain('--reflect-every takes a number of steps');
   });
 });
 
