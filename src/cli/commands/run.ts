@@ -24,6 +24,7 @@ import {
 } from '../command-context.js';
 import { formatRunSummary, readRunStatus } from './run-report.js';
 import { addSandboxOptions, reportSandboxSettings, type SandboxFlags } from '../sandbox-options.js';
+import { announcingPromptOverrides } from '../prompt-override-notice.js';
 
 interface RunFlags extends SandboxFlags {
   readonly repo: string;
@@ -209,7 +210,7 @@ async function run(ctx: CommandContext, goalPath: string, flags: RunFlags): Prom
     limits: { tokens: flags.budgetTokens ?? null, usd: flags.budgetUsd ?? null, maxHours: flags.maxHours ?? null },
     signal: ctx.signal,
     secrets: ctx.secrets ?? [],
-    ...(progress === undefined ? {} : { onEvent: progress }),
+    onEvent: announcingPromptOverrides(ctx, progress),
     newRun: flags.new === true,
     modelSource: { baseUrl: flags.baseUrl ?? null, apiKeyEnv: flags.apiKeyEnv ?? null, prices },
     ...(flags.hangAfter === undefined ? {} : { hangAfterMs: Math.round(flags.hangAfter * 60_000) }),
