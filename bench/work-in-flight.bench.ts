@@ -5,6 +5,7 @@ import { performance } from 'node:perf_hooks';
 import type { EventInput } from '../src/store/event-store.js';
 import { openSqliteEventStore } from '../src/store/sqlite-event-store.js';
 import { renderFilesInFlight } from '../src/orchestrator/files-in-flight-notice.js';
+import { defaultPromptSet } from '../src/orchestrator/prompt-set.js';
 import { createWorkInFlight } from '../src/orchestrator/work-in-flight.js';
 import { createWorkInFlightFold, WORK_IN_FLIGHT_EVENT_TYPES } from '../src/orchestrator/work-in-flight-fold.js';
 import type { BenchRow } from './bench-row.js';
@@ -76,12 +77,13 @@ export async function benchWorkInFlight(): Promise<BenchRow[]> {
     const work = createWorkInFlight(store, RUN);
     work.picture();
 
+    const template = defaultPromptSet().text('files-in-flight');
     const pictureMs: number[] = [];
     const overlapMs: number[] = [];
     let noticeChars = 0;
     for (let round = 0; round < ROUNDS; round += 1) {
       const started = performance.now();
-      noticeChars = (renderFilesInFlight(work.picture(), 'root') ?? '').length;
+      noticeChars = (renderFilesInFlight(work.picture(), 'root', template) ?? '').length;
       pictureMs.push(performance.now() - started);
       const checked = performance.now();
       work.overlapsWith([`src/area-${round % 20}/`, 'src/index.js'], 'root');

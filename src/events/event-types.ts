@@ -60,6 +60,15 @@ const bodies = [
   }),
   z.object({
     /**
+     * Which of colony's prompts the repository replaced (`.colony/prompts/<name>.md`), each with
+     * its file and the sha256 of its bytes; empty when none. Recorded when a run starts and
+     * each time it resumes, since the files may change in between.
+     */
+    type: z.literal('prompts.loaded'),
+    data: z.object({ overridden: z.array(z.object({ name: z.string(), path: z.string(), sha256: z.string() })) }),
+  }),
+  z.object({
+    /**
      * `colony resume` took the run up again after it stopped or crashed: `resumes` counts the
      * times; `lastSeq` is the last event of the run before it; `released` the tasks whose
      * runner had died, open again for this one; `repaired` events the log lacked and the

@@ -34,6 +34,19 @@ describe('formatEventLine', () => {
   });
 });
 
+describe('describeEvent for the run', () => {
+  it('says which prompts the repository overrode, and when it overrode none', () => {
+    expect(describeEvent(event({ type: 'prompts.loaded', data: { overridden: [] } }))).toBe("prompts loaded: colony's own");
+    const overridden = [
+      { name: 'planner', path: '/repo/.colony/prompts/planner.md', sha256: 'a'.repeat(64) },
+      { name: 'worker', path: '/repo/.colony/prompts/worker.md', sha256: 'b'.repeat(64) },
+    ];
+    expect(describeEvent(event({ type: 'prompts.loaded', data: { overridden } }))).toBe(
+      `prompts loaded: planner (sha256 ${'a'.repeat(12)}), worker (sha256 ${'b'.repeat(12)}) from the repository, colony's own for the rest`,
+    );
+  });
+});
+
 describe('describeEvent for the tree', () => {
   it('says which task was created, under which scope, and what it retries', () => {
     expect(

@@ -16,6 +16,10 @@ export function describeEvent(event: ColonyEvent): string {
       return `run ended: ${event.data.status} after ${seconds(event.data.durationMs)}`;
     case 'run.configured':
       return `run configured: workers on ${event.data.settings.workerModel}, planners on ${event.data.settings.plannerModel}, up to ${event.data.settings.workers} workers`;
+    case 'prompts.loaded':
+      return event.data.overridden.length === 0
+        ? "prompts loaded: colony's own"
+        : `prompts loaded: ${event.data.overridden.map((override) => `${override.name} (sha256 ${override.sha256.slice(0, 12)})`).join(', ')} from the repository, colony's own for the rest`;
     case 'run.resumed':
       return `run resumed (${ordinal(event.data.resumes)} time) after event ${event.data.lastSeq}: ${event.data.released.length} task(s) taken back from the stopped runner${event.data.repaired === 0 ? '' : `, ${event.data.repaired} event(s) restored from the task table`}`;
     case 'disk.full':

@@ -258,6 +258,7 @@ export function createRunStatusFold(options: RunStatusFoldOptions = {}): RunStat
         return;
       case 'budget.allotted':
       case 'run.configured':
+      case 'prompts.loaded':
       case 'disk.full':
       case 'disk.recovered':
       case 'agent.hung':

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { ColonyEvent, EventBody } from '../events/event-types.js';
 import { createAgentBudget, unstartedHandoff } from './agent-budget.js';
 import { createBudgetLedger } from './budget-ledger.js';
+import { defaultPromptSet } from './prompt-set.js';
 
 function observe(ledger: ReturnType<typeof createBudgetLedger>, agentId: string, body: EventBody): void {
   ledger.observe({ ...body, seq: 1, v: 1, id: 'event', runId: 'run-1', agentId, ts: 0 } as ColonyEvent);
@@ -25,8 +26,8 @@ describe('an agent’s budget', () => {
     observe(ledger, 'system', { type: 'task.created', data: { taskId: 'work', parentTaskId: 'root', kind: 'worker', title: 'work', scope: null, retryOf: null } });
     observe(ledger, 'planner-1', started('root'));
     observe(ledger, 'worker-1', started('work'));
-    const planner = createAgentBudget(ledger, 'root', 'planner');
-    const worker = createAgentBudget(ledger, 'work', 'worker');
+    const planner = createAgentBudget(ledger, 'root', 'planner', defaultPromptSet());
+    const worker = createAgentBudget(ledger, 'work', 'worker', defaultPromptSet());
     for (let call = 0; call < 80; call += 1) observe(ledger, 'worker-1', responded(1_000));
 
     expect(worker.beforeModelCall()).toBeNull();
@@ -54,7 +55,7 @@ describe('an agent’s budget', () => {
     observe(ledger, 'system', { type: 'task.created', data: { taskId: 'root', parentTaskId: null, kind: 'planner', title: 'goal', scope: null, retryOf: null } });
     observe(ledger, 'system', { type: 'task.created', data: { taskId: 'work', parentTaskId: 'root', kind: 'worker', title: 'work', scope: null, retryOf: null } });
     observe(ledger, 'worker-1', started('work'));
-    const worker = createAgentBudget(ledger, 'work', 'worker');
+    const worker = createAgentBudget(ledger, 'work', 'worker', defaultPromptSet());
     now = 59 * 60_000;
     expect(worker.whileParked()).toBeNull();
     expect(worker.stoppedBy()).toBeNull();

@@ -1,17 +1,12 @@
-import { readFileSync } from 'node:fs';
 import type { ModelCallCheck } from '../agent/agent-loop.js';
 import type { Handoff } from '../events/handoff.js';
 import { formatAmount } from '../events/budget-figures.js';
 import type { BudgetLedger, BudgetWarning, Exhaustion } from './budget-ledger.js';
+import { fillPlaceholders, type PromptName, type PromptSet } from './prompt-set.js';
 
-function prompt(name: string): string {
-  return readFileSync(new URL(`./prompts/${name}.md`, import.meta.url), 'utf8').trim();
-}
-
-const WARNING = prompt('budget-warning');
-const FINAL_CALL: Readonly<Record<'worker' | 'planner', string>> = {
-  worker: prompt('budget-final-worker'),
-  planner: prompt('budget-final-planner'),
+const FINAL_CALL: Readonly<Record<'worker' | 'planner', PromptName>> = {
+  worker: 'budget-final-worker',
+  planner: 'budget-final-planner',
 };
 
 /** One agent's side of the run's budget, asked before each of its model calls. */
@@ -30,8 +25,11 @@ export interface AgentBudget {
   stoppedBy(): Exhaustion | null;
 }
 
-/** The budget of the agent that runs `taskId`: a worker, or the planner that owns the task's scope. */
-export function createAgentBudget(ledger: BudgetLedger, taskId: string, role: 'worker' | 'planner'): AgentBudget {
+/**
+ * The budget of the agent that runs `taskId`: a worker, or the planner that owns the task's
+ * scope. Its notices are the run's prompts `budget-warning` and `budget-final-<role>`.
+ */
+export function createAgentBudget(ledger: BudgetLedger, taskId: string, role: 'worker' | 'planner', prompts: PromptSet): AgentBudget {
   let stopped: Exhaustion | null = null;
   return {
     beforeModelCall() {
@@ -40,10 +38,10 @@ export function createAgentBudget(ledger: BudgetLedger, taskId: string, role: 'w
         stopped = permit.exhaustion;
         return { stop: `stopped: ${permit.exhaustion.what}` };
       }
-      if (permit.kind === 'final') return FINAL_CALL[role].replace('{{WHAT}}', permit.exhaustion.what);
+      if (permit.kind === 'final') return fillPlaceholders(prompts.text(FINAL_CALL[role]), { WHAT: permit.exhaustion.what });
       if (role === 'worker') return null;
       const warnings = ledger.takeWarnings(taskId);
-      return warnings.length === 0 ? null : warnings.map(warningText).join('\n\n');
+      return warnings.length === 0 ? null : warnings.map((warning) => warningText(warning, prompts.text('budget-warning'))).join('\n\n');
     },
     whileParked() {
       ledger.tick();
@@ -56,8 +54,8 @@ export function createAgentBudget(ledger: BudgetLedger, taskId: string, role: 'w
   };
 }
 
-/** The reminder a planner gets when a scope it owns has spent 80% of a limit. */
-export function warningText(warning: BudgetWarning): string {
+/** The reminder a planner gets when a scope it owns has spent 80% of a limit, from the `budget-warning` prompt `template`. */
+export function warningText(warning: BudgetWarning, template: string): string {
   const { measure, spent, limit } = warning;
   const percent = Math.floor((100 * spent) / limit);
   const left = formatAmount(measure, Math.max(0, limit - spent));
@@ -65,7 +63,7 @@ export function warningText(warning: BudgetWarning): string {
     measure === 'time'
       ? `${percent}% of ${warning.scope === 'run' ? "the run's" : 'your scope’s'} time limit of ${formatAmount(measure, limit)} has passed; ${left} ${left.endsWith('s') ? 'are' : 'is'} left.`
       : `${warning.scope === 'run' ? 'the run has' : `your scope ${warning.scopePath ?? ''} has`} spent ${formatAmount(measure, spent)} of its ${formatAmount(measure, limit)} (${percent}%); ${left} left.`;
-  return WARNING.replace('{{FIGURES}}', figures);
+  return fillPlaceholders(template, { FIGURES: figures });
 }
 
 /**

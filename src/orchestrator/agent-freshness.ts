@@ -1,9 +1,9 @@
-import { readFileSync } from 'node:fs';
 import { DEFAULT_KEPT_TURNS, DEFAULT_THRESHOLD, type ContextPolicy } from '../agent/compaction.js';
 import type { AgentRecorder } from '../agent/agent-loop.js';
 import type { ReminderPolicy } from '../agent/reminders.js';
 import { contextWindowFor, NO_CONTEXT_WINDOW_OVERRIDES, type ContextWindowOverrides } from '../model/context-windows.js';
 import type { PriorAgent } from './prior-agents.js';
+import { fillPlaceholders, type PromptSet } from './prompt-set.js';
 
 /** A number of steps for each kind of agent; null turns the thing off for that kind. */
 export interface StepsByKind {
@@ -40,36 +40,28 @@ export const DEFAULT_FRESHNESS: AgentFreshness = {
   evidenceFirst: true,
 };
 
-function prompt(name: string): string {
-  return readFileSync(new URL(`./prompts/${name}.md`, import.meta.url), 'utf8').trim();
-}
-
-const COMPACTION_PROMPT = prompt('compaction');
-const REFLECT_REMINDER = prompt('reflect-reminder');
-const SCRATCHPAD_REMINDER = prompt('scratchpad-reminder');
-export const EVIDENCE_REMINDER = prompt('evidence-reminder');
-
 /** What the agent loop of one agent is given to stay fresh. */
 export interface LoopFreshness {
   readonly context: ContextPolicy;
   readonly reminders: ReminderPolicy;
 }
 
-export function loopFreshness(freshness: AgentFreshness, kind: 'planner' | 'worker', modelSpec: string): LoopFreshness {
+/** The context policy and reminders of one agent, their texts from the run's prompts. */
+export function loopFreshness(freshness: AgentFreshness, kind: 'planner' | 'worker', modelSpec: string, prompts: PromptSet): LoopFreshness {
   const scratchpadEvery = freshness.scratchpadEvery[kind];
   return {
     context: {
       windowTokens: contextWindowFor(modelSpec, freshness.contextWindows),
       threshold: freshness.threshold,
       compaction: freshness.compaction,
-      compactionPrompt: COMPACTION_PROMPT,
+      compactionPrompt: prompts.text('compaction'),
       keptTurns: freshness.keptTurns,
     },
     reminders: {
       reflectEvery: freshness.reflectEvery[kind],
-      reflectText: REFLECT_REMINDER,
+      reflectText: prompts.text('reflect-reminder'),
       scratchpadEvery,
-      scratchpadText: SCRATCHPAD_REMINDER.replace('{{STEPS}}', String(scratchpadEvery ?? 0)),
+      scratchpadText: fillPlaceholders(prompts.text('scratchpad-reminder'), { STEPS: String(scratchpadEvery ?? 0) }),
     },
   };
 }

@@ -14,6 +14,7 @@ import { openRepository } from '../workspace/repository.js';
 import { createExampleRepository, type ExampleRepository } from '../../test/support/example-repository.js';
 import { createFilesInFlightNotice, renderFilesInFlight } from './files-in-flight-notice.js';
 import { unconfinedCommandRunners } from './command-sandbox.js';
+import { defaultPromptSet } from './prompt-set.js';
 import type { RunContext } from './run-context.js';
 import { runTasks } from './task-runner.js';
 import { Wakeups } from './wakeups.js';
@@ -21,6 +22,7 @@ import { createWorkInFlight, type FilesPicture, type TaskInFlight } from './work
 
 const RUN = 'run-1';
 const HEADER = 'Files in flight across the run';
+const TEMPLATE = defaultPromptSet().text('files-in-flight');
 
 function append(store: EventStore, agentId: string, ...bodies: EventBody[]): void {
   for (const body of bodies) store.append({ ...body, runId: RUN, agentId });
@@ -33,7 +35,7 @@ function created(taskId: string, parentTaskId: string, paths: string[]): EventBo
 describe('the files-in-flight notice', () => {
   it('appears when the picture changed since it was last shown, and not otherwise', () => {
     const store = createMemoryEventStore();
-    const notice = createFilesInFlightNotice(createWorkInFlight(store, RUN), 'root');
+    const notice = createFilesInFlightNotice(createWorkInFlight(store, RUN), 'root', defaultPromptSet());
     expect(notice.next()).toBeNull();
 
     append(store, 'planner', created('task-a', 'root', ['src/a.js', 'src/index.js']), created('task-b', 'other', ['src/index.js']));
@@ -90,7 +92,7 @@ describe('the files-in-flight notice', () => {
       shared: Array.from({ length: 7 }, (_, index) => ({ path: `src/shared-${index}.js`, taskIds: ['task-2', 'task-3', 'task-5', 'task-7', 'task-9', 'task-11', 'task-13'] })),
       hot: Array.from({ length: 9 }, (_, index) => ({ path: `src/hot-${index}.js`, landed: 9 - index, settled: index === 0 ? 2 : 0, conflicted: index === 0 ? 1 : 0 })),
     };
-    const lines = (renderFilesInFlight(picture, 'root') ?? '').split('\n');
+    const lines = (renderFilesInFlight(picture, 'root', TEMPLATE) ?? '').split('\n');
     expect(lines[1]).toBe('In flight (6 of 20 worker tasks):');
     // Tasks in a shared path first (running before open, latest first), then the planner's own.
     expect(lines.slice(2, 8).map((line) => /^- (task-\d+)/.exec(line)?.[1])).toEqual(['task-2', 'task-13', 'task-11', 'task-9', 'task-7', 'task-5']);
@@ -103,9 +105,9 @@ describe('the files-in-flight notice', () => {
     expect(lines[15]).toBe('- src/hot-0.js: 9 landings, 2 appends colony merged itself, 1 conflict');
     expect(lines[20]).toMatch(/^Two tasks that change one file/);
     expect(lines).toHaveLength(21);
-    const mine = renderFilesInFlight({ ...picture, shared: [] }, 'root')?.split('\n')[2];
+    const mine = renderFilesInFlight({ ...picture, shared: [] }, 'root', TEMPLATE)?.split('\n')[2];
     expect(mine).toBe(`- task-18 "${clipped(18)}" (running, yours): declared src/mine.js; nothing changed yet`);
-    const many = renderFilesInFlight({ inFlight: [task(19, ['a.js', 'b.js', 'c.js', 'd.js', 'e.js', 'f.js'])], shared: [], hot: [] }, 'root');
+    const many = renderFilesInFlight({ inFlight: [task(19, ['a.js', 'b.js', 'c.js', 'd.js', 'e.js', 'f.js'])], shared: [], hot: [] }, 'root', TEMPLATE);
     expect(many).toContain('declared a.js, b.js, c.js and 3 more; nothing changed yet');
   });
 });
@@ -171,6 +173,7 @@ describe('a planner in a run', () => {
       now: Date.now,
       mergeCheck: null,
       workInFlight: createWorkInFlight(events, RUN),
+      prompts: defaultPromptSet(),
     };
     const root = createdTask(tasks.createTask({ id: 'task-root', runId: RUN, parentTaskId: null, createdBy: null, kind: 'planner', title: 'Goal', body: 'Build pad and case.', scope: null, retryOf: null }, Date.now()));
     const outcome = await runTasks({ context, holder: 'runner-1', workers: () => 1, leaseMs: 30_000, rootTaskId: root.id, signal: new AbortController().signal });

@@ -1,7 +1,5 @@
-import { readFileSync } from 'node:fs';
+import { fillPlaceholders, type PromptSet } from './prompt-set.js';
 import type { FilesPicture, HotFile, TaskInFlight, WorkInFlight } from './work-in-flight.js';
-
-const TEMPLATE = readFileSync(new URL('./prompts/files-in-flight.md', import.meta.url), 'utf8').trim();
 
 /**
  * Bounds that keep the notice to a few hundred tokens however busy the run: it is repeated
@@ -22,11 +20,12 @@ export interface FilesInFlightNotice {
   next(): string | null;
 }
 
-export function createFilesInFlightNotice(workInFlight: WorkInFlight, plannerTaskId: string): FilesInFlightNotice {
+export function createFilesInFlightNotice(workInFlight: WorkInFlight, plannerTaskId: string, prompts: PromptSet): FilesInFlightNotice {
+  const template = prompts.text('files-in-flight');
   let shown = '';
   return {
     next() {
-      const text = renderFilesInFlight(workInFlight.picture(), plannerTaskId) ?? '';
+      const text = renderFilesInFlight(workInFlight.picture(), plannerTaskId, template) ?? '';
       if (text === shown) return null;
       shown = text;
       // A picture that emptied says nothing new: the handoffs that emptied it already arrived.
@@ -35,13 +34,16 @@ export function createFilesInFlightNotice(workInFlight: WorkInFlight, plannerTas
   };
 }
 
-/** The notice for `picture` as the planner of `plannerTaskId` sees it; null when there is nothing to show. */
-export function renderFilesInFlight(picture: FilesPicture, plannerTaskId: string): string | null {
+/**
+ * The notice for `picture` as the planner of `plannerTaskId` sees it, in the `files-in-flight`
+ * prompt `template`; null when there is nothing to show.
+ */
+export function renderFilesInFlight(picture: FilesPicture, plannerTaskId: string, template: string): string | null {
   const sections = [tasksSection(picture, plannerTaskId), sharedSection(picture), hotSection(picture.hot)].filter(
     (section) => section.length > 0,
   );
   if (sections.length === 0) return null;
-  return TEMPLATE.replace('{{SECTIONS}}', sections.map((section) => section.join('\n')).join('\n'));
+  return fillPlaceholders(template, { SECTIONS: sections.map((section) => section.join('\n')).join('\n') });
 }
 
 function tasksSection(picture: FilesPicture, plannerTaskId: string): string[] {

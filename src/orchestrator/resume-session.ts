@@ -9,6 +9,7 @@ import { createRedactingChatModel } from './redacting-chat-model.js';
 import { describeUnfinishedRun, findUnfinishedRun, type UnfinishedRun } from './run-history.js';
 import { driveRun, type RunSessionOptions, type RunSessionResult } from './run-session.js';
 import { openRunStores } from './run-stores.js';
+import { loadPromptSet } from './prompt-set.js';
 import { prepareSession } from './session-prelude.js';
 import { withSessionCommands } from './session-commands.js';
 import { defaultStateDir, eventsDatabasePath } from './state-directory.js';
@@ -86,6 +87,9 @@ export async function runResumeSession(given: ResumeSessionOptions): Promise<Run
   const session = await prepareSession(given.repoDir, given.stateDir);
   if (!session.ok) return session;
   try {
+    // Read again on every resume: the run goes on with the repository's prompts as they are now.
+    const loaded = loadPromptSet(session.repo.root);
+    if (!loaded.ok) return loaded;
     const stores = openRunStores(session.stateDir, given.secrets ?? []);
     if (!stores.ok) return stores;
     try {
@@ -120,7 +124,17 @@ export async function runResumeSession(given: ResumeSessionOptions): Promise<Run
         session,
         settings.sandbox,
         ({ runId, commands, late }) =>
-          driveRun({ options, session, chosen, stores, start: { kind: 'resume', unfinished: run, settings, startedAt: run.startedAt }, runId, commands, late }),
+          driveRun({
+            options,
+            session,
+            chosen,
+            stores,
+            start: { kind: 'resume', unfinished: run, settings, startedAt: run.startedAt },
+            runId,
+            commands,
+            late,
+            prompts: loaded.prompts,
+          }),
         run.runId,
       );
     } finally {

@@ -8,6 +8,7 @@ import type { AgentFreshness } from './agent-freshness.js';
 import type { BudgetLedger } from './budget-ledger.js';
 import type { CommandRunners } from './command-sandbox.js';
 import type { DiskGuard } from './disk-guard.js';
+import type { PromptSet } from './prompt-set.js';
 import type { Wakeups } from './wakeups.js';
 import type { WorkInFlight } from './work-in-flight.js';
 import type { WorkspaceQuota } from './workspace-quota.js';
@@ -40,6 +41,8 @@ export interface RunContext {
   /** The `--merge-check` command workers' merges must pass, or null for none. */
   readonly mergeCheck: string | null;
   readonly plannerMaxSteps: number;
+  /** The run's prompts, read once at its start: colony's own, with the repository's overrides (see `loadPromptSet`). */
+  readonly prompts: PromptSet;
   /** Runs agents' commands, confined as the user chose (`--sandbox`). */
   readonly commands: CommandRunners;
   readonly now: () => number;

@@ -1,4 +1,3 @@
-import { readFileSync } from 'node:fs';
 import { endingCallSucceeded, runAgent, type AgentInbox, type AgentOutcome, type AgentRecorder } from '../agent/agent-loop.js';
 import type { AgentRole } from '../events/event-types.js';
 import { syntheticFailureHandoff, type Handoff } from '../events/handoff.js';
@@ -21,16 +20,12 @@ import { RUN_STOPPED, type RunContext } from './run-context.js';
 import { answerInterruptedCalls } from './interrupted-calls.js';
 import { priorOf, type PriorAgent } from './prior-agents.js';
 import { createScratchpad, DEFAULT_FRESHNESS, loopFreshness } from './agent-freshness.js';
+import { detectProjectTestCommand, testCommandSentence } from './project-test-command.js';
+import { fillPlaceholders, type PromptName } from './prompt-set.js';
 
-function prompt(name: string): string {
-  return readFileSync(new URL(`./prompts/${name}.md`, import.meta.url), 'utf8').trim();
-}
-
-const PLANNER_PROMPT = prompt('planner');
-const PLANNER_NUDGE = prompt('planner-nudge');
-const ROLE_SENTENCES: Record<Exclude<AgentRole, 'worker'>, string> = {
-  'root-planner': prompt('root-planner-role'),
-  'sub-planner': prompt('sub-planner-role'),
+const ROLE_PROMPTS: Record<Exclude<AgentRole, 'worker'>, PromptName> = {
+  'root-planner': 'root-planner-role',
+  'sub-planner': 'sub-planner-role',
 };
 
 /** How often a waiting planner looks at the store even without a wake-up (another process may have written). */
@@ -58,13 +53,12 @@ export async function runPlannerTask(
   const agentId = prior?.agentId ?? newShortId('planner');
   const role: Exclude<AgentRole, 'worker'> = task.parentTaskId === null ? 'root-planner' : 'sub-planner';
   const recorder = createAgentRecorder(context.events, context.runId, agentId, context.onEvent, context.disk, signal);
-  const systemPrompt = PLANNER_PROMPT.replace('{{ROLE}}', ROLE_SENTENCES[role]);
   const board = createPlannerBoard(context, task, agentId, recorder, { lease, finished: prior === null ? null : finishedBefore(prior) });
   // The board records each write; the scratchpad keeps the latest for every request.
   const scratchpad = createScratchpad(recorder, prior, false);
-  const freshness = loopFreshness(context.freshness ?? DEFAULT_FRESHNESS, 'planner', context.plannerModel.spec);
-  const filesNotice = createFilesInFlightNotice(context.workInFlight, task.id);
-  const budget = context.budget === undefined ? null : createAgentBudget(context.budget, task.id, 'planner');
+  const freshness = loopFreshness(context.freshness ?? DEFAULT_FRESHNESS, 'planner', context.plannerModel.spec, context.prompts);
+  const filesNotice = createFilesInFlightNotice(context.workInFlight, task.id, context.prompts);
+  const budget = context.budget === undefined ? null : createAgentBudget(context.budget, task.id, 'planner', context.prompts);
 
   let view: MainView;
   try {
@@ -73,6 +67,11 @@ export async function runPlannerTask(
     const reason = `colony could not make the planner's view of main: ${error instanceof Error ? error.message : String(error)}`;
     return { agentId, handoff: syntheticPlannerHandoff({ status: 'failed', steps: 0, reason, lastToolCall: null }, role) };
   }
+  // The test command is read from main as the planner starts, so a sub-planner sees what the run has built since.
+  const systemPrompt = fillPlaceholders(context.prompts.text('planner'), {
+    ROLE: context.prompts.text(ROLE_PROMPTS[role]),
+    TEST_COMMAND: testCommandSentence(detectProjectTestCommand(view.path)),
+  });
   const tools = [
     createReadFileTool(view.path),
     createListDirTool(view.path),
@@ -113,7 +112,7 @@ export async function runPlannerTask(
       maxSteps: context.plannerMaxSteps,
       signal,
       inbox: plannerInbox(context, task, lease, missed),
-      noToolCallNudge: PLANNER_NUDGE,
+      noToolCallNudge: context.prompts.text('planner-nudge'),
       context: freshness.context,
       reminders: freshness.reminders,
       scratchpad: scratchpad.read,

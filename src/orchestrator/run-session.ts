@@ -26,6 +26,7 @@ import { startCheckoutSync } from './checkout-sync.js';
 import { checkMain, type MainCheck } from './main-check.js';
 import type { RunContext } from './run-context.js';
 import { createWorkInFlight } from './work-in-flight.js';
+import { loadPromptSet, type PromptSet } from './prompt-set.js';
 import { prepareSession, type PreparedSession } from './session-prelude.js';
 import { prepareSharedDependencies } from './shared-dependencies.js';
 import { sandboxedInstall } from './sandboxed-install.js';
@@ -141,6 +142,8 @@ export async function runRunSession(given: RunSessionOptions): Promise<RunSessio
   const session = await prepareSession(options.repoDir, options.stateDir);
   if (!session.ok) return session;
   try {
+    const loaded = loadPromptSet(session.repo.root);
+    if (!loaded.ok) return loaded;
     // Read before anything is made: a refused run leaves no log behind where there was none.
     const unfinished = readUnfinishedIn(session.stateDir);
     if (!unfinished.ok) return unfinished;
@@ -154,7 +157,7 @@ export async function runRunSession(given: RunSessionOptions): Promise<RunSessio
       try {
         if (unfinished.run !== null) abandonRun(stores.events, unfinished.run);
         const start: RunStart = { kind: 'new', goal, settings, startedAt: Date.now() };
-        return await driveRun({ options, session, chosen, stores, start, runId, commands, late });
+        return await driveRun({ options, session, chosen, stores, start, runId, commands, late, prompts: loaded.prompts });
       } finally {
         stores.close();
       }
@@ -178,11 +181,13 @@ export interface DriveRunOptions {
   readonly runId: string;
   readonly commands: CommandRunners;
   readonly late: LateRecorder;
+  /** The run's prompts, loaded before anything ran (see `loadPromptSet`). */
+  readonly prompts: PromptSet;
 }
 
 /** The run itself, new or resumed: workspaces, the runner until the root closes, the check, the checkout. */
 export async function driveRun(drive: DriveRunOptions): Promise<RunSessionResult> {
-  const { options, session, chosen, start, runId, commands, late } = drive;
+  const { options, session, chosen, start, runId, commands, late, prompts } = drive;
   const { events, tasks } = drive.stores;
   const { repo, stateDir } = session;
   const startCommit = await resolveBranch(repo, repo.trunk);
@@ -217,6 +222,7 @@ export async function driveRun(drive: DriveRunOptions): Promise<RunSessionResult
       for (const event of events.read({ runId, types: BUDGET_EVENT_TYPES })) budget?.observe(event);
       recordBudget = system.record;
     }
+    system.record({ type: 'prompts.loaded', data: { overridden: prompts.overridden.map((override) => ({ ...override })) } });
     late.attach(system.record);
     // The install below can take minutes; the run's start is on disk before it.
     await disk.flush(signal);
@@ -261,6 +267,7 @@ export async function driveRun(drive: DriveRunOptions): Promise<RunSessionResult
       plannerModel: options.plannerModel,
       workerMaxSteps: start.settings.workerMaxSteps,
       plannerMaxSteps: start.settings.plannerMaxSteps,
+      prompts,
       mergeCheck: start.settings.mergeCheck,
       commands,
       now: Date.now,

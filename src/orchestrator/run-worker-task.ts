@@ -1,6 +1,5 @@
 import { recordLayerUse } from '../workspace/dependency-layer-records.js';
 import { runGit } from '../workspace/git.js';
-import { readFileSync } from 'node:fs';
 import { basename } from 'node:path';
 import { endingCallSucceeded, runAgent, type AgentLoopOptions, type AgentOutcome } from '../agent/agent-loop.js';
 import type { ColonyEvent, EventBody } from '../events/event-types.js';
@@ -26,10 +25,11 @@ import type { DiskGuard } from './disk-guard.js';
 import { answerInterruptedCalls } from './interrupted-calls.js';
 import { landedCommits, lastWorkspacePath, type PriorAgent } from './prior-agents.js';
 import { RUN_STOPPED } from './run-context.js';
-import { createScratchpad, DEFAULT_FRESHNESS, EVIDENCE_REMINDER, loopFreshness, type AgentFreshness } from './agent-freshness.js';
+import { createScratchpad, DEFAULT_FRESHNESS, loopFreshness, type AgentFreshness } from './agent-freshness.js';
 import { createWriteScratchpadTool } from '../tools/write-scratchpad-tool.js';
 
-const WORKER_PROMPT = readFileSync(new URL('./prompts/worker.md', import.meta.url), 'utf8').trim();
+import { detectProjectTestCommand, testCommandSentence } from './project-test-command.js';
+import { fillPlaceholders, type PromptSet } from './prompt-set.js';
 
 export interface WorkerTask {
   readonly id: string;
@@ -53,6 +53,8 @@ export interface RunWorkerTaskOptions {
   /** Directories shown at the workspace's root, shared and never written (see `CreateWorkspaceOptions`). */
   readonly sharedLayers?: readonly string[];
   readonly maxSteps: number;
+  /** The run's prompts: the worker's system prompt and its nudge come from here. */
+  readonly prompts: PromptSet;
   /** Runs the worker's commands (run_command, the merge check), confined as the run was told. */
   readonly commands: CommandRunners;
   readonly signal?: AbortSignal;
@@ -117,7 +119,9 @@ export async function runWorkerTask(options: RunWorkerTaskOptions): Promise<Work
   const runProcess = options.commands.forAgent(agentId, workspace.path);
   const scratchpad = createScratchpad(recorder, prior);
   const freshnessSettings = options.freshness ?? DEFAULT_FRESHNESS;
-  const freshness = loopFreshness(freshnessSettings, 'worker', options.model.spec);
+  const freshness = loopFreshness(freshnessSettings, 'worker', options.model.spec, options.prompts);
+  // Read from the workspace, which starts at the trunk's latest: what the run has built so far counts.
+  const systemPrompt = fillPlaceholders(options.prompts.text('worker'), { TEST_COMMAND: testCommandSentence(detectProjectTestCommand(workspace.path)) });
   const tools = [
     ...createWorkerFileTools(workspace.path, { runProcess }),
     createMergeToMainTool(repo, workspace, {
@@ -135,7 +139,7 @@ export async function runWorkerTask(options: RunWorkerTaskOptions): Promise<Work
       (handoff) => {
         submitted = handoff;
       },
-      freshnessSettings.evidenceFirst ? { evidenceFirst: EVIDENCE_REMINDER } : {},
+      freshnessSettings.evidenceFirst ? { evidenceFirst: options.prompts.text('evidence-reminder') } : {},
     ),
   ];
   if (prior === null) {
@@ -146,7 +150,7 @@ export async function runWorkerTask(options: RunWorkerTaskOptions): Promise<Work
         taskId: task.id,
         title: task.title,
         model: options.model.spec,
-        systemPrompt: WORKER_PROMPT,
+        systemPrompt,
         task: task.body,
         tools: tools.map((tool) => tool.name),
         ...(options.parentAgentId === undefined ? {} : { parentAgentId: options.parentAgentId }),
@@ -160,7 +164,8 @@ export async function runWorkerTask(options: RunWorkerTaskOptions): Promise<Work
   const loop: AgentLoopOptions = {
     model: options.model,
     tools,
-    systemPrompt: WORKER_PROMPT,
+    systemPrompt,
+    noToolCallNudge: options.prompts.text('worker-nudge'),
     task: task.body,
     recorder,
     maxSteps: options.maxSteps,

@@ -13,6 +13,7 @@ import { openRepository } from '../workspace/repository.js';
 import { createWorktreeProvider } from '../workspace/worktree-provider.js';
 import { createExampleRepository, type ExampleRepository } from '../../test/support/example-repository.js';
 import { unconfinedCommandRunners } from './command-sandbox.js';
+import { defaultPromptSet } from './prompt-set.js';
 import type { RunContext } from './run-context.js';
 import { runTasks } from './task-runner.js';
 import { createWorkspaceQuota } from './workspace-quota.js';
@@ -87,6 +88,7 @@ describe('the task runner', () => {
       commands: unconfinedCommandRunners(),
       now: Date.now,
       workInFlight: createWorkInFlight(events, 'run-1'),
+      prompts: defaultPromptSet(),
       onEvent: (event) => seen.push(event),
     };
     const root = createdTask(tasks.createTask(

@@ -9,6 +9,7 @@ import type { EventStore } from '../store/event-store.js';
 import { createMemoryEventStore } from '../store/memory-event-store.js';
 import { openRepository } from '../workspace/repository.js';
 import { createExampleRepository, type ExampleRepository } from '../../test/support/example-repository.js';
+import { defaultPromptSet } from './prompt-set.js';
 import { runWorkerTask } from './run-worker-task.js';
 import { createWorkInFlightFold, HOT_FILES_WINDOW, WORK_IN_FLIGHT_EVENT_TYPES } from './work-in-flight-fold.js';
 
@@ -74,6 +75,7 @@ describe('the work-in-flight fold, on what real workers recorded', () => {
         runId: RUN,
         workspacesDir: join(example?.dir ?? '', '.colony', 'workspaces'),
         maxSteps: 40,
+        prompts: defaultPromptSet(),
       });
     const results = await Promise.all([run('task-pad', '01-pad'), run('task-case', '02-case')]);
     expect(results.map((result) => result.handoff.status)).toEqual(['done', 'done']);

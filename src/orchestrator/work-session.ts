@@ -14,6 +14,7 @@ import { readBriefFile } from './brief-file.js';
 import { createRedactingChatModel } from './redacting-chat-model.js';
 import { startCheckoutSync } from './checkout-sync.js';
 import { runWorkerTask } from './run-worker-task.js';
+import { loadPromptSet, type PromptSet } from './prompt-set.js';
 import { prepareSession, type PreparedSession } from './session-prelude.js';
 import { prepareSharedDependencies } from './shared-dependencies.js';
 import { sandboxedInstall } from './sandboxed-install.js';
@@ -73,10 +74,12 @@ export async function runWorkSession(given: WorkSessionOptions): Promise<WorkSes
   const session = await prepareSession(options.repoDir, options.stateDir);
   if (!session.ok) return session;
   try {
+    const loaded = loadPromptSet(session.repo.root);
+    if (!loaded.ok) return loaded;
     const chosen = await chooseWorkspaces(session.repo, session.stateDir, options.workspaces ?? 'auto');
     if (!chosen.ok) return chosen;
     return await withSessionCommands(session, options.sandbox, ({ runId, commands, late }) =>
-      runInRepository(options, session, chosen, task, runId, commands, late),
+      runInRepository(options, session, chosen, task, loaded.prompts, runId, commands, late),
     );
   } finally {
     session.release();
@@ -88,6 +91,7 @@ async function runInRepository(
   session: Extract<PreparedSession, { ok: true }>,
   chosen: Extract<ChosenWorkspaces, { ok: true }>,
   task: { title: string; body: string },
+  prompts: PromptSet,
   runId: string,
   commands: CommandRunners,
   late: LateRecorder,
@@ -111,6 +115,7 @@ async function runInRepository(
       options.onEvent?.(event);
     };
     record({ type: 'run.started', data: { mode: 'work', repo: repo.root, model: options.model.spec, title: task.title } });
+    record({ type: 'prompts.loaded', data: { overridden: prompts.overridden.map((override) => ({ ...override })) } });
     late.attach(record);
     const dependencyLayer = await prepareSharedDependencies({
       repo,
@@ -138,6 +143,7 @@ async function runInRepository(
       workspaces: workspaces.provider,
       workspacesDir: workspacesDirOf(stateDir),
       maxSteps: options.maxSteps,
+      prompts,
       commands,
       onLanded: () => checkout.afterLanding(),
       ...(options.signal === undefined ? {} : { signal: options.signal }),

@@ -6,6 +6,7 @@ import { readUnfinishedRun, runResumeSession, type ResumableRun } from '../../or
 import { describeUnfinishedRun } from '../../orchestrator/run-history.js';
 import { usageError, type CommandContext } from '../command-context.js';
 import { sandboxWarning } from '../sandbox-options.js';
+import { announcingPromptOverrides } from '../prompt-override-notice.js';
 import { addProgressOptions, finishRun, progressPrinter, type ProgressFlags } from './run.js';
 
 interface ResumeFlags extends ProgressFlags {
@@ -51,7 +52,7 @@ async function resume(ctx: CommandContext, flags: ResumeFlags): Promise<number> 
     signal: ctx.signal,
     // The key the run reads is a secret whatever its variable is called.
     secrets: [...(ctx.secrets ?? []), ...recordedKey(ctx, settings.apiKeyEnv)],
-    ...(progress === undefined ? {} : { onEvent: progress }),
+    onEvent: announcingPromptOverrides(ctx, progress),
   });
   return finishRun(ctx, result, flags.json === true);
 }

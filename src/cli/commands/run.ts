@@ -25,6 +25,7 @@ import {
 import { formatRunSummary, readRunStatus } from './run-report.js';
 import { addSandboxOptions, reportSandboxSettings, type SandboxFlags } from '../sandbox-options.js';
 import { addFreshnessOptions, freshnessOf, type FreshnessFlags } from '../freshness-options.js';
+import { announcingPromptOverrides } from '../prompt-override-notice.js';
 
 interface RunFlags extends SandboxFlags, FreshnessFlags {
   readonly repo: string;
@@ -213,7 +214,7 @@ async function run(ctx: CommandContext, goalPath: string, flags: RunFlags): Prom
     limits: { tokens: flags.budgetTokens ?? null, usd: flags.budgetUsd ?? null, maxHours: flags.maxHours ?? null },
     signal: ctx.signal,
     secrets: ctx.secrets ?? [],
-    ...(progress === undefined ? {} : { onEvent: progress }),
+    onEvent: announcingPromptOverrides(ctx, progress),
     newRun: flags.new === true,
     modelSource: { baseUrl: flags.baseUrl ?? null, apiKeyEnv: flags.apiKeyEnv ?? null, prices },
     ...(flags.hangAfter === undefined ? {} : { hangAfterMs: Math.round(flags.hangAfter * 60_000) }),

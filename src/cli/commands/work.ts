@@ -5,6 +5,7 @@ import { resolveModel } from '../../model/registry.js';
 import { formatEventLine } from '../../observe/format-event.js';
 import { runWorkSession } from '../../orchestrator/work-session.js';
 import { addSandboxOptions, reportSandboxSettings, type SandboxFlags } from '../sandbox-options.js';
+import { announcingPromptOverrides } from '../prompt-override-notice.js';
 import type { WorkspaceMethodChoice } from '../../workspace/choose-workspace-provider.js';
 import { EXIT_FAILED, EXIT_OK, positiveInteger, usageError, workspacesOption, type CommandContext } from '../command-context.js';
 
@@ -70,7 +71,7 @@ async function work(ctx: CommandContext, taskPath: string, flags: WorkFlags): Pr
     workspaces: flags.workspaces,
     signal: ctx.signal,
     secrets: ctx.secrets ?? [],
-    ...(showProgress ? { onEvent: (event) => event.type !== 'model.requested' && ctx.stderr(`${formatEventLine(event)}\n`) } : {}),
+    onEvent: announcingPromptOverrides(ctx, showProgress ? (event) => event.type !== 'model.requested' && ctx.stderr(`${formatEventLine(event)}\n`) : undefined),
   });
   if (!result.ok) {
     usageError(ctx, result.error);
