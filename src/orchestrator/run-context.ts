@@ -7,6 +7,7 @@ import type { WorkspaceProvider } from '../workspace/workspace-provider.js';
 import type { BudgetLedger } from './budget-ledger.js';
 import type { CommandRunners } from './command-sandbox.js';
 import type { DiskGuard } from './disk-guard.js';
+import type { SteeringWriter } from './steering-record.js';
 import type { Wakeups } from './wakeups.js';
 import type { WorkInFlight } from './work-in-flight.js';
 import type { WorkspaceQuota } from './workspace-quota.js';
@@ -56,6 +57,12 @@ export interface RunContext {
    * agent id). A task claimed again goes back to that agent, its conversation rebuilt.
    */
   readonly priorAgents?: ReadonlyMap<string, string>;
+  /**
+   * Records in the log what people did through the task store (messages left, the user's hold
+   * set or lifted), from any process. The runner calls it before it claims, a planner before it
+   * takes its inbox, so the record comes before what it allowed. Absent: nothing steers the run.
+   */
+  readonly steering?: SteeringWriter;
 }
 
 /** The abort reason of agents stopped because the run stops (Ctrl-C, the root closed): their tasks go back to the store. */
