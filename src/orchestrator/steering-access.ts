@@ -46,9 +46,10 @@ export function openSteering(stateDir: string, secrets: readonly string[]): Stee
   }
   const run = findUnfinishedRun(opened.events);
   if (run === null) {
+    const error = noRunToSteer(opened.events, stateDir);
     opened.close();
     lock?.release();
-    return { ok: false, error: noRunToSteer(opened.events, stateDir) };
+    return { ok: false, error };
   }
   const writer =
     lock === null
