@@ -1,8 +1,10 @@
 import { Command, CommanderError } from 'commander';
+import { registerAndonCommand } from './commands/andon.js';
 import { registerDemoCommand } from './commands/demo.js';
 import { registerEventsCommand } from './commands/events.js';
 import { registerResumeCommand } from './commands/resume.js';
 import { registerRunCommand } from './commands/run.js';
+import { registerSayCommand } from './commands/say.js';
 import { registerSimServerCommand } from './commands/sim-server.js';
 import { registerStatusCommand } from './commands/status.js';
 import { registerWorkCommand } from './commands/work.js';
@@ -70,6 +72,8 @@ async function runProgram(argv: readonly string[], ctx: CommandContext): Promise
   registerRunCommand(program, ctx);
   registerResumeCommand(program, ctx);
   registerStatusCommand(program, ctx);
+  registerSayCommand(program, ctx);
+  registerAndonCommand(program, ctx);
   registerWorkCommand(program, ctx);
   registerEventsCommand(program, ctx);
   registerSimServerCommand(program, ctx);

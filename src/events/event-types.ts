@@ -460,8 +460,46 @@ const bodies = [
     data: z.object({ content: z.string(), step: z.number().int().optional() }),
   }),
   z.object({
+    /**
+     * A planner pulled or released its andon (`taskId`: nothing below that task is claimed while
+     * it is paused), or the user held or released the whole run with `colony andon` (`by:
+     * 'user'`, `taskId` null: no task of the run is claimed while it is held; `holdSeq` is the
+     * change's place in the task store). Without `by`, a planner's.
+     */
     type: z.literal('andon.changed'),
-    data: z.object({ taskId: z.string(), paused: z.boolean(), reason: z.string() }),
+    data: z.object({
+      taskId: z.string().nullable(),
+      paused: z.boolean(),
+      reason: z.string(),
+      by: z.enum(['planner', 'user']).optional(),
+      holdSeq: z.number().int().optional(),
+    }),
+  }),
+  z.object({
+    /**
+     * The run's goal file changed while the run went (or while it was down): `added` and
+     * `removed` lines against the goal the root planner was told last, which was sent the change
+     * and the whole new goal (see the `message.sent` that follows). `goal` is the new goal as
+     * told, so a resumed run compares with it. With `error` the file could not be read (gone,
+     * unreadable, empty): nothing was sent, and the planner keeps the goal it has.
+     */
+    type: z.literal('goal.changed'),
+    data: z.object({
+      path: z.string(),
+      added: z.number().int().nonnegative(),
+      removed: z.number().int().nonnegative(),
+      goal: z.string().optional(),
+      error: z.string().optional(),
+    }),
+  }),
+  z.object({
+    /**
+     * A message was left in a planner's inbox for it: a person's (`colony say`), or the word of
+     * a goal edit. `inboxSeq` is its place in the task store; the planner's `message.received`
+     * follows when it takes it in.
+     */
+    type: z.literal('message.sent'),
+    data: z.object({ recipientTaskId: z.string(), text: z.string(), inboxSeq: z.number().int() }),
   }),
   z.object({
     /** colony ran the project's check command on a commit of the trunk (at the end of a run). */

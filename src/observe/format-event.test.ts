@@ -102,6 +102,24 @@ describe('describeEvent for the tree', () => {
       'planner finished task task-2 done: Lexer built.',
     );
   });
+
+  it("describes the user's hold, a goal edit and a message left for a planner", () => {
+    expect(describeEvent(event({ type: 'andon.changed', data: { taskId: null, paused: true, reason: 'reviewing main', by: 'user', holdSeq: 1 } }))).toBe(
+      'spawning paused across the whole run by the user: reviewing main',
+    );
+    expect(describeEvent(event({ type: 'andon.changed', data: { taskId: null, paused: false, reason: 'looks fine', by: 'user', holdSeq: 2 } }))).toBe(
+      'spawning released across the whole run by the user: looks fine',
+    );
+    expect(describeEvent(event({ type: 'goal.changed', data: { path: '/srv/GOAL.md', added: 3, removed: 1, goal: '# Goal' } }))).toBe(
+      'goal file /srv/GOAL.md changed (3 line(s) added, 1 removed): the root planner is told',
+    );
+    expect(describeEvent(event({ type: 'goal.changed', data: { path: '/srv/GOAL.md', added: 0, removed: 0, error: 'the file is gone' } }))).toBe(
+      'goal file /srv/GOAL.md cannot be read, so nothing was sent: the file is gone',
+    );
+    expect(describeEvent(event({ type: 'message.sent', data: { recipientTaskId: 'task-2', text: 'Skip\nthe docs.', inboxSeq: 4 } }))).toBe(
+      'message left for task task-2: Skip the docs.',
+    );
+  });
 });
 
 describe('describeEvent for providers and parked agents', () => {

@@ -144,7 +144,15 @@ export function describeEvent(event: ColonyEvent): string {
     case 'scratchpad.written':
       return `scratchpad written (${event.data.content.length} characters)`;
     case 'andon.changed':
+      if (event.data.taskId === null) {
+        return `spawning ${event.data.paused ? 'paused' : 'released'} across the whole run by the user: ${oneLine(event.data.reason)}`;
+      }
       return `andon ${event.data.paused ? 'paused' : 'resumed'} below task ${event.data.taskId}: ${oneLine(event.data.reason)}`;
+    case 'goal.changed':
+      if (event.data.error !== undefined) return `goal file ${event.data.path} cannot be read, so nothing was sent: ${oneLine(event.data.error)}`;
+      return `goal file ${event.data.path} changed (${event.data.added} line(s) added, ${event.data.removed} removed): the root planner is told`;
+    case 'message.sent':
+      return `message left for task ${event.data.recipientTaskId}: ${oneLine(event.data.text, 80)}`;
     case 'main.checked':
       return `check \`${event.data.command}\` ${event.data.passed ? 'passed' : event.data.timedOut ? 'timed out' : 'failed'} on ${event.data.commit.slice(0, 12)} in ${Math.round(event.data.durationMs)} ms`;
     case 'merge.checked':

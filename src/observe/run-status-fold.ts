@@ -1,7 +1,7 @@
 import type { AgentRole, ColonyEvent } from '../events/event-types.js';
 import { handoffStatusSchema } from '../events/handoff.js';
 import type { TaskStatus } from '../store/task-store.js';
-import type { AgentState, AgentStatus, BudgetEvent, RunStatus, RunStatusContext, SandboxStatus } from './run-status.js';
+import type { AgentState, AgentStatus, BudgetEvent, RunStatus, RunStatusContext, SandboxStatus, UserHold } from './run-status.js';
 
 export interface RunStatusFoldOptions {
   /** Fold only this run. Without it the fold follows the run started last, starting over at each `run.started`. */
@@ -94,6 +94,7 @@ export function createRunStatusFold(options: RunStatusFoldOptions = {}): RunStat
   let totals = emptyTotals();
   let agents = new Map<string, AgentRecord>();
   let paused = new Set<string>();
+  let userHold: UserHold | null = null;
   let budget: BudgetRecord | null = null;
   let sandbox: { -readonly [K in keyof SandboxStatus]: SandboxStatus[K] } | null = null;
   let lastSeq = 0;
@@ -104,6 +105,7 @@ export function createRunStatusFold(options: RunStatusFoldOptions = {}): RunStat
     totals = emptyTotals();
     agents = new Map();
     paused = new Set();
+    userHold = null;
     budget = null;
     sandbox = null;
   }
@@ -229,7 +231,8 @@ export function createRunStatusFold(options: RunStatusFoldOptions = {}): RunStat
         if (agent !== undefined) agent.summary = event.data.summary;
         return;
       case 'andon.changed':
-        if (event.data.paused) paused.add(event.data.taskId);
+        if (event.data.taskId === null) userHold = event.data.paused ? { reason: event.data.reason, since: event.ts } : null;
+        else if (event.data.paused) paused.add(event.data.taskId);
         else paused.delete(event.data.taskId);
         return;
       case 'sandbox.opened':
@@ -287,6 +290,8 @@ export function createRunStatusFold(options: RunStatusFoldOptions = {}): RunStat
       case 'task.claimed':
       case 'task.released':
       case 'handoff.delivered':
+      case 'goal.changed':
+      case 'message.sent':
       case 'main.checked':
       case 'provider.limited':
       case 'provider.circuit-opened':
@@ -331,6 +336,7 @@ export function createRunStatusFold(options: RunStatusFoldOptions = {}): RunStat
       toolCalls: totals.toolCalls,
       compaction: { count: totals.compactions, tokens: totals.compactionTokens },
       pausedTaskIds: [...paused],
+      userHold: userHold === null ? null : { ...userHold },
       agents: [...agents.values()].map((agent): AgentStatus => ({ ...agent, costUsd: roundDollars(agent.costUsd) })),
       budget:
         budget === null

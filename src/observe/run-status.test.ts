@@ -384,6 +384,23 @@ describe('foldRunStatus', () => {
     log.append('run-1', 'planner-root', { type: 'andon.changed', data: { taskId: 'task-root', paused: false, reason: 'green' } });
     expect(statusOf({ events: log.events(), tasks: [], deliveredHandoffs: [] }).pausedTaskIds).toEqual(['task-sub']);
   });
+
+  it("shows the user's hold on the whole run apart from planners' andons, until the user releases it", () => {
+    const log = createLog();
+    log.append('run-1', 'system', runStarted('Goal'));
+    log.at(1_000);
+    log.append('run-1', 'system', { type: 'andon.changed', data: { taskId: null, paused: true, reason: 'reviewing main', by: 'user', holdSeq: 1 } });
+    log.append('run-1', 'planner-root', { type: 'andon.changed', data: { taskId: 'task-root', paused: true, reason: 'red' } });
+    log.append('run-1', 'planner-root', { type: 'andon.changed', data: { taskId: 'task-root', paused: false, reason: 'green' } });
+    const held = statusOf({ events: log.events(), tasks: [], deliveredHandoffs: [] });
+    expect(held.userHold).toEqual({ reason: 'reviewing main', since: T0 + 1_000 });
+    expect(held.pausedTaskIds).toEqual([]);
+    expect(formatRunStatus(held)).toContain('Spawning paused by you: reviewing main — release with colony andon --release');
+    log.append('run-1', 'system', { type: 'andon.changed', data: { taskId: null, paused: false, reason: 'fine', by: 'user', holdSeq: 2 } });
+    const released = statusOf({ events: log.events(), tasks: [], deliveredHandoffs: [] });
+    expect(released.userHold).toBeNull();
+    expect(formatRunStatus(released)).not.toContain('Spawning paused');
+  });
 });
 
 describe('createRunStatusFold', () => {

@@ -72,12 +72,21 @@ export interface RunStatus {
   readonly compaction: { readonly count: number; readonly tokens: number };
   /** Tasks whose andon is pulled: nothing below them is claimed until it is released. */
   readonly pausedTaskIds: readonly string[];
+  /** The user's hold on the whole run (`colony andon`): no task is claimed until it is released; null when none. */
+  readonly userHold: UserHold | null;
   /** In the order they started. */
   readonly agents: readonly AgentStatus[];
   /** Spend against the run's limits; null when the run set none. */
   readonly budget: BudgetStatus | null;
   /** How the run confined its agents' commands; null for a run that recorded none. */
   readonly sandbox: SandboxStatus | null;
+}
+
+/** The user's hold on a whole run, as the log recorded it. */
+export interface UserHold {
+  readonly reason: string;
+  /** When it was recorded, in milliseconds since the epoch. */
+  readonly since: number;
 }
 
 /** The run's sandbox: its method, its network policy, and what its egress proxy decided. */

@@ -9,6 +9,7 @@ import type { BudgetLedger } from './budget-ledger.js';
 import type { CommandRunners } from './command-sandbox.js';
 import type { DiskGuard } from './disk-guard.js';
 import type { PromptSet } from './prompt-set.js';
+import type { SteeringWriter } from './steering-record.js';
 import type { Wakeups } from './wakeups.js';
 import type { WorkInFlight } from './work-in-flight.js';
 import type { WorkspaceQuota } from './workspace-quota.js';
@@ -62,6 +63,12 @@ export interface RunContext {
   readonly priorAgents?: ReadonlyMap<string, string>;
   /** Context windows, compaction and reminders for every agent; DEFAULT_FRESHNESS when absent. */
   readonly freshness?: AgentFreshness;
+  /**
+   * Records in the log what people did through the task store (messages left, the user's hold
+   * set or lifted), from any process. The runner calls it before it claims, a planner before it
+   * takes its inbox, so the record comes before what it allowed. Absent: nothing steers the run.
+   */
+  readonly steering?: SteeringWriter;
 }
 
 /** The abort reason of agents stopped because the run stops (Ctrl-C, the root closed): their tasks go back to the store. */

@@ -188,6 +188,8 @@ function plannerInbox(context: RunContext, task: TaskRecord, lease: () => Lease,
   let redeliver = [...missed];
   return {
     take: () => {
+      // A message a person left from another process is recorded as sent before it is received.
+      context.steering?.recordSteering();
       const taken = [...redeliver, ...takeStored(context, task, lease())];
       redeliver = [];
       return taken.map((message) => ({ fromTaskId: message.fromTaskId, content: render(message), inboxSeq: message.seq }));

@@ -31,6 +31,7 @@ import { prepareSession, type PreparedSession } from './session-prelude.js';
 import { prepareSharedDependencies } from './shared-dependencies.js';
 import { sandboxedInstall } from './sandboxed-install.js';
 import { workspacesDirOf } from './state-directory.js';
+import { startSteering } from './run-steering.js';
 import { runTasks } from './task-runner.js';
 import { Wakeups } from './wakeups.js';
 import { chooseWorkspaces, defaultDiskCapBytes, startWorkspaces, type ChosenWorkspaces } from './workspace-setup.js';
@@ -252,12 +253,16 @@ export async function driveRun(drive: DriveRunOptions): Promise<RunSessionResult
       system.flush();
       return workspaces;
     }
+    const wakeups = new Wakeups();
+    // Messages, the user's hold and the goal file, while the run goes (`colony say`, `colony andon`, an edited goal).
+    const steering = startSteering({ events, tasks, runId, rootTaskId, goalPath: start.settings.goalPath, record: system.record, wakeups, secrets: options.secrets ?? [], now: Date.now });
     const context: RunContext = {
       runId,
       repo,
       events,
       tasks,
-      wakeups: new Wakeups(),
+      wakeups,
+      steering: steering.writer,
       dependencyLayer,
       workspaces: workspaces.provider,
       ...(workspaces.quota === null ? {} : { workspaceQuota: workspaces.quota }),
@@ -289,7 +294,7 @@ export async function driveRun(drive: DriveRunOptions): Promise<RunSessionResult
       leaseMs: start.settings.leaseMs,
       rootTaskId,
       signal,
-    });
+    }).finally(() => steering.stop());
 
     let check: MainCheck | null = null;
     // colony's own failure (its store) stops the run like Ctrl-C does: tasks released, resumable.

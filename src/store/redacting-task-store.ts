@@ -2,8 +2,9 @@ import type { SecretRedactor } from '../events/secret-redaction.js';
 import type { TaskStore } from './task-store.js';
 
 /**
- * A task store that redacts what agents write into it (task briefs, handoffs, inbox messages),
- * as `createRedactingEventStore` does for events. Everything else is `store`'s.
+ * A task store that redacts what agents and people write into it (task briefs, handoffs, inbox
+ * messages, the reasons of run holds), as `createRedactingEventStore` does for events.
+ * Everything else is `store`'s.
  */
 export function createRedactingTaskStore(store: TaskStore, redactor: SecretRedactor): TaskStore {
   return {
@@ -24,6 +25,10 @@ export function createRedactingTaskStore(store: TaskStore, redactor: SecretRedac
     movableChildren: (parentTaskId) => store.movableChildren(parentTaskId),
     setAndon: (taskId, paused, now, lease) => store.setAndon(taskId, paused, now, lease),
     pausedTasks: (runId) => store.pausedTasks(runId),
+    setRunHold: (runId, held, reason, now) => store.setRunHold(runId, held, redactor.redactText(reason), now),
+    runHold: (runId) => store.runHold(runId),
+    runHoldChanges: (runId, afterSeq) => store.runHoldChanges(runId, afterSeq),
+    personMessages: (runId, afterSeq) => store.personMessages(runId, afterSeq),
     deliveredHandoffs: (runId) => store.deliveredHandoffs(runId),
     close: () => store.close(),
   };

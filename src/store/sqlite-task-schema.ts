@@ -21,6 +21,12 @@ import type { SchemaPart } from './sqlite-migrations.js';
  *
  * `paths` (added by the second script) holds the files and folders a task's planner declared
  * it would change, as a JSON array of strings; tasks from before it read as declaring none.
+ *
+ * `run_holds` (added by the third script) is the user's hold on whole runs, one row per change,
+ * never updated or deleted: a run is held while its latest row says so. Being rows of their own
+ * (and not a task's `paused`), no planner's andon can lift it, and the log can record every
+ * change once by its `seq`. The third script also indexes people's messages by run, which is
+ * how a run finds the messages sent to its planners from another process.
  */
 export const TASK_TABLE_SCHEMA: SchemaPart = {
   name: 'tasks',
@@ -74,5 +80,14 @@ export const TASK_TABLE_SCHEMA: SchemaPart = {
      CREATE INDEX inbox_unread ON inbox (recipient_task_id) WHERE taken = 0;
      CREATE INDEX inbox_handoffs_by_run ON inbox (run_id) WHERE from_task_id IS NOT NULL;`,
     `ALTER TABLE tasks ADD COLUMN paths TEXT NOT NULL DEFAULT '[]';`,
+    `CREATE TABLE run_holds (
+       seq INTEGER PRIMARY KEY,
+       run_id TEXT NOT NULL,
+       held INTEGER NOT NULL CHECK (held IN (0, 1)),
+       reason TEXT NOT NULL,
+       changed_at INTEGER NOT NULL
+     ) STRICT;
+     CREATE INDEX run_holds_by_run ON run_holds (run_id);
+     CREATE INDEX inbox_person_messages_by_run ON inbox (run_id) WHERE from_task_id IS NULL;`,
   ],
 };

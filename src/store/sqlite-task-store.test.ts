@@ -61,9 +61,10 @@ describe('openSqliteTaskStore', () => {
     withRawConnection(path, (db) => {
       expect(db.pragma('journal_mode', { simple: true })).toBe('wal');
       expect(db.prepare('SELECT part, version FROM schema_versions').all()).toEqual([{ part: 'tasks', version: TASK_TABLE_SCHEMA.migrations.length }]);
-      const tables = "SELECT name, strict FROM pragma_table_list WHERE name IN ('tasks', 'inbox') ORDER BY name";
+      const tables = "SELECT name, strict FROM pragma_table_list WHERE name IN ('tasks', 'inbox', 'run_holds') ORDER BY name";
       expect(db.prepare(tables).all()).toEqual([
         { name: 'inbox', strict: 1 },
+        { name: 'run_holds', strict: 1 },
         { name: 'tasks', strict: 1 },
       ]);
       const indexes = db.prepare("SELECT name FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL").pluck();
@@ -74,6 +75,8 @@ describe('openSqliteTaskStore', () => {
           'tasks_paused',
           'inbox_one_handoff_per_task',
           'inbox_unread',
+          'run_holds_by_run',
+          'inbox_person_messages_by_run',
         ]),
       );
     });
@@ -239,10 +242,24 @@ describe('openSqliteTaskStore', () => {
     store.createTask(childTask('worker-1', 'old', 'worker', { paths: ['src/a.js'] }), 2);
     expect(store.getTask('worker-1')?.paths).toEqual(['src/a.js']);
     withRawConnection(path, (db) => {
-      expect(db.prepare("SELECT version FROM schema_versions WHERE part = 'tasks'").pluck().get()).toBe(2);
+      expect(db.prepare("SELECT version FROM schema_versions WHERE part = 'tasks'").pluck().get()).toBe(TASK_TABLE_SCHEMA.migrations.length);
       db.prepare("UPDATE tasks SET paths = 'not json' WHERE id = 'worker-1'").run();
     });
     expect(() => store.getTask('worker-1')).toThrow(/paths of task worker-1 .* are damaged/);
+  });
+
+  it('migrates a task table from before run holds: its messages are listed by run, and no run is held', () => {
+    const secondVersion = { name: TASK_TABLE_SCHEMA.name, migrations: TASK_TABLE_SCHEMA.migrations.slice(0, 2) };
+    openSqliteStoreConnection(path, 1_000, secondVersion, 'task table').close();
+    withRawConnection(path, (db) => {
+      db.prepare("INSERT INTO tasks (id, run_id, kind, title, body, status, attempt, created_at) VALUES (?, ?, 'planner', 'Goal', 'goal', 'open', 0, 1)").run(ROOT, RUN_ID);
+      db.prepare("INSERT INTO inbox (run_id, recipient_task_id, text, created_at) VALUES (?, ?, 'Left before the upgrade.', 2)").run(RUN_ID, ROOT);
+    });
+    const store = open();
+    expect(store.personMessages(RUN_ID, 0).map((message) => message.text)).toEqual(['Left before the upgrade.']);
+    expect(store.runHold(RUN_ID)).toBeNull();
+    expect(store.claim(workerClaim('runner-a', 3, 1_000))).toBeNull();
+    expect(store.claim({ runId: RUN_ID, holder: 'runner-a', kinds: ['planner'], now: 3, leaseMs: 1_000 })?.id).toBe(ROOT);
   });
 
   it('keeps what was written across closing and reopening', () => {
@@ -292,8 +309,8 @@ describe('openSqliteTaskStore', () => {
     expect(() => open({}, app)).toThrow(/colony did not create \(it has a table "customers"/);
     open().close();
     withRawConnection(path, (db) => db.prepare("UPDATE schema_versions SET version = 9 WHERE part = 'tasks'").run());
-    expect(() => open()).toThrow(/version 9, newer than the version 2 this colony knows/);
-    expect(() => open({ readOnly: true })).toThrow(/version 9, newer than the version 2 this colony knows/);
+    expect(() => open()).toThrow(/version 9, newer than the version 3 this colony knows/);
+    expect(() => open({ readOnly: true })).toThrow(/version 9, newer than the version 3 this colony knows/);
   });
 });
 

@@ -4,8 +4,19 @@ import { openReadOnlyStoreConnection, openSqliteStoreConnection } from './sqlite
 import { TASK_TABLE_SCHEMA } from './sqlite-task-schema.js';
 import { INBOX_COLUMNS, TASK_COLUMNS, handoffToJson, messageFromRow, pathsToJson, taskFromRow } from './sqlite-task-rows.js';
 import type { InboxRow, TaskRow } from './sqlite-task-rows.js';
+import { SqliteRunHolds } from './sqlite-run-holds.js';
 import { isCurrentLease, staleLeaseReason } from './task-lease.js';
-import type { ClaimRequest, CompleteResult, CreateTaskResult, InboxMessage, Lease, NewTask, TaskRecord, TaskStore } from './task-store.js';
+import type {
+  ClaimRequest,
+  CompleteResult,
+  CreateTaskResult,
+  InboxMessage,
+  Lease,
+  NewTask,
+  RunHoldChange,
+  TaskRecord,
+  TaskStore,
+} from './task-store.js';
 
 export interface SqliteTaskStoreOptions {
   /** How long a transaction waits for another connection's write lock before it fails (default 5000). */
@@ -68,6 +79,7 @@ function checkTime(name: string, value: number): void {
 class SqliteTaskStore implements TaskStore {
   private readonly statements = new Map<string, Database.Statement>();
   private readonly inTransaction: <Result>(work: () => Result) => Result;
+  private readonly holds = new SqliteRunHolds((sql) => this.statement(sql));
   private closed = false;
 
   constructor(
@@ -155,6 +167,8 @@ class SqliteTaskStore implements TaskStore {
     const [firstKind, secondKind = firstKind] = [...new Set(request.kinds)];
     if (firstKind === undefined) return null;
     return this.inTransaction(() => {
+      // The user's hold on the run stops every claim, read in the same transaction as the claim.
+      if (this.holds.isHeld(request.runId)) return null;
       const candidate = this.statement(CLAIM_CANDIDATE_SQL).get({
         runId: request.runId,
         firstKind,
@@ -320,6 +334,31 @@ class SqliteTaskStore implements TaskStore {
       .all(runId) as string[];
   }
 
+  setRunHold(runId: string, held: boolean, reason: string, now: number): RunHoldChange | null {
+    this.checkWritable();
+    checkTime('setRunHold now', now);
+    return this.inTransaction(() => this.holds.change(runId, held, reason, now));
+  }
+
+  runHold(runId: string): RunHoldChange | null {
+    this.checkOpen();
+    const latest = this.holds.latest(runId);
+    return latest?.held === true ? latest : null;
+  }
+
+  runHoldChanges(runId: string, afterSeq: number): RunHoldChange[] {
+    this.checkOpen();
+    return this.holds.after(runId, afterSeq);
+  }
+
+  personMessages(runId: string, afterSeq: number): InboxMessage[] {
+    this.checkOpen();
+    const rows = this.statement(
+      `SELECT ${INBOX_COLUMNS} FROM inbox WHERE run_id = ? AND from_task_id IS NULL AND seq > ? ORDER BY seq`,
+    ).all(runId, afterSeq) as InboxRow[];
+    return rows.map((row) => messageFromRow(row, this.path));
+  }
+
   deliveredHandoffs(runId: string): InboxMessage[] {
     this.checkOpen();
     const rows = this.statement(
@@ -361,7 +400,7 @@ class SqliteTaskStore implements TaskStore {
 }
 
 /**
- * Opens (creating it and its folder when missing) the task table and inboxes in the SQLite
+ * Opens (creating it and its folder when missing) the task table, inboxes and run holds in the SQLite
  * file at `path`, which may be the event log's file: the two are separate schema parts, each
  * used through its own connection. WAL mode, `synchronous = FULL` (a returned claim or
  * delivery is on disk), the busy timeout (default 5000 ms). Throws with what to do when the

@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { describeTaskStoreFencing } from './task-store-fencing.conformance.js';
+import { describeTaskStoreSteering } from './task-store-steering.conformance.js';
 import { RUN_ID, childTask, handoffOf, rootTask, seededRandom } from './task-store-fixtures.js';
 import type { ClaimRequest, Lease, TaskKind, TaskRecord, TaskStore } from './task-store.js';
 
@@ -33,7 +34,8 @@ function claimAll(store: TaskStore, claim: ClaimRequest): string[] {
  * The one suite every TaskStore implementation must pass. `open` is called before each test
  * and must return an empty store. Times are passed in, so nothing here waits on a clock. The
  * tests of generations (fencing by lease) and of resuming live in
- * `task-store-fencing.conformance.ts` and run as part of this suite.
+ * `task-store-fencing.conformance.ts`, those of the user's hold and people's messages in
+ * `task-store-steering.conformance.ts`; both run as part of this suite.
  */
 export function describeTaskStoreConformance(name: string, open: () => TaskStoreUnderTest): void {
   describe(`TaskStore conformance: ${name}`, () => {
@@ -522,5 +524,6 @@ export function describeTaskStoreConformance(name: string, open: () => TaskStore
     });
 
     describeTaskStoreFencing(open);
+    describeTaskStoreSteering(open);
   });
 }

@@ -58,6 +58,21 @@ export interface InboxMessage {
   readonly createdAt: number;
 }
 
+/**
+ * One change of the user's hold on a whole run (`colony andon`). While the latest change of a
+ * run holds it, no task of that run is claimed, by any runner. It is the user's alone: a
+ * planner's andon neither sets nor lifts it.
+ */
+export interface RunHoldChange {
+  /** Position among all hold changes of the store; strictly increasing. */
+  readonly seq: number;
+  readonly runId: string;
+  /** True when this change holds the run, false when it releases it. */
+  readonly held: boolean;
+  readonly reason: string;
+  readonly changedAt: number;
+}
+
 export interface ClaimRequest {
   readonly runId: string;
   /** Who takes the lease: one runner. */
@@ -92,7 +107,8 @@ export type CompleteResult =
  * - `claim` is atomic: of any number of concurrent claimers (in this process or others on the
  *   same store), exactly one gets a given task. It takes the oldest claimable task (in creation
  *   order) of the given kinds in the run: open, or running with a lease that expired before
- *   `now`; never one with a paused ancestor (andon). A task whose own andon is paused stays
+ *   `now`; never one with a paused ancestor (andon), and none at all while the run is held
+ *   (`setRunHold`). A task whose own andon is paused stays
  *   claimable, so a planner that paused its subtree can still be re-claimed after its runner
  *   died; only the tasks below it wait. `claim` sets the lease and increments `attempt`.
  * - A lease stays held until another claim takes the task: a holder whose lease expired can
@@ -160,7 +176,8 @@ export interface TaskStore {
   /**
    * Children that can still hand off without anyone acting: running, or open and not below a
    * paused task. Open children below a pulled andon are not counted: they wait for a person or
-   * a planner to release it.
+   * a planner to release it. The user's hold on the whole run (`setRunHold`) does not make a
+   * child unmovable: it is the user's to lift, so its planner waits rather than giving up on it.
    */
   movableChildren(parentTaskId: string): number;
   /**
@@ -171,6 +188,23 @@ export interface TaskStore {
   setAndon(taskId: string, paused: boolean, now: number, lease?: Lease): boolean;
   /** The tasks of the run whose andon is paused, oldest first. */
   pausedTasks(runId: string): string[];
+  /**
+   * Holds (`held` true) or releases the whole run for the user: while it is held, `claim` hands
+   * out no task of the run, of any kind, however its andons stand; tasks already running keep
+   * their leases and can complete. Kept apart from the tasks' andons, so no planner's `setAndon`
+   * changes it. Returns the change, or null when nothing changed (releasing a run that is not
+   * held, or holding one already held for the same reason).
+   */
+  setRunHold(runId: string, held: boolean, reason: string, now: number): RunHoldChange | null;
+  /** The change that holds the run now, or null when the run is not held. */
+  runHold(runId: string): RunHoldChange | null;
+  /** The run's hold changes with a seq above `afterSeq`, oldest first (what a log has yet to record). */
+  runHoldChanges(runId: string, afterSeq: number): RunHoldChange[];
+  /**
+   * The run's messages from people (`sendMessage`; not handoffs), to any of its planners, with a
+   * seq above `afterSeq`, oldest first, taken or not.
+   */
+  personMessages(runId: string, afterSeq: number): InboxMessage[];
   /** Every handoff delivered to an inbox in this run, read or not, oldest first (for audits). */
   deliveredHandoffs(runId: string): InboxMessage[];
   close(): void;

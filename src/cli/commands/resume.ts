@@ -4,6 +4,8 @@ import type { ChatModel } from '../../model/chat-model.js';
 import { resolveModel } from '../../model/registry.js';
 import { readUnfinishedRun, runResumeSession, type ResumableRun } from '../../orchestrator/resume-session.js';
 import { describeUnfinishedRun } from '../../orchestrator/run-history.js';
+import { eventsDatabasePath } from '../../orchestrator/state-directory.js';
+import { openSqliteTaskStore } from '../../store/sqlite-task-store.js';
 import { usageError, type CommandContext } from '../command-context.js';
 import { sandboxWarning } from '../sandbox-options.js';
 import { announcingPromptOverrides } from '../prompt-override-notice.js';
@@ -43,7 +45,11 @@ async function resume(ctx: CommandContext, flags: ResumeFlags): Promise<number> 
   const plannerModel = settings.plannerModel === settings.workerModel ? workerModel : resolveRecorded(ctx, settings.plannerModel, run);
   if (plannerModel === null) return ctx.exitCode;
   const progress = progressPrinter(ctx, flags);
-  if (progress !== undefined) ctx.stderr(`colony resume: ${describeUnfinishedRun(run)}, resumed ${run.resumes} time(s) before\n`);
+  if (progress !== undefined) {
+    ctx.stderr(`colony resume: ${describeUnfinishedRun(run)}, resumed ${run.resumes} time(s) before\n`);
+    const hold = userHoldOf(found.stateDir, run.runId);
+    if (hold !== null) ctx.stderr(`colony resume: spawning is paused by you (${hold}): no task starts until colony andon --release\n`);
+  }
   const result = await runResumeSession({
     repoDir,
     ...(stateDir === undefined ? {} : { stateDir }),
@@ -69,6 +75,21 @@ function resolveRecorded(ctx: CommandContext, spec: string, run: ResumableRun): 
   if (resolved.ok) return resolved.model;
   usageError(ctx, `the run's model ${spec} cannot be used now: ${resolved.error}`);
   return null;
+}
+
+/** The reason of the user's hold on the run, or null when it is not held (or the store cannot say). */
+function userHoldOf(stateDir: string, runId: string): string | null {
+  try {
+    const tasks = openSqliteTaskStore(eventsDatabasePath(stateDir), { readOnly: true });
+    try {
+      return tasks.runHold(runId)?.reason ?? null;
+    } finally {
+      tasks.close();
+    }
+  } catch {
+    // A task table from before holds existed, or none at all: nothing is held.
+    return null;
+  }
 }
 
 function recordedKey(ctx: CommandContext, variable: string | null): string[] {

@@ -84,6 +84,8 @@ const PROGRESS_EVENTS: ReadonlySet<EventType> = new Set<EventType>([
   'handoff.delivered',
   'planner.finished',
   'andon.changed',
+  'goal.changed',
+  'message.sent',
   'main.checked',
   'model.retried',
   'model.failed',

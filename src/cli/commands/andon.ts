@@ -1,0 +1,69 @@
+import { resolve } from 'node:path';
+import type { Command } from 'commander';
+import { defaultStateDir } from '../../orchestrator/state-directory.js';
+import { openSteering } from '../../orchestrator/steering-access.js';
+import { holdRun, releaseRun } from '../../orchestrator/steering.js';
+import { EXIT_OK, usageError, type CommandContext } from '../command-context.js';
+
+interface AndonFlags {
+  readonly release?: boolean;
+  readonly reason?: string;
+  readonly repo: string;
+  readonly state?: string;
+  readonly json?: boolean;
+}
+
+export function registerAndonCommand(program: Command, ctx: CommandContext): void {
+  program
+    .command('andon')
+    .description('Pause spawning across the whole run: no task is claimed until you release it (--release); agents already running go on.')
+    .option('--release', 'release your pause: tasks are claimed again')
+    .option('--reason <text>', 'why, recorded with the change and shown by colony status')
+    .option('--repo <dir>', 'the repository the run works on', '.')
+    .option('--state <dir>', 'the state directory the run uses (default: <repo>/.colony)')
+    .option('--json', 'print the outcome as JSON')
+    .action((flags: AndonFlags) => {
+      ctx.exitCode = andon(ctx, flags);
+    });
+}
+
+function andon(ctx: CommandContext, flags: AndonFlags): number {
+  const stateDir = flags.state === undefined ? defaultStateDir(resolve(ctx.cwd, flags.repo)) : resolve(ctx.cwd, flags.state);
+  const access = openSteering(stateDir, ctx.secrets ?? []);
+  if (!access.ok) {
+    usageError(ctx, access.error);
+    return ctx.exitCode;
+  }
+  try {
+    const runId = access.run.runId;
+    const releasing = flags.release === true;
+    const reason = flags.reason ?? (releasing ? 'released by the user' : 'paused by the user');
+    const result = releasing ? releaseRun(access.stores, runId, reason) : holdRun(access.stores, runId, reason);
+    if (!result.ok) {
+      usageError(ctx, result.error);
+      return ctx.exitCode;
+    }
+    const held = access.stores.tasks.runHold(runId);
+    if (flags.json === true) {
+      ctx.stdout(`${JSON.stringify({ runId, held: held !== null, reason: held?.reason ?? reason, changed: result.change !== null, live: access.live }, null, 2)}\n`);
+      return EXIT_OK;
+    }
+    const later = access.live ? '' : ' The run is not running now; this holds when you continue it with colony resume.';
+    if (releasing) {
+      ctx.stdout(
+        result.change === null
+          ? `Spawning was not paused by you in run ${runId}: nothing to release.\n`
+          : `Spawning released across run ${runId}: its tasks are claimed again.${later}\n`,
+      );
+    } else {
+      ctx.stdout(
+        result.change === null
+          ? `Spawning was already paused by you across run ${runId} (${held?.reason ?? reason}): nothing changed.\n`
+          : `Spawning paused across run ${runId}: no task is claimed until you run colony andon --release; agents already running go on.${later}\n`,
+      );
+    }
+    return EXIT_OK;
+  } finally {
+    access.close();
+  }
+}

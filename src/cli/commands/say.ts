@@ -1,0 +1,60 @@
+import { resolve } from 'node:path';
+import type { Command } from 'commander';
+import { defaultStateDir } from '../../orchestrator/state-directory.js';
+import { openSteering } from '../../orchestrator/steering-access.js';
+import { sendToPlanner } from '../../orchestrator/steering.js';
+import { EXIT_OK, usageError, type CommandContext } from '../command-context.js';
+
+interface SayFlags {
+  readonly to?: string;
+  readonly repo: string;
+  readonly state?: string;
+  readonly json?: boolean;
+}
+
+export function registerSayCommand(program: Command, ctx: CommandContext): void {
+  program
+    .command('say')
+    .description('Send a message to a planner of the run: the root planner, or the one named with --to. It reads it before its next model call.')
+    .argument('<message...>', 'what to tell the planner (quote it, or give it as several words)')
+    .option('--to <id>', 'the task id or agent id of the planner to tell (default: the root planner); colony status lists them')
+    .option('--repo <dir>', 'the repository the run works on', '.')
+    .option('--state <dir>', 'the state directory the run uses (default: <repo>/.colony)')
+    .option('--json', 'print who it went to as JSON')
+    .action((words: string[], flags: SayFlags) => {
+      ctx.exitCode = say(ctx, words.join(' '), flags);
+    });
+}
+
+function say(ctx: CommandContext, text: string, flags: SayFlags): number {
+  const stateDir = flags.state === undefined ? defaultStateDir(resolve(ctx.cwd, flags.repo)) : resolve(ctx.cwd, flags.state);
+  const access = openSteering(stateDir, ctx.secrets ?? []);
+  if (!access.ok) {
+    usageError(ctx, access.error);
+    return ctx.exitCode;
+  }
+  try {
+    const sent = sendToPlanner(access.stores, access.run.runId, flags.to ?? null, text);
+    if (!sent.ok) {
+      usageError(ctx, sent.error);
+      return ctx.exitCode;
+    }
+    const { recipient } = sent;
+    if (flags.json === true) {
+      ctx.stdout(`${JSON.stringify({ runId: access.run.runId, recipient, inboxSeq: sent.inboxSeq, live: access.live }, null, 2)}\n`);
+      return EXIT_OK;
+    }
+    const role = recipient.role === 'root-planner' ? 'root planner' : 'sub-planner';
+    const who =
+      recipient.agentId === null
+        ? `the ${role} of task ${recipient.taskId} ("${recipient.title}", not started yet)`
+        : `the ${role} ${recipient.agentId} (task ${recipient.taskId}, "${recipient.title}")`;
+    const when = access.live
+      ? 'it reads it before its next model call'
+      : 'the run is not running, so it reads it when you continue the run with colony resume';
+    ctx.stdout(`Sent to ${who} of run ${access.run.runId}: ${when}.\n`);
+    return EXIT_OK;
+  } finally {
+    access.close();
+  }
+}

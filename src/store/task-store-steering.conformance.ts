@@ -1,0 +1,123 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { RUN_ID, childTask, createdTask, handoffOf, rootTask } from './task-store-fixtures.js';
+import type { TaskStoreUnderTest } from './task-store.conformance.js';
+import type { ClaimRequest, Lease, TaskKind, TaskStore } from './task-store.js';
+
+const ROOT = rootTask().id;
+const BOTH: readonly TaskKind[] = ['worker', 'planner'];
+
+function request(holder: string, now: number, runId = RUN_ID, kinds: readonly TaskKind[] = BOTH, leaseMs = 100): ClaimRequest {
+  return { runId, holder, kinds, now, leaseMs };
+}
+
+/**
+ * The part of the TaskStore suite about a person steering a run: the user's hold on the whole
+ * run, kept apart from planners' andons, and the messages people left, listed by run. Run by
+ * `describeTaskStoreConformance`, so every implementation passes it.
+ */
+export function describeTaskStoreSteering(open: () => TaskStoreUnderTest): void {
+  describe("the user's hold and people's messages", () => {
+    let underTest: TaskStoreUnderTest;
+    let store: TaskStore;
+
+    beforeEach(() => {
+      underTest = open();
+      store = underTest.store;
+      store.createTask(rootTask(), 100);
+      store.createTask(childTask('planner-p', ROOT, 'planner'), 110);
+      store.createTask(childTask('worker-1', 'planner-p'), 120);
+    });
+
+    afterEach(() => {
+      underTest.cleanup();
+    });
+
+    function claimOne(id: string, holder: string, now: number, kinds: readonly TaskKind[] = BOTH): Lease {
+      const task = store.claim(request(holder, now, RUN_ID, kinds));
+      expect(task?.id).toBe(id);
+      return { holder, attempt: task?.attempt ?? 0 };
+    }
+
+    it('claims no task of a held run, open or with an expired lease, until the user releases it; other runs go on', () => {
+      const worker = claimOne('worker-1', 'runner-a', 1_000, ['worker']);
+      expect(store.setRunHold(RUN_ID, true, 'reviewing main', 1_050)).toMatchObject({ runId: RUN_ID, held: true, reason: 'reviewing main', changedAt: 1_050 });
+      // worker-1's lease expired at 1,100; the root and planner-p are open: none is handed out.
+      expect(store.claim(request('runner-b', 5_000))).toBeNull();
+      expect(store.claim(request('runner-b', 5_000, RUN_ID, ['worker']))).toBeNull();
+      // Another run is not held.
+      store.createTask(rootTask('run-2'), 1_060);
+      expect(store.claim(request('runner-b', 5_000, 'run-2'))?.id).toBe(rootTask('run-2').id);
+      // What runs goes on: its holder renews and completes it.
+      expect(store.renewLeases('runner-a', 5_000, 100)).toBe(1);
+      expect(store.complete('worker-1', worker, handoffOf('done', 'Built.'), 5_010).ok).toBe(true);
+      expect(store.setRunHold(RUN_ID, false, 'main is fine', 6_000)).toMatchObject({ held: false, reason: 'main is fine' });
+      expect(store.claim(request('runner-b', 6_100))?.id).toBe(ROOT);
+      expect(store.claim(request('runner-b', 6_100))?.id).toBe('planner-p');
+    });
+
+    it("is not lifted by a planner's andon, and does not show as one", () => {
+      store.setRunHold(RUN_ID, true, 'hold everything', 1_000);
+      expect(store.setAndon(ROOT, true, 1_100)).toBe(true);
+      expect(store.setAndon(ROOT, false, 1_200)).toBe(true);
+      expect(store.setAndon('planner-p', false, 1_300)).toBe(true);
+      expect(store.runHold(RUN_ID)).toMatchObject({ held: true, reason: 'hold everything' });
+      expect(store.pausedTasks(RUN_ID)).toEqual([]);
+      expect(store.claim(request('runner-a', 2_000))).toBeNull();
+    });
+
+    it('still counts open children as movable while the run is held: their planner waits for the user', () => {
+      const before = store.movableChildren('planner-p');
+      store.setRunHold(RUN_ID, true, 'wait', 1_000);
+      expect(before).toBe(1);
+      expect(store.movableChildren('planner-p')).toBe(1);
+      expect(store.openChildren('planner-p')).toBe(1);
+    });
+
+    it('keeps each change once, in order, and makes no change that would change nothing', () => {
+      expect(store.setRunHold(RUN_ID, false, 'nothing to release', 1_000)).toBeNull();
+      expect(store.runHold(RUN_ID)).toBeNull();
+      const first = store.setRunHold(RUN_ID, true, 'first', 1_100);
+      expect(store.setRunHold(RUN_ID, true, 'first', 1_200)).toBeNull();
+      const second = store.setRunHold(RUN_ID, true, 'a better reason', 1_300);
+      expect(store.runHold(RUN_ID)).toEqual(second);
+      const released = store.setRunHold(RUN_ID, false, 'done looking', 1_400);
+      expect(store.setRunHold(RUN_ID, false, 'again', 1_500)).toBeNull();
+      expect(store.runHold(RUN_ID)).toBeNull();
+      expect(first).not.toBeNull();
+      const all = store.runHoldChanges(RUN_ID, 0);
+      expect(all).toEqual([first, second, released]);
+      expect(all.map((change) => change.seq)).toEqual([...all.map((change) => change.seq)].sort((a, b) => a - b));
+      expect(store.runHoldChanges(RUN_ID, first?.seq ?? 0)).toEqual([second, released]);
+      expect(store.runHoldChanges('run-2', 0)).toEqual([]);
+    });
+
+    it("lists the messages people left in a run's inboxes after a seq, taken or not, and no handoff", () => {
+      store.createTask(rootTask('run-2'), 130);
+      const lease = claimOne(ROOT, 'runner-a', 1_000, ['planner']);
+      const toRoot = store.sendMessage(RUN_ID, ROOT, 'Focus on the parser.', 1_100);
+      store.sendMessage('run-2', rootTask('run-2').id, 'Another run.', 1_150);
+      const worker = claimOne('worker-1', 'runner-a', 1_200, ['worker']);
+      store.complete('worker-1', worker, handoffOf('done', 'Built.'), 1_300);
+      const toPlanner = store.sendMessage(RUN_ID, 'planner-p', 'Skip the docs.', 1_400);
+      store.takeInbox(ROOT, lease);
+      expect(store.personMessages(RUN_ID, 0)).toEqual([toRoot, toPlanner]);
+      expect(store.personMessages(RUN_ID, toRoot.seq)).toEqual([toPlanner]);
+      expect(store.personMessages(RUN_ID, toPlanner.seq)).toEqual([]);
+      expect(createdTask(store.createTask(childTask('worker-2', ROOT), 1_500)).status).toBe('open');
+    });
+
+    it('keeps the hold across reopening', (context) => {
+      const { reopen } = underTest;
+      if (reopen === undefined) {
+        context.skip();
+        return;
+      }
+      const hold = store.setRunHold(RUN_ID, true, 'over the weekend', 1_000);
+      store.close();
+      const reopened = reopen();
+      expect(reopened.runHold(RUN_ID)).toEqual(hold);
+      expect(reopened.claim(request('runner-b', 2_000))).toBeNull();
+      reopened.close();
+    });
+  });
+}
