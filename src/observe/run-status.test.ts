@@ -72,6 +72,7 @@ function task(runId: string, id: string, parentTaskId: string | null, status: Ta
     scope: null,
     retryOf: null,
     paths: [],
+    acceptance: [],
     status,
     attempt: status === 'open' ? 0 : 1,
     leaseHolder: null,

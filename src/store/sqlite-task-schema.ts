@@ -21,6 +21,8 @@ import type { SchemaPart } from './sqlite-migrations.js';
  *
  * `paths` (added by the second script) holds the files and folders a task's planner declared
  * it would change, as a JSON array of strings; tasks from before it read as declaring none.
+ * `acceptance` (the third script) holds the commands that must pass on the trunk once the
+ * task's work landed, as a JSON array of strings; tasks from before it have none.
  */
 export const TASK_TABLE_SCHEMA: SchemaPart = {
   name: 'tasks',
@@ -74,5 +76,6 @@ export const TASK_TABLE_SCHEMA: SchemaPart = {
      CREATE INDEX inbox_unread ON inbox (recipient_task_id) WHERE taken = 0;
      CREATE INDEX inbox_handoffs_by_run ON inbox (run_id) WHERE from_task_id IS NOT NULL;`,
     `ALTER TABLE tasks ADD COLUMN paths TEXT NOT NULL DEFAULT '[]';`,
+    `ALTER TABLE tasks ADD COLUMN acceptance TEXT NOT NULL DEFAULT '[]';`,
   ],
 };

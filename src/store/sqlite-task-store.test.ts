@@ -239,10 +239,31 @@ describe('openSqliteTaskStore', () => {
     store.createTask(childTask('worker-1', 'old', 'worker', { paths: ['src/a.js'] }), 2);
     expect(store.getTask('worker-1')?.paths).toEqual(['src/a.js']);
     withRawConnection(path, (db) => {
-      expect(db.prepare("SELECT version FROM schema_versions WHERE part = 'tasks'").pluck().get()).toBe(2);
+      expect(db.prepare("SELECT version FROM schema_versions WHERE part = 'tasks'").pluck().get()).toBe(TASK_TABLE_SCHEMA.migrations.length);
       db.prepare("UPDATE tasks SET paths = 'not json' WHERE id = 'worker-1'").run();
     });
     expect(() => store.getTask('worker-1')).toThrow(/paths of task worker-1 .* are damaged/);
+  });
+
+  it('migrates a task table from before acceptance commands: its tasks have none, new ones keep theirs', () => {
+    const secondVersion = { name: TASK_TABLE_SCHEMA.name, migrations: TASK_TABLE_SCHEMA.migrations.slice(0, 2) };
+    openSqliteStoreConnection(path, 1_000, secondVersion, 'task table').close();
+    withRawConnection(path, (db) =>
+      db
+        .prepare(
+          "INSERT INTO tasks (id, run_id, kind, title, body, status, attempt, created_at, paths) VALUES ('old', ?, 'planner', 'Goal', 'goal', 'open', 0, 1, '[\"src/\"]')",
+        )
+        .run(RUN_ID),
+    );
+    const store = open();
+    expect(store.getTask('old')).toMatchObject({ id: 'old', paths: ['src/'], acceptance: [] });
+    store.createTask(childTask('worker-1', 'old', 'worker', { acceptance: ['node --test'] }), 2);
+    expect(store.getTask('worker-1')?.acceptance).toEqual(['node --test']);
+    withRawConnection(path, (db) => {
+      expect(db.prepare("SELECT version FROM schema_versions WHERE part = 'tasks'").pluck().get()).toBe(3);
+      db.prepare("UPDATE tasks SET acceptance = '[1]' WHERE id = 'worker-1'").run();
+    });
+    expect(() => store.getTask('worker-1')).toThrow(/acceptance commands of task worker-1 .* are damaged: they are not a list of strings/);
   });
 
   it('keeps what was written across closing and reopening', () => {
