@@ -313,8 +313,8 @@ describe('openSqliteTaskStore', () => {
     expect(() => open({}, app)).toThrow(/colony did not create \(it has a table "customers"/);
     open().close();
     withRawConnection(path, (db) => db.prepare("UPDATE schema_versions SET version = 9 WHERE part = 'tasks'").run());
-    expect(() => open()).toThrow(/version 9, newer than the version 2 this colony knows/);
-    expect(() => open({ readOnly: true })).toThrow(/version 9, newer than the version 2 this colony knows/);
+    expect(() => open()).toThrow(/version 9, newer than the version 3 this colony knows/);
+    expect(() => open({ readOnly: true })).toThrow(/version 9, newer than the version 3 this colony knows/);
   });
 });
 
