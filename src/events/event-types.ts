@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { runSettingsSchema } from './run-settings.js';
-import { handoffSchema } from './handoff.js';
+import { handoffSchema, handoffStatusSchema } from './handoff.js';
 
 /**
  * Every event colony records, as one discriminated union on `type`. Names are
@@ -406,6 +406,40 @@ const bodies = [
     data: z.object({ files: z.array(z.string()), mainBefore: z.string() }),
   }),
   z.object({
+    /**
+     * colony is about to run a task's acceptance commands on the trunk at `commit`, the worker's
+     * last landed commit, in a checkout of its own. Until `acceptance.checked`, the worker's
+     * silence is the commands running, like a tool call's.
+     */
+    type: z.literal('acceptance.started'),
+    data: z.object({ taskId: z.string(), commit: z.string(), commands: z.array(z.string()) }),
+  }),
+  z.object({
+    /**
+     * What a task's acceptance commands gave, recorded before its handoff (which carries the
+     * verdict): `claimed` is the status the handoff states. `commit` is null and `skipped` says
+     * why when nothing ran (nothing of the worker's landed, or the commit could not be checked out).
+     */
+    type: z.literal('acceptance.checked'),
+    data: z.object({
+      taskId: z.string(),
+      claimed: handoffStatusSchema,
+      commit: z.string().nullable(),
+      passed: z.boolean(),
+      skipped: z.string().nullable(),
+      results: z.array(
+        z.object({
+          command: z.string(),
+          exitCode: z.number().int().nullable(),
+          timedOut: z.boolean(),
+          durationMs: z.number(),
+          /** The tail of its output, at most about 4,000 characters. */
+          output: z.string(),
+        }),
+      ),
+    }),
+  }),
+  z.object({
     type: z.literal('handoff.submitted'),
     data: z.object({ taskId: z.string(), handoff: handoffSchema }),
   }),
@@ -420,6 +454,8 @@ const bodies = [
       retryOf: z.string().nullable(),
       /** The files or folders (a folder ends in `/`) the planner declared the task would change. */
       paths: z.array(z.string()).optional(),
+      /** The commands that must pass on the trunk once the task's work landed; absent when none. */
+      acceptance: z.array(z.string()).optional(),
     }),
   }),
   z.object({

@@ -4,6 +4,43 @@ import { z } from 'zod';
 export const handoffStatusSchema = z.enum(['done', 'partial', 'blocked', 'failed']);
 export type HandoffStatus = z.infer<typeof handoffStatusSchema>;
 
+/** One acceptance command as the handoff reports it: whether it passed, and the end of its output. */
+export const acceptanceResultSchema = z.object({
+  command: z.string(),
+  passed: z.boolean(),
+  /** The exit code, or null when the command was killed (a timeout) or never started. */
+  exitCode: z.number().int().nullable(),
+  timedOut: z.boolean().default(false),
+  /** The last lines of its output (stdout and stderr interleaved), a few thousand characters at most. */
+  outputTail: z.string(),
+});
+export type AcceptanceResult = z.infer<typeof acceptanceResultSchema>;
+
+/**
+ * What colony found when it ran a task's acceptance commands on the trunk at the worker's last
+ * landed commit, after the worker ended and before its handoff was delivered: evidence next to
+ * the claim. `skipped` says why nothing ran (nothing landed, or colony could not check the commit
+ * out); then `passed` is false and `results` empty.
+ */
+export const acceptanceVerdictSchema = z.object({
+  /** The trunk commit checked, or null when nothing ran. */
+  commit: z.string().nullable(),
+  /** Every command exited 0. */
+  passed: z.boolean(),
+  skipped: z.string().nullable().default(null),
+  results: z.array(acceptanceResultSchema).default([]),
+});
+export type AcceptanceVerdict = z.infer<typeof acceptanceVerdictSchema>;
+
+/**
+ * A claim its checks contradict: the agent handed off `done`, the checks ran, and one failed.
+ * A worker that said partial, blocked or failed claimed nothing the checks could refute.
+ */
+export function isFalseClaim(handoff: { readonly status: HandoffStatus; readonly acceptance?: AcceptanceVerdict | null | undefined }): boolean {
+  const verdict = handoff.acceptance ?? null;
+  return handoff.status === 'done' && verdict !== null && verdict.skipped === null && !verdict.passed;
+}
+
 /**
  * The one message a worker sends up when its task ends. The summary and commits say what
  * happened; the lists are the rich part a planner learns from.
@@ -21,6 +58,11 @@ export const handoffSchema = z.object({
   followUps: z.array(z.string()).default([]),
   /** True when the system wrote this handoff for an agent that ended without one. */
   synthetic: z.boolean().default(false),
+  /**
+   * colony's own verdict on the task's acceptance commands, added after the agent ended; absent
+   * (or null) when the task had none. Agents never write it.
+   */
+  acceptance: acceptanceVerdictSchema.nullable().optional(),
 });
 export type Handoff = z.infer<typeof handoffSchema>;
 

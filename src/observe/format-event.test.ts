@@ -65,6 +65,29 @@ describe('describeEvent for the tree', () => {
     ).toBe('worker task task-4 created, paths src/a.js, src/a.test.js, src/index.js and 1 more: A');
   });
 
+  it('says where acceptance checks ran, whether a done claim failed them, and why they did not run', () => {
+    const commit = '0123456789abcdef0123456789abcdef01234567';
+    expect(describeEvent(event({ type: 'acceptance.started', data: { taskId: 'task-3', commit, commands: ['node --test', 'npm run lint'] } }))).toBe(
+      'acceptance checks of task task-3 started on 0123456789ab: `node --test`, `npm run lint`',
+    );
+    const results = [
+      { command: 'node --test', exitCode: 1, timedOut: false, durationMs: 800, output: 'fail' },
+      { command: 'npm run lint', exitCode: 0, timedOut: false, durationMs: 300, output: 'ok' },
+    ];
+    expect(describeEvent(event({ type: 'acceptance.checked', data: { taskId: 'task-3', claimed: 'done', commit, passed: false, skipped: null, results } }))).toBe(
+      'acceptance checks of task task-3: claimed done, checks failed on 0123456789ab: `node --test`',
+    );
+    expect(describeEvent(event({ type: 'acceptance.checked', data: { taskId: 'task-3', claimed: 'failed', commit, passed: false, skipped: null, results } }))).toBe(
+      'acceptance checks of task task-3: checks failed on 0123456789ab: `node --test`',
+    );
+    expect(describeEvent(event({ type: 'acceptance.checked', data: { taskId: 'task-3', claimed: 'done', commit, passed: true, skipped: null, results: [] } }))).toBe(
+      'acceptance checks of task task-3 passed on 0123456789ab (0 command(s))',
+    );
+    expect(describeEvent(event({ type: 'acceptance.checked', data: { taskId: 'task-3', claimed: 'done', commit: null, passed: false, skipped: 'nothing landed', results: [] } }))).toBe(
+      'acceptance checks of task task-3 not run: nothing landed',
+    );
+  });
+
   it('says who claimed and who released a task', () => {
     expect(describeEvent(event({ type: 'task.claimed', data: { taskId: 'task-3', kind: 'worker', attempt: 2, holder: 'runner-a' } }))).toBe(
       'worker task task-3 claimed by runner-a (attempt 2)',

@@ -1,5 +1,5 @@
 import { formatAmount } from '../events/budget-figures.js';
-import type { BudgetMeasure, ColonyEvent } from '../events/event-types.js';
+import type { BudgetMeasure, ColonyEvent, EventData } from '../events/event-types.js';
 
 /** One event as a line for a person: time, agent, what happened. No colours, safe for pipes. */
 export function formatEventLine(event: ColonyEvent): string {
@@ -118,6 +118,10 @@ export function describeEvent(event: ColonyEvent): string {
       return `merged ${event.data.commit.slice(0, 12)} (${event.data.files.length} file(s), ${event.data.attempts} attempt(s))`;
     case 'merge.conflicted':
       return `merge conflict in ${event.data.files.join(', ')}`;
+    case 'acceptance.started':
+      return `acceptance checks of task ${event.data.taskId} started on ${event.data.commit.slice(0, 12)}: ${event.data.commands.map((command) => `\`${oneLine(command, 60)}\``).join(', ')}`;
+    case 'acceptance.checked':
+      return describeAcceptance(event.data);
     case 'handoff.submitted':
       return `handoff ${event.data.handoff.status}${event.data.handoff.synthetic ? ' (synthetic)' : ''}: ${oneLine(event.data.handoff.summary)}`;
     case 'task.created': {
@@ -186,6 +190,15 @@ export function describeEvent(event: ColonyEvent): string {
     default:
       return assertNever(event);
   }
+}
+
+function describeAcceptance(data: EventData<'acceptance.checked'>): string {
+  if (data.skipped !== null || data.commit === null) return `acceptance checks of task ${data.taskId} not run: ${oneLine(data.skipped ?? 'nothing checked')}`;
+  const at = data.commit.slice(0, 12);
+  if (data.passed) return `acceptance checks of task ${data.taskId} passed on ${at} (${data.results.length} command(s))`;
+  const failing = data.results.filter((result) => result.exitCode !== 0).map((result) => `\`${oneLine(result.command, 60)}\``);
+  const claim = data.claimed === 'done' ? 'claimed done, ' : '';
+  return `acceptance checks of task ${data.taskId}: ${claim}checks failed on ${at}: ${failing.join(', ')}`;
 }
 
 function scopeName(figures: { readonly scope: 'run' | 'subtree'; readonly taskId: string }): string {

@@ -33,6 +33,7 @@ function headerLines(status: RunStatus): string[] {
     `Tasks: ${count(tasks.total)} (${counts})`,
     `Handoffs delivered: ${count(status.handoffs.delivered)}`,
     `Commits landed: ${count(status.commits.landed)}`,
+    ...acceptanceLines(status),
     `Tokens: ${count(tokens.total)} (${count(tokens.input)} input, ${count(tokens.output)} output)`,
     `Cost: ${cost}`,
     `Model calls: ${count(status.modelCalls)}, tool calls: ${count(status.toolCalls)}`,
@@ -48,6 +49,18 @@ function headerLines(status: RunStatus): string[] {
   if (status.budget !== null) lines.push(...budgetLines(status.budget));
   if (status.sandbox !== null) lines.push(sandboxLine(status.sandbox));
   return lines;
+}
+
+/**
+ * `Acceptance checks: 10 passed, 2 failed (1 false claim: done, checks failed), 1 not run`, when
+ * any task had them: how many claims the checks contradicted, for a person to see at a glance.
+ */
+export function acceptanceLines(status: RunStatus): string[] {
+  const { passed, failed, notRun, falseClaims } = status.acceptance;
+  if (passed + failed + notRun === 0) return [];
+  const claims = falseClaims === 0 ? '' : ` (${count(falseClaims)} false claim${falseClaims === 1 ? '' : 's'}: done, checks failed)`;
+  const skipped = notRun === 0 ? '' : `, ${count(notRun)} not run`;
+  return [`Acceptance checks: ${count(passed)} passed, ${count(failed)} failed${claims}${skipped}`];
 }
 
 /** `Budget: 81,020 of 100,000 tokens (81%), warned` and so on, one line per limit set. */

@@ -1,7 +1,7 @@
 import type { AgentRole, ColonyEvent } from '../events/event-types.js';
-import { handoffStatusSchema } from '../events/handoff.js';
+import { handoffStatusSchema, isFalseClaim } from '../events/handoff.js';
 import type { TaskStatus } from '../store/task-store.js';
-import type { AgentState, AgentStatus, BudgetEvent, RunStatus, RunStatusContext, SandboxStatus, UserHold } from './run-status.js';
+import type { AcceptanceStatus, AgentState, AgentStatus, BudgetEvent, RunStatus, RunStatusContext, SandboxStatus, UserHold } from './run-status.js';
 
 export interface RunStatusFoldOptions {
   /** Fold only this run. Without it the fold follows the run started last, starting over at each `run.started`. */
@@ -97,6 +97,8 @@ export function createRunStatusFold(options: RunStatusFoldOptions = {}): RunStat
   let userHold: UserHold | null = null;
   let budget: BudgetRecord | null = null;
   let sandbox: { -readonly [K in keyof SandboxStatus]: SandboxStatus[K] } | null = null;
+  // The latest verdict per task: checks run again after a restart replace the earlier ones.
+  let verdicts = new Map<string, 'passed' | 'failed' | 'not-run' | 'false-claim'>();
   let lastSeq = 0;
 
   function startOver(nextRunId: string): void {
@@ -108,6 +110,7 @@ export function createRunStatusFold(options: RunStatusFoldOptions = {}): RunStat
     userHold = null;
     budget = null;
     sandbox = null;
+    verdicts = new Map();
   }
 
   function add(event: ColonyEvent): void {
@@ -227,6 +230,12 @@ export function createRunStatusFold(options: RunStatusFoldOptions = {}): RunStat
       case 'handoff.submitted':
         if (agent !== undefined) agent.summary = event.data.handoff.summary;
         return;
+      case 'acceptance.checked': {
+        const { taskId, claimed, passed, skipped } = event.data;
+        const falseClaim = isFalseClaim({ status: claimed, acceptance: { commit: event.data.commit, passed, skipped, results: [] } });
+        verdicts.set(taskId, skipped !== null ? 'not-run' : passed ? 'passed' : falseClaim ? 'false-claim' : 'failed');
+        return;
+      }
       case 'planner.finished':
         if (agent !== undefined) agent.summary = event.data.summary;
         return;
@@ -285,6 +294,7 @@ export function createRunStatusFold(options: RunStatusFoldOptions = {}): RunStat
       case 'merge.attempted':
       case 'merge.intended':
       case 'merge.conflicted':
+      case 'acceptance.started':
       case 'merge.checked':
       case 'task.created':
       case 'task.claimed':
@@ -324,6 +334,7 @@ export function createRunStatusFold(options: RunStatusFoldOptions = {}): RunStat
       tasks: countTasks(context.tasks.filter((task) => task.runId === id)),
       handoffs: { delivered: context.deliveredHandoffs.filter((message) => message.runId === id).length },
       commits: { landed: totals.commitsLanded },
+      acceptance: countVerdicts(verdicts),
       tokens: {
         input: totals.inputTokens,
         output: totals.outputTokens,
@@ -358,6 +369,17 @@ export function createRunStatusFold(options: RunStatusFoldOptions = {}): RunStat
       return runId;
     },
     snapshot,
+  };
+}
+
+function countVerdicts(verdicts: ReadonlyMap<string, 'passed' | 'failed' | 'not-run' | 'false-claim'>): AcceptanceStatus {
+  const all = [...verdicts.values()];
+  const falseClaims = all.filter((verdict) => verdict === 'false-claim').length;
+  return {
+    passed: all.filter((verdict) => verdict === 'passed').length,
+    failed: all.filter((verdict) => verdict === 'failed').length + falseClaims,
+    notRun: all.filter((verdict) => verdict === 'not-run').length,
+    falseClaims,
   };
 }
 

@@ -72,6 +72,7 @@ function task(runId: string, id: string, parentTaskId: string | null, status: Ta
     scope: null,
     retryOf: null,
     paths: [],
+    acceptance: [],
     status,
     attempt: status === 'open' ? 0 : 1,
     leaseHolder: null,
@@ -259,6 +260,30 @@ describe('foldRunStatus', () => {
     });
     const text = formatRunStatus(status);
     expect(text).toContain('Budget: 8,500 tokens of 10,000 tokens (85%), used up\nTime: 15 minutes of 30 minutes (50%)\nSubtrees that used up their share: task-slice\n');
+  });
+
+  it('counts tasks by their latest acceptance verdict, and a done claim whose checks failed as a false claim', () => {
+    const log = createLog();
+    log.append('run-1', 'system', runStarted('Goal'));
+    const none = statusOf({ events: log.events(), tasks: [], deliveredHandoffs: [] });
+    expect(none.acceptance).toEqual({ passed: 0, failed: 0, notRun: 0, falseClaims: 0 });
+    expect(formatRunStatus(none)).not.toContain('Acceptance');
+    const commit = 'c'.repeat(40);
+    const result = { command: 'node --test', exitCode: 1, timedOut: false, durationMs: 900, output: '✖ pad' };
+    const checked = (taskId: string, claimed: 'done' | 'partial', passed: boolean, skipped: string | null = null): EventBody => ({
+      type: 'acceptance.checked',
+      data: { taskId, claimed, commit: skipped === null ? commit : null, passed, skipped, results: skipped === null ? [{ ...result, exitCode: passed ? 0 : 1 }] : [] },
+    });
+    log.append('run-1', 'worker-a', checked('task-a', 'done', false));
+    log.append('run-1', 'worker-b', checked('task-b', 'partial', false));
+    log.append('run-1', 'worker-c', checked('task-c', 'done', true));
+    log.append('run-1', 'worker-d', checked('task-d', 'done', false, 'nothing landed'));
+    log.append('run-1', 'worker-e', checked('task-e', 'done', false));
+    // Checked again after a restart: the latest verdict counts, once.
+    log.append('run-1', 'worker-e', checked('task-e', 'done', true));
+    const status = statusOf({ events: log.events(), tasks: [], deliveredHandoffs: [] });
+    expect(status.acceptance).toEqual({ passed: 2, failed: 2, notRun: 1, falseClaims: 1 });
+    expect(formatRunStatus(status)).toContain('Commits landed: 0\nAcceptance checks: 2 passed, 2 failed (1 false claim: done, checks failed), 1 not run\n');
   });
 
   it('says how the run confined its commands, and what its network proxy allowed and refused', () => {

@@ -4,7 +4,7 @@ import type { InboxMessage, TaskRecord, TaskStatus } from '../store/task-store.j
 import { createRunStatusFold } from './run-status-fold.js';
 
 export { createRunStatusFold, type RunStatusFold, type RunStatusFoldOptions } from './run-status-fold.js';
-export { budgetLines, formatRunStatus, wallTime } from './format-run-status.js';
+export { acceptanceLines, budgetLines, formatRunStatus, wallTime } from './format-run-status.js';
 
 /**
  * What an agent is doing: `waiting` is a planner with nothing to do until a message arrives;
@@ -61,6 +61,12 @@ export interface RunStatus {
   readonly tasks: { readonly total: number; readonly byStatus: Readonly<Record<TaskStatus, number>> };
   readonly handoffs: { readonly delivered: number };
   readonly commits: { readonly landed: number };
+  /**
+   * Worker tasks whose acceptance commands colony ran on the trunk after the worker ended, by
+   * their latest verdict: `falseClaims` are those handed off `done` whose checks failed (among
+   * `failed`); `notRun` had nothing landed to check.
+   */
+  readonly acceptance: AcceptanceStatus;
   readonly tokens: { readonly input: number; readonly output: number; readonly cachedInput: number; readonly total: number };
   /** The sum of every priced model call; calls without a price count as 0. */
   readonly costUsd: number;
@@ -87,6 +93,14 @@ export interface UserHold {
   readonly reason: string;
   /** When it was recorded, in milliseconds since the epoch. */
   readonly since: number;
+}
+
+/** Counts of tasks by the verdict on their acceptance commands. */
+export interface AcceptanceStatus {
+  readonly passed: number;
+  readonly failed: number;
+  readonly notRun: number;
+  readonly falseClaims: number;
 }
 
 /** The run's sandbox: its method, its network policy, and what its egress proxy decided. */

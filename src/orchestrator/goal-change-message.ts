@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import type { LineDiff } from './goal-diff.js';
 
-const TEMPLATE = readFileSync(new URL('./prompts/goal-changed.md', import.meta.url), 'utf8').trim();
+const TEMPLATE = readFileSync(new URL('./goal-changed.md', import.meta.url), 'utf8').trim();
 
 /**
  * Bounds on what the root planner is sent for one edit: the message becomes part of its

@@ -1,4 +1,4 @@
-import type { Handoff } from '../events/handoff.js';
+import type { AcceptanceResult, Handoff } from '../events/handoff.js';
 
 /**
  * The texts a planner reads: a child's handoff as a message, a person's message, and the
@@ -15,8 +15,34 @@ const LIST_SECTIONS: readonly [keyof Handoff, string][] = [
   ['followUps', 'follow-ups'],
 ];
 
+/**
+ * colony's verdict on the task's acceptance commands, right under the status so it is read
+ * with it: the headline, a line per command, and a failing command's output tail indented
+ * below it (indented, so no output line reads as a field of the handoff).
+ */
+function acceptanceLines(handoff: Handoff): string[] {
+  const verdict = handoff.acceptance ?? null;
+  if (verdict === null) return [];
+  if (verdict.skipped !== null || verdict.commit === null) return [`acceptance: not run: ${verdict.skipped ?? 'nothing was checked'}`];
+  const at = verdict.commit.slice(0, 12);
+  const headline = verdict.passed ? `passed at ${at}` : `${handoff.status === 'done' ? 'claimed done, ' : ''}checks failed at ${at}`;
+  const lines = [`acceptance: ${headline}`];
+  for (const result of verdict.results) {
+    lines.push(`- \`${result.command.replace(/\n/g, ' ')}\`: ${resultWords(result)}`);
+    if (result.passed) continue;
+    for (const line of result.outputTail.split('\n')) if (line.trim() !== '') lines.push(`    ${line}`);
+  }
+  return lines;
+}
+
+function resultWords(result: AcceptanceResult): string {
+  if (result.passed) return 'passed';
+  if (result.timedOut) return 'failed: timed out';
+  return result.exitCode === null ? 'failed: killed before it exited' : `failed with exit code ${result.exitCode}`;
+}
+
 function handoffLines(handoff: Handoff): string[] {
-  const lines = [`status: ${handoff.status}`];
+  const lines = [`status: ${handoff.status}`, ...acceptanceLines(handoff)];
   if (handoff.synthetic) lines.push('written by colony: the agent ended without a handoff');
   lines.push(`summary: ${handoff.summary}`);
   lines.push(`commits: ${handoff.commits.length === 0 ? 'none' : handoff.commits.map((commit) => commit.slice(0, 12)).join(', ')}`);

@@ -54,6 +54,20 @@ describe('the hang watch', () => {
     expect(watch.check()).toMatchObject([{ taskId: 'task-1', limitMs: 35 * 60_000 }]);
   });
 
+  it("gives a worker whose acceptance checks run as long as they may take, and judges it again once they ended", () => {
+    let now = 0;
+    const watch = createHangWatch(1_000, () => now);
+    watch.watch('task-1');
+    const base = { v: 1, runId: 'run-1', agentId: 'worker-a' };
+    watch.saw('task-1', { ...base, id: 'e1', seq: 1, ts: 0, type: 'acceptance.started', data: { taskId: 'task-1', commit: 'c'.repeat(40), commands: ['node --test'] } });
+    now = 30 * 60_000;
+    expect(watch.check()).toEqual([]);
+    const checked = { taskId: 'task-1', claimed: 'done' as const, commit: 'c'.repeat(40), passed: true, skipped: null, results: [] };
+    watch.saw('task-1', { ...base, id: 'e2', seq: 2, ts: now, type: 'acceptance.checked', data: checked });
+    now += 1_001;
+    expect(watch.check()).toEqual([{ taskId: 'task-1', agentId: 'worker-a', silentMs: 1_001, limitMs: 1_000 }]);
+  });
+
   it('excuses every worker while colony itself holds them up', () => {
     let now = 0;
     const watch = createHangWatch(1_000, () => now);

@@ -5,8 +5,8 @@ export const DEFAULT_HANG_AFTER_MS = 40 * 60_000;
 
 /**
  * While a tool call runs, silence is judged against at least this: a command may legitimately
- * run 30 minutes (its own timeout kills it then) and a merge check 10, and neither records
- * anything until it ends.
+ * run 30 minutes (its own timeout kills it then), a merge check 10 and a task's acceptance
+ * checks 30 in all, and none records anything until it ends.
  */
 export const TOOL_CALL_GRACE_MS = 35 * 60_000;
 
@@ -53,8 +53,9 @@ export function createHangWatch(limitMs: number, now: () => number): HangWatch {
       entry.agentId = event.agentId;
       if (event.type === 'agent.parked') entry.parked = true;
       else if (event.type === 'agent.resumed') entry.parked = false;
-      else if (event.type === 'tool.started') entry.inToolCall = true;
-      else if (event.type === 'tool.ended') entry.inToolCall = false;
+      // Acceptance checks run commands after the agent ended, bounded like a tool call's.
+      else if (event.type === 'tool.started' || event.type === 'acceptance.started') entry.inToolCall = true;
+      else if (event.type === 'tool.ended' || event.type === 'acceptance.checked') entry.inToolCall = false;
     },
     forget(taskId) {
       watched.delete(taskId);

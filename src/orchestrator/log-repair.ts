@@ -24,10 +24,19 @@ export function repairLogFromTasks(events: EventStore, tasks: TaskStore, runId: 
   };
   for (const task of tasks.listTasks(runId)) {
     if (!created.has(task.id)) {
-      const { id: taskId, parentTaskId, kind, title, scope, retryOf, paths } = task;
+      const { id: taskId, parentTaskId, kind, title, scope, retryOf, paths, acceptance } = task;
       record(task.createdBy ?? 'system', {
         type: 'task.created',
-        data: { taskId, parentTaskId, kind, title, scope, retryOf, ...(kind === 'worker' ? { paths: [...paths] } : {}) },
+        data: {
+          taskId,
+          parentTaskId,
+          kind,
+          title,
+          scope,
+          retryOf,
+          ...(kind === 'worker' ? { paths: [...paths] } : {}),
+          ...(acceptance.length === 0 ? {} : { acceptance: [...acceptance] }),
+        },
       });
     }
     if (task.handoff !== null && task.status !== 'open' && task.status !== 'running' && !delivered.has(task.id)) {

@@ -115,6 +115,36 @@ describe('the planner board', () => {
     expect(createTask.parameters.safeParse({ title: 't', brief: 'b', paths: Array.from({ length: 51 }, (_, index) => `f${index}.js`) }).success).toBe(false);
   });
 
+  it("create_task stores a task's acceptance commands, records them and names them at the end of the worker's brief", async () => {
+    const board = createPlannerBoard(context, root, 'planner-a', recorder);
+    const createTask = createPlannerRoleTools(board).find((tool) => tool.name === 'create_task');
+    if (createTask === undefined) throw new Error('no create_task tool');
+    const result = await createTask.execute(
+      createTask.parameters.parse({ title: 'Build pad', brief: 'Build it.', acceptance: ['  node --test ', 'npm run lint'] }),
+      toolContext(),
+    );
+    expect(result.ok).toBe(true);
+    const [task] = tasks.listChildren(root.id);
+    expect(task?.acceptance).toEqual(['node --test', 'npm run lint']);
+    expect(task?.body).toMatch(/^Build it\.\n\n## Acceptance checks\n\nWhen you have handed off, colony checks out main at your last merge/);
+    expect(task?.body.endsWith('\n\n- `node --test`\n- `npm run lint`')).toBe(true);
+    expect(events.find((event) => event.type === 'task.created')).toMatchObject({ data: { taskId: task?.id, acceptance: ['node --test', 'npm run lint'] } });
+
+    // Without acceptance, nothing is added: no section, no field in the event.
+    board.createTask({ title: 'Build case', brief: 'Build it.', retryOf: null, paths: [] });
+    const plain = tasks.listChildren(root.id)[1];
+    expect(plain).toMatchObject({ body: 'Build it.', acceptance: [] });
+    expect(events.filter((event) => event.type === 'task.created').at(-1)?.data).not.toHaveProperty('acceptance');
+
+    // One to five commands, none empty, none too long.
+    const parses = (acceptance: unknown) => createTask.parameters.safeParse({ title: 't', brief: 'b', acceptance }).success;
+    expect(parses([])).toBe(false);
+    expect(parses(['  '])).toBe(false);
+    expect(parses(Array.from({ length: 6 }, () => 'true'))).toBe(false);
+    expect(parses(['x'.repeat(1_001)])).toBe(false);
+    expect(parses(Array.from({ length: 5 }, () => 'x'.repeat(1_000)))).toBe(true);
+  });
+
   it('refuses paths outside the repository, publishing nothing', () => {
     const board = createPlannerBoard(context, root, 'planner-a', recorder);
     for (const path of ['../x.js', '/etc/hosts', '.']) {

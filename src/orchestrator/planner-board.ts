@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { posix } from 'node:path';
 import type { AgentOutcome, AgentRecorder } from '../agent/agent-loop.js';
 import type { Handoff } from '../events/handoff.js';
@@ -7,6 +8,8 @@ import type { FinishReport, PlannerBoard, Published, TaskOverlap } from '../tool
 import { earlierAttemptsSection, type EarlierAttempt } from './handoff-message.js';
 import { normalizeRepoPath } from './path-overlap.js';
 import { RUNNER_WAKEUP, type RunContext } from './run-context.js';
+
+const ACCEPTANCE_BRIEF = readFileSync(new URL('./acceptance-brief.md', import.meta.url), 'utf8').trim();
 
 /** Sub-planners may delegate this deep below the root; deeper scopes would be smaller than a task. */
 const MAX_PLANNER_DEPTH = 8;
@@ -39,7 +42,15 @@ export interface BoardExtras {
 export function createPlannerBoard(context: BoardContext, task: TaskRecord, agentId: string, recorder: AgentRecorder, extras: BoardExtras = {}): RecordingPlannerBoard {
   let finished: FinishReport | null = extras.finished ?? null;
   const publish = (
-    input: { kind: TaskRecord['kind']; title: string; body: string; scope: string | null; retryOf: string | null; paths: readonly string[] },
+    input: {
+      kind: TaskRecord['kind'];
+      title: string;
+      body: string;
+      scope: string | null;
+      retryOf: string | null;
+      paths: readonly string[];
+      acceptance: readonly string[];
+    },
     overlaps: readonly TaskOverlap[],
   ): Published => {
     const created = context.tasks.createTask(
@@ -48,10 +59,19 @@ export function createPlannerBoard(context: BoardContext, task: TaskRecord, agen
       extras.lease?.(),
     );
     if (!created.ok) return { ok: false, error: created.reason };
-    const { id: taskId, kind, title, scope, retryOf, paths } = created.task;
+    const { id: taskId, kind, title, scope, retryOf, paths, acceptance } = created.task;
     recorder.record({
       type: 'task.created',
-      data: { taskId, parentTaskId: task.id, kind, title, scope, retryOf, ...(kind === 'worker' ? { paths: [...paths] } : {}) },
+      data: {
+        taskId,
+        parentTaskId: task.id,
+        kind,
+        title,
+        scope,
+        retryOf,
+        ...(kind === 'worker' ? { paths: [...paths] } : {}),
+        ...(acceptance.length === 0 ? {} : { acceptance: [...acceptance] }),
+      },
     });
     // Recorded before any runner can act on it.
     recorder.flush();
@@ -72,14 +92,19 @@ export function createPlannerBoard(context: BoardContext, task: TaskRecord, agen
         const section = earlierAttemptsSection(attempts.attempts);
         if (section !== '') body = `${body}\n\n${section}`;
       }
+      const acceptance = (input.acceptance ?? []).map((command) => command.trim());
+      if (acceptance.length > 0) body = `${body}\n\n${acceptanceSection(acceptance)}`;
       // Measured before publishing, so the new task does not meet itself.
       const overlaps = paths.paths.length === 0 ? [] : context.workInFlight.overlapsWith(paths.paths, task.id);
-      return publish({ kind: 'worker', title: input.title, body, scope: null, retryOf: input.retryOf, paths: paths.paths }, overlaps);
+      return publish({ kind: 'worker', title: input.title, body, scope: null, retryOf: input.retryOf, paths: paths.paths, acceptance }, overlaps);
     },
     delegate(input) {
       const scope = checkScope(context, task, input.scope);
       if (!scope.ok) return scope;
-      return publish({ kind: 'planner', title: input.title, body: `${scopeLine(scope.scope)}\n\n${input.brief}`, scope: scope.scope, retryOf: null, paths: [] }, []);
+      return publish(
+        { kind: 'planner', title: input.title, body: `${scopeLine(scope.scope)}\n\n${input.brief}`, scope: scope.scope, retryOf: null, paths: [], acceptance: [] },
+        [],
+      );
     },
     writeScratchpad(content) {
       recorder.record({ type: 'scratchpad.written', data: { content } });
@@ -95,6 +120,11 @@ export function createPlannerBoard(context: BoardContext, task: TaskRecord, agen
       recorder.record({ type: 'planner.finished', data: { taskId: task.id, status: report.status, summary: report.summary } });
     },
   };
+}
+
+/** The section colony puts at the end of a worker's brief naming the commands its work must pass on main. */
+export function acceptanceSection(commands: readonly string[]): string {
+  return ACCEPTANCE_BRIEF.replace('{{commands}}', commands.map((command) => `- \`${command.replace(/\n/g, ' ')}\``).join('\n'));
 }
 
 /** The handoff a planner's `finish` becomes for its parent; `outcome` says how its loop ended after it. */

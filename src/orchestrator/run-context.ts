@@ -54,6 +54,8 @@ export interface RunContext {
   readonly onEvent?: (event: ColonyEvent) => void;
   /** Waits out a full disk instead of failing; writes go straight to the stores when absent. */
   readonly disk?: DiskGuard;
+  /** How long each of a task's acceptance commands may run; ten minutes when absent. */
+  readonly acceptanceTimeoutMs?: number;
   /** A worker that records nothing for this long is stopped (see `createHangWatch`); the default when absent. */
   readonly hangAfterMs?: number;
   /**

@@ -23,6 +23,7 @@ import type { CommandRunners } from './command-sandbox.js';
 import { describeSalvage, reclaimWorkspace, type SalvagedWork } from './workspace-reclaim.js';
 import type { DiskGuard } from './disk-guard.js';
 import { answerInterruptedCalls } from './interrupted-calls.js';
+import { checkAcceptance } from './acceptance-checks.js';
 import { landedCommits, lastWorkspacePath, type PriorAgent } from './prior-agents.js';
 import { RUN_STOPPED } from './run-context.js';
 import { createScratchpad, DEFAULT_FRESHNESS, loopFreshness, type AgentFreshness } from './agent-freshness.js';
@@ -36,6 +37,8 @@ export interface WorkerTask {
   readonly title: string;
   /** The brief, in Markdown, exactly as the worker will read it. */
   readonly body: string;
+  /** Commands that must pass on the trunk at the worker's last landed commit; none when empty or absent. */
+  readonly acceptance?: readonly string[];
 }
 
 export interface RunWorkerTaskOptions {
@@ -52,6 +55,10 @@ export interface RunWorkerTaskOptions {
   readonly dependencyLayer?: string | null;
   /** Directories shown at the workspace's root, shared and never written (see `CreateWorkspaceOptions`). */
   readonly sharedLayers?: readonly string[];
+  /** Where the task's acceptance checks check out the trunk (and remove the checkout again); required when it has any. */
+  readonly viewsDir?: string;
+  /** How long each acceptance command may run; ten minutes when absent. */
+  readonly acceptanceTimeoutMs?: number;
   readonly maxSteps: number;
   /** The run's prompts: the worker's system prompt and its nudge come from here. */
   readonly prompts: PromptSet;
@@ -103,6 +110,9 @@ async function isIgnored(repo: Repository, path: string): Promise<boolean> {
  */
 export async function runWorkerTask(options: RunWorkerTaskOptions): Promise<WorkerResult> {
   const { repo, store, task, runId } = options;
+  const acceptance = task.acceptance ?? [];
+  const viewsDir = options.viewsDir;
+  if (acceptance.length > 0 && viewsDir === undefined) throw new TypeError(`Task ${task.id} has acceptance commands but no viewsDir to check them in.`);
   const prior = options.prior ?? null;
   const agentId = prior?.agentId ?? newShortId('worker');
   const recorder = createAgentRecorder(store, runId, agentId, options.onEvent, options.disk, options.signal);
@@ -196,11 +206,33 @@ export async function runWorkerTask(options: RunWorkerTaskOptions): Promise<Work
   const outcome = await runAgentGuarded(loop);
 
   // Stopped with the run, not finished: the workspace stays as it is for `colony resume`.
-  if (submitted === null && signal.aborted && signal.reason === RUN_STOPPED) {
+  const stoppedWithRun = (): WorkerResult => {
     const handoff = finalHandoff(outcome, null, landed, [`Its workspace ${workspace.path} was kept for the run to resume.`], repo.trunk, null);
     endAgent(recorder, outcome, handoff);
     return { agentId, handoff, keptWorkspace: workspace.path, salvaged: null };
-  }
+  };
+  if (submitted === null && signal.aborted && signal.reason === RUN_STOPPED) return stoppedWithRun();
+  const budgetStop = options.budget?.stoppedBy() ?? null;
+  // Checked before the workspace is judged: a restart during the checks finds the worker as it
+  // ended, workspace and all, and runs them again before its one handoff.
+  const claimed = finalHandoff(outcome, submitted, landed, [], repo.trunk, budgetStop).status;
+  const checked =
+    acceptance.length === 0 || viewsDir === undefined
+      ? null
+      : await checkAcceptance({
+          repo,
+          taskId: task.id,
+          commands: acceptance,
+          claimed,
+          commit: landed.at(-1) ?? null,
+          viewsDir,
+          runnerFor: (dir) => options.commands.forAgent('system', dir),
+          dependencyLayer: options.dependencyLayer ?? null,
+          record: recorder.record,
+          signal,
+          ...(options.acceptanceTimeoutMs === undefined ? {} : { commandTimeoutMs: options.acceptanceTimeoutMs }),
+        });
+  if (checked === RUN_STOPPED) return stoppedWithRun();
   // Decide the workspace's fate before the handoff, so the handoff can say where the work is.
   const reclaimed = await reclaimWorkspace(repo, options.workspaces, workspace, recorder.record);
   const notes = [
@@ -208,7 +240,7 @@ export async function runWorkerTask(options: RunWorkerTaskOptions): Promise<Work
     ...(reclaimed.salvaged === null ? [] : [describeSalvage(reclaimed.salvaged, repo.trunk)]),
     ...(reclaimed.kept === null ? [] : [`Its workspace was kept, not removed: ${reclaimed.kept.reason}`]),
   ];
-  const handoff = finalHandoff(outcome, submitted, landed, notes, repo.trunk, options.budget?.stoppedBy() ?? null);
+  const handoff = { ...finalHandoff(outcome, submitted, landed, notes, repo.trunk, budgetStop), ...(checked === null ? {} : { acceptance: checked }) };
   recorder.record({ type: 'handoff.submitted', data: { taskId: task.id, handoff } });
   endAgent(recorder, outcome, handoff);
   return { agentId, handoff, keptWorkspace: reclaimed.kept?.path ?? null, salvaged: reclaimed.salvaged };

@@ -7,18 +7,19 @@ import type { InboxMessage, TaskRecord } from './task-store.js';
 export const TASK_COLUMNS =
   'seq, id, run_id AS runId, parent_task_id AS parentTaskId, created_by AS createdBy, kind, title, body, scope, ' +
   'retry_of AS retryOf, status, attempt, lease_holder AS leaseHolder, lease_expires_at AS leaseExpiresAt, ' +
-  'created_at AS createdAt, closed_at AS closedAt, handoff, paused, paused_ancestors AS pausedAncestors, paths';
+  'created_at AS createdAt, closed_at AS closedAt, handoff, paused, paused_ancestors AS pausedAncestors, paths, acceptance';
 
 /** The columns of an inbox message as the message names them; `handoff` still JSON text. */
 export const INBOX_COLUMNS =
   'seq, run_id AS runId, recipient_task_id AS recipientTaskId, from_task_id AS fromTaskId, handoff, text, ' +
   'created_at AS createdAt';
 
-/** A task as it comes out of the table: the record's fields, the handoff and paths still JSON, and the andon columns. */
-export type TaskRow = Omit<TaskRecord, 'handoff' | 'paths'> & {
+/** A task as it comes out of the table: the record's fields, the handoff, paths and acceptance still JSON, and the andon columns. */
+export type TaskRow = Omit<TaskRecord, 'handoff' | 'paths' | 'acceptance'> & {
   readonly seq: number;
   readonly handoff: string | null;
   readonly paths: string;
+  readonly acceptance: string;
   readonly paused: 0 | 1;
   readonly pausedAncestors: number;
 };
@@ -35,27 +36,37 @@ export function handoffToJson(taskId: string, handoff: Handoff): string {
   return JSON.stringify(parsed.data);
 }
 
-const pathsSchema = z.array(z.string());
+const stringListSchema = z.array(z.string());
 
 /** Checks declared paths on their way in; anything but a list of strings is a programmer error and throws. */
 export function pathsToJson(taskId: string, paths: readonly string[] | undefined): string {
-  const parsed = pathsSchema.safeParse(paths ?? []);
+  return stringListToJson(`paths for task ${taskId}`, paths);
+}
+
+/** Checks acceptance commands on their way in, like `pathsToJson`. */
+export function acceptanceToJson(taskId: string, acceptance: readonly string[] | undefined): string {
+  return stringListToJson(`acceptance commands for task ${taskId}`, acceptance);
+}
+
+function stringListToJson(what: string, list: readonly string[] | undefined): string {
+  const parsed = stringListSchema.safeParse(list ?? []);
   if (!parsed.success) {
-    throw new TypeError(`Invalid paths for task ${taskId}:\n${z.prettifyError(parsed.error)}`);
+    throw new TypeError(`Invalid ${what}:\n${z.prettifyError(parsed.error)}`);
   }
   return JSON.stringify(parsed.data);
 }
 
-function pathsFromJson(json: string, taskId: string, path: string): string[] {
+/** A stored list of strings read back; `what` names it in the error when the row is damaged. */
+function stringListFromJson(json: string, what: string, path: string): string[] {
   let value: unknown;
   try {
     value = JSON.parse(json);
   } catch (error) {
-    throw new Error(`The paths of task ${taskId} in ${path} are damaged: they are not JSON (${String(error)}).`, { cause: error });
+    throw new Error(`${what} in ${path} are damaged: they are not JSON (${String(error)}).`, { cause: error });
   }
-  const parsed = pathsSchema.safeParse(value);
+  const parsed = stringListSchema.safeParse(value);
   if (!parsed.success) {
-    throw new Error(`The paths of task ${taskId} in ${path} are damaged: they are not a list of strings.`);
+    throw new Error(`${what} in ${path} are damaged: they are not a list of strings.`);
   }
   return parsed.data;
 }
@@ -89,7 +100,8 @@ export function taskFromRow(row: TaskRow, path: string): TaskRecord {
     body: row.body,
     scope: row.scope,
     retryOf: row.retryOf,
-    paths: pathsFromJson(row.paths, row.id, path),
+    paths: stringListFromJson(row.paths, `The paths of task ${row.id}`, path),
+    acceptance: stringListFromJson(row.acceptance, `The acceptance commands of task ${row.id}`, path),
     status: row.status,
     attempt: row.attempt,
     leaseHolder: row.leaseHolder,

@@ -27,6 +27,9 @@ import type { SchemaPart } from './sqlite-migrations.js';
  * (and not a task's `paused`), no planner's andon can lift it, and the log can record every
  * change once by its `seq`. The third script also indexes people's messages by run, which is
  * how a run finds the messages sent to its planners from another process.
+ *
+ * `acceptance` (the fourth script) holds the commands that must pass on the trunk once the
+ * task's work landed, as a JSON array of strings; tasks from before it have none.
  */
 export const TASK_TABLE_SCHEMA: SchemaPart = {
   name: 'tasks',
@@ -89,5 +92,6 @@ export const TASK_TABLE_SCHEMA: SchemaPart = {
      ) STRICT;
      CREATE INDEX run_holds_by_run ON run_holds (run_id);
      CREATE INDEX inbox_person_messages_by_run ON inbox (run_id) WHERE from_task_id IS NULL;`,
+    `ALTER TABLE tasks ADD COLUMN acceptance TEXT NOT NULL DEFAULT '[]';`,
   ],
 };

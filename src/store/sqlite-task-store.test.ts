@@ -262,6 +262,27 @@ describe('openSqliteTaskStore', () => {
     expect(store.claim({ runId: RUN_ID, holder: 'runner-a', kinds: ['planner'], now: 3, leaseMs: 1_000 })?.id).toBe(ROOT);
   });
 
+  it('migrates a task table from before acceptance commands: its tasks have none, new ones keep theirs', () => {
+    const secondVersion = { name: TASK_TABLE_SCHEMA.name, migrations: TASK_TABLE_SCHEMA.migrations.slice(0, 2) };
+    openSqliteStoreConnection(path, 1_000, secondVersion, 'task table').close();
+    withRawConnection(path, (db) =>
+      db
+        .prepare(
+          "INSERT INTO tasks (id, run_id, kind, title, body, status, attempt, created_at, paths) VALUES ('old', ?, 'planner', 'Goal', 'goal', 'open', 0, 1, '[\"src/\"]')",
+        )
+        .run(RUN_ID),
+    );
+    const store = open();
+    expect(store.getTask('old')).toMatchObject({ id: 'old', paths: ['src/'], acceptance: [] });
+    store.createTask(childTask('worker-1', 'old', 'worker', { acceptance: ['node --test'] }), 2);
+    expect(store.getTask('worker-1')?.acceptance).toEqual(['node --test']);
+    withRawConnection(path, (db) => {
+      expect(db.prepare("SELECT version FROM schema_versions WHERE part = 'tasks'").pluck().get()).toBe(4);
+      db.prepare("UPDATE tasks SET acceptance = '[1]' WHERE id = 'worker-1'").run();
+    });
+    expect(() => store.getTask('worker-1')).toThrow(/acceptance commands of task worker-1 .* are damaged: they are not a list of strings/);
+  });
+
   it('keeps what was written across closing and reopening', () => {
     const store = open();
     store.createTask(rootTask(), 100);
@@ -309,8 +330,8 @@ describe('openSqliteTaskStore', () => {
     expect(() => open({}, app)).toThrow(/colony did not create \(it has a table "customers"/);
     open().close();
     withRawConnection(path, (db) => db.prepare("UPDATE schema_versions SET version = 9 WHERE part = 'tasks'").run());
-    expect(() => open()).toThrow(/version 9, newer than the version 3 this colony knows/);
-    expect(() => open({ readOnly: true })).toThrow(/version 9, newer than the version 3 this colony knows/);
+    expect(() => open()).toThrow(/version 9, newer than the version 4 this colony knows/);
+    expect(() => open({ readOnly: true })).toThrow(/version 9, newer than the version 4 this colony knows/);
   });
 });
 

@@ -2,7 +2,7 @@ import type Database from 'better-sqlite3';
 import type { Handoff } from '../events/handoff.js';
 import { openReadOnlyStoreConnection, openSqliteStoreConnection } from './sqlite-connection.js';
 import { TASK_TABLE_SCHEMA } from './sqlite-task-schema.js';
-import { INBOX_COLUMNS, TASK_COLUMNS, handoffToJson, messageFromRow, pathsToJson, taskFromRow } from './sqlite-task-rows.js';
+import { INBOX_COLUMNS, TASK_COLUMNS, acceptanceToJson, handoffToJson, messageFromRow, pathsToJson, taskFromRow } from './sqlite-task-rows.js';
 import type { InboxRow, TaskRow } from './sqlite-task-rows.js';
 import { SqliteRunHolds } from './sqlite-run-holds.js';
 import { isCurrentLease, staleLeaseReason } from './task-lease.js';
@@ -95,6 +95,7 @@ class SqliteTaskStore implements TaskStore {
     this.checkWritable();
     checkTime('createTask now', now);
     const pathsJson = pathsToJson(task.id, task.paths);
+    const acceptanceJson = acceptanceToJson(task.id, task.acceptance);
     if (publisher !== undefined && task.parentTaskId === null) {
       throw new TypeError(`Task ${task.id} is a root task: nobody publishes it, so it takes no publisher lease.`);
     }
@@ -117,8 +118,8 @@ class SqliteTaskStore implements TaskStore {
         pausedAncestors = parent.pausedAncestors + parent.paused;
       }
       const row = this.statement(
-        'INSERT INTO tasks (id, run_id, parent_task_id, created_by, kind, title, body, scope, retry_of, paths, ' +
-          "status, attempt, created_at, paused_ancestors) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'open', 0, ?, ?) " +
+        'INSERT INTO tasks (id, run_id, parent_task_id, created_by, kind, title, body, scope, retry_of, paths, acceptance, ' +
+          "status, attempt, created_at, paused_ancestors) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'open', 0, ?, ?) " +
           `RETURNING ${TASK_COLUMNS}`,
       ).get(
         task.id,
@@ -131,6 +132,7 @@ class SqliteTaskStore implements TaskStore {
         task.scope,
         task.retryOf,
         pathsJson,
+        acceptanceJson,
         now,
         pausedAncestors,
       ) as TaskRow;

@@ -67,6 +67,7 @@ export function describeTaskStoreConformance(name: string, open: () => TaskStore
       const expected: TaskRecord = {
         ...input,
         paths: [],
+        acceptance: [],
         status: 'open',
         attempt: 0,
         leaseHolder: null,
@@ -93,6 +94,42 @@ export function describeTaskStoreConformance(name: string, open: () => TaskStore
       expect(store.listTasks(RUN_ID).map((task) => task.paths)).toEqual([[], paths, []]);
       const reopened = underTest.reopen?.();
       if (reopened !== undefined) expect(reopened.getTask('worker-1')?.paths).toEqual(paths);
+    });
+
+    it('keeps the acceptance commands a task was given, in order, through every later change of the task', () => {
+      const acceptance = ['node --test', "npm run lint -- --max-warnings 0 && echo 'naïve café 🐜'"];
+      store.createTask(childTask('worker-1', ROOT, 'worker', { acceptance }), 200);
+      store.createTask(childTask('worker-2', ROOT, 'worker', { acceptance: [] }), 210);
+      store.createTask(childTask('worker-3', ROOT, 'worker', { retryOf: 'worker-1', acceptance: ['node --test src/a.test.js'] }), 220);
+      expect(store.getTask('worker-1')?.acceptance).toEqual(acceptance);
+      expect(store.getTask('worker-2')?.acceptance).toEqual([]);
+      // A retry keeps what its own publish gave, not the acceptance of the task it retries.
+      expect(store.getTask('worker-3')?.acceptance).toEqual(['node --test src/a.test.js']);
+      const claimed = store.claim(request('runner-a', 300));
+      expect(claimed).toMatchObject({ id: 'worker-1', acceptance });
+      store.complete('worker-1', lease('runner-a'), handoffOf('done', 'built'), 400);
+      expect(store.listTasks(RUN_ID).map((task) => task.acceptance)).toEqual([[], acceptance, [], ['node --test src/a.test.js']]);
+      expect(store.listChildren(ROOT).map((task) => task.acceptance)).toEqual([acceptance, [], ['node --test src/a.test.js']]);
+      const reopened = underTest.reopen?.();
+      if (reopened !== undefined) expect(reopened.getTask('worker-1')?.acceptance).toEqual(acceptance);
+    });
+
+    it('keeps the acceptance verdict a handoff carries, and reads a handoff without one as having none', () => {
+      store.createTask(childTask('worker-1', ROOT, 'worker', { acceptance: ['node --test'] }), 200);
+      store.createTask(childTask('worker-2', ROOT, 'worker'), 210);
+      const verdict = {
+        commit: 'a'.repeat(40),
+        passed: false,
+        skipped: null,
+        results: [{ command: 'node --test', passed: false, exitCode: 1, timedOut: false, outputTail: '✖ padLeft("a", 3, "-") returns "--a"' }],
+      };
+      store.claim(request('runner-a', 300));
+      store.claim(request('runner-a', 300));
+      store.complete('worker-1', lease('runner-a'), handoffOf('done', 'built', { acceptance: verdict }), 400);
+      store.complete('worker-2', lease('runner-a'), handoffOf('done', 'built'), 410);
+      expect(store.getTask('worker-1')?.handoff?.acceptance).toEqual(verdict);
+      expect(store.getTask('worker-2')?.handoff?.acceptance ?? null).toBeNull();
+      expect(store.takeInbox(ROOT).map((message) => message.handoff?.acceptance ?? null)).toEqual([verdict, null]);
     });
 
     it('lists the tasks of one run in creation order', () => {

@@ -28,11 +28,18 @@ export interface NewTask {
    * declared them; none when left out.
    */
   readonly paths?: readonly string[];
+  /**
+   * For a worker task: shell commands that must pass on the trunk once its work has landed.
+   * colony runs them after the worker ends and before its handoff is delivered; none when left out.
+   */
+  readonly acceptance?: readonly string[];
 }
 
 export interface TaskRecord extends NewTask {
   /** As declared when the task was created, in that order; empty when none were. */
   readonly paths: readonly string[];
+  /** As given when the task was created, in that order; empty when none were. */
+  readonly acceptance: readonly string[];
   readonly status: TaskStatus;
   /** How many times the task has been claimed. */
   readonly attempt: number;

@@ -46,8 +46,12 @@ export type Published =
  * learns who takes its tasks; it only gets their ids back.
  */
 export interface PlannerBoard {
-  /** `paths`: the files or folders the task expects to change, as the planner gave them; may be empty. */
-  createTask(input: { title: string; brief: string; retryOf: string | null; paths: readonly string[] }): Published;
+  /**
+   * `paths`: the files or folders the task expects to change, as the planner gave them; may be
+   * empty. `acceptance`: commands that must pass on main once the task's work landed; none when
+   * empty or absent.
+   */
+  createTask(input: { title: string; brief: string; retryOf: string | null; paths: readonly string[]; acceptance?: readonly string[] }): Published;
   delegate(input: { title: string; scope: string; brief: string }): Published;
   writeScratchpad(content: string): void;
   setAndon(paused: boolean, reason: string): void;
@@ -56,6 +60,10 @@ export interface PlannerBoard {
 
 /** More than this many paths is a folder's worth: declare the folder. */
 const MAX_DECLARED_PATHS = 50;
+/** Acceptance checks are a few decisive commands, each run on main after the worker ends. */
+export const MAX_ACCEPTANCE_COMMANDS = 5;
+/** A command longer than this is a script: put it in the repository and run that. */
+export const MAX_ACCEPTANCE_COMMAND_LENGTH = 1_000;
 
 const createTaskParameters = z.object({
   title: z.string().trim().min(1).max(200).describe('A short name for the task.'),
@@ -66,6 +74,12 @@ const createTaskParameters = z.object({
     .max(MAX_DECLARED_PATHS)
     .optional()
     .describe('The files or folders (ending in /) the task expects to change, relative to the repository root.'),
+  acceptance: z
+    .array(z.string().trim().min(1).max(MAX_ACCEPTANCE_COMMAND_LENGTH))
+    .min(1)
+    .max(MAX_ACCEPTANCE_COMMANDS)
+    .optional()
+    .describe("Shell commands that must pass on main once the task's work has landed, run from the repository root (e.g. the project's test command)."),
 });
 
 const delegateParameters = z.object({
@@ -106,7 +120,13 @@ export function createPlannerRoleTools(board: PlannerBoard): AnyTool[] {
     parameters: createTaskParameters,
     execute: async (input) =>
       publishedResult(
-        board.createTask({ title: input.title, brief: input.brief, retryOf: input.retry_of ?? null, paths: input.paths ?? [] }),
+        board.createTask({
+          title: input.title,
+          brief: input.brief,
+          retryOf: input.retry_of ?? null,
+          paths: input.paths ?? [],
+          acceptance: input.acceptance ?? [],
+        }),
         (id) => `Created task ${id}: ${input.title}`,
       ),
   };

@@ -30,12 +30,15 @@ async function isPristine(view: GitWorkTree, commit: string): Promise<boolean> {
   return status.code === 0 && status.stdout.trim() === '';
 }
 
-/** Makes a view at `<parentDir>/<id>` on the trunk's current commit. Throws when git cannot. */
-export async function createMainView(repo: Repository, options: { id: string; parentDir: string }): Promise<MainView> {
+/**
+ * Makes a view at `<parentDir>/<id>` on the trunk's current commit, or on `at` (a commit the
+ * trunk reached, such as a worker's merge, to check what main was then). Throws when git cannot.
+ */
+export async function createMainView(repo: Repository, options: { id: string; parentDir: string; at?: string }): Promise<MainView> {
   const path = resolve(options.parentDir, options.id);
   if (await pathExists(path)) throw new Error(`Cannot create the view ${options.id}: ${path} already exists.`);
   await mkdir(resolve(options.parentDir), { recursive: true });
-  let commit = await resolveBranch(repo, repo.trunk);
+  let commit = options.at ?? (await resolveBranch(repo, repo.trunk));
   // --force: a view whose directory a killed process already deleted may still be registered
   // under the same id; the directory itself is checked above.
   const args = ['worktree', 'add', '--quiet', '--force', '--detach', path, commit];

@@ -13,7 +13,7 @@ import { openSandbox, type SandboxMethod } from '../../sandbox/sandbox.js';
 const EXAMPLE_NAME = 'toolbox';
 const EXAMPLE = new URL(`../../../examples/${EXAMPLE_NAME}/`, import.meta.url);
 const DEFAULT_MODEL = 'sim?seed=2&latency=20..120&bug=0.3&malformed=0.05';
-const DEMO_EVENTS = new Set(['sandbox.opened', 'agent.started', 'agent.ended', 'merge.landed', 'merge.conflicted', 'handoff.delivered', 'planner.finished', 'main.checked']);
+const DEMO_EVENTS = new Set(['sandbox.opened', 'agent.started', 'agent.ended', 'merge.landed', 'merge.conflicted', 'acceptance.checked', 'handoff.delivered', 'planner.finished', 'main.checked']);
 
 interface DemoFlags {
   readonly dir?: string;

@@ -81,6 +81,7 @@ const PROGRESS_EVENTS: ReadonlySet<EventType> = new Set<EventType>([
   'agent.failed',
   'merge.landed',
   'merge.conflicted',
+  'acceptance.checked',
   'handoff.delivered',
   'planner.finished',
   'andon.changed',

@@ -15,6 +15,17 @@ export interface HandoffMessage {
   readonly summary: string;
   readonly notes: readonly string[];
   readonly concerns: readonly string[];
+  /** colony's verdict on the task's acceptance checks, when the task had any. */
+  readonly acceptance: AcceptanceReading | null;
+}
+
+/** The `acceptance:` line and what follows it: how the checks on main went. */
+export interface AcceptanceReading {
+  readonly verdict: 'passed' | 'failed' | 'not-run';
+  /** The commit checked (as shortened in the message), or null when nothing ran. */
+  readonly commit: string | null;
+  /** The headline and the lines below it (each command, a failing one's output tail). */
+  readonly text: string;
 }
 
 /** How a sub-planner names a module of its scope that did not land, one note each. */
@@ -24,7 +35,7 @@ export const USER_MESSAGE_HEADER = 'Message from the user:';
 
 const HEADER = /^Handoff from task (\S+) "(.*)"\s*$/;
 const STATUSES: readonly HandoffStatus[] = ['done', 'partial', 'blocked', 'failed'];
-const FIELD_KEYS = ['status', 'written by colony', 'summary', 'commits', 'evidence'] as const;
+const FIELD_KEYS = ['status', 'acceptance', 'written by colony', 'summary', 'commits', 'evidence'] as const;
 const LIST_KEYS = ['notes', 'concerns', 'deviations', 'findings', 'feedback', 'follow-ups'] as const;
 
 /** Null when the message is not a handoff (or its status is missing). */
@@ -66,7 +77,18 @@ export function readHandoffMessage(content: string): HandoffMessage | null {
     summary: (fields.get('summary') ?? '').trim(),
     notes: lists.get('notes') ?? [],
     concerns: lists.get('concerns') ?? [],
+    acceptance: readAcceptance(fields.get('acceptance')),
   };
+}
+
+/** `passed at <commit>`, `[claimed done, ]checks failed at <commit>` or `not run: <why>`, then detail lines. */
+function readAcceptance(text: string | undefined): AcceptanceReading | null {
+  if (text === undefined) return null;
+  const headline = text.split('\n', 1)[0]?.trim() ?? '';
+  const commit = /\bat ([0-9a-f]{7,40})$/.exec(headline)?.[1] ?? null;
+  if (headline.startsWith('passed at ')) return { verdict: 'passed', commit, text };
+  if (/^(claimed \w+, )?checks failed at /.test(headline)) return { verdict: 'failed', commit, text };
+  return { verdict: 'not-run', commit: null, text };
 }
 
 /** The module paths a handoff's notes say did not land. */

@@ -130,20 +130,27 @@ function publishedTask(action: PlannerAction, modulePaths: readonly string[]): P
 }
 
 /**
- * A worker's task landed when it is done. A sub-planner's lists what did not land as
- * `not landed: <path>` notes and the rest landed; a synthetic one (it ended without a
- * handoff) says nothing about its modules, so none of them count as landed.
+ * A worker's task landed when it is done and its acceptance checks, if colony ran them, did
+ * not fail: a claim the checks contradict counts as not landed, like a failed task, and is
+ * retried. A sub-planner's lists what did not land as `not landed: <path>` notes and the rest
+ * landed; a synthetic one (it ended without a handoff) says nothing about its modules, so none
+ * of them count as landed.
  */
 function applyHandoff(task: PublishedTask, handoff: HandoffMessage, byPath: ReadonlyMap<string, ModuleRecord>): void {
   task.handoff = handoff;
   const notLanded = new Set(notLandedPaths(handoff));
+  const checksFailed = handoff.acceptance?.verdict === 'failed';
   for (const path of task.modulePaths) {
     const record = byPath.get(path);
     if (record === undefined || record.latestTask?.id !== task.id) continue;
     const landed =
-      handoff.status === 'done' || (task.kind === 'planner' && !handoff.synthetic && !notLanded.has(path));
+      (handoff.status === 'done' && !checksFailed) || (task.kind === 'planner' && !handoff.synthetic && !notLanded.has(path));
     record.phase = landed ? 'landed' : 'not-landed';
-    if (!landed) record.problems.push(`task ${task.id} ended ${handoff.status}: ${handoff.summary}`);
+    if (landed) continue;
+    const problem = checksFailed
+      ? `task ${task.id} ended ${handoff.status}, but its acceptance checks failed on main (${firstLine(handoff.acceptance?.text ?? '')}): ${handoff.summary}`
+      : `task ${task.id} ended ${handoff.status}: ${handoff.summary}`;
+    record.problems.push(problem);
   }
 }
 

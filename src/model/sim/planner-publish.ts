@@ -37,17 +37,20 @@ export function publishCalls(scenario: Scenario, ledger: PlannerLedger, base: st
     const earlier = members.some((record) => record.attempts > 0) ? groupHistory(members) : null;
     return { name: 'delegate', input: { title: `Own ${area}`, scope: area, brief: delegateBrief(project, area, modules, earlier) } };
   });
+  // Every task's work must leave the project's tests passing on main: colony checks that.
+  const acceptance = [project.test];
   for (const record of work) {
     const { module } = record;
+    const paths = pathsOf(project, module);
     if (record.phase === 'failing') {
       const brief = fixBrief(project, module, record.failingTests, history(record));
-      calls.push({ name: 'create_task', input: { title: `Fix ${module.path}: its tests fail on main`, brief, paths: pathsOf(project, module) } });
+      calls.push({ name: 'create_task', input: { title: `Fix ${module.path}: its tests fail on main`, brief, paths, acceptance } });
     } else if (record.latestTask?.kind === 'worker') {
       const brief = buildBrief(project, module, history(record));
-      calls.push({ name: 'create_task', input: { title: `Build ${module.path}`, brief, retry_of: record.latestTask.id, paths: pathsOf(project, module) } });
+      calls.push({ name: 'create_task', input: { title: `Build ${module.path}`, brief, retry_of: record.latestTask.id, paths, acceptance } });
     } else if (split.tasks.includes(module)) {
       const brief = buildBrief(project, module, record.attempts > 0 ? history(record) : null);
-      calls.push({ name: 'create_task', input: { title: `Build ${module.path}`, brief, paths: pathsOf(project, module) } });
+      calls.push({ name: 'create_task', input: { title: `Build ${module.path}`, brief, paths, acceptance } });
     }
   }
   return calls;

@@ -49,6 +49,37 @@ describe('simPlannerTurn: retries', () => {
     expect(session.turn().text).toMatch(/^Waiting for 3 handoffs \(tasks task_1, task_3, task_4\)/);
   });
 
+  it("gives every worker task the project's test command as its acceptance, retries included", () => {
+    const session = createPlannerSession({ brief: goal });
+    session.turn();
+    session.handOff('task_2', { status: 'failed', summary: 'It broke.' });
+    session.turn();
+    expect(session.tasks.map((task) => task.acceptance)).toEqual([['node --test'], ['node --test'], ['node --test'], ['node --test']]);
+    expect(session.tasks.at(-1)?.retryOf).toBe('task_2');
+  });
+
+  it('retries a task that claimed done but whose acceptance checks failed on main, and not one whose checks passed', () => {
+    const session = createPlannerSession({ brief: goal });
+    session.turn();
+    session.handOff('task_1', { status: 'done', summary: 'Built t0.', acceptance: 'passed at 1a2b3c4d5e6f\n- `node --test`: passed' });
+    session.handOff('task_2', {
+      status: 'done',
+      summary: 'Built t1. `node --test` passes (3 tests).',
+      acceptance: ['claimed done, checks failed at 0f0e0d0c0b0a', '- `node --test`: failed with exit code 1', '    ✖ srcTextT1(1) returns 2'].join('\n'),
+    });
+    session.handOff('task_3', { status: 'done', summary: 'Built t2.', acceptance: 'not run: nothing landed' });
+    const [retry, ...others] = newTasks(session, () => session.turn());
+    expect(others).toEqual([]);
+    expect(retry).toMatchObject({ kind: 'worker', title: 'Build src/text/t1.js', retryOf: 'task_2', acceptance: ['node --test'] });
+    expect(retry?.brief).toContain(
+      '- task task_2 ended done, but its acceptance checks failed on main (claimed done, checks failed at 0f0e0d0c0b0a): Built t1.',
+    );
+    session.handOff(retry?.id ?? '', { status: 'done', summary: 'Fixed t1.', acceptance: 'passed at 9a9b9c9d9e9f' });
+    session.turn();
+    expect(session.commands).toEqual(['node --test']);
+    expect(session.turn().toolCalls.map((call) => call.name)).toContain('finish');
+  });
+
   it('gives a module up after 6 attempts and finishes partial with a not-landed note', () => {
     const session = createPlannerSession({ brief: goal });
     session.turn();

@@ -20,7 +20,13 @@ const finishInputSchema = z.object({
 const plannerCallSchema = z.discriminatedUnion('name', [
   z.object({
     name: z.literal('create_task'),
-    input: z.object({ title: z.string(), brief: z.string(), retry_of: z.string().optional(), paths: z.array(z.string()).optional() }),
+    input: z.object({
+      title: z.string(),
+      brief: z.string(),
+      retry_of: z.string().optional(),
+      paths: z.array(z.string()).optional(),
+      acceptance: z.array(z.string()).optional(),
+    }),
   }),
   z.object({ name: z.literal('delegate'), input: z.object({ title: z.string(), scope: z.string(), brief: z.string() }) }),
   z.object({ name: z.literal('write_scratchpad'), input: z.object({ content: z.string() }) }),

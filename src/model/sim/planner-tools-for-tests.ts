@@ -30,12 +30,16 @@ export interface FakeTask {
   readonly brief: string;
   readonly scope: string | null;
   readonly retryOf: string | null;
+  /** The acceptance commands a create_task gave; empty for a delegated task. */
+  readonly acceptance: readonly string[];
 }
 
 export interface FakeHandoff {
   readonly status: 'done' | 'partial' | 'blocked' | 'failed';
   readonly summary: string;
   readonly synthetic?: boolean;
+  /** colony's acceptance lines, as they follow `acceptance: ` (the headline, then detail lines). */
+  readonly acceptance?: string;
   readonly evidence?: string;
   readonly notes?: readonly string[];
   readonly concerns?: readonly string[];
@@ -46,6 +50,7 @@ export type Arguments = Record<string, unknown>;
 /** A handoff as it arrives in the planner's conversation. */
 export function formatHandoffMessage(task: Pick<FakeTask, 'id' | 'title'>, handoff: FakeHandoff): string {
   const lines = [`Handoff from task ${task.id} "${task.title}"`, `status: ${handoff.status}`];
+  if (handoff.acceptance !== undefined) lines.push(`acceptance: ${handoff.acceptance}`);
   if (handoff.synthetic === true) lines.push('written by colony: the agent ended without a handoff');
   lines.push(`summary: ${handoff.summary}`, handoff.status === 'done' ? 'commits: 1a2b3c4' : 'commits: none');
   if (handoff.evidence !== undefined) lines.push(`evidence: ${handoff.evidence}`);
@@ -107,12 +112,13 @@ export function createPlannerSession(setup: PlannerSessionOptions): PlannerSessi
     switch (name) {
       case 'create_task': {
         const retryOf = typeof args.retry_of === 'string' ? args.retry_of : null;
-        const task: FakeTask = { id: newTaskId(), kind: 'worker', title: text('title'), brief: text('brief'), scope: null, retryOf };
+        const acceptance = Array.isArray(args.acceptance) ? args.acceptance.map(String) : [];
+        const task: FakeTask = { id: newTaskId(), kind: 'worker', title: text('title'), brief: text('brief'), scope: null, retryOf, acceptance };
         tasks.push(task);
         return `Created task ${task.id}: ${task.title}`;
       }
       case 'delegate': {
-        const task: FakeTask = { id: newTaskId(), kind: 'planner', title: text('title'), brief: text('brief'), scope: text('scope'), retryOf: null };
+        const task: FakeTask = { id: newTaskId(), kind: 'planner', title: text('title'), brief: text('brief'), scope: text('scope'), retryOf: null, acceptance: [] };
         tasks.push(task);
         return `Delegated task ${task.id} (scope ${task.scope}): ${task.title}`;
       }

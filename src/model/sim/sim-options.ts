@@ -1,6 +1,6 @@
 /**
  * The knobs of the simulated model, read from its model spec: `sim` or
- * `sim?seed=7&latency=50..400&bug=0.2&malformed=0.05&crash=0.02&tokens=200`.
+ * `sim?seed=7&latency=50..400&bug=0.2&lie=0.1&malformed=0.05&crash=0.02&tokens=200`.
  */
 export interface SimOptions {
   /** Every roll is derived from this, so the same seed gives the same run. */
@@ -9,6 +9,12 @@ export interface SimOptions {
   readonly latencyMs: { readonly min: number; readonly max: number };
   /** Chance per module that the first attempt is wrong and fails its test. */
   readonly bug: number;
+  /**
+   * Chance per task that a worker whose first attempt fails its tests skips the fix, merges
+   * anyway and hands off `done` with made-up evidence: a false claim, for acceptance checks to
+   * catch. A retried task (its brief carries earlier attempts) never lies.
+   */
+  readonly lie: number;
   /** Chance per turn of one malformed tool call instead of the intended one. */
   readonly malformed: number;
   /** Chance per turn (after the first) of abandoning the task. */
@@ -27,6 +33,7 @@ export const DEFAULT_SIM_OPTIONS: SimOptions = {
   seed: 1,
   latencyMs: { min: 0, max: 0 },
   bug: 0,
+  lie: 0,
   malformed: 0,
   crash: 0,
   tokens: 0,
@@ -39,6 +46,7 @@ const ACCEPTED_KEYS = [
   'seed (an integer, default 1)',
   'latency (milliseconds: N or A..B, default 0)',
   'bug (a probability 0..1, default 0)',
+  'lie (a probability 0..1 that a worker whose first attempt fails its tests merges anyway and claims done, default 0)',
   'malformed (a probability 0..1, default 0)',
   'crash (a probability 0..1, default 0)',
   'tokens (extra output tokens per call, an integer >= 0, default 0)',
@@ -85,6 +93,7 @@ function readSetting(key: string, value: string): Setting {
       return { ok: true, apply: (options) => ({ ...options, latencyMs: latency }) };
     }
     case 'bug':
+    case 'lie':
     case 'malformed':
     case 'crash':
     case 'stall': {

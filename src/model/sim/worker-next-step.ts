@@ -5,8 +5,16 @@ import { indexLineFor, parseScenario, renderModuleSource, renderModuleTest, test
 import { seededRoll } from './seeded-roll.js';
 import type { SimOptions } from './sim-options.js';
 import type { WorkerConversation } from './worker-conversation.js';
-import { blockedHandoff, budgetStoppedHandoff, doneHandoff, stepFailedHandoff, testsFailedHandoff } from './worker-handoff.js';
-import type { IndexKnowledge } from './worker-progress.js';
+import {
+  blockedHandoff,
+  budgetStoppedHandoff,
+  doneHandoff,
+  failingElsewhereHandoff,
+  liedHandoff,
+  stepFailedHandoff,
+  testsFailedHandoff,
+} from './worker-handoff.js';
+import type { IndexKnowledge, MergeAttempt, TestRun } from './worker-progress.js';
 import {
   indexHasHad,
   indexKnowledge,
@@ -25,6 +33,9 @@ export interface PlannedTurn {
   readonly text: string;
   readonly calls: readonly WorkerCall[];
 }
+
+/** colony appends this heading to a retried task's brief, above what earlier attempts handed off. */
+const EARLIER_ATTEMPTS_HEADING = '## Earlier attempts';
 
 /** A step that keeps failing with tool errors is given up after this many. */
 const MAX_STEP_FAILURES = 3;
@@ -132,6 +143,15 @@ function nextStep(scenario: Scenario, conversation: WorkerConversation, options:
     const wrong = scenario.modules.filter(
       (module) => lastWrite(actions, module.path)?.content !== renderModuleSource(module, { buggy: false }),
     );
+    if (liesAboutTests(conversation, runs, wrong.length, options)) {
+      return mergeThenHandOff(actions, tools, merges, scenario, 'The tests fail, but I am merging anyway.', (merge) => liedHandoff({ scenario, actions, merge }));
+    }
+    const elsewhere = failingElsewhere(scenario, lastRun);
+    if (wrong.length === 0 && elsewhere.length > 0) {
+      // Its own work is right and tested; what fails is other modules' on main, outside its task.
+      const why = `My modules' tests pass; what fails is outside my task (${elsewhere.slice(0, 3).join('; ')}).`;
+      return mergeThenHandOff(actions, tools, merges, scenario, why, (merge) => failingElsewhereHandoff({ scenario, actions, run: lastRun, merge, failing: elsewhere }));
+    }
     if (wrong.length === 0 || failingRuns >= MAX_FAILING_RUNS) {
       return handoff('The tests still fail and I cannot fix it, so I am reporting the failure.', testsFailedHandoff(scenario, actions, lastRun));
     }
@@ -146,11 +166,25 @@ function nextStep(scenario: Scenario, conversation: WorkerConversation, options:
     };
   }
 
-  if (!tools.has('merge_to_main')) {
-    return handoff('The tests pass. I have no merge tool, so I am handing off.', doneHandoff({ scenario, actions, passingRun: lastRun, merge: null }));
-  }
+  return mergeThenHandOff(actions, tools, merges, scenario, 'The tests pass.', (merge) => doneHandoff({ scenario, actions, passingRun: lastRun, merge }));
+}
+
+/**
+ * Lands the work (again, after a conflict was resolved and the tests ran) and then hands off
+ * with `handoffFor` the merge that landed it (null without a merge tool).
+ */
+function mergeThenHandOff(
+  actions: WorkerConversation['actions'],
+  tools: Set<string>,
+  merges: readonly MergeAttempt[],
+  scenario: Scenario,
+  why: string,
+  handoffFor: (merge: MergeAttempt | null) => HandoffInput,
+): PlannedTurn {
+  const lastMerge = merges.at(-1);
+  if (!tools.has('merge_to_main')) return handoff(`${why} I have no merge tool, so I am handing off.`, handoffFor(null));
   if (lastMerge !== undefined && (lastMerge.kind === 'merged' || lastMerge.kind === 'nothing')) {
-    return handoff('Merged. Handing off.', doneHandoff({ scenario, actions, passingRun: lastRun, merge: lastMerge }));
+    return handoff('Merged. Handing off.', handoffFor(lastMerge));
   }
   const conflicts = merges.filter((attempt) => attempt.kind === 'conflict').length;
   if (conflicts >= MAX_CONFLICTS) {
@@ -162,7 +196,27 @@ function nextStep(scenario: Scenario, conversation: WorkerConversation, options:
   const message = `Add ${scenario.modules.map((module) => module.path).join(', ')} (${scenario.modules
     .flatMap((module) => module.exports.map((fn) => fn.name))
     .join(', ')}) with tests`;
-  return { text: 'The tests pass. Merging into main.', calls: [{ name: 'merge_to_main', input: { message } }] };
+  return { text: `${why} Merging into main.`, calls: [{ name: 'merge_to_main', input: { message } }] };
+}
+
+/**
+ * The `lie` fault: its first attempt failed its tests, and rather than fix it the worker merges
+ * and claims done. Rolled once per task; a retried task, told what went wrong before, never lies.
+ */
+function liesAboutTests(conversation: WorkerConversation, runs: readonly TestRun[], wrongModules: number, options: SimOptions): boolean {
+  if (options.lie <= 0 || wrongModules === 0 || runs[0]?.passed !== false) return false;
+  if (conversation.taskText.includes(EARLIER_ATTEMPTS_HEADING)) return false;
+  return seededRoll(options.seed, conversation.taskText, 0, 'lie') < options.lie;
+}
+
+/** Failing tests of the run that belong to none of the task's modules (by function name or test file); empty when any is its own. */
+function failingElsewhere(scenario: Scenario, run: TestRun): string[] {
+  const failing = failingTestNames(run.report.output);
+  const own = (name: string): boolean =>
+    scenario.modules.some(
+      (module) => name.includes(testPathFor(module.path)) || module.exports.some((fn) => name.startsWith(`${fn.name}(`)),
+    );
+  return failing.some(own) ? [] : failing;
 }
 
 /** The next step for one module, or null when it is written, tested and registered. */

@@ -83,14 +83,28 @@ describe('simWorkerTurn when things go wrong', () => {
   });
 
 
-  it('hands off failed with the output tail when the tests fail for a reason it cannot fix', () => {
+  it('hands off failed with the output tail, unmerged, when its own tests fail for a reason it cannot fix', () => {
     const dir = copyExample();
-    writeFileSync(join(dir, 'src/broken.test.js'), "import { test } from 'node:test';\ntest('someone else broke this', () => { throw new Error('boom'); });\n");
+    writeFileSync(join(dir, 'src/broken.test.js'), "import { test } from 'node:test';\ntest('padLeft(\"x\") was broken by someone', () => { throw new Error('boom'); });\n");
     const run = driveWorker({ dir, task: padTask, options: options() });
     expect(run.handoff?.status).toBe('failed');
     expect(String(run.handoff?.evidence)).toMatch(/^\$ node --test\nexit code: 1\n[\s\S]*# fail 1/);
-    expect(String(run.handoff?.concerns)).toContain('someone else broke this');
+    expect(String(run.handoff?.concerns)).toContain('padLeft("x") was broken by someone');
     expect(run.executed.some((each) => each.call.name === 'merge_to_main')).toBe(false);
+  });
+
+
+  it('merges its own right work and says what fails outside its task when only other tests fail', () => {
+    const dir = copyExample();
+    writeFileSync(join(dir, 'src/broken.test.js'), "import { test } from 'node:test';\ntest('someone else broke this', () => { throw new Error('boom'); });\n");
+    const run = driveWorker({ dir, task: padTask, options: options({ bug: 1 }) });
+    // Its own wrong first attempt is fixed first; only then is what fails someone else's.
+    expect(run.executed.filter((each) => each.call.name === 'write_file' && each.call.input.includes('"src/text/pad.js"'))).toHaveLength(2);
+    expect(run.handoff?.status).toBe('done');
+    expect(String(run.handoff?.summary)).toContain('fails in tests outside this task');
+    expect(String(run.handoff?.evidence)).toMatch(/^\$ node --test\nexit code: 1\n/);
+    expect(String(run.handoff?.concerns)).toContain('Tests outside this task fail on main: someone else broke this');
+    expect(run.executed.filter((each) => each.call.name === 'merge_to_main')).toHaveLength(1);
   });
 
 

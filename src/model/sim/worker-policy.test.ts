@@ -69,6 +69,33 @@ describe('simWorkerTurn', () => {
     expect(projectTestsPass(dir)).toBe(true);
   });
 
+  it('with bug=1 and lie=1 it skips the fix, merges the wrong module and claims done with made-up evidence', () => {
+    const dir = copyExample();
+    const run = driveWorker({ dir, task: padTask, options: options({ bug: 1, lie: 1 }) });
+    expect(testRunResults(run)).toEqual(['exit code: 1']);
+    expect(run.executed.filter((each) => each.call.name === 'write_file' && each.call.input.includes('"src/text/pad.js"'))).toHaveLength(1);
+    expect(run.executed.filter((each) => each.call.name === 'merge_to_main')).toHaveLength(1);
+    expect(run.handoff?.status).toBe('done');
+    expect(String(run.handoff?.evidence)).toMatch(/^\$ node --test\nexit code: 0\n[\s\S]*ℹ fail 0/);
+    expect((run.handoff?.notes as string[]).join('\n')).not.toContain('was wrong');
+    expect(projectTestsPass(dir)).toBe(false);
+  });
+
+  it('does not lie on a retried task, whose brief says what went wrong before, nor when its first attempt passed', () => {
+    const retried = driveWorker({
+      dir: copyExample(),
+      task: `${padTask}\n\n## Earlier attempts\n\nThis task was tried before. What those attempts handed off:\n\n### Task t1\nstatus: done`,
+      options: options({ bug: 1, lie: 1 }),
+    });
+    expect(testRunResults(retried)).toEqual(['exit code: 1', 'exit code: 0']);
+    expect(retried.handoff?.status).toBe('done');
+    const dir = copyExample();
+    const right = driveWorker({ dir, task: padTask, options: options({ lie: 1 }) });
+    expect(testRunResults(right)).toEqual(['exit code: 0']);
+    expect(String(right.handoff?.evidence)).toMatch(/exit code: 0\n[\s\S]*# pass/);
+    expect(projectTestsPass(dir)).toBe(true);
+  });
+
   it('with malformed=0.3 it still finishes, and every bad call is one of the known kinds', () => {
     const dir = copyExample();
     const run = driveWorker({ dir, task: goal, options: options({ seed: 3, malformed: 0.3 }) });

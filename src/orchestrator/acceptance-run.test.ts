@@ -1,0 +1,218 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { ColonyEvent } from '../events/event-types.js';
+import type { ChatModel, ModelRequest, ModelResult } from '../model/chat-model.js';
+import { resolveModel } from '../model/registry.js';
+import type { EventStore } from '../store/event-store.js';
+import { createMemoryEventStore } from '../store/memory-event-store.js';
+import { openSqliteTaskStore } from '../store/sqlite-task-store.js';
+import { createdTask } from '../store/task-store-fixtures.js';
+import type { TaskStore } from '../store/task-store.js';
+import { openRepository } from '../workspace/repository.js';
+import { createWorktreeProvider } from '../workspace/worktree-provider.js';
+import { createExampleRepository, projectTestsPass, type ExampleRepository } from '../../test/support/example-repository.js';
+import { unconfinedCommandRunners } from './command-sandbox.js';
+import { latestAgentsByTask } from './prior-agents.js';
+import type { RunContext } from './run-context.js';
+import { runTasks } from './task-runner.js';
+import { defaultPromptSet } from './prompt-set.js';
+import { Wakeups } from './wakeups.js';
+import { createWorkInFlight } from './work-in-flight.js';
+
+const PAD_TASK = readFileSync(new URL('../../examples/text-kit/tasks/01-pad.md', import.meta.url), 'utf8');
+
+type Answer = { text?: string; calls?: { name: string; input: unknown }[] };
+
+/** A planner model that answers from what its conversation holds, so a rebuilt one answers the same way. */
+function scriptedPlanner(script: (request: ModelRequest) => Answer): ChatModel & { requests: ModelRequest[] } {
+  const requests: ModelRequest[] = [];
+  return {
+    spec: 'scripted-planner',
+    requests,
+    async call(request): Promise<ModelResult> {
+      requests.push({ ...request, messages: [...request.messages] });
+      const answer = script(request);
+      const toolCalls = (answer.calls ?? []).map((call, position) => ({ id: `p${requests.length}_${position}`, name: call.name, input: JSON.stringify(call.input) }));
+      return {
+        ok: true,
+        turn: { text: answer.text ?? '', toolCalls, finishReason: 'stop', usage: { inputTokens: 1, outputTokens: 1, cachedInputTokens: 0 }, costUsd: null, attempts: 1 },
+      };
+    },
+  };
+}
+
+function handoffsIn(request: ModelRequest): string[] {
+  return request.messages.flatMap((message) => (message.role === 'user' && message.content.startsWith('Handoff from task') ? [message.content] : []));
+}
+
+/** How many create_task calls the planner made so far: while more than the handoffs that arrived, it waits. */
+function publishedIn(request: ModelRequest): number {
+  return request.messages.filter((message) => message.role === 'tool' && message.toolName === 'create_task').length;
+}
+
+function simModel(spec: string): ChatModel {
+  const resolved = resolveModel(spec, { env: {} });
+  if (!resolved.ok) throw new Error(resolved.error);
+  return resolved.model;
+}
+
+describe('acceptance checks in a run', () => {
+  let example: ExampleRepository;
+  let tasks: TaskStore;
+
+  async function setUp(plannerModel: ChatModel, workerModel: ChatModel, events: EventStore = createMemoryEventStore()) {
+    example = createExampleRepository();
+    const opened = await openRepository(example.dir);
+    if (!opened.ok) throw new Error(opened.error);
+    const stateDir = join(example.dir, '.colony');
+    tasks = openSqliteTaskStore(join(stateDir, 'colony.db'));
+    const seen: ColonyEvent[] = [];
+    const context: RunContext = {
+      runId: 'run-1',
+      repo: opened.repo,
+      events,
+      tasks,
+      prompts: defaultPromptSet(),
+      wakeups: new Wakeups(),
+      workspaces: createWorktreeProvider(opened.repo),
+      workspacesDir: join(stateDir, 'workspaces'),
+      mergeCheck: null,
+      viewsDir: join(stateDir, 'views'),
+      workerModel,
+      plannerModel,
+      workerMaxSteps: 60,
+      plannerMaxSteps: 20,
+      commands: unconfinedCommandRunners(),
+      now: Date.now,
+      workInFlight: createWorkInFlight(events, 'run-1'),
+      onEvent: (event) => seen.push(event),
+    };
+    const root = createdTask(tasks.createTask(
+      { id: 'task-root', runId: 'run-1', parentTaskId: null, createdBy: null, kind: 'planner', title: 'Goal', body: 'Build pad.', scope: null, retryOf: null },
+      Date.now(),
+    ));
+    return { context, root, seen };
+  }
+
+  const run = (context: RunContext, rootTaskId: string, signal = new AbortController().signal) =>
+    runTasks({ context, holder: 'runner-1', workers: () => 1, leaseMs: 30_000, rootTaskId, signal });
+
+  afterEach(() => {
+    tasks.close();
+    example.cleanup();
+  });
+
+  it("runs a task's checks on main at the worker's merge and tells the planner they passed, above the summary", async () => {
+    const planner = scriptedPlanner((request) => {
+      const [handoff] = handoffsIn(request);
+      if (handoff !== undefined) return { calls: [{ name: 'finish', input: { summary: handoff.split('\n')[2] ?? '' } }] };
+      if (publishedIn(request) > 0) return { text: 'Waiting for the pad handoff.' };
+      return { calls: [{ name: 'create_task', input: { title: 'Build pad', brief: PAD_TASK, acceptance: ['node --test', 'test -f src/text/pad.test.js'] } }] };
+    });
+    const { context, root, seen } = await setUp(planner, simModel('sim'));
+    const outcome = await run(context, root.id);
+
+    const child = tasks.listChildren(root.id)[0];
+    expect(child?.acceptance).toEqual(['node --test', 'test -f src/text/pad.test.js']);
+    expect(child?.body).toContain('## Acceptance checks');
+    expect(child?.body).toContain('- `node --test`\n- `test -f src/text/pad.test.js`');
+    const landed = seen.flatMap((event) => (event.type === 'merge.landed' ? [event.data.commit] : []));
+    expect(landed).toHaveLength(1);
+    const commit = landed[0] ?? '';
+    expect(outcome.rootHandoff?.summary).toBe(`acceptance: passed at ${commit.slice(0, 12)}`);
+    const message = handoffsIn(planner.requests.at(-1) ?? { messages: [], tools: [] })[0] ?? '';
+    expect(message.split('\n').slice(1, 5)).toEqual(['status: done', `acceptance: passed at ${commit.slice(0, 12)}`, '- `node --test`: passed', '- `test -f src/text/pad.test.js`: passed']);
+    const checked = seen.find((event) => event.type === 'acceptance.checked');
+    expect(checked).toMatchObject({ data: { taskId: child?.id, claimed: 'done', commit, passed: true, skipped: null } });
+    // Recorded before the handoff that carries it, by the worker that did the work.
+    const order = seen.filter((event) => event.agentId === checked?.agentId).map((event) => event.type);
+    expect(order.indexOf('acceptance.checked')).toBeLessThan(order.indexOf('handoff.submitted'));
+    expect(child?.handoff?.acceptance).toMatchObject({ commit, passed: true });
+  });
+
+  it('flags a false claim to the planner, which retries it; the retry passes its checks', async () => {
+    const planner = scriptedPlanner((request) => {
+      const handoffs = handoffsIn(request);
+      const last = handoffs.at(-1);
+      const acceptance = ['node --test'];
+      if (publishedIn(request) > handoffs.length) return { text: 'Waiting.' };
+      if (last === undefined) return { calls: [{ name: 'create_task', input: { title: 'Build pad', brief: PAD_TASK, acceptance } }] };
+      if (last.includes('acceptance: claimed done, checks failed at')) {
+        const taskId = /^Handoff from task (\S+)/.exec(last)?.[1] ?? '';
+        return { calls: [{ name: 'create_task', input: { title: 'Build pad', brief: PAD_TASK, retry_of: taskId, acceptance } }] };
+      }
+      return { calls: [{ name: 'finish', input: { summary: `after ${handoffs.length} handoffs: ${last.split('\n')[2] ?? ''}` } }] };
+    });
+    // Every first attempt is wrong, and a first attempt that fails merges anyway and claims done.
+    const { context, root, seen } = await setUp(planner, simModel('sim?seed=3&bug=1&lie=1'));
+    const outcome = await run(context, root.id);
+
+    const [lied, retry] = tasks.listChildren(root.id);
+    expect(lied?.handoff).toMatchObject({ status: 'done', acceptance: { passed: false, skipped: null } });
+    expect(lied?.handoff?.evidence).toMatch(/exit code: 0/);
+    const firstMessage = planner.requests.flatMap(handoffsIn)[0] ?? '';
+    const liedCommit = lied?.handoff?.acceptance?.commit ?? '';
+    expect(firstMessage.split('\n').slice(1, 4)).toEqual(['status: done', `acceptance: claimed done, checks failed at ${liedCommit.slice(0, 12)}`, '- `node --test`: failed with exit code 1']);
+    expect(firstMessage).toMatch(/\n {4}.*(padLeft|padRight)\(/);
+    const checks = seen.flatMap((event) => (event.type === 'acceptance.checked' ? [event.data] : []));
+    expect(checks.map((check) => [check.taskId, check.claimed, check.passed])).toEqual([
+      [lied?.id, 'done', false],
+      [retry?.id, 'done', true],
+    ]);
+    expect(checks[0]?.results[0]).toMatchObject({ command: 'node --test', exitCode: 1, timedOut: false });
+    expect(checks[0]?.results[0]?.output).toContain('fail');
+    // The retry's worker read what the checks found; it did not lie, fixed the module and landed it.
+    expect(retry).toMatchObject({ retryOf: lied?.id, acceptance: ['node --test'] });
+    expect(retry?.body).toContain('## Earlier attempts');
+    expect(retry?.body).toContain('acceptance: claimed done, checks failed at');
+    expect(outcome.rootHandoff?.summary).toMatch(/^after 2 handoffs: acceptance: passed at [0-9a-f]{12}$/);
+    // What the checks said of each commit holds when the tests are run there by hand.
+    example.git('checkout', '-q', '--force', '--detach', liedCommit);
+    expect(projectTestsPass(example.dir)).toBe(false);
+    example.git('checkout', '-q', 'main');
+    expect(example.git('rev-parse', 'HEAD').trim()).toBe(retry?.handoff?.acceptance?.commit);
+    expect(projectTestsPass(example.dir)).toBe(true);
+  });
+
+  it('gives the task back when the run stops during the checks; the resumed worker checks again and hands off once', async () => {
+    const planner = scriptedPlanner((request) => {
+      const [handoff] = handoffsIn(request);
+      if (handoff !== undefined) return { calls: [{ name: 'finish', input: { summary: handoff.split('\n')[2] ?? '' } }] };
+      if (publishedIn(request) > 0) return { text: 'Waiting for the pad handoff.' };
+      return { calls: [{ name: 'create_task', input: { title: 'Build pad', brief: PAD_TASK, acceptance: ['sleep 1 && node --test'] } }] };
+    });
+    const events = createMemoryEventStore();
+    const { context, root, seen } = await setUp(planner, simModel('sim'), events);
+    const stop = new AbortController();
+    const first = run(context, root.id, stop.signal);
+    while (!seen.some((event) => event.type === 'acceptance.started')) await new Promise((resolve) => setTimeout(resolve, 10));
+    stop.abort();
+    const stopped = await first;
+
+    expect(stopped).toMatchObject({ rootHandoff: null, released: 2 });
+    const child = tasks.listChildren(root.id)[0];
+    expect(child?.status).toBe('open');
+    const worker = seen.find((event) => event.type === 'agent.started' && event.data.role === 'worker')?.agentId;
+    expect(seen.some((event) => event.type === 'handoff.submitted' && event.agentId === worker)).toBe(false);
+    expect(seen.some((event) => event.type === 'acceptance.checked')).toBe(false);
+    const workspace = seen.find((event) => event.type === 'workspace.created' && event.agentId === worker);
+    expect(workspace?.type === 'workspace.created' && existsSync(workspace.data.path)).toBe(true);
+
+    // Resumed: each open task goes back to the agent that had it.
+    const latest = latestAgentsByTask(events, 'run-1');
+    const priorAgents = new Map(tasks.listTasks('run-1').flatMap((task) => (task.status === 'open' && latest.has(task.id) ? [[task.id, latest.get(task.id) ?? ''] as const] : [])));
+    const resumedFrom = seen.length;
+    const outcome = await run({ ...context, wakeups: new Wakeups(), priorAgents }, root.id);
+
+    const after = seen.slice(resumedFrom).filter((event) => event.agentId === worker);
+    expect(after.map((event) => event.type)).toContain('agent.restored');
+    // It had handed off already: no model call, only the checks again and its one handoff.
+    expect(after.some((event) => event.type === 'model.requested')).toBe(false);
+    expect(after.filter((event) => event.type === 'acceptance.checked')).toMatchObject([{ data: { passed: true, claimed: 'done' } }]);
+    expect(seen.filter((event) => event.type === 'handoff.submitted' && event.agentId === worker)).toHaveLength(1);
+    expect(tasks.deliveredHandoffs('run-1').map((message) => message.fromTaskId)).toEqual([child?.id]);
+    expect(tasks.getTask(child?.id ?? '')?.handoff?.acceptance).toMatchObject({ passed: true });
+    expect(outcome.rootHandoff?.summary).toMatch(/^acceptance: passed at [0-9a-f]{12}$/);
+  });
+});
