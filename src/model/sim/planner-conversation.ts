@@ -1,5 +1,6 @@
 import type { Message, ToolCall } from '../messages.js';
-import { budgetUsedUp } from './budget-notice.js';
+import { carriesBudgetNotice } from './budget-notice.js';
+import type { ConversationParts } from './conversation-parts.js';
 import { resultsById, splitConversation } from './conversation-parts.js';
 import type { HandoffMessage } from './handoff-message.js';
 import { readHandoffMessage, USER_MESSAGE_HEADER } from './handoff-message.js';
@@ -55,7 +56,11 @@ export interface PendingReminders {
 const SCOPE_LINE = /^Your scope: `([^`]+)`/;
 
 export function readPlannerConversation(messages: readonly Message[]): PlannerConversation {
-  const parts = splitConversation(messages);
+  return readPlannerParts(splitConversation(messages));
+}
+
+/** Reads a conversation already split at its latest summary (conversation-parts.ts). */
+export function readPlannerParts(parts: ConversationParts): PlannerConversation {
   const carried = readPlannerCarried(parts.carried);
   const results = new Map<string, ToolOutcome>();
   for (const [callId, result] of resultsById(parts.rest)) results.set(callId, readToolResult(result.content, result.isError));
@@ -96,7 +101,7 @@ export function readPlannerConversation(messages: readonly Message[]): PlannerCo
     nextPosition: first + events.length,
     carried,
     newUserMessages,
-    budgetUsedUp: (carried?.budgetUsedUp ?? false) || budgetUsedUp(messages),
+    budgetUsedUp: (carried?.budgetUsedUp ?? false) || parts.rest.some(carriesBudgetNotice),
     reminders: { scratchpad, reflection },
   };
 }

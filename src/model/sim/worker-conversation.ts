@@ -1,5 +1,6 @@
 import type { Message } from '../messages.js';
-import { budgetUsedUp } from './budget-notice.js';
+import { carriesBudgetNotice } from './budget-notice.js';
+import type { ConversationParts } from './conversation-parts.js';
 import { resultsById, splitConversation } from './conversation-parts.js';
 import { carriesReminder, REFLECTION_REMINDER_OPENING, SCRATCHPAD_REMINDER_OPENING } from './reminder-protocol.js';
 import type { ScenarioResult } from './scenario.js';
@@ -55,7 +56,11 @@ export function readToolResult(content: string, isError: boolean): ToolOutcome {
 
 /** Reads the conversation from the latest summary's state (if any) and the messages after it. */
 export function readConversation(messages: readonly Message[]): WorkerConversation {
-  const parts = splitConversation(messages);
+  return readWorkerParts(splitConversation(messages));
+}
+
+/** Reads a conversation already split at its latest summary (conversation-parts.ts). */
+export function readWorkerParts(parts: ConversationParts): WorkerConversation {
   const carried = readWorkerCarried(parts.carried);
   const scenario = parseScenario(parts.firstUser);
   const results = new Map<string, ToolOutcome>();
@@ -92,7 +97,7 @@ export function readConversation(messages: readonly Message[]): WorkerConversati
     turn,
     facts: scenario.ok ? foldWorkerActions(start, actions, scenario.scenario) : null,
     abandoned,
-    budgetUsedUp: (carried?.budgetUsedUp ?? false) || budgetUsedUp(messages),
+    budgetUsedUp: (carried?.budgetUsedUp ?? false) || parts.rest.some(carriesBudgetNotice),
     reminders: { scratchpad, reflection },
   };
 }
