@@ -178,6 +178,8 @@ export interface DriveOptions extends ExecutorHooks {
   readonly toolNames?: readonly string[];
   /** A user message to add before the given turn, like a harness reminder. */
   readonly interject?: (turn: number) => string | null;
+  /** Called before each turn with the conversation, which it may change in place (compact it, say). */
+  readonly beforeTurn?: (messages: Message[], turn: number) => void;
 }
 
 /** Runs the sim worker against the executor until it hands off, stops calling tools, or runs out of turns. */
@@ -194,6 +196,7 @@ export function driveWorker(drive: DriveOptions): DrivenRun {
   while (turns < (drive.maxTurns ?? 60) && handoff === null && textOnly < 3) {
     const extra = drive.interject?.(turns) ?? null;
     if (extra !== null) messages.push({ role: 'user', content: extra });
+    drive.beforeTurn?.(messages, turns);
     const answer = simWorkerTurn(messages, drive.toolNames ?? WORKER_TOOL_NAMES, drive.options);
     turns += 1;
     messages.push({ role: 'assistant', text: answer.text, toolCalls: answer.toolCalls });
