@@ -41,6 +41,18 @@ export function isShrunkOutput(content: string): boolean {
   return OMISSION_LINE.test(content);
 }
 
+/**
+ * The end of an output that colony may have shrunk: after the omission line, without the line
+ * the cut went through; the whole output when it was not shrunk.
+ */
+export function unshrunkEnd(content: string): string {
+  const match = OMISSION_LINE.exec(content);
+  if (match === null) return content;
+  const after = content.slice(match.index + match[0].length).replace(/^\n/, '');
+  const newline = after.indexOf('\n');
+  return newline === -1 ? '' : after.slice(newline + 1);
+}
+
 /** Whether the conversation ends with colony's request for a summary. */
 export function isCompactionRequest(messages: readonly Message[]): boolean {
   const last = messages.at(-1);

@@ -1,5 +1,5 @@
 import { commandPassed, failingTestNames, passCount, readCommandReport, tailOf } from './command-output.js';
-import { isShrunkOutput } from './compaction-protocol.js';
+import { isShrunkOutput, unshrunkEnd } from './compaction-protocol.js';
 import type { ResolutionStrategy } from './merge-conflict-resolution.js';
 import { hasConflictMarkers, strategyFor } from './merge-conflict-resolution.js';
 import type { Scenario } from './scenario.js';
@@ -196,7 +196,8 @@ export function foldWorkerActions(start: WorkerFacts, actions: readonly WorkerAc
           statusLine: report.statusLine,
           failing,
           passCount: passCount(report.output),
-          tail: tailOf(report.output),
+          // Of a shrunk report only what follows the cut is evidence.
+          tail: tailOf(unshrunkEnd(report.output)),
         });
         break;
       }
