@@ -7,7 +7,7 @@ import type { SimOptions } from './sim-options.js';
 import type { WorkerConversation } from './worker-conversation.js';
 import type { WorkerFacts } from './worker-facts.js';
 import { readAfter, writtenAfter } from './worker-facts.js';
-import { blockedHandoff, budgetStoppedHandoff, doneHandoff, runEvidence, stepFailedHandoff, testsFailedHandoff } from './worker-handoff.js';
+import { blockedHandoff, budgetStoppedHandoff, doneHandoff, stepFailedHandoff, testsFailedHandoff } from './worker-handoff.js';
 import { answerReminders } from './worker-reminders.js';
 import type { HandoffInput, WorkerCall } from './worker-tool-calls.js';
 import { stepKeyOf } from './worker-tool-calls.js';
@@ -53,7 +53,7 @@ export function planWorkerTurn(conversation: WorkerConversation, toolNames: read
   const { scenario } = parsed;
   const facts = conversation.facts;
   const next = nextStep({ scenario, facts, taskText: conversation.taskText, options, tools });
-  let planned = withEvidence(guardRepeatedFailures(next, facts), scenario, facts);
+  let planned = withEvidence(guardRepeatedFailures(next, facts), facts);
   // Told this is its last call, it hands off now with what it has, unless it was about to anyway.
   if (conversation.budgetUsedUp && !planned.calls.some((call) => call.name === 'submit_handoff')) {
     planned = handoff('The budget is used up, so I am handing off what I have.', budgetStoppedHandoff(scenario, facts, planned.text));
@@ -78,19 +78,14 @@ function guardRepeatedFailures(planned: PlannedTurn, facts: WorkerFacts): Planne
 }
 
 /**
- * After colony refused a done handoff for want of evidence, the next one carries the command
- * the sim ran and the tail of its output; with no test run to show, it runs the tests first.
+ * After colony refused a done handoff for want of evidence, the sim says so and submits again:
+ * its done handoff always carries the command it ran and the tail of its passing output.
  */
-function withEvidence(planned: PlannedTurn, scenario: Scenario, facts: WorkerFacts): PlannedTurn {
+function withEvidence(planned: PlannedTurn, facts: WorkerFacts): PlannedTurn {
   const refused = facts.stepFailures.get('submit_handoff')?.lastError.startsWith(EVIDENCE_FIRST_OPENING) ?? false;
   const [call] = planned.calls;
   if (!refused || call?.name !== 'submit_handoff' || call.input.status !== 'done') return planned;
-  const text = 'colony asked for evidence first: submitting again with the command I ran and the tail of its output.';
-  if ((call.input.evidence ?? '').trim().length > 0) return { text, calls: planned.calls };
-  const run = facts.runs.at(-1);
-  const command = scenario.project.test;
-  if (run === undefined) return { text: `colony asked for evidence first, so I am running the tests to show it: ${command}`, calls: [{ name: 'run_command', input: { command } }] };
-  return { text, calls: [{ name: 'submit_handoff', input: { ...call.input, evidence: runEvidence(command, run) } }] };
+  return { text: 'colony asked for evidence first: submitting again with the command I ran and the tail of its output.', calls: planned.calls };
 }
 
 interface StepContext {
