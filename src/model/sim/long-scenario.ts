@@ -5,6 +5,7 @@ import { promisify } from 'node:util';
 import { longScenarioModule } from './long-scenario-modules.js';
 import { specBlock } from './planner-briefs.js';
 import type { Scenario } from './scenario.js';
+import { testPathFor } from './scenario.js';
 
 /**
  * The long scenario: a goal of many tiny modules, all in one folder, for runs of thousands of
@@ -86,12 +87,13 @@ export function longScenario(modules: number): Scenario {
 
 function goalText(scenario: Scenario): string {
   const count = scenario.modules.length;
+  const first = scenario.modules[0]?.path ?? `${LONG_SCENARIO_FOLDER}module.js`;
   return [
     '# A long run',
     '',
     `Build ${count} small, dependency-free helpers, every one in its own file directly in \`${LONG_SCENARIO_FOLDER}\`. ` +
       'Each module exports the function the colony-spec below gives it, answering the listed cases, ' +
-      `has a node:test file next to it that checks each case (\`${LONG_SCENARIO_FOLDER}shift-0001.js\` → \`${LONG_SCENARIO_FOLDER}shift-0001.test.js\`), ` +
+      `has a node:test file next to it that checks each case (\`${first}\` → \`${testPathFor(first)}\`), ` +
       `and is re-exported from \`${INDEX}\` with \`export * from '...'\`. Function names are unique, so the index can re-export them all.`,
     '',
     `The project's tests (\`${LONG_SCENARIO_TEST_COMMAND}\`) run every \`*.test.js\` under \`src/\` in one process and print ` +

@@ -8,6 +8,7 @@ import type { PlannerCall } from './planner-tool-calls.js';
 import type { PlannerCarried } from './planner-state.js';
 import { readPlannerCarried } from './planner-state.js';
 import { readPlannerCall } from './planner-tool-calls.js';
+import type { PendingReminders } from './reminder-protocol.js';
 import { carriesReminder, REFLECTION_REMINDER_OPENING, SCRATCHPAD_REMINDER_OPENING } from './reminder-protocol.js';
 import type { ToolOutcome } from './worker-conversation.js';
 import { readToolResult } from './worker-conversation.js';
@@ -44,13 +45,7 @@ export interface PlannerConversation {
   readonly newUserMessages: readonly string[];
   /** True when colony said the budget is used up: the sim finishes in this answer. */
   readonly budgetUsedUp: boolean;
-  /** Reminders still to act on: a scratchpad one until it writes its scratchpad, a reflection one until it answers. */
   readonly reminders: PendingReminders;
-}
-
-export interface PendingReminders {
-  readonly scratchpad: boolean;
-  readonly reflection: boolean;
 }
 
 const SCOPE_LINE = /^Your scope: `([^`]+)`/;

@@ -2,6 +2,7 @@ import type { Message } from '../messages.js';
 import { carriesBudgetNotice } from './budget-notice.js';
 import type { ConversationParts } from './conversation-parts.js';
 import { resultsById, splitConversation } from './conversation-parts.js';
+import type { PendingReminders } from './reminder-protocol.js';
 import { carriesReminder, REFLECTION_REMINDER_OPENING, SCRATCHPAD_REMINDER_OPENING } from './reminder-protocol.js';
 import type { ScenarioResult } from './scenario.js';
 import { parseScenario } from './scenario.js';
@@ -16,12 +17,6 @@ export const ABANDON_TEXT = 'I cannot continue with this task.';
 export interface ToolOutcome {
   readonly content: string;
   readonly isError: boolean;
-}
-
-/** Reminders still to act on: a scratchpad one until it writes its scratchpad, a reflection one until it answers. */
-export interface PendingReminders {
-  readonly scratchpad: boolean;
-  readonly reflection: boolean;
 }
 
 /** Everything the sim takes from its conversation. It never looks anywhere else. */
