@@ -99,7 +99,7 @@ export const BUILT_IN_FACTORIES: Readonly<Record<string, ModelFactory>> = {
     },
   },
   sim: {
-    form: 'sim[?seed=7&latency=50..400&bug=0.2&malformed=0.05&crash=0.02]',
+    form: 'sim[?seed=7&latency=50..400&bug=0.2&malformed=0.05&crash=0.02&context=32000]',
     create: (parsed, options) => {
       const sim = parseSimSpec(parsed.spec);
       if (!sim.ok) return sim;

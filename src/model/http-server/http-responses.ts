@@ -21,8 +21,9 @@ export function writeError(
   status: number,
   message: string,
   headers: Readonly<Record<string, string>> = {},
+  code?: string,
 ): void {
-  writeJson(response, status, format.errorBody(status, message), headers);
+  writeJson(response, status, format.errorBody(status, message, code), headers);
 }
 
 export type BodyResult = { readonly ok: true; readonly text: string } | { readonly ok: false; readonly tooLarge: true };

@@ -1,6 +1,7 @@
 import { createServer } from 'node:http';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { APICallError } from '@ai-sdk/provider';
 import type { LanguageModelV3 } from '@ai-sdk/provider';
 import { anthropicMessagesFormat } from './anthropic-messages-format.js';
 import { playAnswerFault, playTransportFault } from './fault.js';
@@ -158,6 +159,12 @@ export async function startModelServer(options: ModelServerOptions): Promise<Mod
       response.end();
     } catch (error) {
       if (hangUp.signal.aborted) return;
+      // A request the model refused (one larger than its context window, say) is the client's
+      // to fix: it gets the model's status and words, as from a real provider.
+      if (APICallError.isInstance(error) && error.statusCode !== undefined && error.statusCode >= 400 && error.statusCode < 500) {
+        writeError(response, format, error.statusCode, error.message, {}, errorCodeOf(error.data));
+        return;
+      }
       const message = error instanceof Error ? error.message : String(error);
       writeError(response, format, 500, `The model failed: ${message}`);
     } finally {
@@ -198,6 +205,11 @@ export async function startModelServer(options: ModelServerOptions): Promise<Mod
         server.closeAllConnections();
       }),
   };
+}
+
+function errorCodeOf(data: unknown): string | undefined {
+  if (typeof data !== 'object' || data === null || !('code' in data)) return undefined;
+  return typeof data.code === 'string' ? data.code : undefined;
 }
 
 function flattenHeaders(request: IncomingMessage): Record<string, string> {

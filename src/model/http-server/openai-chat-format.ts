@@ -8,8 +8,8 @@ export const openAIChatFormat: WireFormat = {
   idPrefix: 'chatcmpl-',
   parseRequest: parseOpenAIChatRequest,
 
-  errorBody(status, message) {
-    return { error: { message, type: errorType(status), param: null, code: errorCode(status) } };
+  errorBody(status, message, code) {
+    return { error: { message, type: errorType(status), param: null, code: code ?? errorCode(status) } };
   },
 
   responseBody(result, call, identity) {

@@ -30,8 +30,8 @@ export interface WireFormat {
   /** Prefix of the ids the provider gives its answers (`chatcmpl-`, `msg_`). */
   readonly idPrefix: string;
   parseRequest(body: unknown): ParsedRequest;
-  /** The JSON body of an HTTP error, in the provider's error shape. */
-  errorBody(status: number, message: string): unknown;
+  /** The JSON body of an HTTP error, in the provider's error shape; `code` is the provider's error code, where it has one. */
+  errorBody(status: number, message: string, code?: string): unknown;
   /** The JSON body of a whole (non-streamed) answer. */
   responseBody(result: LanguageModelV3GenerateResult, call: ModelCall, identity: ResponseIdentity): unknown;
   /** The server-sent events of a streamed answer, in order. */

@@ -7,10 +7,7 @@ import type { Message } from '../messages.js';
  */
 export const BUDGET_USED_UP_HEADER = 'Budget used up:';
 
-/** Whether the conversation holds the notice that the budget is used up (colony may tell it along with other notices). */
-export function budgetUsedUp(messages: readonly Message[]): boolean {
-  return messages.some(
-    (message, index) =>
-      index > 1 && message.role === 'user' && message.content.split('\n').some((line) => line.startsWith(BUDGET_USED_UP_HEADER)),
-  );
+/** Whether a message is the notice that the budget is used up (colony may tell it along with other notices, one per line). */
+export function carriesBudgetNotice(message: Message): boolean {
+  return message.role === 'user' && message.content.split('\n').some((line) => line.startsWith(BUDGET_USED_UP_HEADER));
 }

@@ -1,9 +1,15 @@
 import type { Message, ToolCall } from '../messages.js';
-import { budgetUsedUp } from './budget-notice.js';
+import { carriesBudgetNotice } from './budget-notice.js';
+import type { ConversationParts } from './conversation-parts.js';
+import { resultsById, splitConversation } from './conversation-parts.js';
 import type { HandoffMessage } from './handoff-message.js';
 import { readHandoffMessage, USER_MESSAGE_HEADER } from './handoff-message.js';
 import type { PlannerCall } from './planner-tool-calls.js';
+import type { PlannerCarried } from './planner-state.js';
+import { readPlannerCarried } from './planner-state.js';
 import { readPlannerCall } from './planner-tool-calls.js';
+import type { PendingReminders } from './reminder-protocol.js';
+import { carriesReminder, REFLECTION_REMINDER_OPENING, SCRATCHPAD_REMINDER_OPENING } from './reminder-protocol.js';
 import type { ToolOutcome } from './worker-conversation.js';
 import { readToolResult } from './worker-conversation.js';
 
@@ -27,48 +33,70 @@ export interface PlannerConversation {
   readonly brief: string;
   /** The scope from a sub-planner's first line; null for the root planner. */
   readonly scope: string | null;
-  /** How many assistant answers the conversation already holds. */
+  /** How many assistant answers the conversation already holds, counting those a summary replaced. */
   readonly turn: number;
+  /** What happened after the brief (or after the latest summary), in order. */
   readonly events: readonly PlannerEvent[];
+  /** The position the next event would get: positions go on across summaries. */
+  readonly nextPosition: number;
+  /** The state the latest summary carried, to start from; null when nothing was compacted. */
+  readonly carried: PlannerCarried | null;
   /** Messages from the user that arrived since the sim's last answer, to acknowledge. */
   readonly newUserMessages: readonly string[];
   /** True when colony said the budget is used up: the sim finishes in this answer. */
   readonly budgetUsedUp: boolean;
+  readonly reminders: PendingReminders;
 }
 
 const SCOPE_LINE = /^Your scope: `([^`]+)`/;
 
 export function readPlannerConversation(messages: readonly Message[]): PlannerConversation {
+  return readPlannerParts(splitConversation(messages));
+}
+
+/** Reads a conversation already split at its latest summary (conversation-parts.ts). */
+export function readPlannerParts(parts: ConversationParts): PlannerConversation {
+  const carried = readPlannerCarried(parts.carried);
   const results = new Map<string, ToolOutcome>();
-  for (const message of messages) {
-    if (message.role === 'tool' && !results.has(message.callId)) {
-      results.set(message.callId, readToolResult(message.content, message.isError));
-    }
-  }
-  let brief: string | null = null;
-  let turn = 0;
-  let newUserMessages: string[] = [];
+  for (const [callId, result] of resultsById(parts.rest)) results.set(callId, readToolResult(result.content, result.isError));
+  let turn = carried?.turn ?? 0;
+  let newUserMessages: string[] = [...(carried?.unanswered ?? [])];
+  let scratchpad = carried?.reminders.scratchpad ?? false;
+  let reflection = carried?.reminders.reflection ?? false;
+  const first = carried?.events ?? 0;
   const events: PlannerEvent[] = [];
-  for (const message of messages) {
+  for (const message of parts.rest) {
     if (message.role === 'assistant') {
       turn += 1;
       newUserMessages = [];
+      reflection = false;
       for (const raw of message.toolCalls) {
         const action = { raw, call: readPlannerCall(raw), result: results.get(raw.id) ?? null };
-        events.push({ kind: 'action', position: events.length, action });
+        if (action.call?.name === 'write_scratchpad') scratchpad = false;
+        events.push({ kind: 'action', position: first + events.length, action });
       }
-    } else if (message.role === 'user' && brief === null) {
-      brief = message.content;
     } else if (message.role === 'user') {
       const handoff = readHandoffMessage(message.content);
-      if (handoff !== null) events.push({ kind: 'handoff', position: events.length, handoff });
+      if (handoff !== null) events.push({ kind: 'handoff', position: first + events.length, handoff });
       if (message.content.startsWith(USER_MESSAGE_HEADER)) {
         const text = message.content.slice(USER_MESSAGE_HEADER.length).trim();
-        events.push({ kind: 'user-message', position: events.length, text });
+        events.push({ kind: 'user-message', position: first + events.length, text });
         newUserMessages.push(text);
       }
+      if (carriesReminder(message, SCRATCHPAD_REMINDER_OPENING)) scratchpad = true;
+      if (carriesReminder(message, REFLECTION_REMINDER_OPENING)) reflection = true;
     }
   }
-  const scope = SCOPE_LINE.exec(brief ?? '')?.[1] ?? null;
-  return { brief: brief ?? '', scope, turn, events, newUserMessages, budgetUsedUp: budgetUsedUp(messages) };
+  const scope = SCOPE_LINE.exec(parts.firstUser)?.[1] ?? null;
+  return {
+    brief: parts.firstUser,
+    scope,
+    turn,
+    events,
+    nextPosition: first + events.length,
+    carried,
+    newUserMessages,
+    budgetUsedUp: (carried?.budgetUsedUp ?? false) || parts.rest.some(carriesBudgetNotice),
+    reminders: { scratchpad, reflection },
+  };
 }

@@ -1,4 +1,3 @@
-import { passCount } from './command-output.js';
 import { NOT_LANDED_PREFIX } from './handoff-message.js';
 import type { PlannerLedger, TestRun } from './planner-ledger.js';
 import { firstLine } from './planner-ledger.js';
@@ -68,14 +67,13 @@ export function finishInput(facts: FinishFacts): FinishInput {
 }
 
 function testRunNote(command: string, run: TestRun): string {
-  const passed = passCount(run.report.output);
-  return `$ ${command} (on main): ${run.report.statusLine}${passed === null ? '' : `, ${passed} tests pass`}`;
+  return `$ ${command} (on main): ${run.statusLine}${run.passCount === null ? '' : `, ${run.passCount} tests pass`}`;
 }
 
 /** Failing tests that belong to none of the planner's modules, in words; null when there are none. */
 function outsideFailures(run: TestRun): string | null {
   if (run.unmapped.length > 0) return run.unmapped.join('; ');
-  if (!run.passed && run.failing.length === 0) return `no test names in the output; it ended with ${run.report.statusLine}`;
+  if (!run.passed && run.failingCount === 0) return `no test names in the output; it ended with ${run.statusLine}`;
   return null;
 }
 

@@ -1,15 +1,17 @@
 import type { CommandReport } from './command-output.js';
-import { commandPassed, failingTestNames, readCommandReport } from './command-output.js';
+import { commandPassed, failingTestNames, passCount, readCommandReport } from './command-output.js';
 import type { HandoffMessage } from './handoff-message.js';
 import { notLandedPaths } from './handoff-message.js';
 import type { PlannerAction, PlannerConversation } from './planner-conversation.js';
 import type { Scenario, ScenarioModule } from './scenario.js';
 import { parseScenario } from './scenario.js';
+import { decodeLedger } from './planner-state.js';
 
 /**
  * What the sim planner knows about its modules and tasks, derived from its conversation
  * alone: task ids from its own create_task/delegate results, which modules each carried
  * (from the colony-spec in the brief it wrote), the handoffs that came back, its test runs.
+ * After a compaction it starts from the ledger its summary carried (planner-state.ts).
  */
 
 /** Where a module stands: never given to a task, with a task, on main, or in need of another attempt. */
@@ -29,7 +31,7 @@ export interface ModuleRecord {
   /** Tasks (worker, delegated, fix) that carried this module. */
   attempts: number;
   latestTask: PublishedTask | null;
-  /** What went wrong last, for the next brief and the final report. */
+  /** What went wrong, for the next brief and the final report: only the last is ever read. */
   problems: string[];
   /** The tests of this module that failed on main in the last run, when phase is 'failing'. */
   failingTests: string[];
@@ -37,11 +39,14 @@ export interface ModuleRecord {
   publishErrors: number;
 }
 
+/** A run of the project's tests on main, as much of it as the planner acts on. */
 export interface TestRun {
   readonly position: number;
-  readonly report: CommandReport;
+  readonly statusLine: string;
+  /** How many tests passed, when the output said. */
+  readonly passCount: number | null;
   readonly passed: boolean;
-  readonly failing: readonly string[];
+  readonly failingCount: number;
   /** Failing test names that match no function of this planner's modules. */
   readonly unmapped: readonly string[];
 }
@@ -59,7 +64,8 @@ export interface PlannerLedger {
 const CREATED = /^Created task (\S+): /;
 const DELEGATED = /^Delegated task (\S+) \(scope /;
 
-export function readLedger(conversation: PlannerConversation, scenario: Scenario): PlannerLedger {
+/** The ledger of a planner that has done nothing yet. */
+export function emptyLedger(scenario: Scenario): PlannerLedger {
   const modules: ModuleRecord[] = scenario.modules.map((module) => ({
     module,
     phase: 'unpublished',
@@ -69,11 +75,18 @@ export function readLedger(conversation: PlannerConversation, scenario: Scenario
     failingTests: [],
     publishErrors: 0,
   }));
+  return { modules, tasks: [], lastHandoffPosition: -1, lastTestRun: null, testRunErrors: [] };
+}
+
+export function readLedger(conversation: PlannerConversation, scenario: Scenario): PlannerLedger {
+  const carried = conversation.carried === null ? null : decodeLedger(conversation.carried.ledger, scenario);
+  const start = carried ?? emptyLedger(scenario);
+  const modules = [...start.modules];
   const byPath = new Map(modules.map((record) => [record.module.path, record]));
-  const tasks = new Map<string, PublishedTask>();
-  let lastHandoffPosition = -1;
-  let lastTestRun: TestRun | null = null;
-  let testRunErrors: string[] = [];
+  const tasks = new Map<string, PublishedTask>(start.tasks.map((task) => [task.id, task]));
+  let lastHandoffPosition = start.lastHandoffPosition;
+  let lastTestRun: TestRun | null = start.lastTestRun;
+  let testRunErrors: string[] = [...start.testRunErrors];
   for (const event of conversation.events) {
     if (event.kind === 'handoff') {
       lastHandoffPosition = event.position;
@@ -168,7 +181,8 @@ function applyTestRun(position: number, report: CommandReport, modules: readonly
     record.failingTests = own;
     record.problems.push(`its tests failed on main: ${own.join('; ')}`);
   }
-  return { position, report, passed, failing, unmapped: failing.filter((name) => !mapped.has(name)) };
+  const unmapped = failing.filter((name) => !mapped.has(name));
+  return { position, statusLine: report.statusLine, passCount: passCount(report.output), passed, failingCount: failing.length, unmapped };
 }
 
 export function firstLine(text: string): string {

@@ -4,8 +4,9 @@ import type { PlannerConversation } from './planner-conversation.js';
 import type { PlannerLedger } from './planner-ledger.js';
 import { firstLine, readLedger } from './planner-ledger.js';
 import { baseFolderOf, plural } from './planner-plan.js';
-import { publishCalls, scratchpadContent } from './planner-publish.js';
+import { givenUp, publishCalls, scratchpadContent } from './planner-publish.js';
 import type { FinishInput, PlannerCall } from './planner-tool-calls.js';
+import type { Scenario } from './scenario.js';
 import { parseScenario } from './scenario.js';
 
 /** What the sim planner means to say and do this turn. */
@@ -18,43 +19,87 @@ export interface PlannedPlannerTurn {
 const MAX_TEST_RUN_ERRORS = 3;
 /** Open task ids named while waiting; beyond this the rest are counted. */
 const MAX_IDS_SHOWN = 12;
+/**
+ * The most create_task and delegate calls in one answer. A goal with more work than this is
+ * published over several answers in a row (it does not wait for handoffs in between): one
+ * answer with hundreds of calls would be larger than a real model writes at once.
+ */
+export const MAX_PUBLISH_CALLS_PER_ANSWER = 40;
 
 /**
  * The planner's next step, decided only from its conversation: publish whatever its modules
- * need (all of it in one turn), else wait while any task has no handoff, else run the
- * project's tests on main once after the last handoff, else finish.
+ * need (up to MAX_PUBLISH_CALLS_PER_ANSWER calls an answer), else wait while any task has no
+ * handoff, else run the project's tests on main once after the last handoff, else finish.
+ * It answers reminders as it goes: a reflection reminder with a sentence on where it stands,
+ * a scratchpad reminder with a write_scratchpad call alongside whatever it does.
  */
 export function planPlannerTurn(conversation: PlannerConversation, toolNames: readonly string[]): PlannedPlannerTurn {
-  const decided = decide(conversation, new Set(toolNames));
+  const tools = new Set(toolNames);
+  const { decided, standing } = decide(conversation, tools);
   const acknowledged = conversation.newUserMessages.map(
     (text) => `Noted your message ("${firstLine(text)}"); it does not change my plan. `,
   );
-  return { text: `${acknowledged.join('')}${decided.text}`, calls: decided.calls };
+  const reflected = conversation.reminders.reflection ? `Checked my progress against ${standing.owner}: ${standing.progress}; the plan still holds. ` : '';
+  const rewrite =
+    conversation.reminders.scratchpad && tools.has('write_scratchpad') && !decided.calls.some((call) => call.name === 'write_scratchpad');
+  const scratchpad: PlannerCall[] = rewrite ? [{ name: 'write_scratchpad', input: { content: `${standing.scratchpad}\nNext: ${decided.text}` } }] : [];
+  return { text: `${acknowledged.join('')}${reflected}${decided.text}`, calls: [...scratchpad, ...decided.calls] };
 }
 
-function decide(conversation: PlannerConversation, tools: ReadonlySet<string>): PlannedPlannerTurn {
+/** Where the planner stands, in words: for a reflection, and for a scratchpad written on request. */
+interface Standing {
+  readonly owner: string;
+  readonly progress: string;
+  readonly scratchpad: string;
+}
+
+/** The step itself, without the words for messages and reminders; also what a summary names as the next step. */
+export function nextPlannerStep(conversation: PlannerConversation, tools: ReadonlySet<string>): PlannedPlannerTurn {
+  return decide(conversation, tools).decided;
+}
+
+function decide(conversation: PlannerConversation, tools: ReadonlySet<string>): { decided: PlannedPlannerTurn; standing: Standing } {
+  const owner = conversation.scope === null ? 'the goal' : conversation.scope;
   const parsed = parseScenario(conversation.brief);
   if (!parsed.ok) {
-    return finish(tools, 'My brief does not say what to build, so I am finishing as blocked.', {
+    const progress = 'my brief has no usable colony-spec, so there is nothing I can plan';
+    const decided = finish(tools, 'My brief does not say what to build, so I am finishing as blocked.', {
       status: 'blocked',
       summary: 'My brief has no usable colony-spec block, so I cannot tell which modules to build; I published no tasks.',
       notes: [parsed.error],
       feedback: ['Give the planner a brief with a colony-spec block holding JSON with "project" and "modules", as the note shows.'],
     });
+    return { decided, standing: { owner, progress, scratchpad: `Progress: ${progress}.` } };
   }
   const { scenario } = parsed;
   const ledger = readLedger(conversation, scenario);
   const base = baseFolderOf(scenario.modules.map((module) => module.path));
-  const owner = conversation.scope === null ? 'the goal' : conversation.scope;
+  const pending = publishCalls(scenario, ledger, base, tools);
+  const calls = pending.slice(0, MAX_PUBLISH_CALLS_PER_ANSWER);
+  const later = pending.length - calls.length;
+  const standing = {
+    owner,
+    progress: progressOf(ledger),
+    scratchpad: scratchpadContent(ledger, base, owner, { publishing: calls.length, later }),
+  };
+  return { decided: decideWith(conversation, tools, { scenario, ledger, calls, standing }), standing };
+}
+
+interface Facts {
+  readonly scenario: Scenario;
+  readonly ledger: PlannerLedger;
+  readonly calls: readonly PlannerCall[];
+  readonly standing: Standing;
+}
+
+function decideWith(conversation: PlannerConversation, tools: ReadonlySet<string>, facts: Facts): PlannedPlannerTurn {
+  const { scenario, ledger, calls, standing } = facts;
   if (conversation.budgetUsedUp) {
     const input = budgetFinishInput(scenario, ledger, conversation.scope);
     return finish(tools, `The budget is used up; finishing as ${input.status ?? 'done'} with what landed.`, input);
   }
-  const calls = publishCalls(scenario, ledger, base, tools);
   if (calls.length > 0) {
-    const scratchpad: PlannerCall[] = tools.has('write_scratchpad')
-      ? [{ name: 'write_scratchpad', input: { content: scratchpadContent(ledger, base, owner, calls.length) } }]
-      : [];
+    const scratchpad: PlannerCall[] = tools.has('write_scratchpad') ? [{ name: 'write_scratchpad', input: { content: standing.scratchpad } }] : [];
     return { text: publishText(calls, ledger.tasks.length === 0), calls: [...scratchpad, ...calls] };
   }
   const open = ledger.tasks.filter((task) => task.handoff === null);
@@ -71,6 +116,15 @@ function decide(conversation: PlannerConversation, tools: ReadonlySet<string>): 
   }
   const input = finishInput({ scenario, ledger, scope: conversation.scope, verdict });
   return finish(tools, `Everything I published has handed off; finishing as ${input.status ?? 'done'}.`, input);
+}
+
+/** `12 of 40 modules landed, 20 with a task, 1 given up`. */
+function progressOf(ledger: PlannerLedger): string {
+  const total = ledger.modules.length;
+  const landed = ledger.modules.filter((record) => record.phase === 'landed').length;
+  const open = ledger.modules.filter((record) => record.phase === 'open').length;
+  const dropped = ledger.modules.filter(givenUp).length;
+  return `${landed} of ${total} module${plural(total)} landed, ${open} with a task${dropped > 0 ? `, ${dropped} given up` : ''}`;
 }
 
 /** What main's tests say, from a run after the last handoff; null when they should run now. */

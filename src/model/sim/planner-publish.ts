@@ -10,6 +10,9 @@ import { testPathFor } from './scenario.js';
 export const MAX_ATTEMPTS = 6;
 /** Refused create_task/delegate calls for one module before the planner gives it up. */
 export const MAX_PUBLISH_ERRORS = 3;
+/** Notes and concerns of a failed worker handoff quoted in the retry's brief (and all a summary keeps of them). */
+export const HANDOFF_NOTES_QUOTED = 3;
+export const HANDOFF_CONCERNS_QUOTED = 2;
 
 export function needsWork(record: ModuleRecord): boolean {
   return record.phase === 'unpublished' || record.phase === 'not-landed' || record.phase === 'failing';
@@ -61,10 +64,16 @@ function pathsOf(project: Scenario['project'], module: ScenarioModule): string[]
   return [module.path, testPathFor(module.path), project.index];
 }
 
+/**
+ * What the next attempt is told: the last problem, and the notes and concerns of a worker
+ * handoff that did not end done (a done one explains nothing about a later failure).
+ */
 function history(record: ModuleRecord): EarlierAttempt {
   const handoff = record.latestTask?.handoff ?? null;
   const lines = [...record.problems.slice(-1)];
-  if (handoff !== null && record.latestTask?.kind === 'worker') lines.push(...handoff.notes.slice(0, 3), ...handoff.concerns.slice(0, 2));
+  if (handoff !== null && handoff.status !== 'done' && record.latestTask?.kind === 'worker') {
+    lines.push(...handoff.notes.slice(0, HANDOFF_NOTES_QUOTED), ...handoff.concerns.slice(0, HANDOFF_CONCERNS_QUOTED));
+  }
   return { attempt: record.attempts + 1, of: MAX_ATTEMPTS, lines };
 }
 
@@ -74,7 +83,12 @@ function groupHistory(members: readonly ModuleRecord[]): EarlierAttempt {
 }
 
 /** The scratchpad: the plan, then where every module stands. */
-export function scratchpadContent(ledger: PlannerLedger, base: string, owner: string, publishing: number): string {
+export function scratchpadContent(
+  ledger: PlannerLedger,
+  base: string,
+  owner: string,
+  { publishing, later }: { readonly publishing: number; readonly later: number },
+): string {
   const count = (phase: ModuleRecord['phase']): number => ledger.modules.filter((record) => record.phase === phase).length;
   const dropped = ledger.modules.filter(givenUp);
   const plan = describePlan(
@@ -86,7 +100,7 @@ export function scratchpadContent(ledger: PlannerLedger, base: string, owner: st
     ...plan,
     '',
     `Progress: ${count('landed')} landed, ${count('open')} with a task, ` +
-      `${publishing} call${plural(publishing)} to publish now, ${dropped.length} given up.`,
+      `${publishing} call${plural(publishing)} to publish now${later > 0 ? ` and ${later} in the next answers` : ''}, ${dropped.length} given up.`,
     `Rules: up to ${MAX_ATTEMPTS} attempts per module; a failed worker task is retried with retry_of; ` +
       'when nothing is open, run the tests on main and finish.',
   ];

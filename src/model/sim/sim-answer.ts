@@ -1,6 +1,6 @@
 import type { Usage } from '../chat-model.js';
 import type { Message, ToolCall } from '../messages.js';
-import { conversationLength } from '../messages.js';
+import { inputTokensOf } from './sim-context-window.js';
 import type { SimOptions } from './sim-options.js';
 
 /** One answer of the sim, worker or planner, shaped like a model's. */
@@ -28,7 +28,7 @@ export function simAnswer(
     text,
     toolCalls,
     usage: {
-      inputTokens: Math.ceil(conversationLength(messages) / 4),
+      inputTokens: inputTokensOf(messages),
       outputTokens: Math.ceil(answerLength / 4) + options.tokens,
       cachedInputTokens: 0,
     },

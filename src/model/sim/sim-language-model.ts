@@ -8,6 +8,7 @@ import type {
 import { streamOfResult } from '../generate-result-stream.js';
 import { abortableSleep, type Sleep } from '../language-model-chat.js';
 import { promptToMessages } from '../prompt-conversion.js';
+import { contextLengthError, contextOverflow } from './sim-context-window.js';
 import type { SimOptions } from './sim-options.js';
 import { simLatencyMs, simStalls, simTurn } from './sim-turn.js';
 
@@ -17,7 +18,9 @@ const NEVER_MS = 2 ** 31 - 1;
 /**
  * The simulated model behind the AI SDK's provider contract, like any real provider: it gets
  * a prompt and tools, waits its seeded latency and answers with the next turn of the planner
- * policy (when `create_task` is among the tools) or the worker policy.
+ * policy (when `create_task` is among the tools) or the worker policy, or with a summary when
+ * asked to compact. A request larger than its context window (`SimOptions.context`) is refused
+ * at once with the 400 a real provider gives.
  * It keeps no state between calls, so it can be served over HTTP as it is.
  */
 export function createSimLanguageModel(options: SimOptions, sleep: Sleep = abortableSleep): LanguageModelV3 {
@@ -26,6 +29,8 @@ export function createSimLanguageModel(options: SimOptions, sleep: Sleep = abort
     const toolNames = (call.tools ?? [])
       .filter((tool): tool is LanguageModelV3FunctionTool => tool.type === 'function')
       .map((tool) => tool.name);
+    const overflow = contextOverflow(options, messages);
+    if (overflow !== null) throw contextLengthError(overflow.limit, overflow.tokens);
     await sleep(simLatencyMs(options, messages), call.abortSignal);
     if (simStalls(options, messages, toolNames)) {
       // A provider that never answers: nothing comes until the caller gives up on the call.

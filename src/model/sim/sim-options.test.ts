@@ -4,13 +4,13 @@ import { DEFAULT_SIM_OPTIONS, parseSimSpec } from './sim-options.js';
 describe('parseSimSpec', () => {
   it('gives the defaults for a bare sim', () => {
     expect(parseSimSpec('sim')).toEqual({ ok: true, options: DEFAULT_SIM_OPTIONS });
-    expect(DEFAULT_SIM_OPTIONS).toEqual({ seed: 1, latencyMs: { min: 0, max: 0 }, bug: 0, lie: 0, malformed: 0, crash: 0, tokens: 0, stall: 0 });
+    expect(DEFAULT_SIM_OPTIONS).toEqual({ seed: 1, latencyMs: { min: 0, max: 0 }, bug: 0, lie: 0, malformed: 0, crash: 0, tokens: 0, stall: 0, context: null });
   });
 
   it('reads every knob', () => {
-    expect(parseSimSpec('sim?seed=7&latency=50..400&bug=0.2&lie=0.3&malformed=0.05&crash=0.02&tokens=300&stall=0.1')).toEqual({
+    expect(parseSimSpec('sim?seed=7&latency=50..400&bug=0.2&lie=0.3&malformed=0.05&crash=0.02&tokens=300&stall=0.1&context=8000')).toEqual({
       ok: true,
-      options: { seed: 7, latencyMs: { min: 50, max: 400 }, bug: 0.2, lie: 0.3, malformed: 0.05, crash: 0.02, tokens: 300, stall: 0.1 },
+      options: { seed: 7, latencyMs: { min: 50, max: 400 }, bug: 0.2, lie: 0.3, malformed: 0.05, crash: 0.02, tokens: 300, stall: 0.1, context: 8000 },
     });
     expect(parseSimSpec('sim?latency=120')).toMatchObject({ ok: true, options: { latencyMs: { min: 120, max: 120 } } });
     expect(parseSimSpec('sim?bug=1&crash=0')).toMatchObject({ ok: true, options: { bug: 1, crash: 0 } });
@@ -26,6 +26,7 @@ describe('parseSimSpec', () => {
     ['sim?latency=-5', 'latency must be milliseconds as N or A..B'],
     ['sim?seed=1.5', 'seed must be an integer, got "1.5"'],
     ['sim?tokens=-1', 'tokens must be an integer >= 0'],
+    ['sim?context=500', 'context must be a number of tokens, an integer >= 1000, got "500"'],
     ['sim?seed=1&seed=2', 'sets seed twice'],
     ['simulator', 'is not a sim spec'],
   ])('rejects %s with a clear message listing the accepted keys', (spec, message) => {
@@ -34,6 +35,6 @@ describe('parseSimSpec', () => {
     if (parsed.ok) return;
     expect(parsed.error).toContain(message);
     expect(parsed.error).toContain('Accepted keys: seed');
-    for (const key of ['latency', 'bug', 'lie', 'malformed', 'crash', 'tokens']) expect(parsed.error).toContain(key);
+    for (const key of ['latency', 'bug', 'lie', 'malformed', 'crash', 'tokens', 'stall', 'context']) expect(parsed.error).toContain(key);
   });
 });

@@ -1,6 +1,6 @@
 /**
  * The knobs of the simulated model, read from its model spec: `sim` or
- * `sim?seed=7&latency=50..400&bug=0.2&lie=0.1&malformed=0.05&crash=0.02&tokens=200`.
+ * `sim?seed=7&latency=50..400&bug=0.2&lie=0.1&malformed=0.05&crash=0.02&tokens=200&context=32000`.
  */
 export interface SimOptions {
   /** Every roll is derived from this, so the same seed gives the same run. */
@@ -27,7 +27,16 @@ export interface SimOptions {
    * that hangs hangs again when retried.
    */
   readonly stall: number;
+  /**
+   * The context window in tokens, or null for none: a request whose input is larger (input
+   * tokens counted as the sim reports them, a quarter of the conversation's characters) is
+   * refused as a real provider refuses it, with a 400 `context_length_exceeded`.
+   */
+  readonly context: number | null;
 }
+
+/** The smallest context window the sim takes: below it not even a brief would fit. */
+export const MIN_CONTEXT_TOKENS = 1_000;
 
 export const DEFAULT_SIM_OPTIONS: SimOptions = {
   seed: 1,
@@ -38,6 +47,7 @@ export const DEFAULT_SIM_OPTIONS: SimOptions = {
   crash: 0,
   tokens: 0,
   stall: 0,
+  context: null,
 };
 
 export type SimSpecResult = { readonly ok: true; readonly options: SimOptions } | { readonly ok: false; readonly error: string };
@@ -51,9 +61,10 @@ const ACCEPTED_KEYS = [
   'crash (a probability 0..1, default 0)',
   'tokens (extra output tokens per call, an integer >= 0, default 0)',
   'stall (a probability 0..1 that a worker call never answers, default 0)',
+  `context (the context window in tokens, an integer >= ${MIN_CONTEXT_TOKENS}; larger requests are refused; default none)`,
 ];
 
-const HELP = `Accepted keys: ${ACCEPTED_KEYS.join('; ')}. Example: sim?seed=7&latency=50..400&bug=0.2&malformed=0.05&crash=0.02`;
+const HELP = `Accepted keys: ${ACCEPTED_KEYS.join('; ')}. Example: sim?seed=7&latency=50..400&bug=0.2&malformed=0.05&crash=0.02&context=32000`;
 
 type Setting = { ok: true; apply: (options: SimOptions) => SimOptions } | { ok: false; error: string };
 
@@ -105,6 +116,13 @@ function readSetting(key: string, value: string): Setting {
       const tokens = readInteger(value);
       if (tokens === null || tokens < 0) return { ok: false, error: `tokens must be an integer >= 0, got "${value}".` };
       return { ok: true, apply: (options) => ({ ...options, tokens }) };
+    }
+    case 'context': {
+      const context = readInteger(value);
+      if (context === null || context < MIN_CONTEXT_TOKENS) {
+        return { ok: false, error: `context must be a number of tokens, an integer >= ${MIN_CONTEXT_TOKENS}, got "${value}".` };
+      }
+      return { ok: true, apply: (options) => ({ ...options, context }) };
     }
     default:
       return { ok: false, error: `unknown key "${key}".` };

@@ -21,6 +21,7 @@ export const WORKER_TOOL_NAMES = [
   'run_command',
   'merge_to_main',
   'submit_handoff',
+  'write_scratchpad',
 ] as const;
 
 export type RejectionKind = 'invalid-json' | 'unknown-tool' | 'missing-field' | 'wrong-type';
@@ -58,6 +59,7 @@ const FIELDS: Record<string, Record<string, { type: FieldType; required: boolean
     feedback: { type: 'strings', required: false },
     follow_ups: { type: 'strings', required: false },
   },
+  write_scratchpad: { content: { type: 'string', required: true } },
 };
 
 function hasType(value: unknown, type: FieldType): boolean {
@@ -136,6 +138,8 @@ export function createToolExecutor(dir: string, hooks: ExecutorHooks = {}): (cal
         );
       case 'search':
         return answer('No matches.');
+      case 'write_scratchpad':
+        return answer(`Scratchpad saved (${text('content').length} characters).`);
       case 'run_command': {
         const timeout = typeof args.timeout_seconds === 'number' ? args.timeout_seconds : 60;
         const result = spawnSync('sh', ['-c', text('command')], { cwd: dir, encoding: 'utf8', timeout: timeout * 1000 });
@@ -174,6 +178,8 @@ export interface DriveOptions extends ExecutorHooks {
   readonly toolNames?: readonly string[];
   /** A user message to add before the given turn, like a harness reminder. */
   readonly interject?: (turn: number) => string | null;
+  /** Called before each turn with the conversation, which it may change in place (compact it, say). */
+  readonly beforeTurn?: (messages: Message[], turn: number) => void;
 }
 
 /** Runs the sim worker against the executor until it hands off, stops calling tools, or runs out of turns. */
@@ -190,6 +196,7 @@ export function driveWorker(drive: DriveOptions): DrivenRun {
   while (turns < (drive.maxTurns ?? 60) && handoff === null && textOnly < 3) {
     const extra = drive.interject?.(turns) ?? null;
     if (extra !== null) messages.push({ role: 'user', content: extra });
+    drive.beforeTurn?.(messages, turns);
     const answer = simWorkerTurn(messages, drive.toolNames ?? WORKER_TOOL_NAMES, drive.options);
     turns += 1;
     messages.push({ role: 'assistant', text: answer.text, toolCalls: answer.toolCalls });

@@ -1,6 +1,14 @@
-import type { Message, ToolCall } from '../messages.js';
-import { budgetUsedUp } from './budget-notice.js';
-import type { WorkerCall } from './worker-tool-calls.js';
+import type { Message } from '../messages.js';
+import { carriesBudgetNotice } from './budget-notice.js';
+import type { ConversationParts } from './conversation-parts.js';
+import { resultsById, splitConversation } from './conversation-parts.js';
+import type { PendingReminders } from './reminder-protocol.js';
+import { carriesReminder, REFLECTION_REMINDER_OPENING, SCRATCHPAD_REMINDER_OPENING } from './reminder-protocol.js';
+import type { ScenarioResult } from './scenario.js';
+import { parseScenario } from './scenario.js';
+import type { WorkerAction, WorkerFacts } from './worker-facts.js';
+import { foldWorkerActions, NO_FACTS } from './worker-facts.js';
+import { decodeFacts, readWorkerCarried } from './worker-state.js';
 import { readWorkerCall } from './worker-tool-calls.js';
 
 /** What the sim says when it gives up on a task; seeing it again in its own past keeps it quiet. */
@@ -11,27 +19,20 @@ export interface ToolOutcome {
   readonly isError: boolean;
 }
 
-/** One tool call the sim made earlier, with the result the harness sent back (if any yet). */
-export interface WorkerAction {
-  /** Order among all actions in the conversation. */
-  readonly position: number;
-  readonly raw: ToolCall;
-  /** The call read back through the tool schemas; null when it was malformed. */
-  readonly call: WorkerCall | null;
-  readonly result: ToolOutcome | null;
-}
-
 /** Everything the sim takes from its conversation. It never looks anywhere else. */
 export interface WorkerConversation {
   /** The first user message: the task. Empty when there is none. */
   readonly taskText: string;
-  /** How many assistant answers the conversation already holds. */
+  readonly scenario: ScenarioResult;
+  /** How many assistant answers the conversation already holds, counting those a summary replaced. */
   readonly turn: number;
-  readonly actions: readonly WorkerAction[];
+  /** What its calls so far add up to; null when the task says nothing it can build. */
+  readonly facts: WorkerFacts | null;
   /** True when an earlier answer of the sim's gave up on the task. */
   readonly abandoned: boolean;
   /** True when colony said the budget is used up: the sim hands off in this answer. */
   readonly budgetUsedUp: boolean;
+  readonly reminders: PendingReminders;
 }
 
 /**
@@ -48,26 +49,50 @@ export function readToolResult(content: string, isError: boolean): ToolOutcome {
   return { content, isError };
 }
 
+/** Reads the conversation from the latest summary's state (if any) and the messages after it. */
 export function readConversation(messages: readonly Message[]): WorkerConversation {
+  return readWorkerParts(splitConversation(messages));
+}
+
+/** Reads a conversation already split at its latest summary (conversation-parts.ts). */
+export function readWorkerParts(parts: ConversationParts): WorkerConversation {
+  const carried = readWorkerCarried(parts.carried);
+  const scenario = parseScenario(parts.firstUser);
   const results = new Map<string, ToolOutcome>();
-  for (const message of messages) {
-    if (message.role === 'tool' && !results.has(message.callId)) {
-      results.set(message.callId, readToolResult(message.content, message.isError));
+  for (const [callId, result] of resultsById(parts.rest)) results.set(callId, readToolResult(result.content, result.isError));
+  let turn = carried?.turn ?? 0;
+  let abandoned = carried?.abandoned ?? false;
+  let scratchpad = carried?.reminders.scratchpad ?? false;
+  let reflection = carried?.reminders.reflection ?? false;
+  let start: WorkerFacts =
+    carried?.facts !== null && carried?.facts !== undefined && scenario.ok ? (decodeFacts(carried.facts, scenario.scenario) ?? NO_FACTS) : NO_FACTS;
+  let actions: WorkerAction[] = [];
+  for (const message of parts.rest) {
+    if (message.role === 'user') {
+      if (message.content.includes(FRESH_WORKSPACE_TEXT)) {
+        start = NO_FACTS;
+        actions = [];
+      }
+      if (carriesReminder(message, SCRATCHPAD_REMINDER_OPENING)) scratchpad = true;
+      if (carriesReminder(message, REFLECTION_REMINDER_OPENING)) reflection = true;
     }
-  }
-  let taskText: string | null = null;
-  let turn = 0;
-  let abandoned = false;
-  const actions: WorkerAction[] = [];
-  for (const message of messages) {
-    if (message.role === 'user' && taskText === null) taskText = message.content;
-    else if (message.role === 'user' && message.content.includes(FRESH_WORKSPACE_TEXT)) actions.length = 0;
     if (message.role !== 'assistant') continue;
     turn += 1;
+    reflection = false;
     if (message.toolCalls.length === 0 && message.text.startsWith(ABANDON_TEXT)) abandoned = true;
     for (const raw of message.toolCalls) {
-      actions.push({ position: actions.length, raw, call: readWorkerCall(raw), result: results.get(raw.id) ?? null });
+      const call = readWorkerCall(raw);
+      if (call?.name === 'write_scratchpad') scratchpad = false;
+      actions.push({ call, result: results.get(raw.id) ?? null });
     }
   }
-  return { taskText: taskText ?? '', turn, actions, abandoned, budgetUsedUp: budgetUsedUp(messages) };
+  return {
+    taskText: parts.firstUser,
+    scenario,
+    turn,
+    facts: scenario.ok ? foldWorkerActions(start, actions, scenario.scenario) : null,
+    abandoned,
+    budgetUsedUp: (carried?.budgetUsedUp ?? false) || parts.rest.some(carriesBudgetNotice),
+    reminders: { scratchpad, reflection },
+  };
 }

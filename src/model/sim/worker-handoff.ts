@@ -1,13 +1,10 @@
-import { failingTestNames, passCount, tailOf } from './command-output.js';
-import { strategyFor } from './merge-conflict-resolution.js';
-import { renderModuleSource } from './module-render.js';
+import { tailOf } from './command-output.js';
 import type { Scenario } from './scenario.js';
-import type { WorkerAction } from './worker-conversation.js';
-import type { MergeAttempt, TestRun } from './worker-progress.js';
-import { lastRead, mergeAttempts, testRuns, touchedFiles } from './worker-progress.js';
+import type { MergeAttempt, TestRun, WorkerFacts } from './worker-facts.js';
+import { readAfter } from './worker-facts.js';
 import type { HandoffInput } from './worker-tool-calls.js';
 
-/** The handoffs a sim worker writes, with their content drawn from its own conversation. */
+/** The handoffs a sim worker writes, with their content drawn from what its calls add up to. */
 
 export function blockedHandoff(reason: string): HandoffInput {
   return {
@@ -19,60 +16,65 @@ export function blockedHandoff(reason: string): HandoffInput {
   };
 }
 
-export function stepFailedHandoff(step: string, count: number, lastError: string, actions: readonly WorkerAction[]): HandoffInput {
+export function stepFailedHandoff(step: string, count: number, lastError: string, facts: WorkerFacts): HandoffInput {
   return {
     status: 'failed',
     summary: `I could not finish: ${step} failed ${count} times in a row, so I stopped retrying.`,
     evidence: tailOf(lastError),
-    notes: filesNote(actions),
+    notes: filesNote(facts),
     concerns: [`The last error for ${step} was: ${firstLine(lastError)}`],
   };
 }
 
-export function testsFailedHandoff(scenario: Scenario, actions: readonly WorkerAction[], run: TestRun): HandoffInput {
+/** The evidence of a test run: the command, its status line and the tail of its output. */
+export function runEvidence(command: string, run: TestRun): string {
+  return `$ ${command}\n${run.statusLine}\n${run.tail}`;
+}
+
+export function testsFailedHandoff(scenario: Scenario, facts: WorkerFacts, run: TestRun): HandoffInput {
   const command = scenario.project.test;
-  const runs = testRuns(actions, command).filter((each) => !each.passed).length;
-  const failing = failingTestNames(run.report.output);
+  const runs = facts.runs.filter((each) => !each.passed).length;
   return {
     status: 'failed',
     summary: `\`${command}\` still fails after ${runs} failing run${runs === 1 ? '' : 's'}, and nothing I wrote explains it, so I did not merge.`,
-    evidence: `$ ${command}\n${run.report.statusLine}\n${tailOf(run.report.output)}`,
-    notes: [...filesNote(actions), ...fixNotes(scenario, actions)],
-    concerns: failing.length > 0 ? [`Failing tests: ${failing.slice(0, 8).join('; ')}`] : [`The test command ended with: ${run.report.statusLine}`],
+    evidence: runEvidence(command, run),
+    notes: [...filesNote(facts), ...fixNotes(scenario, facts)],
+    concerns: run.failing.length > 0 ? [`Failing tests: ${run.failing.slice(0, 8).join('; ')}`] : [`The test command ended with: ${run.statusLine}`],
     follow_ups: ['Find out why the failing tests above fail on this branch; they are not fixed by rewriting the modules of this task.'],
   };
 }
 
 /** What a worker hands off when told its budget is used up before it finished: what is done, what was next. */
-export function budgetStoppedHandoff(scenario: Scenario, actions: readonly WorkerAction[], next: string): HandoffInput {
-  const files = touchedFiles(actions);
-  const landed = mergeAttempts(actions).some((attempt) => attempt.kind === 'merged');
-  const lastRun = testRuns(actions, scenario.project.test).at(-1);
+export function budgetStoppedHandoff(scenario: Scenario, facts: WorkerFacts, next: string): HandoffInput {
+  const files = facts.touched;
+  const landed = facts.merges.some((attempt) => attempt.kind === 'merged');
+  const lastRun = facts.runs.at(-1);
   const tests = lastRun === undefined ? 'I had not run the tests yet' : lastRun.passed ? 'the tests passed on my last run' : 'the tests failed on my last run';
   return {
     status: files.length === 0 ? 'blocked' : 'partial',
     summary:
       `The budget was used up before I finished ${scenario.modules.map((module) => module.path).join(', ')}: ` +
       `${files.length === 0 ? 'I changed nothing' : `I wrote ${files.join(', ')}`}, ${tests}, and ${landed ? 'my work landed on main' : 'nothing of it landed on main'}.`,
-    notes: filesNote(actions),
+    notes: filesNote(facts),
     follow_ups: [`What I was about to do next: ${next}`],
   };
 }
 
 export interface DoneFacts {
   readonly scenario: Scenario;
-  readonly actions: readonly WorkerAction[];
+  readonly facts: WorkerFacts;
   readonly passingRun: TestRun;
   /** The merge that landed, or null when no merge_to_main tool was available. */
   readonly merge: MergeAttempt | null;
 }
 
-export function doneHandoff(facts: DoneFacts): HandoffInput {
-  const { scenario, actions, passingRun, merge } = facts;
+/** The done handoff: always with evidence, the command and the tail of its passing output. */
+export function doneHandoff(done: DoneFacts): HandoffInput {
+  const { scenario, facts, passingRun, merge } = done;
   const command = scenario.project.test;
   const functions = scenario.modules.flatMap((module) => module.exports.map((fn) => fn.name));
   const cases = scenario.modules.reduce((sum, module) => sum + module.exports.reduce((count, fn) => count + fn.cases.length, 0), 0);
-  const passed = passCount(passingRun.report.output);
+  const passed = passingRun.passCount;
   const outcome =
     merge === null
       ? 'it is committed in my workspace but not merged, because I had no merge_to_main tool'
@@ -83,12 +85,12 @@ export function doneHandoff(facts: DoneFacts): HandoffInput {
     `Built ${functions.join(', ')} in ${scenario.modules.map((module) => module.path).join(', ')}, ` +
     `with a test for each of the ${cases} listed cases, re-exported from ${scenario.project.index}. ` +
     `\`${command}\` passes${passed === null ? '' : ` (${passed} tests)`} and ${outcome}.`;
-  const notes = [...filesNote(actions), ...fixNotes(scenario, actions), ...conflictNotes(scenario, actions)];
+  const notes = [...filesNote(facts), ...fixNotes(scenario, facts), ...conflictNotes(facts)];
   if (merge !== null) notes.push(`merge_to_main: ${firstLine(merge.content)}`);
   return {
     status: 'done',
     summary,
-    evidence: `$ ${command}\n${passingRun.report.statusLine}\n${tailOf(passingRun.report.output)}`,
+    evidence: runEvidence(command, passingRun),
     notes,
     deviations: merge === null ? ['Not merged into main: the merge_to_main tool was not offered to me.'] : [],
   };
@@ -98,16 +100,22 @@ export function doneHandoff(facts: DoneFacts): HandoffInput {
  * The `lie` fault's handoff: `done`, with evidence of a passing run that never happened. Its
  * first attempt failed its tests and it merged without fixing them; nothing here says so.
  */
-export function liedHandoff(facts: Omit<DoneFacts, 'passingRun'>): HandoffInput {
-  const cases = facts.scenario.modules.reduce((sum, module) => sum + module.exports.reduce((count, fn) => count + fn.cases.length, 0), 0);
-  const output = [`ℹ tests ${cases}`, `ℹ pass ${cases}`, 'ℹ fail 0'].join('\n');
-  const madeUp: TestRun = { position: -1, passed: true, report: { statusLine: 'exit code: 0', exitCode: 0, output } };
-  return doneHandoff({ ...facts, passingRun: madeUp });
+export function liedHandoff(done: Omit<DoneFacts, 'passingRun'>): HandoffInput {
+  const cases = done.scenario.modules.reduce((sum, module) => sum + module.exports.reduce((count, fn) => count + fn.cases.length, 0), 0);
+  const madeUp: TestRun = {
+    position: -1,
+    passed: true,
+    statusLine: 'exit code: 0',
+    failing: [],
+    passCount: cases,
+    tail: [`ℹ tests ${cases}`, `ℹ pass ${cases}`, 'ℹ fail 0'].join('\n'),
+  };
+  return doneHandoff({ ...done, passingRun: madeUp });
 }
 
 export interface FailingElsewhereFacts {
   readonly scenario: Scenario;
-  readonly actions: readonly WorkerAction[];
+  readonly facts: WorkerFacts;
   readonly run: TestRun;
   readonly merge: MergeAttempt | null;
   /** The failing tests, none of them this task's. */
@@ -115,8 +123,8 @@ export interface FailingElsewhereFacts {
 }
 
 /** Its own modules are right and their tests pass, but tests outside the task fail on main: done, saying so. */
-export function failingElsewhereHandoff(facts: FailingElsewhereFacts): HandoffInput {
-  const { scenario, actions, run, merge, failing } = facts;
+export function failingElsewhereHandoff(elsewhere: FailingElsewhereFacts): HandoffInput {
+  const { scenario, facts, run, merge, failing } = elsewhere;
   const command = scenario.project.test;
   const outcome = merge === null ? 'it is not merged, because I had no merge_to_main tool' : merge.kind === 'nothing' ? 'main already had all of it' : 'it is merged into main';
   return {
@@ -124,35 +132,27 @@ export function failingElsewhereHandoff(facts: FailingElsewhereFacts): HandoffIn
     summary:
       `Built ${scenario.modules.map((module) => module.path).join(', ')} with its tests, re-exported from ${scenario.project.index}, and ${outcome}. ` +
       `Its own tests pass, but \`${command}\` fails in tests outside this task, which I left alone.`,
-    evidence: `$ ${command}\n${run.report.statusLine}\n${tailOf(run.report.output)}`,
-    notes: [...filesNote(actions), ...fixNotes(scenario, actions), ...conflictNotes(scenario, actions)],
+    evidence: runEvidence(command, run),
+    notes: [...filesNote(facts), ...fixNotes(scenario, facts), ...conflictNotes(facts)],
     concerns: [`Tests outside this task fail on main: ${failing.slice(0, 8).join('; ')}`],
     follow_ups: ['Fix the failing tests above: they belong to other modules, not to this task.'],
   };
 }
 
-function filesNote(actions: readonly WorkerAction[]): string[] {
-  const files = touchedFiles(actions);
-  return files.length === 0 ? [] : [`Files I changed: ${files.join(', ')}.`];
+function filesNote(facts: WorkerFacts): string[] {
+  return facts.touched.length === 0 ? [] : [`Files I changed: ${facts.touched.join(', ')}.`];
 }
 
 /** A note for every module whose first version was wrong and had to be rewritten. */
-function fixNotes(scenario: Scenario, actions: readonly WorkerAction[]): string[] {
+function fixNotes(scenario: Scenario, facts: WorkerFacts): string[] {
   const notes: string[] = [];
-  const failedRuns = testRuns(actions, scenario.project.test).filter((run) => !run.passed);
+  const failedRuns = facts.runs.filter((run) => !run.passed);
   for (const module of scenario.modules) {
-    const correct = renderModuleSource(module, { buggy: false });
-    const writes = actions.filter(
-      (action) => action.call?.name === 'write_file' && action.call.input.path === module.path && action.result?.isError === false,
-    );
-    const first = writes[0];
-    const firstCall = first?.call;
-    if (first === undefined || firstCall?.name !== 'write_file' || firstCall.input.content === correct) continue;
-    const rewritten = writes.some((write) => write.call?.name === 'write_file' && write.call.input.content === correct);
-    if (!rewritten) continue;
-    const caught = failedRuns.find((run) => run.position > first.position);
+    const writes = facts.moduleWrites.get(module.path);
+    if (writes === undefined || writes.firstCorrect || !writes.everCorrect) continue;
+    const caught = failedRuns.find((run) => run.position > writes.firstPosition);
     const own = module.exports.map((fn) => `${fn.name}(`);
-    const names = caught === undefined ? [] : failingTestNames(caught.report.output).filter((name) => own.some((prefix) => name.startsWith(prefix)));
+    const names = caught === undefined ? [] : caught.failing.filter((name) => own.some((prefix) => name.startsWith(prefix)));
     const which = names.length > 0 ? `the test run failed on ${names.slice(0, 3).join('; ')}` : 'the test run failed';
     notes.push(
       `My first version of ${module.path} was wrong: it answered one of the listed cases incorrectly and ${which}. ` +
@@ -162,13 +162,12 @@ function fixNotes(scenario: Scenario, actions: readonly WorkerAction[]): string[
   return notes;
 }
 
-function conflictNotes(scenario: Scenario, actions: readonly WorkerAction[]): string[] {
+function conflictNotes(facts: WorkerFacts): string[] {
   const notes: string[] = [];
-  for (const attempt of mergeAttempts(actions)) {
+  for (const attempt of facts.merges) {
     if (attempt.kind !== 'conflict') continue;
     const how = attempt.files.map((file) => {
-      const read = lastRead(actions, file, attempt.position);
-      const strategy = read === null ? 'this-worker-side' : strategyFor(file, read.content, scenario.project.index);
+      const strategy = readAfter(facts, file, attempt.position)?.strategy ?? 'this-worker-side';
       return strategy === 'union-of-lines'
         ? `${file}: kept both sides' lines, main's first, without duplicates`
         : `${file}: kept my side`;

@@ -25,8 +25,7 @@ export function simWorkerTurn(messages: readonly Message[], toolNames: readonly 
   let calls: { name: string; input: string }[] = [];
   if (!crashes) {
     const planned = planWorkerTurn(conversation, toolNames, options);
-    const previous = conversation.actions.at(-1);
-    const retrying = previous !== undefined && previous.call === null && previous.result?.isError === true;
+    const retrying = conversation.facts?.lastCallRejected ?? false;
     text = retrying ? `My last tool call was malformed; making it again properly. ${planned.text}` : planned.text;
     calls = planned.calls.map(encodeWorkerCall);
     const intended = planned.calls[0];

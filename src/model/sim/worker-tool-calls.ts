@@ -39,6 +39,7 @@ const workerCallSchema = z.discriminatedUnion('name', [
   }),
   z.object({ name: z.literal('merge_to_main'), input: z.object({ message: z.string() }) }),
   z.object({ name: z.literal('submit_handoff'), input: handoffInputSchema }),
+  z.object({ name: z.literal('write_scratchpad'), input: z.object({ content: z.string() }) }),
 ]);
 
 export type WorkerCall = z.infer<typeof workerCallSchema>;
@@ -55,6 +56,7 @@ export const REQUIRED_FIELDS: Readonly<Record<WorkerToolName, readonly string[]>
   run_command: ['command'],
   merge_to_main: ['message'],
   submit_handoff: ['status', 'summary'],
+  write_scratchpad: ['content'],
 };
 
 /** Reads a tool call back as a well-formed worker call, or null when it was malformed. */
@@ -88,6 +90,7 @@ export function stepKeyOf(call: WorkerCall): string {
       return `run_command ${call.input.command}`;
     case 'merge_to_main':
     case 'submit_handoff':
+    case 'write_scratchpad':
       return call.name;
   }
 }
