@@ -101,6 +101,9 @@ async function summarise(messages: Message[], step: CompactionStep, tokens: numb
 
   const prompt = step.scratchpad === null ? step.policy.compactionPrompt : `${policy.compactionPrompt}\n\nYour latest scratchpad:\n${step.scratchpad}`;
   const request: Message[] = [...messages.slice(0, cut), { role: 'user', content: prompt }];
+  // The summary request must fit the window too: its every tool output is shrunk when it would
+  // not (the conversation itself keeps its recent ones whole).
+  if (step.estimator.estimate(request, 0) > policy.windowTokens) shrinkOldToolOutputs(request, 0, SHRUNK_OUTPUT_CHARS);
   const started = performance.now();
   const { result, stopped } = await callModelForStep({
     model: step.model,
