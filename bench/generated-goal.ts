@@ -4,14 +4,13 @@ import { readFileSync } from 'node:fs';
 const MODULES_PER_AREA = 10;
 
 /**
- * A generated project of `modules` tiny modules in folders of ten (or of `modulesPerArea`), for
- * measuring many agents at once rather than the code they write: each module exports one
- * function that adds a constant. Its tests run in one process with the runner the stdlib
- * example uses. With every module in one folder the root planner publishes every task itself.
+ * A generated project of `modules` tiny modules in folders of ten, for measuring many agents at
+ * once rather than the code they write: each module exports one function that adds a constant.
+ * Its tests run in one process with the runner the stdlib example uses.
  */
-export function generatedGoal(modules: number, modulesPerArea = MODULES_PER_AREA): Record<string, string> {
+export function generatedGoal(modules: number): Record<string, string> {
   const specModules = Array.from({ length: modules }, (_, index) => {
-    const area = String(Math.floor(index / modulesPerArea)).padStart(3, '0');
+    const area = String(Math.floor(index / MODULES_PER_AREA)).padStart(3, '0');
     return {
       path: `src/part${area}/add${index}.js`,
       exports: [

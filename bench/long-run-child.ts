@@ -1,17 +1,16 @@
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ColonyEvent } from '../src/events/event-types.js';
 import { resolveModel } from '../src/model/registry.js';
 import { DEFAULT_FRESHNESS } from '../src/orchestrator/agent-freshness.js';
 import { runRunSession } from '../src/orchestrator/run-session.js';
-import { runGit } from '../src/workspace/git.js';
-import { generatedGoal } from './generated-goal.js';
+import { writeLongScenario } from '../src/model/sim/long-scenario.js';
 
 /**
  * One long run measured for how its agents' contexts grow: `tsx bench/long-run-child.ts '<json>'`
- * builds a generated goal whose modules all sit in one folder (so the root planner publishes
- * and hears back from every task itself) and prints one JSON line of figures.
+ * builds the sim's long scenario, whose modules all sit in one folder (so the root planner
+ * publishes and hears back from every task itself), and prints one JSON line of figures.
  */
 interface Settings {
   readonly modules: number;
@@ -27,13 +26,7 @@ const SLICES = 10;
 const settings = JSON.parse(process.argv[2] ?? '{}') as Settings;
 const base = mkdtempSync(join(tmpdir(), 'colony-bench-long-'));
 const repoDir = join(base, 'repo');
-for (const [path, content] of Object.entries(generatedGoal(settings.modules, settings.modules))) {
-  mkdirSync(join(repoDir, path, '..'), { recursive: true });
-  writeFileSync(join(repoDir, path), content);
-}
-await runGit(repoDir, ['init', '-q', '-b', 'main']);
-await runGit(repoDir, ['add', '-A']);
-await runGit(repoDir, ['commit', '-q', '-m', 'start']);
+const { goalPath } = await writeLongScenario(repoDir, settings.modules);
 
 const resolved = resolveModel(settings.model, { env: {} });
 if (!resolved.ok) throw new Error(resolved.error);
@@ -80,7 +73,7 @@ const observe = (event: ColonyEvent): void => {
 
 const result = await runRunSession({
   repoDir,
-  goalPath: join(repoDir, 'GOAL.md'),
+  goalPath,
   workerModel: resolved.model,
   plannerModel: resolved.model,
   workers: settings.workers,

@@ -47,7 +47,7 @@ export async function benchLongRun(): Promise<BenchSection> {
   process.stdout.write(`  the same, compaction off…\n`);
   const off = runChild(false);
   const share = on.allTokens === 0 ? 0 : (100 * on.compactionTokens) / on.allTokens;
-  const setting = `${MODULES} generated modules in one folder, --workers ${WORKERS}, ${MODEL}, --context-window ${WINDOW}`;
+  const setting = `the sim's long scenario of ${MODULES} modules in one folder, --workers ${WORKERS}, ${MODEL}, --context-window ${WINDOW}`;
   const rows = [
     { name: 'long run, compaction on: model calls', value: on.modelCalls, unit: 'calls', target: '≥ 5,000', note: `${setting}; ${on.agents} agents; status ${on.status}, check ${on.checkPassed === true ? 'passed' : 'FAILED'}; ${Math.round(on.wallMs / 1000)} s` },
     { name: 'long run, compaction on: most steps of one agent', value: on.mostSteps, unit: 'steps', target: '≥ 500', note: `the ${on.mostStepsRole}` },

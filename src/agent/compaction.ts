@@ -85,18 +85,40 @@ export async function fitToWindow(messages: Message[], step: CompactionStep): Pr
   return { ok: false, reason: `the conversation does not fit the model's context window (${after} tokens of ${policy.windowTokens}) and compaction could not make it fit: ${reason}` };
 }
 
+/** Room left for the summary itself when choosing how many turns to keep: a tenth of the window, at most 4,000 tokens. */
+function summaryAllowance(windowTokens: number): number {
+  return Math.min(4_000, Math.floor(windowTokens / 10));
+}
+
+/**
+ * Where the part to summarise ends: at the start of the most recent turns kept (at most
+ * `keptTurns` of them), keeping as many as leave the conversation under the threshold once
+ * summarised, else the fewest; always leaving something to summarise. OPENING_MESSAGES when
+ * there is nothing.
+ */
+function summaryCut(messages: readonly Message[], step: CompactionStep): number {
+  const { policy, estimator } = step;
+  const room = Math.floor(policy.windowTokens * policy.threshold) - summaryAllowance(policy.windowTokens);
+  let fallback = OPENING_MESSAGES;
+  for (let kept = policy.keptTurns; kept >= 0; kept -= 1) {
+    const cut = Math.max(OPENING_MESSAGES, turnBoundary(messages, kept));
+    if (cut <= OPENING_MESSAGES) continue;
+    // Kept turns are given up from the oldest: the last cut tried keeps the fewest.
+    fallback = cut;
+    const opening = messages.slice(0, OPENING_MESSAGES);
+    if (estimator.estimate([...opening, ...messages.slice(cut)], step.extraChars) <= room) return cut;
+  }
+  return fallback;
+}
+
 /**
  * Replaces the older part of the conversation with the model's summary of it. Returns null
- * when it did, or why it did not. Fewer turns are kept when the kept ones leave nothing to
- * summarise.
+ * when it did, or why it did not. Fewer turns are kept when keeping them all would leave the
+ * conversation over the threshold, or nothing to summarise.
  */
 async function summarise(messages: Message[], step: CompactionStep, tokens: number): Promise<string | null> {
   const { policy, recorder } = step;
-  let cut = OPENING_MESSAGES;
-  for (let kept = policy.keptTurns; kept >= 0; kept -= 1) {
-    cut = Math.max(OPENING_MESSAGES, turnBoundary(messages, kept));
-    if (cut > OPENING_MESSAGES) break;
-  }
+  const cut = summaryCut(messages, step);
   if (cut <= OPENING_MESSAGES) return failed(step, tokens, 'there is nothing between the task and the last turn to summarise');
 
   const prompt = step.scratchpad === null ? step.policy.compactionPrompt : `${policy.compactionPrompt}\n\nYour latest scratchpad:\n${step.scratchpad}`;

@@ -33,6 +33,7 @@ import { sandboxedInstall } from './sandboxed-install.js';
 import { workspacesDirOf } from './state-directory.js';
 import { startSteering } from './run-steering.js';
 import { runTasks } from './task-runner.js';
+import { sweepWorkspaces } from './workspace-sweep.js';
 import { Wakeups } from './wakeups.js';
 import { chooseWorkspaces, defaultDiskCapBytes, startWorkspaces, type ChosenWorkspaces } from './workspace-setup.js';
 import type { CommandRunners, LateRecorder, SandboxSettings } from './command-sandbox.js';
@@ -307,6 +308,11 @@ export async function driveRun(drive: DriveRunOptions): Promise<RunSessionResult
     const budgetExhausted = budget?.runExhaustion() ?? null;
     // The tree wound down because a limit was used up; a goal met all the same is still done.
     if (budgetExhausted !== null && outcome.rootHandoff !== null && status !== 'done') status = 'budget-exhausted';
+    // A run that ended for good is not resumed: workspaces its stopped workers kept for a resume
+    // are salvaged and removed now (their overlays unmounted), not left for the next run.
+    if (status !== 'stopped') {
+      await sweepWorkspaces({ repo, stateDir, lock: session.stateLock, workspacesDir: workspacesDirOf(stateDir), providers: [workspaces.provider], record: system.record });
+    }
     const checkoutProblem = await checkout.finish();
     // Nothing is left to share once every worker has ended: no hidden copy of the repository
     // stays behind (what workspaces kept for `colony resume` still need is kept).
