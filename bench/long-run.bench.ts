@@ -20,9 +20,9 @@ interface LongRunFigures {
 }
 
 const CHILD = new URL('./long-run-child.ts', import.meta.url).pathname;
-const MODULES = 700;
+const MODULES = 600;
 const WORKERS = 16;
-const WINDOW = 32_000;
+const WINDOW = 128_000;
 /** The sim refuses requests over its window, as a real provider does. */
 const MODEL = `sim?seed=21&context=${WINDOW}`;
 
@@ -37,8 +37,8 @@ function runChild(compaction: boolean): LongRunFigures {
 }
 
 /**
- * A long run kept alive by compaction: 700 modules in one folder, so the root planner publishes
- * every task and hears back from each, with every model's window set to 32,000 tokens and the
+ * A long run kept alive by compaction: 600 modules in one folder, so the root planner publishes
+ * every task and hears back from each, with every model's window set to 128,000 tokens and the
  * sim refusing anything larger. The same run with compaction off shows what it prevents.
  */
 export async function benchLongRun(): Promise<BenchSection> {
