@@ -1,4 +1,4 @@
-import type { AgentRole, ColonyEvent } from '../events/event-types.js';
+import type { AgentRole, ColonyEvent, EventData } from '../events/event-types.js';
 import { handoffStatusSchema, isFalseClaim } from '../events/handoff.js';
 import type { TaskStatus } from '../store/task-store.js';
 import type { AcceptanceStatus, AgentState, AgentStatus, BudgetEvent, RunStatus, RunStatusContext, SandboxStatus, UserHold } from './run-status.js';
@@ -101,6 +101,18 @@ export function createRunStatusFold(options: RunStatusFoldOptions = {}): RunStat
   let verdicts = new Map<string, 'passed' | 'failed' | 'not-run' | 'false-claim'>();
   let lastSeq = 0;
 
+  /** What one model call cost, added to the run's totals and to its agent's. */
+  function spend(usage: EventData<'model.responded'>['usage'], costUsd: number | null, agent: AgentRecord | undefined): void {
+    totals.inputTokens += usage.inputTokens;
+    totals.outputTokens += usage.outputTokens;
+    totals.cachedInputTokens += usage.cachedInputTokens;
+    totals.costUsd += costUsd ?? 0;
+    if (costUsd === null) totals.costKnown = false;
+    if (agent === undefined) return;
+    agent.tokens += usage.inputTokens + usage.outputTokens;
+    agent.costUsd += costUsd ?? 0;
+  }
+
   function startOver(nextRunId: string): void {
     runId = nextRunId;
     run = null;
@@ -179,37 +191,18 @@ export function createRunStatusFold(options: RunStatusFoldOptions = {}): RunStat
       case 'message.received':
         if (agent?.state === 'waiting' || agent?.state === 'parked') agent.state = 'running';
         return;
-      case 'model.responded': {
-        const { usage, costUsd } = event.data;
+      case 'model.responded':
         totals.modelCalls += 1;
-        totals.inputTokens += usage.inputTokens;
-        totals.outputTokens += usage.outputTokens;
-        totals.cachedInputTokens += usage.cachedInputTokens;
-        totals.costUsd += costUsd ?? 0;
-        if (costUsd === null) totals.costKnown = false;
-        if (agent !== undefined) {
-          agent.steps = Math.max(agent.steps, event.data.step);
-          agent.tokens += usage.inputTokens + usage.outputTokens;
-          agent.costUsd += costUsd ?? 0;
-        }
+        spend(event.data.usage, event.data.costUsd, agent);
+        if (agent !== undefined) agent.steps = Math.max(agent.steps, event.data.step);
         return;
-      }
       case 'context.compacted': {
         // A summary is a model call of its own: its tokens and cost are the run's like any other.
         const { usage, costUsd } = event.data;
-        const tokens = usage.inputTokens + usage.outputTokens;
         totals.compactions += 1;
-        totals.compactionTokens += tokens;
-        totals.inputTokens += usage.inputTokens;
-        totals.outputTokens += usage.outputTokens;
-        totals.cachedInputTokens += usage.cachedInputTokens;
-        totals.costUsd += costUsd ?? 0;
-        if (costUsd === null) totals.costKnown = false;
-        if (agent !== undefined) {
-          agent.tokens += tokens;
-          agent.costUsd += costUsd ?? 0;
-          agent.compactions += 1;
-        }
+        totals.compactionTokens += usage.inputTokens + usage.outputTokens;
+        spend(usage, costUsd, agent);
+        if (agent !== undefined) agent.compactions += 1;
         return;
       }
       case 'scratchpad.written':

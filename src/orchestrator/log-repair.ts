@@ -1,3 +1,4 @@
+import { taskCreatedEvent } from './task-created-event.js';
 import type { EventBody } from '../events/event-types.js';
 import type { EventStore } from '../store/event-store.js';
 import type { TaskStore } from '../store/task-store.js';
@@ -24,20 +25,7 @@ export function repairLogFromTasks(events: EventStore, tasks: TaskStore, runId: 
   };
   for (const task of tasks.listTasks(runId)) {
     if (!created.has(task.id)) {
-      const { id: taskId, parentTaskId, kind, title, scope, retryOf, paths, acceptance } = task;
-      record(task.createdBy ?? 'system', {
-        type: 'task.created',
-        data: {
-          taskId,
-          parentTaskId,
-          kind,
-          title,
-          scope,
-          retryOf,
-          ...(kind === 'worker' ? { paths: [...paths] } : {}),
-          ...(acceptance.length === 0 ? {} : { acceptance: [...acceptance] }),
-        },
-      });
+      record(task.createdBy ?? 'system', taskCreatedEvent(task));
     }
     if (task.handoff !== null && task.status !== 'open' && task.status !== 'running' && !delivered.has(task.id)) {
       record('system', { type: 'handoff.delivered', data: { taskId: task.id, parentTaskId: task.parentTaskId, status: task.handoff.status } });

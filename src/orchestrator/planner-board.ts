@@ -8,6 +8,7 @@ import type { FinishReport, PlannerBoard, Published, TaskOverlap } from '../tool
 import { earlierAttemptsSection, type EarlierAttempt } from './handoff-message.js';
 import { normalizeRepoPath } from './path-overlap.js';
 import { RUNNER_WAKEUP, type RunContext } from './run-context.js';
+import { taskCreatedEvent } from './task-created-event.js';
 
 const ACCEPTANCE_BRIEF = readFileSync(new URL('./acceptance-brief.md', import.meta.url), 'utf8').trim();
 
@@ -59,20 +60,8 @@ export function createPlannerBoard(context: BoardContext, task: TaskRecord, agen
       extras.lease?.(),
     );
     if (!created.ok) return { ok: false, error: created.reason };
-    const { id: taskId, kind, title, scope, retryOf, paths, acceptance } = created.task;
-    recorder.record({
-      type: 'task.created',
-      data: {
-        taskId,
-        parentTaskId: task.id,
-        kind,
-        title,
-        scope,
-        retryOf,
-        ...(kind === 'worker' ? { paths: [...paths] } : {}),
-        ...(acceptance.length === 0 ? {} : { acceptance: [...acceptance] }),
-      },
-    });
+    const taskId = created.task.id;
+    recorder.record(taskCreatedEvent(created.task));
     // Recorded before any runner can act on it.
     recorder.flush();
     finished = null;
