@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ColonyEvent } from '../src/events/event-types.js';
@@ -25,6 +25,8 @@ const SLICES = 10;
 
 const settings = JSON.parse(process.argv[2] ?? '{}') as Settings;
 const base = mkdtempSync(join(tmpdir(), 'colony-bench-long-'));
+// Agents' commands run as other users: they must be let through to the repository.
+chmodSync(base, 0o711);
 const repoDir = join(base, 'repo');
 const { goalPath } = await writeLongScenario(repoDir, settings.modules);
 

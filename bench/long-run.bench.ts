@@ -26,6 +26,7 @@ const WINDOW = 128_000;
 /** The sim refuses requests over its window, as a real provider does. */
 const MODEL = `sim?seed=21&context=${WINDOW}`;
 
+/** A run that could not start (the child's status is its error) is no measurement: it stops the benchmark. */
 function runChild(compaction: boolean): LongRunFigures {
   const settings = { modules: MODULES, workers: WORKERS, model: MODEL, windowTokens: WINDOW, compaction };
   const output = execFileSync(process.execPath, ['--import', 'tsx', CHILD, JSON.stringify(settings)], {
@@ -33,7 +34,9 @@ function runChild(compaction: boolean): LongRunFigures {
     maxBuffer: 16 * 2 ** 20,
     stdio: ['ignore', 'pipe', 'inherit'],
   });
-  return JSON.parse(output.trim().split('\n').at(-1) ?? '{}') as LongRunFigures;
+  const figures = JSON.parse(output.trim().split('\n').at(-1) ?? '{}') as LongRunFigures;
+  if (figures.modelCalls === 0) throw new Error(`the long run made no model call: ${figures.status}`);
+  return figures;
 }
 
 /**
