@@ -198,6 +198,7 @@ export async function runAgent(options: AgentLoopOptions): Promise<AgentOutcome>
     if (options.context !== undefined) {
       const fitted = await fitToWindow(messages, {
         model,
+        tools,
         policy: options.context,
         estimator,
         step,

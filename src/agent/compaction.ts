@@ -1,4 +1,4 @@
-import type { ChatModel } from '../model/chat-model.js';
+import type { ChatModel, ToolSpec } from '../model/chat-model.js';
 import type { Message } from '../model/messages.js';
 import type { AgentRecorder } from './agent-loop.js';
 import { compactedMessages, OPENING_MESSAGES, SHRUNK_OUTPUT_CHARS, shrinkOldToolOutputs, turnBoundary, type TokenEstimator } from './context-size.js';
@@ -27,6 +27,8 @@ export const SUMMARY_OPENING =
 
 export interface CompactionStep {
   readonly model: ChatModel;
+  /** The agent's tools: described in the summary request (its history calls them), with no call allowed. */
+  readonly tools: readonly ToolSpec[];
   readonly policy: ContextPolicy;
   readonly estimator: TokenEstimator;
   readonly step: number;
@@ -129,7 +131,7 @@ async function summarise(messages: Message[], step: CompactionStep, tokens: numb
   const started = performance.now();
   const { result, stopped } = await callModelForStep({
     model: step.model,
-    request: { messages: request, tools: [] },
+    request: { messages: request, tools: step.tools, toolChoice: 'none' },
     step: step.step,
     signal: step.signal,
     recorder,

@@ -37,7 +37,7 @@ interface Answer {
 
 /**
  * A model that counts its input as a quarter of the characters it is sent (as the sim does),
- * summarises when offered no tools, and otherwise answers with what `next` says for the step.
+ * summarises when no tool call is allowed, and otherwise answers with what `next` says for the step.
  * It keeps every request.
  */
 function countingModel(next: (step: number) => Answer, summary: () => ModelResult | string = () => 'the work so far'): ChatModel & { requests: ModelRequest[] } {
@@ -49,7 +49,7 @@ function countingModel(next: (step: number) => Answer, summary: () => ModelResul
     async call(request) {
       requests.push({ ...request, messages: [...request.messages] });
       const usage = { inputTokens: tokensOfChars(conversationLength(request.messages)), outputTokens: 10, cachedInputTokens: 0 };
-      if (request.tools.length === 0) {
+      if (request.toolChoice === 'none') {
         const answer = summary();
         if (typeof answer !== 'string') return answer;
         return { ok: true, turn: { text: answer, toolCalls: [], finishReason: 'stop', usage, costUsd: 0, attempts: 1 } };
@@ -85,7 +85,7 @@ async function runLong(context: ContextPolicy, model = countingModel(longTask)) 
   recordStart(recorder, tools);
   const outcome = await runAgent({ model, tools, systemPrompt: SYSTEM_PROMPT, task: TASK, recorder, maxSteps: 60, context });
   const events = store.read({ agentId: AGENT_ID });
-  const stepRequests = model.requests.filter((request) => request.tools.length > 0);
+  const stepRequests = model.requests.filter((request) => request.toolChoice !== 'none');
   return { outcome, events, model, stepRequests };
 }
 
@@ -103,9 +103,10 @@ describe('compaction near the context window', () => {
     const compacted = ofType(events, 'context.compacted');
     expect(compacted.length).toBeGreaterThan(1);
 
-    // The summary request holds the older part and the prompt, and offers no tools.
-    const summaryRequests = model.requests.filter((request) => request.tools.length === 0);
+    // The summary request holds the older part and the prompt, and describes the tools its history calls but allows no call.
+    const summaryRequests = model.requests.filter((request) => request.toolChoice === 'none');
     expect(summaryRequests).toHaveLength(compacted.length);
+    expect(summaryRequests.every((request) => request.tools.map((tool) => tool.name).join() === 'bulk,finish')).toBe(true);
     const first = summaryRequests[0]?.messages ?? [];
     expect(first.slice(0, 2)).toEqual([
       { role: 'system', content: SYSTEM_PROMPT },
@@ -153,7 +154,7 @@ describe('compaction near the context window', () => {
     expect(failed.length).toBeGreaterThan(0);
     expect(failed[0]?.data.reason).toContain('no summaries today');
     // It was not asked at every step: only again once the conversation grew past where it failed.
-    expect(model.requests.filter((request) => request.tools.length === 0).length).toBeLessThan(stepRequests.length / 2);
+    expect(model.requests.filter((request) => request.toolChoice === 'none').length).toBeLessThan(stepRequests.length / 2);
     expect(Math.max(...stepRequests.map(tokensOf))).toBeLessThanOrEqual(6_000);
   });
 });

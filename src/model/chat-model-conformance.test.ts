@@ -168,6 +168,14 @@ describe.each(TARGETS)('ChatModel conformance: $name', (target) => {
     expect(scripted.calls[0]?.options.maxOutputTokens).toBe(321);
   });
 
+  it('describes the tools but allows no call when the request asks for text only', async () => {
+    const { model, scripted } = await open([{ text: 'A summary.' }]);
+    const result = await model.call({ messages: OPENING, tools: [READ_FILE], toolChoice: 'none' });
+    expect(result.ok).toBe(true);
+    expect(scripted.calls[0]?.options.tools?.map((tool) => tool.name)).toEqual(['read_file']);
+    expect(scripted.calls[0]?.options.toolChoice).toEqual({ type: 'none' });
+  });
+
   it('counts cached input tokens and prices the turn when the price is known', async () => {
     const { model } = await open([{ text: 'Done.', usage: { inputTokens: 1_000_000, outputTokens: 100_000, cachedInputTokens: 400_000 } }]);
     const result = await model.call({ messages: OPENING, tools: [] });

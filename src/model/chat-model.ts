@@ -11,6 +11,12 @@ export interface ModelRequest {
   readonly messages: readonly Message[];
   readonly tools: readonly ToolSpec[];
   readonly maxOutputTokens?: number;
+  /**
+   * `none`: the tools are described but the model must answer in text. A request whose history
+   * holds tool calls must still describe the tools for some providers, even when no call is
+   * wanted (a summary). `auto` (the model chooses) when absent.
+   */
+  readonly toolChoice?: 'auto' | 'none';
 }
 
 export interface Usage {

@@ -66,7 +66,12 @@ export function createChatModel(languageModel: LanguageModelV3, options: ChatMod
       if (admission?.ok === false) return failed(admission.error, attempt - 1);
       const result = await streamTurn(
         languageModel,
-        { prompt, tools: tools.length === 0 ? undefined : tools, maxOutputTokens: request.maxOutputTokens },
+        {
+          prompt,
+          tools: tools.length === 0 ? undefined : tools,
+          ...(tools.length > 0 && request.toolChoice !== undefined ? { toolChoice: { type: request.toolChoice } } : {}),
+          maxOutputTokens: request.maxOutputTokens,
+        },
         { signal, stallTimeoutMs: policy.stallTimeoutMs, classify },
       );
       const notices = admission?.settle(result.ok ? null : result.error, result.ok || result.responded) ?? [];

@@ -5,7 +5,7 @@ import type {
   LanguageModelV3ToolResultPart,
 } from '@ai-sdk/provider';
 import { z } from 'zod';
-import type { ParsedRequest } from './wire-format.js';
+import type { ModelCall, ParsedRequest } from './wire-format.js';
 
 const textBlockSchema = z.looseObject({ type: z.literal('text'), text: z.string() });
 
@@ -36,6 +36,7 @@ const requestSchema = z.object({
       }),
     )
     .optional(),
+  tool_choice: z.looseObject({ type: z.string() }).optional(),
   stream: z.boolean().optional(),
 });
 
@@ -69,6 +70,7 @@ export function parseAnthropicMessagesRequest(body: unknown): ParsedRequest {
         description: tool.description,
         inputSchema: tool.input_schema as JSONSchema7,
       })),
+      toolChoice: anthropicToolChoice(request.tool_choice?.type),
       maxOutputTokens: request.max_tokens,
       stream: request.stream === true,
       includeUsage: true,
@@ -129,4 +131,11 @@ function userMessages(blocks: readonly Block[], toolNames: Map<string, string>):
 
 function unsupported(block: Block, supported: string): string {
   return `content blocks of type "${block.type}" (or missing their required fields) are not supported here; send ${supported} blocks.`;
+}
+
+/** Anthropic's `tool_choice.type` in the SDK's terms: `any` is `required`; a named tool is left to the model. */
+function anthropicToolChoice(type: string | undefined): ModelCall['toolChoice'] {
+  if (type === 'none' || type === 'auto') return type;
+  if (type === 'any') return 'required';
+  return null;
 }

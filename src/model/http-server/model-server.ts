@@ -146,6 +146,7 @@ export async function startModelServer(options: ModelServerOptions): Promise<Mod
       const result = await options.model.doGenerate({
         prompt: call.prompt,
         tools: [...call.tools],
+        ...(call.toolChoice === null ? {} : { toolChoice: { type: call.toolChoice } }),
         maxOutputTokens: call.maxOutputTokens,
         abortSignal: hangUp.signal,
       });

@@ -41,6 +41,7 @@ const requestSchema = z.object({
       }),
     )
     .optional(),
+  tool_choice: z.union([z.enum(['auto', 'none', 'required']), z.looseObject({ type: z.string() })]).optional(),
   max_tokens: z.number().int().positive().nullish(),
   max_completion_tokens: z.number().int().positive().nullish(),
   stream: z.boolean().nullish(),
@@ -120,6 +121,8 @@ export function parseOpenAIChatRequest(body: unknown): ParsedRequest {
         description: tool.function.description,
         inputSchema: (tool.function.parameters ?? { type: 'object', properties: {} }) as JSONSchema7,
       })),
+      // A named function is a choice this server does not take apart: the model chooses.
+      toolChoice: typeof request.tool_choice === 'string' ? request.tool_choice : null,
       maxOutputTokens: request.max_completion_tokens ?? request.max_tokens ?? undefined,
       stream: request.stream === true,
       includeUsage: request.stream_options?.include_usage === true,

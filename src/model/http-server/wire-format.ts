@@ -5,6 +5,8 @@ export interface ModelCall {
   readonly model: string;
   readonly prompt: LanguageModelV3Prompt;
   readonly tools: readonly LanguageModelV3FunctionTool[];
+  /** What the request allows of the tools: `none` describes them but wants text; null when it does not say. */
+  readonly toolChoice: 'auto' | 'none' | 'required' | null;
   readonly maxOutputTokens: number | undefined;
   readonly stream: boolean;
   /** OpenAI's `stream_options.include_usage`: a last chunk carrying usage. */
