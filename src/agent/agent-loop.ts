@@ -1,10 +1,11 @@
 import { readFileSync } from 'node:fs';
 import type { EventBody } from '../events/event-types.js';
 import type { ChatModel } from '../model/chat-model.js';
+import { MIN_CONTEXT_WINDOW } from '../model/context-windows.js';
 import { conversationLength, type Message } from '../model/messages.js';
 import type { AnyTool } from '../tools/tool.js';
 import { resumeTurn, type AgentRestore } from './agent-restore.js';
-import { fitToWindow, type ContextPolicy } from './compaction.js';
+import { fitToWindow, type ContextPolicy, type Fitted } from './compaction.js';
 import { TokenEstimator } from './context-size.js';
 import { callModelForStep, type ParkingOptions } from './model-call.js';
 import { ReminderSchedule, type ReminderPolicy } from './reminders.js';
@@ -144,6 +145,8 @@ export async function runAgent(options: AgentLoopOptions): Promise<AgentOutcome>
   let step = restore?.conversation.step ?? 0;
   const estimator = new TokenEstimator();
   let compactionFailedAt: number | null = null;
+  /** The window as the provider showed it by refusing a request; the policy's until then. */
+  let windowTokens: number | null = null;
   const lastScratchpadWrite = restore?.conversation.succeededCalls.findLast((call) => call.name === 'write_scratchpad')?.step ?? 0;
   const reminders = options.reminders === undefined ? null : new ReminderSchedule(options.reminders, lastScratchpadWrite);
 
@@ -195,33 +198,48 @@ export async function runAgent(options: AgentLoopOptions): Promise<AgentOutcome>
     const scratchpad = options.scratchpad?.() ?? null;
     const shown: Message[] = scratchpad === null ? [] : [{ role: 'user', content: SCRATCHPAD_CONTEXT.replace('{{SCRATCHPAD}}', () => scratchpad) }];
     const extraChars = conversationLength(shown);
-    if (options.context !== undefined) {
-      const fitted = await fitToWindow(messages, {
+    const context = options.context === undefined ? undefined : { ...options.context, windowTokens: windowTokens ?? options.context.windowTokens };
+    const fit = (lastFailedAt: number | null): Promise<Fitted> =>
+      context === undefined
+        ? Promise.resolve({ ok: true })
+        : fitToWindow(messages, {
+            model,
+            tools,
+            policy: context,
+            estimator,
+            step,
+            signal,
+            recorder,
+            scratchpad,
+            extraChars,
+            lastFailedAt,
+            ...(options.parking === undefined ? {} : { parking: options.parking }),
+            ...(options.stopWaiting === undefined ? {} : { stopWaiting: options.stopWaiting }),
+          });
+    const ask = () =>
+      callModelForStep({
         model,
-        tools,
-        policy: options.context,
-        estimator,
+        request: { messages: [...messages, ...shown], tools },
         step,
         signal,
         recorder,
-        scratchpad,
-        extraChars,
-        lastFailedAt: compactionFailedAt,
-        ...(options.parking === undefined ? {} : { parking: options.parking }),
+        parking: options.parking,
         ...(options.stopWaiting === undefined ? {} : { stopWaiting: options.stopWaiting }),
       });
-      if (!fitted.ok) return fail(step - 1, fitted.reason);
-      compactionFailedAt = fitted.failedAt ?? null;
+    const fitted = await fit(compactionFailedAt);
+    if (!fitted.ok) return fail(step - 1, fitted.reason);
+    compactionFailedAt = fitted.failedAt ?? null;
+    let asked = await ask();
+    if (context?.compaction === true && !asked.result.ok && asked.result.error.kind === 'context-length' && asked.stopped === undefined) {
+      // The provider refused a request colony thought would fit: its window is smaller than
+      // colony was told. Take its word from now on, make the conversation fit, and ask once more.
+      windowTokens = Math.max(MIN_CONTEXT_WINDOW, Math.floor(estimator.estimate(messages, extraChars) * 0.95));
+      context.windowTokens = windowTokens;
+      const refitted = await fit(null);
+      if (!refitted.ok) return fail(step - 1, refitted.reason);
+      asked = await ask();
     }
-    const { result, durationMs, stopped } = await callModelForStep({
-      model,
-      request: { messages: [...messages, ...shown], tools },
-      step,
-      signal,
-      recorder,
-      parking: options.parking,
-      ...(options.stopWaiting === undefined ? {} : { stopWaiting: options.stopWaiting }),
-    });
+    const { result, durationMs, stopped } = asked;
     if (stopped !== undefined) return fail(step - 1, stopped);
     if (!result.ok) {
       const { error } = result;

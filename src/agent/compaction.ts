@@ -1,7 +1,7 @@
 import type { ChatModel, ToolSpec } from '../model/chat-model.js';
 import type { Message } from '../model/messages.js';
 import type { AgentRecorder } from './agent-loop.js';
-import { compactedMessages, OPENING_MESSAGES, SHRUNK_OUTPUT_CHARS, shrinkOldToolOutputs, turnBoundary, type TokenEstimator } from './context-size.js';
+import { compactedMessages, OPENING_MESSAGES, SHRUNK_OUTPUT_CHARS, shrinkOldToolOutputs, turnBoundary, unansweredStart, type TokenEstimator } from './context-size.js';
 import { callModelForStep, type ParkingOptions } from './model-call.js';
 
 /** How the loop keeps a conversation inside its model's context window. */
@@ -102,8 +102,10 @@ function summaryCut(messages: readonly Message[], step: CompactionStep): number 
   const { policy, estimator } = step;
   const room = Math.floor(policy.windowTokens * policy.threshold) - summaryAllowance(policy.windowTokens);
   let fallback = OPENING_MESSAGES;
+  // Messages the agent has not answered yet stay word for word, whatever else is summarised.
+  const unanswered = unansweredStart(messages);
   for (let kept = policy.keptTurns; kept >= 0; kept -= 1) {
-    const cut = Math.max(OPENING_MESSAGES, turnBoundary(messages, kept));
+    const cut = Math.max(OPENING_MESSAGES, Math.min(turnBoundary(messages, kept), unanswered));
     if (cut <= OPENING_MESSAGES) continue;
     // Kept turns are given up from the oldest: the last cut tried keeps the fewest.
     fallback = cut;

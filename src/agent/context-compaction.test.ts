@@ -159,6 +159,60 @@ describe('compaction near the context window', () => {
   });
 });
 
+describe('compaction at the edges', () => {
+  it('compacts and asks again when the provider refuses a request colony thought would fit', async () => {
+    // The provider's real window is half what colony was told.
+    const refusing = countingModel(longTask);
+    const inner = refusing.call.bind(refusing);
+    let refusals = 0;
+    const model: ChatModel & { requests: ModelRequest[] } = Object.assign(refusing, {
+      async call(request: ModelRequest, options?: Parameters<ChatModel['call']>[1]): Promise<ModelResult> {
+        const tokens = tokensOfChars(conversationLength(request.messages));
+        if (tokens > 3_000) {
+          refusals += 1;
+          refusing.requests.push(request);
+          return { ok: false, attempts: 1, error: { kind: 'context-length', message: `maximum context length is 3000 tokens, the request has ${tokens}`, status: 400, retryable: false, retryAfterMs: null } };
+        }
+        return inner(request, options);
+      },
+    });
+    const { outcome, events } = await runLong(policy(), model);
+    expect(outcome.status).toBe('ended');
+    expect(refusals).toBeGreaterThan(0);
+    expect(ofType(events, 'context.compacted').length).toBeGreaterThan(0);
+    // Once refused, colony takes the provider's word: it is not refused at every step after.
+    expect(refusals).toBeLessThan(10);
+  });
+
+  it('never summarises what the agent has not answered yet: the newest messages stay word for word', async () => {
+    const store = createMemoryEventStore();
+    const recorder = testRecorder(store);
+    const tools = [bulk, finish];
+    recordStart(recorder, tools);
+    let step = 0;
+    const inbox = {
+      take: () => [{ fromTaskId: null, content: `Handoff number ${(step += 1)}` }],
+      pending: () => ({ unread: 0, openChildren: 0 }),
+      wait: async () => undefined,
+    };
+    const model = countingModel(longTask);
+    await runAgent({ model, tools, systemPrompt: SYSTEM_PROMPT, task: TASK, recorder, maxSteps: 60, inbox, context: policy({ keptTurns: 0 }) });
+    const compactedAt = model.requests.findIndex((request) => request.toolChoice === 'none');
+    expect(compactedAt).toBeGreaterThan(0);
+    const summaryRequest = model.requests[compactedAt];
+    const next = model.requests[compactedAt + 1];
+    // The request after the summary: the summary, then the message taken this step, as it was.
+    expect(next?.messages.slice(2).map((message) => (message.role === 'user' ? message.content.split('\n')[0] : message.role))).toEqual([
+      SUMMARY_OPENING,
+      expect.stringMatching(/^Handoff number \d+$/),
+    ]);
+    const newest = next?.messages.at(-1);
+    // The summary was asked of everything before it, not of it.
+    expect(summaryRequest?.messages.some((message) => message.role === 'user' && message.content === (newest?.role === 'user' ? newest.content : ''))).toBe(false);
+    expect(summaryRequest?.messages.some((message) => message.role === 'user' && message.content.startsWith('Handoff number'))).toBe(true);
+  });
+});
+
 describe('the scratchpad', () => {
   it('is shown, latest only, after the conversation in every request, and replaced whole by each write', async () => {
     let pad: string | null = null;

@@ -80,6 +80,16 @@ export function turnBoundary(messages: readonly Message[], keptTurns: number): n
   return index;
 }
 
+/**
+ * Where the messages no answer has replied to yet begin (a handoff just taken, a person's
+ * message, a reminder): the index after the last answer and its tool results.
+ */
+export function unansweredStart(messages: readonly Message[]): number {
+  let index = messages.length;
+  while (index > 0 && messages[index - 1]?.role === 'user') index -= 1;
+  return index;
+}
+
 /** The opening every compacted conversation keeps: the system prompt and the task. */
 export const OPENING_MESSAGES = 2;
 

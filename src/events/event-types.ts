@@ -128,8 +128,8 @@ const bodies = [
     data: z.object({
       step: z.number().int(),
       message: z.string(),
-      /** Set when colony sent it on a schedule: rewrite the scratchpad, reflect, or show evidence. */
-      reminder: z.enum(['scratchpad', 'reflect', 'evidence']).optional(),
+      /** Set when colony sent it on a schedule: rewrite the scratchpad, or reflect. */
+      reminder: z.enum(['scratchpad', 'reflect']).optional(),
     }),
   }),
   z.object({
@@ -492,8 +492,8 @@ const bodies = [
   }),
   z.object({
     type: z.literal('scratchpad.written'),
-    /** The whole scratchpad: each write replaces the one before. `step` is absent in runs recorded before it was added. */
-    data: z.object({ content: z.string(), step: z.number().int().optional() }),
+    /** The whole scratchpad: each write replaces the one before. */
+    data: z.object({ content: z.string() }),
   }),
   z.object({
     /**

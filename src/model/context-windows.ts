@@ -4,8 +4,10 @@ import { priceKey } from './prices.js';
 export type ContextWindowTable = Readonly<Record<string, number>>;
 
 /**
- * Windows we are sure of. `--context-window` overrides any of them, or all at once; a model
- * missing here gets DEFAULT_CONTEXT_WINDOW, which is small enough for any current model.
+ * Windows we are sure of, as the providers serve them. `--context-window` overrides any of
+ * them, or all at once; a model missing here gets DEFAULT_CONTEXT_WINDOW. A model served with a
+ * smaller window than listed (a local server started with 32k) needs `--context-window`; short
+ * of that, the agent loop learns the real window the first time the provider refuses a request.
  */
 export const KNOWN_CONTEXT_WINDOWS: ContextWindowTable = {
   'anthropic:claude-opus-4-5': 200_000,

@@ -17,10 +17,9 @@ const MAX_GOAL_CHARS = 32_000;
 export function goalChangedMessage(path: string, diff: LineDiff, goal: string): string {
   const counts = `${diff.added.length} line(s) added, ${diff.removed.length} removed`;
   const sections = [linesSection('Removed lines', '-', diff.removed), linesSection('Added lines', '+', diff.added)].filter((section) => section !== '');
-  return TEMPLATE.replace('{{PATH}}', path)
-    .replace('{{COUNTS}}', counts)
-    .replace('{{DIFF}}', sections.join('\n'))
-    .replace('{{GOAL}}', goalSection(path, goal));
+  // One pass, with function replacements: a goal's own `$&` or `{{GOAL}}` is text, not a pattern.
+  const values: Record<string, string> = { PATH: path, COUNTS: counts, DIFF: sections.join('\n'), GOAL: goalSection(path, goal) };
+  return TEMPLATE.replace(/\{\{(PATH|COUNTS|DIFF|GOAL)\}\}/g, (_match, name: string) => values[name] ?? '');
 }
 
 function linesSection(heading: string, mark: string, lines: readonly string[]): string {

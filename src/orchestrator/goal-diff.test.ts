@@ -54,3 +54,12 @@ describe('goalChangedMessage', () => {
     expect(message.length).toBeLessThan(36_000);
   });
 });
+
+describe('the goal-change message', () => {
+  it('carries a goal with dollar signs and placeholder-like text exactly as written', () => {
+    const goal = 'Run `echo $$ $& $1` and keep {{GOAL}} literally.';
+    const message = goalChangedMessage('/goals/GOAL.md', { added: [goal], removed: [] }, goal);
+    expect(message).toContain('+ Run `echo $$ $& $1` and keep {{GOAL}} literally.');
+    expect(message.split(goal).length).toBeGreaterThanOrEqual(3);
+  });
+});

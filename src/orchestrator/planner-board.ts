@@ -113,7 +113,9 @@ export function createPlannerBoard(context: BoardContext, task: TaskRecord, agen
 
 /** The section colony puts at the end of a worker's brief naming the commands its work must pass on main. */
 export function acceptanceSection(commands: readonly string[]): string {
-  return ACCEPTANCE_BRIEF.replace('{{commands}}', commands.map((command) => `- \`${command.replace(/\n/g, ' ')}\``).join('\n'));
+  const listed = commands.map((command) => `- \`${command.replace(/\n/g, ' ')}\``).join('\n');
+  // A function replacement: a command's own `$&` or `$$` is text, not a pattern.
+  return ACCEPTANCE_BRIEF.replace('{{commands}}', () => listed);
 }
 
 /** The handoff a planner's `finish` becomes for its parent; `outcome` says how its loop ended after it. */

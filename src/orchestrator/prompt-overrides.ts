@@ -33,6 +33,8 @@ export function readPromptOverrides(repoRoot: string, defaults: ReadonlyMap<Prom
   const problems: string[] = [];
   const overrides: ReadOverride[] = [];
   for (const entry of entries) {
+    // Editors' swap files and a desktop's folder notes are not prompts anybody meant to give.
+    if (entry.startsWith('.')) continue;
     const path = join(dir, entry);
     const name = entry.endsWith('.md') ? entry.slice(0, -'.md'.length) : entry;
     if (!isPromptName(name) || !entry.endsWith('.md')) {

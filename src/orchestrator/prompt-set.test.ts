@@ -82,6 +82,14 @@ describe('the prompt set', () => {
     expect(error).toContain(`The files allowed here are ${PROMPT_NAMES.map((name) => `${name}.md`).join(', ')}.`);
   });
 
+  it('passes over hidden files an editor or a desktop leaves in the folder', () => {
+    override('.worker.md.swp', 'binary editor state');
+    override('.DS_Store', 'folder notes');
+    const path = override('worker.md', 'Work in small steps. {{TEST_COMMAND}}');
+    const loaded = loadPromptSet(repo);
+    expect(loaded.ok && loaded.prompts.overridden.map((entry) => entry.path)).toEqual([path]);
+  });
+
   it('refuses an empty override and a folder where a prompt file belongs', () => {
     override('worker.md', ' \n\n');
     mkdirSync(join(repo, '.colony', 'prompts', 'planner.md'));

@@ -301,7 +301,9 @@ export async function driveRun(drive: DriveRunOptions): Promise<RunSessionResult
     // colony's own failure (its store) stops the run like Ctrl-C does: tasks released, resumable.
     let status: RunEndStatus = 'stopped';
     if (outcome.rootHandoff !== null) {
-      const goalBody = tasks.getTask(rootTaskId)?.body ?? '';
+      // The goal as it stands: an edit the root planner was told of is what the run is judged by.
+      const edited = events.read({ runId, types: ['goal.changed'] }).findLast((event) => event.type === 'goal.changed' && event.data.goal !== undefined);
+      const goalBody = (edited?.type === 'goal.changed' ? edited.data.goal : undefined) ?? tasks.getTask(rootTaskId)?.body ?? '';
       check = await checkMain(repo, goalBody, context.viewsDir, system, signal, commands);
       status = outcome.rootHandoff.status === 'done' && (check === null || check.passed) ? 'done' : 'failed';
     }

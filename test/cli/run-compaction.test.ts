@@ -38,14 +38,15 @@ describe('compaction keeps a long-running planner alive', () => {
     expect(kept.stderr).toBe("");
     expect(kept.code).toBe(0);
     expect(JSON.parse(kept.stdout)).toMatchObject({ status: 'done', check: { passed: true } });
-    const events = await eventsOf(repo, 'agent.started,model.responded,context.compacted');
+    const events = await eventsOf(repo, 'agent.started,model.responded,model.failed,context.compacted,context.compaction-failed');
     const root = events.find((event) => event.type === 'agent.started' && event.data.role === 'root-planner')?.agentId;
     const compacted = events.filter((event) => event.type === 'context.compacted');
     expect(compacted.length).toBeGreaterThan(0);
     expect(compacted.every((event) => event.agentId === root)).toBe(true);
-    // Every request the provider took was inside the window: it would have refused one that was not.
+    // colony kept the planner under the window by its own count, and the provider never had to refuse a request.
+    expect(compacted.every((event) => event.type === 'context.compacted' && event.data.afterTokens <= WINDOW * 0.8)).toBe(true);
+    expect(events.filter((event) => event.type === 'context.compaction-failed' || event.type === 'model.failed')).toEqual([]);
     const answered = events.flatMap((event) => (event.type === 'model.responded' ? [event] : []));
-    expect(Math.max(...answered.map((event) => event.data.usage.inputTokens))).toBeLessThanOrEqual(WINDOW);
     const rootSteps = Math.max(...answered.filter((event) => event.agentId === root).map((event) => event.data.step));
     expect(rootSteps).toBeGreaterThan(20);
     const status = await runCli(['status', '--repo', repo]);
