@@ -20,7 +20,7 @@ interface LongRunFigures {
 }
 
 const CHILD = new URL('./long-run-child.ts', import.meta.url).pathname;
-const MODULES = 600;
+const MODULES = 650;
 const WORKERS = 16;
 const WINDOW = 128_000;
 /** The sim refuses requests over its window, as a real provider does. */
@@ -40,7 +40,7 @@ function runChild(compaction: boolean): LongRunFigures {
 }
 
 /**
- * A long run kept alive by compaction: 600 modules in one folder, so the root planner publishes
+ * A long run kept alive by compaction: 650 modules in one folder, so the root planner publishes
  * every task and hears back from each, with every model's window set to 128,000 tokens and the
  * sim refusing anything larger. The same run with compaction off shows what it prevents.
  */
