@@ -5,6 +5,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { ColonyEvent } from '../../src/events/event-types.js';
 import { createExampleRepository, projectTestsPass, runCli, unmountUnder, type ExampleRepository } from '../support/example-repository.js';
 import { chaosProblems } from '../support/chaos-checks.js';
+import { readLoggedEvents } from '../support/colony-process.js';
 import { expectGreenRun } from '../support/run-checks.js';
 
 const RUN_TIMEOUT_MS = 300_000;
@@ -44,22 +45,7 @@ async function runAndStop(landings: number, flags: readonly string[] = []): Prom
 }
 
 function events(): ColonyEvent[] {
-  const reader = new Database(join(repo.dir, '.colony', 'colony.db'), { readonly: true, fileMustExist: true });
-  try {
-    const rows = reader.prepare('SELECT seq, id, v, run_id, agent_id, type, ts, data FROM events ORDER BY seq').all() as {
-      seq: number;
-      id: string;
-      v: number;
-      run_id: string;
-      agent_id: string;
-      type: string;
-      ts: number;
-      data: string;
-    }[];
-    return rows.map((row) => ({ seq: row.seq, id: row.id, v: row.v, runId: row.run_id, agentId: row.agent_id, ts: row.ts, type: row.type, data: JSON.parse(row.data) }) as ColonyEvent);
-  } finally {
-    reader.close();
-  }
+  return readLoggedEvents(join(repo.dir, '.colony'));
 }
 
 describe('colony resume', () => {

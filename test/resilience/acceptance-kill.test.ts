@@ -1,12 +1,12 @@
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { ColonyEvent } from '../../src/events/event-types.js';
 import { confinedTestsUnavailable } from '../../src/sandbox/testing/confined-test-support.js';
 import { chaosProblems } from '../support/chaos-checks.js';
+import { readLoggedEvents } from '../support/colony-process.js';
 import { leftoversOf } from '../support/chaos-run.js';
 import { createExampleRepository, runCli, type ExampleRepository } from '../support/example-repository.js';
 import { expectGreenRun } from '../support/run-checks.js';
@@ -22,23 +22,9 @@ afterEach(() => {
   repo = null;
 });
 
+/** The events in the log `database` (a state directory's colony.db) so far. */
 function readEvents(database: string): ColonyEvent[] {
-  const reader = new Database(database, { readonly: true, fileMustExist: true });
-  try {
-    const rows = reader.prepare('SELECT seq, id, v, run_id, agent_id, type, ts, data FROM events ORDER BY seq').all() as {
-      seq: number;
-      id: string;
-      v: number;
-      run_id: string;
-      agent_id: string;
-      type: string;
-      ts: number;
-      data: string;
-    }[];
-    return rows.map((row) => ({ seq: row.seq, id: row.id, v: row.v, runId: row.run_id, agentId: row.agent_id, ts: row.ts, type: row.type, data: JSON.parse(row.data) }) as ColonyEvent);
-  } finally {
-    reader.close();
-  }
+  return readLoggedEvents(dirname(database));
 }
 
 /** Waits until the log's newest events include `type`, then SIGKILLs the process. */
