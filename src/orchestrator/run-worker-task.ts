@@ -149,7 +149,7 @@ export async function runWorkerTask(options: RunWorkerTaskOptions): Promise<Work
       (handoff) => {
         submitted = handoff;
       },
-      freshnessSettings.evidenceFirst ? { evidenceFirst: options.prompts.text('evidence-reminder') } : {},
+      freshnessSettings.evidenceFirst ? { evidenceFirst: options.prompts.text('evidence-reminder'), askedBefore: askedForEvidence(prior, options.prompts.text('evidence-reminder')) } : {},
     ),
   ];
   if (prior === null) {
@@ -363,4 +363,9 @@ function finalHandoff(
     ],
     concerns: landed.length > 0 ? [`Some of its work landed on ${trunk} before it ended; check it is complete.`] : [],
   });
+}
+
+/** Whether the worker's last life was already asked for evidence: its `submit_handoff` was answered with `request`. */
+function askedForEvidence(prior: PriorAgent | null, request: string): boolean {
+  return prior?.events.some((event) => event.type === 'tool.ended' && event.data.name === 'submit_handoff' && event.data.output === `error: ${request}`) ?? false;
 }

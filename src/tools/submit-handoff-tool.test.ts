@@ -43,6 +43,14 @@ describe('submit_handoff', () => {
     expect(submitted[0]?.concerns).toEqual(['The worker claimed done without evidence, even when asked for it.']);
   });
 
+  it('does not ask again a worker that was asked before a restart', async () => {
+    const submitted: Handoff[] = [];
+    const tool = createSubmitHandoffTool((handoff) => submitted.push(handoff), { evidenceFirst: 'Evidence first: show the tests.', askedBefore: true });
+    const result = await tool.execute(tool.parameters.parse({ status: 'done', summary: 'All built.' }), toolContext());
+    expect(result.ok).toBe(true);
+    expect(submitted[0]?.concerns).toEqual(['The worker claimed done without evidence, even when asked for it.']);
+  });
+
   it('takes a claim of done with evidence, and a failure without, at once', async () => {
     const submitted: Handoff[] = [];
     const tool = createSubmitHandoffTool((handoff) => submitted.push(handoff), { evidenceFirst: 'Evidence first: show the tests.' });

@@ -33,6 +33,8 @@ export interface SubmitHandoffOptions {
    * evidence is taken, with a concern saying so. Absent: every handoff is taken as it comes.
    */
   readonly evidenceFirst?: string;
+  /** The worker was asked for evidence before a restart: it is not asked again. */
+  readonly askedBefore?: boolean;
 }
 
 /**
@@ -40,7 +42,7 @@ export interface SubmitHandoffOptions {
  * fills in the commits it knows about), passes it to `onSubmit`, and ends the agent's loop.
  */
 export function createSubmitHandoffTool(onSubmit: (handoff: Handoff) => void, options: SubmitHandoffOptions = {}): Tool<SubmitHandoffInput> {
-  let askedForEvidence = false;
+  let askedForEvidence = options.askedBefore === true;
   return {
     name: 'submit_handoff',
     description,
