@@ -1,46 +1,17 @@
 import { existsSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { ColonyEvent } from '../events/event-types.js';
-import type { ChatModel, ModelRequest, ModelResult } from '../model/chat-model.js';
-import { resolveModel } from '../model/registry.js';
+import type { ChatModel, ModelRequest } from '../model/chat-model.js';
 import type { EventStore } from '../store/event-store.js';
 import { createMemoryEventStore } from '../store/memory-event-store.js';
-import { openSqliteTaskStore } from '../store/sqlite-task-store.js';
-import { createdTask } from '../store/task-store-fixtures.js';
 import type { TaskStore } from '../store/task-store.js';
-import { openRepository } from '../workspace/repository.js';
-import { createWorktreeProvider } from '../workspace/worktree-provider.js';
-import { createExampleRepository, projectTestsPass, type ExampleRepository } from '../../test/support/example-repository.js';
-import { unconfinedCommandRunners } from './command-sandbox.js';
+import { projectTestsPass, type ExampleRepository } from '../../test/support/example-repository.js';
 import { latestAgentsByTask } from './prior-agents.js';
 import type { RunContext } from './run-context.js';
 import { runTasks } from './task-runner.js';
-import { defaultPromptSet } from './prompt-set.js';
+import { openTestRun, scriptedPlanner, simModel } from './runner-for-tests.js';
 import { Wakeups } from './wakeups.js';
-import { createWorkInFlight } from './work-in-flight.js';
 
 const PAD_TASK = readFileSync(new URL('../../examples/text-kit/tasks/01-pad.md', import.meta.url), 'utf8');
-
-type Answer = { text?: string; calls?: { name: string; input: unknown }[] };
-
-/** A planner model that answers from what its conversation holds, so a rebuilt one answers the same way. */
-function scriptedPlanner(script: (request: ModelRequest) => Answer): ChatModel & { requests: ModelRequest[] } {
-  const requests: ModelRequest[] = [];
-  return {
-    spec: 'scripted-planner',
-    requests,
-    async call(request): Promise<ModelResult> {
-      requests.push({ ...request, messages: [...request.messages] });
-      const answer = script(request);
-      const toolCalls = (answer.calls ?? []).map((call, position) => ({ id: `p${requests.length}_${position}`, name: call.name, input: JSON.stringify(call.input) }));
-      return {
-        ok: true,
-        turn: { text: answer.text ?? '', toolCalls, finishReason: 'stop', usage: { inputTokens: 1, outputTokens: 1, cachedInputTokens: 0 }, costUsd: null, attempts: 1 },
-      };
-    },
-  };
-}
 
 function handoffsIn(request: ModelRequest): string[] {
   return request.messages.flatMap((message) => (message.role === 'user' && message.content.startsWith('Handoff from task') ? [message.content] : []));
@@ -51,48 +22,15 @@ function publishedIn(request: ModelRequest): number {
   return request.messages.filter((message) => message.role === 'tool' && message.toolName === 'create_task').length;
 }
 
-function simModel(spec: string): ChatModel {
-  const resolved = resolveModel(spec, { env: {} });
-  if (!resolved.ok) throw new Error(resolved.error);
-  return resolved.model;
-}
 
 describe('acceptance checks in a run', () => {
   let example: ExampleRepository;
   let tasks: TaskStore;
 
-  async function setUp(plannerModel: ChatModel, workerModel: ChatModel, events: EventStore = createMemoryEventStore()) {
-    example = createExampleRepository();
-    const opened = await openRepository(example.dir);
-    if (!opened.ok) throw new Error(opened.error);
-    const stateDir = join(example.dir, '.colony');
-    tasks = openSqliteTaskStore(join(stateDir, 'colony.db'));
-    const seen: ColonyEvent[] = [];
-    const context: RunContext = {
-      runId: 'run-1',
-      repo: opened.repo,
-      events,
-      tasks,
-      prompts: defaultPromptSet(),
-      wakeups: new Wakeups(),
-      workspaces: createWorktreeProvider(opened.repo),
-      workspacesDir: join(stateDir, 'workspaces'),
-      mergeCheck: null,
-      viewsDir: join(stateDir, 'views'),
-      workerModel,
-      plannerModel,
-      workerMaxSteps: 60,
-      plannerMaxSteps: 20,
-      commands: unconfinedCommandRunners(),
-      now: Date.now,
-      workInFlight: createWorkInFlight(events, 'run-1'),
-      onEvent: (event) => seen.push(event),
-    };
-    const root = createdTask(tasks.createTask(
-      { id: 'task-root', runId: 'run-1', parentTaskId: null, createdBy: null, kind: 'planner', title: 'Goal', body: 'Build pad.', scope: null, retryOf: null },
-      Date.now(),
-    ));
-    return { context, root, seen };
+  async function setUp(plannerModel: ChatModel, workerModel: ChatModel, events?: EventStore) {
+    const opened = await openTestRun(plannerModel, workerModel, events);
+    ({ example, tasks } = opened);
+    return opened;
   }
 
   const run = (context: RunContext, rootTaskId: string, signal = new AbortController().signal) =>

@@ -1,62 +1,19 @@
 import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { ColonyEvent } from '../events/event-types.js';
-import type { ChatModel, ModelRequest, ModelResult } from '../model/chat-model.js';
-import type { ToolCall } from '../model/messages.js';
-import { resolveModel } from '../model/registry.js';
-import { createMemoryEventStore } from '../store/memory-event-store.js';
-import { openSqliteTaskStore } from '../store/sqlite-task-store.js';
-import { createdTask } from '../store/task-store-fixtures.js';
+import type { ChatModel, ModelRequest } from '../model/chat-model.js';
 import type { TaskRecord, TaskStore } from '../store/task-store.js';
-import { openRepository } from '../workspace/repository.js';
-import { createWorktreeProvider } from '../workspace/worktree-provider.js';
-import { createExampleRepository, type ExampleRepository } from '../../test/support/example-repository.js';
-import { unconfinedCommandRunners } from './command-sandbox.js';
-import { defaultPromptSet } from './prompt-set.js';
-import type { RunContext } from './run-context.js';
+import { type ExampleRepository } from '../../test/support/example-repository.js';
 import { runTasks } from './task-runner.js';
+import { openTestRun, scriptedPlanner, simModel } from './runner-for-tests.js';
 import { createWorkspaceQuota } from './workspace-quota.js';
-import { Wakeups } from './wakeups.js';
-import { createWorkInFlight } from './work-in-flight.js';
 
 const PAD_TASK = readFileSync(new URL('../../examples/text-kit/tasks/01-pad.md', import.meta.url), 'utf8');
 const CASE_TASK = readFileSync(new URL('../../examples/text-kit/tasks/02-case.md', import.meta.url), 'utf8');
 const SLUG_TASK = readFileSync(new URL('../../examples/text-kit/tasks/03-slug.md', import.meta.url), 'utf8');
 
-type PlannerScript = (request: ModelRequest, index: number) => { text?: string; calls?: { name: string; input: unknown }[] };
-
-/** A planner model that answers from a script, seeing each request; it keeps every request. */
-function scriptedPlanner(script: PlannerScript): ChatModel & { requests: ModelRequest[] } {
-  const requests: ModelRequest[] = [];
-  return {
-    spec: 'scripted-planner',
-    requests,
-    async call(request): Promise<ModelResult> {
-      requests.push({ ...request, messages: [...request.messages] });
-      const answer = script(request, requests.length - 1);
-      const toolCalls: ToolCall[] = (answer.calls ?? []).map((call, position) => ({
-        id: `p${requests.length}_${position}`,
-        name: call.name,
-        input: JSON.stringify(call.input),
-      }));
-      return {
-        ok: true,
-        turn: { text: answer.text ?? '', toolCalls, finishReason: 'stop', usage: { inputTokens: 1, outputTokens: 1, cachedInputTokens: 0 }, costUsd: null, attempts: 1 },
-      };
-    },
-  };
-}
-
 function lastUserText(request: ModelRequest): string {
   const last = request.messages.at(-1);
   return last?.role === 'user' ? last.content : '';
-}
-
-function simModel(spec = 'sim'): ChatModel {
-  const resolved = resolveModel(spec, { env: {} });
-  if (!resolved.ok) throw new Error(resolved.error);
-  return resolved.model;
 }
 
 describe('the task runner', () => {
@@ -64,38 +21,9 @@ describe('the task runner', () => {
   let tasks: TaskStore;
 
   async function setUp(plannerModel: ChatModel, workerModel: ChatModel = simModel()) {
-    example = createExampleRepository();
-    const opened = await openRepository(example.dir);
-    if (!opened.ok) throw new Error(opened.error);
-    const stateDir = join(example.dir, '.colony');
-    tasks = openSqliteTaskStore(join(stateDir, 'colony.db'));
-    const events = createMemoryEventStore();
-    const seen: ColonyEvent[] = [];
-    const context: RunContext = {
-      runId: 'run-1',
-      repo: opened.repo,
-      events,
-      tasks,
-      wakeups: new Wakeups(),
-      workspaces: createWorktreeProvider(opened.repo),
-      workspacesDir: join(stateDir, 'workspaces'),
-      mergeCheck: null,
-      viewsDir: join(stateDir, 'views'),
-      workerModel,
-      plannerModel,
-      workerMaxSteps: 60,
-      plannerMaxSteps: 20,
-      commands: unconfinedCommandRunners(),
-      now: Date.now,
-      workInFlight: createWorkInFlight(events, 'run-1'),
-      prompts: defaultPromptSet(),
-      onEvent: (event) => seen.push(event),
-    };
-    const root = createdTask(tasks.createTask(
-      { id: 'task-root', runId: 'run-1', parentTaskId: null, createdBy: null, kind: 'planner', title: 'Goal', body: 'Build pad.', scope: null, retryOf: null },
-      Date.now(),
-    ));
-    return { context, root, seen };
+    const opened = await openTestRun(plannerModel, workerModel);
+    ({ example, tasks } = opened);
+    return opened;
   }
 
   afterEach(() => {
