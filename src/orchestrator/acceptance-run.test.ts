@@ -8,7 +8,7 @@ import { projectTestsPass, type ExampleRepository } from '../../test/support/exa
 import { latestAgentsByTask } from './prior-agents.js';
 import type { RunContext } from './run-context.js';
 import { runTasks } from './task-runner.js';
-import { openTestRun, scriptedPlanner, simModel } from './runner-for-tests.js';
+import { openTestRun, scriptedPlanner, simModel } from '../../test/support/test-run.js';
 import { Wakeups } from './wakeups.js';
 
 const PAD_TASK = readFileSync(new URL('../../examples/text-kit/tasks/01-pad.md', import.meta.url), 'utf8');

@@ -4,7 +4,7 @@ import type { ChatModel, ModelRequest } from '../model/chat-model.js';
 import type { TaskRecord, TaskStore } from '../store/task-store.js';
 import { type ExampleRepository } from '../../test/support/example-repository.js';
 import { runTasks } from './task-runner.js';
-import { openTestRun, scriptedPlanner, simModel } from './runner-for-tests.js';
+import { openTestRun, scriptedPlanner, simModel } from '../../test/support/test-run.js';
 import { createWorkspaceQuota } from './workspace-quota.js';
 
 const PAD_TASK = readFileSync(new URL('../../examples/text-kit/tasks/01-pad.md', import.meta.url), 'utf8');

@@ -1,21 +1,21 @@
 import { join } from 'node:path';
-import type { ColonyEvent } from '../events/event-types.js';
-import type { ChatModel, ModelRequest, ModelResult } from '../model/chat-model.js';
-import type { ToolCall } from '../model/messages.js';
-import { resolveModel } from '../model/registry.js';
-import type { EventStore } from '../store/event-store.js';
-import { createMemoryEventStore } from '../store/memory-event-store.js';
-import { openSqliteTaskStore } from '../store/sqlite-task-store.js';
-import { createdTask } from '../store/task-store-fixtures.js';
-import type { TaskRecord, TaskStore } from '../store/task-store.js';
-import { openRepository } from '../workspace/repository.js';
-import { createWorktreeProvider } from '../workspace/worktree-provider.js';
-import { createExampleRepository, type ExampleRepository } from '../../test/support/example-repository.js';
-import { unconfinedCommandRunners } from './command-sandbox.js';
-import { defaultPromptSet } from './prompt-set.js';
-import type { RunContext } from './run-context.js';
-import { Wakeups } from './wakeups.js';
-import { createWorkInFlight } from './work-in-flight.js';
+import type { ColonyEvent } from '../../src/events/event-types.js';
+import type { ChatModel, ModelRequest, ModelResult } from '../../src/model/chat-model.js';
+import type { ToolCall } from '../../src/model/messages.js';
+import { resolveModel } from '../../src/model/registry.js';
+import type { EventStore } from '../../src/store/event-store.js';
+import { createMemoryEventStore } from '../../src/store/memory-event-store.js';
+import { openSqliteTaskStore } from '../../src/store/sqlite-task-store.js';
+import { createdTask } from '../../src/store/task-store-fixtures.js';
+import type { TaskRecord, TaskStore } from '../../src/store/task-store.js';
+import { openRepository } from '../../src/workspace/repository.js';
+import { createWorktreeProvider } from '../../src/workspace/worktree-provider.js';
+import { createExampleRepository, type ExampleRepository } from './example-repository.js';
+import { unconfinedCommandRunners } from '../../src/orchestrator/command-sandbox.js';
+import { defaultPromptSet } from '../../src/orchestrator/prompt-set.js';
+import type { RunContext } from '../../src/orchestrator/run-context.js';
+import { Wakeups } from '../../src/orchestrator/wakeups.js';
+import { createWorkInFlight } from '../../src/orchestrator/work-in-flight.js';
 
 /**
  * What the runner's tests share: a scripted planner, the sim, and a run over a real example
