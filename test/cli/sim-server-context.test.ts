@@ -1,31 +1,17 @@
-import { spawn, type ChildProcess } from 'node:child_process';
-import { once } from 'node:events';
+import type { ChildProcess } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-
-const BIN = new URL('../../bin/colony.js', import.meta.url).pathname;
+import { startSimServer, stopSimServer } from '../support/sim-server-process.js';
 
 let server: ChildProcess;
 let baseUrl: string;
 
 /** The real `colony sim-server` with a context window of 1000 tokens. */
 beforeAll(async () => {
-  server = spawn(process.execPath, [BIN, 'sim-server', '--port', '0', '--sim', 'sim?context=1000'], { stdio: ['ignore', 'pipe', 'pipe'] });
-  let printed = '';
-  baseUrl = await new Promise<string>((resolve, reject) => {
-    server.stdout?.on('data', (chunk: Buffer) => {
-      printed += chunk.toString();
-      const match = /--base-url (http:\/\/127\.0\.0\.1:\d+\/v1)/.exec(printed);
-      if (match?.[1] !== undefined) resolve(match[1]);
-    });
-    server.once('exit', (code) => reject(new Error(`sim-server exited with ${code}: ${printed}`)));
-  });
+  ({ process: server, baseUrl } = await startSimServer('sim?context=1000'));
 });
 
 afterAll(async () => {
-  if (server.exitCode !== null) return;
-  const exited = once(server, 'exit');
-  server.kill('SIGTERM');
-  await exited;
+  await stopSimServer(server);
 });
 
 async function complete(characters: number): Promise<Response> {

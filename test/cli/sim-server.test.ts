@@ -1,39 +1,23 @@
-import { spawn, type ChildProcess } from 'node:child_process';
-import { once } from 'node:events';
+import type { ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { expectSpendWithinOneCallPerAgent, expectWoundDown } from '../support/budget-checks.js';
 import { createExampleRepository, projectTestsPass, runCli, type ExampleRepository } from '../support/example-repository.js';
+import { startSimServer, stopSimServer } from '../support/sim-server-process.js';
 
-const BIN = new URL('../../bin/colony.js', import.meta.url).pathname;
 
 let server: ChildProcess;
 let baseUrl: string;
 let repo: ExampleRepository;
 
-/** Starts the real `colony sim-server` and reads its address from what it prints. */
+/** The real `colony sim-server`, for the whole file. */
 beforeAll(async () => {
-  server = spawn(process.execPath, [BIN, 'sim-server', '--port', '0', '--sim', 'sim?seed=4&bug=0.5'], {
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let printed = '';
-  baseUrl = await new Promise<string>((resolve, reject) => {
-    server.stdout?.on('data', (chunk: Buffer) => {
-      printed += chunk.toString();
-      const match = /--base-url (http:\/\/127\.0\.0\.1:\d+\/v1)/.exec(printed);
-      if (match?.[1] !== undefined) resolve(match[1]);
-    });
-    server.once('exit', (code) => reject(new Error(`sim-server exited with ${code}: ${printed}`)));
-  });
+  ({ process: server, baseUrl } = await startSimServer('sim?seed=4&bug=0.5'));
 });
 
 afterAll(async () => {
-  if (server.exitCode === null) {
-    const exited = once(server, 'exit');
-    server.kill('SIGTERM');
-    const [code] = (await exited) as [number | null];
-    expect(code).toBe(0);
-  }
+  const code = await stopSimServer(server);
+  if (code !== null) expect(code).toBe(0);
 });
 
 beforeEach(() => {
