@@ -102,6 +102,7 @@ function summaryCut(messages: readonly Message[], step: CompactionStep): number 
   const { policy, estimator } = step;
   const room = Math.floor(policy.windowTokens * policy.threshold) - summaryAllowance(policy.windowTokens);
   let fallback = OPENING_MESSAGES;
+  const opening = messages.slice(0, OPENING_MESSAGES);
   // Messages the agent has not answered yet stay word for word, whatever else is summarised.
   const unanswered = unansweredStart(messages);
   for (let kept = policy.keptTurns; kept >= 0; kept -= 1) {
@@ -109,7 +110,6 @@ function summaryCut(messages: readonly Message[], step: CompactionStep): number 
     if (cut <= OPENING_MESSAGES) continue;
     // Kept turns are given up from the oldest: the last cut tried keeps the fewest.
     fallback = cut;
-    const opening = messages.slice(0, OPENING_MESSAGES);
     if (estimator.estimate([...opening, ...messages.slice(cut)], step.extraChars) <= room) return cut;
   }
   return fallback;
@@ -125,7 +125,7 @@ async function summarise(messages: Message[], step: CompactionStep, tokens: numb
   const cut = summaryCut(messages, step);
   if (cut <= OPENING_MESSAGES) return failed(step, tokens, 'there is nothing between the task and the last turn to summarise');
 
-  const prompt = step.scratchpad === null ? step.policy.compactionPrompt : `${policy.compactionPrompt}\n\nYour latest scratchpad:\n${step.scratchpad}`;
+  const prompt = step.scratchpad === null ? policy.compactionPrompt : `${policy.compactionPrompt}\n\nYour latest scratchpad:\n${step.scratchpad}`;
   const request: Message[] = [...messages.slice(0, cut), { role: 'user', content: prompt }];
   // The summary request must fit the window too: its every tool output is shrunk when it would
   // not (the conversation itself keeps its recent ones whole).

@@ -28,7 +28,6 @@ import { landedCommits, lastWorkspacePath, type PriorAgent } from './prior-agent
 import { RUN_STOPPED } from './run-context.js';
 import { createScratchpad, DEFAULT_FRESHNESS, loopFreshness, type AgentFreshness } from './agent-freshness.js';
 import { createWriteScratchpadTool } from '../tools/write-scratchpad-tool.js';
-
 import { detectProjectTestCommand, testCommandSentence } from './project-test-command.js';
 import { fillPlaceholders, type PromptSet } from './prompt-set.js';
 
@@ -130,6 +129,7 @@ export async function runWorkerTask(options: RunWorkerTaskOptions): Promise<Work
   const scratchpad = createScratchpad(recorder, prior);
   const freshnessSettings = options.freshness ?? DEFAULT_FRESHNESS;
   const freshness = loopFreshness(freshnessSettings, 'worker', options.model.spec, options.prompts);
+  const evidenceRequest = options.prompts.text('evidence-reminder');
   // Read from the workspace, which starts at the trunk's latest: what the run has built so far counts.
   const systemPrompt = fillPlaceholders(options.prompts.text('worker'), { TEST_COMMAND: testCommandSentence(detectProjectTestCommand(workspace.path)) });
   const tools = [
@@ -149,7 +149,7 @@ export async function runWorkerTask(options: RunWorkerTaskOptions): Promise<Work
       (handoff) => {
         submitted = handoff;
       },
-      freshnessSettings.evidenceFirst ? { evidenceFirst: options.prompts.text('evidence-reminder'), askedBefore: askedForEvidence(prior, options.prompts.text('evidence-reminder')) } : {},
+      freshnessSettings.evidenceFirst ? { evidenceFirst: evidenceRequest, askedBefore: askedForEvidence(prior, evidenceRequest) } : {},
     ),
   ];
   if (prior === null) {
