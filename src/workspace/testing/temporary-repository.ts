@@ -49,6 +49,7 @@ export async function createTemporaryRepository(files: Readonly<Record<string, s
     write,
     read: (path, cwd = root) => readFile(join(cwd, path), 'utf8'),
     commitAll,
-    remove: () => rm(base, { recursive: true, force: true }),
+    // A git the racers started may still be finishing a write as the test ends; rm retries on ENOTEMPTY.
+    remove: () => rm(base, { recursive: true, force: true, maxRetries: 5, retryDelay: 200 }),
   };
 }
