@@ -56,7 +56,7 @@ export function sourceFiles(dir: string): string[] {
   for (const entry of readdirSync(dir, { withFileTypes: true })) {
     const path = join(dir, entry.name);
     if (entry.isDirectory()) files.push(...sourceFiles(path));
-    else if (entry.name.endsWith('.ts') && !entry.name.endsWith('.test.ts')) files.push(path);
+    else if (/\.tsx?$/.test(entry.name) && !/\.test\.tsx?$/.test(entry.name)) files.push(path);
   }
   return files;
 }

@@ -1,0 +1,108 @@
+import type { AgentRole, ColonyEvent } from '../events/event-types.js';
+import type { Handoff } from '../events/handoff.js';
+
+/** One thing in an agent's transcript, in the order it happened. */
+export type TranscriptEntry =
+  | { readonly kind: 'task'; readonly ts: number; readonly text: string }
+  | { readonly kind: 'model'; readonly ts: number; readonly step: number; readonly text: string; readonly toolCalls: number; readonly tokens: number }
+  | { readonly kind: 'tool'; readonly ts: number; readonly step: number; readonly name: string; readonly input: string; readonly output: string | null; readonly ok: boolean | null; readonly durationMs: number | null }
+  | { readonly kind: 'message'; readonly ts: number; readonly text: string }
+  | { readonly kind: 'note'; readonly ts: number; readonly text: string };
+
+/** One agent's life as the log recorded it: what it was told, said and did, and what it left. */
+export interface AgentTranscript {
+  readonly agentId: string;
+  readonly role: AgentRole | null;
+  readonly title: string;
+  readonly entries: readonly TranscriptEntry[];
+  /** Its scratchpad as last written; null before it wrote one. */
+  readonly scratchpad: string | null;
+  readonly handoffs: readonly Handoff[];
+  /** Its workspace, where it had one. */
+  readonly workspace: string | null;
+  /** The commits it landed on the trunk, in order. */
+  readonly landed: readonly string[];
+}
+
+/** Folds one agent's events (in seq order) into its transcript; events of other agents are passed over. */
+export function buildAgentTranscript(agentId: string, events: Iterable<ColonyEvent>): AgentTranscript {
+  const entries: TranscriptEntry[] = [];
+  const tools = new Map<string, number>();
+  const handoffs: Handoff[] = [];
+  const landed: string[] = [];
+  let role: AgentRole | null = null;
+  let title = '';
+  let scratchpad: string | null = null;
+  let workspace: string | null = null;
+  for (const event of events) {
+    if (event.agentId !== agentId) continue;
+    switch (event.type) {
+      case 'agent.started':
+        role = event.data.role;
+        title = event.data.title;
+        entries.push({ kind: 'task', ts: event.ts, text: event.data.task });
+        break;
+      case 'model.responded':
+        entries.push({
+          kind: 'model',
+          ts: event.ts,
+          step: event.data.step,
+          text: event.data.text,
+          toolCalls: event.data.toolCalls.length,
+          tokens: event.data.usage.inputTokens + event.data.usage.outputTokens,
+        });
+        break;
+      case 'tool.started':
+        tools.set(event.data.callId, entries.length);
+        entries.push({ kind: 'tool', ts: event.ts, step: event.data.step, name: event.data.name, input: event.data.input, output: null, ok: null, durationMs: null });
+        break;
+      case 'tool.ended': {
+        const index = tools.get(event.data.callId);
+        const started = index === undefined ? undefined : entries[index];
+        const ended = { output: event.data.output, ok: event.data.ok, durationMs: event.data.durationMs };
+        if (index !== undefined && started?.kind === 'tool') entries[index] = { ...started, ...ended };
+        else entries.push({ kind: 'tool', ts: event.ts, step: event.data.step, name: event.data.name, input: '', ...ended });
+        break;
+      }
+      case 'message.received':
+        entries.push({ kind: 'message', ts: event.ts, text: event.data.content });
+        break;
+      case 'agent.nudged':
+        entries.push({ kind: 'note', ts: event.ts, text: `colony: ${event.data.message}` });
+        break;
+      case 'context.compacted':
+        entries.push({ kind: 'note', ts: event.ts, text: `conversation summarised: ${event.data.beforeTokens} to ${event.data.afterTokens} tokens` });
+        break;
+      case 'scratchpad.written':
+        scratchpad = event.data.content;
+        break;
+      case 'workspace.created':
+      case 'workspace.reopened':
+        workspace = event.data.path;
+        break;
+      case 'merge.landed':
+        landed.push(event.data.commit);
+        entries.push({ kind: 'note', ts: event.ts, text: `landed ${event.data.commit.slice(0, 12)} (${event.data.files.length} file(s))` });
+        break;
+      case 'merge.conflicted':
+        entries.push({ kind: 'note', ts: event.ts, text: `merge conflict in ${event.data.files.join(', ')}` });
+        break;
+      case 'handoff.submitted':
+        handoffs.push(event.data.handoff);
+        entries.push({ kind: 'note', ts: event.ts, text: `handed off ${event.data.handoff.status}: ${event.data.handoff.summary}` });
+        break;
+      case 'planner.finished':
+        entries.push({ kind: 'note', ts: event.ts, text: `finished ${event.data.status}: ${event.data.summary}` });
+        break;
+      case 'agent.ended':
+        entries.push({ kind: 'note', ts: event.ts, text: `ended ${event.data.status}: ${event.data.reason}` });
+        break;
+      case 'agent.failed':
+        entries.push({ kind: 'note', ts: event.ts, text: `failed: ${event.data.reason}` });
+        break;
+      default:
+        break;
+    }
+  }
+  return { agentId, role, title, entries, scratchpad, handoffs, workspace, landed };
+}

@@ -1,0 +1,96 @@
+import type { ColonyEvent } from '../events/event-types.js';
+import { buildAgentTranscript, type AgentTranscript } from './agent-transcript.js';
+import { READ_PAGE, readAll, type EventReader } from './run-reader.js';
+import { createRunViewFold, type RunView } from './run-view.js';
+
+/**
+ * A recorded run played back from its log alone: a clock that moves from the run's first
+ * event to its last, and the view as it was at that moment. It reads ahead a page at a time,
+ * so playing a long log holds one page of events, not the log.
+ */
+export interface ReplayRun {
+  readonly runId: string;
+  /** The run's first and last event, in milliseconds since the epoch. */
+  readonly startsAt: number;
+  readonly endsAt: number;
+  /** The moment shown: every event at or before it is folded. */
+  readonly clock: number;
+  /** True once the last event was folded. */
+  readonly finished: boolean;
+  /** Moves the clock forward to `ts` (never back), folding the events on the way. */
+  advanceTo(ts: number): void;
+  /** Folds the next event alone and moves the clock to it; null at the end. */
+  step(): ColonyEvent | null;
+  view(): RunView | null;
+  /** The agent's transcript up to the moment shown. */
+  transcript(agentId: string): AgentTranscript;
+}
+
+export type ReplayOpening = { readonly ok: true; readonly replay: ReplayRun } | { readonly ok: false; readonly error: string };
+
+/** Opens the given run, or the one started last, for replay. */
+export function openReplay(reader: EventReader, runId?: string): ReplayOpening {
+  const starts = reader.read({ types: ['run.started'], ...(runId === undefined ? {} : { runId }) });
+  const started = starts.at(-1);
+  if (started === undefined) return { ok: false, error: runId === undefined ? 'the log holds no run to replay.' : `the log holds no run ${runId}.` };
+  const id = started.runId;
+  const endsAt = lastEventOf(reader, id)?.ts ?? started.ts;
+  const fold = createRunViewFold({ runId: id });
+  let buffer: ColonyEvent[] = [];
+  let next = 0;
+  let exhausted = false;
+  let clock = started.ts;
+
+  const peek = (): ColonyEvent | null => {
+    if (next >= buffer.length && !exhausted) {
+      buffer = reader.read({ runId: id, afterSeq: fold.lastSeq, limit: READ_PAGE });
+      next = 0;
+      exhausted = buffer.length < READ_PAGE;
+    }
+    return buffer[next] ?? null;
+  };
+  const take = (): ColonyEvent | null => {
+    const event = peek();
+    if (event === null) return null;
+    next += 1;
+    fold.add(event);
+    return event;
+  };
+
+  const replay: ReplayRun = {
+    runId: id,
+    startsAt: started.ts,
+    endsAt,
+    get clock() {
+      return clock;
+    },
+    get finished() {
+      return peek() === null;
+    },
+    advanceTo(ts) {
+      for (let event = peek(); event !== null && event.ts <= ts; event = peek()) take();
+      clock = Math.max(clock, Math.min(ts, endsAt));
+    },
+    step() {
+      const event = take();
+      if (event !== null) clock = Math.max(clock, event.ts);
+      return event;
+    },
+    view: () => fold.snapshot(clock),
+    transcript: (agentId) => buildAgentTranscript(agentId, readAll(reader, { runId: id, agentId }, fold.lastSeq)),
+  };
+  // The run's opening (its start and settings) is shown at once rather than at the first tick.
+  replay.advanceTo(started.ts);
+  return { ok: true, replay };
+}
+
+function lastEventOf(reader: EventReader, runId: string): ColonyEvent | null {
+  const ended = reader.read({ runId, types: ['run.ended'] }).at(-1);
+  if (ended !== undefined) {
+    const after = reader.read({ runId, afterSeq: ended.seq, limit: 1 });
+    if (after.length === 0) return ended;
+  }
+  let last: ColonyEvent | null = null;
+  for (const event of readAll(reader, { runId, types: ['run.ended', 'run.resumed', 'agent.ended', 'agent.failed', 'handoff.delivered', 'merge.landed', 'tool.ended', 'model.responded'] })) last = event;
+  return last;
+}

@@ -1,0 +1,170 @@
+import { describe, expect, it } from 'vitest';
+import { createMemoryEventStore } from '../store/memory-event-store.js';
+import { buildAgentTranscript } from './agent-transcript.js';
+import { openReplay } from './replay-run.js';
+import { followRun } from './run-reader.js';
+import { createRunViewFold } from './run-view.js';
+import { SCRIPT_T0, scriptRun, type ScriptedRun } from './testing/scripted-run.js';
+
+function openLog() {
+  const clock = { now: SCRIPT_T0 };
+  const store = createMemoryEventStore({ now: () => clock.now });
+  return { store, run: scriptRun(store, clock) };
+}
+
+/** A root planner with two workers: one done with a commit, one in the middle of `npm test`. */
+function twoWorkers(run: ScriptedRun): void {
+  run.startRun('Build the parser');
+  run.startAgent('planner-root', 'root-planner', 'task-root', 'Build the parser', null);
+  const parent = { agentId: 'planner-root', taskId: 'task-root' };
+  run.startAgent('worker-a', 'worker', 'task-a', 'Write the lexer', parent);
+  run.startAgent('worker-b', 'worker', 'task-b', 'Write the printer', parent);
+  run.step('worker-a', 1, 'write_file', { path: 'src/lexer.ts', content: 'x' }, 'wrote src/lexer.ts');
+  run.tick(61_000);
+  run.step('worker-a', 2, 'run_command', { command: 'npm test' }, 'FAIL lexer.test.ts', false);
+  run.land('worker-a', 'c'.repeat(40), ['src/lexer.ts']);
+  run.handOff('worker-a', 'task-a', 'task-root', 'done', 'The lexer is in', 2);
+  run.tick(5_000);
+  run.append('worker-b', { type: 'tool.started', data: { step: 1, callId: 'b-1', name: 'run_command', input: '{"command":"npm test -- printer"}' } });
+}
+
+describe('the run view', () => {
+  it('shows each agent\'s call in flight, tasks by status from the log, and the handoffs', () => {
+    const { store, run } = openLog();
+    twoWorkers(run);
+    const fold = createRunViewFold();
+    for (const event of store.read()) fold.add(event);
+    const view = fold.snapshot(run.now + 2_000);
+    if (view === null) throw new Error('no view');
+    const byId = new Map(view.agents.map((agent) => [agent.id, agent]));
+    expect(byId.get('worker-b')?.activity).toEqual({ kind: 'tool', name: 'run_command', detail: 'npm test -- printer', since: run.now });
+    expect(byId.get('worker-a')?.activity).toBeNull();
+    expect(byId.get('worker-a')?.state).toBe('done');
+    expect(view.status.tasks).toEqual({ total: 2, byStatus: { open: 0, running: 1, done: 1, partial: 0, blocked: 0, failed: 0 } });
+    expect(view.status.handoffs.delivered).toBe(1);
+    expect(view.handoffs.map((entry) => [entry.taskId, entry.handoff.summary])).toEqual([['task-a', 'The lexer is in']]);
+    expect(view.errors.counts['tool-failure']).toBe(1);
+    expect(view.errors.recent.at(-1)?.message).toBe('run_command: FAIL lexer.test.ts');
+    expect(view.status.commits.landed).toBe(1);
+  });
+
+  it('counts throughput per minute, with quiet minutes as zeros', () => {
+    const { store, run } = openLog();
+    twoWorkers(run);
+    const fold = createRunViewFold();
+    for (const event of store.read()) fold.add(event);
+    const view = fold.snapshot(run.now + 120_000);
+    // 09:00 holds the first step, 09:01 the second and the commit, 09:02 and 09:03 nothing but worker-b's call.
+    expect(view?.throughput.map((point) => [point.toolCalls, point.commits, point.modelCalls])).toEqual([
+      [1, 0, 1],
+      [2, 1, 1],
+      [0, 0, 0],
+      [0, 0, 0],
+    ]);
+  });
+
+  it('keeps the tail bounded and leaves model requests out of it', () => {
+    const { store, run } = openLog();
+    run.startRun('Long');
+    run.startAgent('planner-root', 'root-planner', 'task-root', 'Long', null);
+    for (let step = 1; step <= 40; step += 1) run.step('planner-root', step, 'read_file', { path: `f${step}` }, 'ok');
+    const fold = createRunViewFold({ tailSize: 10 });
+    for (const event of store.read()) fold.add(event);
+    const tail = fold.snapshot(run.now)?.tail ?? [];
+    expect(tail).toHaveLength(10);
+    expect(tail.some((line) => line.type === 'model.requested')).toBe(false);
+    expect(tail.at(-1)?.seq).toBe(store.lastSeq());
+  });
+
+  it('starts over when a newer run starts in the same log', () => {
+    const { store, run } = openLog();
+    twoWorkers(run);
+    const second = scriptRun(store, { now: run.now + 1_000 }, 'run-second');
+    second.startRun('Second');
+    second.startAgent('planner-2', 'root-planner', 'task-root-2', 'Second', null);
+    const fold = createRunViewFold();
+    for (const event of store.read()) fold.add(event);
+    const view = fold.snapshot(run.now + 2_000);
+    expect(view?.status.run.id).toBe('run-second');
+    expect(view?.agents.map((agent) => agent.id)).toEqual(['planner-2']);
+    expect(view?.status.tasks.total).toBe(0);
+    expect(view?.errors.counts['tool-failure']).toBe(0);
+  });
+});
+
+describe('following a log', () => {
+  it('reads a bounded number of events per catch-up and says when it has caught up', () => {
+    const { store, run } = openLog();
+    twoWorkers(run);
+    const followed = followRun(store);
+    expect(followed.catchUp(7)).toBe(7);
+    expect(followed.caughtUp).toBe(false);
+    const rest = followed.catchUp();
+    expect(followed.caughtUp).toBe(true);
+    expect(7 + rest).toBe(store.lastSeq());
+    run.step('worker-b', 2, 'read_file', { path: 'README.md' }, 'hello');
+    expect(followed.catchUp()).toBe(4);
+    expect(followed.view(run.now)?.agents.find((agent) => agent.id === 'worker-b')?.steps).toBe(2);
+  });
+
+  it('reads one agent\'s transcript: its task, its words, each tool call with its output', () => {
+    const { store, run } = openLog();
+    twoWorkers(run);
+    const transcript = followRun(store).transcript('worker-a');
+    expect(transcript.role).toBe('worker');
+    expect(transcript.workspace).toBe('/srv/workspaces/worker-a');
+    expect(transcript.landed).toEqual(['c'.repeat(40)]);
+    const tools = transcript.entries.filter((entry) => entry.kind === 'tool');
+    expect(tools.map((entry) => (entry.kind === 'tool' ? [entry.name, entry.ok, entry.output] : null))).toEqual([
+      ['write_file', true, 'wrote src/lexer.ts'],
+      ['run_command', false, 'FAIL lexer.test.ts'],
+    ]);
+    expect(transcript.handoffs.map((handoff) => handoff.summary)).toEqual(['The lexer is in']);
+  });
+
+  it('shows a tool call that has not ended as running', () => {
+    const { store, run } = openLog();
+    twoWorkers(run);
+    const entries = buildAgentTranscript('worker-b', store.read()).entries;
+    expect(entries.at(-1)).toMatchObject({ kind: 'tool', name: 'run_command', ok: null, output: null });
+  });
+});
+
+describe('replaying a log', () => {
+  it('shows the run as it stood at a moment, steps one event at a time, and ends where the log ends', () => {
+    const { store, run } = openLog();
+    twoWorkers(run);
+    run.tick(10_000);
+    run.append('worker-b', { type: 'tool.ended', data: { step: 1, callId: 'b-1', name: 'run_command', ok: true, output: 'pass', durationMs: 9_000 } });
+    run.handOff('worker-b', 'task-b', 'task-root', 'partial', 'Half the printer', 1);
+    run.endRun('done');
+    const opened = openReplay(store);
+    if (!opened.ok) throw new Error(opened.error);
+    const replay = opened.replay;
+    expect(replay.startsAt).toBe(SCRIPT_T0);
+    expect(replay.endsAt).toBe(run.now);
+    replay.advanceTo(SCRIPT_T0 + 30_000);
+    const early = replay.view();
+    expect(early?.agents.map((agent) => [agent.id, agent.state])).toEqual([
+      ['planner-root', 'running'],
+      ['worker-a', 'running'],
+      ['worker-b', 'running'],
+    ]);
+    expect(replay.transcript('worker-a').entries.filter((entry) => entry.kind === 'tool')).toHaveLength(1);
+    const before = early?.lastSeq ?? 0;
+    const stepped = replay.step();
+    expect(stepped?.seq).toBe(before + 1);
+    replay.advanceTo(replay.endsAt);
+    expect(replay.finished).toBe(true);
+    const end = replay.view();
+    const whole = createRunViewFold();
+    for (const event of store.read()) whole.add(event);
+    expect(end?.status).toEqual(whole.snapshot(run.now)?.status);
+    expect(end?.status.run.state).toBe('done');
+  });
+
+  it('says when there is no run to replay', () => {
+    const opened = openReplay(createMemoryEventStore());
+    expect(opened).toEqual({ ok: false, error: 'the log holds no run to replay.' });
+  });
+});

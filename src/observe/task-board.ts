@@ -1,0 +1,114 @@
+import type { ColonyEvent } from '../events/event-types.js';
+import { handoffStatusSchema, type Handoff } from '../events/handoff.js';
+import type { TaskStatus } from '../store/task-store.js';
+
+/** One task as the log tells it: published, claimed, handed back, closed. */
+export interface TaskEntry {
+  readonly id: string;
+  readonly parentTaskId: string | null;
+  readonly kind: 'worker' | 'planner';
+  readonly title: string;
+  readonly status: TaskStatus;
+  readonly createdAt: number;
+  /** The agent that last took it; null before one did. */
+  readonly agentId: string | null;
+  /** How many times it was claimed (more than one after a restart or a lost lease). */
+  readonly claims: number;
+  /** The task this one publishes again, when its planner retried one. */
+  readonly retryOf: string | null;
+}
+
+/** A handoff as submitted, with who sent it and when. */
+export interface HandoffEntry {
+  readonly seq: number;
+  readonly ts: number;
+  readonly taskId: string;
+  readonly agentId: string;
+  readonly handoff: Handoff;
+}
+
+/** Tasks by status and the handoffs with their notes, folded from the log alone. */
+export interface TaskBoard {
+  /** Every task of the run, the root planner's included, in the order they were published. */
+  readonly tasks: readonly TaskEntry[];
+  /** Tasks of the tree, the root planner's own excepted (as `colony status` counts them). */
+  readonly counts: { readonly total: number; readonly byStatus: Readonly<Record<TaskStatus, number>> };
+  /** Handoffs delivered to a parent's inbox. */
+  readonly delivered: number;
+  /** The latest handoffs, oldest first. */
+  readonly handoffs: readonly HandoffEntry[];
+}
+
+export interface TaskBoardFold {
+  add(event: ColonyEvent): void;
+  snapshot(): TaskBoard;
+}
+
+type TaskRecord = { -readonly [K in keyof TaskEntry]: TaskEntry[K] };
+
+export function createTaskBoardFold(keepHandoffs = 200): TaskBoardFold {
+  const tasks = new Map<string, TaskRecord>();
+  const handoffs: HandoffEntry[] = [];
+  let delivered = 0;
+  return {
+    add(event) {
+      switch (event.type) {
+        case 'task.created':
+          if (!tasks.has(event.data.taskId)) {
+            tasks.set(event.data.taskId, {
+              id: event.data.taskId,
+              parentTaskId: event.data.parentTaskId,
+              kind: event.data.kind,
+              title: event.data.title,
+              status: 'open',
+              createdAt: event.ts,
+              agentId: null,
+              claims: 0,
+              retryOf: event.data.retryOf,
+            });
+          }
+          return;
+        case 'task.claimed': {
+          const task = tasks.get(event.data.taskId);
+          if (task === undefined) return;
+          task.status = 'running';
+          task.claims += 1;
+          return;
+        }
+        case 'agent.started': {
+          const task = tasks.get(event.data.taskId);
+          if (task !== undefined) task.agentId = event.agentId;
+          return;
+        }
+        case 'task.released': {
+          const task = tasks.get(event.data.taskId);
+          if (task !== undefined) task.status = 'open';
+          return;
+        }
+        case 'handoff.delivered': {
+          const task = tasks.get(event.data.taskId);
+          const status = handoffStatusSchema.safeParse(event.data.status);
+          if (task !== undefined) task.status = status.success ? status.data : 'failed';
+          if (event.data.parentTaskId !== null) delivered += 1;
+          return;
+        }
+        case 'handoff.submitted':
+          handoffs.push({ seq: event.seq, ts: event.ts, taskId: event.data.taskId, agentId: event.agentId, handoff: event.data.handoff });
+          if (handoffs.length > keepHandoffs) handoffs.shift();
+          return;
+        default:
+          return;
+      }
+    },
+    snapshot() {
+      const byStatus: Record<TaskStatus, number> = { open: 0, running: 0, done: 0, partial: 0, blocked: 0, failed: 0 };
+      let total = 0;
+      for (const task of tasks.values()) {
+        if (task.parentTaskId === null) continue;
+        byStatus[task.status] += 1;
+        total += 1;
+      }
+      return { tasks: [...tasks.values()].map((task) => ({ ...task })), counts: { total, byStatus }, delivered, handoffs: [...handoffs] };
+    },
+  };
+}
