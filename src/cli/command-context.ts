@@ -1,4 +1,5 @@
 import { InvalidArgumentError, Option } from 'commander';
+import type { Terminal } from './terminal-ui.js';
 import { WORKSPACE_METHOD_CHOICES } from '../workspace/choose-workspace-provider.js';
 
 export const EXIT_OK = 0;
@@ -18,6 +19,11 @@ export interface CommandContext {
    * must keep out of everything it records; `stdout` and `stderr` already redact them.
    */
   readonly secrets?: readonly string[];
+  /**
+   * The terminal colony was started in, when both its input and output are one: the terminal
+   * UI draws there. Absent when either is a pipe or a file, and in tests.
+   */
+  readonly terminal?: Terminal;
   /** Set by the command that ran. */
   exitCode: number;
 }

@@ -9,8 +9,11 @@ import { registerSimServerCommand } from './commands/sim-server.js';
 import { registerStatusCommand } from './commands/status.js';
 import { registerWorkCommand } from './commands/work.js';
 import { registerBenchCommand } from './commands/bench.js';
+import { registerReplayCommand } from './commands/replay.js';
+import { registerTuiCommand } from './commands/tui.js';
 import { EXIT_FAILED, EXIT_USAGE, type CommandContext } from './command-context.js';
 import { handleInterrupts, type InterruptHandling } from './interrupts.js';
+import type { Terminal } from './terminal-ui.js';
 import { createSecretRedactor, secretsInEnvironment } from '../events/secret-redaction.js';
 
 /**
@@ -34,6 +37,7 @@ export async function main(argv: readonly string[], context: Partial<CommandCont
     env,
     cwd: context.cwd ?? process.cwd(),
     signal: context.signal ?? interrupts?.signal ?? new AbortController().signal,
+    ...terminalOf(context),
     exitCode: 0,
   };
   try {
@@ -50,6 +54,13 @@ export async function main(argv: readonly string[], context: Partial<CommandCont
     // the vanished terminal's settings and abort.
     if (interrupts?.hungUp() === true) process.kill(process.pid, 'SIGHUP');
   }
+}
+
+/** The process's terminal, when colony runs in one and the caller did not redirect its output. */
+function terminalOf(context: Partial<CommandContext>): { terminal?: Terminal } {
+  if (context.terminal !== undefined) return { terminal: context.terminal };
+  if (context.stdout !== undefined || process.stdin.isTTY !== true || process.stdout.isTTY !== true) return {};
+  return { terminal: { stdin: process.stdin, stdout: process.stdout } };
 }
 
 /** The variables named with `--api-key-env`, whose values are secrets whatever they are called. */
@@ -76,6 +87,8 @@ async function runProgram(argv: readonly string[], ctx: CommandContext): Promise
   registerAndonCommand(program, ctx);
   registerWorkCommand(program, ctx);
   registerEventsCommand(program, ctx);
+  registerTuiCommand(program, ctx);
+  registerReplayCommand(program, ctx);
   registerSimServerCommand(program, ctx);
   registerDemoCommand(program, ctx);
   registerBenchCommand(program, ctx);

@@ -8,8 +8,8 @@ import { eventsDatabasePath } from '../../orchestrator/state-directory.js';
 import { openSqliteTaskStore } from '../../store/sqlite-task-store.js';
 import { usageError, type CommandContext } from '../command-context.js';
 import { sandboxWarning } from '../sandbox-options.js';
-import { announcingPromptOverrides } from '../prompt-override-notice.js';
-import { addProgressOptions, finishRun, progressPrinter, type ProgressFlags } from './run.js';
+import { startRunDisplay } from '../run-display.js';
+import { addProgressOptions, finishRun, progressPrinter, showsTui, type ProgressFlags } from './run.js';
 
 interface ResumeFlags extends ProgressFlags {
   readonly repo: string;
@@ -45,7 +45,8 @@ async function resume(ctx: CommandContext, flags: ResumeFlags): Promise<number> 
   const plannerModel = settings.plannerModel === settings.workerModel ? workerModel : resolveRecorded(ctx, settings.plannerModel, run);
   if (plannerModel === null) return ctx.exitCode;
   const progress = progressPrinter(ctx, flags);
-  if (progress !== undefined) {
+  const display = startRunDisplay(ctx, { tui: showsTui(ctx, flags), stateDir: found.stateDir, repoDir, progress });
+  if (progress !== undefined && !showsTui(ctx, flags)) {
     ctx.stderr(`colony resume: ${describeUnfinishedRun(run)}, resumed ${run.resumes} time(s) before\n`);
     const hold = userHoldOf(found.stateDir, run.runId);
     if (hold !== null) ctx.stderr(`colony resume: spawning is paused by you (${hold}): no task starts until colony andon --release\n`);
@@ -58,8 +59,9 @@ async function resume(ctx: CommandContext, flags: ResumeFlags): Promise<number> 
     signal: ctx.signal,
     // The key the run reads is a secret whatever its variable is called.
     secrets: [...(ctx.secrets ?? []), ...recordedKey(ctx, settings.apiKeyEnv)],
-    onEvent: announcingPromptOverrides(ctx, progress),
+    onEvent: display.onEvent,
   });
+  await display.close();
   return finishRun(ctx, result, flags.json === true);
 }
 

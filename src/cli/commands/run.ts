@@ -25,7 +25,8 @@ import {
 import { formatRunSummary, readRunStatus } from './run-report.js';
 import { addSandboxOptions, reportSandboxSettings, type SandboxFlags } from '../sandbox-options.js';
 import { addFreshnessOptions, freshnessOf, type FreshnessFlags } from '../freshness-options.js';
-import { announcingPromptOverrides } from '../prompt-override-notice.js';
+import { startRunDisplay } from '../run-display.js';
+import { defaultStateDir } from '../../orchestrator/state-directory.js';
 
 interface RunFlags extends SandboxFlags, FreshnessFlags {
   readonly repo: string;
@@ -55,6 +56,8 @@ interface RunFlags extends SandboxFlags, FreshnessFlags {
 
 /** How much a run prints as it goes: `--json` and `--quiet` print nothing, `--verbose` every event. */
 export interface ProgressFlags {
+  /** False with `--no-tui`. */
+  readonly tui?: boolean;
   readonly json?: boolean;
   readonly quiet?: boolean;
   readonly verbose?: boolean;
@@ -145,7 +148,8 @@ export function addProgressOptions(command: Command): Command {
   return command
     .option('--json', 'print the outcome as JSON')
     .option('--quiet', 'print no progress lines')
-    .option('--verbose', 'print a line for every event, not only the milestones');
+    .option('--verbose', 'print a line for every event, not only the milestones')
+    .option('--no-tui', 'print progress lines instead of the terminal UI, even in a terminal');
 }
 
 /** The progress printer for a run, or undefined when it prints none. */
@@ -197,11 +201,13 @@ async function run(ctx: CommandContext, goalPath: string, flags: RunFlags): Prom
     }
   }
   const progress = progressPrinter(ctx, flags);
-  if (progress !== undefined) {
+  const repoDir = resolve(ctx.cwd, flags.repo);
+  const display = startRunDisplay(ctx, { tui: showsTui(ctx, flags), stateDir: flags.state === undefined ? defaultStateDir(repoDir) : resolve(ctx.cwd, flags.state), repoDir, progress });
+  if (progress !== undefined && !showsTui(ctx, flags)) {
     ctx.stderr(`colony run: workers on ${workerModel.spec}, planners on ${plannerModel.spec}, up to ${flags.workers} workers at once\n`);
   }
   const result = await runRunSession({
-    repoDir: resolve(ctx.cwd, flags.repo),
+    repoDir,
     goalPath: resolve(ctx.cwd, goalPath),
     workerModel,
     plannerModel,
@@ -217,13 +223,19 @@ async function run(ctx: CommandContext, goalPath: string, flags: RunFlags): Prom
     limits: { tokens: flags.budgetTokens ?? null, usd: flags.budgetUsd ?? null, maxHours: flags.maxHours ?? null },
     signal: ctx.signal,
     secrets: ctx.secrets ?? [],
-    onEvent: announcingPromptOverrides(ctx, progress),
+    onEvent: display.onEvent,
     newRun: flags.new === true,
     modelSource: { baseUrl: flags.baseUrl ?? null, apiKeyEnv: flags.apiKeyEnv ?? null, prices },
     ...(flags.hangAfter === undefined ? {} : { hangAfterMs: Math.round(flags.hangAfter * 60_000) }),
     freshness: freshnessOf(flags),
   });
+  await display.close();
   return finishRun(ctx, result, flags.json === true);
+}
+
+/** The terminal UI shows a run in a terminal, unless told not to or asked for JSON or quiet. */
+export function showsTui(ctx: CommandContext, flags: ProgressFlags): boolean {
+  return ctx.terminal !== undefined && flags.tui !== false && flags.json !== true && flags.quiet !== true;
 }
 
 /** Prints how a run (new or resumed) ended and returns the exit code. */

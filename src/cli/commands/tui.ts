@@ -1,0 +1,77 @@
+import { existsSync } from 'node:fs';
+import { resolve } from 'node:path';
+import type { Command } from 'commander';
+import { followRun } from '../../observe/run-reader.js';
+import { defaultStateDir, eventsDatabasePath } from '../../orchestrator/state-directory.js';
+import { openSqliteEventStore } from '../../store/sqlite-event-store.js';
+import type { EventStore } from '../../store/event-store.js';
+import { liveSource } from '../../ui/tui/sources.js';
+import { agentDiffReader } from '../agent-diff.js';
+import { EXIT_OK, usageError, type CommandContext } from '../command-context.js';
+import { showTerminalUi, type Terminal } from '../terminal-ui.js';
+import { steeringActions } from '../tui-actions.js';
+
+interface TuiFlags {
+  readonly repo: string;
+  readonly state?: string;
+  readonly run?: string;
+}
+
+export function registerTuiCommand(program: Command, ctx: CommandContext): void {
+  program
+    .command('tui')
+    .description('Watch and steer a run in the terminal, live or finished: the agent tree, throughput, the event tail, each agent\'s transcript.')
+    .option('--repo <dir>', 'the repository the run works on', '.')
+    .option('--state <dir>', 'the state directory the run uses (default: <repo>/.colony)')
+    .option('--run <id>', 'the run to show (default: the latest)')
+    .action(async (flags: TuiFlags) => {
+      ctx.exitCode = await tui(ctx, flags);
+    });
+}
+
+async function tui(ctx: CommandContext, flags: TuiFlags): Promise<number> {
+  const opened = openRunLog(ctx, flags, 'colony tui');
+  if (opened === null) return ctx.exitCode;
+  const { store, stateDir, terminal } = opened;
+  if (terminal === undefined) throw new Error('openRunLog returned no terminal for a command that needs one');
+  try {
+    const source = liveSource(followRun(store, flags.run === undefined ? {} : { runId: flags.run }), agentDiffReader(repoOf(store, flags.run) ?? resolve(ctx.cwd, flags.repo)));
+    const ui = showTerminalUi(terminal, { source, actions: steeringActions(stateDir, ctx.secrets ?? []) }, { exitOnCtrlC: true });
+    await ui.closed;
+    return EXIT_OK;
+  } finally {
+    store.close();
+  }
+}
+
+/**
+ * The log of the state directory a viewing command names, opened for reading, and the
+ * terminal to draw on; null after saying what is missing (no terminal, no log, no such run).
+ */
+export function openRunLog(ctx: CommandContext, flags: TuiFlags, command: string, needsTerminal = true): { store: EventStore; stateDir: string; terminal: Terminal | undefined } | null {
+  const stateDir = flags.state === undefined ? defaultStateDir(resolve(ctx.cwd, flags.repo)) : resolve(ctx.cwd, flags.state);
+  const terminal = ctx.terminal;
+  if (needsTerminal && terminal === undefined) {
+    usageError(ctx, `${command} draws in a terminal, and this one's input or output is not a terminal.`, 'Run it in a terminal (over SSH, in tmux), or read the run with colony status, colony events --follow or colony analyze.');
+    return null;
+  }
+  const path = eventsDatabasePath(stateDir);
+  if (!existsSync(path)) {
+    usageError(ctx, `there is no colony log at ${path}.`, 'Pass the repository a run used with --repo, or its state directory with --state; start a run with colony run GOAL.md.');
+    return null;
+  }
+  const store = openSqliteEventStore(path);
+  const runs = store.read({ types: ['run.started'], ...(flags.run === undefined ? {} : { runId: flags.run }) });
+  if (runs.length === 0) {
+    store.close();
+    usageError(ctx, flags.run === undefined ? `there is no run in ${stateDir} yet.` : `there is no run ${flags.run} in ${stateDir}.`, 'colony status lists the latest run; start one with colony run GOAL.md.');
+    return null;
+  }
+  return { store, stateDir, terminal };
+}
+
+/** The repository the run worked on, as it recorded it. */
+export function repoOf(store: EventStore, runId: string | undefined): string | null {
+  const started = store.read({ types: ['run.started'], ...(runId === undefined ? {} : { runId }) }).at(-1);
+  return started?.type === 'run.started' ? started.data.repo : null;
+}

@@ -1,0 +1,83 @@
+import type { ColonyEvent } from '../events/event-types.js';
+import { followRun, type EventReader } from '../observe/run-reader.js';
+import { eventsDatabasePath } from '../orchestrator/state-directory.js';
+import type { EventQuery } from '../store/event-store.js';
+import { openSqliteEventStore } from '../store/sqlite-event-store.js';
+import type { EventStore } from '../store/event-store.js';
+import { liveSource } from '../ui/tui/sources.js';
+import { existsSync } from 'node:fs';
+import { agentDiffReader } from './agent-diff.js';
+import type { CommandContext } from './command-context.js';
+import { announcingPromptOverrides } from './prompt-override-notice.js';
+import { showTerminalUi } from './terminal-ui.js';
+import { steeringActions } from './tui-actions.js';
+
+/** How a run shows itself while it goes: `onEvent` for the session, and `close` once it returns. */
+export interface RunDisplay {
+  readonly onEvent: (event: ColonyEvent) => void;
+  /** Takes the terminal UI down (when there is one) and prints what it held back. */
+  close(): Promise<void>;
+}
+
+export interface RunDisplayOptions {
+  /** True unless `--no-tui`, `--json` or `--quiet`. */
+  readonly tui: boolean;
+  readonly stateDir: string;
+  readonly repoDir: string;
+  /** The progress printer for plain lines, when there is no terminal UI. */
+  readonly progress: ((event: ColonyEvent) => void) | undefined;
+}
+
+/**
+ * The terminal UI when colony runs in a terminal (and was not told otherwise), plain progress
+ * lines when it does not. The UI reads the run's log like `colony tui` does, so what it shows
+ * is what another terminal attached to the run shows; `q` asks before it stops the run, and
+ * Ctrl-C stops it as it does without the UI.
+ */
+export function startRunDisplay(ctx: CommandContext, options: RunDisplayOptions): RunDisplay {
+  if (!options.tui || ctx.terminal === undefined) {
+    return { onEvent: announcingPromptOverrides(ctx, options.progress), close: () => Promise.resolve() };
+  }
+  // Lines written under the UI would tear it: notices wait until it is down.
+  const heldBack: string[] = [];
+  const reader = lazyLog(options.stateDir);
+  const interrupt = () => process.kill(process.pid, 'SIGINT');
+  const ui = showTerminalUi(
+    ctx.terminal,
+    {
+      source: liveSource(followRun(reader), agentDiffReader(options.repoDir)),
+      actions: steeringActions(options.stateDir, ctx.secrets ?? []),
+      quitQuestion: 'Stop the run? Its unfinished tasks wait for colony resume.',
+      onQuit: interrupt,
+      onInterrupt: interrupt,
+    },
+    { exitOnCtrlC: false },
+  );
+  return {
+    onEvent: announcingPromptOverrides({ ...ctx, stderr: (text) => heldBack.push(text) }, undefined),
+    close: async () => {
+      ui.close();
+      await ui.closed;
+      reader.close();
+      for (const text of heldBack) ctx.stderr(text);
+    },
+  };
+}
+
+/** The run's log, opened once the run has made it: until then it reads as empty. */
+function lazyLog(stateDir: string): EventReader & { close(): void } {
+  let store: EventStore | null = null;
+  return {
+    read(query: EventQuery) {
+      if (store === null) {
+        const path = eventsDatabasePath(stateDir);
+        if (!existsSync(path)) return [];
+        store = openSqliteEventStore(path);
+      }
+      return store.read(query);
+    },
+    close() {
+      store?.close();
+    },
+  };
+}

@@ -1,0 +1,49 @@
+import { openSteering } from '../orchestrator/steering-access.js';
+import { holdRun, releaseRun, sendToPlanner, type SteeringStores } from '../orchestrator/steering.js';
+import type { SteeringOutcome, TuiActions } from '../ui/tui/tui-source.js';
+
+/**
+ * The terminal UI's steering keys, doing what `colony andon`, `colony say`, `colony stop` and
+ * `colony workers` do: each opens the run's state directory, makes its one change and lets go,
+ * so any number of UIs (and the commands) can steer the same run.
+ */
+export function steeringActions(stateDir: string, secrets: readonly string[]): TuiActions {
+  const steer = (change: (stores: SteeringStores, runId: string) => SteeringOutcome): SteeringOutcome => {
+    const access = openSteering(stateDir, secrets);
+    if (!access.ok) return { ok: false, message: access.error };
+    try {
+      return change(access.stores, access.run.runId);
+    } catch (error) {
+      return { ok: false, message: `colony could not record that: ${error instanceof Error ? error.message : String(error)}` };
+    } finally {
+      access.close();
+    }
+  };
+  return {
+    hold: (reason) =>
+      steer((stores, runId) => {
+        const held = holdRun(stores, runId, reason);
+        return held.ok ? { ok: true, message: 'Spawning paused across the run (andon): no task is claimed until you press a again.' } : { ok: false, message: held.error };
+      }),
+    release: () =>
+      steer((stores, runId) => {
+        const released = releaseRun(stores, runId, 'released from the terminal UI');
+        return released.ok ? { ok: true, message: 'Spawning released: tasks are claimed again.' } : { ok: false, message: released.error };
+      }),
+    say: (target, text) =>
+      steer((stores, runId) => {
+        const sent = sendToPlanner(stores, runId, target, text);
+        return sent.ok ? { ok: true, message: `Sent to ${sent.recipient.role} ${sent.recipient.agentId ?? sent.recipient.taskId}: it reads it before its next step.` } : { ok: false, message: sent.error };
+      }),
+    stop: (target, reason) =>
+      steer((stores, runId) => {
+        const stopped = stopAgent(stores, runId, target, reason);
+        return stopped.ok ? { ok: true, message: `Stopping ${target}: its task closes as failed and its planner is told.` } : { ok: false, message: stopped.error };
+      }),
+    setWorkers: (workers) =>
+      steer((stores, runId) => {
+        const set = setWorkers(stores, runId, workers, 'set from the terminal UI');
+        return set.ok ? { ok: true, message: `Up to ${workers} worker(s) at once from now on.` } : { ok: false, message: set.error };
+      }),
+  };
+}

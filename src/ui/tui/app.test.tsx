@@ -1,0 +1,156 @@
+import { render } from 'ink-testing-library';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { openReplay } from '../../observe/replay-run.js';
+import { followRun } from '../../observe/run-reader.js';
+import { SCRIPT_T0, scriptRun } from '../../observe/testing/scripted-run.js';
+import { createMemoryEventStore } from '../../store/memory-event-store.js';
+import { TuiApp } from './app.js';
+import { liveSource, replaySource } from './sources.js';
+import type { SteeringOutcome, TuiActions } from './tui-source.js';
+
+const SIZE = { columns: 100, rows: 30 };
+
+function liveRun() {
+  const clock = { now: SCRIPT_T0 };
+  const store = createMemoryEventStore({ now: () => clock.now });
+  const run = scriptRun(store, clock);
+  run.startRun('Build the parser');
+  const root = { agentId: 'planner-root', taskId: 'task-root' };
+  run.startAgent('planner-root', 'root-planner', 'task-root', 'Build the parser', null);
+  run.startAgent('worker-1', 'worker', 'task-1', 'Write the lexer', root);
+  run.step('worker-1', 1, 'run_command', { command: 'npm test' }, 'Tests: 12 passed');
+  return { store, run, clock };
+}
+
+/** Steering that records what it was asked, and answers as the real one does when it worked. */
+function recordingActions() {
+  const calls: unknown[][] = [];
+  const answer = (...call: unknown[]): SteeringOutcome => {
+    calls.push(call);
+    return { ok: true, message: `done: ${call.join(' ')}` };
+  };
+  const actions: TuiActions = {
+    hold: (reason) => answer('hold', reason),
+    release: () => answer('release'),
+    say: (target, text) => answer('say', target, text),
+    stop: (target, reason) => answer('stop', target, reason),
+    setWorkers: (workers) => answer('workers', workers),
+  };
+  return { actions, calls };
+}
+
+let cleanups: (() => void)[] = [];
+afterEach(() => {
+  for (const cleanup of cleanups) cleanup();
+  cleanups = [];
+});
+
+function mount(node: Parameters<typeof render>[0]) {
+  const instance = render(node);
+  cleanups.push(instance.unmount);
+  const frame = () => instance.lastFrame() ?? '';
+  const press = async (...keys: string[]) => {
+    for (const key of keys) {
+      instance.stdin.write(key);
+      // Ink reads each write as one key press only after the one before was handled.
+      await new Promise((resolve) => setTimeout(resolve, 15));
+    }
+  };
+  const until = (text: string | RegExp) => vi.waitFor(() => expect(frame()).toMatch(text), { timeout: 3_000, interval: 20 });
+  return { frame, press, until };
+}
+
+describe('the terminal UI on a live run', () => {
+  it('shows agents as they appear in the log, and one agent\'s transcript with its tool output', async () => {
+    const { store, run, clock } = liveRun();
+    const source = liveSource(followRun(store), () => Promise.resolve('diff --git a/src/lexer.ts b/src/lexer.ts'), () => clock.now);
+    const ui = mount(<TuiApp source={source} actions={recordingActions().actions} size={SIZE} frameMs={20} />);
+    await ui.until('worker-1 Write the lexer');
+    expect(ui.frame()).not.toContain('worker-2');
+    run.startAgent('worker-2', 'worker', 'task-2', 'Write the printer', { agentId: 'planner-root', taskId: 'task-root' });
+    await ui.until('worker-2 Write the printer');
+    await ui.press('j', '\r');
+    await ui.until('worker-1 worker running');
+    await ui.until('▶ run_command {"command":"npm test"}');
+    expect(ui.frame()).toContain('│ Tests: 12 passed');
+    await ui.press('4');
+    await ui.until('diff --git a/src/lexer.ts');
+    await ui.press('q');
+    await ui.until('agents (sorted by tree)');
+  });
+
+  it('steers from the keys: andon, a message to the worker\'s planner, workers, stopping an agent', async () => {
+    const { store, clock } = liveRun();
+    const { actions, calls } = recordingActions();
+    const source = liveSource(followRun(store), () => Promise.resolve(''), () => clock.now);
+    const ui = mount(<TuiApp source={source} actions={actions} size={SIZE} frameMs={20} />);
+    await ui.until('worker-1');
+    await ui.press('a');
+    await ui.until('done: hold held from the terminal UI');
+    await ui.press('j', 'm');
+    await ui.until('Message to planner-root:');
+    await ui.press('B', 'u', 'i', 'l', 'd', ' ', 'i', 't', '\r');
+    await ui.press('w', '3', '\r');
+    await ui.press('x');
+    await ui.until('Stop worker worker-1 "Write the lexer"?');
+    await ui.press('y');
+    await ui.until('done: stop worker-1');
+    expect(calls).toEqual([
+      ['hold', 'held from the terminal UI'],
+      ['say', 'planner-root', 'Build it'],
+      ['workers', 3],
+      ['stop', 'worker-1', 'stopped from the terminal UI'],
+    ]);
+  });
+
+  it('asks before q stops a run it is attached to, and quits only on yes', async () => {
+    const { store, clock } = liveRun();
+    const quit = vi.fn();
+    const source = liveSource(followRun(store), () => Promise.resolve(''), () => clock.now);
+    const ui = mount(<TuiApp source={source} actions={null} size={SIZE} frameMs={20} quitQuestion="Stop the run?" onQuit={quit} />);
+    await ui.until('worker-1');
+    await ui.press('q');
+    await ui.until('Stop the run? (y/n)');
+    await ui.press('n');
+    expect(quit).not.toHaveBeenCalled();
+    await ui.press('q', 'y');
+    await vi.waitFor(() => expect(quit).toHaveBeenCalledTimes(1));
+  });
+
+  it('refuses to steer a replay, saying why', async () => {
+    const { store, run } = liveRun();
+    run.tick(30_000);
+    run.endRun('done');
+    const opened = openReplay(store);
+    if (!opened.ok) throw new Error(opened.error);
+    const source = replaySource(opened.replay, () => Promise.resolve(''), { speed: 1, paused: true });
+    const ui = mount(<TuiApp source={source} actions={null} size={SIZE} frameMs={20} />);
+    await ui.until('replay 1x paused');
+    await ui.press('a');
+    await ui.until('A replay only shows the run; steer a live run with colony tui.');
+  });
+});
+
+describe('the terminal UI on a replay', () => {
+  it('steps one event at a time while paused, and plays faster on >', async () => {
+    const { store, run } = liveRun();
+    run.tick(60_000);
+    run.startAgent('worker-2', 'worker', 'task-2', 'Write the printer', { agentId: 'planner-root', taskId: 'task-root' });
+    run.endRun('done');
+    const opened = openReplay(store);
+    if (!opened.ok) throw new Error(opened.error);
+    opened.replay.advanceTo(SCRIPT_T0 + 1_000);
+    const source = replaySource(opened.replay, () => Promise.resolve(''), { speed: 1, paused: true });
+    const ui = mount(<TuiApp source={source} actions={null} size={SIZE} frameMs={20} />);
+    await ui.until('worker-1 Write the lexer');
+    expect(ui.frame()).not.toContain('worker-2');
+    const before = opened.replay.view()?.lastSeq ?? 0;
+    await ui.press('.');
+    expect(opened.replay.view()?.lastSeq).toBe(before + 1);
+    await ui.press('>', '>');
+    await ui.until('replay 4x paused');
+    // Stepping through the rest shows the second worker when its start is reached.
+    for (let index = 0; index < 12 && !ui.frame().includes('worker-2'); index += 1) await ui.press('.');
+    await ui.until('worker-2 Write the printer');
+  });
+});

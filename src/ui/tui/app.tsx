@@ -1,0 +1,189 @@
+import { Box, Text, useApp, useInput, useStdout } from 'ink';
+import { useEffect, useMemo, useRef, useState } from 'react';
+import type { AgentTranscript } from '../../observe/agent-transcript.js';
+import type { RunView } from '../../observe/run-view.js';
+import { AgentDetail } from './agent-detail.js';
+import { AgentTree } from './agent-tree.js';
+import { detailLines } from './detail-lines.js';
+import { EventTail } from './event-tail.js';
+import { Footer, type PromptState } from './footer.js';
+import { Header } from './header.js';
+import { handleKey, type KeyContext, type Screen } from './keys.js';
+import { TREE_SORTS, treeRows, type TreeSort } from './tree-rows.js';
+import type { TuiActions, TuiSource } from './tui-source.js';
+
+export interface TuiAppProps {
+  readonly source: TuiSource;
+  /** The steering keys' effects; null when the run cannot be steered (a replay, a finished run). */
+  readonly actions: TuiActions | null;
+  /** A fixed size, for tests; otherwise the terminal's, followed as it is resized. */
+  readonly size?: { readonly columns: number; readonly rows: number };
+  /** How often the view is read and drawn again; a bounded rate however fast the log grows. */
+  readonly frameMs?: number;
+  /** Asked before `q` quits (`colony run`: quitting stops the run); null quits at once. */
+  readonly quitQuestion?: string | null;
+  /** Called when the user quits, before the app unmounts. */
+  readonly onQuit?: () => void;
+  /** Ctrl-C, when the app is rendered without Ink's own exit on Ctrl-C (`colony run`: it stops the run). */
+  readonly onInterrupt?: () => void;
+}
+
+/** What the keys change: which page, which agent, what is folded, how sorted, what is being typed. */
+interface UiState {
+  readonly screen: Screen;
+  readonly selectedId: string | null;
+  readonly collapsed: ReadonlySet<string>;
+  readonly sort: TreeSort;
+  readonly prompt: PromptState | null;
+  readonly flash: { readonly ok: boolean; readonly text: string; readonly at: number } | null;
+}
+
+const HEADER_LINES = 4;
+const TAIL_LINES = 8;
+const FOOTER_LINES = 2;
+const FLASH_MS = 6_000;
+
+/** colony's terminal UI: the header, the agent tree (or one agent's page), the event tail, the keys. */
+export function TuiApp({ source, actions, size, frameMs = 250, quitQuestion = null, onQuit, onInterrupt }: TuiAppProps) {
+  const { exit } = useApp();
+  const terminal = useTerminalSize(size);
+  const [view, setView] = useState<RunView | null>(() => {
+    source.tick();
+    return source.view();
+  });
+  // What the keys change lives in a ref, read afresh by every key press: keys that arrive
+  // faster than the screen redraws (typing, a paste) each see what the one before did.
+  const ui = useRef<UiState>({ screen: { kind: 'tree' }, selectedId: null, collapsed: new Set(), sort: 'tree', prompt: null, flash: null });
+  const [, redraw] = useState(0);
+  const update = (change: Partial<UiState>) => {
+    ui.current = { ...ui.current, ...change };
+    redraw((count) => count + 1);
+  };
+  const { screen, collapsed, sort, prompt, flash } = ui.current;
+  const [transcript, setTranscript] = useState<AgentTranscript | null>(null);
+  const [diff, setDiff] = useState<string | null>(null);
+
+  useEffect(() => {
+    const timer = setInterval(() => {
+      source.tick();
+      setView(source.view());
+    }, frameMs);
+    return () => clearInterval(timer);
+  }, [source, frameMs]);
+
+  const detailAgent = screen.kind === 'detail' ? screen.agentId : null;
+  // An agent's page is read again as its log grows, at most once a second.
+  useEffect(() => {
+    if (detailAgent === null) return;
+    setTranscript(source.transcript(detailAgent));
+    const timer = setInterval(() => setTranscript(source.transcript(detailAgent)), Math.max(1_000, frameMs));
+    return () => clearInterval(timer);
+  }, [source, detailAgent, frameMs]);
+
+  const tab = screen.kind === 'detail' ? screen.tab : null;
+  const transcriptAgent = transcript?.agentId ?? null;
+  // The diff is read when its tab opens for an agent, not again on every refresh of the transcript.
+  useEffect(() => {
+    if (tab !== 'diff' || transcript === null || transcriptAgent !== detailAgent) return;
+    let current = true;
+    setDiff(null);
+    source.diff(transcript).then(
+      (text) => current && setDiff(text),
+      (error: unknown) => current && setDiff(`colony could not read the diff: ${error instanceof Error ? error.message : String(error)}`),
+    );
+    return () => {
+      current = false;
+    };
+  }, [source, tab, detailAgent, transcriptAgent]);
+
+  const rows = useMemo(() => treeRows(view?.agents ?? [], collapsed, sort), [view, collapsed, sort]);
+  const selected = ui.current.selectedId ?? rows[0]?.agent.id ?? null;
+  const bodyHeight = Math.max(3, terminal.rows - HEADER_LINES - FOOTER_LINES - (screen.kind === 'tree' ? TAIL_LINES : 0));
+  // Until the page's agent is read, the one read before is not shown under its name.
+  const lines = screen.kind === 'detail' && transcript?.agentId === screen.agentId ? detailLines(screen.tab, transcript, diff, terminal.columns) : [];
+
+  const context: KeyContext = {
+    get screen() {
+      return ui.current.screen;
+    },
+    get rows() {
+      return treeRows(view?.agents ?? [], ui.current.collapsed, ui.current.sort);
+    },
+    get selectedId() {
+      return ui.current.selectedId ?? rows[0]?.agent.id ?? null;
+    },
+    view,
+    get prompt() {
+      return ui.current.prompt;
+    },
+    actions,
+    replay: source.replay,
+    pageLines: Math.max(1, bodyHeight - 2),
+    detailLines: lines.length,
+    quitQuestion,
+    setScreen: (next) => update({ screen: next }),
+    setSelectedId: (agentId) => update({ selectedId: agentId }),
+    toggleCollapsed: (agentId, collapse) => {
+      const next = new Set(ui.current.collapsed);
+      if (collapse ?? !next.has(agentId)) next.add(agentId);
+      else next.delete(agentId);
+      update({ collapsed: next });
+    },
+    nextSort: () => update({ sort: TREE_SORTS[(TREE_SORTS.indexOf(ui.current.sort) + 1) % TREE_SORTS.length] ?? 'tree' }),
+    setPrompt: (next) => update({ prompt: next }),
+    say: (ok, text) => update({ flash: { ok, text, at: Date.now() } }),
+    quit: () => {
+      onQuit?.();
+      exit();
+    },
+    interrupt: () => onInterrupt?.(),
+  };
+  useInput((input, key) => handleKey(context, input, key));
+
+  if (view === null) {
+    return (
+      <Box flexDirection="column">
+        <Text>colony: {source.describe()}: waiting for the run to start…</Text>
+        <Text dimColor>q quits</Text>
+      </Box>
+    );
+  }
+  const shownFlash = flash !== null && Date.now() - flash.at < FLASH_MS ? flash : null;
+  const detailAgentView = detailAgent === null ? null : (view.agents.find((agent) => agent.id === detailAgent) ?? null);
+  return (
+    <Box flexDirection="column" width={terminal.columns}>
+      <Header view={view} width={terminal.columns} mode={source.describe()} />
+      {screen.kind === 'detail' ? (
+        <AgentDetail agent={detailAgentView} agentId={screen.agentId} tab={screen.tab} lines={lines} offset={screen.offset} width={terminal.columns} height={bodyHeight} />
+      ) : (
+        <>
+          <AgentTree rows={rows} selectedId={selected} sort={sort} width={terminal.columns} height={bodyHeight} now={source.now()} />
+          <EventTail tail={view.tail} width={terminal.columns} height={TAIL_LINES} />
+        </>
+      )}
+      <Footer prompt={prompt} flash={shownFlash} keys={keyHelp(screen.kind, actions !== null, source.replay !== null)} width={terminal.columns} />
+    </Box>
+  );
+}
+
+function keyHelp(screen: Screen['kind'], steerable: boolean, replay: boolean): string {
+  const steering = steerable ? ' a andon  x stop  w/+/- workers  m message ·' : '';
+  const playback = replay ? ' p play/pause  . step  < > speed ·' : '';
+  if (screen === 'detail') return `1-4/tab pages  ↑↓ PgUp PgDn g G scroll  esc back ·${steering}${playback} q quit`;
+  return `↑↓ select  enter open  space fold  s sort ·${steering}${playback} q quit`;
+}
+
+function useTerminalSize(fixed: TuiAppProps['size']): { columns: number; rows: number } {
+  const { stdout } = useStdout();
+  const read = () => fixed ?? { columns: stdout.columns || 100, rows: stdout.rows || 30 };
+  const [size, setSize] = useState(read);
+  useEffect(() => {
+    if (fixed !== undefined) return;
+    const resized = () => setSize({ columns: stdout.columns || 100, rows: stdout.rows || 30 });
+    stdout.on('resize', resized);
+    return () => {
+      stdout.off('resize', resized);
+    };
+  }, [stdout, fixed]);
+  return fixed ?? size;
+}

@@ -1,0 +1,95 @@
+import type { AgentTranscript } from '../../observe/agent-transcript.js';
+import type { ReplayRun } from '../../observe/replay-run.js';
+import type { FollowedRun } from '../../observe/run-reader.js';
+import type { RunView } from '../../observe/run-view.js';
+import type { ReplayControls, TuiSource } from './tui-source.js';
+
+/** Reads an agent's changes for its diff page (the workspace's diff, the commits it landed). */
+export type DiffReader = (transcript: AgentTranscript) => Promise<string>;
+
+/** How many events one frame may fold: the rest waits for the next frame, so keys stay quick while a big log is read. */
+const EVENTS_PER_FRAME = 50_000;
+
+/**
+ * A live run followed through its log. `describe` says whether it is still being read (a long
+ * log is read over several frames), live, or ended.
+ */
+export function liveSource(run: FollowedRun, diff: DiffReader, clock: () => number = Date.now): TuiSource {
+  let view: RunView | null = null;
+  let read = 0;
+  const tick = (): void => {
+    read += run.catchUp(EVENTS_PER_FRAME);
+    view = run.view(clock());
+  };
+  return {
+    describe: () => {
+      if (!run.caughtUp) return `reading the log… ${read.toLocaleString('en-US')} events`;
+      const state = view?.status.run.state ?? 'running';
+      return state === 'running' ? 'live' : `ended ${state}`;
+    },
+    tick,
+    view: () => view,
+    now: () => (view?.status.run.endedAt ?? clock()),
+    transcript: (agentId) => run.transcript(agentId),
+    diff,
+    replay: null,
+  };
+}
+
+export interface ReplayOptions {
+  /** How many times faster than it happened; 1 is real time. */
+  readonly speed: number;
+  /** Start paused. */
+  readonly paused: boolean;
+  readonly clock?: () => number;
+}
+
+const SPEEDS = [0.25, 0.5, 1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024];
+
+/** A recorded run played back: its clock moves with the wall clock times the speed while it plays. */
+export function replaySource(replay: ReplayRun, diff: DiffReader, options: ReplayOptions): TuiSource {
+  const clock = options.clock ?? Date.now;
+  let playing = !options.paused;
+  let speed = options.speed;
+  let last = clock();
+  const controls: ReplayControls = {
+    get playing() {
+      return playing;
+    },
+    get speed() {
+      return speed;
+    },
+    toggle: () => {
+      playing = !playing;
+      last = clock();
+    },
+    step: () => {
+      playing = false;
+      replay.step();
+    },
+    faster: () => {
+      speed = SPEEDS.find((candidate) => candidate > speed) ?? speed;
+    },
+    slower: () => {
+      speed = [...SPEEDS].reverse().find((candidate) => candidate < speed) ?? speed;
+    },
+  };
+  return {
+    describe: () => {
+      const at = `${new Date(replay.clock).toISOString().slice(11, 19)} (${Math.round(((replay.clock - replay.startsAt) / Math.max(1, replay.endsAt - replay.startsAt)) * 100)}%)`;
+      const state = replay.finished ? 'at the end' : playing ? 'playing' : 'paused';
+      return `replay ${speed}x ${state} at ${at}`;
+    },
+    tick: () => {
+      const now = clock();
+      if (playing) replay.advanceTo(replay.clock + (now - last) * speed);
+      last = now;
+      if (replay.finished) playing = false;
+    },
+    view: () => replay.view(),
+    now: () => replay.clock,
+    transcript: (agentId) => replay.transcript(agentId),
+    diff,
+    replay: controls,
+  };
+}

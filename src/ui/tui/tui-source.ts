@@ -1,0 +1,50 @@
+import type { AgentTranscript } from '../../observe/agent-transcript.js';
+import type { RunView } from '../../observe/run-view.js';
+
+/**
+ * Where the terminal UI gets the run from: a live log it follows, or a recorded one it plays
+ * back. The UI calls `tick` once per frame and draws `view()`; nothing else moves the view.
+ */
+export interface TuiSource {
+  /** Said in the header: `live`, `finished`, `reading the log…`, `replay 4x paused`. */
+  describe(): string;
+  /** One frame's work: read what the log gained, or move the replay's clock. */
+  tick(): void;
+  view(): RunView | null;
+  /** The moment the view shows: the clock for a live run, the replay's clock for a replay. */
+  now(): number;
+  transcript(agentId: string): AgentTranscript;
+  /** The agent's changes: its workspace's uncommitted diff and the commits it landed. */
+  diff(transcript: AgentTranscript): Promise<string>;
+  /** Present for a replay. */
+  readonly replay: ReplayControls | null;
+}
+
+export interface ReplayControls {
+  readonly playing: boolean;
+  readonly speed: number;
+  toggle(): void;
+  /** Pauses, and shows the next event. */
+  step(): void;
+  faster(): void;
+  slower(): void;
+}
+
+/** What a steering key did, to show in the footer. */
+export interface SteeringOutcome {
+  readonly ok: boolean;
+  readonly message: string;
+}
+
+/**
+ * What the keys that steer a live run do; null when there is nothing to steer (a replay, a
+ * finished run). Each is what `colony andon`, `colony say`, `colony stop` and `colony workers` do.
+ */
+export interface TuiActions {
+  hold(reason: string): SteeringOutcome;
+  release(): SteeringOutcome;
+  /** `target` null: the root planner. */
+  say(target: string | null, text: string): SteeringOutcome;
+  stop(target: string, reason: string): SteeringOutcome;
+  setWorkers(workers: number): SteeringOutcome;
+}

@@ -1,0 +1,156 @@
+import { render } from 'ink-testing-library';
+import { afterEach, describe, expect, it } from 'vitest';
+import { buildAgentTranscript } from '../../observe/agent-transcript.js';
+import { createRunViewFold, type RunView } from '../../observe/run-view.js';
+import { SCRIPT_T0, scriptRun, type ScriptedRun } from '../../observe/testing/scripted-run.js';
+import { createMemoryEventStore } from '../../store/memory-event-store.js';
+import { AgentDetail } from './agent-detail.js';
+import { AgentTree } from './agent-tree.js';
+import { detailLines } from './detail-lines.js';
+import { EventTail } from './event-tail.js';
+import { Header } from './header.js';
+import { sparkline } from './sparkline.js';
+import { treeRows } from './tree-rows.js';
+
+/** A run with a root planner, a sub-planner with two workers, and a worker of the root's. */
+function treeRun() {
+  const clock = { now: SCRIPT_T0 };
+  const store = createMemoryEventStore({ now: () => clock.now });
+  const run = scriptRun(store, clock);
+  run.startRun('Build the parser');
+  const root = { agentId: 'planner-root', taskId: 'task-root' };
+  run.startAgent('planner-root', 'root-planner', 'task-root', 'Build the parser', null);
+  run.startAgent('planner-sub', 'sub-planner', 'task-sub', 'The printer', root);
+  run.startAgent('worker-1', 'worker', 'task-1', 'Print numbers', { agentId: 'planner-sub', taskId: 'task-sub' });
+  run.startAgent('worker-2', 'worker', 'task-2', 'Print strings', { agentId: 'planner-sub', taskId: 'task-sub' });
+  run.startAgent('worker-3', 'worker', 'task-3', 'Write the lexer', root);
+  for (let step = 1; step <= 3; step += 1) run.step('worker-3', step, 'run_command', { command: 'npm test' }, `pass ${step}\nall good`);
+  run.land('worker-3', 'd'.repeat(40), ['src/lexer.ts']);
+  run.handOff('worker-3', 'task-3', 'task-root', 'done', 'Lexer in', 3);
+  run.tick(2_000);
+  run.append('worker-1', { type: 'tool.started', data: { step: 1, callId: 'w1', name: 'run_command', input: '{"command":"npm run build"}' } });
+  run.tick(7_000);
+  return { store, run };
+}
+
+function viewOf(store: ReturnType<typeof createMemoryEventStore>, run: ScriptedRun): RunView {
+  const fold = createRunViewFold();
+  for (const event of store.read()) fold.add(event);
+  const view = fold.snapshot(run.now);
+  if (view === null) throw new Error('no view');
+  return view;
+}
+
+let unmounts: (() => void)[] = [];
+afterEach(() => {
+  for (const unmount of unmounts) unmount();
+  unmounts = [];
+});
+function show(node: Parameters<typeof render>[0]): string {
+  const instance = render(node);
+  unmounts.push(instance.unmount);
+  return instance.lastFrame() ?? '';
+}
+
+describe('the header', () => {
+  it('says what the run is, how it stands and how fast it goes', () => {
+    const { store, run } = treeRun();
+    const frame = show(<Header view={viewOf(store, run)} width={100} mode="live" />);
+    expect(frame).toContain('run-scripted running');
+    expect(frame).toContain('Build the parser · live');
+    expect(frame).toContain('agents 5: 4 running 0 waiting 1 ended');
+    expect(frame).toContain('tasks 4: 3 running 1 done');
+    expect(frame).toContain('commits 1');
+    expect(frame).toMatch(/tools\/min [▁-█]+/);
+  });
+
+  it('shows the user\'s hold in the first line', () => {
+    const { store, run } = treeRun();
+    run.append('system', { type: 'andon.changed', data: { taskId: null, paused: true, reason: 'lunch', by: 'user', holdSeq: 1 } });
+    expect(show(<Header view={viewOf(store, run)} width={100} mode="live" />).split('\n')[0]).toContain('HELD (andon): lunch');
+  });
+
+  it('draws a sparkline relative to its largest value', () => {
+    expect(sparkline([0, 1, 2, 4])).toBe('▁▃▅█');
+    expect(sparkline([0, 0])).toBe('▁▁');
+    expect(sparkline([1, 2, 3], 2)).toBe('▆█');
+  });
+});
+
+describe('the agent tree', () => {
+  it('nests each agent under the one that published its task, with what it is doing and for how long', () => {
+    const { store, run } = treeRun();
+    const view = viewOf(store, run);
+    const frame = show(<AgentTree rows={treeRows(view.agents, new Set(), 'tree')} selectedId="worker-1" sort="tree" width={100} height={10} now={run.now} />);
+    const lines = frame.split('\n');
+    expect(lines[0]).toContain('agents (sorted by tree)');
+    expect(lines[1]).toMatch(/^▾ root planner-root Build the parser/);
+    expect(lines[2]).toMatch(/^ {2}▾ planner planner-sub The printer/);
+    expect(lines[3]).toMatch(/^ {4} {2}worker worker-1 Print numbers .*running +7s run_command npm run build/);
+    expect(lines[5]).toMatch(/^ {2} {2}worker worker-3 Write the lexer .*done/);
+  });
+
+  it('folds an agent\'s subtree away and sorts siblings by cost', () => {
+    const { store, run } = treeRun();
+    const view = viewOf(store, run);
+    const folded = treeRows(view.agents, new Set(['planner-sub']), 'tree');
+    expect(folded.map((row) => row.agent.id)).toEqual(['planner-root', 'planner-sub', 'worker-3']);
+    const frame = show(<AgentTree rows={folded} selectedId={null} sort="tree" width={100} height={10} now={run.now} />);
+    expect(frame).toContain('▸ planner planner-sub (+2) The print');
+    expect(treeRows(view.agents, new Set(), 'cost').map((row) => row.agent.id)).toEqual(['planner-root', 'worker-3', 'planner-sub', 'worker-1', 'worker-2']);
+  });
+
+  it('draws only the rows that fit, around the selection', () => {
+    const clock = { now: SCRIPT_T0 };
+    const store = createMemoryEventStore({ now: () => clock.now });
+    const run = scriptRun(store, clock);
+    run.startRun('Many');
+    run.startAgent('planner-root', 'root-planner', 'task-root', 'Many', null);
+    for (let index = 0; index < 500; index += 1) run.startAgent(`worker-${index}`, 'worker', `task-${index}`, `Module ${index}`, { agentId: 'planner-root', taskId: 'task-root' });
+    const view = viewOf(store, run);
+    const frame = show(<AgentTree rows={treeRows(view.agents, new Set(), 'tree')} selectedId="worker-250" sort="tree" width={100} height={11} now={run.now} />);
+    const lines = frame.split('\n');
+    expect(lines).toHaveLength(11);
+    expect(lines[0]).toContain('of 501');
+    expect(frame).toContain('worker-250 Module 250');
+    expect(frame).not.toContain('worker-100 ');
+  });
+});
+
+describe('the event tail', () => {
+  it('shows the latest events that fit, newest last', () => {
+    const { store, run } = treeRun();
+    const view = viewOf(store, run);
+    const lines = show(<EventTail tail={view.tail} width={100} height={4} />).split('\n');
+    expect(lines).toHaveLength(4);
+    expect(lines[0]).toMatch(/^events ─/);
+    expect(lines[3]).toMatch(/^09:00:02 worker-1 +run_command npm run build/);
+  });
+});
+
+describe('an agent\'s page', () => {
+  it('shows the transcript with each tool call\'s output, and the scratchpad and handoff tabs', () => {
+    const { store, run } = treeRun();
+    run.append('worker-3', { type: 'scratchpad.written', data: { content: 'Plan: lexer first\nThen tests' } });
+    const view = viewOf(store, run);
+    const transcript = buildAgentTranscript('worker-3', store.read());
+    const agent = view.agents.find((candidate) => candidate.id === 'worker-3') ?? null;
+    const page = show(<AgentDetail agent={agent} agentId="worker-3" tab="transcript" lines={detailLines('transcript', transcript, null, 120)} offset={0} width={120} height={30} />);
+    expect(page).toContain('worker-3 worker done');
+    expect(page).toContain('▶ run_command {"command":"npm test"}  ok in 0.0s');
+    expect(page).toContain('  │ pass 1');
+    expect(page).toContain('  │ all good');
+    expect(detailLines('scratchpad', transcript, null, 120)).toEqual(['Plan: lexer first', 'Then tests']);
+    expect(detailLines('handoffs', transcript, null, 120)).toEqual(['done: Lexer in', 'notes:', '  - notes of task-3', '']);
+    expect(detailLines('diff', transcript, null, 120)).toEqual(['(reading the diff…)']);
+  });
+
+  it('scrolls, and says which lines it shows', () => {
+    const lines = Array.from({ length: 100 }, (_, index) => `line ${index + 1}`);
+    const page = show(<AgentDetail agent={null} agentId="worker-9" tab="diff" lines={lines} offset={40} width={80} height={12} />);
+    expect(page).toContain('lines 41-50 of 100');
+    expect(page).toContain('line 41');
+    expect(page).toContain('line 50');
+    expect(page).not.toContain('line 51');
+  });
+});
