@@ -57,6 +57,21 @@ describe('colony events', () => {
     expect(none.stdout).toBe('');
   });
 
+  it('filters by a window of time', async () => {
+    const all = parse((await runCli(['events', '--state', state, '--json'])).stdout);
+    const middle = all[Math.floor(all.length / 2)]?.ts ?? 0;
+    const iso = (ts: number) => new Date(ts).toISOString();
+    const before = parse((await runCli(['events', '--state', state, '--json', '--until', iso(middle)])).stdout);
+    const after = parse((await runCli(['events', '--state', state, '--json', '--since', iso(middle + 1)])).stdout);
+    expect(before.length).toBeGreaterThan(0);
+    expect(before.every((event) => event.ts <= middle)).toBe(true);
+    expect(after.every((event) => event.ts > middle)).toBe(true);
+    expect(before.length + after.length).toBe(all.length);
+    const backwards = await runCli(['events', '--state', state, '--since', iso(middle), '--until', iso(middle - 1)]);
+    expect(backwards.code).toBe(2);
+    expect(backwards.stderr).toMatch(/--until .* is before --since/);
+  });
+
   it('refuses an unknown type and a bad time, listing what is accepted', async () => {
     const type = await runCli(['events', '--state', state, '--type', 'tool.begun']);
     expect(type.code).toBe(2);

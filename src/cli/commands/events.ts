@@ -18,6 +18,7 @@ interface EventsFlags {
   readonly run?: string;
   readonly type?: EventType[];
   readonly since?: number;
+  readonly until?: number;
   readonly limit?: number;
 }
 
@@ -35,6 +36,7 @@ export function registerEventsCommand(program: Command, ctx: CommandContext): vo
     .option('--run <id>', 'only events of this run')
     .option('--type <types>', `only these event types, comma-separated (${EVENT_TYPES.join(', ')})`, parseTypes)
     .option('--since <time>', 'only events at or after this time (ISO 8601)', parseTime)
+    .option('--until <time>', 'only events at or before this time (ISO 8601)', parseTime)
     .option('--limit <n>', 'at most this many events', positiveInteger)
     .action(async (flags: EventsFlags) => {
       ctx.exitCode = await printEvents(ctx, flags);
@@ -48,12 +50,17 @@ async function printEvents(ctx: CommandContext, flags: EventsFlags): Promise<num
     usageError(ctx, `there is no colony event log at ${path}.`, 'Pass the repository a run used with --repo, or its state directory with --state.');
     return ctx.exitCode;
   }
+  if (flags.since !== undefined && flags.until !== undefined && flags.until < flags.since) {
+    usageError(ctx, `--until ${new Date(flags.until).toISOString()} is before --since ${new Date(flags.since).toISOString()}: no event can be in between.`, 'Swap them, or leave one out.');
+    return ctx.exitCode;
+  }
   const store = openSqliteEventStore(path);
   const query: EventQuery = {
     ...(flags.agent === undefined ? {} : { agentId: flags.agent }),
     ...(flags.run === undefined ? {} : { runId: flags.run }),
     ...(flags.type === undefined ? {} : { types: flags.type }),
     ...(flags.since === undefined ? {} : { since: flags.since }),
+    ...(flags.until === undefined ? {} : { until: flags.until }),
   };
   try {
     let afterSeq = 0;
