@@ -1,5 +1,6 @@
 #!/usr/bin/env node
 // Runs the TypeScript sources directly through tsx, so there is no build step to forget.
+import { fileURLToPath } from 'node:url';
 import { register } from 'tsx/esm/api';
 
 // A reader that goes away (`colony events | head`) is not an error.
@@ -7,6 +8,7 @@ process.stdout.on('error', (error) => {
   if (error.code === 'EPIPE') process.exit(0);
 });
 
-register();
+// colony's own settings (JSX for the terminal UI among them), wherever it is started from.
+register({ tsconfig: fileURLToPath(new URL('../tsconfig.json', import.meta.url)) });
 const { main } = await import('../src/cli/main.ts');
 process.exitCode = await main(process.argv.slice(2));

@@ -1,4 +1,5 @@
 import { openSteering } from '../orchestrator/steering-access.js';
+import { setWorkers, stopAgent } from '../orchestrator/steering-controls.js';
 import { holdRun, releaseRun, sendToPlanner, type SteeringStores } from '../orchestrator/steering.js';
 import type { SteeringOutcome, TuiActions } from '../ui/tui/tui-source.js';
 
@@ -38,12 +39,15 @@ export function steeringActions(stateDir: string, secrets: readonly string[]): T
     stop: (target, reason) =>
       steer((stores, runId) => {
         const stopped = stopAgent(stores, runId, target, reason);
-        return stopped.ok ? { ok: true, message: `Stopping ${target}: its task closes as failed and its planner is told.` } : { ok: false, message: stopped.error };
+        if (!stopped.ok) return { ok: false, message: stopped.error };
+        const name = `${stopped.agent.role} ${stopped.agent.agentId ?? stopped.agent.taskId}`;
+        return { ok: true, message: stopped.repeated ? `${name} is being stopped already.` : `Stopping ${name}: its task closes as failed and its planner is told.` };
       }),
     setWorkers: (workers) =>
       steer((stores, runId) => {
         const set = setWorkers(stores, runId, workers, 'set from the terminal UI');
-        return set.ok ? { ok: true, message: `Up to ${workers} worker(s) at once from now on.` } : { ok: false, message: set.error };
+        if (!set.ok) return { ok: false, message: set.error };
+        return { ok: true, message: set.request === null ? `The run already runs up to ${workers} worker(s) at once.` : `Up to ${workers} worker(s) at once from now on.` };
       }),
   };
 }

@@ -71,7 +71,7 @@ describe('the terminal UI on a live run', () => {
     await ui.until('worker-2 Write the printer');
     await ui.press('j', '\r');
     await ui.until('worker-1 worker running');
-    await ui.until('▶ run_command {"command":"npm test"}');
+    await ui.until('▶ run_command ok in 0.0s: {"command":"npm test"}');
     expect(ui.frame()).toContain('│ Tests: 12 passed');
     await ui.press('4');
     await ui.until('diff --git a/src/lexer.ts');

@@ -34,7 +34,7 @@ function entryLines(entry: TranscriptEntry): string[] {
     }
     case 'tool': {
       const outcome = entry.ok === null ? 'running' : `${entry.ok ? 'ok' : 'FAILED'} in ${((entry.durationMs ?? 0) / 1000).toFixed(1)}s`;
-      return [`${time} ▶ ${entry.name} ${entry.input}  ${outcome}`, ...(entry.output === null ? [] : indent(entry.output, '  │ '))];
+      return [`${time} ▶ ${entry.name} ${outcome}: ${entry.input}`, ...(entry.output === null ? [] : indent(entry.output, '  │ '))];
     }
     case 'message':
       return [`${time} message:`, ...indent(entry.text)];

@@ -137,7 +137,7 @@ describe('an agent\'s page', () => {
     const agent = view.agents.find((candidate) => candidate.id === 'worker-3') ?? null;
     const page = show(<AgentDetail agent={agent} agentId="worker-3" tab="transcript" lines={detailLines('transcript', transcript, null, 120)} offset={0} width={120} height={30} />);
     expect(page).toContain('worker-3 worker done');
-    expect(page).toContain('▶ run_command {"command":"npm test"}  ok in 0.0s');
+    expect(page).toContain('▶ run_command ok in 0.0s: {"command":"npm test"}');
     expect(page).toContain('  │ pass 1');
     expect(page).toContain('  │ all good');
     expect(detailLines('scratchpad', transcript, null, 120)).toEqual(['Plan: lexer first', 'Then tests']);

@@ -1,0 +1,155 @@
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { ColonyEvent } from '../../src/events/event-types.js';
+import { readLoggedEvents, waitForLoggedEvent } from '../support/colony-process.js';
+import { createExampleRepository, runCli, type ExampleRepository } from '../support/example-repository.js';
+import { openColonyInTmux, type TmuxTerminal } from '../support/tmux-terminal.js';
+
+/** The run is slowed down so there is time to steer it; a loaded machine takes longer. */
+const TEST_TIMEOUT_MS = 240_000;
+
+let repo: ExampleRepository;
+let stateDir: string;
+let goalPath: string;
+let terminal: TmuxTerminal | null = null;
+
+beforeEach(() => {
+  repo = createExampleRepository('toolbox');
+  stateDir = join(repo.dir, '.colony');
+  goalPath = join(repo.dir, '..', 'GOAL.md');
+  writeFileSync(goalPath, readFileSync(join(repo.dir, 'GOAL.md'), 'utf8'));
+});
+
+afterEach(() => {
+  terminal?.close();
+  terminal = null;
+  repo.cleanup();
+});
+
+function ofType<Type extends ColonyEvent['type']>(events: readonly ColonyEvent[], type: Type): Extract<ColonyEvent, { type: Type }>[] {
+  return events.filter((event): event is Extract<ColonyEvent, { type: Type }> => event.type === type);
+}
+
+/** The most workers that ran at once in the events after `afterSeq`, counting those already running then. */
+function mostWorkersAtOnce(events: readonly ColonyEvent[], afterSeq: number): number {
+  const running = new Set<string>();
+  let most = 0;
+  for (const event of events) {
+    if (event.type === 'agent.started' && event.data.role === 'worker') running.add(event.agentId);
+    if (event.type === 'agent.ended' || event.type === 'agent.failed') running.delete(event.agentId);
+    if (event.seq > afterSeq) most = Math.max(most, running.size);
+  }
+  return most;
+}
+
+describe('colony tui, in a real terminal, on a live run', () => {
+  it(
+    'shows agents appear and end, a tool call\'s output, and steers: andon, workers, a message to the root planner',
+    async () => {
+      const running = runCli(['run', goalPath, '--repo', repo.dir, '--model', 'sim?seed=5&latency=400..700', '--workers', '3', '--quiet', '--json']);
+      await waitForLoggedEvent(stateDir, (event) => event.type === 'run.started');
+      terminal = openColonyInTmux(['tui', '--state', stateDir], repo.dir);
+      const tui = terminal;
+
+      // The tree: the root planner first, then its workers as they start, and end.
+      await tui.waitFor(/▾ root planner-\w+ toolbox/);
+      await tui.waitFor(/worker worker-\w+ Build src\/\S+ +running/);
+      await tui.waitFor(/worker worker-\w+ Build src\/\S+ +done +handoff submitted/, 90_000);
+
+      // The root planner's page: its transcript, with a tool call and what the tool answered.
+      tui.keys(['g', 'Enter']);
+      await tui.waitFor(/1 transcript +2 scratchpad +3 handoffs +4 diff/);
+      // Its task (the goal) comes first; a page or two down are its first tool calls.
+      for (let page = 0; page < 10 && !/▶ create_task ok in/.test(tui.screen()); page += 1) {
+        tui.keys(['PageDown']);
+        await new Promise((resolve) => setTimeout(resolve, 300));
+      }
+      await tui.waitFor(/▶ create_task ok in [\d.]+s: \{/);
+      await tui.waitFor(/│ Created task task-\w+: Build src\//);
+      tui.keys(['Escape']);
+      await tui.waitFor('agents (sorted by tree)');
+
+      // The andon key: nothing is claimed while it holds.
+      tui.keys(['a']);
+      await tui.waitFor('Spawning paused across the run (andon)');
+      await tui.waitFor('HELD (andon)');
+      const held = await waitForLoggedEvent(stateDir, (event) => event.type === 'andon.changed' && event.data.paused && event.data.by === 'user');
+      await new Promise((resolve) => setTimeout(resolve, 4_000));
+      tui.keys(['a']);
+      await tui.waitFor('Spawning released');
+      const released = await waitForLoggedEvent(stateDir, (event) => event.type === 'andon.changed' && !event.data.paused && event.data.by === 'user');
+
+      // The workers key: one worker at a time from the change on.
+      tui.keys(['w']);
+      await tui.waitFor('Workers at once (now 3):');
+      tui.keys(['1'], true);
+      tui.keys(['Enter']);
+      await tui.waitFor('Up to 1 worker(s) at once from now on.');
+      const narrowed = await waitForLoggedEvent(stateDir, (event) => event.type === 'workers.changed');
+      await tui.waitFor(/workers \d\/1 /);
+
+      // A message to the root planner, typed in the terminal.
+      tui.keys(['g', 'm']);
+      await tui.waitFor(/Message to planner-\w+:/);
+      tui.keys(['Check the README mentions every module.'], true);
+      tui.keys(['Enter']);
+      await tui.waitFor(/Sent to root-planner planner-\w+/);
+      const delivered = await waitForLoggedEvent(stateDir, (event) => event.type === 'message.received' && event.data.content.includes('Check the README mentions every module.'), 90_000);
+
+      const result = await running;
+      expect(result.code, result.stderr).toBe(0);
+      expect(JSON.parse(result.stdout)).toMatchObject({ status: 'done' });
+      const events = readLoggedEvents(stateDir);
+      const claimedWhileHeld = ofType(events, 'task.claimed').filter((event) => event.seq > held.seq && event.seq < released.seq);
+      expect(claimedWhileHeld).toEqual([]);
+      expect(narrowed).toMatchObject({ data: { workers: 1, previous: 3 } });
+      // Workers already running when the limit fell finish; none starts until fewer than one run.
+      const startedAfter = ofType(events, 'agent.started').filter((event) => event.seq > narrowed.seq && event.data.role === 'worker');
+      expect(startedAfter.length).toBeGreaterThan(0);
+      const firstStart = startedAfter[0]?.seq ?? 0;
+      expect(mostWorkersAtOnce(events, firstStart)).toBe(1);
+      const rootAgent = ofType(events, 'agent.started').find((event) => event.data.role === 'root-planner');
+      expect(delivered.agentId).toBe(rootAgent?.agentId);
+
+      // The tree ends with every agent ended, as the log does.
+      await tui.waitFor(/ended done/);
+      tui.keys(['q']);
+    },
+    TEST_TIMEOUT_MS,
+  );
+
+  it(
+    'colony run draws the terminal UI in a terminal, and prints its summary when the run ends',
+    async () => {
+      terminal = openColonyInTmux(['run', goalPath, '--repo', repo.dir, '--model', 'sim?seed=6&latency=50..100', '--workers', '3'], repo.dir);
+      const tui = terminal;
+      await tui.waitFor(/colony run-\w+ running .* toolbox · live/);
+      await tui.waitFor('agents (sorted by tree)');
+      const summary = await tui.waitFor(/run run-\w+: done in /, 120_000);
+      expect(summary).toMatch(/check on main: `node --test` passed/);
+    },
+    TEST_TIMEOUT_MS,
+  );
+});
+
+describe('colony replay', () => {
+  it(
+    'of a finished run ends on the state colony status reports',
+    async () => {
+      const result = await runCli(['run', goalPath, '--repo', repo.dir, '--model', 'sim?seed=7&latency=5..20', '--workers', '3', '--quiet', '--json']);
+      expect(result.code, result.stderr).toBe(0);
+      const status = JSON.parse((await runCli(['status', '--state', stateDir, '--json'])).stdout) as Record<string, unknown>;
+      const replayed = JSON.parse((await runCli(['replay', '--state', stateDir, '--json'])).stdout) as { status: Record<string, unknown> };
+      for (const part of ['run', 'tasks', 'handoffs', 'commits', 'acceptance', 'tokens', 'costUsd', 'modelCalls', 'toolCalls', 'agents', 'budget', 'sandbox', 'workers']) {
+        expect(replayed.status[part], part).toEqual(status[part]);
+      }
+
+      // In the terminal: played back fast, it reaches the end and says so.
+      terminal = openColonyInTmux(['replay', '--state', stateDir, '--speed', '1024'], repo.dir);
+      await terminal.waitFor(/replay 1024x at the end/, 60_000);
+      await terminal.waitFor(/colony run-\w+ done/);
+    },
+    TEST_TIMEOUT_MS,
+  );
+});
