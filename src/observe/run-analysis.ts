@@ -23,7 +23,8 @@ export { formatRunAnalysis } from './format-run-analysis.js';
  * slow, what kept failing, who stalled or looped, where merges collided, what was retried and
  * why, what crashed, where the money went, how long work took to land and how often main was
  * red. Plain data with stable names: scripts read it as JSON (`colony analyze --json`).
- * Lists are ranked, the most telling first, and capped; each capped list has its total beside it.
+ * Lists are ranked, the most telling first, and capped at a few entries; counts beside them
+ * (`runs`, `failingTotal`, `total`, `count`) say how many there were in all.
  */
 export interface RunAnalysis {
   /** The run analysed; null when no event of a run was folded. */
