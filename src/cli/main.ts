@@ -1,4 +1,5 @@
 import { Command, CommanderError } from 'commander';
+import { registerAnalyzeCommand } from './commands/analyze.js';
 import { registerAndonCommand } from './commands/andon.js';
 import { registerDemoCommand } from './commands/demo.js';
 import { registerEventsCommand } from './commands/events.js';
@@ -89,6 +90,7 @@ async function runProgram(argv: readonly string[], ctx: CommandContext): Promise
   registerEventsCommand(program, ctx);
   registerTuiCommand(program, ctx);
   registerReplayCommand(program, ctx);
+  registerAnalyzeCommand(program, ctx);
   registerSimServerCommand(program, ctx);
   registerDemoCommand(program, ctx);
   registerBenchCommand(program, ctx);

@@ -1,0 +1,68 @@
+import { existsSync } from 'node:fs';
+import { resolve } from 'node:path';
+import type { Command } from 'commander';
+import { createRunAnalysisFold, formatRunAnalysis, type RunAnalysis } from '../../observe/run-analysis.js';
+import { defaultStateDir, eventsDatabasePath } from '../../orchestrator/state-directory.js';
+import type { EventStore } from '../../store/event-store.js';
+import { openSqliteEventStore } from '../../store/sqlite-event-store.js';
+import { EXIT_OK, usageError, type CommandContext } from '../command-context.js';
+
+interface AnalyzeFlags {
+  readonly repo: string;
+  readonly state?: string;
+  readonly run?: string;
+  readonly json?: boolean;
+}
+
+/** Events read at a time: the fold keeps figures, not events, so a log of millions fits in a small, steady amount of memory. */
+const PAGE_SIZE = 5000;
+
+export function registerAnalyzeCommand(program: Command, ctx: CommandContext): void {
+  program
+    .command('analyze')
+    .description('Answer what a person debugging a run asks, from its event log: slow and failing commands, stalls and loops, conflicts, retries, crashes, cost, time to land, main health.')
+    .option('--repo <dir>', 'the repository the run works on', '.')
+    .option('--state <dir>', 'the state directory (default: <repo>/.colony)')
+    .option('--run <id>', 'the run to analyse (default: the latest)')
+    .option('--json', 'print the analysis as one JSON object')
+    .action((flags: AnalyzeFlags) => {
+      ctx.exitCode = analyze(ctx, flags);
+    });
+}
+
+function analyze(ctx: CommandContext, flags: AnalyzeFlags): number {
+  const stateDir = flags.state === undefined ? defaultStateDir(resolve(ctx.cwd, flags.repo)) : resolve(ctx.cwd, flags.state);
+  const path = eventsDatabasePath(stateDir);
+  if (!existsSync(path)) {
+    usageError(ctx, `there is no colony event log at ${path}.`, 'Pass the repository a run used with --repo, or its state directory with --state; start one with colony run.');
+    return ctx.exitCode;
+  }
+  const store = openSqliteEventStore(path);
+  try {
+    const runId = flags.run ?? store.read({ types: ['run.started'] }).at(-1)?.runId;
+    if (runId === undefined || store.read({ runId, types: ['run.started'], limit: 1 }).length === 0) {
+      const which = flags.run === undefined ? 'no run' : `no run ${flags.run}`;
+      const hint = flags.run === undefined ? 'Start one with colony run.' : 'Leave out --run for the latest run; colony events --type run.started lists them all.';
+      usageError(ctx, `there is ${which} in ${path}.`, hint);
+      return ctx.exitCode;
+    }
+    const analysis = analyzeStoredRun(store, runId);
+    ctx.stdout(flags.json === true ? `${JSON.stringify(analysis, null, 2)}\n` : formatRunAnalysis(analysis));
+    return EXIT_OK;
+  } finally {
+    store.close();
+  }
+}
+
+/** The analysis of one run of a store, read page by page. */
+export function analyzeStoredRun(store: EventStore, runId: string): RunAnalysis {
+  const fold = createRunAnalysisFold({ runId });
+  let afterSeq = 0;
+  for (;;) {
+    const page = store.read({ runId, afterSeq, limit: PAGE_SIZE });
+    for (const event of page) fold.add(event);
+    const last = page.at(-1);
+    if (last === undefined || page.length < PAGE_SIZE) return fold.result();
+    afterSeq = last.seq;
+  }
+}
