@@ -187,6 +187,12 @@ export function describeEvent(event: ColonyEvent): string {
       const passed = measure === 'time' ? 'passed' : 'spent';
       return `budget used up: ${scopeName(event.data)}'s ${limitWord(measure)} of ${formatAmount(measure, limit)}: ${formatAmount(measure, spent)} ${passed}${held}`;
     }
+    case 'workers.changed':
+      return `worker limit changed by the user: ${event.data.previous} to ${event.data.workers} at once`;
+    case 'agent.stop-requested': {
+      const who = event.data.stoppedAgentId === null ? 'no agent runs it now, so it is closed when the run takes it up' : `${event.data.stoppedAgentId} stopped`;
+      return `the user stopped task ${event.data.taskId} (${who}): ${oneLine(event.data.reason)}`;
+    }
     default:
       return assertNever(event);
   }
