@@ -607,8 +607,9 @@ const bodies = [
     /**
      * The user asked colony to stop the agent on a task (`colony stop`): the agent stops at its
      * next safe point and the task closes with a failed handoff to its planner ("stopped by the
-     * user"). `stoppedAgentId` is the agent stopped now; null when none ran the task in the run's
-     * process at that moment (the run was down: the task is closed when the run takes it up).
+     * user"). `stoppedAgentId` is the agent whose work that ends (the latest started on the
+     * task); null when none had started on it. Recorded while the run was down, the task is
+     * closed when the resumed run claims it, its agent not taken up again.
      */
     type: z.literal('agent.stop-requested'),
     data: z.object({
