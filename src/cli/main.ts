@@ -7,7 +7,9 @@ import { registerRunCommand } from './commands/run.js';
 import { registerSayCommand } from './commands/say.js';
 import { registerSimServerCommand } from './commands/sim-server.js';
 import { registerStatusCommand } from './commands/status.js';
+import { registerStopCommand } from './commands/stop.js';
 import { registerWorkCommand } from './commands/work.js';
+import { registerWorkersCommand } from './commands/workers.js';
 import { registerBenchCommand } from './commands/bench.js';
 import { EXIT_FAILED, EXIT_USAGE, type CommandContext } from './command-context.js';
 import { handleInterrupts, type InterruptHandling } from './interrupts.js';
@@ -74,6 +76,8 @@ async function runProgram(argv: readonly string[], ctx: CommandContext): Promise
   registerStatusCommand(program, ctx);
   registerSayCommand(program, ctx);
   registerAndonCommand(program, ctx);
+  registerWorkersCommand(program, ctx);
+  registerStopCommand(program, ctx);
   registerWorkCommand(program, ctx);
   registerEventsCommand(program, ctx);
   registerSimServerCommand(program, ctx);
