@@ -190,8 +190,8 @@ export function describeEvent(event: ColonyEvent): string {
     case 'workers.changed':
       return `worker limit changed by the user: ${event.data.previous} to ${event.data.workers} at once`;
     case 'agent.stop-requested': {
-      const who = event.data.stoppedAgentId === null ? 'no agent runs it now, so it is closed when the run takes it up' : `${event.data.stoppedAgentId} stopped`;
-      return `the user stopped task ${event.data.taskId} (${who}): ${oneLine(event.data.reason)}`;
+      const who = event.data.stoppedAgentId === null ? `task ${event.data.taskId} before an agent started on it` : `${event.data.stoppedAgentId} on task ${event.data.taskId}`;
+      return `stopped by the user: ${who}, which closes failed: ${oneLine(event.data.reason)}`;
     }
     default:
       return assertNever(event);
