@@ -8,7 +8,9 @@ import { registerRunCommand } from './commands/run.js';
 import { registerSayCommand } from './commands/say.js';
 import { registerSimServerCommand } from './commands/sim-server.js';
 import { registerStatusCommand } from './commands/status.js';
+import { registerStopCommand } from './commands/stop.js';
 import { registerWorkCommand } from './commands/work.js';
+import { registerWorkersCommand } from './commands/workers.js';
 import { registerBenchCommand } from './commands/bench.js';
 import { registerReplayCommand } from './commands/replay.js';
 import { registerTuiCommand } from './commands/tui.js';
@@ -86,6 +88,8 @@ async function runProgram(argv: readonly string[], ctx: CommandContext): Promise
   registerStatusCommand(program, ctx);
   registerSayCommand(program, ctx);
   registerAndonCommand(program, ctx);
+  registerWorkersCommand(program, ctx);
+  registerStopCommand(program, ctx);
   registerWorkCommand(program, ctx);
   registerEventsCommand(program, ctx);
   registerTuiCommand(program, ctx);

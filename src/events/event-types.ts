@@ -589,6 +589,36 @@ const bodies = [
     type: z.literal('planner.finished'),
     data: z.object({ taskId: z.string(), status: z.string(), summary: z.string() }),
   }),
+  z.object({
+    /**
+     * The user changed how many workers may run at once (`colony workers`): the runner claims up
+     * to `workers` from now on (workers already running go on), and a resumed run keeps it.
+     * `previous` is the limit before; `requestSeq` the request's seq in the task store.
+     */
+    type: z.literal('workers.changed'),
+    data: z.object({
+      workers: z.number().int().positive(),
+      previous: z.number().int().positive(),
+      by: z.literal('user'),
+      requestSeq: z.number().int(),
+    }),
+  }),
+  z.object({
+    /**
+     * The user asked colony to stop the agent on a task (`colony stop`): the agent stops at its
+     * next safe point and the task closes with a failed handoff to its planner ("stopped by the
+     * user"). `stoppedAgentId` is the agent whose work that ends (the latest started on the
+     * task); null when none had started on it. Recorded while the run was down, the task is
+     * closed when the resumed run claims it, its agent not taken up again.
+     */
+    type: z.literal('agent.stop-requested'),
+    data: z.object({
+      taskId: z.string(),
+      stoppedAgentId: z.string().nullable(),
+      reason: z.string(),
+      requestSeq: z.number().int(),
+    }),
+  }),
 ] as const;
 
 /** What a caller hands to the store: the type and its payload. */

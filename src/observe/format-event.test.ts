@@ -143,6 +143,16 @@ describe('describeEvent for the tree', () => {
       'message left for task task-2: Skip the docs.',
     );
   });
+
+  it('describes a worker limit the user changed and an agent the user stopped', () => {
+    expect(describeEvent(event({ type: 'workers.changed', data: { workers: 1, previous: 4, by: 'user', requestSeq: 3 } }))).toBe('worker limit changed by the user: 4 to 1 at once');
+    expect(describeEvent(event({ type: 'agent.stop-requested', data: { taskId: 'task-2', stoppedAgentId: 'worker-a', reason: 'wrong\nway', requestSeq: 4 } }))).toBe(
+      'stopped by the user: worker-a on task task-2, which closes failed: wrong way',
+    );
+    expect(describeEvent(event({ type: 'agent.stop-requested', data: { taskId: 'task-2', stoppedAgentId: null, reason: 'not needed', requestSeq: 5 } }))).toBe(
+      'stopped by the user: task task-2 before an agent started on it, which closes failed: not needed',
+    );
+  });
 });
 
 describe('describeEvent for providers and parked agents', () => {

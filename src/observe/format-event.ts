@@ -187,6 +187,12 @@ export function describeEvent(event: ColonyEvent): string {
       const passed = measure === 'time' ? 'passed' : 'spent';
       return `budget used up: ${scopeName(event.data)}'s ${limitWord(measure)} of ${formatAmount(measure, limit)}: ${formatAmount(measure, spent)} ${passed}${held}`;
     }
+    case 'workers.changed':
+      return `worker limit changed by the user: ${event.data.previous} to ${event.data.workers} at once`;
+    case 'agent.stop-requested': {
+      const who = event.data.stoppedAgentId === null ? `task ${event.data.taskId} before an agent started on it` : `${event.data.stoppedAgentId} on task ${event.data.taskId}`;
+      return `stopped by the user: ${who}, which closes failed: ${oneLine(event.data.reason)}`;
+    }
     default:
       return assertNever(event);
   }

@@ -95,6 +95,7 @@ export function createRunStatusFold(options: RunStatusFoldOptions = {}): RunStat
   let agents = new Map<string, AgentRecord>();
   let paused = new Set<string>();
   let userHold: UserHold | null = null;
+  let workers: number | null = null;
   let budget: BudgetRecord | null = null;
   let sandbox: { -readonly [K in keyof SandboxStatus]: SandboxStatus[K] } | null = null;
   // The latest verdict per task: checks run again after a restart replace the earlier ones.
@@ -120,6 +121,7 @@ export function createRunStatusFold(options: RunStatusFoldOptions = {}): RunStat
     agents = new Map();
     paused = new Set();
     userHold = null;
+    workers = null;
     budget = null;
     sandbox = null;
     verdicts = new Map();
@@ -261,8 +263,14 @@ export function createRunStatusFold(options: RunStatusFoldOptions = {}): RunStat
       case 'budget.exhausted':
         budget?.exhausted.push(budgetEvent(event.data));
         return;
-      case 'budget.allotted':
       case 'run.configured':
+        workers = event.data.settings.workers;
+        return;
+      case 'workers.changed':
+        workers = event.data.workers;
+        return;
+      case 'agent.stop-requested':
+      case 'budget.allotted':
       case 'prompts.loaded':
       case 'disk.full':
       case 'disk.recovered':
@@ -341,6 +349,7 @@ export function createRunStatusFold(options: RunStatusFoldOptions = {}): RunStat
       compaction: { count: totals.compactions, tokens: totals.compactionTokens },
       pausedTaskIds: [...paused],
       userHold: userHold === null ? null : { ...userHold },
+      workers,
       agents: [...agents.values()].map((agent): AgentStatus => ({ ...agent, costUsd: roundDollars(agent.costUsd) })),
       budget:
         budget === null

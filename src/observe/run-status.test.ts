@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { AgentRole, ColonyEvent, EventBody } from '../events/event-types.js';
 import type { HandoffStatus } from '../events/handoff.js';
+import type { RunSettings } from '../events/run-settings.js';
 import { createMemoryEventStore } from '../store/memory-event-store.js';
 import { handoffOf } from '../store/task-store-fixtures.js';
 import type { InboxMessage, TaskRecord, TaskStatus } from '../store/task-store.js';
@@ -425,6 +426,44 @@ describe('foldRunStatus', () => {
     const released = statusOf({ events: log.events(), tasks: [], deliveredHandoffs: [] });
     expect(released.userHold).toBeNull();
     expect(formatRunStatus(released)).not.toContain('Spawning paused');
+  });
+});
+
+describe('the worker limit', () => {
+  const settings: RunSettings = {
+    goalPath: '/srv/GOAL.md',
+    workerModel: 'sim',
+    plannerModel: 'sim',
+    baseUrl: null,
+    apiKeyEnv: null,
+    prices: {},
+    workers: 4,
+    workerMaxSteps: 50,
+    plannerMaxSteps: 50,
+    mergeCheck: null,
+    sharedDependencies: true,
+    workspaces: 'auto',
+    workspaceDiskCapBytes: null,
+    limits: { tokens: null, usd: null, maxHours: null },
+    sandbox: { method: 'none', network: { kind: 'none' } },
+    leaseMs: 30_000,
+    hangAfterMs: 2_400_000,
+  };
+
+  it("is the run's --workers until the user changes it, then the latest change, and is shown as one line", () => {
+    const log = createLog();
+    log.append('run-1', 'system', runStarted('Goal'));
+    expect(statusOf({ events: log.events(), tasks: [], deliveredHandoffs: [] }).workers).toBeNull();
+    log.append('run-1', 'system', { type: 'run.configured', data: { settings } });
+    const configured = statusOf({ events: log.events(), tasks: [], deliveredHandoffs: [] });
+    expect(configured.workers).toBe(4);
+    expect(formatRunStatus(configured)).toContain('\nWorkers: up to 4 at once\n');
+    log.append('run-1', 'system', { type: 'workers.changed', data: { workers: 1, previous: 4, by: 'user', requestSeq: 1 } });
+    log.append('run-1', 'system', { type: 'agent.stop-requested', data: { taskId: 'task-a', stoppedAgentId: 'worker-a', reason: 'wrong way', requestSeq: 2 } });
+    log.append('run-1', 'system', { type: 'workers.changed', data: { workers: 12, previous: 1, by: 'user', requestSeq: 3 } });
+    const changed = statusOf({ events: log.events(), tasks: [], deliveredHandoffs: [] });
+    expect(changed.workers).toBe(12);
+    expect(formatRunStatus(changed).match(/^Workers: .*$/gm)).toEqual(['Workers: up to 12 at once']);
   });
 });
 

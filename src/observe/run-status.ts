@@ -80,6 +80,8 @@ export interface RunStatus {
   readonly pausedTaskIds: readonly string[];
   /** The user's hold on the whole run (`colony andon`): no task is claimed until it is released; null when none. */
   readonly userHold: UserHold | null;
+  /** The most workers that may run at once: the run's `--workers`, or what the user set since (`colony workers`); null before it was recorded. */
+  readonly workers: number | null;
   /** In the order they started. */
   readonly agents: readonly AgentStatus[];
   /** Spend against the run's limits; null when the run set none. */

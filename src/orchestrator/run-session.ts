@@ -32,6 +32,7 @@ import { prepareSharedDependencies } from './shared-dependencies.js';
 import { sandboxedInstall } from './sandboxed-install.js';
 import { workspacesDirOf } from './state-directory.js';
 import { startSteering } from './run-steering.js';
+import { createRunControls, workerLimitFromLog } from './run-controls.js';
 import { runTasks } from './task-runner.js';
 import { sweepWorkspaces } from './workspace-sweep.js';
 import { Wakeups } from './wakeups.js';
@@ -256,7 +257,9 @@ export async function driveRun(drive: DriveRunOptions): Promise<RunSessionResult
     }
     const wakeups = new Wakeups();
     // Messages, the user's hold and the goal file, while the run goes (`colony say`, `colony andon`, an edited goal).
-    const steering = startSteering({ events, tasks, runId, rootTaskId, goalPath: start.settings.goalPath, record: system.record, wakeups, secrets: options.secrets ?? [], now: Date.now });
+    // The worker limit the user set last (`colony workers`) outlasts a restart.
+    const controls = createRunControls(workerLimitFromLog(events, runId, start.settings.workers));
+    const steering = startSteering({ events, tasks, runId, rootTaskId, goalPath: start.settings.goalPath, record: system.record, wakeups, secrets: options.secrets ?? [], now: Date.now, effects: controls.effects });
     const context: RunContext = {
       runId,
       repo,
@@ -291,7 +294,8 @@ export async function driveRun(drive: DriveRunOptions): Promise<RunSessionResult
     const outcome = await runTasks({
       context,
       holder: newShortId('runner'),
-      workers: () => start.settings.workers,
+      workers: controls.workers,
+      userStops: controls.stops,
       leaseMs: start.settings.leaseMs,
       rootTaskId,
       signal,

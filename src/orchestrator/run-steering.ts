@@ -3,7 +3,7 @@ import { createSecretRedactor } from '../events/secret-redaction.js';
 import type { EventStore } from '../store/event-store.js';
 import type { TaskStore } from '../store/task-store.js';
 import { createGoalWatch } from './goal-watch.js';
-import { createSteeringRecorder, type SteeringWriter } from './steering-record.js';
+import { createSteeringRecorder, type SteeringEffects, type SteeringWriter } from './steering-record.js';
 import type { Wakeups } from './wakeups.js';
 
 /**
@@ -25,6 +25,8 @@ export interface RunSteeringOptions {
   /** The values the run's stores redact, so the goal file is compared as they keep it. */
   readonly secrets: readonly string[];
   readonly now: () => number;
+  /** Acts on people's requests as they are recorded: the worker limit and stops (see `createRunControls`). */
+  readonly effects?: SteeringEffects;
 }
 
 /** What a running run keeps for steering: the writer its agents and runner call, and the stop. */
@@ -45,7 +47,7 @@ export interface RunSteering {
  */
 export function startSteering(options: RunSteeringOptions): RunSteering {
   const { events, tasks, runId, record, wakeups } = options;
-  const writer = createSteeringRecorder({ events, tasks, runId, record, wake: (key) => wakeups.wake(key) });
+  const writer = createSteeringRecorder({ events, tasks, runId, record, wake: (key) => wakeups.wake(key), ...(options.effects === undefined ? {} : { effects: options.effects }) });
   const redactor = createSecretRedactor(options.secrets);
   const goal = createGoalWatch({
     path: options.goalPath,

@@ -2,6 +2,7 @@ import type { EventBody } from '../events/event-types.js';
 import type { EventStore } from '../store/event-store.js';
 import type { TaskStore } from '../store/task-store.js';
 import { RUNNER_WAKEUP } from './run-context.js';
+import type { UserStop } from './user-stop.js';
 
 /**
  * What the process that writes a run's event log does after a person steered the run. People
@@ -13,9 +14,23 @@ export interface SteeringWriter {
   /**
    * Records what people did to the run in the task store that the log does not hold yet (a
    * message left for a planner: `message.sent`; the user's hold set or lifted:
-   * `andon.changed`), each once and in the store's order, and wakes whoever waits on it.
+   * `andon.changed`; a new worker limit: `workers.changed`; a stop: `agent.stop-requested`),
+   * each once and in the store's order, wakes whoever waits on it, and acts on the requests
+   * (see `SteeringEffects`).
    */
   recordSteering(): void;
+}
+
+/**
+ * What the run's process does with people's requests as they are recorded: it runs up to the
+ * new number of workers, and stops the agent on a task. Absent in a process that runs no
+ * agents: the run then acts on them when it is resumed (the limit is read back from the log,
+ * and a task with a stop asked for is closed when it is claimed).
+ */
+export interface SteeringEffects {
+  workersChanged(workers: number): void;
+  /** Stops the task's agent if this process runs it; does nothing otherwise. */
+  stopTask(stop: UserStop): void;
 }
 
 export interface SteeringRecorderOptions {
@@ -29,6 +44,8 @@ export interface SteeringRecorderOptions {
    * when the hold is lifted; absent in a process that runs no agents.
    */
   readonly wake?: (key: string) => void;
+  /** Acts on the requests recorded; absent in a process that runs no agents. */
+  readonly effects?: SteeringEffects;
 }
 
 interface Marks {
@@ -36,6 +53,10 @@ interface Marks {
   message: number;
   /** The highest hold change recorded as `andon.changed`. */
   hold: number;
+  /** The highest request recorded as `workers.changed` or `agent.stop-requested`. */
+  request: number;
+  /** The worker limit as the log has it (the run's setting, then each change); null before `run.configured`. */
+  workers: number | null;
 }
 
 /**
@@ -61,15 +82,40 @@ export function createSteeringRecorder(options: SteeringRecorderOptions): Steeri
         marks.hold = change.seq;
         if (!change.held) options.wake?.(RUNNER_WAKEUP);
       }
+      for (const request of tasks.runRequests(runId, marks.request)) {
+        if (request.kind === 'workers') {
+          record({ type: 'workers.changed', data: { workers: request.workers, previous: marks.workers ?? request.workers, by: 'user', requestSeq: request.seq } });
+          marks.workers = request.workers;
+          options.effects?.workersChanged(request.workers);
+          // More workers may start now.
+          options.wake?.(RUNNER_WAKEUP);
+        } else {
+          const stoppedAgentId = latestAgentOn(options.events, runId, request.taskId);
+          record({ type: 'agent.stop-requested', data: { taskId: request.taskId, stoppedAgentId, reason: request.reason, requestSeq: request.seq } });
+          options.effects?.stopTask({ kind: 'user-stop', taskId: request.taskId, reason: request.reason, requestSeq: request.seq });
+        }
+        marks.request = request.seq;
+      }
     },
   };
 }
 
+/** The agent started last on the task (a resumed one keeps its id), or null when none started on it. */
+function latestAgentOn(events: EventStore, runId: string, taskId: string): string | null {
+  const started = events.read({ runId, types: ['agent.started'] }).findLast((event) => event.type === 'agent.started' && event.data.taskId === taskId);
+  return started?.agentId ?? null;
+}
+
 function recordedMarks(events: EventStore, runId: string): Marks {
-  const marks: Marks = { message: 0, hold: 0 };
-  for (const event of events.read({ runId, types: ['message.sent', 'andon.changed'] })) {
+  const marks: Marks = { message: 0, hold: 0, request: 0, workers: null };
+  for (const event of events.read({ runId, types: ['message.sent', 'andon.changed', 'run.configured', 'workers.changed', 'agent.stop-requested'] })) {
     if (event.type === 'message.sent') marks.message = Math.max(marks.message, event.data.inboxSeq);
     else if (event.type === 'andon.changed' && event.data.holdSeq !== undefined) marks.hold = Math.max(marks.hold, event.data.holdSeq);
+    else if (event.type === 'run.configured') marks.workers = event.data.settings.workers;
+    else if (event.type === 'workers.changed') {
+      marks.request = Math.max(marks.request, event.data.requestSeq);
+      marks.workers = event.data.workers;
+    } else if (event.type === 'agent.stop-requested') marks.request = Math.max(marks.request, event.data.requestSeq);
   }
   return marks;
 }

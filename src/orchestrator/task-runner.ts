@@ -11,6 +11,8 @@ import { RUN_STOPPED, RUNNER_WAKEUP } from './run-context.js';
 import { runPlannerTask, type TaskExecution } from './run-planner-task.js';
 import { runWorkerTask } from './run-worker-task.js';
 import { priorOf, recordedHandoff } from './prior-agents.js';
+import type { UserStopSwitch } from './run-controls.js';
+import { isUserStop, releaseStoppedPlannersAndon, requestedStopOf, stoppedBeforeStart, userStoppedHandoff, type UserStop } from './user-stop.js';
 
 /** How often the runner looks for claimable tasks without a wake-up (another process may have published). */
 const CLAIM_POLL_MS = 500;
@@ -26,6 +28,8 @@ export interface TaskRunnerOptions {
   readonly rootTaskId: string;
   /** Aborting stops the run: agents stop at a safe point and their tasks are released, not closed. */
   readonly signal: AbortSignal;
+  /** Where the user's stops of single agents (`colony stop`) reach this runner; none do when absent. */
+  readonly userStops?: UserStopSwitch;
 }
 
 export interface RunnerOutcome {
@@ -80,6 +84,8 @@ export async function runTasks(options: TaskRunnerOptions): Promise<RunnerOutcom
     record({ type: 'agent.hung', data: { taskId: hang.taskId, hungAgentId: hang.agentId, silentMs: hang.silentMs, limitMs: hang.limitMs } });
     entry.stop.abort(hang);
   };
+  // The user's stop: the agent stops at its next safe point and its task closes, failed, saying so.
+  const detachStops = options.userStops?.attach((stop: UserStop) => running.get(stop.taskId)?.stop.abort(stop));
   const heartbeat = setInterval(() => {
     try {
       tasks.renewLeases(holder, context.now(), leaseMs);
@@ -124,6 +130,15 @@ export async function runTasks(options: TaskRunnerOptions): Promise<RunnerOutcom
     }
   };
 
+  const finishUserStopped = async (task: TaskRecord, lease: Lease, execution: TaskExecution, stop: UserStop): Promise<void> => {
+    try {
+      releaseStoppedPlannersAndon(context, task, record);
+      await closeTask(task, lease, userStoppedHandoff(execution, stop, task, tasks.listChildren(task.id)), false);
+    } catch (error) {
+      fail(`closing task ${task.id} after the user stopped it failed`, error);
+    }
+  };
+
   const start = (task: TaskRecord): void => {
     const already = running.get(task.id);
     if (already !== undefined) {
@@ -139,6 +154,12 @@ export async function runTasks(options: TaskRunnerOptions): Promise<RunnerOutcom
     const exhausted = context.budget?.blocksStart(task.id) ?? null;
     if (exhausted !== null) {
       void finishTask(task, lease, { agentId: 'system', handoff: unstartedHandoff(exhausted) }, false);
+      return;
+    }
+    // Stopped by the user while the run was down (or while it waited to be taken up again): closed, not run.
+    const stoppedEarlier = requestedStopOf(tasks, context.runId, task.id);
+    if (stoppedEarlier !== null) {
+      void finishUserStopped(task, lease, stoppedBeforeStart(context, task), stoppedEarlier);
       return;
     }
     const stop = new AbortController();
@@ -159,8 +180,10 @@ export async function runTasks(options: TaskRunnerOptions): Promise<RunnerOutcom
     };
     const done = execute(watched, task, () => lease, stop.signal)
       .then((execution) => {
+        const reason: unknown = stop.signal.reason;
+        if (isUserStop(reason)) return finishUserStopped(task, lease, execution, reason);
         const hang = hangs.hangOf(task.id);
-        const stoppedByRun = stop.signal.aborted && stop.signal.reason === RUN_STOPPED;
+        const stoppedByRun = stop.signal.aborted && reason === RUN_STOPPED;
         return finishTask(task, lease, hang === null ? execution : hungHandoff(execution, hang), stoppedByRun);
       })
       .finally(() => {
@@ -209,6 +232,7 @@ export async function runTasks(options: TaskRunnerOptions): Promise<RunnerOutcom
     agents.abort(RUN_STOPPED);
     while (running.size > 0) await Promise.allSettled([...running.values()].map((entry) => entry.done));
     clearInterval(heartbeat);
+    detachStops?.();
     options.signal.removeEventListener('abort', stopAgents);
   }
   if (failure !== null) return { rootHandoff: null, released, failure };

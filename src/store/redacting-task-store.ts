@@ -3,7 +3,7 @@ import type { TaskStore } from './task-store.js';
 
 /**
  * A task store that redacts what agents and people write into it (task briefs, handoffs, inbox
- * messages, the reasons of run holds), as `createRedactingEventStore` does for events.
+ * messages, the reasons of run holds and requests), as `createRedactingEventStore` does for events.
  * Everything else is `store`'s.
  */
 export function createRedactingTaskStore(store: TaskStore, redactor: SecretRedactor): TaskStore {
@@ -28,6 +28,9 @@ export function createRedactingTaskStore(store: TaskStore, redactor: SecretRedac
     setRunHold: (runId, held, reason, now) => store.setRunHold(runId, held, redactor.redactText(reason), now),
     runHold: (runId) => store.runHold(runId),
     runHoldChanges: (runId, afterSeq) => store.runHoldChanges(runId, afterSeq),
+    requestWorkers: (runId, workers, reason, now) => store.requestWorkers(runId, workers, redactor.redactText(reason), now),
+    requestStop: (runId, taskId, reason, now) => store.requestStop(runId, taskId, redactor.redactText(reason), now),
+    runRequests: (runId, afterSeq) => store.runRequests(runId, afterSeq),
     personMessages: (runId, afterSeq) => store.personMessages(runId, afterSeq),
     deliveredHandoffs: (runId) => store.deliveredHandoffs(runId),
     close: () => store.close(),

@@ -30,6 +30,11 @@ import type { SchemaPart } from './sqlite-migrations.js';
  *
  * `acceptance` (the fourth script) holds the commands that must pass on the trunk once the
  * task's work landed, as a JSON array of strings; tasks from before it have none.
+ *
+ * `run_requests` (the fifth script) holds what people asked of a running run besides messages
+ * and the hold, one row per request, never updated or deleted: a new worker limit (`kind`
+ * 'workers', with `workers`) or a stop of the agent on a task (`kind` 'stop', with `task_id`).
+ * Like `run_holds`, rows are numbered in commit order, so the log records each once by `seq`.
  */
 export const TASK_TABLE_SCHEMA: SchemaPart = {
   name: 'tasks',
@@ -93,5 +98,19 @@ export const TASK_TABLE_SCHEMA: SchemaPart = {
      CREATE INDEX run_holds_by_run ON run_holds (run_id);
      CREATE INDEX inbox_person_messages_by_run ON inbox (run_id) WHERE from_task_id IS NULL;`,
     `ALTER TABLE tasks ADD COLUMN acceptance TEXT NOT NULL DEFAULT '[]';`,
+    `CREATE TABLE run_requests (
+       seq INTEGER PRIMARY KEY,
+       run_id TEXT NOT NULL,
+       kind TEXT NOT NULL CHECK (kind IN ('workers', 'stop')),
+       task_id TEXT,
+       workers INTEGER,
+       reason TEXT NOT NULL,
+       requested_at INTEGER NOT NULL,
+       CHECK (CASE kind
+                WHEN 'workers' THEN workers IS NOT NULL AND workers > 0 AND task_id IS NULL
+                ELSE task_id IS NOT NULL AND workers IS NULL
+              END)
+     ) STRICT;
+     CREATE INDEX run_requests_by_run ON run_requests (run_id);`,
   ],
 };

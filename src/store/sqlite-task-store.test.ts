@@ -277,10 +277,26 @@ describe('openSqliteTaskStore', () => {
     store.createTask(childTask('worker-1', 'old', 'worker', { acceptance: ['node --test'] }), 2);
     expect(store.getTask('worker-1')?.acceptance).toEqual(['node --test']);
     withRawConnection(path, (db) => {
-      expect(db.prepare("SELECT version FROM schema_versions WHERE part = 'tasks'").pluck().get()).toBe(4);
+      expect(db.prepare("SELECT version FROM schema_versions WHERE part = 'tasks'").pluck().get()).toBe(TASK_TABLE_SCHEMA.migrations.length);
       db.prepare("UPDATE tasks SET acceptance = '[1]' WHERE id = 'worker-1'").run();
     });
     expect(() => store.getTask('worker-1')).toThrow(/acceptance commands of task worker-1 .* are damaged: they are not a list of strings/);
+  });
+
+  it('migrates a task table from before run requests: the run has none, and takes new ones', () => {
+    const fourthVersion = { name: TASK_TABLE_SCHEMA.name, migrations: TASK_TABLE_SCHEMA.migrations.slice(0, 4) };
+    openSqliteStoreConnection(path, 1_000, fourthVersion, 'task table').close();
+    withRawConnection(path, (db) => {
+      db.prepare("INSERT INTO tasks (id, run_id, kind, title, body, status, attempt, created_at) VALUES (?, ?, 'planner', 'Goal', 'goal', 'open', 0, 1)").run(ROOT, RUN_ID);
+    });
+    const store = open();
+    expect(store.runRequests(RUN_ID, 0)).toEqual([]);
+    const request = store.requestWorkers(RUN_ID, 2, 'fewer', 2);
+    expect(store.runRequests(RUN_ID, 0)).toEqual([request]);
+    withRawConnection(path, (db) => {
+      // The table keeps each kind's own value: a stop without its task is refused.
+      expect(() => db.prepare("INSERT INTO run_requests (run_id, kind, reason, requested_at) VALUES (?, 'stop', 'no task', 3)").run(RUN_ID)).toThrow(/CHECK constraint failed/);
+    });
   });
 
   it('keeps what was written across closing and reopening', () => {
@@ -330,8 +346,9 @@ describe('openSqliteTaskStore', () => {
     expect(() => open({}, app)).toThrow(/colony did not create \(it has a table "customers"/);
     open().close();
     withRawConnection(path, (db) => db.prepare("UPDATE schema_versions SET version = 9 WHERE part = 'tasks'").run());
-    expect(() => open()).toThrow(/version 9, newer than the version 4 this colony knows/);
-    expect(() => open({ readOnly: true })).toThrow(/version 9, newer than the version 4 this colony knows/);
+    const known = new RegExp(`version 9, newer than the version ${TASK_TABLE_SCHEMA.migrations.length} this colony knows`);
+    expect(() => open()).toThrow(known);
+    expect(() => open({ readOnly: true })).toThrow(known);
   });
 });
 

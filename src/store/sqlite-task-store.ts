@@ -5,6 +5,7 @@ import { TASK_TABLE_SCHEMA } from './sqlite-task-schema.js';
 import { INBOX_COLUMNS, TASK_COLUMNS, acceptanceToJson, handoffToJson, messageFromRow, pathsToJson, taskFromRow } from './sqlite-task-rows.js';
 import type { InboxRow, TaskRow } from './sqlite-task-rows.js';
 import { SqliteRunHolds } from './sqlite-run-holds.js';
+import { SqliteRunRequests } from './sqlite-run-requests.js';
 import { isCurrentLease, staleLeaseReason } from './task-lease.js';
 import type {
   ClaimRequest,
@@ -14,6 +15,7 @@ import type {
   Lease,
   NewTask,
   RunHoldChange,
+  RunRequest,
   TaskRecord,
   TaskStore,
 } from './task-store.js';
@@ -80,6 +82,7 @@ class SqliteTaskStore implements TaskStore {
   private readonly statements = new Map<string, Database.Statement>();
   private readonly inTransaction: <Result>(work: () => Result) => Result;
   private readonly holds = new SqliteRunHolds((sql) => this.statement(sql));
+  private readonly requests: SqliteRunRequests;
   private closed = false;
 
   constructor(
@@ -89,6 +92,7 @@ class SqliteTaskStore implements TaskStore {
   ) {
     const run = db.transaction((work: () => unknown) => work());
     this.inTransaction = <Result>(work: () => Result) => run.immediate(work) as Result;
+    this.requests = new SqliteRunRequests((sql) => this.statement(sql), path);
   }
 
   createTask(task: NewTask, now: number, publisher?: Lease): CreateTaskResult {
@@ -351,6 +355,28 @@ class SqliteTaskStore implements TaskStore {
   runHoldChanges(runId: string, afterSeq: number): RunHoldChange[] {
     this.checkOpen();
     return this.holds.after(runId, afterSeq);
+  }
+
+  requestWorkers(runId: string, workers: number, reason: string, now: number): RunRequest {
+    this.checkWritable();
+    checkTime('requestWorkers now', now);
+    if (!Number.isSafeInteger(workers) || workers < 1) throw new TypeError(`requestWorkers workers must be a positive whole number, got ${String(workers)}.`);
+    return this.requests.add(runId, { kind: 'workers', workers }, reason, now);
+  }
+
+  requestStop(runId: string, taskId: string, reason: string, now: number): RunRequest {
+    this.checkWritable();
+    checkTime('requestStop now', now);
+    return this.inTransaction(() => {
+      const task = this.taskRow(taskId);
+      if (task === undefined || task.runId !== runId) throw new Error(`Task ${taskId} is not a task of run ${runId}, so there is no agent of it to stop.`);
+      return this.requests.add(runId, { kind: 'stop', taskId }, reason, now);
+    });
+  }
+
+  runRequests(runId: string, afterSeq: number): RunRequest[] {
+    this.checkOpen();
+    return this.requests.after(runId, afterSeq);
   }
 
   personMessages(runId: string, afterSeq: number): InboxMessage[] {

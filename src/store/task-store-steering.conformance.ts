@@ -12,7 +12,8 @@ function request(holder: string, now: number, runId = RUN_ID, kinds: readonly Ta
 
 /**
  * The part of the TaskStore suite about a person steering a run: the user's hold on the whole
- * run, kept apart from planners' andons, and the messages people left, listed by run. Run by
+ * run, kept apart from planners' andons, the messages people left, listed by run, and people's
+ * requests (worker limits, stops). Run by
  * `describeTaskStoreConformance`, so every implementation passes it.
  */
 export function describeTaskStoreSteering(open: () => TaskStoreUnderTest): void {
@@ -106,16 +107,46 @@ export function describeTaskStoreSteering(open: () => TaskStoreUnderTest): void 
       expect(createdTask(store.createTask(childTask('worker-2', ROOT), 1_500)).status).toBe('open');
     });
 
-    it('keeps the hold across reopening', (context) => {
+    it("keeps people's requests of a run (worker limits and stops) once each, in order, apart from other runs", () => {
+      store.createTask(rootTask('run-2'), 130);
+      expect(store.runRequests(RUN_ID, 0)).toEqual([]);
+      const fewer = store.requestWorkers(RUN_ID, 2, 'the machine is busy', 1_000);
+      const stop = store.requestStop(RUN_ID, 'worker-1', 'it went the wrong way', 1_100);
+      const elsewhere = store.requestWorkers('run-2', 8, 'another run', 1_150);
+      const more = store.requestWorkers(RUN_ID, 6, 'the machine is free', 1_200);
+      expect(fewer).toEqual({ seq: fewer.seq, runId: RUN_ID, kind: 'workers', workers: 2, reason: 'the machine is busy', requestedAt: 1_000 });
+      expect(stop).toEqual({ seq: stop.seq, runId: RUN_ID, kind: 'stop', taskId: 'worker-1', reason: 'it went the wrong way', requestedAt: 1_100 });
+      expect(store.runRequests(RUN_ID, 0)).toEqual([fewer, stop, more]);
+      expect([fewer.seq, stop.seq, elsewhere.seq, more.seq]).toEqual([fewer.seq, stop.seq, elsewhere.seq, more.seq].sort((a, b) => a - b));
+      expect(store.runRequests(RUN_ID, fewer.seq)).toEqual([stop, more]);
+      expect(store.runRequests(RUN_ID, more.seq)).toEqual([]);
+      expect(store.runRequests('run-2', 0)).toEqual([elsewhere]);
+      // A request changes no task by itself: the run acts on it.
+      expect(store.getTask('worker-1')?.status).toBe('open');
+      expect(store.claim(request('runner-a', 2_000, RUN_ID, ['worker']))?.id).toBe('worker-1');
+    });
+
+    it('refuses a worker limit that is not a positive whole number and a stop of a task outside the run, keeping nothing', () => {
+      store.createTask(rootTask('run-2'), 130);
+      for (const workers of [0, -1, 1.5, Number.NaN]) expect(() => store.requestWorkers(RUN_ID, workers, 'bad', 1_000)).toThrow(/positive whole number/);
+      expect(() => store.requestStop(RUN_ID, 'no-such-task', 'bad', 1_000)).toThrow(/no-such-task/);
+      expect(() => store.requestStop('run-2', 'worker-1', 'bad', 1_000)).toThrow(/worker-1/);
+      expect(store.runRequests(RUN_ID, 0)).toEqual([]);
+      expect(store.runRequests('run-2', 0)).toEqual([]);
+    });
+
+    it('keeps the hold and the requests across reopening', (context) => {
       const { reopen } = underTest;
       if (reopen === undefined) {
         context.skip();
         return;
       }
       const hold = store.setRunHold(RUN_ID, true, 'over the weekend', 1_000);
+      const requests = [store.requestWorkers(RUN_ID, 3, 'fewer', 1_010), store.requestStop(RUN_ID, 'planner-p', 'wrong slice', 1_020)];
       store.close();
       const reopened = reopen();
       expect(reopened.runHold(RUN_ID)).toEqual(hold);
+      expect(reopened.runRequests(RUN_ID, 0)).toEqual(requests);
       expect(reopened.claim(request('runner-b', 2_000))).toBeNull();
       reopened.close();
     });

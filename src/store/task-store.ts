@@ -80,6 +80,34 @@ export interface RunHoldChange {
   readonly changedAt: number;
 }
 
+/**
+ * One request a person made of a running run besides messages and the hold: a new limit on the
+ * workers running at once (`colony workers`), or a stop of the agent on one task (`colony
+ * stop`). Rows are only ever added, numbered in commit order, so the process that writes the
+ * run's log records each once and acts on it, whichever process made it and whenever.
+ */
+export type RunRequest = RunRequestCommon &
+  (
+    | {
+        readonly kind: 'workers';
+        /** The most workers that may run at once from now on: a positive whole number. */
+        readonly workers: number;
+      }
+    | {
+        readonly kind: 'stop';
+        /** The task whose agent is to stop; the task then closes with a failure handoff. */
+        readonly taskId: string;
+      }
+  );
+
+interface RunRequestCommon {
+  /** Position among all requests of the store; strictly increasing. */
+  readonly seq: number;
+  readonly runId: string;
+  readonly reason: string;
+  readonly requestedAt: number;
+}
+
 export interface ClaimRequest {
   readonly runId: string;
   /** Who takes the lease: one runner. */
@@ -207,6 +235,21 @@ export interface TaskStore {
   runHold(runId: string): RunHoldChange | null;
   /** The run's hold changes with a seq above `afterSeq`, oldest first (what a log has yet to record). */
   runHoldChanges(runId: string, afterSeq: number): RunHoldChange[];
+  /**
+   * Asks the run to run at most `workers` workers at once from now on. Kept as a request, not a
+   * setting: the run's own process reads it (`runRequests`), records it and acts on it, so it
+   * works from any process and reaches a stopped run when it is resumed. Throws when `workers`
+   * is not a positive whole number (callers check what people type first).
+   */
+  requestWorkers(runId: string, workers: number, reason: string, now: number): RunRequest;
+  /**
+   * Asks the run to stop the agent working on `taskId`, which then closes with a failure handoff
+   * to its planner. Whether the task can still be stopped is the caller's to check; the store
+   * keeps the request. Throws when the task is not a task of the run (a programmer error).
+   */
+  requestStop(runId: string, taskId: string, reason: string, now: number): RunRequest;
+  /** The run's requests with a seq above `afterSeq`, oldest first (what a log has yet to record). */
+  runRequests(runId: string, afterSeq: number): RunRequest[];
   /**
    * The run's messages from people (`sendMessage`; not handoffs), to any of its planners, with a
    * seq above `afterSeq`, oldest first, taken or not.

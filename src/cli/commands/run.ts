@@ -103,6 +103,8 @@ const PROGRESS_EVENTS: ReadonlySet<EventType> = new Set<EventType>([
   'budget.exhausted',
   'context.compacted',
   'context.compaction-failed',
+  'workers.changed',
+  'agent.stop-requested',
 ]);
 
 export function registerRunCommand(program: Command, ctx: CommandContext): void {

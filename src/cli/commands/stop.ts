@@ -1,0 +1,62 @@
+import { resolve } from 'node:path';
+import type { Command } from 'commander';
+import { defaultStateDir } from '../../orchestrator/state-directory.js';
+import { openSteering } from '../../orchestrator/steering-access.js';
+import { stopAgent } from '../../orchestrator/steering-controls.js';
+import { EXIT_OK, usageError, type CommandContext } from '../command-context.js';
+
+interface StopFlags {
+  readonly reason?: string;
+  readonly repo: string;
+  readonly state?: string;
+  readonly json?: boolean;
+}
+
+export function registerStopCommand(program: Command, ctx: CommandContext): void {
+  program
+    .command('stop')
+    .description("Stop one agent of the run (a worker or a sub-planner): its task closes as failed with your reason, and its planner hears it and may publish the work again.")
+    .argument('<id>', 'the task id or agent id of the agent to stop; colony status lists them')
+    .option('--reason <text>', 'why, told to its planner in the handoff')
+    .option('--repo <dir>', 'the repository the run works on', '.')
+    .option('--state <dir>', 'the state directory the run uses (default: <repo>/.colony)')
+    .option('--json', 'print the outcome as JSON')
+    .action((target: string, flags: StopFlags) => {
+      ctx.exitCode = stop(ctx, target, flags);
+    });
+}
+
+function stop(ctx: CommandContext, target: string, flags: StopFlags): number {
+  const stateDir = flags.state === undefined ? defaultStateDir(resolve(ctx.cwd, flags.repo)) : resolve(ctx.cwd, flags.state);
+  const access = openSteering(stateDir, ctx.secrets ?? []);
+  if (!access.ok) {
+    usageError(ctx, access.error);
+    return ctx.exitCode;
+  }
+  try {
+    const runId = access.run.runId;
+    const result = stopAgent(access.stores, runId, target, flags.reason ?? 'no reason given');
+    if (!result.ok) {
+      usageError(ctx, result.error);
+      return ctx.exitCode;
+    }
+    const { agent, request, repeated } = result;
+    if (flags.json === true) {
+      ctx.stdout(`${JSON.stringify({ runId, agent, requestSeq: request.seq, repeated, live: access.live }, null, 2)}\n`);
+      return EXIT_OK;
+    }
+    const who = `the ${agent.role} ${agent.agentId ?? '(starting)'} (task ${agent.taskId}, "${agent.title}")`;
+    if (repeated) {
+      ctx.stdout(`A stop of ${who} of run ${runId} was asked for already (${request.reason}): nothing changed.\n`);
+      return EXIT_OK;
+    }
+    const when = access.live
+      ? 'it stops at its next step, and its task closes as failed with your reason, for its planner to publish again.'
+      : 'the run is not running now; its task is closed as failed with your reason when you continue the run with colony resume, and its agent is not taken up again.';
+    const children = agent.role === 'sub-planner' ? ' The tasks it published go on to their end.' : '';
+    ctx.stdout(`Stopping ${who} of run ${runId}: ${when}${children}\n`);
+    return EXIT_OK;
+  } finally {
+    access.close();
+  }
+}

@@ -1,0 +1,67 @@
+import { resolve } from 'node:path';
+import type { Command } from 'commander';
+import { defaultStateDir } from '../../orchestrator/state-directory.js';
+import { openSteering } from '../../orchestrator/steering-access.js';
+import { MAX_WORKERS, setWorkers } from '../../orchestrator/steering-controls.js';
+import { EXIT_OK, usageError, type CommandContext } from '../command-context.js';
+
+interface WorkersFlags {
+  readonly reason?: string;
+  readonly repo: string;
+  readonly state?: string;
+  readonly json?: boolean;
+}
+
+export function registerWorkersCommand(program: Command, ctx: CommandContext): void {
+  program
+    .command('workers')
+    .description('Change how many workers the run may run at once. With fewer, running workers go on and no new one starts until fewer run.')
+    .argument('<n>', `the most workers at once, from 1 to ${MAX_WORKERS} (planners do not count)`)
+    .option('--reason <text>', 'why, recorded with the change')
+    .option('--repo <dir>', 'the repository the run works on', '.')
+    .option('--state <dir>', 'the state directory the run uses (default: <repo>/.colony)')
+    .option('--json', 'print the outcome as JSON')
+    .action((count: string, flags: WorkersFlags) => {
+      ctx.exitCode = workers(ctx, count, flags);
+    });
+}
+
+function workers(ctx: CommandContext, count: string, flags: WorkersFlags): number {
+  if (!/^\s*-?\d+(\.\d+)?\s*$/.test(count)) {
+    usageError(ctx, `colony workers takes how many workers may run at once, a whole number from 1 to ${MAX_WORKERS}, got "${count}": e.g. colony workers 2.`);
+    return ctx.exitCode;
+  }
+  const stateDir = flags.state === undefined ? defaultStateDir(resolve(ctx.cwd, flags.repo)) : resolve(ctx.cwd, flags.state);
+  const access = openSteering(stateDir, ctx.secrets ?? []);
+  if (!access.ok) {
+    usageError(ctx, access.error);
+    return ctx.exitCode;
+  }
+  try {
+    const runId = access.run.runId;
+    const result = setWorkers(access.stores, runId, Number(count), flags.reason ?? 'changed by the user');
+    if (!result.ok) {
+      usageError(ctx, result.error);
+      return ctx.exitCode;
+    }
+    const { previous } = result;
+    if (flags.json === true) {
+      ctx.stdout(`${JSON.stringify({ runId, workers: result.workers, previous, changed: result.request !== null, live: access.live }, null, 2)}\n`);
+      return EXIT_OK;
+    }
+    if (result.request === null) {
+      ctx.stdout(`Run ${runId} already runs up to ${result.workers} worker(s) at once: nothing changed.\n`);
+      return EXIT_OK;
+    }
+    const was = previous === null ? '' : ` (was ${previous})`;
+    const when = !access.live
+      ? ` The run is not running now; it goes on with ${result.workers} when you continue it with colony resume.`
+      : previous !== null && result.workers < previous
+        ? ' Workers already running go on; no new one starts until fewer than that run.'
+        : ' More start as tasks wait for them.';
+    ctx.stdout(`Run ${runId} now runs up to ${result.workers} worker(s) at once${was}.${when}\n`);
+    return EXIT_OK;
+  } finally {
+    access.close();
+  }
+}
