@@ -197,6 +197,8 @@ function foldEvent(state: RunState, event: ColonyEvent): void {
     case 'budget.warned':
     case 'budget.exhausted':
     case 'planner.finished':
+    case 'workers.changed':
+    case 'agent.stop-requested':
       return;
     default:
       assertNever(event);
