@@ -47,7 +47,7 @@ describe('colony tui, in a real terminal, on a live run', () => {
   it(
     'shows agents appear and end, a tool call\'s output, and steers: andon, workers, a message to the root planner',
     async () => {
-      const running = runCli(['run', goalPath, '--repo', repo.dir, '--model', 'sim?seed=5&latency=400..700', '--workers', '3', '--quiet', '--json']);
+      const running = runCli(['run', goalPath, '--repo', repo.dir, '--model', 'sim?seed=5&latency=900..1300', '--workers', '3', '--quiet', '--json']);
       await waitForLoggedEvent(stateDir, (event) => event.type === 'run.started');
       terminal = openColonyInTmux(['tui', '--state', stateDir], repo.dir);
       const tui = terminal;

@@ -8,7 +8,7 @@ import { detailLines } from './detail-lines.js';
 import { EventTail } from './event-tail.js';
 import { Footer, type PromptState } from './footer.js';
 import { Header } from './header.js';
-import { handleKey, type KeyContext, type Screen } from './keys.js';
+import { handleKeys, type KeyContext, type Screen } from './keys.js';
 import { TREE_SORTS, treeRows, type TreeSort } from './tree-rows.js';
 import type { TuiActions, TuiSource } from './tui-source.js';
 
@@ -138,7 +138,7 @@ export function TuiApp({ source, actions, size, frameMs = 250, quitQuestion = nu
     },
     interrupt: () => onInterrupt?.(),
   };
-  useInput((input, key) => handleKey(context, input, key));
+  useInput((input, key) => handleKeys(context, input, key));
 
   if (view === null) {
     return (

@@ -35,6 +35,25 @@ export interface KeyContext {
   interrupt(): void;
 }
 
+/**
+ * Does what the keys of one read from the terminal mean. A terminal hands over several keys at
+ * once when they come faster than they are read (a paste, keys sent by a script): each is
+ * handled in turn, a line typed into a prompt as one piece up to its Enter.
+ */
+export function handleKeys(context: KeyContext, input: string, key: Key): void {
+  if (input.length <= 1 || key.ctrl || key.meta || key.escape) {
+    handleKey(context, input, key);
+    return;
+  }
+  const plain: Key = { ...key, return: false };
+  for (const piece of input.split(/(\r|\n)/)) {
+    if (piece === '') continue;
+    if (piece === '\r' || piece === '\n') handleKey(context, '', { ...plain, return: true });
+    else if (context.prompt !== null) handleKey(context, piece, plain);
+    else for (const character of piece) handleKey(context, character, plain);
+  }
+}
+
 /** Does what a key press means where the user is: typing into a prompt, on the tree, or on an agent's page. */
 export function handleKey(context: KeyContext, input: string, key: Key): void {
   if (key.ctrl && input === 'c') {
