@@ -1,9 +1,9 @@
 import type { ColonyEvent } from '../events/event-types.js';
 
-/** What an agent is doing this moment: waiting on its model, or running one tool call. */
+/** What an agent is doing this moment: waiting on its model, running one tool call, or colony checking its work. */
 export interface AgentActivity {
-  readonly kind: 'model' | 'tool';
-  /** The tool's name, or the model the call went to. */
+  readonly kind: 'model' | 'tool' | 'acceptance';
+  /** The tool's name, the model the call went to, or `acceptance` while its task's acceptance commands run. */
   readonly name: string;
   /** What the call is about, on one short line: the command, the path, the task's title. */
   readonly detail: string;
@@ -36,6 +36,10 @@ export function createAgentActivityFold(): AgentActivityFold {
         case 'tool.started':
           current.set(event.agentId, { kind: 'tool', name: event.data.name, detail: describeToolInput(event.data.input), since: event.ts });
           return;
+        case 'acceptance.started':
+          current.set(event.agentId, { kind: 'acceptance', name: 'acceptance', detail: describeToolInput(event.data.commands.join('; ')), since: event.ts });
+          return;
+        case 'acceptance.checked':
         case 'model.responded':
         case 'model.failed':
         case 'tool.ended':

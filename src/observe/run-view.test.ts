@@ -39,6 +39,11 @@ describe('the run view', () => {
     const byId = new Map(view.agents.map((agent) => [agent.id, agent]));
     expect(byId.get('worker-b')?.activity).toEqual({ kind: 'tool', name: 'run_command', detail: 'npm test -- printer', since: run.now });
     expect(byId.get('worker-a')?.activity).toBeNull();
+    // After its handoff, a worker's acceptance commands run before it ends.
+    run.append('worker-b', { type: 'tool.ended', data: { step: 1, callId: 'b-1', name: 'run_command', ok: true, output: 'pass', durationMs: 900 } });
+    run.append('worker-b', { type: 'acceptance.started', data: { taskId: 'task-b', commit: 'c'.repeat(40), commands: ['npm test'] } });
+    for (const event of store.read({ afterSeq: fold.lastSeq })) fold.add(event);
+    expect(fold.snapshot(run.now)?.agents.find((agent) => agent.id === 'worker-b')?.activity).toMatchObject({ kind: 'acceptance', detail: 'npm test' });
     expect(byId.get('worker-a')?.state).toBe('done');
     expect(view.status.tasks).toEqual({ total: 2, byStatus: { open: 0, running: 1, done: 1, partial: 0, blocked: 0, failed: 0 } });
     expect(view.status.handoffs.delivered).toBe(1);

@@ -83,6 +83,8 @@ async function demo(ctx: CommandContext, flags: DemoFlags): Promise<number> {
       'Look around:',
       `  git -C ${repoDir} log --oneline --graph main`,
       `  npx colony status --repo ${repoDir}`,
+      `  npx colony replay --repo ${repoDir} --speed 2     # the run again, in the terminal UI`,
+      `  npx colony analyze --repo ${repoDir}`,
       `  npx colony events --repo ${repoDir} --type handoff.submitted`,
       '',
     ].join('\n'),

@@ -58,7 +58,9 @@ function AgentLine({ row, selected, width, now }: { row: TreeRow; selected: bool
 function describeDoing(agent: AgentView, now: number): string {
   if (agent.activity !== null) {
     const how = shortDuration(now - agent.activity.since);
-    return agent.activity.kind === 'model' ? `${how} thinking` : `${how} ${agent.activity.name} ${agent.activity.detail}`;
+    if (agent.activity.kind === 'model') return `${how} thinking`;
+    if (agent.activity.kind === 'acceptance') return `${how} checks: ${agent.activity.detail}`;
+    return `${how} ${agent.activity.name} ${agent.activity.detail}`;
   }
   if (agent.endedAt !== null) return agent.reason ?? '';
   return agent.state === 'waiting' ? 'waiting for handoffs' : '';
