@@ -153,7 +153,7 @@ export async function runAgent(options: AgentLoopOptions): Promise<AgentOutcome>
   /** After an answer without tool calls: a planner with work out waits for it; null goes on. */
   const afterNoToolCall = async (): Promise<AgentOutcome | null> => {
     if (inbox !== undefined && (await waitForMessages(inbox, step, signal, recorder))) return null;
-    if (signal.aborted) return fail(step, 'stopped: the run was cancelled');
+    if (signal.aborted) return fail(step, stoppedBecause(signal));
     idleTurns += 1;
     if (idleTurns >= maxIdleTurns) return fail(step, `the agent stopped calling tools (${idleTurns} turns in a row)`);
     const nudge = options.noToolCallNudge ?? NO_TOOL_CALL_NUDGE;
@@ -164,7 +164,7 @@ export async function runAgent(options: AgentLoopOptions): Promise<AgentOutcome>
   /** After a turn that ended the agent: a planner that finished while a handoff is still due takes it in and replans. */
   const afterEnding = async (): Promise<AgentOutcome | null> => {
     if (inbox !== undefined && (await waitForMessages(inbox, step, signal, recorder))) return null;
-    if (signal.aborted) return fail(step, 'stopped: the run was cancelled');
+    if (signal.aborted) return fail(step, stoppedBecause(signal));
     return { status: 'ended', steps: step };
   };
 
@@ -176,7 +176,7 @@ export async function runAgent(options: AgentLoopOptions): Promise<AgentOutcome>
   }
 
   while (step < options.maxSteps) {
-    if (signal.aborted) return fail(step, 'stopped: the run was cancelled');
+    if (signal.aborted) return fail(step, stoppedBecause(signal));
     step += 1;
     if (inbox !== undefined) {
       for (const delivery of inbox.take()) {
@@ -243,7 +243,7 @@ export async function runAgent(options: AgentLoopOptions): Promise<AgentOutcome>
     if (stopped !== undefined) return fail(step - 1, stopped);
     if (!result.ok) {
       const { error } = result;
-      if (error.kind === 'aborted') return fail(step - 1, 'stopped: the run was cancelled');
+      if (error.kind === 'aborted') return fail(step - 1, stoppedBecause(signal));
       return fail(step - 1, `the model call failed after ${result.attempts} attempt(s): ${error.kind}: ${error.message}`);
     }
     const { turn } = result;
@@ -304,4 +304,15 @@ async function waitForMessages(inbox: AgentInbox, step: number, signal: AbortSig
     if (pending.openChildren === 0) return false;
   }
   return false;
+}
+
+/**
+ * Why an agent stops when its signal aborts, as its end records it: what the abort reason
+ * says of itself in `explanation` (a person stopped this one agent, colony found it hung), else
+ * the run stopping.
+ */
+export function stoppedBecause(signal: AbortSignal): string {
+  const reason: unknown = signal.reason;
+  const explanation = typeof reason === 'object' && reason !== null ? (reason as { explanation?: unknown }).explanation : undefined;
+  return typeof explanation === 'string' ? `stopped: ${explanation}` : 'stopped: the run was cancelled';
 }

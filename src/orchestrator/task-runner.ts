@@ -82,10 +82,10 @@ export async function runTasks(options: TaskRunnerOptions): Promise<RunnerOutcom
     const entry = running.get(hang.taskId);
     if (entry === undefined) return;
     record({ type: 'agent.hung', data: { taskId: hang.taskId, hungAgentId: hang.agentId, silentMs: hang.silentMs, limitMs: hang.limitMs } });
-    entry.stop.abort(hang);
+    entry.stop.abort({ ...hang, explanation: `colony found it hung: it recorded nothing for ${Math.round(hang.silentMs / 1000)} s` });
   };
   // The user's stop: the agent stops at its next safe point and its task closes, failed, saying so.
-  const detachStops = options.userStops?.attach((stop: UserStop) => running.get(stop.taskId)?.stop.abort(stop));
+  const detachStops = options.userStops?.attach((stop: UserStop) => running.get(stop.taskId)?.stop.abort({ ...stop, explanation: `the user stopped it: ${stop.reason}` }));
   const heartbeat = setInterval(() => {
     try {
       tasks.renewLeases(holder, context.now(), leaseMs);

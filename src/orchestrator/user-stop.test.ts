@@ -95,6 +95,7 @@ describe("the user's stop of one agent", () => {
     expect(child?.handoff).toMatchObject({ status: 'failed', synthetic: true, summary: 'The worker was stopped by the user: it went the wrong way' });
     // What the worker's own ending said is kept after it.
     expect(child?.handoff?.notes[0]).toMatch(/^The worker ended without a handoff/);
+    expect(child?.handoff?.notes.join('\n')).toContain('stopped: the user stopped it: it went the wrong way');
     expect(ofType(seen, 'agent.stop-requested').map((event) => event.data)).toEqual([
       { taskId: child?.id, stoppedAgentId: worker?.agentId, reason: 'it went the wrong way', requestSeq: 1 },
     ]);
