@@ -100,7 +100,8 @@ export function TuiApp({ source, actions, size, frameMs = 250, quitQuestion = nu
   const selected = ui.current.selectedId ?? rows[0]?.agent.id ?? null;
   const bodyHeight = Math.max(3, terminal.rows - HEADER_LINES - FOOTER_LINES - (screen.kind === 'tree' ? TAIL_LINES : 0));
   // Until the page's agent is read, the one read before is not shown under its name.
-  const lines = screen.kind === 'detail' && transcript?.agentId === screen.agentId ? detailLines(screen.tab, transcript, diff, terminal.columns) : [];
+  const pageTab = screen.kind === 'detail' && transcript?.agentId === screen.agentId ? screen.tab : null;
+  const lines = useMemo(() => (pageTab === null || transcript === null ? [] : detailLines(pageTab, transcript, diff, terminal.columns)), [pageTab, transcript, diff, terminal.columns]);
 
   const context: KeyContext = {
     get screen() {
