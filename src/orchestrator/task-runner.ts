@@ -159,7 +159,9 @@ export async function runTasks(options: TaskRunnerOptions): Promise<RunnerOutcom
     // Stopped by the user while the run was down (or while it waited to be taken up again): closed, not run.
     const stoppedEarlier = requestedStopOf(tasks, context.runId, task.id);
     if (stoppedEarlier !== null) {
-      void finishUserStopped(task, lease, stoppedBeforeStart(context, task), stoppedEarlier);
+      // An agent of an earlier life that had handed off on its own is delivered as it said.
+      const earlier = stoppedBeforeStart(context, task);
+      void (earlier.handoff.synthetic ? finishUserStopped(task, lease, earlier, stoppedEarlier) : finishTask(task, lease, earlier, false));
       return;
     }
     const stop = new AbortController();
@@ -181,7 +183,8 @@ export async function runTasks(options: TaskRunnerOptions): Promise<RunnerOutcom
     const done = execute(watched, task, () => lease, stop.signal)
       .then((execution) => {
         const reason: unknown = stop.signal.reason;
-        if (isUserStop(reason)) return finishUserStopped(task, lease, execution, reason);
+        // A worker that handed off before the stop came (its acceptance checks were running) is delivered as it said.
+        if (isUserStop(reason) && execution.handoff.synthetic) return finishUserStopped(task, lease, execution, reason);
         const hang = hangs.hangOf(task.id);
         const stoppedByRun = stop.signal.aborted && reason === RUN_STOPPED;
         return finishTask(task, lease, hang === null ? execution : hungHandoff(execution, hang), stoppedByRun);

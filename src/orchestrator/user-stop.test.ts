@@ -104,6 +104,26 @@ describe("the user's stop of one agent", () => {
     expect(outcome.rootHandoff?.summary).toBe('heard: The worker was stopped by the user: it went the wrong way');
   });
 
+  it('delivers the handoff a worker submitted before the stop came, with its own status', async () => {
+    const planner = scriptedPlanner((request, index) => {
+      // The acceptance command outlasts the stop: the worker has handed off, colony is still checking.
+      if (index === 0) return { calls: [{ name: 'create_task', input: { title: 'Build pad', brief: PAD_TASK, acceptance: ['sleep 2'] } }] };
+      return { calls: [{ name: 'finish', input: { summary: `heard: ${heardSummary(request)}` } }] };
+    });
+    const { context, root, seen, run } = await setUp(planner);
+    const running = run();
+    await until(() => seen.some((event) => event.type === 'acceptance.started'), 'the acceptance checks to start');
+    const worker = ofType(seen, 'agent.started').find((event) => event.data.role === 'worker');
+    expect(stopAgent({ events: context.events, tasks }, RUN, worker?.agentId ?? '', 'too late')).toMatchObject({ ok: true });
+    await running;
+
+    const child = tasks.listChildren(root.id)[0];
+    const submitted = ofType(seen, 'handoff.submitted').find((event) => event.agentId === worker?.agentId);
+    expect(submitted?.data.handoff.status).toBe('done');
+    expect(child?.handoff).toMatchObject({ status: 'done', synthetic: false, summary: submitted?.data.handoff.summary });
+    expect(ofType(seen, 'handoff.delivered').find((event) => event.data.taskId === child?.id)?.data.status).toBe('done');
+  });
+
   it('closes a task whose stop was asked for while no agent ran it, when the run claims it again, without starting an agent', async () => {
     const planner = scriptedPlanner((request) =>
       lastUserText(request).includes('Handoff from task') ? { calls: [{ name: 'finish', input: { summary: `heard: ${heardSummary(request)}` } }] } : { text: 'Waiting.' },
