@@ -1,35 +1,44 @@
 import { openSteering } from '../orchestrator/steering-access.js';
-import { setWorkers, stopAgent } from '../orchestrator/steering-controls.js';
+import { currentWorkerLimit, setWorkers, stopAgent } from '../orchestrator/steering-controls.js';
 import { holdRun, releaseRun, sendToPlanner, type SteeringStores } from '../orchestrator/steering.js';
 import type { SteeringOutcome, TuiActions } from '../ui/tui/tui-source.js';
 
 /**
  * The terminal UI's steering keys, doing what `colony andon`, `colony say`, `colony stop` and
  * `colony workers` do: each opens the run's state directory, makes its one change and lets go,
- * so any number of UIs (and the commands) can steer the same run.
+ * so any number of UIs (and the commands) can steer the same run. With `shownRunId`, a key
+ * refuses when the run that can be steered is another one than the screen shows.
  */
-export function steeringActions(stateDir: string, secrets: readonly string[]): TuiActions {
+export function steeringActions(stateDir: string, secrets: readonly string[], shownRunId: string | null = null): TuiActions {
   const steer = (change: (stores: SteeringStores, runId: string) => SteeringOutcome): SteeringOutcome => {
     const access = openSteering(stateDir, secrets);
     if (!access.ok) return { ok: false, message: access.error };
     try {
-      return change(access.stores, access.run.runId);
+      const { runId } = access.run;
+      if (shownRunId !== null && runId !== shownRunId) {
+        return { ok: false, message: `This screen shows run ${shownRunId}, which has ended; the run going now is ${runId}. Steer it from colony tui --run ${runId}.` };
+      }
+      return change(access.stores, runId);
     } catch (error) {
       return { ok: false, message: `colony could not record that: ${error instanceof Error ? error.message : String(error)}` };
     } finally {
       access.close();
     }
   };
+  const workersTo = (stores: SteeringStores, runId: string, workers: number): SteeringOutcome => {
+    const set = setWorkers(stores, runId, workers, 'set from the terminal UI');
+    if (!set.ok) return { ok: false, message: set.error };
+    return { ok: true, message: set.request === null ? `The run already runs up to ${workers} worker(s) at once.` : `Up to ${workers} worker(s) at once from now on.` };
+  };
   return {
-    hold: (reason) =>
+    toggleHold: (reason) =>
       steer((stores, runId) => {
+        if (stores.tasks.runHold(runId)?.held === true) {
+          const released = releaseRun(stores, runId, 'released from the terminal UI');
+          return released.ok ? { ok: true, message: 'Spawning released: tasks are claimed again.' } : { ok: false, message: released.error };
+        }
         const held = holdRun(stores, runId, reason);
         return held.ok ? { ok: true, message: 'Spawning paused across the run (andon): no task is claimed until you press a again.' } : { ok: false, message: held.error };
-      }),
-    release: () =>
-      steer((stores, runId) => {
-        const released = releaseRun(stores, runId, 'released from the terminal UI');
-        return released.ok ? { ok: true, message: 'Spawning released: tasks are claimed again.' } : { ok: false, message: released.error };
       }),
     say: (target, text) =>
       steer((stores, runId) => {
@@ -43,11 +52,13 @@ export function steeringActions(stateDir: string, secrets: readonly string[]): T
         const name = `${stopped.agent.role} ${stopped.agent.agentId ?? stopped.agent.taskId}`;
         return { ok: true, message: stopped.repeated ? `${name} is being stopped already.` : `Stopping ${name}: its task closes as failed and its planner is told.` };
       }),
-    setWorkers: (workers) =>
+    setWorkers: (workers) => steer((stores, runId) => workersTo(stores, runId, workers)),
+    changeWorkers: (delta) =>
       steer((stores, runId) => {
-        const set = setWorkers(stores, runId, workers, 'set from the terminal UI');
-        if (!set.ok) return { ok: false, message: set.error };
-        return { ok: true, message: set.request === null ? `The run already runs up to ${workers} worker(s) at once.` : `Up to ${workers} worker(s) at once from now on.` };
+        const now = currentWorkerLimit(stores, runId);
+        if (now === null) return { ok: false, message: 'The run has recorded no worker limit to change; press w to set one.' };
+        if (now + delta < 1) return { ok: false, message: 'One worker is the fewest; to let none start for a while, press a (andon).' };
+        return workersTo(stores, runId, now + delta);
       }),
   };
 }

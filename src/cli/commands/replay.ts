@@ -5,7 +5,7 @@ import { replaySource } from '../../ui/tui/sources.js';
 import { agentDiffReader } from '../agent-diff.js';
 import { EXIT_OK, positiveNumber, usageError, type CommandContext } from '../command-context.js';
 import { showTerminalUi } from '../terminal-ui.js';
-import { openRunLog, repoOf } from './tui.js';
+import { openRunLog, shownRun } from './tui.js';
 
 interface ReplayFlags {
   readonly repo: string;
@@ -56,7 +56,7 @@ async function replay(ctx: CommandContext, flags: ReplayFlags): Promise<number> 
     }
     if (at !== null) run.advanceTo(at);
     if (terminal === undefined) throw new Error('openRunLog returned no terminal for a command that needs one');
-    const source = replaySource(run, agentDiffReader(repoOf(store, run.runId) ?? resolve(ctx.cwd, flags.repo)), { speed: flags.speed, paused: flags.paused === true });
+    const source = replaySource(run, agentDiffReader(shownRun(store, run.runId).repo ?? resolve(ctx.cwd, flags.repo)), { speed: flags.speed, paused: flags.paused === true });
     await showTerminalUi(terminal, { source, actions: null }, { exitOnCtrlC: true }).closed;
     return EXIT_OK;
   } finally {

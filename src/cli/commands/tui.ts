@@ -35,8 +35,9 @@ async function tui(ctx: CommandContext, flags: TuiFlags): Promise<number> {
   const { store, stateDir, terminal } = opened;
   if (terminal === undefined) throw new Error('openRunLog returned no terminal for a command that needs one');
   try {
-    const source = liveSource(followRun(store, flags.run === undefined ? {} : { runId: flags.run }), agentDiffReader(repoOf(store, flags.run) ?? resolve(ctx.cwd, flags.repo)));
-    const ui = showTerminalUi(terminal, { source, actions: steeringActions(stateDir, ctx.secrets ?? []) }, { exitOnCtrlC: true });
+    const shown = shownRun(store, flags.run);
+    const source = liveSource(followRun(store, { runId: shown.runId }), agentDiffReader(shown.repo ?? resolve(ctx.cwd, flags.repo)));
+    const ui = showTerminalUi(terminal, { source, actions: steeringActions(stateDir, ctx.secrets ?? [], shown.runId) }, { exitOnCtrlC: true });
     await ui.closed;
     return EXIT_OK;
   } finally {
@@ -70,8 +71,9 @@ export function openRunLog(ctx: CommandContext, flags: TuiFlags, command: string
   return { store, stateDir, terminal };
 }
 
-/** The repository the run worked on, as it recorded it. */
-export function repoOf(store: EventStore, runId: string | undefined): string | null {
+/** The run a viewer shows (the given one, or the one started last) and the repository it recorded. */
+export function shownRun(store: EventStore, runId: string | undefined): { runId: string; repo: string | null } {
   const started = store.read({ types: ['run.started'], ...(runId === undefined ? {} : { runId }) }).at(-1);
-  return started?.type === 'run.started' ? started.data.repo : null;
+  if (started === undefined) throw new Error('shownRun is called only once openRunLog found the run');
+  return { runId: started.runId, repo: started.type === 'run.started' ? started.data.repo : null };
 }

@@ -30,11 +30,11 @@ function recordingActions() {
     return { ok: true, message: `done: ${call.join(' ')}` };
   };
   const actions: TuiActions = {
-    hold: (reason) => answer('hold', reason),
-    release: () => answer('release'),
+    toggleHold: (reason) => answer('hold', reason),
     say: (target, text) => answer('say', target, text),
     stop: (target, reason) => answer('stop', target, reason),
     setWorkers: (workers) => answer('workers', workers),
+    changeWorkers: (delta) => answer('change workers', delta),
   };
   return { actions, calls };
 }
@@ -92,6 +92,7 @@ describe('the terminal UI on a live run', () => {
     await ui.press('B', 'u', 'i', 'l', 'd', ' ', 'i', 't', '\r');
     // Keys that arrive in one read, as a paste or a script sends them, each count.
     await ui.press('w3\r');
+    await ui.press('+', '-');
     await ui.press('x');
     await ui.until('Stop worker worker-1 "Write the lexer"?');
     await ui.press('y');
@@ -100,6 +101,8 @@ describe('the terminal UI on a live run', () => {
       ['hold', 'held from the terminal UI'],
       ['say', 'planner-root', 'Build it'],
       ['workers', 3],
+      ['change workers', 1],
+      ['change workers', -1],
       ['stop', 'worker-1', 'stopped from the terminal UI'],
     ]);
   });

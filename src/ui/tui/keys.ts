@@ -148,7 +148,7 @@ function steeringKey(context: KeyContext, input: string): boolean {
   const workers = view?.status.workers ?? null;
   switch (input) {
     case 'a':
-      report(view === null || view.status.userHold === null ? actions.hold('held from the terminal UI') : actions.release());
+      report(actions.toggleHold('held from the terminal UI'));
       return true;
     case 'x':
       if (agent === null) context.say(false, 'Select an agent to stop first.');
@@ -159,8 +159,7 @@ function steeringKey(context: KeyContext, input: string): boolean {
       return true;
     case '+':
     case '-':
-      if (workers === null) context.say(false, 'The run has not said how many workers it runs yet; press w to set a number.');
-      else report(actions.setWorkers(Math.max(1, workers + (input === '+' ? 1 : -1))));
+      report(actions.changeWorkers(input === '+' ? 1 : -1));
       return true;
     case 'm': {
       // A worker takes no messages: the message goes to the planner that published its task.

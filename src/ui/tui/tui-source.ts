@@ -41,10 +41,12 @@ export interface SteeringOutcome {
  * finished run). Each is what `colony andon`, `colony say`, `colony stop` and `colony workers` do.
  */
 export interface TuiActions {
-  hold(reason: string): SteeringOutcome;
-  release(): SteeringOutcome;
+  /** Holds spawning across the run, or releases the hold when there is one (as the store says now, not as the screen last showed). */
+  toggleHold(reason: string): SteeringOutcome;
   /** `target` null: the root planner. */
   say(target: string | null, text: string): SteeringOutcome;
   stop(target: string, reason: string): SteeringOutcome;
   setWorkers(workers: number): SteeringOutcome;
+  /** One more or one fewer worker than the limit as the store has it now, so quick presses add up. */
+  changeWorkers(delta: number): SteeringOutcome;
 }
