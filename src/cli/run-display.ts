@@ -72,7 +72,12 @@ function lazyLog(stateDir: string): EventReader & { close(): void } {
       if (store === null) {
         const path = eventsDatabasePath(stateDir);
         if (!existsSync(path)) return [];
-        store = openSqliteEventStore(path);
+        try {
+          store = openSqliteEventStore(path);
+        } catch {
+          // The run is making the file this moment: it is opened on a later frame.
+          return [];
+        }
       }
       return store.read(query);
     },

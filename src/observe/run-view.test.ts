@@ -168,6 +168,23 @@ describe('replaying a log', () => {
     expect(end?.status.run.state).toBe('done');
   });
 
+  it('ends a run that never recorded its end at its last event, whatever other runs wrote after it', () => {
+    const { store, run } = openLog();
+    twoWorkers(run);
+    run.tick(3_000);
+    run.append('system', { type: 'task.created', data: { taskId: 'task-c', parentTaskId: 'task-root', kind: 'worker', title: 'Last words', scope: null, retryOf: null } });
+    const crashedAt = run.now;
+    const later = scriptRun(store, { now: run.now + 60_000 }, 'run-later');
+    later.startRun('Later');
+    for (let step = 1; step <= 30; step += 1) later.step('planner-later', step, 'read_file', { path: 'x' }, 'ok');
+    const opened = openReplay(store, run.runId);
+    if (!opened.ok) throw new Error(opened.error);
+    expect(opened.replay.endsAt).toBe(crashedAt);
+    opened.replay.advanceTo(opened.replay.endsAt);
+    expect(opened.replay.finished).toBe(true);
+    expect(opened.replay.view()?.tasks.map((task) => task.id)).toContain('task-c');
+  });
+
   it('says when there is no run to replay', () => {
     const opened = openReplay(createMemoryEventStore());
     expect(opened).toEqual({ ok: false, error: 'the log holds no run to replay.' });

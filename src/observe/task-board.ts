@@ -44,14 +44,20 @@ export interface TaskBoardFold {
   snapshot(): TaskBoard;
 }
 
+/** The events the board changes on. */
+const BOARD_EVENTS: ReadonlySet<ColonyEvent['type']> = new Set(['task.created', 'task.claimed', 'agent.started', 'task.released', 'handoff.delivered', 'handoff.submitted']);
+
 type TaskRecord = { -readonly [K in keyof TaskEntry]: TaskEntry[K] };
 
 export function createTaskBoardFold(keepHandoffs = 200): TaskBoardFold {
   const tasks = new Map<string, TaskRecord>();
   const handoffs: HandoffEntry[] = [];
   let delivered = 0;
+  // A view asks for a snapshot every frame; the board is copied again only after it changed.
+  let latest: TaskBoard | null = null;
   return {
     add(event) {
+      if (BOARD_EVENTS.has(event.type)) latest = null;
       switch (event.type) {
         case 'task.created':
           if (!tasks.has(event.data.taskId)) {
@@ -101,6 +107,7 @@ export function createTaskBoardFold(keepHandoffs = 200): TaskBoardFold {
       }
     },
     snapshot() {
+      if (latest !== null) return latest;
       const byStatus: Record<TaskStatus, number> = { open: 0, running: 0, done: 0, partial: 0, blocked: 0, failed: 0 };
       let total = 0;
       for (const task of tasks.values()) {
@@ -108,7 +115,8 @@ export function createTaskBoardFold(keepHandoffs = 200): TaskBoardFold {
         byStatus[task.status] += 1;
         total += 1;
       }
-      return { tasks: [...tasks.values()].map((task) => ({ ...task })), counts: { total, byStatus }, delivered, handoffs: [...handoffs] };
+      latest = { tasks: [...tasks.values()].map((task) => ({ ...task })), counts: { total, byStatus }, delivered, handoffs: [...handoffs] };
+      return latest;
     },
   };
 }

@@ -47,7 +47,7 @@ describe('colony tui, in a real terminal, on a live run', () => {
   it(
     'shows agents appear and end, a tool call\'s output, and steers: andon, workers, a message to the root planner',
     async () => {
-      const running = runCli(['run', goalPath, '--repo', repo.dir, '--model', 'sim?seed=5&latency=900..1300', '--workers', '3', '--quiet', '--json']);
+      const running = runCli(['run', goalPath, '--repo', repo.dir, '--model', 'sim?seed=5&latency=400..700', '--workers', '3', '--quiet', '--json']);
       await waitForLoggedEvent(stateDir, (event) => event.type === 'run.started');
       terminal = openColonyInTmux(['tui', '--state', stateDir], repo.dir);
       const tui = terminal;
@@ -57,8 +57,16 @@ describe('colony tui, in a real terminal, on a live run', () => {
       await tui.waitFor(/worker worker-\w+ Build src\/\S+ +running/);
       await tui.waitFor(/worker worker-\w+ Build src\/\S+ +done +handoff submitted/, 90_000);
 
+      // The andon key: nothing is claimed while it holds. The rest is done while it holds, so the
+      // run cannot end before the steering is seen through, however fast the machine.
+      tui.keys(['a']);
+      await tui.waitFor('Spawning paused across the run (andon)');
+      await tui.waitFor('HELD (andon)');
+      const held = await waitForLoggedEvent(stateDir, (event) => event.type === 'andon.changed' && event.data.paused && event.data.by === 'user');
+
       // The root planner's page: its transcript, with a tool call and what the tool answered.
-      tui.keys(['g', 'Enter']);
+      tui.keys(['g']);
+      tui.keys(['Enter']);
       await tui.waitFor(/1 transcript +2 scratchpad +3 handoffs +4 diff/);
       // Its task (the goal) comes first; a page or two down are its first tool calls.
       for (let page = 0; page < 10 && !/▶ create_task ok in/.test(tui.screen()); page += 1) {
@@ -70,16 +78,6 @@ describe('colony tui, in a real terminal, on a live run', () => {
       tui.keys(['Escape']);
       await tui.waitFor('agents (sorted by tree)');
 
-      // The andon key: nothing is claimed while it holds.
-      tui.keys(['a']);
-      await tui.waitFor('Spawning paused across the run (andon)');
-      await tui.waitFor('HELD (andon)');
-      const held = await waitForLoggedEvent(stateDir, (event) => event.type === 'andon.changed' && event.data.paused && event.data.by === 'user');
-      await new Promise((resolve) => setTimeout(resolve, 4_000));
-      tui.keys(['a']);
-      await tui.waitFor('Spawning released');
-      const released = await waitForLoggedEvent(stateDir, (event) => event.type === 'andon.changed' && !event.data.paused && event.data.by === 'user');
-
       // The workers key: one worker at a time from the change on.
       tui.keys(['w']);
       await tui.waitFor('Workers at once (now 3):');
@@ -90,12 +88,17 @@ describe('colony tui, in a real terminal, on a live run', () => {
       await tui.waitFor(/workers \d\/1 /);
 
       // A message to the root planner, typed in the terminal.
-      tui.keys(['g', 'm']);
+      tui.keys(['g']);
+      tui.keys(['m']);
       await tui.waitFor(/Message to planner-\w+:/);
       tui.keys(['Check the README mentions every module.'], true);
       tui.keys(['Enter']);
       await tui.waitFor(/Sent to root-planner planner-\w+/);
       const delivered = await waitForLoggedEvent(stateDir, (event) => event.type === 'message.received' && event.data.content.includes('Check the README mentions every module.'), 90_000);
+
+      tui.keys(['a']);
+      await tui.waitFor('Spawning released');
+      const released = await waitForLoggedEvent(stateDir, (event) => event.type === 'andon.changed' && !event.data.paused && event.data.by === 'user');
 
       const result = await running;
       expect(result.code, result.stderr).toBe(0);

@@ -68,6 +68,7 @@ const DURATION = /^(?:(\d+)h)?(?:(\d+)m)?(?:(\d+(?:\.\d+)?)s)?$/;
 
 /** `--at` as a moment of the run: an ISO 8601 time, or a span after its start; a string says what was wrong. */
 export function momentOf(text: string, run: Pick<ReplayRun, 'startsAt' | 'endsAt'>): number | string {
+  if (/^\d+(\.\d+)?$/.test(text.trim())) return `--at ${text} has no unit: say 90s, 12m or 1h30m for a span after the run's start, or give a time such as 2026-11-30T14:05:00Z.`;
   const span = DURATION.exec(text.trim());
   let at: number;
   if (span !== null && text.trim() !== '') {

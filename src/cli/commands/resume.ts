@@ -3,6 +3,7 @@ import type { Command } from 'commander';
 import type { ChatModel } from '../../model/chat-model.js';
 import { resolveModel } from '../../model/registry.js';
 import { readUnfinishedRun, runResumeSession, type ResumableRun } from '../../orchestrator/resume-session.js';
+import type { RunSessionResult } from '../../orchestrator/run-session.js';
 import { describeUnfinishedRun } from '../../orchestrator/run-history.js';
 import { eventsDatabasePath } from '../../orchestrator/state-directory.js';
 import { openSqliteTaskStore } from '../../store/sqlite-task-store.js';
@@ -51,17 +52,21 @@ async function resume(ctx: CommandContext, flags: ResumeFlags): Promise<number> 
     const hold = userHoldOf(found.stateDir, run.runId);
     if (hold !== null) ctx.stderr(`colony resume: spawning is paused by you (${hold}): no task starts until colony andon --release\n`);
   }
-  const result = await runResumeSession({
-    repoDir,
-    ...(stateDir === undefined ? {} : { stateDir }),
-    workerModel,
-    plannerModel,
-    signal: ctx.signal,
-    // The key the run reads is a secret whatever its variable is called.
-    secrets: [...(ctx.secrets ?? []), ...recordedKey(ctx, settings.apiKeyEnv)],
-    onEvent: display.onEvent,
-  });
-  await display.close();
+  let result: RunSessionResult;
+  try {
+    result = await runResumeSession({
+      repoDir,
+      ...(stateDir === undefined ? {} : { stateDir }),
+      workerModel,
+      plannerModel,
+      signal: ctx.signal,
+      // The key the run reads is a secret whatever its variable is called.
+      secrets: [...(ctx.secrets ?? []), ...recordedKey(ctx, settings.apiKeyEnv)],
+      onEvent: display.onEvent,
+    });
+  } finally {
+    await display.close();
+  }
   return finishRun(ctx, result, flags.json === true);
 }
 

@@ -208,30 +208,35 @@ async function run(ctx: CommandContext, goalPath: string, flags: RunFlags): Prom
   if (progress !== undefined && !showsTui(ctx, flags)) {
     ctx.stderr(`colony run: workers on ${workerModel.spec}, planners on ${plannerModel.spec}, up to ${flags.workers} workers at once\n`);
   }
-  const result = await runRunSession({
-    repoDir,
-    goalPath: resolve(ctx.cwd, goalPath),
-    workerModel,
-    plannerModel,
-    workers: flags.workers,
-    ...(flags.state === undefined ? {} : { stateDir: resolve(ctx.cwd, flags.state) }),
-    workerMaxSteps: flags.maxSteps,
-    plannerMaxSteps: flags.plannerMaxSteps,
-    ...(flags.mergeCheck === undefined ? {} : { mergeCheck: flags.mergeCheck }),
-    sharedDependencies: flags.sharedDeps,
-    workspaces: flags.workspaces,
-    sandbox,
-    ...(flags.workspaceDiskCap === undefined ? {} : { workspaceDiskCapBytes: flags.workspaceDiskCap }),
-    limits: { tokens: flags.budgetTokens ?? null, usd: flags.budgetUsd ?? null, maxHours: flags.maxHours ?? null },
-    signal: ctx.signal,
-    secrets: ctx.secrets ?? [],
-    onEvent: display.onEvent,
-    newRun: flags.new === true,
-    modelSource: { baseUrl: flags.baseUrl ?? null, apiKeyEnv: flags.apiKeyEnv ?? null, prices },
-    ...(flags.hangAfter === undefined ? {} : { hangAfterMs: Math.round(flags.hangAfter * 60_000) }),
-    freshness: freshnessOf(flags),
-  });
-  await display.close();
+  let result: RunSessionResult;
+  try {
+    result = await runRunSession({
+      repoDir,
+      goalPath: resolve(ctx.cwd, goalPath),
+      workerModel,
+      plannerModel,
+      workers: flags.workers,
+      ...(flags.state === undefined ? {} : { stateDir: resolve(ctx.cwd, flags.state) }),
+      workerMaxSteps: flags.maxSteps,
+      plannerMaxSteps: flags.plannerMaxSteps,
+      ...(flags.mergeCheck === undefined ? {} : { mergeCheck: flags.mergeCheck }),
+      sharedDependencies: flags.sharedDeps,
+      workspaces: flags.workspaces,
+      sandbox,
+      ...(flags.workspaceDiskCap === undefined ? {} : { workspaceDiskCapBytes: flags.workspaceDiskCap }),
+      limits: { tokens: flags.budgetTokens ?? null, usd: flags.budgetUsd ?? null, maxHours: flags.maxHours ?? null },
+      signal: ctx.signal,
+      secrets: ctx.secrets ?? [],
+      onEvent: display.onEvent,
+      newRun: flags.new === true,
+      modelSource: { baseUrl: flags.baseUrl ?? null, apiKeyEnv: flags.apiKeyEnv ?? null, prices },
+      ...(flags.hangAfter === undefined ? {} : { hangAfterMs: Math.round(flags.hangAfter * 60_000) }),
+      freshness: freshnessOf(flags),
+    });
+  } finally {
+    // The terminal UI comes down however the run ends, so the terminal is the user's again.
+    await display.close();
+  }
   return finishRun(ctx, result, flags.json === true);
 }
 

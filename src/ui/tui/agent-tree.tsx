@@ -26,24 +26,30 @@ export function AgentTree({ rows, selectedId, sort, width, height, now }: AgentT
   const first = Math.min(Math.max(0, selected - Math.floor(lines / 2)), Math.max(0, rows.length - lines));
   const shown = rows.slice(first, first + lines);
   const position = rows.length > lines ? ` ${first + 1}-${first + shown.length} of ${rows.length}` : '';
+  const doingWidth = doingColumn(width);
   return (
     <Box flexDirection="column" height={height}>
       <Text dimColor wrap="truncate">
-        {fit(`agents (sorted by ${sort})${position}   ${'state'.padEnd(8)} ${'doing'.padEnd(30)} ${'steps'.padStart(5)} ${'tokens'.padStart(6)} ${'cost'.padStart(6)}`, width)}
+        {fit(`agents (sorted by ${sort})${position}   ${'state'.padEnd(8)} ${'doing'.padEnd(doingWidth)} ${'steps'.padStart(5)} ${'tokens'.padStart(6)} ${'cost'.padStart(6)}`, width)}
       </Text>
       {shown.map((row) => (
-        <AgentLine key={row.agent.id} row={row} selected={row.agent.id === selectedId} width={width} now={now} />
+        <AgentLine key={row.agent.id} row={row} selected={row.agent.id === selectedId} width={width} doingWidth={doingWidth} now={now} />
       ))}
     </Box>
   );
 }
 
-function AgentLine({ row, selected, width, now }: { row: TreeRow; selected: boolean; width: number; now: number }) {
+/** The "doing" column: a quarter of the width, within reason, so a narrow terminal keeps room for names. */
+function doingColumn(width: number): number {
+  return Math.max(12, Math.min(30, Math.floor(width / 4)));
+}
+
+function AgentLine({ row, selected, width, doingWidth, now }: { row: TreeRow; selected: boolean; width: number; doingWidth: number; now: number }) {
   const { agent } = row;
   const caret = row.children === 0 ? ' ' : row.collapsed ? '▸' : '▾';
   const hidden = row.collapsed ? ` (+${row.children})` : '';
   const figures = `${String(agent.steps).padStart(5)} ${shortNumber(agent.tokens).padStart(6)} ${dollars(agent.costUsd).padStart(6)}`;
-  const doing = fit(describeDoing(agent, now), 30).padEnd(30);
+  const doing = fit(describeDoing(agent, now), doingWidth).padEnd(doingWidth);
   const state = agent.state.padEnd(8);
   const nameWidth = Math.max(10, width - figures.length - doing.length - state.length - 4);
   const name = fit(`${'  '.repeat(row.depth)}${caret} ${ROLE_LABEL[agent.role] ?? agent.role} ${agent.id}${hidden} ${agent.title}`, nameWidth).padEnd(nameWidth);

@@ -135,6 +135,35 @@ describe('the terminal UI on a live run', () => {
   });
 });
 
+describe('the terminal UI in hard conditions', () => {
+  it('fits a short terminal by giving up the event tail', async () => {
+    const { store, clock } = liveRun();
+    const source = liveSource(followRun(store), () => Promise.resolve(''), () => clock.now);
+    const ui = mount(<TuiApp source={source} actions={null} size={{ columns: 80, rows: 12 }} frameMs={20} />);
+    await ui.until('worker-1');
+    expect(ui.frame().split('\n').length).toBeLessThanOrEqual(12);
+    expect(ui.frame()).not.toContain('events ─');
+  });
+
+  it('says when the log cannot be read, and goes on drawing once it can', async () => {
+    const { store, run, clock } = liveRun();
+    let failing = false;
+    const reader = { read: (query: Parameters<typeof store.read>[0]) => (failing ? failWith('database is locked') : store.read(query)) };
+    const source = liveSource(followRun(reader), () => Promise.resolve(''), () => clock.now);
+    const ui = mount(<TuiApp source={source} actions={null} size={SIZE} frameMs={20} />);
+    await ui.until('worker-1');
+    failing = true;
+    run.startAgent('worker-2', 'worker', 'task-2', 'Write the printer', { agentId: 'planner-root', taskId: 'task-root' });
+    await ui.until("colony could not read the run's log this time (it tries again): database is locked");
+    failing = false;
+    await ui.until('worker-2 Write the printer');
+  });
+});
+
+function failWith(message: string): never {
+  throw new Error(message);
+}
+
 describe('the terminal UI on a replay', () => {
   it('steps one event at a time while paused, and plays faster on >', async () => {
     const { store, run } = liveRun();

@@ -47,10 +47,7 @@ const FLASH_MS = 6_000;
 export function TuiApp({ source, actions, size, frameMs = 250, quitQuestion = null, onQuit, onInterrupt }: TuiAppProps) {
   const { exit } = useApp();
   const terminal = useTerminalSize(size);
-  const [view, setView] = useState<RunView | null>(() => {
-    source.tick();
-    return source.view();
-  });
+  const [view, setView] = useState<RunView | null>(() => readFrame(source).view);
   // What the keys change lives in a ref, read afresh by every key press: keys that arrive
   // faster than the screen redraws (typing, a paste) each see what the one before did.
   const ui = useRef<UiState>({ screen: { kind: 'tree' }, selectedId: null, collapsed: new Set(), sort: 'tree', prompt: null, flash: null });
@@ -65,8 +62,9 @@ export function TuiApp({ source, actions, size, frameMs = 250, quitQuestion = nu
 
   useEffect(() => {
     const timer = setInterval(() => {
-      source.tick();
-      setView(source.view());
+      const frame = readFrame(source);
+      if (frame.error === null) setView(frame.view);
+      else update({ flash: { ok: false, text: frame.error, at: Date.now() } });
     }, frameMs);
     return () => clearInterval(timer);
   }, [source, frameMs]);
@@ -98,7 +96,9 @@ export function TuiApp({ source, actions, size, frameMs = 250, quitQuestion = nu
 
   const rows = useMemo(() => treeRows(view?.agents ?? [], collapsed, sort), [view, collapsed, sort]);
   const selected = ui.current.selectedId ?? rows[0]?.agent.id ?? null;
-  const bodyHeight = Math.max(3, terminal.rows - HEADER_LINES - FOOTER_LINES - (screen.kind === 'tree' ? TAIL_LINES : 0));
+  // A short terminal gives up the event tail before the tree: the screen never outgrows it.
+  const tailLines = screen.kind === 'tree' ? Math.max(0, Math.min(TAIL_LINES, terminal.rows - HEADER_LINES - FOOTER_LINES - 6)) : 0;
+  const bodyHeight = Math.max(2, terminal.rows - HEADER_LINES - FOOTER_LINES - tailLines);
   // Until the page's agent is read, the one read before is not shown under its name.
   const pageTab = screen.kind === 'detail' && transcript?.agentId === screen.agentId ? screen.tab : null;
   const lines = useMemo(() => (pageTab === null || transcript === null ? [] : detailLines(pageTab, transcript, diff, terminal.columns)), [pageTab, transcript, diff, terminal.columns]);
@@ -159,12 +159,26 @@ export function TuiApp({ source, actions, size, frameMs = 250, quitQuestion = nu
       ) : (
         <>
           <AgentTree rows={rows} selectedId={selected} sort={sort} width={terminal.columns} height={bodyHeight} now={source.now()} />
-          <EventTail tail={view.tail} width={terminal.columns} height={TAIL_LINES} />
+          {tailLines === 0 ? null : <EventTail tail={view.tail} width={terminal.columns} height={tailLines} />}
         </>
       )}
       <Footer prompt={prompt} flash={shownFlash} keys={keyHelp(screen.kind, actions !== null, source.replay !== null)} width={terminal.columns} />
     </Box>
   );
+}
+
+/**
+ * One frame's read of the source. A log that cannot be read this time (busy, being created, a
+ * disk error) is said in the footer and read again next frame; it never takes the process down,
+ * which for `colony run` is the run itself.
+ */
+function readFrame(source: TuiSource): { view: RunView | null; error: string | null } {
+  try {
+    source.tick();
+    return { view: source.view(), error: null };
+  } catch (error) {
+    return { view: null, error: `colony could not read the run's log this time (it tries again): ${error instanceof Error ? error.message : String(error)}` };
+  }
 }
 
 function keyHelp(screen: Screen['kind'], steerable: boolean, replay: boolean): string {

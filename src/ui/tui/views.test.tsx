@@ -86,7 +86,7 @@ describe('the agent tree', () => {
     expect(lines[0]).toContain('agents (sorted by tree)');
     expect(lines[1]).toMatch(/^▾ root planner-root Build the parser/);
     expect(lines[2]).toMatch(/^ {2}▾ planner planner-sub The printer/);
-    expect(lines[3]).toMatch(/^ {4} {2}worker worker-1 Print numbers .*running +7s run_command npm run build/);
+    expect(lines[3]).toMatch(/^ {4} {2}worker worker-1 Print numbers .*running +7s run_command npm run/);
     expect(lines[5]).toMatch(/^ {2} {2}worker worker-3 Write the lexer .*done/);
   });
 
