@@ -1,11 +1,11 @@
 import { existsSync } from 'node:fs';
-import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import { createRunAnalysisFold, formatRunAnalysis, type RunAnalysis } from '../../observe/run-analysis.js';
-import { defaultStateDir, eventsDatabasePath } from '../../orchestrator/state-directory.js';
+import { eventsDatabasePath } from '../../orchestrator/state-directory.js';
 import type { EventStore } from '../../store/event-store.js';
 import { openSqliteEventStore } from '../../store/sqlite-event-store.js';
 import { EXIT_OK, usageError, type CommandContext } from '../command-context.js';
+import { stateDirOf } from '../state-dir-flags.js';
 
 interface AnalyzeFlags {
   readonly repo: string;
@@ -31,7 +31,7 @@ export function registerAnalyzeCommand(program: Command, ctx: CommandContext): v
 }
 
 function analyze(ctx: CommandContext, flags: AnalyzeFlags): number {
-  const stateDir = flags.state === undefined ? defaultStateDir(resolve(ctx.cwd, flags.repo)) : resolve(ctx.cwd, flags.state);
+  const stateDir = stateDirOf(ctx, flags);
   const path = eventsDatabasePath(stateDir);
   if (!existsSync(path)) {
     usageError(ctx, `there is no colony event log at ${path}.`, 'Pass the repository a run used with --repo, or its state directory with --state; start one with colony run.');

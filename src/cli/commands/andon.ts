@@ -1,9 +1,8 @@
-import { resolve } from 'node:path';
 import type { Command } from 'commander';
-import { defaultStateDir } from '../../orchestrator/state-directory.js';
 import { openSteering } from '../../orchestrator/steering-access.js';
 import { holdRun, releaseRun } from '../../orchestrator/steering.js';
 import { EXIT_OK, usageError, type CommandContext } from '../command-context.js';
+import { stateDirOf } from '../state-dir-flags.js';
 
 interface AndonFlags {
   readonly release?: boolean;
@@ -28,7 +27,7 @@ export function registerAndonCommand(program: Command, ctx: CommandContext): voi
 }
 
 function andon(ctx: CommandContext, flags: AndonFlags): number {
-  const stateDir = flags.state === undefined ? defaultStateDir(resolve(ctx.cwd, flags.repo)) : resolve(ctx.cwd, flags.state);
+  const stateDir = stateDirOf(ctx, flags);
   const access = openSteering(stateDir, ctx.secrets ?? []);
   if (!access.ok) {
     usageError(ctx, access.error);

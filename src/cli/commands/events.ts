@@ -1,13 +1,13 @@
 import { existsSync } from 'node:fs';
-import { resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { InvalidArgumentError, type Command } from 'commander';
 import { EVENT_TYPES, type EventType } from '../../events/event-types.js';
 import { formatEventLine } from '../../observe/format-event.js';
-import { defaultStateDir, eventsDatabasePath } from '../../orchestrator/work-session.js';
+import { eventsDatabasePath } from '../../orchestrator/work-session.js';
 import type { EventQuery } from '../../store/event-store.js';
 import { openSqliteEventStore } from '../../store/sqlite-event-store.js';
 import { EXIT_OK, positiveInteger, usageError, type CommandContext } from '../command-context.js';
+import { stateDirOf } from '../state-dir-flags.js';
 
 interface EventsFlags {
   readonly repo: string;
@@ -44,7 +44,7 @@ export function registerEventsCommand(program: Command, ctx: CommandContext): vo
 }
 
 async function printEvents(ctx: CommandContext, flags: EventsFlags): Promise<number> {
-  const stateDir = flags.state === undefined ? defaultStateDir(resolve(ctx.cwd, flags.repo)) : resolve(ctx.cwd, flags.state);
+  const stateDir = stateDirOf(ctx, flags);
   const path = eventsDatabasePath(stateDir);
   if (!existsSync(path)) {
     usageError(ctx, `there is no colony event log at ${path}.`, 'Pass the repository a run used with --repo, or its state directory with --state.');

@@ -1,9 +1,8 @@
-import { resolve } from 'node:path';
 import type { Command } from 'commander';
-import { defaultStateDir } from '../../orchestrator/state-directory.js';
 import { openSteering } from '../../orchestrator/steering-access.js';
 import { sendToPlanner } from '../../orchestrator/steering.js';
 import { EXIT_OK, usageError, type CommandContext } from '../command-context.js';
+import { stateDirOf } from '../state-dir-flags.js';
 
 interface SayFlags {
   readonly to?: string;
@@ -27,7 +26,7 @@ export function registerSayCommand(program: Command, ctx: CommandContext): void 
 }
 
 function say(ctx: CommandContext, text: string, flags: SayFlags): number {
-  const stateDir = flags.state === undefined ? defaultStateDir(resolve(ctx.cwd, flags.repo)) : resolve(ctx.cwd, flags.state);
+  const stateDir = stateDirOf(ctx, flags);
   const access = openSteering(stateDir, ctx.secrets ?? []);
   if (!access.ok) {
     usageError(ctx, access.error);

@@ -1,9 +1,8 @@
-import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import { formatRunStatus } from '../../observe/run-status.js';
-import { defaultStateDir } from '../../orchestrator/state-directory.js';
 import { EXIT_OK, usageError, type CommandContext } from '../command-context.js';
 import { readRunStatus } from './run-report.js';
+import { stateDirOf } from '../state-dir-flags.js';
 
 interface StatusFlags {
   readonly repo: string;
@@ -26,7 +25,7 @@ export function registerStatusCommand(program: Command, ctx: CommandContext): vo
 }
 
 function status(ctx: CommandContext, flags: StatusFlags): number {
-  const stateDir = flags.state === undefined ? defaultStateDir(resolve(ctx.cwd, flags.repo)) : resolve(ctx.cwd, flags.state);
+  const stateDir = stateDirOf(ctx, flags);
   const found = readRunStatus(stateDir, flags.run);
   if (found === null) {
     const which = flags.run === undefined ? 'no run' : `no run ${flags.run}`;

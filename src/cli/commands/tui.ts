@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import { followRun } from '../../observe/run-reader.js';
-import { defaultStateDir, eventsDatabasePath } from '../../orchestrator/state-directory.js';
+import { eventsDatabasePath } from '../../orchestrator/state-directory.js';
 import { openSqliteEventStore } from '../../store/sqlite-event-store.js';
 import type { EventStore } from '../../store/event-store.js';
 import { liveSource } from '../../ui/tui/sources.js';
@@ -10,6 +10,7 @@ import { agentDiffReader } from '../agent-diff.js';
 import { EXIT_OK, usageError, type CommandContext } from '../command-context.js';
 import { showTerminalUi, type Terminal } from '../terminal-ui.js';
 import { steeringActions } from '../tui-actions.js';
+import { stateDirOf } from '../state-dir-flags.js';
 
 interface TuiFlags {
   readonly repo: string;
@@ -50,7 +51,7 @@ async function tui(ctx: CommandContext, flags: TuiFlags): Promise<number> {
  * terminal to draw on; null after saying what is missing (no terminal, no log, no such run).
  */
 export function openRunLog(ctx: CommandContext, flags: TuiFlags, command: string, needsTerminal = true): { store: EventStore; stateDir: string; terminal: Terminal | undefined } | null {
-  const stateDir = flags.state === undefined ? defaultStateDir(resolve(ctx.cwd, flags.repo)) : resolve(ctx.cwd, flags.state);
+  const stateDir = stateDirOf(ctx, flags);
   const terminal = ctx.terminal;
   if (needsTerminal && terminal === undefined) {
     usageError(ctx, `${command} draws in a terminal, and this one's input or output is not a terminal.`, 'Run it in a terminal (over SSH, in tmux), or read the run with colony status, colony events --follow or colony analyze.');

@@ -1,9 +1,8 @@
-import { resolve } from 'node:path';
 import type { Command } from 'commander';
-import { defaultStateDir } from '../../orchestrator/state-directory.js';
 import { openSteering } from '../../orchestrator/steering-access.js';
 import { MAX_WORKERS, setWorkers } from '../../orchestrator/steering-controls.js';
 import { EXIT_OK, usageError, type CommandContext } from '../command-context.js';
+import { stateDirOf } from '../state-dir-flags.js';
 
 interface WorkersFlags {
   readonly reason?: string;
@@ -31,7 +30,7 @@ function workers(ctx: CommandContext, count: string, flags: WorkersFlags): numbe
     usageError(ctx, `colony workers takes how many workers may run at once, a whole number from 1 to ${MAX_WORKERS}, got "${count}": e.g. colony workers 2.`);
     return ctx.exitCode;
   }
-  const stateDir = flags.state === undefined ? defaultStateDir(resolve(ctx.cwd, flags.repo)) : resolve(ctx.cwd, flags.state);
+  const stateDir = stateDirOf(ctx, flags);
   const access = openSteering(stateDir, ctx.secrets ?? []);
   if (!access.ok) {
     usageError(ctx, access.error);

@@ -14,7 +14,7 @@ import type { TuiActions, TuiSource } from './tui-source.js';
 
 export interface TuiAppProps {
   readonly source: TuiSource;
-  /** The steering keys' effects; null when the run cannot be steered (a replay, a finished run). */
+  /** The steering keys' effects; null for a replay. A finished run refuses each key, saying so. */
   readonly actions: TuiActions | null;
   /** A fixed size, for tests; otherwise the terminal's, followed as it is resized. */
   readonly size?: { readonly columns: number; readonly rows: number };
