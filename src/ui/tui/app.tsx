@@ -64,11 +64,22 @@ export function TuiApp({ source, actions, size, frameMs = 250, quitQuestion = nu
   const [diff, setDiff] = useState<string | null>(null);
 
   useEffect(() => {
+    // What a frame left unread of a long log is read between frames, a bounded part a turn of
+    // the event loop, so frames and keys keep their turns while it is read at full speed.
+    let reading: NodeJS.Immediate | undefined;
+    const readMore = () => {
+      reading = source.readMore() ? setImmediate(readMore) : undefined;
+    };
+    reading = setImmediate(readMore);
     const timer = setInterval(() => {
       source.tick();
       setView(source.view());
+      reading ??= setImmediate(readMore);
     }, frameMs);
-    return () => clearInterval(timer);
+    return () => {
+      clearInterval(timer);
+      if (reading !== undefined) clearImmediate(reading);
+    };
   }, [source, frameMs]);
 
   const detailAgent = screen.kind === 'detail' ? screen.agentId : null;
@@ -99,8 +110,12 @@ export function TuiApp({ source, actions, size, frameMs = 250, quitQuestion = nu
   const rows = useMemo(() => treeRows(view?.agents ?? [], collapsed, sort), [view, collapsed, sort]);
   const selected = ui.current.selectedId ?? rows[0]?.agent.id ?? null;
   const bodyHeight = Math.max(3, terminal.rows - HEADER_LINES - FOOTER_LINES - (screen.kind === 'tree' ? TAIL_LINES : 0));
-  // Until the page's agent is read, the one read before is not shown under its name.
-  const lines = screen.kind === 'detail' && transcript?.agentId === screen.agentId ? detailLines(screen.tab, transcript, diff, terminal.columns) : [];
+  // Until the page's agent is read, the one read before is not shown under its name. The lines
+  // are made again when what they show changes, not on every frame or scroll.
+  const lines = useMemo(
+    () => (tab !== null && transcript !== null && transcript.agentId === detailAgent ? detailLines(tab, transcript, diff, terminal.columns) : []),
+    [tab, detailAgent, transcript, diff, terminal.columns],
+  );
 
   const context: KeyContext = {
     get screen() {
