@@ -7,6 +7,11 @@ process.stdout.on('error', (error) => {
   if (error.code === 'EPIPE') process.exit(0);
 });
 
+// React, which draws the terminal UI, runs its production build unless told otherwise: the
+// development build keeps a timing entry for every component it renders, so a UI left open
+// for days grows without bound, and each frame costs more.
+process.env.NODE_ENV ??= 'production';
+
 register();
 const { main } = await import('../src/cli/main.ts');
 process.exitCode = await main(process.argv.slice(2));
