@@ -2,15 +2,15 @@
 // Runs the TypeScript sources directly through tsx, so there is no build step to forget.
 import { register } from 'tsx/esm/api';
 
-// A reader that goes away (`colony events | head`) is not an error.
-process.stdout.on('error', (error) => {
-  if (error.code === 'EPIPE') process.exit(0);
-});
-
 // React, which draws the terminal UI, runs its production build unless told otherwise: the
 // development build keeps a timing entry for every component it renders, so a UI left open
 // for days grows without bound, and each frame costs more.
 process.env.NODE_ENV ??= 'production';
+
+// A reader that goes away (`colony events | head`) is not an error.
+process.stdout.on('error', (error) => {
+  if (error.code === 'EPIPE') process.exit(0);
+});
 
 register();
 const { main } = await import('../src/cli/main.ts');

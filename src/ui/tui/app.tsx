@@ -110,12 +110,9 @@ export function TuiApp({ source, actions, size, frameMs = 250, quitQuestion = nu
   const rows = useMemo(() => treeRows(view?.agents ?? [], collapsed, sort), [view, collapsed, sort]);
   const selected = ui.current.selectedId ?? rows[0]?.agent.id ?? null;
   const bodyHeight = Math.max(3, terminal.rows - HEADER_LINES - FOOTER_LINES - (screen.kind === 'tree' ? TAIL_LINES : 0));
-  // Until the page's agent is read, the one read before is not shown under its name. The lines
-  // are made again when what they show changes, not on every frame or scroll.
-  const lines = useMemo(
-    () => (tab !== null && transcript !== null && transcript.agentId === detailAgent ? detailLines(tab, transcript, diff, terminal.columns) : []),
-    [tab, detailAgent, transcript, diff, terminal.columns],
-  );
+  // Until the page's agent is read, the one read before is not shown under its name.
+  const pageTab = screen.kind === 'detail' && transcript?.agentId === screen.agentId ? screen.tab : null;
+  const lines = useMemo(() => (pageTab === null || transcript === null ? [] : detailLines(pageTab, transcript, diff, terminal.columns)), [pageTab, transcript, diff, terminal.columns]);
 
   const context: KeyContext = {
     get screen() {
