@@ -18,16 +18,12 @@ export interface LargeRunShape {
   readonly workersAtOnce: number;
   /** The workers started last never finish: the run is busy whenever it is cut. */
   readonly stillRunning: number;
-  /** Steps of the first worker, whose page a benchmark opens (four events a step). */
-  readonly pageAgentSteps: number;
   readonly seed: number;
 }
 
 /** A run whose events are produced one moment at a time, in the order colony would log them. */
 export interface LargeRun {
   readonly runId: string;
-  /** The first worker, which ends after `pageAgentSteps` steps. */
-  readonly pageAgentId: string;
   /** The events of the next moment of some agent, stamped `ts`; empty when every agent has ended or waits. */
   next(ts: number): EventInput[];
   /** Moves every running worker on until it is inside a tool call, so the cut log has calls in flight. */
@@ -36,6 +32,8 @@ export interface LargeRun {
   agents(): { readonly started: number; readonly running: number; readonly workersRunning: number };
   /** Events recorded so far under an agent's id. */
   eventsOf(agentId: string): number;
+  /** The running worker whose events so far come closest to `events` (an agent whose page is worth opening). */
+  runningWorkerNear(events: number): string | null;
 }
 
 interface Recorded {
@@ -75,8 +73,6 @@ export function createLargeRun(shape: LargeRunShape): LargeRun {
   const ready: Actor[] = [];
   const inboxes = new Map<string, string[]>();
   const counts = new Map<string, number>();
-  let workersStarted = 0;
-  let pageAgentId = '';
 
   const spawn = (id: string, role: AgentRole, life: Life): void => {
     const actor: Actor = { id, role, life, lastType: null, waiting: false, ended: false };
@@ -207,13 +203,10 @@ export function createLargeRun(shape: LargeRunShape): LargeRun {
       return;
     }
     const id = `worker-${shortId(random)}`;
-    const index = workersStarted;
-    workersStarted += 1;
-    if (index === 0) pageAgentId = id;
     // Each planner's last tasks are the endless ones, so they never hold all its slots while it has tasks to publish.
     const plannerShare = spread(workers, plannerIndex - 1);
     const endless = childIndex >= plannerShare - spread(shape.stillRunning, plannerIndex - 1);
-    const steps = index === 0 ? shape.pageAgentSteps : endless ? Number.POSITIVE_INFINITY : Math.round(meanSteps * (0.3 + 1.4 * random()));
+    const steps = endless ? Number.POSITIVE_INFINITY : Math.round(meanSteps * (0.3 + 1.4 * random()));
     const title = `Module ${plannerIndex}.${childIndex + 1}`;
     spawn(id, 'worker', workerLife(id, childTask, title, planner, `module-${plannerIndex}-${childIndex + 1}`, steps));
   }
@@ -239,9 +232,6 @@ export function createLargeRun(shape: LargeRunShape): LargeRun {
 
   return {
     runId,
-    get pageAgentId() {
-      return pageAgentId;
-    },
     next(ts) {
       if (!opened) {
         opened = true;
@@ -279,5 +269,14 @@ export function createLargeRun(shape: LargeRunShape): LargeRun {
       };
     },
     eventsOf: (agentId) => counts.get(agentId) ?? 0,
+    runningWorkerNear(events) {
+      let best: { id: string; distance: number } | null = null;
+      for (const actor of actors.values()) {
+        if (actor.role !== 'worker' || actor.ended) continue;
+        const distance = Math.abs((counts.get(actor.id) ?? 0) - events);
+        if (best === null || distance < best.distance) best = { id: actor.id, distance };
+      }
+      return best?.id ?? null;
+    },
   };
 }

@@ -1,3 +1,4 @@
+import { loadavg } from 'node:os';
 import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
 import { render } from 'ink';
 import { createElement } from 'react';
@@ -74,6 +75,8 @@ export interface TuiChildFigures {
   readonly peakRssMb: number;
   /** Milliseconds from the memory taken after catch-up to the memory taken at the end. */
   readonly framesMs: number;
+  /** The machine's 1-minute load average when catch-up ended and at the end: other processes' work shares its cores. */
+  readonly loadAverages: readonly [number, number];
 }
 
 const settings = JSON.parse(process.argv[2] ?? '{}') as TuiChildSettings;
@@ -239,6 +242,7 @@ const catchUpMs = (caughtUpAt ?? started) - started;
 const catchUpEvents = followed.lastSeq;
 const afterCatchUp = memory();
 const afterCatchUpAt = performance.now();
+const loadAfterCatchUp = loadavg()[0] ?? 0;
 process.stdout.write(`${JSON.stringify({ kind: 'caught-up', lastSeq: catchUpEvents })}\n`);
 await until('the parent appending', () => followed.lastSeq >= catchUpEvents + settings.appendedBefore);
 
@@ -283,6 +287,7 @@ const figures: TuiChildFigures = {
   atEnd,
   peakRssMb: process.resourceUsage().maxRSS / 1024,
   framesMs,
+  loadAverages: [loadAfterCatchUp, loadavg()[0] ?? 0],
 };
 process.stdout.write(`${JSON.stringify(figures)}\n`);
 process.exit(0);

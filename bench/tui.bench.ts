@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, statSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { createInterface } from 'node:readline';
@@ -12,7 +12,9 @@ import { writeLargeRun } from './large-run-log.js';
 import type { FrameFigures, TuiChildFigures, TuiChildSettings } from './tui-child.js';
 
 const CHILD = new URL('./tui-child.ts', import.meta.url).pathname;
-const SHAPE: LargeRunShape = { events: 1_000_000, agents: 500, subPlanners: 20, workersAtOnce: 160, stillRunning: 150, pageAgentSteps: 490, seed: 2026 };
+const SHAPE: LargeRunShape = { events: 1_000_000, agents: 500, subPlanners: 20, workersAtOnce: 160, stillRunning: 150, seed: 2026 };
+/** The page opened: a running worker with about this many events in the log. */
+const PAGE_EVENTS = 2_000;
 /** Milliseconds between moments of the generated run: a million events over a little more than two hours. */
 const GAP_MS = 8;
 const APPEND_PER_SECOND = 2_000;
@@ -102,11 +104,13 @@ export async function benchTui(options: { readonly events?: number; readonly fra
     const writeS = (performance.now() - writeStart) / 1_000;
     const agents = run.agents();
     const logMb = statSync(path).size / 2 ** 20;
-    const pageAgentEvents = run.eventsOf(run.pageAgentId);
+    const pageAgentId = run.runningWorkerNear(PAGE_EVENTS);
+    if (pageAgentId === null) throw new Error('the generated run has no running worker to open');
+    const pageAgentEvents = run.eventsOf(pageAgentId);
     process.stdout.write(`  ${written.events.toLocaleString('en-US')} events, ${logMb.toFixed(0)} MB, in ${writeS.toFixed(0)} s; following it…\n`);
 
     const appending: { stop: (() => number) | null } = { stop: null };
-    const settings: TuiChildSettings = { path, pageAgentId: run.pageAgentId, columns: 160, rows: 50, frames: options.frames ?? { tree: 200, cost: 100, page: 100 }, appendedBefore: APPEND_PER_SECOND };
+    const settings: TuiChildSettings = { path, pageAgentId, columns: 160, rows: 50, frames: options.frames ?? { tree: 200, cost: 100, page: 100 }, appendedBefore: APPEND_PER_SECOND };
     const figures = await runChild(settings, () => {
       appending.stop = appendSteadily(store, run);
     }).finally(() => {
@@ -127,10 +131,10 @@ export async function benchTui(options: { readonly events?: number; readonly fra
       },
       { name: 'cold catch-up: the first screen', value: figures.firstScreenMs, unit: 'ms', note: 'the first frame: the first part of the log read, and the whole screen made for the first time' },
       { name: 'cold catch-up: the whole log read', value: figures.catchUpMs / 1_000, unit: 's', note: `${figures.catchUpEvents.toLocaleString('en-US')} events, ${Math.round(figures.catchUpEvents / (figures.catchUpMs / 1_000)).toLocaleString('en-US')} events/s (${(figures.catchUpCpuMs / 1_000).toFixed(1)} s of CPU), while ${figures.catchUpFrames} frames were drawn` },
-      { name: 'cold catch-up: worst frame', value: Math.max(...catchUp.frameMs), unit: 'ms', target: `< ${FRAME_TARGET_MS} ms: ${Math.max(...catchUp.frameMs) < FRAME_TARGET_MS ? 'met' : 'MISSED'}`, note: `frame p50 ${quantile(catchUp.frameMs, 0.5).toFixed(0)} ms while reading; between frames ${figures.readsMs.length} reads, p50 ${quantile(figures.readsMs, 0.5).toFixed(1)} ms, max ${Math.max(0, ...figures.readsMs).toFixed(1)} ms; the event loop busy at most ${catchUp.longestBlockMs.toFixed(0)} ms at a stretch` },
+      { name: 'cold catch-up: worst frame', value: Math.max(...catchUp.frameMs), unit: 'ms', target: `< ${FRAME_TARGET_MS} ms: ${Math.max(...catchUp.frameMs) < FRAME_TARGET_MS ? 'met' : 'MISSED'}`, note: `frame p50 ${quantile(catchUp.frameMs, 0.5).toFixed(0)} ms while reading, CPU time of a frame at most ${Math.max(...catchUp.frameCpuMs).toFixed(0)} ms; between frames ${figures.readsMs.length} reads, p50 ${quantile(figures.readsMs, 0.5).toFixed(1)} ms, max ${Math.max(0, ...figures.readsMs).toFixed(1)} ms; the event loop busy at most ${catchUp.longestBlockMs.toFixed(0)} ms at a stretch` },
       ...frameRows('live, agent tree', figures.phases.tree, steady),
       ...frameRows('live, agent tree sorted by cost', figures.phases.cost, 'the same, after s s'),
-      ...frameRows('live, an agent\'s page open', figures.phases.page, `the transcript of ${run.pageAgentId}: ${pageAgentEvents.toLocaleString('en-US')} events, ${figures.pageEntries} entries, ${figures.pageLines.toLocaleString('en-US')} lines`),
+      ...frameRows('live, an agent\'s page open', figures.phases.page, `the transcript of ${pageAgentId}, a running worker: ${pageAgentEvents.toLocaleString('en-US')} events when the log was written, growing as the other process appends (${figures.pageEntries} entries, ${figures.pageLines.toLocaleString('en-US')} lines at the end)`),
       {
         name: 'live, an agent\'s page: opening it',
         value: figures.transcriptFrameMs[0] ?? 0,
@@ -145,6 +149,12 @@ export async function benchTui(options: { readonly events?: number; readonly fra
         target: `< ${FRAME_TARGET_MS} ms: ${Math.max(...rereads) < FRAME_TARGET_MS ? 'met' : 'MISSED'}`,
         note: `the worst of ${rereads.length} re-reads (once a second) with what they drew; the read alone p50 ${quantile(figures.transcriptMs.slice(1), 0.5).toFixed(1)} ms`,
       },
+      {
+        name: 'the machine\'s load while measuring',
+        value: Math.max(...figures.loadAverages),
+        unit: `on ${cpus().length} cores`,
+        note: `the 1-minute load average after catch-up (${figures.loadAverages[0].toFixed(1)}) and at the end (${figures.loadAverages[1].toFixed(1)}), this benchmark's own processes and any others: a frame's wall time counts the time it waited for a core, its CPU time does not`,
+      },
       { name: 'memory at the first screen: RSS', value: figures.atFirstScreen.rssMb, unit: 'MB', note: `heap used ${figures.atFirstScreen.heapUsedMb.toFixed(0)} MB: Node, the TypeScript loader, React, Ink and SQLite before the log is read` },
       { name: 'memory after catch-up: RSS', value: figures.afterCatchUp.rssMb, unit: 'MB', target: memoryMet(figures.afterCatchUp.rssMb), note: `heap used ${figures.afterCatchUp.heapUsedMb.toFixed(0)} MB, ${figures.afterCatchUp.retainedMb.toFixed(0)} MB of it kept after a full collection` },
       {
@@ -152,7 +162,7 @@ export async function benchTui(options: { readonly events?: number; readonly fra
         value: figures.atEnd.rssMb,
         unit: 'MB',
         target: memoryMet(figures.atEnd.rssMb),
-        note: `heap used ${figures.atEnd.heapUsedMb.toFixed(0)} MB, ${figures.atEnd.retainedMb.toFixed(0)} MB of it kept after a full collection, ${(figures.framesMs / 60_000).toFixed(1)} min of frames after catch-up`,
+        note: `heap used ${figures.atEnd.heapUsedMb.toFixed(0)} MB, ${figures.atEnd.retainedMb.toFixed(0)} MB of it kept after a full collection, ${(figures.framesMs / 60_000).toFixed(1)} min of frames after catch-up (and the full collection taken then)`,
       },
       { name: 'memory: peak RSS', value: figures.peakRssMb, unit: 'MB', target: memoryMet(figures.peakRssMb), note: 'the process\'s highest resident set, catch-up included' },
     ];
