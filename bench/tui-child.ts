@@ -1,5 +1,5 @@
 import { loadavg } from 'node:os';
-import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
+import { PerformanceObserver, monitorEventLoopDelay, performance } from 'node:perf_hooks';
 import { render } from 'ink';
 import { createElement } from 'react';
 import { followRun } from '../src/observe/run-reader.js';
@@ -41,6 +41,8 @@ export interface FrameFigures {
   readonly inkRenderMs: number[];
   /** The longest the event loop was busy at a stretch (a key pressed then waits that long): frames, reads between them, garbage collection. */
   longestBlockMs: number;
+  /** The longest garbage collection pause. */
+  longestGcMs: number;
 }
 
 export interface MemoryFigures {
@@ -87,15 +89,19 @@ const source = liveSource(followed, () => Promise.resolve(''));
 
 let phase: Phase = 'opening';
 const phases: Record<Phase, FrameFigures> = {
-  opening: { frameMs: [], frameCpuMs: [], tickMs: [], inkRenderMs: [], longestBlockMs: 0 },
-  'catch-up': { frameMs: [], frameCpuMs: [], tickMs: [], inkRenderMs: [], longestBlockMs: 0 },
-  settling: { frameMs: [], frameCpuMs: [], tickMs: [], inkRenderMs: [], longestBlockMs: 0 },
-  tree: { frameMs: [], frameCpuMs: [], tickMs: [], inkRenderMs: [], longestBlockMs: 0 },
-  cost: { frameMs: [], frameCpuMs: [], tickMs: [], inkRenderMs: [], longestBlockMs: 0 },
-  page: { frameMs: [], frameCpuMs: [], tickMs: [], inkRenderMs: [], longestBlockMs: 0 },
+  opening: { frameMs: [], frameCpuMs: [], tickMs: [], inkRenderMs: [], longestBlockMs: 0, longestGcMs: 0 },
+  'catch-up': { frameMs: [], frameCpuMs: [], tickMs: [], inkRenderMs: [], longestBlockMs: 0, longestGcMs: 0 },
+  settling: { frameMs: [], frameCpuMs: [], tickMs: [], inkRenderMs: [], longestBlockMs: 0, longestGcMs: 0 },
+  tree: { frameMs: [], frameCpuMs: [], tickMs: [], inkRenderMs: [], longestBlockMs: 0, longestGcMs: 0 },
+  cost: { frameMs: [], frameCpuMs: [], tickMs: [], inkRenderMs: [], longestBlockMs: 0, longestGcMs: 0 },
+  page: { frameMs: [], frameCpuMs: [], tickMs: [], inkRenderMs: [], longestBlockMs: 0, longestGcMs: 0 },
 };
 const loopDelay = monitorEventLoopDelay({ resolution: 5 });
 loopDelay.enable();
+new PerformanceObserver((list) => {
+  const figures = phases[phase];
+  for (const entry of list.getEntries()) figures.longestGcMs = Math.max(figures.longestGcMs, entry.duration);
+}).observe({ entryTypes: ['gc'] });
 /** Ends the phase measured, keeping the longest stretch the event loop was busy in it, and starts `next`. */
 function enterPhase(next: Phase): void {
   const figures = phases[phase];
