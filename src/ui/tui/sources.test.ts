@@ -14,13 +14,15 @@ function longLog() {
   run.startAgent('worker-1', 'worker', 'task-1', 'Write the lexer', { agentId: 'planner-root', taskId: 'task-root' });
   for (let step = 1; step <= 700; step += 1) run.step('worker-1', step, 'read_file', { path: `src/file-${step}.ts` }, 'export {}');
   let reads = 0;
+  const failing = { next: false };
   const reader = {
     read: (query: Parameters<typeof store.read>[0]) => {
       reads += 1;
+      if (failing.next) throw new Error('database is locked');
       return store.read(query);
     },
   };
-  return { store, run, source: liveSource(followRun(reader), () => Promise.resolve(''), () => clock.now), reads: () => reads };
+  return { store, run, failing, source: liveSource(followRun(reader), () => Promise.resolve(''), () => clock.now), reads: () => reads };
 }
 
 describe('a live source on a long log', () => {
@@ -44,6 +46,19 @@ describe('a live source on a long log', () => {
     expect(source.view()?.agents.find((agent) => agent.id === 'worker-1')?.steps).toBe(700);
     expect(source.view()?.lastSeq).toBe(store.lastSeq());
     expect(source.describe()).toBe('live');
+  });
+
+  it('leaves the log to the next frame when a read between frames fails, and that frame says why', () => {
+    const { store, source, failing } = longLog();
+    source.tick();
+    failing.next = true;
+    expect(() => source.readMore()).toThrow('database is locked');
+    expect(() => source.tick()).toThrow('database is locked');
+    failing.next = false;
+    source.tick();
+    while (source.readMore());
+    source.tick();
+    expect(source.view()?.lastSeq).toBe(store.lastSeq());
   });
 
   it('reads nothing between frames once caught up: what the log gains is the next frame\'s', () => {

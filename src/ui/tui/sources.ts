@@ -21,11 +21,14 @@ const EVENTS_PER_READ = 1_000;
 export function liveSource(run: FollowedRun, diff: DiffReader, clock: () => number = Date.now): TuiSource {
   let view: RunView | null = null;
   let read = 0;
-  let opened = false;
+  // True while reads between frames carry a log that is behind: a frame then only shows how
+  // far they got. A read between frames that fails leaves it false, so the next frame reads.
+  let readingBetween = false;
   const tick = (): void => {
-    // While the log is behind, it is read between frames: a frame only shows how far that got.
-    if (!opened || run.caughtUp) read += run.catchUp(EVENTS_PER_READ);
-    opened = true;
+    if (!readingBetween) {
+      read += run.catchUp(EVENTS_PER_READ);
+      readingBetween = !run.caughtUp;
+    }
     view = run.view(clock());
   };
   return {
@@ -37,9 +40,11 @@ export function liveSource(run: FollowedRun, diff: DiffReader, clock: () => numb
     tick,
     readMore: () => {
       // Caught up as of the last read: what the log gained since is the next frame's to read.
+      readingBetween = false;
       if (run.caughtUp) return false;
       read += run.catchUp(EVENTS_PER_READ);
-      return !run.caughtUp;
+      readingBetween = !run.caughtUp;
+      return readingBetween;
     },
     view: () => view,
     now: () => (view?.status.run.endedAt ?? clock()),
