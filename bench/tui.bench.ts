@@ -57,7 +57,14 @@ function runChild(settings: TuiChildSettings, onCaughtUp: () => void): Promise<T
     errors = (errors + chunk.toString()).slice(-8_000);
   });
   createInterface({ input: child.stdout }).on('line', (line) => {
-    const message = JSON.parse(line) as { kind: string };
+    let message: { kind?: string };
+    try {
+      message = JSON.parse(line) as { kind?: string };
+    } catch {
+      // Not one of its messages: kept with its errors, to say what it printed.
+      errors = (errors + line + '\n').slice(-8_000);
+      return;
+    }
     if (message.kind === 'caught-up') onCaughtUp();
     else if (message.kind === 'figures') figures = message as TuiChildFigures;
   });
