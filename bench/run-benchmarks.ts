@@ -10,6 +10,7 @@ import { benchMerge } from './merge.bench.js';
 import { benchSandbox } from './sandbox.bench.js';
 import { benchToolCallOverhead } from './tool-call-overhead.bench.js';
 import { benchManyAgents, benchTreeAt64, benchTreeRun, benchTreeWithFaults } from './tree-run.bench.js';
+import { benchTui } from './tui.bench.js';
 import { benchWorkInFlight } from './work-in-flight.bench.js';
 import { benchWorkspaces } from './workspaces.bench.js';
 
@@ -32,6 +33,7 @@ const allSuites: { name: string; title: string; run: (settings: BenchSettings) =
   { name: 'durability', title: 'Durability: what recording before acting costs', run: benchDurability },
   { name: 'killed-run', title: 'A run killed twenty times and resumed', run: () => benchKilledRun() },
   { name: 'long-run', title: 'A long run kept inside its context window by compaction', run: () => benchLongRun() },
+  { name: 'tui', title: 'The terminal UI on a large log', run: () => benchTui() },
 ];
 
 function usage(problem: string): never {

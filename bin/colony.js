@@ -3,6 +3,11 @@
 import { fileURLToPath } from 'node:url';
 import { register } from 'tsx/esm/api';
 
+// React, which draws the terminal UI, runs its production build unless told otherwise: the
+// development build keeps a timing entry for every component it renders, so a UI left open
+// for days grows without bound, and each frame costs more.
+process.env.NODE_ENV ??= 'production';
+
 // A reader that goes away (`colony events | head`) is not an error.
 process.stdout.on('error', (error) => {
   if (error.code === 'EPIPE') process.exit(0);

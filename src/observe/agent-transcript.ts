@@ -24,8 +24,18 @@ export interface AgentTranscript {
   readonly landed: readonly string[];
 }
 
-/** Folds one agent's events (in seq order) into its transcript; events of other agents are passed over. */
-export function buildAgentTranscript(agentId: string, events: Iterable<ColonyEvent>): AgentTranscript {
+/**
+ * One agent's transcript built up as its events arrive, so a page left open on a live agent
+ * reads only what the agent logged since, not its whole history again.
+ */
+export interface AgentTranscriptFold {
+  /** Events must come in seq order; events of other agents are passed over. */
+  add(event: ColonyEvent): void;
+  /** The transcript so far: the same object until an event changes it, fresh arrays after. */
+  snapshot(): AgentTranscript;
+}
+
+export function createAgentTranscriptFold(agentId: string): AgentTranscriptFold {
   const entries: TranscriptEntry[] = [];
   const tools = new Map<string, number>();
   const handoffs: Handoff[] = [];
@@ -34,8 +44,10 @@ export function buildAgentTranscript(agentId: string, events: Iterable<ColonyEve
   let title = '';
   let scratchpad: string | null = null;
   let workspace: string | null = null;
-  for (const event of events) {
-    if (event.agentId !== agentId) continue;
+  let last: AgentTranscript | null = null;
+
+  function add(event: ColonyEvent): void {
+    if (event.agentId !== agentId) return;
     switch (event.type) {
       case 'agent.started':
         role = event.data.role;
@@ -101,8 +113,23 @@ export function buildAgentTranscript(agentId: string, events: Iterable<ColonyEve
         entries.push({ kind: 'note', ts: event.ts, text: `failed: ${event.data.reason}` });
         break;
       default:
-        break;
+        return;
     }
+    last = null;
   }
-  return { agentId, role, title, entries, scratchpad, handoffs, workspace, landed };
+
+  return {
+    add,
+    snapshot() {
+      last ??= { agentId, role, title, entries: [...entries], scratchpad, handoffs: [...handoffs], workspace, landed: [...landed] };
+      return last;
+    },
+  };
+}
+
+/** Folds one agent's events (in seq order) into its transcript; events of other agents are passed over. */
+export function buildAgentTranscript(agentId: string, events: Iterable<ColonyEvent>): AgentTranscript {
+  const fold = createAgentTranscriptFold(agentId);
+  for (const event of events) fold.add(event);
+  return fold.snapshot();
 }

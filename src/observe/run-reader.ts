@@ -1,6 +1,6 @@
 import type { ColonyEvent } from '../events/event-types.js';
 import type { EventQuery } from '../store/event-store.js';
-import { buildAgentTranscript, type AgentTranscript } from './agent-transcript.js';
+import { createAgentTranscriptFold, type AgentTranscript, type AgentTranscriptFold } from './agent-transcript.js';
 import { createRunViewFold, type RunView, type RunViewOptions } from './run-view.js';
 
 /** The part of an event store a viewer reads: any store, opened by any process. */
@@ -23,13 +23,18 @@ export interface FollowedRun {
   readonly caughtUp: boolean;
   readonly lastSeq: number;
   view(now: number): RunView | null;
-  /** One agent's transcript, read from the log now. */
+  /**
+   * One agent's transcript as the log holds it now. Asked again for the same agent (a page left
+   * open), only what it logged since is read, and the same object comes back while nothing changed.
+   */
   transcript(agentId: string): AgentTranscript;
 }
 
 export function followRun(reader: EventReader, options: RunViewOptions = {}): FollowedRun {
   const fold = createRunViewFold(options);
   let caughtUp = false;
+  // The agent whose transcript was asked for last, and how far its events were read.
+  let page: { agentId: string; runId: string | null; lastSeq: number; transcript: AgentTranscriptFold } | null = null;
   return {
     catchUp(max = READ_PAGE * 4) {
       let folded = 0;
@@ -55,7 +60,15 @@ export function followRun(reader: EventReader, options: RunViewOptions = {}): Fo
       return fold.lastSeq;
     },
     view: (now) => fold.snapshot(now),
-    transcript: (agentId) => buildAgentTranscript(agentId, readAll(reader, { agentId, ...(fold.runId === null ? {} : { runId: fold.runId }) })),
+    transcript(agentId) {
+      const runId = fold.runId;
+      if (page === null || page.agentId !== agentId || page.runId !== runId) page = { agentId, runId, lastSeq: 0, transcript: createAgentTranscriptFold(agentId) };
+      for (const event of readAll(reader, { agentId, afterSeq: page.lastSeq, ...(runId === null ? {} : { runId }) })) {
+        page.transcript.add(event);
+        page.lastSeq = event.seq;
+      }
+      return page.transcript.snapshot();
+    },
   };
 }
 

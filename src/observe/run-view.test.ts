@@ -127,6 +127,30 @@ describe('following a log', () => {
     expect(transcript.handoffs.map((handoff) => handoff.summary)).toEqual(['The lexer is in']);
   });
 
+  it('reads a transcript asked for again only as far as the agent logged since, and keeps it whole', () => {
+    const { store, run } = openLog();
+    twoWorkers(run);
+    let agentReads = 0;
+    const followed = followRun({
+      read: (query) => {
+        if (query.agentId !== undefined) agentReads += 1;
+        return store.read(query);
+      },
+    });
+    const running = followed.transcript('worker-b');
+    expect(running.entries.at(-1)).toMatchObject({ kind: 'tool', ok: null });
+    expect(followed.transcript('worker-b')).toBe(running);
+    run.append('worker-b', { type: 'tool.ended', data: { step: 1, callId: 'b-1', name: 'run_command', ok: true, output: 'pass', durationMs: 9_000 } });
+    const ended = followed.transcript('worker-b');
+    expect(ended).not.toBe(running);
+    expect(ended.entries).toEqual([...running.entries.slice(0, -1), { ...running.entries.at(-1), output: 'pass', ok: true, durationMs: 9_000 }]);
+    expect(running.entries.at(-1)).toMatchObject({ ok: null });
+    // Each ask is one read of what is new; another agent's page starts from its first event.
+    expect(agentReads).toBe(3);
+    expect(followed.transcript('worker-a').entries).toEqual(buildAgentTranscript('worker-a', store.read()).entries);
+    expect(followed.transcript('worker-b').entries).toEqual(ended.entries);
+  });
+
   it('shows a tool call that has not ended as running', () => {
     const { store, run } = openLog();
     twoWorkers(run);

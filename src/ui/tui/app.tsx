@@ -69,6 +69,29 @@ export function TuiApp({ source, actions, size, frameMs = 250, quitQuestion = nu
     return () => clearInterval(timer);
   }, [source, frameMs]);
 
+  // What a frame left unread of a long log is read between frames, a bounded part a turn of the
+  // event loop, so frames and keys keep their turns while it is read at full speed. A read that
+  // fails stops this; the next frame reads the log itself and says what went wrong.
+  useEffect(() => {
+    let reading: NodeJS.Immediate | undefined;
+    const readMore = () => {
+      reading = undefined;
+      try {
+        if (source.readMore()) reading = setImmediate(readMore);
+      } catch {
+        // Left to the next frame, as above.
+      }
+    };
+    reading = setImmediate(readMore);
+    const timer = setInterval(() => {
+      reading ??= setImmediate(readMore);
+    }, frameMs);
+    return () => {
+      clearInterval(timer);
+      if (reading !== undefined) clearImmediate(reading);
+    };
+  }, [source, frameMs]);
+
   const detailAgent = screen.kind === 'detail' ? screen.agentId : null;
   // An agent's page is read again as its log grows, at most once a second.
   useEffect(() => {

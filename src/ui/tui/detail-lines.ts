@@ -13,7 +13,7 @@ const TEXT_LINES = 40;
 export function detailLines(tab: DetailTab, transcript: AgentTranscript, diff: string | null, width: number): string[] {
   switch (tab) {
     case 'transcript':
-      return wrapAll(transcript.entries.flatMap(entryLines), width);
+      return transcript.entries.flatMap((entry) => wrappedEntry(entry, width));
     case 'scratchpad':
       return wrapAll(transcript.scratchpad === null ? ['(no scratchpad written yet)'] : transcript.scratchpad.split('\n'), width);
     case 'handoffs':
@@ -21,6 +21,21 @@ export function detailLines(tab: DetailTab, transcript: AgentTranscript, diff: s
     case 'diff':
       return wrapAll(diff === null ? ['(reading the diff…)'] : diff.split('\n'), width);
   }
+}
+
+/**
+ * Each entry's lines as last wrapped, kept while the entry lives: a transcript read again (once
+ * a second while a live agent's page is open) shares its entries with the one before, so only
+ * the new and changed ones are laid out again.
+ */
+const wrapped = new WeakMap<TranscriptEntry, { readonly width: number; readonly lines: readonly string[] }>();
+
+function wrappedEntry(entry: TranscriptEntry, width: number): readonly string[] {
+  const known = wrapped.get(entry);
+  if (known?.width === width) return known.lines;
+  const lines = wrapAll(entryLines(entry), width);
+  wrapped.set(entry, { width, lines });
+  return lines;
 }
 
 function entryLines(entry: TranscriptEntry): string[] {

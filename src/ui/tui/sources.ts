@@ -7,18 +7,28 @@ import type { ReplayControls, TuiSource } from './tui-source.js';
 /** Reads an agent's changes for its diff page (the workspace's diff, the commits it landed). */
 export type DiffReader = (transcript: AgentTranscript) => Promise<string>;
 
-/** How many events one frame may fold: the rest waits for the next frame, so keys stay quick while a big log is read. */
-const EVENTS_PER_FRAME = 50_000;
+/**
+ * How many events one read folds, in a frame or between frames: a few milliseconds of work, so
+ * a key or a frame never waits long behind the reading of a long log. A live run adds a few
+ * hundred events between frames; a log opened late is read in many such parts, one a turn.
+ */
+const EVENTS_PER_READ = 1_000;
 
 /**
  * A live run followed through its log. `describe` says whether it is still being read (a long
- * log is read over several frames), live, or ended.
+ * log is read between frames, a part at a time), live, or ended.
  */
 export function liveSource(run: FollowedRun, diff: DiffReader, clock: () => number = Date.now): TuiSource {
   let view: RunView | null = null;
   let read = 0;
+  // True while reads between frames carry a log that is behind: a frame then only shows how
+  // far they got. A read between frames that fails leaves it false, so the next frame reads.
+  let readingBetween = false;
   const tick = (): void => {
-    read += run.catchUp(EVENTS_PER_FRAME);
+    if (!readingBetween) {
+      read += run.catchUp(EVENTS_PER_READ);
+      readingBetween = !run.caughtUp;
+    }
     view = run.view(clock());
   };
   return {
@@ -28,6 +38,14 @@ export function liveSource(run: FollowedRun, diff: DiffReader, clock: () => numb
       return state === 'running' ? 'live' : `ended ${state}`;
     },
     tick,
+    readMore: () => {
+      // Caught up as of the last read: what the log gained since is the next frame's to read.
+      readingBetween = false;
+      if (run.caughtUp) return false;
+      read += run.catchUp(EVENTS_PER_READ);
+      readingBetween = !run.caughtUp;
+      return readingBetween;
+    },
     view: () => view,
     now: () => (view?.status.run.endedAt ?? clock()),
     transcript: (agentId) => run.transcript(agentId),
@@ -86,6 +104,8 @@ export function replaySource(replay: ReplayRun, diff: DiffReader, options: Repla
       last = now;
       if (replay.finished) playing = false;
     },
+    // A replay reads as its clock moves, in its frames.
+    readMore: () => false,
     view: () => replay.view(),
     now: () => replay.clock,
     transcript: (agentId) => replay.transcript(agentId),

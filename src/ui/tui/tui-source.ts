@@ -8,8 +8,14 @@ import type { RunView } from '../../observe/run-view.js';
 export interface TuiSource {
   /** Said in the header: `live`, `finished`, `reading the log…`, `replay 4x paused`. */
   describe(): string;
-  /** One frame's work: read what the log gained, or move the replay's clock. */
+  /** One frame's work: read what the log gained (a bounded part, none while `readMore` is behind), or move the replay's clock. */
   tick(): void;
+  /**
+   * Reads on, between frames, into what the log holds beyond what the frames read: a bounded
+   * part per call, so a key or a frame never waits long behind it. Returns whether more is
+   * waiting; false once caught up, and always for a replay. The next frame shows what it read.
+   */
+  readMore(): boolean;
   view(): RunView | null;
   /** The moment the view shows: the clock for a live run, the replay's clock for a replay. */
   now(): number;

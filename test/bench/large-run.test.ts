@@ -1,0 +1,64 @@
+import { describe, expect, it } from 'vitest';
+import { createLargeRun, type LargeRunShape } from '../../bench/large-run.js';
+import { writeLargeRun } from '../../bench/large-run-log.js';
+import { buildAgentTranscript } from '../../src/observe/agent-transcript.js';
+import { createRunViewFold } from '../../src/observe/run-view.js';
+import { SCRIPT_T0 } from '../../src/observe/testing/scripted-run.js';
+import type { EventInput } from '../../src/store/event-store.js';
+import { createMemoryEventStore } from '../../src/store/memory-event-store.js';
+
+const SHAPE: LargeRunShape = { events: 30_000, agents: 60, subPlanners: 4, workersAtOnce: 24, stillRunning: 20, seed: 7 };
+const WRITING = { events: SHAPE.events, startTs: SCRIPT_T0, gapMs: 8, seed: 8 };
+
+describe('the large run the terminal UI benchmark reads', () => {
+  it('logs the tree it is shaped as: every agent started, the last workers inside a tool call', () => {
+    const store = createMemoryEventStore();
+    const run = createLargeRun(SHAPE);
+    const written = writeLargeRun(store, run, WRITING);
+    expect(written.events).toBe(store.lastSeq());
+    expect(written.events).toBeGreaterThanOrEqual(SHAPE.events);
+
+    const fold = createRunViewFold();
+    for (const event of store.read()) fold.add(event);
+    const view = fold.snapshot(written.lastTs);
+    if (view === null) throw new Error('the log holds no run');
+    expect(view.agents.map((agent) => agent.role).sort()).toEqual(['root-planner', ...Array(4).fill('sub-planner'), ...Array(55).fill('worker')].sort());
+    const running = view.agents.filter((agent) => agent.role === 'worker' && agent.endedAt === null);
+    expect(running.length).toBeGreaterThanOrEqual(SHAPE.stillRunning);
+    expect(running.filter((agent) => agent.activity?.kind !== 'tool')).toEqual([]);
+    expect(view.status.commits.landed).toBeGreaterThan(0);
+    expect(view.status.handoffs.delivered).toBe(view.agents.filter((agent) => agent.role !== 'root-planner' && agent.endedAt !== null).length);
+
+    // A page worth opening: the running worker whose log comes closest to a size asked for.
+    const logged = (agentId: string) => store.read({ agentId }).length;
+    const near = run.runningWorkerNear(300);
+    if (near === null) throw new Error('no running worker');
+    expect(running.map((agent) => agent.id)).toContain(near);
+    expect(Math.min(...running.map((agent) => Math.abs(logged(agent.id) - 300)))).toBe(Math.abs(logged(near) - 300));
+    expect(run.eventsOf(near)).toBe(logged(near));
+    const page = buildAgentTranscript(near, store.read({ agentId: near }));
+    expect(page.entries.at(-1)).toMatchObject({ kind: 'tool', ok: null });
+  });
+
+  it('writes tool outputs of a few hundred bytes, some of a few KB', () => {
+    const store = createMemoryEventStore();
+    writeLargeRun(store, createLargeRun(SHAPE), WRITING);
+    const sizes = store
+      .read({ types: ['tool.ended'] })
+      .map((event) => (event.type === 'tool.ended' ? event.data.output.length : 0))
+      .sort((left, right) => left - right);
+    const median = sizes[Math.floor(sizes.length / 2)] ?? 0;
+    expect(median).toBeGreaterThan(100);
+    expect(median).toBeLessThan(1_500);
+    expect(sizes.filter((size) => size > 2_000).length).toBeGreaterThan(sizes.length / 20);
+  });
+
+  it('is the same run every time for the same shape', () => {
+    const inputs = () => {
+      const all: EventInput[] = [];
+      writeLargeRun({ appendMany: (batch) => all.push(...batch), flush: () => undefined }, createLargeRun({ ...SHAPE, events: 5_000 }), { ...WRITING, events: 5_000 });
+      return all;
+    };
+    expect(inputs()).toEqual(inputs());
+  });
+});
