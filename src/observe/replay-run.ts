@@ -17,8 +17,12 @@ export interface ReplayRun {
   readonly clock: number;
   /** True once the last event was folded. */
   readonly finished: boolean;
-  /** Moves the clock forward to `ts` (never back), folding the events on the way. */
-  advanceTo(ts: number): void;
+  /**
+   * Moves the clock forward to `ts` (never back), folding the events on the way; with
+   * `maxEvents`, it stops after that many, the clock at the last one folded, so one call's work
+   * is bounded however dense the log is there.
+   */
+  advanceTo(ts: number, maxEvents?: number): void;
   /** Folds the next event alone and moves the clock to it; null at the end. */
   step(): ColonyEvent | null;
   view(): RunView | null;
@@ -70,8 +74,16 @@ export function openReplay(reader: ReplayLog, runId?: string): ReplayOpening {
     get finished() {
       return peek() === null;
     },
-    advanceTo(ts) {
-      for (let event = peek(); event !== null && event.ts <= ts; event = peek()) take();
+    advanceTo(ts, maxEvents = Number.POSITIVE_INFINITY) {
+      let folded = 0;
+      for (let event = peek(); event !== null && event.ts <= ts; event = peek()) {
+        if (folded >= maxEvents) {
+          clock = Math.max(clock, buffer[next - 1]?.ts ?? clock);
+          return;
+        }
+        take();
+        folded += 1;
+      }
       clock = Math.max(clock, Math.min(ts, endsAt));
     },
     step() {

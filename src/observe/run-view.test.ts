@@ -209,6 +209,22 @@ describe('replaying a log', () => {
     expect(opened.replay.view()?.tasks.map((task) => task.id)).toContain('task-c');
   });
 
+  it('folds at most the events asked for in one move, and stops its clock at the last of them', () => {
+    const { store, run } = openLog();
+    twoWorkers(run);
+    run.endRun('done');
+    const opened = openReplay(store);
+    if (!opened.ok) throw new Error(opened.error);
+    const replay = opened.replay;
+    const before = replay.view()?.lastSeq ?? 0;
+    replay.advanceTo(replay.endsAt, 3);
+    expect(replay.view()?.lastSeq).toBe(before + 3);
+    expect(replay.clock).toBe(store.read({ afterSeq: before + 2, limit: 1 })[0]?.ts);
+    expect(replay.finished).toBe(false);
+    replay.advanceTo(replay.endsAt);
+    expect(replay.finished).toBe(true);
+  });
+
   it('says when there is no run to replay', () => {
     const opened = openReplay(createMemoryEventStore());
     expect(opened).toEqual({ ok: false, error: 'the log holds no run to replay.' });

@@ -62,6 +62,9 @@ export interface ReplayOptions {
   readonly clock?: () => number;
 }
 
+/** The most events one frame of a replay folds. */
+const REPLAY_EVENTS_PER_FRAME = 5_000;
+
 const SPEEDS = [0.25, 0.5, 1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024];
 
 /** A recorded run played back: its clock moves with the wall clock times the speed while it plays. */
@@ -100,7 +103,8 @@ export function replaySource(replay: ReplayRun, diff: DiffReader, options: Repla
     },
     tick: () => {
       const now = clock();
-      if (playing) replay.advanceTo(replay.clock + (now - last) * speed);
+      // A dense stretch played fast is folded a bounded part per frame: it plays slower there, and frames stay short.
+      if (playing) replay.advanceTo(replay.clock + (now - last) * speed, REPLAY_EVENTS_PER_FRAME);
       last = now;
       if (replay.finished) playing = false;
     },
