@@ -87,3 +87,15 @@ export function syntheticFailureHandoff(fields: {
     synthetic: true,
   };
 }
+
+/** A handoff's lists by the names a person reads them under, in the order they are shown. */
+export function handoffLists(handoff: Handoff): [name: string, items: readonly string[]][] {
+  return [
+    ['notes', handoff.notes],
+    ['concerns', handoff.concerns],
+    ['deviations', handoff.deviations],
+    ['findings', handoff.findings],
+    ['feedback', handoff.feedback],
+    ['follow-ups', handoff.followUps],
+  ];
+}

@@ -1,8 +1,7 @@
 import type { Command } from 'commander';
-import { openSteering } from '../../orchestrator/steering-access.js';
 import { holdRun, releaseRun } from '../../orchestrator/steering.js';
 import { EXIT_OK, usageError, type CommandContext } from '../command-context.js';
-import { stateDirOf } from '../state-dir-flags.js';
+import { addSteeringOptions, steerRun } from '../state-dir-flags.js';
 
 interface AndonFlags {
   readonly release?: boolean;
@@ -13,13 +12,12 @@ interface AndonFlags {
 }
 
 export function registerAndonCommand(program: Command, ctx: CommandContext): void {
-  program
+  const command = program
     .command('andon')
     .description('Pause spawning across the whole run: no task is claimed until you release it (--release); agents already running go on.')
     .option('--release', 'release your pause: tasks are claimed again')
-    .option('--reason <text>', 'why, recorded with the change and shown by colony status')
-    .option('--repo <dir>', 'the repository the run works on', '.')
-    .option('--state <dir>', 'the state directory the run uses (default: <repo>/.colony)')
+    .option('--reason <text>', 'why, recorded with the change and shown by colony status');
+  addSteeringOptions(command)
     .option('--json', 'print the outcome as JSON')
     .action((flags: AndonFlags) => {
       ctx.exitCode = andon(ctx, flags);
@@ -27,13 +25,7 @@ export function registerAndonCommand(program: Command, ctx: CommandContext): voi
 }
 
 function andon(ctx: CommandContext, flags: AndonFlags): number {
-  const stateDir = stateDirOf(ctx, flags);
-  const access = openSteering(stateDir, ctx.secrets ?? []);
-  if (!access.ok) {
-    usageError(ctx, access.error);
-    return ctx.exitCode;
-  }
-  try {
+  return steerRun(ctx, flags, (access) => {
     const runId = access.run.runId;
     const releasing = flags.release === true;
     const reason = flags.reason ?? (releasing ? 'released by the user' : 'paused by the user');
@@ -62,7 +54,5 @@ function andon(ctx: CommandContext, flags: AndonFlags): number {
       );
     }
     return EXIT_OK;
-  } finally {
-    access.close();
-  }
+  });
 }

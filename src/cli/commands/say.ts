@@ -1,8 +1,7 @@
 import type { Command } from 'commander';
-import { openSteering } from '../../orchestrator/steering-access.js';
 import { sendToPlanner } from '../../orchestrator/steering.js';
 import { EXIT_OK, usageError, type CommandContext } from '../command-context.js';
-import { stateDirOf } from '../state-dir-flags.js';
+import { addSteeringOptions, steerRun } from '../state-dir-flags.js';
 
 interface SayFlags {
   readonly to?: string;
@@ -12,13 +11,12 @@ interface SayFlags {
 }
 
 export function registerSayCommand(program: Command, ctx: CommandContext): void {
-  program
+  const command = program
     .command('say')
     .description('Send a message to a planner of the run: the root planner, or the one named with --to. It reads it before its next model call.')
     .argument('<message...>', 'what to tell the planner (quote it, or give it as several words)')
-    .option('--to <id>', 'the task id or agent id of the planner to tell (default: the root planner); colony status lists them')
-    .option('--repo <dir>', 'the repository the run works on', '.')
-    .option('--state <dir>', 'the state directory the run uses (default: <repo>/.colony)')
+    .option('--to <id>', 'the task id or agent id of the planner to tell (default: the root planner); colony status lists them');
+  addSteeringOptions(command)
     .option('--json', 'print who it went to as JSON')
     .action((words: string[], flags: SayFlags) => {
       ctx.exitCode = say(ctx, words.join(' '), flags);
@@ -26,13 +24,7 @@ export function registerSayCommand(program: Command, ctx: CommandContext): void 
 }
 
 function say(ctx: CommandContext, text: string, flags: SayFlags): number {
-  const stateDir = stateDirOf(ctx, flags);
-  const access = openSteering(stateDir, ctx.secrets ?? []);
-  if (!access.ok) {
-    usageError(ctx, access.error);
-    return ctx.exitCode;
-  }
-  try {
+  return steerRun(ctx, flags, (access) => {
     const sent = sendToPlanner(access.stores, access.run.runId, flags.to ?? null, text);
     if (!sent.ok) {
       usageError(ctx, sent.error);
@@ -53,7 +45,5 @@ function say(ctx: CommandContext, text: string, flags: SayFlags): number {
       : 'the run is not running, so it reads it when you continue the run with colony resume';
     ctx.stdout(`Sent to ${who} of run ${access.run.runId}: ${when}.\n`);
     return EXIT_OK;
-  } finally {
-    access.close();
-  }
+  });
 }

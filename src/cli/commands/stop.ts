@@ -1,8 +1,7 @@
 import type { Command } from 'commander';
-import { openSteering } from '../../orchestrator/steering-access.js';
 import { stopAgent } from '../../orchestrator/steering-controls.js';
 import { EXIT_OK, usageError, type CommandContext } from '../command-context.js';
-import { stateDirOf } from '../state-dir-flags.js';
+import { addSteeringOptions, steerRun } from '../state-dir-flags.js';
 
 interface StopFlags {
   readonly reason?: string;
@@ -12,13 +11,12 @@ interface StopFlags {
 }
 
 export function registerStopCommand(program: Command, ctx: CommandContext): void {
-  program
+  const command = program
     .command('stop')
     .description("Stop one agent of the run (a worker or a sub-planner): its task closes as failed with your reason, and its planner hears it and may publish the work again.")
     .argument('<id>', 'the task id or agent id of the agent to stop; colony status lists them')
-    .option('--reason <text>', 'why, told to its planner in the handoff')
-    .option('--repo <dir>', 'the repository the run works on', '.')
-    .option('--state <dir>', 'the state directory the run uses (default: <repo>/.colony)')
+    .option('--reason <text>', 'why, told to its planner in the handoff');
+  addSteeringOptions(command)
     .option('--json', 'print the outcome as JSON')
     .action((target: string, flags: StopFlags) => {
       ctx.exitCode = stop(ctx, target, flags);
@@ -26,13 +24,7 @@ export function registerStopCommand(program: Command, ctx: CommandContext): void
 }
 
 function stop(ctx: CommandContext, target: string, flags: StopFlags): number {
-  const stateDir = stateDirOf(ctx, flags);
-  const access = openSteering(stateDir, ctx.secrets ?? []);
-  if (!access.ok) {
-    usageError(ctx, access.error);
-    return ctx.exitCode;
-  }
-  try {
+  return steerRun(ctx, flags, (access) => {
     const runId = access.run.runId;
     const result = stopAgent(access.stores, runId, target, flags.reason ?? 'no reason given');
     if (!result.ok) {
@@ -55,7 +47,5 @@ function stop(ctx: CommandContext, target: string, flags: StopFlags): number {
     const children = agent.role === 'sub-planner' ? ' The tasks it published go on to their end.' : '';
     ctx.stdout(`Stopping ${who} of run ${runId}: ${when}${children}\n`);
     return EXIT_OK;
-  } finally {
-    access.close();
-  }
+  });
 }

@@ -1,6 +1,6 @@
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
-import type { Handoff } from '../../events/handoff.js';
+import { handoffLists, type Handoff } from '../../events/handoff.js';
 import { resolveModel } from '../../model/registry.js';
 import { formatEventLine } from '../../observe/format-event.js';
 import { runWorkSession } from '../../orchestrator/work-session.js';
@@ -102,15 +102,7 @@ export function formatHandoff(handoff: Handoff): string {
   lines.push(`summary: ${handoff.summary}`);
   if (handoff.commits.length > 0) lines.push(`commits: ${handoff.commits.map((commit) => commit.slice(0, 12)).join(', ')}`);
   if (handoff.evidence.trim() !== '') lines.push('evidence:', ...indent(handoff.evidence.trimEnd().split('\n')));
-  const lists: [string, readonly string[]][] = [
-    ['notes', handoff.notes],
-    ['concerns', handoff.concerns],
-    ['deviations', handoff.deviations],
-    ['findings', handoff.findings],
-    ['feedback', handoff.feedback],
-    ['follow-ups', handoff.followUps],
-  ];
-  for (const [name, items] of lists) {
+  for (const [name, items] of handoffLists(handoff)) {
     if (items.length > 0) lines.push(`${name}:`, ...items.map((item) => `  - ${item}`));
   }
   return `${lines.join('\n')}\n`;

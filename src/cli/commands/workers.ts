@@ -1,8 +1,7 @@
 import type { Command } from 'commander';
-import { openSteering } from '../../orchestrator/steering-access.js';
 import { MAX_WORKERS, setWorkers } from '../../orchestrator/steering-controls.js';
 import { EXIT_OK, usageError, type CommandContext } from '../command-context.js';
-import { stateDirOf } from '../state-dir-flags.js';
+import { addSteeringOptions, steerRun } from '../state-dir-flags.js';
 
 interface WorkersFlags {
   readonly reason?: string;
@@ -12,13 +11,12 @@ interface WorkersFlags {
 }
 
 export function registerWorkersCommand(program: Command, ctx: CommandContext): void {
-  program
+  const command = program
     .command('workers')
     .description('Change how many workers the run may run at once. With fewer, running workers go on and no new one starts until fewer run.')
     .argument('<n>', `the most workers at once, from 1 to ${MAX_WORKERS} (planners do not count)`)
-    .option('--reason <text>', 'why, recorded with the change')
-    .option('--repo <dir>', 'the repository the run works on', '.')
-    .option('--state <dir>', 'the state directory the run uses (default: <repo>/.colony)')
+    .option('--reason <text>', 'why, recorded with the change');
+  addSteeringOptions(command)
     .option('--json', 'print the outcome as JSON')
     .action((count: string, flags: WorkersFlags) => {
       ctx.exitCode = workers(ctx, count, flags);
@@ -30,13 +28,7 @@ function workers(ctx: CommandContext, count: string, flags: WorkersFlags): numbe
     usageError(ctx, `colony workers takes how many workers may run at once, a whole number from 1 to ${MAX_WORKERS}, got "${count}": e.g. colony workers 2.`);
     return ctx.exitCode;
   }
-  const stateDir = stateDirOf(ctx, flags);
-  const access = openSteering(stateDir, ctx.secrets ?? []);
-  if (!access.ok) {
-    usageError(ctx, access.error);
-    return ctx.exitCode;
-  }
-  try {
+  return steerRun(ctx, flags, (access) => {
     const runId = access.run.runId;
     const result = setWorkers(access.stores, runId, Number(count), flags.reason ?? 'changed by the user');
     if (!result.ok) {
@@ -60,7 +52,5 @@ function workers(ctx: CommandContext, count: string, flags: WorkersFlags): numbe
         : ' More start as tasks wait for them.';
     ctx.stdout(`Run ${runId} now runs up to ${result.workers} worker(s) at once${was}.${when}\n`);
     return EXIT_OK;
-  } finally {
-    access.close();
-  }
+  });
 }

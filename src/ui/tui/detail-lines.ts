@@ -1,4 +1,4 @@
-import type { Handoff } from '../../events/handoff.js';
+import { handoffLists, type Handoff } from '../../events/handoff.js';
 import type { AgentTranscript, TranscriptEntry } from '../../observe/agent-transcript.js';
 import { clockTime } from './figures.js';
 
@@ -60,15 +60,7 @@ function entryLines(entry: TranscriptEntry): string[] {
 
 function handoffLines(handoff: Handoff): string[] {
   const lines = [`${handoff.status}: ${handoff.summary}`];
-  const lists: [string, readonly string[]][] = [
-    ['commits', handoff.commits],
-    ['notes', handoff.notes],
-    ['concerns', handoff.concerns],
-    ['deviations', handoff.deviations],
-    ['findings', handoff.findings],
-    ['feedback', handoff.feedback],
-    ['follow-ups', handoff.followUps],
-  ];
+  const lists: [string, readonly string[]][] = [['commits', handoff.commits], ...handoffLists(handoff)];
   for (const [name, items] of lists) {
     if (items.length === 0) continue;
     lines.push(`${name}:`, ...items.map((item) => `  - ${item}`));
