@@ -107,6 +107,9 @@ function foldEvent(state: RunState, event: ColonyEvent): void {
     case 'task.claimed':
       ledger.taskClaimed(event);
       return;
+    case 'task.released':
+      ledger.taskReleased(event);
+      return;
     case 'model.responded':
     case 'context.compacted':
       ledger.spent(event.agentId, event.data.usage, event.data.costUsd);
@@ -186,7 +189,6 @@ function foldEvent(state: RunState, event: ColonyEvent): void {
     case 'merge.attempted':
     case 'merge.intended':
     case 'acceptance.started':
-    case 'task.released':
     case 'message.received':
     case 'message.sent':
     case 'scratchpad.written':

@@ -388,6 +388,20 @@ describe('loops and silences', () => {
     });
   });
 
+  it('counts no crash for an agent the run stopped, whose task went back to be resumed', () => {
+    const log = createLog();
+    log.add(0, 'system', runStarted);
+    log.add(1, 'system', taskCreated('w-1', null));
+    log.add(2, 'system', claimed('w-1', 1));
+    log.add(3, 'worker-1', agentStarted('worker', 'w-1'));
+    log.add(4, 'worker-1', failed('stopped: the run was cancelled'));
+    log.add(5, 'system', { type: 'task.released', data: { taskId: 'w-1', reason: 'the run was stopped' } });
+    expect(analyzeRun(log.events()).crashes).toEqual([]);
+    log.add(6, 'system', claimed('w-1', 2));
+    log.add(7, 'worker-1', failed('the agent stopped calling tools (3 turns in a row)'));
+    expect(analyzeRun(log.events()).crashes).toMatchObject([{ taskId: 'w-1', reason: 'the agent stopped calling tools (3 turns in a row)' }]);
+  });
+
   it('answers an empty log with an empty analysis', () => {
     const empty = analyzeRun([]);
     expect(empty).toMatchObject({ runId: null, events: 0, crashes: [], retries: { total: 0 }, timeToLand: { count: 0, medianMs: null } });

@@ -115,6 +115,15 @@ export class TaskLedger {
     this.crashed(task, event.agentId, 'agent-failed', event.data.reason, event.ts);
   }
 
+  /**
+   * The run stopped and gave the task back (it goes on after `colony resume`): its agent's
+   * failure in that moment was the stop, not a crash.
+   */
+  taskReleased(event: EventOf<'task.released'>): void {
+    const task = this.tasks.get(event.data.taskId);
+    if (task?.crash?.how === 'agent-failed') task.crash = null;
+  }
+
   agentHung(event: EventOf<'agent.hung'>): void {
     const { taskId, hungAgentId, silentMs, limitMs } = event.data;
     const task = this.task(taskId, taskId);
