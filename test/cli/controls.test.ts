@@ -64,7 +64,7 @@ function mostAtOnceAfter(events: readonly ColonyEvent[], fromSeq: number): { mos
 
 describe('changing the worker limit and stopping agents from another process', () => {
   it('runs no more than one worker at once after `colony workers 1`, and the run still ends done', async () => {
-    const running = startRun('sim?seed=3&latency=100..250', 3);
+    const running = startRun('sim?seed=3&latency=50..150', 3);
     // Two workers at once: the run's --workers 3 is in force.
     const before = await waitForLoggedEvent(stateDir, (event) => event.type === 'agent.started' && event.data.role === 'worker' && workersAtWork(readLoggedEvents(stateDir)).size >= 2, 60_000);
     const changed = await runColonyProcess(['workers', '1', '--reason', 'the machine is busy', '--repo', repo.dir], repo.dir);
