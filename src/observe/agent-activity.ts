@@ -50,6 +50,7 @@ export function createAgentActivityFold(): AgentActivityFold {
           current.delete(event.agentId);
           return;
         default:
+          // Only the events that start or end a call change what an agent is doing.
           return;
       }
     },

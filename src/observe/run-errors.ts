@@ -85,6 +85,7 @@ export function createRunErrorsFold(keepRecent = 50): RunErrorsFold {
           note(event, 'compaction-failure', event.data.reason);
           return;
         default:
+          // The rest went as it should.
           return;
       }
     },

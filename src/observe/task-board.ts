@@ -103,6 +103,7 @@ export function createTaskBoardFold(keepHandoffs = 200): TaskBoardFold {
           if (handoffs.length > keepHandoffs) handoffs.shift();
           return;
         default:
+          // Only the events of a task's life and its handoff change the board.
           return;
       }
     },

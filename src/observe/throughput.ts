@@ -77,6 +77,7 @@ export function createThroughputFold(options: ThroughputOptions = {}): Throughpu
           bucketAt(event.ts).tokens += event.data.usage.inputTokens + event.data.usage.outputTokens;
           return;
         default:
+          // Only landed commits, tool calls and answered model calls are throughput.
           return;
       }
     },

@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs';
 import type { Command } from 'commander';
 import { createRunAnalysisFold, formatRunAnalysis, type RunAnalysis } from '../../observe/run-analysis.js';
+import { readAll } from '../../observe/run-reader.js';
 import { eventsDatabasePath } from '../../orchestrator/state-directory.js';
 import type { EventStore } from '../../store/event-store.js';
 import { openSqliteEventStore } from '../../store/sqlite-event-store.js';
@@ -13,9 +14,6 @@ interface AnalyzeFlags {
   readonly run?: string;
   readonly json?: boolean;
 }
-
-/** Events read at a time: the fold keeps figures, not events, so a log of millions fits in a small, steady amount of memory. */
-const PAGE_SIZE = 5000;
 
 export function registerAnalyzeCommand(program: Command, ctx: CommandContext): void {
   program
@@ -54,15 +52,9 @@ function analyze(ctx: CommandContext, flags: AnalyzeFlags): number {
   }
 }
 
-/** The analysis of one run of a store, read page by page. */
+/** The analysis of one run of a store, read page by page: the fold keeps figures, not events, so a log of millions fits in little memory. */
 export function analyzeStoredRun(store: EventStore, runId: string): RunAnalysis {
   const fold = createRunAnalysisFold({ runId });
-  let afterSeq = 0;
-  for (;;) {
-    const page = store.read({ runId, afterSeq, limit: PAGE_SIZE });
-    for (const event of page) fold.add(event);
-    const last = page.at(-1);
-    if (last === undefined || page.length < PAGE_SIZE) return fold.result();
-    afterSeq = last.seq;
-  }
+  for (const event of readAll(store, { runId })) fold.add(event);
+  return fold.result();
 }

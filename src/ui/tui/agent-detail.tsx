@@ -23,7 +23,7 @@ export function AgentDetail({ agent, agentId, tab, lines, offset, width, height 
   const shown = lines.slice(first, first + room);
   const where = lines.length > room ? `lines ${first + 1}-${first + shown.length} of ${lines.length}` : `${lines.length} line(s)`;
   return (
-    <Box flexDirection="column" height={height}>
+    <Box flexDirection="column" height={height} width={width}>
       <Text wrap="truncate">
         <Text bold>{agentId}</Text>
         {agent === null ? null : (
@@ -43,7 +43,7 @@ export function AgentDetail({ agent, agentId, tab, lines, offset, width, height 
       </Text>
       {shown.map((line, index) => (
         <Text key={first + index} wrap="truncate">
-          {fit(line, width) === '' ? ' ' : line}
+          {line === '' ? ' ' : line}
         </Text>
       ))}
     </Box>

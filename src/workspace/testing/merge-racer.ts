@@ -1,4 +1,4 @@
-import { appendFile, mkdir, writeFile } from 'node:fs/promises';
+import { appendFile, mkdir, rmdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { mergeToMain } from '../merge-to-main.js';
 import { openRepository } from '../repository.js';
@@ -18,9 +18,33 @@ const rounds = Number(process.env.ROUNDS ?? '3');
 const opened = await openRepository(repoPath);
 if (!opened.ok) throw new Error(opened.error);
 const repo = opened.repo;
+/**
+ * colony runs worktree administration one at a time per repository within a process (git races
+ * itself when two `git worktree add` run at once); one clone is driven by one colony process.
+ * The racers are three processes on one clone, so they take turns making workspaces through a
+ * lock directory of their own. Only the merges race.
+ */
+async function takingTurns<T>(action: () => Promise<T>): Promise<T> {
+  const lock = join(repoPath, '..', 'workspace-creation.lock');
+  for (;;) {
+    try {
+      await mkdir(lock);
+      break;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+  }
+  try {
+    return await action();
+  } finally {
+    await rmdir(lock);
+  }
+}
+
 const workspaces = [];
 for (let index = 0; index < workspaceCount; index += 1) {
-  workspaces.push(await createWorktreeProvider(repo).create({ id: `${name}-${index}`, parentDir: join(repoPath, '..', 'workspaces') }));
+  workspaces.push(await takingTurns(() => createWorktreeProvider(repo).create({ id: `${name}-${index}`, parentDir: join(repoPath, '..', 'workspaces') })));
 }
 const landed: string[] = [];
 let inProcess = 0;
