@@ -12,10 +12,14 @@ export interface Terminal {
 const MAX_FPS = 8;
 
 /**
- * Shows the terminal UI until the user quits or `until` settles (the run it watches ended).
- * Returns a function that takes it down early; the promise settles once it is gone.
+ * Shows the terminal UI until the user quits, `close` is called, or `signal` aborts (the
+ * terminal hung up, or colony was told to stop); `closed` settles once it is gone.
  */
-export function showTerminalUi(terminal: Terminal, props: TuiAppProps, options: { readonly exitOnCtrlC: boolean }): { readonly closed: Promise<void>; close(): void } {
+export function showTerminalUi(
+  terminal: Terminal,
+  props: TuiAppProps,
+  options: { readonly exitOnCtrlC: boolean; /** Takes the UI down when aborted: the terminal hung up, or colony was told to stop. */ readonly signal?: AbortSignal },
+): { readonly closed: Promise<void>; close(): void } {
   const instance = render(createElement(TuiApp, props), {
     stdin: terminal.stdin,
     stdout: terminal.stdout,
@@ -23,12 +27,12 @@ export function showTerminalUi(terminal: Terminal, props: TuiAppProps, options: 
     patchConsole: false,
     maxFps: MAX_FPS,
   });
+  const close = () => instance.unmount();
+  options.signal?.addEventListener('abort', close, { once: true });
   const closed = instance.waitUntilExit().then(
     () => undefined,
     () => undefined,
   );
-  return {
-    closed,
-    close: () => instance.unmount(),
-  };
+  void closed.then(() => options.signal?.removeEventListener('abort', close));
+  return { closed, close };
 }

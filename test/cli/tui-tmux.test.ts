@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -26,6 +27,16 @@ afterEach(() => {
   terminal = null;
   repo.cleanup();
 });
+
+/** The pids of processes whose command line holds `text`. */
+function processesRunning(text: string): string[] {
+  try {
+    return execFileSync('pgrep', ['-f', '--', text], { encoding: 'utf8' }).trim().split('\n').filter((pid) => pid !== '');
+  } catch {
+    // pgrep exits 1 when nothing matches.
+    return [];
+  }
+}
 
 function ofType<Type extends ColonyEvent['type']>(events: readonly ColonyEvent[], type: Type): Extract<ColonyEvent, { type: Type }>[] {
   return events.filter((event): event is Extract<ColonyEvent, { type: Type }> => event.type === type);
@@ -152,6 +163,15 @@ describe('colony replay', () => {
       terminal = openColonyInTmux(['replay', '--state', stateDir, '--speed', '1024'], repo.dir);
       await terminal.waitFor(/replay 1024x at the end/, 60_000);
       await terminal.waitFor(/colony run-\w+ done/);
+
+      // The terminal going away (a closed SSH session) ends it: nothing is left running.
+      const replaying = `replay --state ${stateDir}`;
+      expect(processesRunning(replaying)).toHaveLength(1);
+      terminal.close();
+      terminal = null;
+      const deadline = Date.now() + 20_000;
+      while (processesRunning(replaying).length > 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 100));
+      expect(processesRunning(replaying)).toEqual([]);
     },
     TEST_TIMEOUT_MS,
   );
