@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { AgentRole, ColonyEvent, EventBody } from '../events/event-types.js';
 import type { HandoffStatus } from '../events/handoff.js';
-import type { RunSettings } from '../events/run-settings.js';
+import { runSettingsFixture } from '../events/run-settings-fixture.js';
 import { createMemoryEventStore } from '../store/memory-event-store.js';
 import { handoffOf } from '../store/task-store-fixtures.js';
 import type { InboxMessage, TaskRecord, TaskStatus } from '../store/task-store.js';
@@ -430,25 +430,7 @@ describe('foldRunStatus', () => {
 });
 
 describe('the worker limit', () => {
-  const settings: RunSettings = {
-    goalPath: '/srv/GOAL.md',
-    workerModel: 'sim',
-    plannerModel: 'sim',
-    baseUrl: null,
-    apiKeyEnv: null,
-    prices: {},
-    workers: 4,
-    workerMaxSteps: 50,
-    plannerMaxSteps: 50,
-    mergeCheck: null,
-    sharedDependencies: true,
-    workspaces: 'auto',
-    workspaceDiskCapBytes: null,
-    limits: { tokens: null, usd: null, maxHours: null },
-    sandbox: { method: 'none', network: { kind: 'none' } },
-    leaseMs: 30_000,
-    hangAfterMs: 2_400_000,
-  };
+  const settings = runSettingsFixture();
 
   it("is the run's --workers until the user changes it, then the latest change, and is shown as one line", () => {
     const log = createLog();

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { ColonyEvent } from '../events/event-types.js';
-import type { RunSettings } from '../events/run-settings.js';
+import { runSettingsFixture } from '../events/run-settings-fixture.js';
 import type { EventStore } from '../store/event-store.js';
 import { openSqliteEventStore } from '../store/sqlite-event-store.js';
 import { openSqliteTaskStore } from '../store/sqlite-task-store.js';
@@ -19,25 +19,7 @@ import type { UserStop } from './user-stop.js';
 
 const RUN = 'run-1';
 
-const SETTINGS: RunSettings = {
-  goalPath: '/srv/GOAL.md',
-  workerModel: 'sim',
-  plannerModel: 'sim',
-  baseUrl: null,
-  apiKeyEnv: null,
-  prices: {},
-  workers: 4,
-  workerMaxSteps: 50,
-  plannerMaxSteps: 50,
-  mergeCheck: null,
-  sharedDependencies: true,
-  workspaces: 'auto',
-  workspaceDiskCapBytes: null,
-  limits: { tokens: null, usd: null, maxHours: null },
-  sandbox: { method: 'none', network: { kind: 'none' } },
-  leaseMs: 30_000,
-  hangAfterMs: 2_400_000,
-};
+const SETTINGS = runSettingsFixture();
 
 function task(id: string, parentTaskId: string | null, kind: NewTask['kind'], title: string): NewTask {
   return { id, runId: RUN, parentTaskId, createdBy: null, kind, title, body: title, scope: kind === 'planner' && parentTaskId !== null ? `src/${id}/` : null, retryOf: null };

@@ -1,6 +1,7 @@
 import type { AgentRole, EventBody } from '../../events/event-types.js';
 import { handoffSchema, type HandoffStatus } from '../../events/handoff.js';
 import type { EventStore } from '../../store/event-store.js';
+import { createMemoryEventStore } from '../../store/memory-event-store.js';
 
 /**
  * A run's log written event by event as colony writes one, for tests and benchmarks of what
@@ -76,4 +77,20 @@ export function scriptRun(store: EventStore, clock: { now: number }, runId = 'ru
       append('system', { type: 'handoff.delivered', data: { taskId, parentTaskId, status } });
     },
   };
+}
+
+/** The root planner of a run opened with `openScriptedRun`. */
+export const SCRIPTED_ROOT = { agentId: 'planner-root', taskId: 'task-root' } as const;
+
+/**
+ * A run in a fresh in-memory log on the test's clock, started, with its root planner
+ * (`SCRIPTED_ROOT`) at work: what most tests of a view begin with.
+ */
+export function openScriptedRun(title = 'Build the parser'): { store: EventStore; run: ScriptedRun; clock: { now: number } } {
+  const clock = { now: SCRIPT_T0 };
+  const store = createMemoryEventStore({ now: () => clock.now });
+  const run = scriptRun(store, clock);
+  run.startRun(title);
+  run.startAgent(SCRIPTED_ROOT.agentId, 'root-planner', SCRIPTED_ROOT.taskId, title, null);
+  return { store, run, clock };
 }

@@ -2,8 +2,7 @@ import { render } from 'ink-testing-library';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { openReplay } from '../../observe/replay-run.js';
 import { followRun } from '../../observe/run-reader.js';
-import { SCRIPT_T0, scriptRun } from '../../observe/testing/scripted-run.js';
-import { createMemoryEventStore } from '../../store/memory-event-store.js';
+import { SCRIPT_T0, openScriptedRun, SCRIPTED_ROOT } from '../../observe/testing/scripted-run.js';
 import { TuiApp } from './app.js';
 import { liveSource, replaySource } from './sources.js';
 import type { SteeringOutcome, TuiActions } from './tui-source.js';
@@ -11,12 +10,8 @@ import type { SteeringOutcome, TuiActions } from './tui-source.js';
 const SIZE = { columns: 100, rows: 30 };
 
 function liveRun() {
-  const clock = { now: SCRIPT_T0 };
-  const store = createMemoryEventStore({ now: () => clock.now });
-  const run = scriptRun(store, clock);
-  run.startRun('Build the parser');
-  const root = { agentId: 'planner-root', taskId: 'task-root' };
-  run.startAgent('planner-root', 'root-planner', 'task-root', 'Build the parser', null);
+  const { store, run, clock } = openScriptedRun();
+  const root = SCRIPTED_ROOT;
   run.startAgent('worker-1', 'worker', 'task-1', 'Write the lexer', root);
   run.step('worker-1', 1, 'run_command', { command: 'npm test' }, 'Tests: 12 passed');
   return { store, run, clock };

@@ -1,15 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { followRun } from '../../observe/run-reader.js';
-import { SCRIPT_T0, scriptRun } from '../../observe/testing/scripted-run.js';
-import { createMemoryEventStore } from '../../store/memory-event-store.js';
+import { openScriptedRun } from '../../observe/testing/scripted-run.js';
 import { detailLines } from './detail-lines.js';
 
 function liveWorker() {
-  const clock = { now: SCRIPT_T0 };
-  const store = createMemoryEventStore({ now: () => clock.now });
-  const run = scriptRun(store, clock);
-  run.startRun('Build the parser');
-  run.startAgent('planner-root', 'root-planner', 'task-root', 'Build the parser', null);
+  const { store, run } = openScriptedRun();
   run.startAgent('worker-1', 'worker', 'task-1', 'Write the lexer', { agentId: 'planner-root', taskId: 'task-root' });
   run.step('worker-1', 1, 'read_file', { path: 'src/lexer.ts' }, 'export function lex(source: string): Token[] { return []; }');
   run.append('worker-1', { type: 'tool.started', data: { step: 2, callId: 'worker-1-call-2', name: 'run_command', input: '{"command":"npm test"}' } });

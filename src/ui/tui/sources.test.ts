@@ -1,16 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { followRun } from '../../observe/run-reader.js';
-import { SCRIPT_T0, scriptRun } from '../../observe/testing/scripted-run.js';
-import { createMemoryEventStore } from '../../store/memory-event-store.js';
+import { openScriptedRun } from '../../observe/testing/scripted-run.js';
 import { liveSource } from './sources.js';
 
 /** A log longer than one read: a worker of 700 steps, four events each. */
 function longLog() {
-  const clock = { now: SCRIPT_T0 };
-  const store = createMemoryEventStore({ now: () => clock.now });
-  const run = scriptRun(store, clock);
-  run.startRun('Build the parser');
-  run.startAgent('planner-root', 'root-planner', 'task-root', 'Build the parser', null);
+  const { store, run, clock } = openScriptedRun();
   run.startAgent('worker-1', 'worker', 'task-1', 'Write the lexer', { agentId: 'planner-root', taskId: 'task-root' });
   for (let step = 1; step <= 700; step += 1) run.step('worker-1', step, 'read_file', { path: `src/file-${step}.ts` }, 'export {}');
   let reads = 0;

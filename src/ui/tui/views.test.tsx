@@ -2,8 +2,8 @@ import { render } from 'ink-testing-library';
 import { afterEach, describe, expect, it } from 'vitest';
 import { buildAgentTranscript } from '../../observe/agent-transcript.js';
 import { createRunViewFold, type RunView } from '../../observe/run-view.js';
-import { SCRIPT_T0, scriptRun, type ScriptedRun } from '../../observe/testing/scripted-run.js';
-import { createMemoryEventStore } from '../../store/memory-event-store.js';
+import { openScriptedRun, SCRIPTED_ROOT, type ScriptedRun } from '../../observe/testing/scripted-run.js';
+import type { EventStore } from '../../store/event-store.js';
 import { AgentDetail } from './agent-detail.js';
 import { AgentTree } from './agent-tree.js';
 import { detailLines } from './detail-lines.js';
@@ -14,12 +14,8 @@ import { treeRows } from './tree-rows.js';
 
 /** A run with a root planner, a sub-planner with two workers, and a worker of the root's. */
 function treeRun() {
-  const clock = { now: SCRIPT_T0 };
-  const store = createMemoryEventStore({ now: () => clock.now });
-  const run = scriptRun(store, clock);
-  run.startRun('Build the parser');
-  const root = { agentId: 'planner-root', taskId: 'task-root' };
-  run.startAgent('planner-root', 'root-planner', 'task-root', 'Build the parser', null);
+  const { store, run } = openScriptedRun();
+  const root = SCRIPTED_ROOT;
   run.startAgent('planner-sub', 'sub-planner', 'task-sub', 'The printer', root);
   run.startAgent('worker-1', 'worker', 'task-1', 'Print numbers', { agentId: 'planner-sub', taskId: 'task-sub' });
   run.startAgent('worker-2', 'worker', 'task-2', 'Print strings', { agentId: 'planner-sub', taskId: 'task-sub' });
@@ -33,7 +29,7 @@ function treeRun() {
   return { store, run };
 }
 
-function viewOf(store: ReturnType<typeof createMemoryEventStore>, run: ScriptedRun): RunView {
+function viewOf(store: EventStore, run: ScriptedRun): RunView {
   const fold = createRunViewFold();
   for (const event of store.read()) fold.add(event);
   const view = fold.snapshot(run.now);
@@ -101,11 +97,7 @@ describe('the agent tree', () => {
   });
 
   it('draws only the rows that fit, around the selection', () => {
-    const clock = { now: SCRIPT_T0 };
-    const store = createMemoryEventStore({ now: () => clock.now });
-    const run = scriptRun(store, clock);
-    run.startRun('Many');
-    run.startAgent('planner-root', 'root-planner', 'task-root', 'Many', null);
+    const { store, run } = openScriptedRun('Many');
     for (let index = 0; index < 500; index += 1) run.startAgent(`worker-${index}`, 'worker', `task-${index}`, `Module ${index}`, { agentId: 'planner-root', taskId: 'task-root' });
     const view = viewOf(store, run);
     const frame = show(<AgentTree rows={treeRows(view.agents, new Set(), 'tree')} selectedId="worker-250" sort="tree" width={100} height={11} now={run.now} />);
