@@ -551,6 +551,73 @@ const bodies = [
     }),
   }),
   z.object({
+    /**
+     * A green snapshot: colony ran the project's check command on main's commit in a view of its
+     * own (after enough landings or time, at the release, or when asked with `colony green --now`).
+     */
+    type: z.literal('green.checked'),
+    data: z.object({
+      commit: z.string(),
+      command: z.string(),
+      passed: z.boolean(),
+      exitCode: z.number().int().nullable(),
+      timedOut: z.boolean(),
+      durationMs: z.number(),
+      outputTail: z.string(),
+      /** The output's failure lines (failing tests, errors), normalised: what tells one failure from another. */
+      failures: z.array(z.string()),
+      trigger: z.enum(['landings', 'interval', 'release', 'request']),
+      /** Commits main gained since the previous snapshot (since the run started, for the first). */
+      landed: z.number().int().nonnegative(),
+    }),
+  }),
+  z.object({
+    /** The green branch moved forward, fast-forward only, to a commit whose check passed. */
+    type: z.literal('green.advanced'),
+    data: z.object({ branch: z.string(), from: z.string().nullable(), to: z.string(), tag: z.string().nullable() }),
+  }),
+  z.object({
+    /** The green branch could not move forward (it is not an ancestor of the passing commit); it was left as it was. */
+    type: z.literal('green.blocked'),
+    data: z.object({ branch: z.string(), commit: z.string(), reason: z.string() }),
+  }),
+  z.object({
+    /**
+     * A red snapshot's new failure was bisected between the last passing commit and the snapshot
+     * to the commit that brought it. `firstBad` is null when main already failed so at the run's start.
+     */
+    type: z.literal('green.bisected'),
+    data: z.object({
+      snapshot: z.string(),
+      good: z.string().nullable(),
+      firstBad: z.string().nullable(),
+      subject: z.string(),
+      /** The task whose merge landed `firstBad`, the agent that merged it, and the planner that owns the task. */
+      taskId: z.string().nullable(),
+      agentId: z.string().nullable(),
+      plannerTaskId: z.string().nullable(),
+      failures: z.array(z.string()),
+      /** Commits the check ran on to find it. */
+      checks: z.number().int().nonnegative(),
+      durationMs: z.number(),
+      /** True when the failure was already reported (the same first bad commit): no second message goes out. */
+      known: z.boolean(),
+    }),
+  }),
+  z.object({
+    /** A fix-up message about a distinct failure went to the inbox of the planner that owns its task (or the nearest one still at work). */
+    type: z.literal('green.reported'),
+    data: z.object({
+      firstBad: z.string().nullable(),
+      taskId: z.string().nullable(),
+      plannerTaskId: z.string().nullable(),
+      /** The planner told; null when no planner of the run was still at work to tell. */
+      recipientTaskId: z.string().nullable(),
+      command: z.string(),
+      failures: z.array(z.string()),
+    }),
+  }),
+  z.object({
     /** The run's limits, as the user set them (`--budget-tokens`, `--budget-usd`, `--max-hours`); null for none. */
     type: z.literal('budget.set'),
     data: z.object({

@@ -60,6 +60,23 @@ export const runSettingsSchema = z.object({
       evidenceFirst: z.boolean(),
     })
     .optional(),
+  /** The green branch loop (see GreenSettings); absent in runs recorded before it existed, which get the defaults. */
+  green: z
+    .object({
+      /** `--check`, or null to read it from the goal's colony-spec or the project's files at each snapshot. */
+      check: z.string().nullable(),
+      /** Snapshot after this many commits landed on main since the last one; null for no count. */
+      everyCommits: z.number().int().positive().nullable(),
+      /** Snapshot after this many milliseconds when main moved since the last one; null for no clock. */
+      everyMs: z.number().int().positive().nullable(),
+      /** The branch a passing snapshot moves forward. */
+      branch: z.string(),
+      /** Tag each commit green moves to (`green-<n>`). */
+      tag: z.boolean(),
+      /** How long one check may run before it counts as failed. */
+      checkTimeoutMs: z.number().int().positive(),
+    })
+    .optional(),
 });
 
 export type RunSettings = z.infer<typeof runSettingsSchema>;

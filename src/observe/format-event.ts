@@ -159,6 +159,23 @@ export function describeEvent(event: ColonyEvent): string {
       return `message left for task ${event.data.recipientTaskId}: ${oneLine(event.data.text, 80)}`;
     case 'main.checked':
       return `check \`${event.data.command}\` ${event.data.passed ? 'passed' : event.data.timedOut ? 'timed out' : 'failed'} on ${event.data.commit.slice(0, 12)} in ${Math.round(event.data.durationMs)} ms`;
+    case 'green.checked': {
+      const outcome = event.data.passed ? 'passed' : event.data.timedOut ? 'timed out' : 'failed';
+      return `green snapshot (${event.data.trigger}) of ${event.data.commit.slice(0, 12)}: \`${event.data.command}\` ${outcome} in ${seconds(event.data.durationMs)}, ${event.data.landed} commit(s) since the last`;
+    }
+    case 'green.advanced':
+      return `${event.data.branch} moved to ${event.data.to.slice(0, 12)}${event.data.tag === null ? '' : ` and tagged ${event.data.tag}`}`;
+    case 'green.blocked':
+      return `${event.data.branch} was left where it is, not moved to ${event.data.commit.slice(0, 12)}: ${oneLine(event.data.reason)}`;
+    case 'green.bisected': {
+      const where = event.data.firstBad === null ? 'main failed so when the run started' : `first bad commit ${event.data.firstBad.slice(0, 12)} "${oneLine(event.data.subject, 60)}"`;
+      const task = event.data.taskId === null ? '' : ` from task ${event.data.taskId}`;
+      return `bisected a red snapshot in ${event.data.checks} check(s): ${where}${task}${event.data.known ? ' (already reported)' : ''}`;
+    }
+    case 'green.reported':
+      return event.data.recipientTaskId === null
+        ? `main is red (${event.data.failures.length} failure line(s)) and no planner is at work to tell`
+        : `fix-up message sent to planner task ${event.data.recipientTaskId}: ${oneLine(event.data.failures[0] ?? event.data.command, 80)}`;
     case 'merge.checked':
       return `merge check ${event.data.passed ? 'passed' : 'failed'} on ${event.data.commit.slice(0, 12)} in ${seconds(event.data.durationMs)}`;
     case 'planner.finished':

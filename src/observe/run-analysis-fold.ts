@@ -201,6 +201,11 @@ function foldEvent(state: RunState, event: ColonyEvent): void {
     case 'planner.finished':
     case 'workers.changed':
     case 'agent.stop-requested':
+    case 'green.checked':
+    case 'green.advanced':
+    case 'green.blocked':
+    case 'green.bisected':
+    case 'green.reported':
       return;
     default:
       assertNever(event);

@@ -307,6 +307,11 @@ export function createRunStatusFold(options: RunStatusFoldOptions = {}): RunStat
       case 'provider.limited':
       case 'provider.circuit-opened':
       case 'provider.circuit-closed':
+      case 'green.checked':
+      case 'green.advanced':
+      case 'green.blocked':
+      case 'green.bisected':
+      case 'green.reported':
         return;
       default:
         assertNever(event);
