@@ -86,7 +86,7 @@ function task(runId: string, id: string, parentTaskId: string | null, status: Ta
 
 function delivered(runId: string, seq: number, fromTaskId: string, status: HandoffStatus): InboxMessage {
   const handoff = handoffOf(status, 'did it');
-  return { seq, runId, recipientTaskId: 'task-root', fromTaskId, handoff, text: null, createdAt: T0 };
+  return { seq, runId, recipientTaskId: 'task-root', fromTaskId, handoff, text: null, createdAt: T0, sender: null };
 }
 
 /**

@@ -185,6 +185,8 @@ function plannerInbox(context: RunContext, task: TaskRecord, lease: () => Lease,
       const child = context.tasks.getTask(message.fromTaskId);
       return handoffMessage(message.fromTaskId, child?.title ?? message.fromTaskId, message.handoff);
     }
+    // colony's own notices (a fix-up from the green loop) read as colony wrote them.
+    if (message.sender === 'colony') return message.text ?? '';
     return personMessage(message.text ?? '');
   };
   let redeliver = [...missed];

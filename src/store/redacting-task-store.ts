@@ -17,7 +17,7 @@ export function createRedactingTaskStore(store: TaskStore, redactor: SecretRedac
     release: (taskId, lease) => store.release(taskId, lease),
     complete: (taskId, lease, handoff, now) => store.complete(taskId, lease, redactor.redactValue(handoff), now),
     releaseAbandoned: (runId, now) => store.releaseAbandoned(runId, now),
-    sendMessage: (runId, recipientTaskId, text, now) => store.sendMessage(runId, recipientTaskId, redactor.redactText(text), now),
+    sendMessage: (runId, recipientTaskId, text, now, sender) => store.sendMessage(runId, recipientTaskId, redactor.redactText(text), now, sender),
     takeInbox: (recipientTaskId, lease) => store.takeInbox(recipientTaskId, lease),
     takenInbox: (recipientTaskId) => store.takenInbox(recipientTaskId),
     unreadCount: (recipientTaskId) => store.unreadCount(recipientTaskId),

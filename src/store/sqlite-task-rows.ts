@@ -12,7 +12,7 @@ export const TASK_COLUMNS =
 /** The columns of an inbox message as the message names them; `handoff` still JSON text. */
 export const INBOX_COLUMNS =
   'seq, run_id AS runId, recipient_task_id AS recipientTaskId, from_task_id AS fromTaskId, handoff, text, ' +
-  'created_at AS createdAt';
+  'created_at AS createdAt, sender';
 
 /** A task as it comes out of the table: the record's fields, the handoff, paths and acceptance still JSON, and the andon columns. */
 export type TaskRow = Omit<TaskRecord, 'handoff' | 'paths' | 'acceptance'> & {
@@ -25,7 +25,7 @@ export type TaskRow = Omit<TaskRecord, 'handoff' | 'paths' | 'acceptance'> & {
 };
 
 /** An inbox message as it comes out of the table, the handoff still JSON. */
-export type InboxRow = Omit<InboxMessage, 'handoff'> & { readonly handoff: string | null };
+export type InboxRow = Omit<InboxMessage, 'handoff' | 'sender'> & { readonly handoff: string | null; readonly sender: string | null };
 
 /** Checks a handoff on its way in; an invalid one is a programmer error and throws. */
 export function handoffToJson(taskId: string, handoff: Handoff): string {
@@ -123,5 +123,7 @@ export function messageFromRow(row: InboxRow, path: string): InboxMessage {
     handoff: row.handoff === null ? null : handoffFromJson(row.handoff, whose, path),
     text: row.text,
     createdAt: row.createdAt,
+    // Messages left before colony wrote its own have no sender: a person left them.
+    sender: row.handoff !== null ? null : row.sender === 'colony' ? 'colony' : 'person',
   };
 }

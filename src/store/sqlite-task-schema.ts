@@ -112,5 +112,7 @@ export const TASK_TABLE_SCHEMA: SchemaPart = {
               END)
      ) STRICT;
      CREATE INDEX run_requests_by_run ON run_requests (run_id);`,
+    // Who left a message that is not a handoff; null for a handoff, and for a person's message left before colony wrote its own.
+    `ALTER TABLE inbox ADD COLUMN sender TEXT CHECK (sender IN ('person', 'colony'));`,
   ],
 };

@@ -12,6 +12,7 @@ import type {
   CompleteResult,
   CreateTaskResult,
   InboxMessage,
+  MessageSender,
   Lease,
   NewTask,
   RunHoldChange,
@@ -246,7 +247,7 @@ class SqliteTaskStore implements TaskStore {
     return rows.sort((first, second) => first.seq - second.seq).map((row) => taskFromRow(row, this.path));
   }
 
-  sendMessage(runId: string, recipientTaskId: string, text: string, now: number): InboxMessage {
+  sendMessage(runId: string, recipientTaskId: string, text: string, now: number, sender: MessageSender = 'person'): InboxMessage {
     this.checkWritable();
     checkTime('sendMessage now', now);
     const recipient = this.taskRow(recipientTaskId);
@@ -256,8 +257,8 @@ class SqliteTaskStore implements TaskStore {
       );
     }
     const row = this.statement(
-      `INSERT INTO inbox (run_id, recipient_task_id, text, created_at) VALUES (?, ?, ?, ?) RETURNING ${INBOX_COLUMNS}`,
-    ).get(runId, recipientTaskId, text, now) as InboxRow;
+      `INSERT INTO inbox (run_id, recipient_task_id, text, created_at, sender) VALUES (?, ?, ?, ?, ?) RETURNING ${INBOX_COLUMNS}`,
+    ).get(runId, recipientTaskId, text, now, sender) as InboxRow;
     return messageFromRow(row, this.path);
   }
 
@@ -382,7 +383,7 @@ class SqliteTaskStore implements TaskStore {
   personMessages(runId: string, afterSeq: number): InboxMessage[] {
     this.checkOpen();
     const rows = this.statement(
-      `SELECT ${INBOX_COLUMNS} FROM inbox WHERE run_id = ? AND from_task_id IS NULL AND seq > ? ORDER BY seq`,
+      `SELECT ${INBOX_COLUMNS} FROM inbox WHERE run_id = ? AND from_task_id IS NULL AND (sender IS NULL OR sender = 'person') AND seq > ? ORDER BY seq`,
     ).all(runId, afterSeq) as InboxRow[];
     return rows.map((row) => messageFromRow(row, this.path));
   }

@@ -107,6 +107,22 @@ export function describeTaskStoreSteering(open: () => TaskStoreUnderTest): void 
       expect(createdTask(store.createTask(childTask('worker-2', ROOT), 1_500)).status).toBe('open');
     });
 
+    it("tells colony's own messages from a person's: they reach the inbox in order and are not listed as a person's", () => {
+      const lease = claimOne(ROOT, 'runner-a', 1_000, ['planner']);
+      const person = store.sendMessage(RUN_ID, ROOT, 'Focus on the parser.', 1_100);
+      const notice = store.sendMessage(RUN_ID, ROOT, 'Main is red: the check fails.', 1_200, 'colony');
+      expect(person.sender).toBe('person');
+      expect(notice).toMatchObject({ sender: 'colony', fromTaskId: null, handoff: null, text: 'Main is red: the check fails.' });
+      expect(store.personMessages(RUN_ID, 0)).toEqual([person]);
+      expect(store.takeInbox(ROOT, lease).map((message) => [message.text, message.sender])).toEqual([
+        ['Focus on the parser.', 'person'],
+        ['Main is red: the check fails.', 'colony'],
+      ]);
+      const worker = claimOne('worker-1', 'runner-a', 1_300, ['worker']);
+      const completed = store.complete('worker-1', worker, handoffOf('done', 'Built.'), 1_400);
+      expect(completed.ok && completed.delivered?.sender).toBeNull();
+    });
+
     it("keeps people's requests of a run (worker limits and stops) once each, in order, apart from other runs", () => {
       store.createTask(rootTask('run-2'), 130);
       expect(store.runRequests(RUN_ID, 0)).toEqual([]);

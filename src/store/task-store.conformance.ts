@@ -303,6 +303,7 @@ export function describeTaskStoreConformance(name: string, open: () => TaskStore
         fromTaskId: 'worker-1',
         handoff,
         text: null,
+        sender: null,
         createdAt: 2_000,
       });
       const again = store.complete('worker-1', lease('runner-a'), handoffOf('done', 'Again.'), 3_000);
@@ -386,6 +387,7 @@ export function describeTaskStoreConformance(name: string, open: () => TaskStore
         handoff: null,
         text: 'Stop touching the lexer.\n— a person',
         createdAt: 1_000,
+        sender: 'person',
       });
       expect(store.unreadCount('planner-q')).toBe(1);
       expect(() => store.sendMessage(RUN_ID, 'worker-1', 'Hi', 1_000)).toThrow(/worker-1/);

@@ -53,13 +53,21 @@ export interface TaskRecord extends NewTask {
 }
 
 /** What sits in a planner's inbox: a child's handoff, or a message from a person. */
+/** Who left a message that is not a handoff in a planner's inbox. */
+export type MessageSender = 'person' | 'colony';
+
 export interface InboxMessage {
   /** Position among all inbox messages of the store; strictly increasing. */
   readonly seq: number;
   readonly runId: string;
   readonly recipientTaskId: string;
-  /** The child task whose handoff this is; null for a message from a person. */
+  /** The child task whose handoff this is; null for a message from a person or from colony. */
   readonly fromTaskId: string | null;
+  /**
+   * Who wrote a message that is not a handoff: a person (`colony say`, the UIs) or colony itself
+   * (a fix-up from the green loop); null for a handoff.
+   */
+  readonly sender: MessageSender | null;
   readonly handoff: Handoff | null;
   readonly text: string | null;
   readonly createdAt: number;
@@ -190,10 +198,10 @@ export interface TaskStore {
    */
   releaseAbandoned(runId: string, now: number): TaskRecord[];
   /**
-   * Leaves a message from a person in a planner task's inbox. Throws when the recipient is not
-   * a planner task of the run.
+   * Leaves a message in a planner task's inbox, from a person unless `sender` says colony wrote
+   * it. Throws when the recipient is not a planner task of the run.
    */
-  sendMessage(runId: string, recipientTaskId: string, text: string, now: number): InboxMessage;
+  sendMessage(runId: string, recipientTaskId: string, text: string, now: number, sender?: MessageSender): InboxMessage;
   /**
    * The recipient's unread messages in order, marked taken in the same transaction. With a
    * `lease` for the recipient task that is not current, returns none and takes none.
@@ -251,7 +259,7 @@ export interface TaskStore {
   /** The run's requests with a seq above `afterSeq`, oldest first (what a log has yet to record). */
   runRequests(runId: string, afterSeq: number): RunRequest[];
   /**
-   * The run's messages from people (`sendMessage`; not handoffs), to any of its planners, with a
+   * The run's messages from people (`sendMessage`; not handoffs, not colony's own), to any of its planners, with a
    * seq above `afterSeq`, oldest first, taken or not.
    */
   personMessages(runId: string, afterSeq: number): InboxMessage[];
