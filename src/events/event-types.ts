@@ -572,12 +572,21 @@ const bodies = [
     }),
   }),
   z.object({
+    /** A person asked for a green snapshot now (`colony green --now`); the snapshot follows as `green.checked` with trigger `request`. */
+    type: z.literal('green.requested'),
+    data: z.object({ reason: z.string(), requestSeq: z.number().int() }),
+  }),
+  z.object({
     /** The green branch moved forward, fast-forward only, to a commit whose check passed. */
     type: z.literal('green.advanced'),
     data: z.object({ branch: z.string(), from: z.string().nullable(), to: z.string(), tag: z.string().nullable() }),
   }),
   z.object({
-    /** The green branch could not move forward (it is not an ancestor of the passing commit); it was left as it was. */
+    /**
+     * The green loop could not do part of its work, and says why: the branch could not move forward
+     * (it is not an ancestor of the passing commit, so it was left as it was), a tag could not be
+     * made, or a check could not run (git could not check the commit out).
+     */
     type: z.literal('green.blocked'),
     data: z.object({ branch: z.string(), commit: z.string(), reason: z.string() }),
   }),

@@ -163,6 +163,8 @@ export function describeEvent(event: ColonyEvent): string {
       const outcome = event.data.passed ? 'passed' : event.data.timedOut ? 'timed out' : 'failed';
       return `green snapshot (${event.data.trigger}) of ${event.data.commit.slice(0, 12)}: \`${event.data.command}\` ${outcome} in ${seconds(event.data.durationMs)}, ${event.data.landed} commit(s) since the last`;
     }
+    case 'green.requested':
+      return `green snapshot asked for by the user: ${oneLine(event.data.reason)}`;
     case 'green.advanced':
       return `${event.data.branch} moved to ${event.data.to.slice(0, 12)}${event.data.tag === null ? '' : ` and tagged ${event.data.tag}`}`;
     case 'green.blocked':

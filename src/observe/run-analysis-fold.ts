@@ -202,6 +202,7 @@ function foldEvent(state: RunState, event: ColonyEvent): void {
     case 'workers.changed':
     case 'agent.stop-requested':
     case 'green.checked':
+    case 'green.requested':
     case 'green.advanced':
     case 'green.blocked':
     case 'green.bisected':

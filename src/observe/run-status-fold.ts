@@ -308,6 +308,7 @@ export function createRunStatusFold(options: RunStatusFoldOptions = {}): RunStat
       case 'provider.circuit-opened':
       case 'provider.circuit-closed':
       case 'green.checked':
+      case 'green.requested':
       case 'green.advanced':
       case 'green.blocked':
       case 'green.bisected':

@@ -19,14 +19,27 @@ export interface RunControls {
   readonly workers: () => number;
   readonly effects: SteeringEffects;
   readonly stops: UserStopSwitch;
+  /** Where `colony green --now` reaches the run's green loop, once it is started; a request made before waits for it. */
+  readonly attachGreen: (request: () => void) => void;
 }
 
 export function createRunControls(initialWorkers: number): RunControls {
   let workers = initialWorkers;
   let stopper: ((stop: UserStop) => void) | null = null;
+  let greenRequest: (() => void) | null = null;
+  let greenAsked = false;
   return {
     workers: () => workers,
+    attachGreen(request) {
+      greenRequest = request;
+      if (greenAsked) request();
+      greenAsked = false;
+    },
     effects: {
+      greenRequested() {
+        if (greenRequest === null) greenAsked = true;
+        else greenRequest();
+      },
       workersChanged(limit) {
         workers = limit;
       },

@@ -31,6 +31,8 @@ export interface SteeringEffects {
   workersChanged(workers: number): void;
   /** Stops the task's agent if this process runs it; does nothing otherwise. */
   stopTask(stop: UserStop): void;
+  /** A green snapshot now, when this process runs the green loop. */
+  greenRequested?(): void;
 }
 
 export interface SteeringRecorderOptions {
@@ -89,6 +91,9 @@ export function createSteeringRecorder(options: SteeringRecorderOptions): Steeri
           options.effects?.workersChanged(request.workers);
           // More workers may start now.
           options.wake?.(RUNNER_WAKEUP);
+        } else if (request.kind === 'green') {
+          record({ type: 'green.requested', data: { reason: request.reason, requestSeq: request.seq } });
+          options.effects?.greenRequested?.();
         } else {
           const stoppedAgentId = latestAgentOn(options.events, runId, request.taskId);
           record({ type: 'agent.stop-requested', data: { taskId: request.taskId, stoppedAgentId, reason: request.reason, requestSeq: request.seq } });
@@ -108,14 +113,14 @@ function latestAgentOn(events: EventStore, runId: string, taskId: string): strin
 
 function recordedMarks(events: EventStore, runId: string): Marks {
   const marks: Marks = { message: 0, hold: 0, request: 0, workers: null };
-  for (const event of events.read({ runId, types: ['message.sent', 'andon.changed', 'run.configured', 'workers.changed', 'agent.stop-requested'] })) {
+  for (const event of events.read({ runId, types: ['message.sent', 'andon.changed', 'run.configured', 'workers.changed', 'agent.stop-requested', 'green.requested'] })) {
     if (event.type === 'message.sent') marks.message = Math.max(marks.message, event.data.inboxSeq);
     else if (event.type === 'andon.changed' && event.data.holdSeq !== undefined) marks.hold = Math.max(marks.hold, event.data.holdSeq);
     else if (event.type === 'run.configured') marks.workers = event.data.settings.workers;
     else if (event.type === 'workers.changed') {
       marks.request = Math.max(marks.request, event.data.requestSeq);
       marks.workers = event.data.workers;
-    } else if (event.type === 'agent.stop-requested') marks.request = Math.max(marks.request, event.data.requestSeq);
+    } else if (event.type === 'agent.stop-requested' || event.type === 'green.requested') marks.request = Math.max(marks.request, event.data.requestSeq);
   }
   return marks;
 }

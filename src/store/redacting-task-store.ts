@@ -30,6 +30,7 @@ export function createRedactingTaskStore(store: TaskStore, redactor: SecretRedac
     runHoldChanges: (runId, afterSeq) => store.runHoldChanges(runId, afterSeq),
     requestWorkers: (runId, workers, reason, now) => store.requestWorkers(runId, workers, redactor.redactText(reason), now),
     requestStop: (runId, taskId, reason, now) => store.requestStop(runId, taskId, redactor.redactText(reason), now),
+    requestGreen: (runId, reason, now) => store.requestGreen(runId, redactor.redactText(reason), now),
     runRequests: (runId, afterSeq) => store.runRequests(runId, afterSeq),
     personMessages: (runId, afterSeq) => store.personMessages(runId, afterSeq),
     deliveredHandoffs: (runId) => store.deliveredHandoffs(runId),

@@ -24,7 +24,12 @@ export class SqliteRunRequests {
     private readonly path: string,
   ) {}
 
-  add(runId: string, request: { readonly kind: 'workers'; readonly workers: number } | { readonly kind: 'stop'; readonly taskId: string }, reason: string, now: number): RunRequest {
+  add(
+    runId: string,
+    request: { readonly kind: 'workers'; readonly workers: number } | { readonly kind: 'stop'; readonly taskId: string } | { readonly kind: 'green' },
+    reason: string,
+    now: number,
+  ): RunRequest {
     const row = this.statement(
       `INSERT INTO run_requests (run_id, kind, task_id, workers, reason, requested_at) VALUES (?, ?, ?, ?, ?, ?) RETURNING ${RUN_REQUEST_COLUMNS}`,
     ).get(runId, request.kind, request.kind === 'stop' ? request.taskId : null, request.kind === 'workers' ? request.workers : null, reason, now) as RunRequestRow;
@@ -40,6 +45,7 @@ export class SqliteRunRequests {
     const common = { seq: row.seq, runId: row.runId, reason: row.reason, requestedAt: row.requestedAt };
     if (row.kind === 'workers' && row.workers !== null) return { ...common, kind: 'workers', workers: row.workers };
     if (row.kind === 'stop' && row.taskId !== null) return { ...common, kind: 'stop', taskId: row.taskId };
+    if (row.kind === 'green') return { ...common, kind: 'green' };
     throw new Error(`The run request ${row.seq} in ${this.path} is damaged: a ${row.kind} request without its value.`);
   }
 }

@@ -114,5 +114,25 @@ export const TASK_TABLE_SCHEMA: SchemaPart = {
      CREATE INDEX run_requests_by_run ON run_requests (run_id);`,
     // Who left a message that is not a handoff; null for a handoff, and for a person's message left before colony wrote its own.
     `ALTER TABLE inbox ADD COLUMN sender TEXT CHECK (sender IN ('person', 'colony'));`,
+    // A green snapshot on request: a kind of its own, so the table is made again with a check that takes it.
+    `CREATE TABLE run_requests_next (
+       seq INTEGER PRIMARY KEY,
+       run_id TEXT NOT NULL,
+       kind TEXT NOT NULL CHECK (kind IN ('workers', 'stop', 'green')),
+       task_id TEXT,
+       workers INTEGER,
+       reason TEXT NOT NULL,
+       requested_at INTEGER NOT NULL,
+       CHECK (CASE kind
+                WHEN 'workers' THEN workers IS NOT NULL AND workers > 0 AND task_id IS NULL
+                WHEN 'stop' THEN task_id IS NOT NULL AND workers IS NULL
+                ELSE task_id IS NULL AND workers IS NULL
+              END)
+     ) STRICT;
+     INSERT INTO run_requests_next (seq, run_id, kind, task_id, workers, reason, requested_at)
+       SELECT seq, run_id, kind, task_id, workers, reason, requested_at FROM run_requests;
+     DROP TABLE run_requests;
+     ALTER TABLE run_requests_next RENAME TO run_requests;
+     CREATE INDEX run_requests_by_run ON run_requests (run_id);`,
   ],
 };

@@ -375,6 +375,12 @@ class SqliteTaskStore implements TaskStore {
     });
   }
 
+  requestGreen(runId: string, reason: string, now: number): RunRequest {
+    this.checkWritable();
+    checkTime('requestGreen now', now);
+    return this.requests.add(runId, { kind: 'green' }, reason, now);
+  }
+
   runRequests(runId: string, afterSeq: number): RunRequest[] {
     this.checkOpen();
     return this.requests.after(runId, afterSeq);

@@ -106,6 +106,10 @@ export type RunRequest = RunRequestCommon &
         /** The task whose agent is to stop; the task then closes with a failure handoff. */
         readonly taskId: string;
       }
+    | {
+        /** A green snapshot of main now (`colony green --now`). */
+        readonly kind: 'green';
+      }
   );
 
 interface RunRequestCommon {
@@ -256,6 +260,8 @@ export interface TaskStore {
    * keeps the request. Throws when the task is not a task of the run (a programmer error).
    */
   requestStop(runId: string, taskId: string, reason: string, now: number): RunRequest;
+  /** Asks the run for a green snapshot of main as soon as the one going, if any, is over. */
+  requestGreen(runId: string, reason: string, now: number): RunRequest;
   /** The run's requests with a seq above `afterSeq`, oldest first (what a log has yet to record). */
   runRequests(runId: string, afterSeq: number): RunRequest[];
   /**
