@@ -1,5 +1,5 @@
 import type { AgentRole } from '../events/event-types.js';
-import type { CheckCounts, RunAnalysis } from './run-analysis.js';
+import type { CheckCounts, GreenAnalysis, RunAnalysis } from './run-analysis.js';
 import { count, duration, oneLine, percent, tableLines } from './text-table.js';
 
 /** Crashed tasks listed one by one before the rest are only counted. */
@@ -132,10 +132,48 @@ function landingLines({ timeToLand }: RunAnalysis): string[] {
 
 function healthLines({ mainHealth }: RunAnalysis): string[] {
   const row = (name: string, counts: CheckCounts) => [name, count(counts.runs), count(counts.failed), counts.runs === 0 ? '-' : percent(counts.share)];
-  const rows = [row('main check', mainHealth.main), row('merge checks', mainHealth.merges), row('acceptance checks', mainHealth.acceptance), row('all', mainHealth.all)];
+  const rows = [
+    row('main check', mainHealth.main),
+    row('merge checks', mainHealth.merges),
+    row('acceptance checks', mainHealth.acceptance),
+    row('green snapshots', mainHealth.snapshots),
+    row('all', mainHealth.all),
+  ];
   const last = mainHealth.lastMain;
   const lastLine = last === null ? 'Main was never checked.' : `Last check of main: ${last.passed ? 'passed' : 'FAILED'} at ${last.commit === '' ? '(no commit)' : last.commit.slice(0, 12)}`;
-  return ['How often main was red:', ...tableLines([{ heading: 'CHECK' }, { heading: 'RUNS', right: true }, { heading: 'FAILED', right: true }, { heading: 'SHARE', right: true }], rows), lastLine];
+  const table = tableLines([{ heading: 'CHECK' }, { heading: 'RUNS', right: true }, { heading: 'FAILED', right: true }, { heading: 'SHARE', right: true }], rows);
+  return ['How often main was red:', ...table, lastLine, ...(mainHealth.green === null ? [] : greenLines(mainHealth.green))];
+}
+
+/**
+ * The green branch: where it points, the time main was red, whether it is red or blocked now,
+ * each bisected failure with the commit and task that brought it, and how far apart green points were.
+ */
+function greenLines(green: GreenAnalysis): string[] {
+  const where = green.commit === null ? 'has not moved in this run' : `is at ${green.commit.slice(0, 12)}`;
+  const mean = green.meanTimeToGreenS === null ? 'no red period closed' : `back to green in ${duration(green.meanTimeToGreenS * 1000)} on average`;
+  const name = green.branch === null ? 'The green branch' : `Green branch ${green.branch}`;
+  const lines = [`${name} ${where}: main red ${percent(green.redShare)} of the run, ${mean}`];
+  if (green.redNow && green.since !== null) lines.push(`Main was red at the end of the log, since ${new Date(green.since).toISOString()}`);
+  if (green.blocked !== null) lines.push(`The green branch is blocked: ${oneLine(green.blocked, 120)}`);
+  lines.push(`Distinct failures reported to planners: ${count(green.failures)}; bisects: ${count(green.bisects)}${green.bisects > green.bisected.length ? ` (the latest ${count(green.bisected.length)} listed)` : ''}`);
+  if (green.bisected.length > 0) {
+    const rows = green.bisected.map((bisect) => [
+      bisect.firstBad === null ? '(at start)' : bisect.firstBad.slice(0, 12),
+      bisect.taskId ?? '-',
+      bisect.agentId ?? '-',
+      bisect.plannerTaskId ?? '-',
+      `${oneLine(bisect.failures[0] ?? '', 80)}${bisect.failureCount > 1 ? ` (+${count(bisect.failureCount - 1)} more)` : ''}${bisect.known ? ' (known)' : ''}`,
+    ]);
+    lines.push(...tableLines([{ heading: 'FIRST BAD' }, { heading: 'TASK' }, { heading: 'AGENT' }, { heading: 'PLANNER' }, { heading: 'FAILURE' }], rows));
+  }
+  const gaps = green.commitsBetweenGreen;
+  if (gaps.length > 0) {
+    const mean = gaps.reduce((sum, gap) => sum + gap, 0) / gaps.length;
+    const most = gaps.reduce((max, gap) => Math.max(max, gap), 0);
+    lines.push(`Commits landed between green points: ${mean.toFixed(1)} on average, at most ${count(most)} (${count(gaps.length)} move(s) of green)`);
+  }
+  return lines;
 }
 
 /** A failure's sample on one line: its status line, then the end of its output, where test runners put their summary. */

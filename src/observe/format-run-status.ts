@@ -1,5 +1,5 @@
 import { formatAmount } from '../events/budget-figures.js';
-import type { AgentStatus, BudgetEvent, BudgetStatus, RunStatus, SandboxStatus } from './run-status.js';
+import type { AgentStatus, BudgetEvent, BudgetStatus, GreenStatus, RunStatus, SandboxStatus } from './run-status.js';
 
 /** Failed workers listed one by one under a planner before the rest are only counted. */
 const MAX_FAILED_LISTED = 10;
@@ -20,7 +20,7 @@ export function formatRunStatus(status: RunStatus): string {
 
 function headerLines(status: RunStatus): string[] {
   const { run, tasks, tokens } = status;
-  const started = new Date(run.startedAt).toISOString().replace(/\.\d+Z$/, 'Z');
+  const started = isoSecond(run.startedAt);
   const counts = (['open', 'running', 'done', 'partial', 'blocked', 'failed'] as const)
     .map((state) => `${tasks.byStatus[state]} ${state}`)
     .join(', ');
@@ -34,6 +34,7 @@ function headerLines(status: RunStatus): string[] {
     `Handoffs delivered: ${count(status.handoffs.delivered)}`,
     `Commits landed: ${count(status.commits.landed)}`,
     ...acceptanceLines(status),
+    ...greenLines(status),
     `Tokens: ${count(tokens.total)} (${count(tokens.input)} input, ${count(tokens.output)} output)`,
     `Cost: ${cost}`,
     `Model calls: ${count(status.modelCalls)}, tool calls: ${count(status.toolCalls)}`,
@@ -62,6 +63,43 @@ export function acceptanceLines(status: RunStatus): string[] {
   const claims = falseClaims === 0 ? '' : ` (${count(falseClaims)} false claim${falseClaims === 1 ? '' : 's'}: done, checks failed)`;
   const skipped = notRun === 0 ? '' : `, ${count(notRun)} not run`;
   return [`Acceptance checks: ${count(passed)} passed, ${count(failed)} failed${claims}${skipped}`];
+}
+
+/**
+ * `Green: a1b2c3d4e5f6 (12 snapshots, 2 red; main red 8% of the time, back to green in 41 s on
+ * average)` when the run has a green loop, then whether main is red now and since when, the
+ * failures found, and a blocked branch, each on its own line.
+ */
+export function greenLines(status: RunStatus): string[] {
+  const { green, run } = status;
+  if (green === null) return [];
+  const lines = [`Green: ${green.commit === null ? 'not moved in this run' : green.commit.slice(0, 12)} (${snapshotSummary(green)})`];
+  if (green.redNow && green.since !== null) {
+    const at = run.startedAt + run.durationMs;
+    const how = run.state === 'running' ? 'is red now' : 'was red when the run ended';
+    lines.push(`  Main ${how}, since ${isoSecond(green.since)} (${wallTime(Math.max(0, at - green.since))})`);
+  }
+  if (green.failures + green.bisects > 0) lines.push(`  ${count(green.failures)} distinct failure(s) reported to planners, ${count(green.bisects)} bisect(s)`);
+  if (green.blocked !== null) lines.push(`  Branch ${green.branch ?? '(unnamed)'} is blocked: ${oneLine(green.blocked, 100)}`);
+  return lines;
+}
+
+function snapshotSummary(green: GreenStatus): string {
+  const snapshots = `${count(green.snapshots)} snapshot${green.snapshots === 1 ? '' : 's'}`;
+  if (green.snapshots === 0) return 'no snapshot yet';
+  if (green.redSnapshots === 0) return `${snapshots}, none red`;
+  const share = green.redShare > 0 && green.redShare < 0.005 ? 'under 1%' : `${Math.round(green.redShare * 100)}%`;
+  const mean = green.meanTimeToGreenS === null ? '' : `, back to green in ${secondsOrLonger(green.meanTimeToGreenS)} on average`;
+  return `${snapshots}, ${count(green.redSnapshots)} red; main red ${share} of the time${mean}`;
+}
+
+/** `41 s` under a minute, else as a wall time (`4m 05s`). */
+function secondsOrLonger(seconds: number): string {
+  return seconds < 60 ? `${Math.round(seconds)} s` : wallTime(seconds * 1000);
+}
+
+function isoSecond(ms: number): string {
+  return new Date(ms).toISOString().replace(/\.\d+Z$/, 'Z');
 }
 
 /** `Budget: 81,020 of 100,000 tokens (81%), warned` and so on, one line per limit set. */

@@ -73,6 +73,8 @@ export function createRunAnalysisFold(options: RunAnalysisFoldOptions = {}): Run
     // The agent's identity first, so its own `agent.started` already names its task.
     if (event.type === 'agent.started') ledger.agentStarted(event);
     if (event.agentId !== 'system') state.activity.agentEvent(event, ledger.agents.get(event.agentId));
+    // Main's health takes every event: the green loop's red time runs on the run's clock.
+    state.health.add(event);
     foldEvent(state, event);
   }
 
@@ -150,7 +152,12 @@ function foldEvent(state: RunState, event: ColonyEvent): void {
     case 'main.checked':
     case 'merge.checked':
     case 'acceptance.checked':
-      state.health.add(event);
+    case 'green.checked':
+    case 'green.advanced':
+    case 'green.blocked':
+    case 'green.bisected':
+    case 'green.reported':
+      // Main's health, folded with every event in add().
       return;
     case 'agent.started':
     case 'run.started':
@@ -201,12 +208,7 @@ function foldEvent(state: RunState, event: ColonyEvent): void {
     case 'planner.finished':
     case 'workers.changed':
     case 'agent.stop-requested':
-    case 'green.checked':
     case 'green.requested':
-    case 'green.advanced':
-    case 'green.blocked':
-    case 'green.bisected':
-    case 'green.reported':
       return;
     default:
       assertNever(event);

@@ -1,4 +1,5 @@
 import type { AgentRole } from '../events/event-types.js';
+import type { GreenHealth } from './green-health.js';
 
 /* The sections of a RunAnalysis (see run-analysis.ts), one question each. */
 
@@ -230,17 +231,50 @@ export interface LandingTime {
 
 /**
  * How often main, or what was about to become main, was red: the project check on main
- * (`main.checked`), the merge check on each merge (`merge.checked`) and tasks' acceptance
- * commands on the trunk (`acceptance.checked`; those skipped because nothing ran are not counted).
+ * (`main.checked`), the merge check on each merge (`merge.checked`), tasks' acceptance
+ * commands on the trunk (`acceptance.checked`; those skipped because nothing ran are not
+ * counted) and the green loop's snapshots of main (`green.checked`).
  */
 export interface MainHealth {
   readonly main: CheckCounts;
   readonly merges: CheckCounts;
   readonly acceptance: CheckCounts;
-  /** The three together. */
+  /** Green snapshots: those that did not pass failed or timed out. */
+  readonly snapshots: CheckCounts;
+  /** The four together. */
   readonly all: CheckCounts;
   /** The last check of main; null when main was never checked. */
   readonly lastMain: { readonly commit: string; readonly passed: boolean; readonly at: number } | null;
+  /** The green branch and the time main was red; null when the run recorded no green event and its settings have no green loop. */
+  readonly green: GreenAnalysis | null;
+}
+
+/** The green health of the run (see GreenHealth for how red time is measured), with its latest bisects. */
+export interface GreenAnalysis extends GreenHealth {
+  /** The latest bisects, oldest first; `bisects` counts them all. */
+  readonly bisected: readonly GreenBisect[];
+}
+
+/** A red snapshot's new failure, bisected to the commit that brought it. */
+export interface GreenBisect {
+  /** When it was recorded, in milliseconds since the epoch. */
+  readonly at: number;
+  /** The red snapshot's commit. */
+  readonly snapshot: string;
+  /** The first commit that fails so; null when main already failed so at the run's start. */
+  readonly firstBad: string | null;
+  /** `firstBad`'s subject line. */
+  readonly subject: string;
+  /** The task whose merge landed `firstBad`, the agent that merged it, and the planner that owns the task. */
+  readonly taskId: string | null;
+  readonly agentId: string | null;
+  readonly plannerTaskId: string | null;
+  /** The first of its failure lines. */
+  readonly failures: readonly string[];
+  /** All of its failure lines, listed or not. */
+  readonly failureCount: number;
+  /** The same first bad commit was bisected before: no second message went out. */
+  readonly known: boolean;
 }
 
 export interface CheckCounts {

@@ -293,8 +293,10 @@ describe('the run analysis', () => {
       main: { runs: 1, failed: 0, share: 0 },
       merges: { runs: 2, failed: 1, share: 0.5 },
       acceptance: { runs: 1, failed: 1, share: 1 },
+      snapshots: { runs: 0, failed: 0, share: 0 },
       all: { runs: 4, failed: 2, share: 0.5 },
       lastMain: { commit: 'c'.repeat(40), passed: true, at: T0 + 202_000 },
+      green: null,
     });
   });
 

@@ -1,7 +1,8 @@
 import type { AgentRole, ColonyEvent, EventData } from '../events/event-types.js';
 import { handoffStatusSchema, isFalseClaim } from '../events/handoff.js';
 import type { TaskStatus } from '../store/task-store.js';
-import type { AcceptanceStatus, AgentState, AgentStatus, BudgetEvent, RunStatus, RunStatusContext, SandboxStatus, UserHold } from './run-status.js';
+import { createGreenHealthFold, type GreenHealth } from './green-health.js';
+import type { AcceptanceStatus, AgentState, AgentStatus, BudgetEvent, GreenStatus, RunStatus, RunStatusContext, SandboxStatus, UserHold } from './run-status.js';
 
 export interface RunStatusFoldOptions {
   /** Fold only this run. Without it the fold follows the run started last, starting over at each `run.started`. */
@@ -100,6 +101,7 @@ export function createRunStatusFold(options: RunStatusFoldOptions = {}): RunStat
   let sandbox: { -readonly [K in keyof SandboxStatus]: SandboxStatus[K] } | null = null;
   // The latest verdict per task: checks run again after a restart replace the earlier ones.
   let verdicts = new Map<string, 'passed' | 'failed' | 'not-run' | 'false-claim'>();
+  let green = createGreenHealthFold();
   let lastSeq = 0;
 
   /** What one model call cost, added to the run's totals and to its agent's. */
@@ -125,6 +127,7 @@ export function createRunStatusFold(options: RunStatusFoldOptions = {}): RunStat
     budget = null;
     sandbox = null;
     verdicts = new Map();
+    green = createGreenHealthFold();
   }
 
   function add(event: ColonyEvent): void {
@@ -133,6 +136,8 @@ export function createRunStatusFold(options: RunStatusFoldOptions = {}): RunStat
     if (event.type === 'run.started' && followsLatest && event.runId !== runId) startOver(event.runId);
     if (event.runId !== runId) return;
     totals.lastEventAt = Math.max(totals.lastEventAt, event.ts);
+    // The green fold takes every event of the run: its clock (for main's red time) runs on them all.
+    green.add(event);
     const agent = agents.get(event.agentId);
     switch (event.type) {
       case 'run.started':
@@ -307,12 +312,14 @@ export function createRunStatusFold(options: RunStatusFoldOptions = {}): RunStat
       case 'provider.limited':
       case 'provider.circuit-opened':
       case 'provider.circuit-closed':
+        return;
       case 'green.checked':
       case 'green.requested':
       case 'green.advanced':
       case 'green.blocked':
       case 'green.bisected':
       case 'green.reported':
+        // Folded by the green fold above, with every other event.
         return;
       default:
         assertNever(event);
@@ -368,6 +375,7 @@ export function createRunStatusFold(options: RunStatusFoldOptions = {}): RunStat
               exhausted: [...budget.exhausted],
             },
       sandbox: sandbox === null ? null : { ...sandbox },
+      green: green.active ? greenStatusOf(green.result()) : null,
     };
   }
 
@@ -377,6 +385,24 @@ export function createRunStatusFold(options: RunStatusFoldOptions = {}): RunStat
       return runId;
     },
     snapshot,
+  };
+}
+
+/** The green health without its per-move list, which grows with the run: a status stays small. */
+function greenStatusOf(health: GreenHealth): GreenStatus {
+  return {
+    commit: health.commit,
+    redShare: health.redShare,
+    snapshots: health.snapshots,
+    meanTimeToGreenS: health.meanTimeToGreenS,
+    redSnapshots: health.redSnapshots,
+    redNow: health.redNow,
+    since: health.since,
+    failures: health.failures,
+    bisects: health.bisects,
+    branch: health.branch,
+    blocked: health.blocked,
+    lastSnapshot: health.lastSnapshot,
   };
 }
 

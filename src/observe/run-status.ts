@@ -1,10 +1,11 @@
 import type { AgentRole, BudgetMeasure, ColonyEvent } from '../events/event-types.js';
 import type { HandoffStatus } from '../events/handoff.js';
 import type { InboxMessage, TaskRecord, TaskStatus } from '../store/task-store.js';
+import type { GreenHealth } from './green-health.js';
 import { createRunStatusFold } from './run-status-fold.js';
 
 export { createRunStatusFold, type RunStatusFold, type RunStatusFoldOptions } from './run-status-fold.js';
-export { acceptanceLines, budgetLines, formatRunStatus, wallTime } from './format-run-status.js';
+export { acceptanceLines, budgetLines, formatRunStatus, greenLines, wallTime } from './format-run-status.js';
 
 /**
  * What an agent is doing: `waiting` is a planner with nothing to do until a message arrives;
@@ -88,7 +89,16 @@ export interface RunStatus {
   readonly budget: BudgetStatus | null;
   /** How the run confined its agents' commands; null for a run that recorded none. */
   readonly sandbox: SandboxStatus | null;
+  /** The green branch and main's health; null when the run recorded no green event and its settings have no green loop. */
+  readonly green: GreenStatus | null;
 }
+
+/**
+ * Where the green branch points and how healthy main was (see GreenHealth for how red time is
+ * measured): everything of GreenHealth but the list per move of the branch, which grows with
+ * the run.
+ */
+export type GreenStatus = Omit<GreenHealth, 'commitsBetweenGreen'>;
 
 /** The user's hold on a whole run, as the log recorded it. */
 export interface UserHold {

@@ -3,7 +3,9 @@ import { createMemoryEventStore } from '../store/memory-event-store.js';
 import { buildAgentTranscript } from './agent-transcript.js';
 import { openReplay } from './replay-run.js';
 import { followRun } from './run-reader.js';
+import { foldRunStatus } from './run-status.js';
 import { createRunViewFold } from './run-view.js';
+import { greenAdvanced, greenBisected, greenChecked } from './testing/green-events.js';
 import { SCRIPT_T0, scriptRun, type ScriptedRun } from './testing/scripted-run.js';
 
 function openLog() {
@@ -223,6 +225,31 @@ describe('replaying a log', () => {
     expect(replay.finished).toBe(false);
     replay.advanceTo(replay.endsAt);
     expect(replay.finished).toBe(true);
+  });
+
+  it('carries the green branch, and at the end of a run still going reads as colony status does at any later time', () => {
+    const { store, run } = openLog();
+    twoWorkers(run);
+    const landed = 'c'.repeat(40);
+    run.append('system', greenChecked(landed, true));
+    run.append('system', greenAdvanced(landed));
+    run.tick(30_000);
+    run.land('worker-b', 'e'.repeat(40), ['src/printer.ts']);
+    run.tick(30_000);
+    run.append('system', greenChecked('e'.repeat(40), false));
+    run.append('system', greenBisected('e'.repeat(40), 'e'.repeat(40), { taskId: 'task-b' }));
+    run.tick(20_000);
+    run.step('worker-b', 2, 'read_file', { path: 'README.md' }, 'hello');
+    const opened = openReplay(store);
+    if (!opened.ok) throw new Error(opened.error);
+    const replay = opened.replay;
+    replay.advanceTo(SCRIPT_T0 + 70_000);
+    expect(replay.view()?.status.green).toMatchObject({ commit: landed, snapshots: 1, redNow: false });
+    replay.advanceTo(replay.endsAt);
+    const status = foldRunStatus({ events: store.read(), tasks: [], deliveredHandoffs: [], now: run.now + 3_600_000 });
+    expect(replay.view()?.status.green).toEqual(status?.green);
+    // Red from e's landing (96 s) to the latest event (146 s) of 146 s.
+    expect(status?.green).toMatchObject({ commit: landed, snapshots: 2, redSnapshots: 1, redNow: true, since: SCRIPT_T0 + 96_000, redShare: 0.3425 });
   });
 
   it('says when there is no run to replay', () => {

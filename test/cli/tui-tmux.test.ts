@@ -155,7 +155,7 @@ describe('colony replay', () => {
       expect(result.code, result.stderr).toBe(0);
       const status = JSON.parse((await runCli(['status', '--state', stateDir, '--json'])).stdout) as Record<string, unknown>;
       const replayed = JSON.parse((await runCli(['replay', '--state', stateDir, '--json'])).stdout) as { status: Record<string, unknown> };
-      for (const part of ['run', 'tasks', 'handoffs', 'commits', 'acceptance', 'tokens', 'costUsd', 'modelCalls', 'toolCalls', 'agents', 'budget', 'sandbox', 'workers']) {
+      for (const part of ['run', 'tasks', 'handoffs', 'commits', 'acceptance', 'tokens', 'costUsd', 'modelCalls', 'toolCalls', 'agents', 'budget', 'sandbox', 'workers', 'green']) {
         expect(replayed.status[part], part).toEqual(status[part]);
       }
 

@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { acceptanceLines, budgetLines, foldRunStatus, wallTime, type RunStatus } from '../../observe/run-status.js';
+import { acceptanceLines, budgetLines, foldRunStatus, greenLines, wallTime, type RunStatus } from '../../observe/run-status.js';
 import type { RunSessionResult } from '../../orchestrator/run-session.js';
 import { acquireRunLock } from '../../orchestrator/run-lock.js';
 import { eventsDatabasePath } from '../../orchestrator/state-directory.js';
@@ -63,6 +63,7 @@ export function formatRunSummary(result: Extract<RunSessionResult, { ok: true }>
     const cost = status.costKnown ? `$${status.costUsd.toFixed(2)}` : `at least $${status.costUsd.toFixed(2)} (some calls had no price)`;
     lines.push(`agents: ${status.agents.length}; model calls: ${status.modelCalls}; tokens: ${status.tokens.input} in, ${status.tokens.output} out; cost: ${cost}`);
     lines.push(...acceptanceLines(status).map((line) => line.replace(/^Acceptance/, 'acceptance')));
+    lines.push(...greenLines(status).map((line) => line.replace(/^Green:/, 'green:')));
   }
   if (result.check !== null) {
     lines.push(`check on ${result.trunk}: \`${result.check.command}\` ${result.check.passed ? 'passed' : 'FAILED'} at ${result.check.commit.slice(0, 12)}`);

@@ -1,4 +1,5 @@
 import { Box, Text } from 'ink';
+import type { GreenStatus } from '../../observe/run-status.js';
 import type { RunView } from '../../observe/run-view.js';
 import { dollars, fit, shortDuration, shortNumber } from './figures.js';
 import { sparkline } from './sparkline.js';
@@ -11,8 +12,11 @@ export interface HeaderProps {
 }
 
 const SPARK_WIDTH = 20;
+/** The run's title gets what the first line leaves, between these. */
+const TITLE_MIN = 8;
+const TITLE_MAX = 40;
 
-/** The run in three lines: what it is and how it stands, totals, and throughput per minute. */
+/** The run in three lines: what it is and how it stands (main's health too), totals, and throughput per minute. */
 export function Header({ view, width, mode }: HeaderProps) {
   const { status } = view;
   const agents = view.agents;
@@ -30,10 +34,15 @@ export function Header({ view, width, mode }: HeaderProps) {
   const errors = view.errors.counts;
   const failures = errors['agent-failure'] + errors.hung;
   const hold = status.userHold === null ? null : `HELD (andon): ${status.userHold.reason}`;
+  const health = status.green === null ? null : mainHealthOf(status.green, status.run.startedAt + status.run.durationMs);
+  const first = `colony ${status.run.id} ${status.run.state} ${shortDuration(status.run.durationMs)} ·  · ${mode}`;
+  const rest = (health === null ? 0 : health.width) + (hold === null ? 0 : hold.length + 3);
+  const titleWidth = Math.max(TITLE_MIN, Math.min(TITLE_MAX, width - first.length - rest));
   return (
     <Box flexDirection="column">
       <Text wrap="truncate">
-        <Text bold>colony</Text> {status.run.id} <Text color={stateColor(status.run.state)}>{status.run.state}</Text> {shortDuration(status.run.durationMs)} · {fit(status.run.title, 40)} · {mode}
+        <Text bold>colony</Text> {status.run.id} <Text color={stateColor(status.run.state)}>{status.run.state}</Text> {shortDuration(status.run.durationMs)} · {fit(status.run.title, titleWidth)} · {mode}
+        {health === null ? null : <MainHealth health={health} />}
         {hold === null ? '' : ' · '}
         {hold === null ? null : <Text color="red" bold>{hold}</Text>}
       </Text>
@@ -46,6 +55,40 @@ export function Header({ view, width, mode }: HeaderProps) {
       </Text>
       <Text dimColor>{'─'.repeat(Math.max(0, width))}</Text>
     </Box>
+  );
+}
+
+/** Main's health as the first line shows it, in parts, with how many columns it takes. */
+interface MainHealthParts {
+  readonly state: string;
+  readonly color: 'red' | 'green' | 'gray';
+  readonly rest: string;
+  readonly blocked: boolean;
+  readonly width: number;
+}
+
+/**
+ * Main's health in a few words: `main ok · 8% red · green a1b2c3d4`, or `main RED 3m05s` while
+ * the latest snapshot failed (for how long, up to `now`), and `blocked` when the green branch
+ * cannot move.
+ */
+function mainHealthOf(green: GreenStatus, now: number): MainHealthParts {
+  const state = green.redNow ? `main RED ${shortDuration(now - (green.since ?? now))}` : green.lastSnapshot === null ? 'main unchecked' : 'main ok';
+  const rest = ` · ${Math.round(green.redShare * 100)}% red · green ${green.commit === null ? 'none yet' : green.commit.slice(0, 8)}`;
+  const blocked = green.blocked !== null;
+  return { state, color: green.redNow ? 'red' : green.lastSnapshot === null ? 'gray' : 'green', rest, blocked, width: 3 + state.length + rest.length + (blocked ? 8 : 0) };
+}
+
+function MainHealth({ health }: { readonly health: MainHealthParts }) {
+  return (
+    <Text>
+      {' · '}
+      <Text color={health.color} bold={health.color === 'red'}>
+        {health.state}
+      </Text>
+      {health.rest}
+      {health.blocked ? <Text color="magenta"> blocked</Text> : null}
+    </Text>
   );
 }
 

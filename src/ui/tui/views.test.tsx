@@ -2,6 +2,7 @@ import { render } from 'ink-testing-library';
 import { afterEach, describe, expect, it } from 'vitest';
 import { buildAgentTranscript } from '../../observe/agent-transcript.js';
 import { createRunViewFold, type RunView } from '../../observe/run-view.js';
+import { greenAdvanced, greenBisected, greenBlocked, greenChecked } from '../../observe/testing/green-events.js';
 import { openScriptedRun, SCRIPTED_ROOT, type ScriptedRun } from '../../observe/testing/scripted-run.js';
 import type { EventStore } from '../../store/event-store.js';
 import { AgentDetail } from './agent-detail.js';
@@ -64,6 +65,27 @@ describe('the header', () => {
     const { store, run } = treeRun();
     run.append('system', { type: 'andon.changed', data: { taskId: null, paused: true, reason: 'lunch', by: 'user', holdSeq: 1 } });
     expect(show(<Header view={viewOf(store, run)} width={100} mode="live" />).split('\n')[0]).toContain('HELD (andon): lunch');
+  });
+
+  it('shows main\'s health in the first line: ok or red and for how long, the share of time red, and where green points', () => {
+    const { store, run } = treeRun();
+    expect(show(<Header view={viewOf(store, run)} width={100} mode="live" />)).not.toContain('main ');
+    const lexer = 'd'.repeat(40);
+    run.append('system', greenChecked(lexer, true));
+    run.append('system', greenAdvanced(lexer));
+    const green = show(<Header view={viewOf(store, run)} width={100} mode="live" />).split('\n')[0];
+    expect(green).toContain('· live · main ok · 0% red · green dddddddd');
+    // e breaks the check 10 s after the run's 9 s, is seen red, and main stays red 11 s to the 30 s now.
+    run.tick(10_000);
+    run.land('worker-1', 'e'.repeat(40), ['src/print.ts']);
+    run.tick(5_000);
+    run.append('system', greenChecked('e'.repeat(40), false));
+    run.append('system', greenBisected('e'.repeat(40), 'e'.repeat(40), { taskId: 'task-1' }));
+    run.append('system', greenBlocked('e'.repeat(40), 'green has commits main does not'));
+    run.tick(6_000);
+    run.step('worker-2', 1, 'read_file', { path: 'README.md' }, 'hello');
+    const red = show(<Header view={viewOf(store, run)} width={100} mode="live" />).split('\n')[0];
+    expect(red).toBe('colony run-scripted running 30s · Build th… · live · main RED 11s · 37% red · green dddddddd blocked');
   });
 
   it('draws a sparkline relative to its largest value', () => {
