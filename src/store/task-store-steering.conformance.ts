@@ -133,13 +133,13 @@ export function describeTaskStoreSteering(open: () => TaskStoreUnderTest): void 
       expect(fewer).toEqual({ seq: fewer.seq, runId: RUN_ID, kind: 'workers', workers: 2, reason: 'the machine is busy', requestedAt: 1_000 });
       expect(stop).toEqual({ seq: stop.seq, runId: RUN_ID, kind: 'stop', taskId: 'worker-1', reason: 'it went the wrong way', requestedAt: 1_100 });
       expect(store.runRequests(RUN_ID, 0)).toEqual([fewer, stop, more]);
-      const green = store.requestGreen(RUN_ID, 'before the release', 1_300);
-      expect(green).toEqual({ seq: green.seq, runId: RUN_ID, kind: 'green', reason: 'before the release', requestedAt: 1_300 });
-      expect(store.runRequests(RUN_ID, more.seq)).toEqual([green]);
       expect([fewer.seq, stop.seq, elsewhere.seq, more.seq]).toEqual([fewer.seq, stop.seq, elsewhere.seq, more.seq].sort((a, b) => a - b));
       expect(store.runRequests(RUN_ID, fewer.seq)).toEqual([stop, more]);
       expect(store.runRequests(RUN_ID, more.seq)).toEqual([]);
       expect(store.runRequests('run-2', 0)).toEqual([elsewhere]);
+      const green = store.requestGreen(RUN_ID, 'before the release', 1_300);
+      expect(green).toEqual({ seq: green.seq, runId: RUN_ID, kind: 'green', reason: 'before the release', requestedAt: 1_300 });
+      expect(store.runRequests(RUN_ID, more.seq)).toEqual([green]);
       // A request changes no task by itself: the run acts on it.
       expect(store.getTask('worker-1')?.status).toBe('open');
       expect(store.claim(request('runner-a', 2_000, RUN_ID, ['worker']))?.id).toBe('worker-1');
