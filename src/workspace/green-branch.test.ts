@@ -107,6 +107,15 @@ describe('advanceGreenBranch', () => {
     expect(await refOf('refs/heads/green')).toBe(at(0));
   });
 
+  it('says git could not write the branch when its lock is held, rather than blaming a race', async () => {
+    await advanceGreenBranch(setup.repo, { branch: 'green', to: at(0) });
+    writeFileSync(join(setup.repo.gitDir, 'refs', 'heads', 'green.lock'), '');
+    const result = await advanceGreenBranch(setup.repo, { branch: 'green', to: at(2) });
+    const reason = result.ok ? '' : result.reason;
+    expect(reason).toMatch(new RegExp(`^colony could not move green from ${at(0).slice(0, 12)} to ${at(2).slice(0, 12)}: fatal: .*cannot lock ref 'refs/heads/green': .*green\\.lock`));
+    expect(await refOf('refs/heads/green')).toBe(at(0));
+  });
+
   it('refuses a symbolic ref instead of moving the branch it names', async () => {
     await setup.temporary.git(['branch', 'other', at(0)]);
     await setup.temporary.git(['symbolic-ref', 'refs/heads/green', 'refs/heads/other']);

@@ -49,18 +49,23 @@ export async function advanceGreenBranch(repo: Repository, options: { branch: st
     return {
       ok: false,
       reason:
-        `The branch ${branch} is checked out in ${checkedOut}; moving it would leave that checkout's files behind the branch, so colony left it at ${short(from.commit ?? '')}. ` +
+        `The branch ${branch} is checked out in ${checkedOut}; moving it would leave that checkout's files behind the branch, so colony left it ${from.commit === null ? 'unborn' : `at ${short(from.commit)}`}. ` +
         `Switch that checkout to another branch (for example \`git -C ${checkedOut} switch --detach\`) and colony moves ${branch} at its next passing check.`,
     };
   }
   const swapped = await swapRef(repo, { ref, next: to, expected: from.commit, message: `colony: the check passed on ${short(to)}` });
   if (swapped.ok) return { ok: true, from: from.commit, moved: true };
   const now = await readRef(repo, ref);
+  const before = from.commit === null ? 'nothing' : short(from.commit);
+  if (now.ok && now.commit === from.commit) {
+    // Not a race: git could not write the ref (a lock another git holds, a full disk).
+    return { ok: false, reason: `colony could not move ${branch} from ${before} to ${short(to)}: ${swapped.error}. colony tries again at its next passing check.` };
+  }
   const where = now.ok ? (now.commit === null ? 'deleted it' : `moved it to ${short(now.commit)}`) : 'changed it';
   return {
     ok: false,
     reason:
-      `Something else ${where} while colony was moving ${branch} from ${from.commit === null ? 'nothing' : short(from.commit)} to ${short(to)}, ` +
+      `Something else ${where} while colony was moving ${branch} from ${before} to ${short(to)}, ` +
       `so colony left it as that made it (${swapped.error}). colony tries again at its next passing check.`,
   };
 }
@@ -133,7 +138,10 @@ async function swapRef(
   // --no-deref: a symbolic ref is replaced, never followed to the branch it names.
   const args = ['update-ref', '--no-deref', '-m', swap.message, swap.ref, swap.next, swap.expected ?? ZERO_ID];
   const result = await runGit(repo.root, args);
-  return result.code === 0 ? { ok: true } : { ok: false, error: result.stderr.trim().split('\n').slice(-3).join(' ') || `git update-ref exited ${result.code}` };
+  if (result.code === 0) return { ok: true };
+  // git's first line names the problem (`fatal: cannot lock ref …`); advice follows it.
+  const first = result.stderr.split('\n').find((line) => line.trim() !== '')?.trim().replace(/\.$/, '');
+  return { ok: false, error: first ?? `git update-ref exited ${result.code}` };
 }
 
 async function invalidBranchName(repo: Repository, branch: string): Promise<string | null> {
