@@ -218,9 +218,9 @@ describe('the planner board', () => {
     expect(subBoard.delegate({ title: 'x', scope: 'src/geo/shapes/', brief: 'b' }).ok).toBe(true);
   });
 
-  it('keeps the latest finish until the planner publishes again, and records andon changes in the store', () => {
+  it('keeps the latest finish until the planner publishes again, and records andon changes in the store', async () => {
     const board = createPlannerBoard(context, root, 'planner-a', recorder);
-    board.finish({ status: 'done', summary: 'all built', notes: [], concerns: [], findings: [], feedback: [], followUps: [] });
+    await board.finish({ status: 'done', summary: 'all built', notes: [], concerns: [], findings: [], feedback: [], followUps: [] });
     expect(board.finished()?.summary).toBe('all built');
     board.createTask({ title: 'one more', brief: 'b', retryOf: null, paths: [] });
     expect(board.finished()).toBeNull();
@@ -233,5 +233,29 @@ describe('the planner board', () => {
       { taskId: 'task-root', paused: true, reason: 'main is broken' },
       { taskId: 'task-root', paused: false, reason: 'fixed' },
     ]);
+  });
+
+  it("refuses the root planner's done while the release check fails, and gates no other finish", async () => {
+    const verdicts = [
+      { passed: false, check: null, refusal: 'Main is red, so the run cannot finish as done: `node --test` fails.' },
+      { passed: true, check: null, refusal: null },
+    ];
+    let releases = 0;
+    const gated = { ...context, green: { release: async () => verdicts[releases++] ?? { passed: true, check: null, refusal: null } } };
+    const report = { status: 'done' as const, summary: 'all built', notes: [], concerns: [], findings: [], feedback: [], followUps: [] };
+    const board = createPlannerBoard(gated, root, 'planner-a', recorder);
+    expect(await board.finish(report)).toEqual({ ok: false, error: 'Main is red, so the run cannot finish as done: `node --test` fails.' });
+    expect(board.finished()).toBeNull();
+    expect(events.some((event) => event.type === 'planner.finished')).toBe(false);
+    expect(await board.finish(report)).toEqual({ ok: true });
+    expect(board.finished()?.summary).toBe('all built');
+    expect(releases).toBe(2);
+
+    // A failed root finish and a sub-planner's done end without the release check.
+    const failedBoard = createPlannerBoard(gated, root, 'planner-a', recorder);
+    expect(await failedBoard.finish({ ...report, status: 'failed' })).toEqual({ ok: true });
+    const sub = createdTask(tasks.createTask({ id: 'task-sub', runId: 'run-1', parentTaskId: 'task-root', createdBy: 'planner-a', kind: 'planner', title: 'Own src/', body: 'b', scope: 'src/', retryOf: null }, 5));
+    expect(await createPlannerBoard(gated, sub, 'planner-b', recorder).finish(report)).toEqual({ ok: true });
+    expect(releases).toBe(2);
   });
 });

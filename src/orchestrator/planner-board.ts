@@ -26,7 +26,7 @@ export function scopeLine(scope: string): string {
 }
 
 /** What a board needs of its run. */
-export type BoardContext = Pick<RunContext, 'runId' | 'tasks' | 'wakeups' | 'now' | 'workInFlight'>;
+export type BoardContext = Pick<RunContext, 'runId' | 'tasks' | 'wakeups' | 'now' | 'workInFlight' | 'green'>;
 
 /** What a board may know beyond its task: the planner's lease, and its finish before a restart. */
 export interface BoardExtras {
@@ -104,9 +104,15 @@ export function createPlannerBoard(context: BoardContext, task: TaskRecord, agen
       recorder.record({ type: 'andon.changed', data: { taskId: task.id, paused, reason } });
       if (!paused) context.wakeups.wake(RUNNER_WAKEUP);
     },
-    finish(report) {
+    async finish(report) {
+      // The run ends done only on a passing release snapshot: the root planner's done waits for it.
+      if (task.parentTaskId === null && report.status === 'done' && context.green !== undefined) {
+        const release = await context.green.release();
+        if (!release.passed) return { ok: false, error: release.refusal ?? 'Main is red, so the run cannot finish as done.' };
+      }
       finished = report;
       recorder.record({ type: 'planner.finished', data: { taskId: task.id, status: report.status, summary: report.summary } });
+      return { ok: true };
     },
   };
 }

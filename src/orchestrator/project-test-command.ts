@@ -20,13 +20,24 @@ const MAKEFILES = ['GNUmakefile', 'makefile', 'Makefile'];
  * (`go test ./...`). Null when none is there, or the files cannot be read.
  */
 export function detectProjectTestCommand(dir: string): ProjectTestCommand | null {
-  if (hasNpmTestScript(join(dir, 'package.json'))) return { command: 'npm test', source: 'the test script in package.json' };
-  const makefile = MAKEFILES.find((name) => hasTestTarget(join(dir, name)));
+  return detectTestCommandIn({ text: (name) => readText(join(dir, name)), isFile: (name) => isFile(join(dir, name)) });
+}
+
+/** The files of a project's top folder, wherever they are (a directory, a commit): text, or null when missing. */
+export interface ProjectFiles {
+  text(name: string): string | null;
+  isFile(name: string): boolean;
+}
+
+/** As `detectProjectTestCommand`, from the project's top-level files however they are read. */
+export function detectTestCommandIn(files: ProjectFiles): ProjectTestCommand | null {
+  if (hasNpmTestScript(files.text('package.json'))) return { command: 'npm test', source: 'the test script in package.json' };
+  const makefile = MAKEFILES.find((name) => hasTestTarget(files.text(name)));
   if (makefile !== undefined) return { command: 'make test', source: `the test target in ${makefile}` };
-  const python = ['pyproject.toml', 'pytest.ini'].find((name) => isFile(join(dir, name)));
+  const python = ['pyproject.toml', 'pytest.ini'].find((name) => files.isFile(name));
   if (python !== undefined) return { command: 'pytest', source: python };
-  if (isFile(join(dir, 'Cargo.toml'))) return { command: 'cargo test', source: 'Cargo.toml' };
-  if (isFile(join(dir, 'go.mod'))) return { command: 'go test ./...', source: 'go.mod' };
+  if (files.isFile('Cargo.toml')) return { command: 'cargo test', source: 'Cargo.toml' };
+  if (files.isFile('go.mod')) return { command: 'go test ./...', source: 'go.mod' };
   return null;
 }
 
@@ -42,8 +53,7 @@ export function testCommandSentence(found: ProjectTestCommand | null): string {
   );
 }
 
-function hasNpmTestScript(path: string): boolean {
-  const text = readText(path);
+function hasNpmTestScript(text: string | null): boolean {
   if (text === null) return false;
   try {
     const manifest = JSON.parse(text) as { scripts?: Record<string, unknown> };
@@ -55,8 +65,7 @@ function hasNpmTestScript(path: string): boolean {
 }
 
 /** A rule line (not a recipe line, not a variable) whose targets include `test`. */
-function hasTestTarget(path: string): boolean {
-  const text = readText(path);
+function hasTestTarget(text: string | null): boolean {
   if (text === null) return false;
   return text.split('\n').some((line) => {
     const rule = /^([^\t#:=][^#:=]*)::?(?!=)/.exec(line);

@@ -13,6 +13,12 @@ import type { SteeringWriter } from './steering-record.js';
 import type { Wakeups } from './wakeups.js';
 import type { WorkInFlight } from './work-in-flight.js';
 import type { WorkspaceQuota } from './workspace-quota.js';
+import type { ReleaseVerdict } from './green-loop.js';
+
+/** The release check a root planner's done `finish` waits for (the green loop's, see green-loop.ts). */
+export interface ReleaseGate {
+  release(): Promise<ReleaseVerdict>;
+}
 
 /** Everything the agents of one run share. Passed down, never found through globals. */
 export interface RunContext {
@@ -71,6 +77,8 @@ export interface RunContext {
    * takes its inbox, so the record comes before what it allowed. Absent: nothing steers the run.
    */
   readonly steering?: SteeringWriter;
+  /** The green loop's release check: a root planner's done `finish` is refused while it fails. Absent: no gate (`colony work`, tests of the tree alone). */
+  readonly green?: ReleaseGate;
 }
 
 /** The abort reason of agents stopped because the run stops (Ctrl-C, the root closed): their tasks go back to the store. */

@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { closeRepositoryObjects } from '../workspace/repository-objects.js';
 import { join } from 'node:path';
 import type { ColonyEvent, EventBody, EventData } from '../events/event-types.js';
@@ -5,6 +6,7 @@ import type { Handoff } from '../events/handoff.js';
 import { newShortId } from '../events/ids.js';
 import { createSecretRedactor } from '../events/secret-redaction.js';
 import type { ChatModel } from '../model/chat-model.js';
+import type { EventStore } from '../store/event-store.js';
 import type { TaskStore } from '../store/task-store.js';
 import { removeLeftoverViews } from '../workspace/main-view.js';
 import { resolveBranch } from '../workspace/workspace.js';
@@ -23,7 +25,8 @@ import { abandonRun, openRunStores, readUnfinishedIn, unfinishedRunError, type R
 import { readBriefFile } from './brief-file.js';
 import { createRedactingChatModel } from './redacting-chat-model.js';
 import { startCheckoutSync } from './checkout-sync.js';
-import { checkMain, type MainCheck } from './main-check.js';
+import { startGreenLoop, type ReleaseVerdict } from './green-loop.js';
+import { DEFAULT_GREEN_SETTINGS, type GreenSettings } from './green-settings.js';
 import type { RunContext } from './run-context.js';
 import { createWorkInFlight } from './work-in-flight.js';
 import { loadPromptSet, type PromptSet } from './prompt-set.js';
@@ -89,6 +92,10 @@ export interface RunSessionOptions {
    * lose the last of them. Only for measuring what durability costs; true when absent.
    */
   readonly durable?: boolean;
+  /** The green loop: its check, how often it snapshots main, its branch and tags (DEFAULT_GREEN_SETTINGS when absent). */
+  readonly green?: GreenSettings;
+  /** Commits a green bisect checks at once; half the cores (at least one) when absent. */
+  readonly bisectParallel?: number;
 }
 
 /** How the CLI resolved the models, besides their specs: never a key, only where it is read from. */
@@ -147,6 +154,10 @@ export async function runRunSession(given: RunSessionOptions): Promise<RunSessio
   try {
     const loaded = loadPromptSet(session.repo.root);
     if (!loaded.ok) return loaded;
+    const greenBranch = options.green?.branch ?? DEFAULT_GREEN_SETTINGS.branch;
+    if (greenBranch === session.repo.trunk) {
+      return { ok: false, error: `--green-branch ${greenBranch} is the trunk itself: the green branch follows ${session.repo.trunk} to its passing commits, so give it another name (the default is ${DEFAULT_GREEN_SETTINGS.branch}).` };
+    }
     // Read before anything is made: a refused run leaves no log behind where there was none.
     const unfinished = readUnfinishedIn(session.stateDir);
     if (!unfinished.ok) return unfinished;
@@ -203,8 +214,11 @@ export async function driveRun(drive: DriveRunOptions): Promise<RunSessionResult
     let recordBudget: (body: EventBody) => void = () => undefined;
     const limits = start.settings.limits;
     const budget = createRunBudget(limits, start.startedAt, (body) => recordBudget(body));
+    // The green loop counts landings from the moment it starts.
+    let observeGreen: (event: ColonyEvent) => void = () => undefined;
     const onEvent = (event: ColonyEvent): void => {
       budget?.observe(event);
+      observeGreen(event);
       options.onEvent?.(event);
     };
     const system = createAgentRecorder(events, runId, 'system', onEvent);
@@ -260,6 +274,34 @@ export async function driveRun(drive: DriveRunOptions): Promise<RunSessionResult
     // The worker limit the user set last (`colony workers`) outlasts a restart.
     const controls = createRunControls(workerLimitFromLog(events, runId, start.settings.workers));
     const steering = startSteering({ events, tasks, runId, rootTaskId, goalPath: start.settings.goalPath, record: system.record, wakeups, secrets: options.secrets ?? [], now: Date.now, effects: controls.effects });
+    // The goal as it stands: an edit the root planner was told of is what the run is checked and judged by.
+    const goalNow = (): string => {
+      const edited = events.read({ runId, types: ['goal.changed'] }).findLast((event) => event.type === 'goal.changed' && event.data.goal !== undefined);
+      return (edited?.type === 'goal.changed' ? edited.data.goal : undefined) ?? tasks.getTask(rootTaskId)?.body ?? '';
+    };
+    const greenSettings: GreenSettings = start.settings.green ?? DEFAULT_GREEN_SETTINGS;
+    const green = await startGreenLoop({
+      runId,
+      repo,
+      events,
+      tasks,
+      rootTaskId,
+      viewsDir: join(stateDir, 'views'),
+      commands,
+      dependencyLayer,
+      prompts,
+      settings: greenSettings,
+      record: system.record,
+      flush: system.flush,
+      goal: goalNow,
+      base: resumed === null ? startCommit : runBase(events, runId, startCommit),
+      parallel: options.bisectParallel ?? defaultBisectParallel(),
+      wakeups,
+      now: Date.now,
+      signal,
+    });
+    observeGreen = (event) => green.observe(event);
+    controls.attachGreen(() => green.request());
     const context: RunContext = {
       runId,
       repo,
@@ -287,6 +329,7 @@ export async function driveRun(drive: DriveRunOptions): Promise<RunSessionResult
       hangAfterMs: start.settings.hangAfterMs,
       freshness: start.settings.freshness ?? DEFAULT_FRESHNESS,
       ...(resumed === null ? {} : { priorAgents: resumed.priorAgents }),
+      green,
     };
     // Planners' views left by a process that died with them; no planner of this state runs yet.
     await removeLeftoverViews(repo, context.viewsDir);
@@ -304,12 +347,15 @@ export async function driveRun(drive: DriveRunOptions): Promise<RunSessionResult
     let check: MainCheck | null = null;
     // colony's own failure (its store) stops the run like Ctrl-C does: tasks released, resumable.
     let status: RunEndStatus = 'stopped';
-    if (outcome.rootHandoff !== null) {
-      // The goal as it stands: an edit the root planner was told of is what the run is judged by.
-      const edited = events.read({ runId, types: ['goal.changed'] }).findLast((event) => event.type === 'goal.changed' && event.data.goal !== undefined);
-      const goalBody = (edited?.type === 'goal.changed' ? edited.data.goal : undefined) ?? tasks.getTask(rootTaskId)?.body ?? '';
-      check = await checkMain(repo, goalBody, context.viewsDir, system, signal, commands);
-      status = outcome.rootHandoff.status === 'done' && (check === null || check.passed) ? 'done' : 'failed';
+    try {
+      if (outcome.rootHandoff !== null) {
+        // The release snapshot: the one a done finish waited for, or taken now on main as the run leaves it.
+        const release = await green.release();
+        check = recordMainCheck(system, release);
+        status = outcome.rootHandoff.status === 'done' && release.passed ? 'done' : 'failed';
+      }
+    } finally {
+      await green.stop();
     }
     const budgetExhausted = budget?.runExhaustion() ?? null;
     // The tree wound down because a limit was used up; a goal met all the same is still done.
@@ -344,6 +390,37 @@ export async function driveRun(drive: DriveRunOptions): Promise<RunSessionResult
   } finally {
     await closeRepositoryObjects(repo);
   }
+}
+
+/** The check run on main at the end of a run: the release snapshot's command, commit and verdict. */
+export interface MainCheck {
+  readonly command: string;
+  readonly commit: string;
+  readonly passed: boolean;
+}
+
+/** The release snapshot, recorded also as the run's `main.checked`; null when no check command is known. */
+function recordMainCheck(system: AgentRecorder, release: ReleaseVerdict): MainCheck | null {
+  const checked = release.check;
+  if (checked === null) return null;
+  const { command, commit, passed, exitCode, timedOut, outputTail } = checked;
+  system.record({ type: 'main.checked', data: { command, commit, passed, exitCode, timedOut, durationMs: Math.round(checked.durationMs), outputTail } });
+  system.flush();
+  return { command, commit, passed };
+}
+
+/**
+ * The trunk when a resumed run first started (the green loop's floor before any snapshot
+ * passed): what main was before the run's first landing, or main now when nothing landed yet.
+ */
+function runBase(events: EventStore, runId: string, mainNow: string): string {
+  const first = events.read({ runId, types: ['merge.landed'], limit: 1 })[0];
+  return first?.type === 'merge.landed' ? first.data.mainBefore : mainNow;
+}
+
+/** Bisect probes at once: half the cores, so the agents keep the rest; at least one, at most eight. */
+function defaultBisectParallel(): number {
+  return Math.max(1, Math.min(8, Math.floor(availableParallelism() / 2)));
 }
 
 /** The events the budget ledger folds, read back on resume to count what was spent before. */
@@ -387,6 +464,7 @@ function settingsOf(options: RunSessionOptions): RunSettings {
     leaseMs: options.leaseMs ?? DEFAULT_LEASE_MS,
     hangAfterMs: options.hangAfterMs ?? DEFAULT_HANG_AFTER_MS,
     freshness: options.freshness ?? DEFAULT_FRESHNESS,
+    green: options.green ?? DEFAULT_GREEN_SETTINGS,
   };
 }
 

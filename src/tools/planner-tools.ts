@@ -55,8 +55,14 @@ export interface PlannerBoard {
   delegate(input: { title: string; scope: string; brief: string }): Published;
   writeScratchpad(content: string): void;
   setAndon(paused: boolean, reason: string): void;
-  finish(report: FinishReport): void;
+  /**
+   * Records the planner's finish, or refuses it with what to do instead: colony refuses a root
+   * planner's done while main's release check fails.
+   */
+  finish(report: FinishReport): Promise<FinishResult> | FinishResult;
 }
+
+export type FinishResult = { readonly ok: true } | { readonly ok: false; readonly error: string };
 
 /** More than this many paths is a folder's worth: declare the folder. */
 const MAX_DECLARED_PATHS = 50;
@@ -154,7 +160,8 @@ export function createPlannerRoleTools(board: PlannerBoard): AnyTool[] {
     parameters: finishParameters,
     execute: async (input) => {
       const status = input.status ?? 'done';
-      board.finish(finishReportOf(input));
+      const finished = await board.finish(finishReportOf(input));
+      if (!finished.ok) return { ok: false, error: finished.error };
       return {
         ok: true,
         output: `Finished: ${status}. If a handoff is still due or arrives later, it is delivered to you and you continue.`,

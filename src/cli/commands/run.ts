@@ -25,10 +25,11 @@ import {
 import { formatRunSummary, readRunStatus } from './run-report.js';
 import { addSandboxOptions, reportSandboxSettings, type SandboxFlags } from '../sandbox-options.js';
 import { addFreshnessOptions, freshnessOf, type FreshnessFlags } from '../freshness-options.js';
+import { addGreenOptions, greenSettingsOf, type GreenFlags } from '../green-options.js';
 import { startRunDisplay } from '../run-display.js';
 import { defaultStateDir } from '../../orchestrator/state-directory.js';
 
-interface RunFlags extends SandboxFlags, FreshnessFlags {
+interface RunFlags extends SandboxFlags, FreshnessFlags, GreenFlags {
   readonly repo: string;
   readonly model: string;
   readonly plannerModel?: string;
@@ -91,6 +92,11 @@ const PROGRESS_EVENTS: ReadonlySet<EventType> = new Set<EventType>([
   'goal.changed',
   'message.sent',
   'main.checked',
+  'green.checked',
+  'green.advanced',
+  'green.blocked',
+  'green.bisected',
+  'green.reported',
   'model.retried',
   'model.failed',
   'agent.parked',
@@ -133,6 +139,7 @@ export function registerRunCommand(program: Command, ctx: CommandContext): void 
     .option('--new', 'start a new run even though the state directory holds an unfinished one (it is recorded as abandoned; `colony resume` continues it instead)');
   addProgressOptions(command);
   addFreshnessOptions(command);
+  addGreenOptions(command);
   addSandboxOptions(command).action(async (goalPath: string, flags: RunFlags) => {
     ctx.exitCode = await run(ctx, goalPath, flags);
   });
@@ -232,6 +239,7 @@ async function run(ctx: CommandContext, goalPath: string, flags: RunFlags): Prom
       modelSource: { baseUrl: flags.baseUrl ?? null, apiKeyEnv: flags.apiKeyEnv ?? null, prices },
       ...(flags.hangAfter === undefined ? {} : { hangAfterMs: Math.round(flags.hangAfter * 60_000) }),
       freshness: freshnessOf(flags),
+      green: greenSettingsOf(flags),
     });
   } finally {
     // The terminal UI comes down however the run ends, so the terminal is the user's again.

@@ -1,0 +1,58 @@
+import { InvalidArgumentError, type Command } from 'commander';
+import { DEFAULT_GREEN_SETTINGS, describeGreenEvery, parseGreenEvery, type GreenSettings } from '../orchestrator/green-settings.js';
+import { commandText, positiveNumber } from './command-context.js';
+
+/** The flags of `colony run` for the green loop. */
+export interface GreenFlags {
+  readonly check?: string;
+  readonly greenEvery?: { readonly everyCommits: number | null; readonly everyMs: number | null };
+  readonly greenBranch?: string;
+  readonly greenTag?: boolean;
+  readonly checkTimeout?: number;
+}
+
+export function addGreenOptions(command: Command): Command {
+  return command
+    .option('--check <command>', "the project's check, run on snapshots of main (default: the goal's colony-spec test command, else npm test, make test, ... as the project has)", commandText)
+    .option(
+      '--green-every <when>',
+      `snapshot main after N landed commits, after M minutes (Mm) when main moved, both (N,Mm: whichever comes first), or off (only the release snapshot at the end) (default ${DEFAULT_GREEN_SETTINGS.everyCommits},${DEFAULT_GREEN_SETTINGS.everyMs === null ? '' : `${DEFAULT_GREEN_SETTINGS.everyMs / 60_000}m`})`,
+      greenEvery,
+    )
+    .option('--green-branch <name>', `the branch a passing snapshot moves forward, fast-forward only (default ${DEFAULT_GREEN_SETTINGS.branch})`, branchName)
+    .option('--green-tag', 'tag every commit the green branch moves to (<branch>-1, <branch>-2, ...)')
+    .option('--check-timeout <minutes>', `stop a check that runs longer than this and count it as failing (default ${DEFAULT_GREEN_SETTINGS.checkTimeoutMs / 60_000})`, positiveNumber('a number of minutes such as 15 or 0.5'));
+}
+
+/** The green settings the flags ask for, the defaults filling in the rest. */
+export function greenSettingsOf(flags: GreenFlags): GreenSettings {
+  return {
+    ...DEFAULT_GREEN_SETTINGS,
+    ...(flags.check === undefined ? {} : { check: flags.check }),
+    ...(flags.greenEvery === undefined ? {} : { everyCommits: flags.greenEvery.everyCommits, everyMs: flags.greenEvery.everyMs }),
+    ...(flags.greenBranch === undefined ? {} : { branch: flags.greenBranch }),
+    tag: flags.greenTag === true,
+    ...(flags.checkTimeout === undefined ? {} : { checkTimeoutMs: Math.max(1_000, Math.round(flags.checkTimeout * 60_000)) }),
+  };
+}
+
+/** One line for the run's start: `green: every 10 commits or 10 min, check from the goal, branch green`. */
+export function describeGreenSettings(settings: GreenSettings): string {
+  const check = settings.check === null ? "the project's own check" : `\`${settings.check}\``;
+  return `green loop: ${describeGreenEvery(settings)}, ${check}, branch ${settings.branch}${settings.tag ? ' (tagged)' : ''}`;
+}
+
+function greenEvery(value: string): { everyCommits: number | null; everyMs: number | null } {
+  const parsed = parseGreenEvery(value);
+  if (!parsed.ok) throw new InvalidArgumentError(parsed.error);
+  return { everyCommits: parsed.everyCommits, everyMs: parsed.everyMs };
+}
+
+/** A branch name git takes: no spaces, no `..`, no leading `-`, none of `~^:?*[\`. */
+function branchName(value: string): string {
+  const name = value.trim();
+  if (name === '' || name.startsWith('-') || name.includes('..') || /[\s~^:?*[\\]/.test(name) || name.endsWith('/') || name.endsWith('.lock')) {
+    throw new InvalidArgumentError(`"${value}" is not a branch name git takes: use letters, digits, "-", "_", "." and "/", e.g. green or release/green.`);
+  }
+  return name;
+}

@@ -1,0 +1,112 @@
+import type { EventStore } from '../store/event-store.js';
+import type { TaskStore } from '../store/task-store.js';
+import { runGit } from '../workspace/git.js';
+import type { Repository } from '../workspace/repository.js';
+import type { FailureOrigin } from './green-failures.js';
+import type { SnapshotCheck } from './green-snapshot.js';
+import { fillPlaceholders, type PromptSet } from './prompt-set.js';
+
+/** Who brought a commit onto main: the task whose merge landed it, the agent that merged, and the planner that owns the task. */
+export interface Culprit {
+  readonly taskId: string | null;
+  readonly title: string | null;
+  readonly agentId: string | null;
+  readonly plannerTaskId: string | null;
+}
+
+const NO_CULPRIT: Culprit = { taskId: null, title: null, agentId: null, plannerTaskId: null };
+
+export interface ReportContext {
+  readonly runId: string;
+  readonly repo: Repository;
+  readonly events: EventStore;
+  readonly tasks: TaskStore;
+}
+
+/**
+ * The task behind `commit`, from the run's log: the merge that landed it (its commit, or the
+ * first merge whose landed commit contains it, for a merge that brought several), the agent
+ * that recorded that merge, and that agent's task. Nobody's when no merge of this run landed it.
+ */
+export async function culpritOf(context: ReportContext, commit: string): Promise<Culprit> {
+  const merges = context.events.read({ runId: context.runId, types: ['merge.landed'] }).flatMap((event) => (event.type === 'merge.landed' ? [event] : []));
+  let landing = merges.find((event) => event.data.commit === commit);
+  if (landing === undefined) {
+    for (const event of merges) {
+      const contains = await runGit(context.repo.root, ['merge-base', '--is-ancestor', commit, event.data.commit]);
+      if (contains.code !== 0) continue;
+      const before = await runGit(context.repo.root, ['merge-base', '--is-ancestor', commit, event.data.mainBefore]);
+      if (before.code === 0) continue;
+      landing = event;
+      break;
+    }
+  }
+  if (landing === undefined) return NO_CULPRIT;
+  const started = context.events.read({ runId: context.runId, agentId: landing.agentId, types: ['agent.started'] }).find((event) => event.type === 'agent.started');
+  if (started?.type !== 'agent.started') return { ...NO_CULPRIT, agentId: landing.agentId };
+  const task = context.tasks.getTask(started.data.taskId);
+  return { taskId: started.data.taskId, title: task?.title ?? started.data.title, agentId: landing.agentId, plannerTaskId: task?.parentTaskId ?? null };
+}
+
+/**
+ * The planner to tell about a failure: the one that owns the culprit's task, or, when that one
+ * has finished, the nearest planner above it still at work; the root planner for a failure
+ * nobody's task brought. Null when no planner of the run is at work.
+ */
+export function fixupRecipient(tasks: TaskStore, owner: string | null, rootTaskId: string): string | null {
+  let id: string | null = owner ?? rootTaskId;
+  while (id !== null) {
+    const task = tasks.getTask(id);
+    if (task === null) return null;
+    if (task.kind === 'planner' && (task.status === 'open' || task.status === 'running')) return task.id;
+    id = task.parentTaskId;
+  }
+  return null;
+}
+
+export interface FailureReport {
+  readonly origin: FailureOrigin;
+  readonly culprit: Culprit;
+  readonly subject: string;
+}
+
+/** The fix-up message a planner gets about one distinct failure (prompts/green-fixup.md). */
+export function fixupMessage(prompts: PromptSet, snapshot: SnapshotCheck, report: FailureReport): string {
+  return fillPlaceholders(prompts.text('green-fixup'), {
+    COMMAND: snapshot.command,
+    FIRST_BAD: firstBadText(report),
+    TASK: taskText(report.culprit),
+    SNAPSHOT: snapshot.commit.slice(0, 12),
+    GOOD: report.origin.good === null ? 'none in this run yet' : report.origin.good.slice(0, 12),
+    FAILURES: bulleted(report.origin.lines),
+    OUTPUT_TAIL: snapshot.outputTail,
+  });
+}
+
+/** The error a root planner's done `finish` gets while the release snapshot fails (prompts/release-refused.md). */
+export function releaseRefusal(prompts: PromptSet, snapshot: SnapshotCheck, good: string | null, reports: readonly FailureReport[]): string {
+  const culprits = reports.map((report) => `Brought by: ${firstBadText(report)}, ${taskText(report.culprit)}.`);
+  return fillPlaceholders(prompts.text('release-refused'), {
+    COMMAND: snapshot.command,
+    SNAPSHOT: snapshot.commit.slice(0, 12),
+    GOOD: good === null ? 'none in this run yet' : good.slice(0, 12),
+    CULPRITS: culprits.length === 0 ? 'colony could not tell which commit brought it.' : culprits.join('\n'),
+    FAILURES: bulleted(snapshot.failures),
+    OUTPUT_TAIL: snapshot.outputTail,
+  });
+}
+
+function firstBadText(report: FailureReport): string {
+  if (report.origin.firstBad === null) return 'none: main already failed so when the run started';
+  return `${report.origin.firstBad.slice(0, 12)} "${report.subject}"`;
+}
+
+function taskText(culprit: Culprit): string {
+  if (culprit.taskId === null) return 'no task of this run landed it';
+  const merged = culprit.agentId === null ? '' : `, merged by ${culprit.agentId}`;
+  return `task ${culprit.taskId} "${culprit.title ?? ''}"${merged}`;
+}
+
+function bulleted(lines: readonly string[]): string {
+  return lines.length === 0 ? '- (the check printed no failure line; see the output tail)' : lines.map((line) => `- ${line}`).join('\n');
+}

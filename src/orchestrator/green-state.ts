@@ -1,0 +1,64 @@
+import type { EventStore } from '../store/event-store.js';
+import type { TaskStore } from '../store/task-store.js';
+import type { FailureReport } from './green-report.js';
+
+/** A failure a red snapshot showed that no passing snapshot has cleared yet. */
+export interface OpenFailure {
+  /** Its first bad commit, or `before-the-run`: what makes it one failure. */
+  readonly key: string;
+  /** The failure lines it brought (more may join as later snapshots show them). */
+  lines: string[];
+  readonly report: FailureReport;
+}
+
+/** What the green loop knows between snapshots. */
+export interface GreenState {
+  /** The last commit a snapshot passed on in this run; null before the first. */
+  good: string | null;
+  lastSnapshot: { commit: string; passed: boolean } | null;
+  /** When the last snapshot was taken; null before the first. */
+  readonly lastSnapshotAt: number | null;
+  open: OpenFailure[];
+  /** Failures already told to a planner, by key: each is told once. */
+  readonly reported: Set<string>;
+}
+
+/**
+ * The loop's state as the run's log left it: a resumed run neither snapshots from scratch nor
+ * tells a planner again of a failure it was told of before the restart.
+ */
+export function restoreGreenState(events: EventStore, tasks: TaskStore, runId: string): GreenState {
+  const state: GreenState = { good: null, lastSnapshot: null, lastSnapshotAt: null, open: [], reported: new Set() };
+  let lastSnapshotAt: number | null = null;
+  for (const event of events.read({ runId, types: ['green.checked', 'green.bisected'] })) {
+    if (event.type === 'green.checked') {
+      state.lastSnapshot = { commit: event.data.commit, passed: event.data.passed };
+      lastSnapshotAt = event.ts;
+      if (event.data.passed) {
+        state.good = event.data.commit;
+        state.open = [];
+      }
+      continue;
+    }
+    if (event.type !== 'green.bisected') continue;
+    const { data } = event;
+    const key = data.firstBad ?? 'before-the-run';
+    state.reported.add(key);
+    const open = state.open.find((failure) => failure.key === key);
+    if (open !== undefined) {
+      open.lines = [...new Set([...open.lines, ...data.failures])];
+      continue;
+    }
+    const title = data.taskId === null ? null : (tasks.getTask(data.taskId)?.title ?? null);
+    state.open.push({
+      key,
+      lines: [...data.failures],
+      report: {
+        origin: { firstBad: data.firstBad, good: data.good, lines: data.failures, checks: data.checks, durationMs: data.durationMs },
+        culprit: { taskId: data.taskId, title, agentId: data.agentId, plannerTaskId: data.plannerTaskId },
+        subject: data.subject,
+      },
+    });
+  }
+  return { ...state, lastSnapshotAt };
+}
