@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { readCommandReport } from './command-output.js';
+import { failingTestNames, failureName, readCommandReport } from './command-output.js';
 
 describe('reading a run_command report', () => {
   it('reads the exit code and the output after the blank line', () => {
@@ -27,5 +27,20 @@ describe('reading a run_command report', () => {
 
   it('refuses what is not a report', () => {
     expect(readCommandReport('could not run the command: the working directory does not exist')).toBeNull();
+  });
+});
+
+describe('reading failing test names', () => {
+  it('reads TAP lines with and without their number, and spec lines with and without their time', () => {
+    const output = ["not ok 3 - slugify('A b')", "not ok - padLeft('a', 3)", '✖ clamp(5, 0, 3) (1.25ms)', '✖ words()', 'ok 4 - fine'].join('\n');
+    expect(failingTestNames(output)).toEqual(["slugify('A b')", "padLeft('a', 3)", 'clamp(5, 0, 3)', 'words()']);
+  });
+
+  it('names a failure line by its test, or by the line itself when it names none', () => {
+    expect(failureName("not ok - slugify('A b')")).toBe("slugify('A b')");
+    expect(failureName("  not ok 12 - slugify('A b')  ")).toBe("slugify('A b')");
+    expect(failureName("✖ slugify('A b') (3ms)")).toBe("slugify('A b')");
+    expect(failureName("slugify('A b') returns 'a-b'")).toBe("slugify('A b') returns 'a-b'");
+    expect(failureName(' Error: Cannot find module ./x.js ')).toBe('Error: Cannot find module ./x.js');
   });
 });

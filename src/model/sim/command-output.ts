@@ -39,16 +39,31 @@ export function tailOf(output: string, count = 15): string {
   return lines.slice(-count).join('\n');
 }
 
-/** The names of the tests that failed, from TAP (`not ok 3 - name`) or spec (`✖ name`) output. */
+/**
+ * The names of the tests that failed, from TAP (`not ok 3 - name`, or `not ok - name` as a
+ * normalised failure line has it) or spec (`✖ name`) output.
+ */
 export function failingTestNames(output: string): string[] {
   const names: string[] = [];
   for (const line of output.split('\n')) {
-    const tap = /^\s*not ok \d+ - (.+?)\s*$/.exec(line);
-    const spec = /^\s*✖ (.+?)(?: \([\d.]+m?s\))?\s*$/.exec(line);
-    const name = tap?.[1] ?? spec?.[1];
-    if (name !== undefined && !name.startsWith('failing tests') && !names.includes(name)) names.push(name);
+    const name = testNameOf(line);
+    if (name !== null && !name.startsWith('failing tests') && !names.includes(name)) names.push(name);
   }
   return names;
+}
+
+/**
+ * What a failure line names: the test of a TAP or spec line, or the line itself (an error line,
+ * or a name already without its marker). How the failure lines of colony's green check are read.
+ */
+export function failureName(line: string): string {
+  return testNameOf(line) ?? line.trim();
+}
+
+function testNameOf(line: string): string | null {
+  const tap = /^\s*not ok(?: \d+)?(?: -)? (.+?)\s*$/.exec(line);
+  const spec = /^\s*✖ (.+?)(?: \([\d.]+m?s\))?\s*$/.exec(line);
+  return tap?.[1] ?? spec?.[1] ?? null;
 }
 
 /** How many tests passed, when the output says (`# pass 12` or `ℹ pass 12`). */

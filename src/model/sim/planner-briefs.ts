@@ -1,7 +1,9 @@
+import { GREEN_FAILURES_HEADING } from './green-protocol.js';
 import { NOT_LANDED_PREFIX } from './handoff-message.js';
 import { plural } from './planner-plan.js';
 import type { Scenario, ScenarioModule } from './scenario.js';
 import { testPathFor } from './scenario.js';
+import { SKIP_TESTS_LINE } from './skip-tests-protocol.js';
 
 /**
  * The briefs the sim planner writes: prose a person (or a real model) can follow, then a
@@ -24,22 +26,36 @@ export function specBlock(project: Scenario['project'], modules: readonly Scenar
   return ['```colony-spec', ...json, '```'].join('\n');
 }
 
-export function buildBrief(project: Scenario['project'], module: ScenarioModule, earlier: EarlierAttempt | null): string {
+/**
+ * A Build task's brief. Told to skip the tests (the `skiptests` knob), it asks for a merge
+ * without running them, in SKIP_TESTS_LINE on a line of its own.
+ */
+export function buildBrief(
+  project: Scenario['project'],
+  module: ScenarioModule,
+  earlier: EarlierAttempt | null,
+  { skipTests }: { readonly skipTests: boolean } = { skipTests: false },
+): string {
   const functions = module.exports.map((fn) => fn.name).join(', ');
+  const check = skipTests ? '' : `run the project's tests (\`${project.test}\`) until they pass, `;
   const prose =
     `Build \`${module.path}\`: it exports ${functions}, answering the cases the colony-spec below lists for each. ` +
     `Write its node:test file next to it (\`${testPathFor(module.path)}\`) checking every case, ` +
-    `re-export the module from \`${project.index}\`, run the project's tests (\`${project.test}\`) until they pass, ` +
-    'merge to main, and hand off with what you did.';
-  return [prose, ...earlierSection(earlier), '', specBlock(project, [module])].join('\n');
+    `re-export the module from \`${project.index}\`, ${check}merge to main, and hand off with what you did.`;
+  const skip = skipTests ? [SKIP_TESTS_LINE] : [];
+  return [prose, ...skip, ...earlierSection(earlier), '', specBlock(project, [module])].join('\n');
 }
 
+/**
+ * A fix task's brief, the failing tests under GREEN_FAILURES_HEADING: a brief with that heading
+ * is a fix, and a sim worker always runs the tests on a fix.
+ */
 export function fixBrief(project: Scenario['project'], module: ScenarioModule, failingTests: readonly string[], earlier: EarlierAttempt): string {
   const prose =
     `The tests of \`${module.path}\` fail on main. Make the module (and its test file \`${testPathFor(module.path)}\`) ` +
     `match the colony-spec below again, keep it re-exported from \`${project.index}\`, run \`${project.test}\` until it passes, ` +
     'merge to main, and hand off with what you found and changed.';
-  const failing = ['', 'Failing on main:', ...failingTests.map((name) => `- ${name}`)];
+  const failing = ['', GREEN_FAILURES_HEADING, ...failingTests.map((name) => `- ${name}`)];
   return [prose, ...failing, ...earlierSection(earlier), '', specBlock(project, [module])].join('\n');
 }
 

@@ -1,6 +1,7 @@
 import type { Message, ToolCall } from '../messages.js';
 import { carriesBudgetNotice } from './budget-notice.js';
 import type { ConversationParts } from './conversation-parts.js';
+import { GREEN_FIXUP_OPENING, greenFailureLines } from './green-protocol.js';
 import { resultsById, splitConversation } from './conversation-parts.js';
 import type { HandoffMessage } from './handoff-message.js';
 import { readHandoffMessage, USER_MESSAGE_HEADER } from './handoff-message.js';
@@ -25,7 +26,9 @@ export interface PlannerAction {
 export type PlannerEvent =
   | { readonly kind: 'action'; readonly position: number; readonly action: PlannerAction }
   | { readonly kind: 'handoff'; readonly position: number; readonly handoff: HandoffMessage }
-  | { readonly kind: 'user-message'; readonly position: number; readonly text: string };
+  | { readonly kind: 'user-message'; readonly position: number; readonly text: string }
+  /** colony's fix-up message: main's green check fails, and the failure came with a commit of one of this planner's tasks. */
+  | { readonly kind: 'green-fixup'; readonly position: number; readonly failures: readonly string[] };
 
 /** Everything the sim planner takes from its conversation. It never looks anywhere else. */
 export interface PlannerConversation {
@@ -43,6 +46,8 @@ export interface PlannerConversation {
   readonly carried: PlannerCarried | null;
   /** Messages from the user that arrived since the sim's last answer, to acknowledge. */
   readonly newUserMessages: readonly string[];
+  /** The failure lines of each fix-up message that arrived since the sim's last answer, to acknowledge. */
+  readonly newGreenReports: readonly (readonly string[])[];
   /** True when colony said the budget is used up: the sim finishes in this answer. */
   readonly budgetUsedUp: boolean;
   readonly reminders: PendingReminders;
@@ -61,6 +66,7 @@ export function readPlannerParts(parts: ConversationParts): PlannerConversation 
   for (const [callId, result] of resultsById(parts.rest)) results.set(callId, readToolResult(result.content, result.isError));
   let turn = carried?.turn ?? 0;
   let newUserMessages: string[] = [...(carried?.unanswered ?? [])];
+  let newGreenReports: string[][] = (carried?.unansweredGreen ?? []).map((failures) => [...failures]);
   let scratchpad = carried?.reminders.scratchpad ?? false;
   let reflection = carried?.reminders.reflection ?? false;
   const first = carried?.events ?? 0;
@@ -69,6 +75,7 @@ export function readPlannerParts(parts: ConversationParts): PlannerConversation 
     if (message.role === 'assistant') {
       turn += 1;
       newUserMessages = [];
+      newGreenReports = [];
       reflection = false;
       for (const raw of message.toolCalls) {
         const action = { raw, call: readPlannerCall(raw), result: results.get(raw.id) ?? null };
@@ -83,6 +90,11 @@ export function readPlannerParts(parts: ConversationParts): PlannerConversation 
         events.push({ kind: 'user-message', position: first + events.length, text });
         newUserMessages.push(text);
       }
+      if (message.content.trimStart().startsWith(GREEN_FIXUP_OPENING)) {
+        const failures = greenFailureLines(message.content);
+        events.push({ kind: 'green-fixup', position: first + events.length, failures });
+        newGreenReports.push(failures);
+      }
       if (carriesReminder(message, SCRATCHPAD_REMINDER_OPENING)) scratchpad = true;
       if (carriesReminder(message, REFLECTION_REMINDER_OPENING)) reflection = true;
     }
@@ -96,6 +108,7 @@ export function readPlannerParts(parts: ConversationParts): PlannerConversation 
     nextPosition: first + events.length,
     carried,
     newUserMessages,
+    newGreenReports,
     budgetUsedUp: (carried?.budgetUsedUp ?? false) || parts.rest.some(carriesBudgetNotice),
     reminders: { scratchpad, reflection },
   };

@@ -1,5 +1,5 @@
 import { NOT_LANDED_PREFIX } from './handoff-message.js';
-import type { PlannerLedger, TestRun } from './planner-ledger.js';
+import type { PlannerLedger, ReleaseRefusal, TestRun } from './planner-ledger.js';
 import { firstLine } from './planner-ledger.js';
 import { plural } from './planner-plan.js';
 import { givenUp } from './planner-publish.js';
@@ -66,6 +66,34 @@ export function finishInput(facts: FinishFacts): FinishInput {
   return { status: failed ? 'failed' : dropped.length > 0 ? 'partial' : 'done', summary, notes, concerns };
 }
 
+/**
+ * The finish after colony refused a done one, when nothing has landed since: its failures are
+ * none it could fix (or fixes for them could not be published), so it says so and fails,
+ * quoting the first failure line, rather than finish done into the same refusal again.
+ */
+export function refusedFinishInput(facts: FinishFacts, refusal: ReleaseRefusal): FinishInput {
+  const base = finishInput(facts);
+  const owner = facts.scope === null ? 'the goal' : `\`${facts.scope}\``;
+  const why =
+    refusal.failures.length === 0
+      ? 'it named no failing test'
+      : refusal.unmapped.length === refusal.failures.length
+        ? `none of its failures is in a module of ${owner}`
+        : `the failures in modules of ${owner} were not fixed`;
+  const unmapped = refusal.unmapped.length > 0 ? [`Failing on main, not from any module of ${owner}: ${refusal.unmapped.join('; ')}`] : [];
+  return {
+    ...base,
+    status: 'failed',
+    summary: `main's release check fails (${refusedQuote(refusal)}) and ${why}, so the run cannot end done. ${base.summary}`,
+    concerns: [`colony refused my done finish: main's release check fails: ${refusedQuote(refusal)}`, ...unmapped, ...(base.concerns ?? [])],
+  };
+}
+
+/** The first failure line of a refused finish, as quoted in the planner's words. */
+export function refusedQuote(refusal: ReleaseRefusal): string {
+  return refusal.failures[0] ?? 'no failure lines given';
+}
+
 function testRunNote(command: string, run: TestRun): string {
   return `$ ${command} (on main): ${run.statusLine}${run.passCount === null ? '' : `, ${run.passCount} tests pass`}`;
 }
@@ -79,19 +107,22 @@ function outsideFailures(run: TestRun): string | null {
 
 /**
  * The planner's finish when told its budget is used up: what landed, and every module that did
- * not named in a `not landed: <path>` note so its parent knows what is left.
+ * not named in a `not landed: <path>` note so its parent knows what is left. Refused a done
+ * finish since the last handoff (`refused`), it says partial, quoting what fails on main.
  */
-export function budgetFinishInput(scenario: Scenario, ledger: PlannerLedger, scope: string | null): FinishInput {
+export function budgetFinishInput(scenario: Scenario, ledger: PlannerLedger, scope: string | null, refused: ReleaseRefusal | null): FinishInput {
   const owner = scope === null ? 'the goal' : `\`${scope}\``;
   const left = ledger.modules.filter((record) => record.phase !== 'landed');
   const total = ledger.modules.length;
   const open = ledger.tasks.filter((task) => task.handoff === null).length;
+  const concerns = refused === null ? [] : [`colony refused my done finish: main's release check fails: ${refusedQuote(refused)}`];
   return {
-    status: left.length === 0 ? 'done' : 'partial',
+    status: left.length === 0 && refused === null ? 'done' : 'partial',
     summary:
       `The budget was used up: ${total - left.length} of ${total} module${plural(total)} of ${owner} landed` +
       `${open > 0 ? `, ${open} task${plural(open)} still out` : ''}; I did not run \`${scenario.project.test}\` on main.`,
     notes: left.map((record) => `${NOT_LANDED_PREFIX}${record.module.path}`),
+    ...(concerns.length === 0 ? {} : { concerns }),
     follow_ups: left.length === 0 ? [] : [`Build what is left with more budget: ${left.map((record) => record.module.path).join(', ')}.`],
   };
 }

@@ -3,6 +3,8 @@ import { commandPassed, failingTestNames, passCount, readCommandReport } from '.
 import type { HandoffMessage } from './handoff-message.js';
 import { notLandedPaths } from './handoff-message.js';
 import type { PlannerAction, PlannerConversation } from './planner-conversation.js';
+import { greenFailureLines } from './green-protocol.js';
+import { applyGreenFailures, greenProblem, isReleaseRefusal, ownFailures, releaseProblem } from './planner-green.js';
 import type { Scenario, ScenarioModule } from './scenario.js';
 import { parseScenario } from './scenario.js';
 import { decodeLedger } from './planner-state.js';
@@ -33,8 +35,16 @@ export interface ModuleRecord {
   latestTask: PublishedTask | null;
   /** What went wrong, for the next brief and the final report: only the last is ever read. */
   problems: string[];
-  /** The tests of this module that failed on main in the last run, when phase is 'failing'. */
+  /**
+   * The tests of this module that fail on main: found failing (by a test run or colony's green
+   * check) when phase is 'failing'; those its open task was published to fix when 'open'.
+   */
   failingTests: string[];
+  /**
+   * Failures colony's green check reported while a task of this module was open (and not one
+   * published to fix them): the module becomes 'failing' when that task lands.
+   */
+  pendingFailures: string[];
   /** create_task or delegate calls for this module that the harness refused. */
   publishErrors: number;
 }
@@ -51,6 +61,16 @@ export interface TestRun {
   readonly unmapped: readonly string[];
 }
 
+/** colony's refusal of a done finish while main's release snapshot fails. */
+export interface ReleaseRefusal {
+  /** The position of the refused finish call. */
+  readonly position: number;
+  /** The failure lines it gave, as written. */
+  readonly failures: readonly string[];
+  /** Those that name a test of none of this planner's modules. */
+  readonly unmapped: readonly string[];
+}
+
 export interface PlannerLedger {
   readonly modules: readonly ModuleRecord[];
   readonly tasks: readonly PublishedTask[];
@@ -59,6 +79,8 @@ export interface PlannerLedger {
   readonly lastTestRun: TestRun | null;
   /** Test command calls since the last handoff that did not come back as a command report. */
   readonly testRunErrors: readonly string[];
+  /** The last refused finish; null when none was. */
+  readonly releaseRefusal: ReleaseRefusal | null;
 }
 
 const CREATED = /^Created task (\S+): /;
@@ -73,9 +95,10 @@ export function emptyLedger(scenario: Scenario): PlannerLedger {
     latestTask: null,
     problems: [],
     failingTests: [],
+    pendingFailures: [],
     publishErrors: 0,
   }));
-  return { modules, tasks: [], lastHandoffPosition: -1, lastTestRun: null, testRunErrors: [] };
+  return { modules, tasks: [], lastHandoffPosition: -1, lastTestRun: null, testRunErrors: [], releaseRefusal: null };
 }
 
 export function readLedger(conversation: PlannerConversation, scenario: Scenario): PlannerLedger {
@@ -87,7 +110,12 @@ export function readLedger(conversation: PlannerConversation, scenario: Scenario
   let lastHandoffPosition = start.lastHandoffPosition;
   let lastTestRun: TestRun | null = start.lastTestRun;
   let testRunErrors: string[] = [...start.testRunErrors];
+  let releaseRefusal = start.releaseRefusal;
   for (const event of conversation.events) {
+    if (event.kind === 'green-fixup') {
+      applyGreenFailures(event.failures, modules, greenProblem);
+      continue;
+    }
     if (event.kind === 'handoff') {
       lastHandoffPosition = event.position;
       testRunErrors = [];
@@ -107,10 +135,12 @@ export function readLedger(conversation: PlannerConversation, scenario: Scenario
           record.problems.push(`${call.name} was refused: ${firstLine(action.result?.content ?? 'no result')}`);
           continue;
         }
+        // A fix task is published to fix what was failing; a failure reported again while it is open is not news.
+        record.failingTests = record.phase === 'failing' ? record.failingTests : [];
+        record.pendingFailures = [];
         record.phase = 'open';
         record.attempts += 1;
         record.latestTask = task;
-        record.failingTests = [];
       }
       if (task !== null) tasks.set(task.id, task);
     }
@@ -122,8 +152,13 @@ export function readLedger(conversation: PlannerConversation, scenario: Scenario
       }
       lastTestRun = applyTestRun(event.position, report, modules);
     }
+    if (call?.name === 'finish' && action.result !== null && isReleaseRefusal(action.result)) {
+      const failures = greenFailureLines(action.result.content);
+      const mapped = applyGreenFailures(failures, modules, releaseProblem);
+      releaseRefusal = { position: event.position, failures, unmapped: failures.filter((line) => !mapped.has(line)) };
+    }
   }
-  return { modules, tasks: [...tasks.values()], lastHandoffPosition, lastTestRun, testRunErrors };
+  return { modules, tasks: [...tasks.values()], lastHandoffPosition, lastTestRun, testRunErrors, releaseRefusal };
 }
 
 function carriedModules(brief: string, byPath: ReadonlyMap<string, ModuleRecord>): ModuleRecord[] {
@@ -159,6 +194,15 @@ function applyHandoff(task: PublishedTask, handoff: HandoffMessage, byPath: Read
     const landed =
       (handoff.status === 'done' && !checksFailed) || (task.kind === 'planner' && !handoff.synthetic && !notLanded.has(path));
     record.phase = landed ? 'landed' : 'not-landed';
+    const pending = record.pendingFailures;
+    record.pendingFailures = [];
+    record.failingTests = [];
+    // Failures colony reported while the task was open were its doing: now on main, it needs a fix.
+    if (landed && pending.length > 0) {
+      record.phase = 'failing';
+      record.failingTests = pending;
+      record.problems.push(greenProblem(pending));
+    }
     if (landed) continue;
     const problem = checksFailed
       ? `task ${task.id} ended ${handoff.status}, but its acceptance checks failed on main (${firstLine(handoff.acceptance?.text ?? '')}): ${handoff.summary}`
@@ -172,7 +216,7 @@ function applyTestRun(position: number, report: CommandReport, modules: readonly
   const failing = passed ? [] : failingTestNames(report.output);
   const mapped = new Set<string>();
   for (const record of modules) {
-    const own = failing.filter((name) => record.module.exports.some((fn) => name.startsWith(`${fn.name}(`)));
+    const own = ownFailures(record.module, failing);
     for (const name of own) mapped.add(name);
     // A module given up for failing tests is back on main once its tests stop failing there.
     if (own.length === 0 && record.phase === 'failing') record.phase = 'landed';

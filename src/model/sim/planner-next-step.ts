@@ -1,5 +1,6 @@
 import type { TestVerdict } from './planner-finish.js';
-import { budgetFinishInput, finishInput } from './planner-finish.js';
+import { budgetFinishInput, finishInput, refusedFinishInput, refusedQuote } from './planner-finish.js';
+import { acknowledgeGreenReport } from './planner-green.js';
 import type { PlannerConversation } from './planner-conversation.js';
 import type { PlannerLedger } from './planner-ledger.js';
 import { firstLine, readLedger } from './planner-ledger.js';
@@ -8,6 +9,7 @@ import { givenUp, publishCalls, scratchpadContent } from './planner-publish.js';
 import type { FinishInput, PlannerCall } from './planner-tool-calls.js';
 import type { Scenario } from './scenario.js';
 import { parseScenario } from './scenario.js';
+import type { SimOptions } from './sim-options.js';
 
 /** What the sim planner means to say and do this turn. */
 export interface PlannedPlannerTurn {
@@ -29,16 +31,19 @@ export const MAX_PUBLISH_CALLS_PER_ANSWER = 40;
 /**
  * The planner's next step, decided only from its conversation: publish whatever its modules
  * need (up to MAX_PUBLISH_CALLS_PER_ANSWER calls an answer), else wait while any task has no
- * handoff, else run the project's tests on main once after the last handoff, else finish.
- * It answers reminders as it goes: a reflection reminder with a sentence on where it stands,
- * a scratchpad reminder with a write_scratchpad call alongside whatever it does.
+ * handoff, else run the project's tests on main once after the last handoff, else finish
+ * (failed, when colony refused its last finish and nothing landed since). It answers reminders
+ * as it goes: a reflection reminder with a sentence on where it stands, a scratchpad reminder
+ * with a write_scratchpad call alongside whatever it does; and it acknowledges messages from
+ * the user and colony's fix-up messages in its text.
  */
-export function planPlannerTurn(conversation: PlannerConversation, toolNames: readonly string[]): PlannedPlannerTurn {
+export function planPlannerTurn(conversation: PlannerConversation, toolNames: readonly string[], options: SimOptions): PlannedPlannerTurn {
   const tools = new Set(toolNames);
-  const { decided, standing } = decide(conversation, tools);
-  const acknowledged = conversation.newUserMessages.map(
-    (text) => `Noted your message ("${firstLine(text)}"); it does not change my plan. `,
-  );
+  const { decided, standing, scenario } = decide(conversation, tools, options);
+  const acknowledged = [
+    ...conversation.newUserMessages.map((text) => `Noted your message ("${firstLine(text)}"); it does not change my plan. `),
+    ...conversation.newGreenReports.map((failures) => acknowledgeGreenReport(failures, scenario)),
+  ];
   const reflected = conversation.reminders.reflection ? `Checked my progress against ${standing.owner}: ${standing.progress}; the plan still holds. ` : '';
   const rewrite =
     conversation.reminders.scratchpad && tools.has('write_scratchpad') && !decided.calls.some((call) => call.name === 'write_scratchpad');
@@ -54,11 +59,18 @@ interface Standing {
 }
 
 /** The step itself, without the words for messages and reminders; also what a summary names as the next step. */
-export function nextPlannerStep(conversation: PlannerConversation, tools: ReadonlySet<string>): PlannedPlannerTurn {
-  return decide(conversation, tools).decided;
+export function nextPlannerStep(conversation: PlannerConversation, tools: ReadonlySet<string>, options: SimOptions): PlannedPlannerTurn {
+  return decide(conversation, tools, options).decided;
 }
 
-function decide(conversation: PlannerConversation, tools: ReadonlySet<string>): { decided: PlannedPlannerTurn; standing: Standing } {
+interface Decision {
+  readonly decided: PlannedPlannerTurn;
+  readonly standing: Standing;
+  /** The brief's scenario; null when it has no usable colony-spec. */
+  readonly scenario: Scenario | null;
+}
+
+function decide(conversation: PlannerConversation, tools: ReadonlySet<string>, options: SimOptions): Decision {
   const owner = conversation.scope === null ? 'the goal' : conversation.scope;
   const parsed = parseScenario(conversation.brief);
   if (!parsed.ok) {
@@ -69,12 +81,12 @@ function decide(conversation: PlannerConversation, tools: ReadonlySet<string>): 
       notes: [parsed.error],
       feedback: ['Give the planner a brief with a colony-spec block holding JSON with "project" and "modules", as the note shows.'],
     });
-    return { decided, standing: { owner, progress, scratchpad: `Progress: ${progress}.` } };
+    return { decided, standing: { owner, progress, scratchpad: `Progress: ${progress}.` }, scenario: null };
   }
   const { scenario } = parsed;
   const ledger = readLedger(conversation, scenario);
   const base = baseFolderOf(scenario.modules.map((module) => module.path));
-  const pending = publishCalls(scenario, ledger, base, tools);
+  const pending = publishCalls(scenario, ledger, base, tools, options);
   const calls = pending.slice(0, MAX_PUBLISH_CALLS_PER_ANSWER);
   const later = pending.length - calls.length;
   const standing = {
@@ -82,7 +94,7 @@ function decide(conversation: PlannerConversation, tools: ReadonlySet<string>): 
     progress: progressOf(ledger),
     scratchpad: scratchpadContent(ledger, base, owner, { publishing: calls.length, later }),
   };
-  return { decided: decideWith(conversation, tools, { scenario, ledger, calls, standing }), standing };
+  return { decided: decideWith(conversation, tools, { scenario, ledger, calls, standing }), standing, scenario };
 }
 
 interface Facts {
@@ -94,8 +106,11 @@ interface Facts {
 
 function decideWith(conversation: PlannerConversation, tools: ReadonlySet<string>, facts: Facts): PlannedPlannerTurn {
   const { scenario, ledger, calls, standing } = facts;
+  const refusal = ledger.releaseRefusal;
+  // Refused, and nothing has landed since: a done finish would be refused again.
+  const refused = refusal !== null && refusal.position > ledger.lastHandoffPosition ? refusal : null;
   if (conversation.budgetUsedUp) {
-    const input = budgetFinishInput(scenario, ledger, conversation.scope);
+    const input = budgetFinishInput(scenario, ledger, conversation.scope, refused);
     return finish(tools, `The budget is used up; finishing as ${input.status ?? 'done'} with what landed.`, input);
   }
   if (calls.length > 0) {
@@ -113,6 +128,11 @@ function decideWith(conversation: PlannerConversation, tools: ReadonlySet<string
   if (verdict === null) {
     const text = "Nothing is open, so I am running the project's tests on main.";
     return { text, calls: [{ name: 'run_command', input: { command: scenario.project.test } }] };
+  }
+  if (refused !== null) {
+    const input = refusedFinishInput({ scenario, ledger, scope: conversation.scope, verdict }, refused);
+    const text = `colony refused my finish: main's release check fails (${refusedQuote(refused)}), and nothing I can fix explains it; finishing as failed.`;
+    return finish(tools, text, input);
   }
   const input = finishInput({ scenario, ledger, scope: conversation.scope, verdict });
   return finish(tools, `Everything I published has handed off; finishing as ${input.status ?? 'done'}.`, input);

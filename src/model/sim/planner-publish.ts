@@ -5,6 +5,8 @@ import { describePlan, plural, splitModules } from './planner-plan.js';
 import type { PlannerCall } from './planner-tool-calls.js';
 import type { Scenario, ScenarioModule } from './scenario.js';
 import { testPathFor } from './scenario.js';
+import { seededRoll } from './seeded-roll.js';
+import type { SimOptions } from './sim-options.js';
 
 /** Tasks (worker, delegated or fix) that may carry one module before the planner gives it up. */
 export const MAX_ATTEMPTS = 6;
@@ -23,12 +25,27 @@ export function givenUp(record: ModuleRecord): boolean {
 }
 
 /**
+ * Whether the planner tells a Build task of `module` to merge without running the tests (the
+ * `skiptests` knob): rolled per module, so a retry is told the same as its first attempt.
+ */
+export function toldToSkipTests(options: SimOptions, module: ScenarioModule): boolean {
+  return options.skiptests > 0 && seededRoll(options.seed, module.path, 0, 'skiptests') < options.skiptests;
+}
+
+/**
  * One call per piece of work the modules need now: a fix task for each module whose tests
  * fail on main, a retry (`retry_of` the failed task) for each module a worker did not land,
  * and for the rest (never published, or not landed by a sub-planner) the split: a delegate
- * per large area, a task per other module.
+ * per large area, a task per other module. A Build task told to skip the tests gets no
+ * acceptance checks, which would test it at the merge; a fix task is never told so.
  */
-export function publishCalls(scenario: Scenario, ledger: PlannerLedger, base: string, tools: ReadonlySet<string>): PlannerCall[] {
+export function publishCalls(
+  scenario: Scenario,
+  ledger: PlannerLedger,
+  base: string,
+  tools: ReadonlySet<string>,
+  options: SimOptions,
+): PlannerCall[] {
   const { project } = scenario;
   const work = ledger.modules.filter((record) => needsWork(record) && !givenUp(record));
   const pool = work.filter((record) => record.phase !== 'failing' && record.latestTask?.kind !== 'worker');
@@ -40,7 +57,8 @@ export function publishCalls(scenario: Scenario, ledger: PlannerLedger, base: st
     const earlier = members.some((record) => record.attempts > 0) ? groupHistory(members) : null;
     return { name: 'delegate', input: { title: `Own ${area}`, scope: area, brief: delegateBrief(project, area, modules, earlier) } };
   });
-  // Every task's work must leave the project's tests passing on main: colony checks that.
+  // Every task's work must leave the project's tests passing on main: colony checks that, unless
+  // the task was told to merge untested, when main's green check is the first to test it.
   const acceptance = [project.test];
   for (const record of work) {
     const { module } = record;
@@ -48,13 +66,14 @@ export function publishCalls(scenario: Scenario, ledger: PlannerLedger, base: st
     if (record.phase === 'failing') {
       const brief = fixBrief(project, module, record.failingTests, history(record));
       calls.push({ name: 'create_task', input: { title: `Fix ${module.path}: its tests fail on main`, brief, paths, acceptance } });
-    } else if (record.latestTask?.kind === 'worker') {
-      const brief = buildBrief(project, module, history(record));
-      calls.push({ name: 'create_task', input: { title: `Build ${module.path}`, brief, retry_of: record.latestTask.id, paths, acceptance } });
-    } else if (split.tasks.includes(module)) {
-      const brief = buildBrief(project, module, record.attempts > 0 ? history(record) : null);
-      calls.push({ name: 'create_task', input: { title: `Build ${module.path}`, brief, paths, acceptance } });
+      continue;
     }
+    const retried = record.latestTask?.kind === 'worker' ? record.latestTask.id : null;
+    if (retried === null && !split.tasks.includes(module)) continue;
+    const skipTests = toldToSkipTests(options, module);
+    const brief = buildBrief(project, module, record.attempts > 0 ? history(record) : null, { skipTests });
+    const retry = retried === null ? {} : { retry_of: retried };
+    calls.push({ name: 'create_task', input: { title: `Build ${module.path}`, brief, ...retry, paths, ...(skipTests ? {} : { acceptance }) } });
   }
   return calls;
 }

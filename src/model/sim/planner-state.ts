@@ -10,7 +10,9 @@ import type { Scenario } from './scenario.js';
  * the brief's colony-spec (the brief is never compacted away), so a task costs a few dozen
  * characters: `["task-ab12cd34","w",[17],"done"]` is id, kind (worker or planner), modules
  * and handoff. A module whose record follows from its one task (open while the task is, landed
- * when it ended done) is not written at all; any other is written in full.
+ * when it ended done) is not written at all; any other is written in full. Failures colony's
+ * green check reported for a module whose task is still open are written apart (`pending`), as
+ * is the last finish colony refused, so no fix-up message or refusal is counted twice or lost.
  */
 
 const STATUSES = ['done', 'partial', 'blocked', 'failed'] as const;
@@ -32,12 +34,18 @@ const testRunSchema = z.object({
   unmapped: z.array(z.string()),
 });
 
+const releaseRefusalSchema = z.object({ position: count, failures: z.array(z.string()), unmapped: z.array(z.string()) });
+
 const ledgerStateSchema = z.object({
   tasks: z.array(taskSchema),
   modules: z.array(moduleSchema),
   lastHandoff: z.number().int().min(-1),
   lastTestRun: testRunSchema.nullable(),
   testRunErrors: z.array(z.string()),
+  /** module place and the failures colony's green check reported while its task was open; only modules that have any. */
+  pending: z.array(z.tuple([count, z.array(z.string())])).default([]),
+  /** The last refused finish (green-protocol.ts). */
+  releaseRefusal: releaseRefusalSchema.nullable().default(null),
 });
 
 export type LedgerState = z.infer<typeof ledgerStateSchema>;
@@ -50,6 +58,8 @@ const plannerCarriedSchema = z.object({
   events: count,
   /** Messages from the user that came after the last answer, still to acknowledge. */
   unanswered: z.array(z.string()),
+  /** The failure lines of fix-up messages that came after the last answer, still to acknowledge. */
+  unansweredGreen: z.array(z.array(z.string())).default([]),
   budgetUsedUp: z.boolean(),
   reminders: z.object({ scratchpad: z.boolean(), reflection: z.boolean() }),
   ledger: ledgerStateSchema,
@@ -79,9 +89,14 @@ export function encodeLedger(ledger: PlannerLedger, scenario: Scenario | null): 
     const latest = record.latestTask === null ? -1 : (taskPlace.get(record.latestTask.id) ?? -1);
     return [[index, record.phase, record.attempts, latest, record.publishErrors, record.failingTests, record.problems.at(-1) ?? null]];
   });
+  const pending = ledger.modules.flatMap((record, index): LedgerState['pending'] =>
+    record.pendingFailures.length === 0 ? [] : [[index, [...record.pendingFailures]]],
+  );
   const run = ledger.lastTestRun;
   const lastTestRun = run === null ? null : { ...run, unmapped: [...run.unmapped] };
-  return { tasks, modules, lastHandoff: ledger.lastHandoffPosition, lastTestRun, testRunErrors: [...ledger.testRunErrors] };
+  const refusal = ledger.releaseRefusal;
+  const releaseRefusal = refusal === null ? null : { position: refusal.position, failures: [...refusal.failures], unmapped: [...refusal.unmapped] };
+  return { tasks, modules, lastHandoff: ledger.lastHandoffPosition, lastTestRun, testRunErrors: [...ledger.testRunErrors], pending, releaseRefusal };
 }
 
 /** The ledger a summary carried, bound to the brief's modules; null when it does not fit them. */
@@ -99,15 +114,27 @@ export function decodeLedger(state: LedgerState, scenario: Scenario): PlannerLed
   const modules: ModuleRecord[] = scenario.modules.map(
     (module) =>
       derivedRecord(module, carriers.get(module.path) ?? []) ??
-      { module, phase: 'unpublished', attempts: 0, latestTask: null, problems: [], failingTests: [], publishErrors: 0 },
+      { module, phase: 'unpublished', attempts: 0, latestTask: null, problems: [], failingTests: [], pendingFailures: [], publishErrors: 0 },
   );
   for (const [index, phase, attempts, latest, publishErrors, failingTests, problem] of state.modules) {
     const module = scenario.modules[index];
     if (module === undefined || latest >= tasks.length) return null;
     const latestTask = latest === -1 ? null : (tasks[latest] ?? null);
-    modules[index] = { module, phase, attempts, latestTask, problems: problem === null ? [] : [problem], failingTests, publishErrors };
+    modules[index] = { module, phase, attempts, latestTask, problems: problem === null ? [] : [problem], failingTests, pendingFailures: [], publishErrors };
   }
-  return { modules, tasks, lastHandoffPosition: state.lastHandoff, lastTestRun: state.lastTestRun, testRunErrors: state.testRunErrors };
+  for (const [index, failures] of state.pending) {
+    const record = modules[index];
+    if (record === undefined) return null;
+    record.pendingFailures = [...failures];
+  }
+  return {
+    modules,
+    tasks,
+    lastHandoffPosition: state.lastHandoff,
+    lastTestRun: state.lastTestRun,
+    testRunErrors: state.testRunErrors,
+    releaseRefusal: state.releaseRefusal,
+  };
 }
 
 function defaultTitle(kind: PublishedTask['kind'], paths: readonly string[]): string | null {
@@ -145,14 +172,19 @@ function carriersByPath(tasks: readonly PublishedTask[]): Map<string, PublishedT
   return carriers;
 }
 
-/** The record a module has when its one task says all there is to say; null when it needs writing out. */
+/**
+ * The record a module has when its one task says all there is to say; null when it needs writing
+ * out. Pending failures are carried apart (`pending`), so they do not count here.
+ */
 function derivedRecord(module: ModuleRecord['module'], carrying: readonly PublishedTask[]): ModuleRecord | null {
-  if (carrying.length === 0) return { module, phase: 'unpublished', attempts: 0, latestTask: null, problems: [], failingTests: [], publishErrors: 0 };
+  if (carrying.length === 0) {
+    return { module, phase: 'unpublished', attempts: 0, latestTask: null, problems: [], failingTests: [], pendingFailures: [], publishErrors: 0 };
+  }
   const [task] = carrying;
   if (carrying.length > 1 || task === undefined) return null;
   if (task.handoff !== null && task.handoff.status !== 'done') return null;
   const phase = task.handoff === null ? 'open' : 'landed';
-  return { module, phase, attempts: 1, latestTask: task, problems: [], failingTests: [], publishErrors: 0 };
+  return { module, phase, attempts: 1, latestTask: task, problems: [], failingTests: [], pendingFailures: [], publishErrors: 0 };
 }
 
 function sameRecord(first: ModuleRecord, second: ModuleRecord): boolean {

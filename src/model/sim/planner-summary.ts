@@ -7,6 +7,7 @@ import { givenUp, needsWork } from './planner-publish.js';
 import type { PlannerCarried } from './planner-state.js';
 import { encodeLedger } from './planner-state.js';
 import { parseScenario } from './scenario.js';
+import type { SimOptions } from './sim-options.js';
 
 /** Ids and paths named in a summary before the rest are counted. */
 const NAMED = 8;
@@ -18,21 +19,25 @@ const PLANNER_TOOLS: ReadonlySet<string> = new Set(['create_task', 'delegate', '
  * landed, what is in flight, the open threads, the next step) and the state it goes on from
  * (planner-state.ts), derived exactly as its next answer would derive it.
  */
-export function plannerSummary(parts: ConversationParts): { lines: string[]; state: PlannerCarried } {
+export function plannerSummary(parts: ConversationParts, options: SimOptions): { lines: string[]; state: PlannerCarried } {
   const conversation = readPlannerParts(parts);
   const parsed = parseScenario(conversation.brief);
   const scenario = parsed.ok ? parsed.scenario : null;
   const ledger = scenario === null ? null : readLedger(conversation, scenario);
   const owner = conversation.scope === null ? 'the goal' : `\`${conversation.scope}\``;
-  const next = nextPlannerStep(conversation, PLANNER_TOOLS);
+  const next = nextPlannerStep(conversation, PLANNER_TOOLS, options);
   const state: PlannerCarried = {
     role: 'planner',
     turn: conversation.turn,
     events: conversation.nextPosition,
     unanswered: [...conversation.newUserMessages],
+    unansweredGreen: conversation.newGreenReports.map((failures) => [...failures]),
     budgetUsedUp: conversation.budgetUsedUp,
     reminders: conversation.reminders,
-    ledger: ledger === null ? { tasks: [], modules: [], lastHandoff: -1, lastTestRun: null, testRunErrors: [] } : encodeLedger(ledger, scenario),
+    ledger:
+      ledger === null
+        ? { tasks: [], modules: [], lastHandoff: -1, lastTestRun: null, testRunErrors: [], pending: [], releaseRefusal: null }
+        : encodeLedger(ledger, scenario),
   };
   if (scenario === null || ledger === null) {
     const lines = [`Goal: ${owner}, but the brief has no colony-spec I can plan from.`, `Next step: ${next.text}`];

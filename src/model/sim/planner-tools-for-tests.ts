@@ -1,4 +1,5 @@
 import type { Message } from '../messages.js';
+import { GREEN_FAILURES_HEADING, GREEN_FIXUP_OPENING, RELEASE_REFUSED_OPENING } from './green-protocol.js';
 import type { SimAnswer } from './sim-answer.js';
 import type { SimOptions } from './sim-options.js';
 import { DEFAULT_SIM_OPTIONS } from './sim-options.js';
@@ -77,6 +78,8 @@ export interface PlannerSessionOptions {
   readonly runCommand?: (command: string) => string;
   /** Gives each new task its id; shared by the planners of one tree so ids stay unique. */
   readonly newTaskId?: () => string;
+  /** Refuses a finish call when it returns an error text, as colony refuses a done finish while main's release check fails. */
+  readonly refuseFinish?: (args: Arguments) => string | null;
 }
 
 export interface PlannerSession {
@@ -84,11 +87,15 @@ export interface PlannerSession {
   readonly tasks: FakeTask[];
   /** Arguments of every accepted finish call, in order. */
   readonly finishes: Arguments[];
+  /** Arguments of every finish call refuseFinish refused, in order. */
+  readonly refusedFinishes: Arguments[];
   readonly commands: string[];
   /** One model call: appends the sim's answer and the results of its tool calls. */
   turn(): SimAnswer;
   handOff(taskId: string, handoff: FakeHandoff): void;
   tell(text: string): void;
+  /** A fix-up message from colony's green loop about these failure lines, blaming `taskId`. */
+  fixUp(failures: readonly string[], taskId: string): void;
   /** Tasks without a handoff yet. */
   openTasks(): FakeTask[];
 }
@@ -103,11 +110,21 @@ export function createPlannerSession(setup: PlannerSessionOptions): PlannerSessi
   const tasks: FakeTask[] = [];
   const handedOff = new Set<string>();
   const finishes: Arguments[] = [];
+  const refusedFinishes: Arguments[] = [];
   const commands: string[] = [];
   let count = 0;
   const newTaskId = setup.newTaskId ?? ((): string => `task_${++count}`);
 
-  function execute(name: string, args: Arguments): string {
+  function execute(name: string, args: Arguments): { content: string; isError: boolean } {
+    const refusal = name === 'finish' ? (setup.refuseFinish?.(args) ?? null) : null;
+    if (refusal !== null) {
+      refusedFinishes.push(args);
+      return { content: refusal, isError: true };
+    }
+    return { content: answer(name, args), isError: false };
+  }
+
+  function answer(name: string, args: Arguments): string {
     const text = (key: string): string => String(args[key]);
     switch (name) {
       case 'create_task': {
@@ -139,13 +156,14 @@ export function createPlannerSession(setup: PlannerSessionOptions): PlannerSessi
     messages,
     tasks,
     finishes,
+    refusedFinishes,
     commands,
     turn() {
       const answer = simPlannerTurn(messages, setup.toolNames ?? PLANNER_TOOL_NAMES, setup.options ?? DEFAULT_SIM_OPTIONS);
       messages.push({ role: 'assistant', text: answer.text, toolCalls: answer.toolCalls });
       for (const call of answer.toolCalls) {
-        const content = execute(call.name, JSON.parse(call.input) as Arguments);
-        messages.push({ role: 'tool', callId: call.id, toolName: call.name, content, isError: false });
+        const { content, isError } = execute(call.name, JSON.parse(call.input) as Arguments);
+        messages.push({ role: 'tool', callId: call.id, toolName: call.name, content, isError });
       }
       return answer;
     },
@@ -157,10 +175,55 @@ export function createPlannerSession(setup: PlannerSessionOptions): PlannerSessi
     tell(text) {
       messages.push({ role: 'user', content: `Message from the user:\n${text}` });
     },
+    fixUp(failures, taskId) {
+      messages.push({ role: 'user', content: greenFixupMessage(failures, taskId) });
+    },
     openTasks() {
       return tasks.filter((task) => !handedOff.has(task.id));
     },
   };
+}
+
+/** A fix-up message as colony's green loop fills its template (src/orchestrator/prompts/green-fixup.md). */
+export function greenFixupMessage(failures: readonly string[], taskId: string): string {
+  return [
+    `${GREEN_FIXUP_OPENING} colony's green check of main fails, and the failure came with a commit of a task you own.`,
+    '',
+    'Command: `node --test`',
+    'First bad commit: 0badc0ffee12 Add the module',
+    `Task: ${taskId} "Build a module"`,
+    'Snapshot: main at 5eed5eed5eed fails; the last commit that passed is 600d600d600d.',
+    '',
+    GREEN_FAILURES_HEADING,
+    ...failures,
+    '',
+    'Output tail:',
+    ...failures,
+    '# fail 1',
+    '',
+    'That task has ended, so nobody is fixing this yet. Publish a task that makes the check pass on main again. ' +
+      'colony sends this once per failure; the green branch moves again when a snapshot passes.',
+  ].join('\n');
+}
+
+/** The error a done finish gets while main's release snapshot fails (src/orchestrator/prompts/release-refused.md). */
+export function releaseRefusedError(failures: readonly string[]): string {
+  return [
+    `${RELEASE_REFUSED_OPENING} the release snapshot of main failed.`,
+    '',
+    'Command: `node --test`',
+    'Snapshot: main at 5eed5eed5eed fails; the last commit that passed is 600d600d600d.',
+    'First bad commit: 0badc0ffee12 (task task_1)',
+    '',
+    GREEN_FAILURES_HEADING,
+    ...failures,
+    '',
+    'Output tail:',
+    ...failures,
+    '',
+    'Publish tasks that make the check pass on main, then finish again. ' +
+      'A run ends done only on a passing snapshot; finishing with another status ends the run as that status.',
+  ].join('\n');
 }
 
 /** The function a generated module exports: its path in camel case (`src/text/t0.js` → `srcTextT0`). */

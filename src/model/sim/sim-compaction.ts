@@ -22,7 +22,7 @@ export function simCompactionTurn(messages: readonly Message[], options: SimOpti
   const parts = splitConversation(messages.slice(0, -1));
   const { folded, unfinished } = splitUnfinishedTurn(parts.rest);
   const summarised = { ...parts, rest: folded };
-  const summary = roleOf(parts) === 'planner' ? plannerSummary(summarised) : workerSummary(summarised, options, unfinished !== null);
+  const summary = roleOf(parts) === 'planner' ? plannerSummary(summarised, options) : workerSummary(summarised, options, unfinished !== null);
   const state = unfinished === null ? { ...summary.state } : { ...summary.state, unfinished };
   return simAnswer(messages, summary.state.turn, summaryText(summary.lines, state), [], options);
 }

@@ -1,6 +1,6 @@
 /**
  * The knobs of the simulated model, read from its model spec: `sim` or
- * `sim?seed=7&latency=50..400&bug=0.2&lie=0.1&malformed=0.05&crash=0.02&tokens=200&context=32000`.
+ * `sim?seed=7&latency=50..400&bug=0.2&lie=0.1&malformed=0.05&crash=0.02&tokens=200&context=32000&skiptests=0.5`.
  */
 export interface SimOptions {
   /** Every roll is derived from this, so the same seed gives the same run. */
@@ -33,6 +33,12 @@ export interface SimOptions {
    * refused as a real provider refuses it, with a 400 `context_length_exceeded`.
    */
   readonly context: number | null;
+  /**
+   * Chance per module that the planner tells its Build task to merge without running the tests
+   * (and gives it no acceptance checks), leaving main's green check to find what it broke. The
+   * worker obeys on a first attempt; a retry or a fix task always runs the tests.
+   */
+  readonly skiptests: number;
 }
 
 /** The smallest context window the sim takes: below it not even a brief would fit. */
@@ -48,6 +54,7 @@ export const DEFAULT_SIM_OPTIONS: SimOptions = {
   tokens: 0,
   stall: 0,
   context: null,
+  skiptests: 0,
 };
 
 export type SimSpecResult = { readonly ok: true; readonly options: SimOptions } | { readonly ok: false; readonly error: string };
@@ -62,6 +69,7 @@ const ACCEPTED_KEYS = [
   'tokens (extra output tokens per call, an integer >= 0, default 0)',
   'stall (a probability 0..1 that a worker call never answers, default 0)',
   `context (the context window in tokens, an integer >= ${MIN_CONTEXT_TOKENS}; larger requests are refused; default none)`,
+  'skiptests (a probability 0..1 that a planner tells a Build task to merge without running the tests, default 0)',
 ];
 
 const HELP = `Accepted keys: ${ACCEPTED_KEYS.join('; ')}. Example: sim?seed=7&latency=50..400&bug=0.2&malformed=0.05&crash=0.02&context=32000`;
@@ -107,7 +115,8 @@ function readSetting(key: string, value: string): Setting {
     case 'lie':
     case 'malformed':
     case 'crash':
-    case 'stall': {
+    case 'stall':
+    case 'skiptests': {
       const chance = readProbability(value);
       if (chance === null) return { ok: false, error: `${key} must be a probability from 0 to 1, got "${value}".` };
       return { ok: true, apply: (options) => ({ ...options, [key]: chance }) };

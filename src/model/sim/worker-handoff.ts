@@ -1,5 +1,6 @@
 import { tailOf } from './command-output.js';
 import type { Scenario } from './scenario.js';
+import { SIM_BROKE_ON_PURPOSE_NOTE } from './skip-tests-protocol.js';
 import type { MergeAttempt, TestRun, WorkerFacts } from './worker-facts.js';
 import { readAfter } from './worker-facts.js';
 import type { HandoffInput } from './worker-tool-calls.js';
@@ -113,6 +114,41 @@ export function liedHandoff(done: Omit<DoneFacts, 'passingRun'>): HandoffInput {
   return doneHandoff({ ...done, passingRun: madeUp });
 }
 
+export interface SkippedTestsFacts {
+  readonly scenario: Scenario;
+  readonly facts: WorkerFacts;
+  /** The merge that landed, or null when no merge_to_main tool was available. */
+  readonly merge: MergeAttempt | null;
+}
+
+/**
+ * The handoff of a worker told to merge without running the tests: `done`, saying honestly that
+ * it did not run them, and naming each module it knew it wrote wrong (SIM_BROKE_ON_PURPOSE_NOTE):
+ * the sim's own record of what main's green check should find.
+ */
+export function skippedTestsHandoff(skipped: SkippedTestsFacts): HandoffInput {
+  const { scenario, facts, merge } = skipped;
+  const command = scenario.project.test;
+  const functions = scenario.modules.flatMap((module) => module.exports.map((fn) => fn.name));
+  const outcome = merge === null ? 'it is not merged, because I had no merge_to_main tool' : merge.kind === 'nothing' ? 'main already had all of it' : 'it is merged into main';
+  const wrong = scenario.modules.filter((module) => facts.moduleWrites.get(module.path)?.lastCorrect === false);
+  const notes = [
+    ...filesNote(facts),
+    ...wrong.map((module) => `${SIM_BROKE_ON_PURPOSE_NOTE}${module.path}`),
+    ...conflictNotes(facts, { retested: false }),
+  ];
+  if (merge !== null) notes.push(`merge_to_main: ${firstLine(merge.content)}`);
+  return {
+    status: 'done',
+    summary:
+      `Built ${functions.join(', ')} in ${scenario.modules.map((module) => module.path).join(', ')} with tests, ` +
+      `re-exported from ${scenario.project.index}, and ${outcome}. I did not run \`${command}\`: my brief said to merge without running the tests.`,
+    evidence: `I did not run \`${command}\`: my brief said to merge without running the tests, as main's green check tests the work after me.`,
+    notes,
+    concerns: [`Untested: \`${command}\` never ran on this work before it landed.`],
+  };
+}
+
 export interface FailingElsewhereFacts {
   readonly scenario: Scenario;
   readonly facts: WorkerFacts;
@@ -162,7 +198,7 @@ function fixNotes(scenario: Scenario, facts: WorkerFacts): string[] {
   return notes;
 }
 
-function conflictNotes(facts: WorkerFacts): string[] {
+function conflictNotes(facts: WorkerFacts, { retested }: { readonly retested: boolean } = { retested: true }): string[] {
   const notes: string[] = [];
   for (const attempt of facts.merges) {
     if (attempt.kind !== 'conflict') continue;
@@ -172,7 +208,7 @@ function conflictNotes(facts: WorkerFacts): string[] {
         ? `${file}: kept both sides' lines, main's first, without duplicates`
         : `${file}: kept my side`;
     });
-    notes.push(`merge_to_main hit conflicts (${how.join('; ')}); I resolved them, re-ran the tests and merged again.`);
+    notes.push(`merge_to_main hit conflicts (${how.join('; ')}); I resolved them${retested ? ', re-ran the tests' : ''} and merged again.`);
   }
   return notes;
 }

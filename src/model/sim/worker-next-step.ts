@@ -1,9 +1,11 @@
+import { GREEN_FAILURES_HEADING } from './green-protocol.js';
 import { resolveConflicts } from './merge-conflict-resolution.js';
 import { EVIDENCE_FIRST_OPENING } from './reminder-protocol.js';
 import type { Scenario, ScenarioModule } from './scenario.js';
 import { indexLineFor, renderModuleSource, renderModuleTest, testPathFor } from './scenario.js';
 import { seededRoll } from './seeded-roll.js';
 import type { SimOptions } from './sim-options.js';
+import { carriesSkipTestsLine } from './skip-tests-protocol.js';
 import type { WorkerConversation } from './worker-conversation.js';
 import type { MergeAttempt, TestRun, WorkerFacts } from './worker-facts.js';
 import { readAfter, writtenAfter } from './worker-facts.js';
@@ -13,6 +15,7 @@ import {
   doneHandoff,
   failingElsewhereHandoff,
   liedHandoff,
+  skippedTestsHandoff,
   stepFailedHandoff,
   testsFailedHandoff,
 } from './worker-handoff.js';
@@ -64,7 +67,7 @@ export function planWorkerTurn(conversation: WorkerConversation, toolNames: read
   const { scenario } = parsed;
   const facts = conversation.facts;
   const next = nextStep({ scenario, facts, taskText: conversation.taskText, options, tools });
-  let planned = withEvidence(guardRepeatedFailures(next, facts), facts);
+  let planned = withEvidence(guardRepeatedFailures(next, facts), facts, skipsTests(conversation.taskText));
   // Told this is its last call, it hands off now with what it has, unless it was about to anyway.
   if (conversation.budgetUsedUp && !planned.calls.some((call) => call.name === 'submit_handoff')) {
     planned = handoff('The budget is used up, so I am handing off what I have.', budgetStoppedHandoff(scenario, facts, planned.text));
@@ -90,13 +93,27 @@ function guardRepeatedFailures(planned: PlannedTurn, facts: WorkerFacts): Planne
 
 /**
  * After colony refused a done handoff for want of evidence, the sim says so and submits again:
- * its done handoff always carries the command it ran and the tail of its passing output.
+ * its done handoff always carries the command it ran and the tail of its passing output, or,
+ * when it merged untested as its brief said, the same honest word that it did not run them.
  */
-function withEvidence(planned: PlannedTurn, facts: WorkerFacts): PlannedTurn {
+function withEvidence(planned: PlannedTurn, facts: WorkerFacts, skippedTests: boolean): PlannedTurn {
   const refused = facts.stepFailures.get('submit_handoff')?.lastError.startsWith(EVIDENCE_FIRST_OPENING) ?? false;
   const [call] = planned.calls;
   if (!refused || call?.name !== 'submit_handoff' || call.input.status !== 'done') return planned;
-  return { text: 'colony asked for evidence first: submitting again with the command I ran and the tail of its output.', calls: planned.calls };
+  const text = skippedTests
+    ? 'colony asked for evidence first: submitting again with the same evidence, that I did not run the tests because my brief said to merge without them.'
+    : 'colony asked for evidence first: submitting again with the command I ran and the tail of its output.';
+  return { text, calls: planned.calls };
+}
+
+/**
+ * Whether the worker merges without running the tests: its brief says so (SKIP_TESTS_LINE), and
+ * it is a first attempt, not a retry (colony's `## Earlier attempts`) nor a fix (a brief saying
+ * what fails on main), both of which are about tests that failed.
+ */
+export function skipsTests(taskText: string): boolean {
+  if (!carriesSkipTestsLine(taskText) || taskText.includes(EARLIER_ATTEMPTS_HEADING)) return false;
+  return !taskText.split('\n').some((line) => line.trim() === GREEN_FAILURES_HEADING);
 }
 
 interface StepContext {
@@ -142,6 +159,11 @@ function nextStep(context: StepContext): PlannedTurn {
         calls: [{ name: 'write_file', input: { path: file, content: resolveConflicts(read.content, read.strategy) } }],
       };
     }
+  }
+
+  if (skipsTests(context.taskText)) {
+    const why = `My brief says to merge without running the tests, so I did not run \`${command}\`.`;
+    return mergeThenHandOff(context, why, (merge) => skippedTestsHandoff({ scenario, facts, merge }));
   }
 
   const lastRun = facts.runs.at(-1);
