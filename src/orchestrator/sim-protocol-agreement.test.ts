@@ -4,6 +4,7 @@ import { SUMMARY_OPENING as LOOP_SUMMARY_OPENING } from '../agent/compaction.js'
 import type { Message } from '../model/messages.js';
 import { COMPACTION_REQUEST_OPENING, isShrunkOutput, SUMMARY_OPENING, shrinkToolOutput } from '../model/sim/compaction-protocol.js';
 import { EVIDENCE_FIRST_OPENING, REFLECTION_REMINDER_OPENING, SCRATCHPAD_REMINDER_OPENING } from '../model/sim/reminder-protocol.js';
+import { GREEN_FAILURES_HEADING, GREEN_FIXUP_OPENING, RELEASE_REFUSED_OPENING } from '../model/sim/green-protocol.js';
 import { defaultPromptSet } from './prompt-set.js';
 
 /**
@@ -33,5 +34,13 @@ describe("the sim's protocol and colony's own words", () => {
     const shrunk = messages[1]?.role === 'tool' ? messages[1].content : '';
     expect(isShrunkOutput(shrunk)).toBe(true);
     expect(shrunk).toBe(shrinkToolOutput(output));
+  });
+
+  it("opens a fix-up message and a refused finish as the sim expects, the failure lines right under their heading", () => {
+    for (const [name, opening] of [['green-fixup', GREEN_FIXUP_OPENING], ['release-refused', RELEASE_REFUSED_OPENING]] as const) {
+      const text = prompts.text(name);
+      expect(text.startsWith(opening)).toBe(true);
+      expect(text).toContain(`\n${GREEN_FAILURES_HEADING}\n{{FAILURES}}\n\n`);
+    }
   });
 });
