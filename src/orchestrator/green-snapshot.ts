@@ -25,7 +25,7 @@ export interface SnapshotCheck {
   readonly durationMs: number;
   /** The last lines of the output; for a timeout, ending with a line that says so. */
   readonly outputTail: string;
-  /** The output's failure lines (see `failureLines`); a timeout's first says it timed out. */
+  /** The output's failure lines (see `failureLines`), none when it passed; a timeout's first says it timed out. */
   readonly failures: readonly string[];
 }
 
@@ -75,17 +75,18 @@ export async function checkCommit(options: CheckCommitOptions): Promise<CheckCom
     const output = result.startError === null ? result.output : `colony could not start the check: ${result.startError}`;
     const timeout = `the check timed out after ${formatSeconds(options.timeoutMs)} s and was stopped`;
     const tail = outputTail(output);
+    const passed = result.exitCode === 0 && result.startError === null && !result.timedOut;
     return {
       ok: true,
       check: {
         commit,
         command,
-        passed: result.exitCode === 0 && result.startError === null && !result.timedOut,
+        passed,
         exitCode: result.exitCode,
         timedOut: result.timedOut,
         durationMs: Math.round(result.durationMs),
         outputTail: result.timedOut ? (tail === '' ? timeout : `${tail}\n${timeout}`) : tail,
-        failures: result.timedOut ? [`timed out after ${formatSeconds(options.timeoutMs)} s`, ...failureLines(output, 19)] : failureLines(output),
+        failures: passed ? [] : result.timedOut ? [`timed out after ${formatSeconds(options.timeoutMs)} s`, ...failureLines(output, 19)] : failureLines(output),
       },
     };
   } finally {
