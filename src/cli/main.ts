@@ -11,6 +11,7 @@ import { registerStatusCommand } from './commands/status.js';
 import { registerStopCommand } from './commands/stop.js';
 import { registerWorkCommand } from './commands/work.js';
 import { registerWorkersCommand } from './commands/workers.js';
+import { registerGreenCommand } from './commands/green.js';
 import { registerBenchCommand } from './commands/bench.js';
 import { registerReplayCommand } from './commands/replay.js';
 import { registerTuiCommand } from './commands/tui.js';
@@ -89,6 +90,7 @@ async function runProgram(argv: readonly string[], ctx: CommandContext): Promise
   registerSayCommand(program, ctx);
   registerAndonCommand(program, ctx);
   registerWorkersCommand(program, ctx);
+  registerGreenCommand(program, ctx);
   registerStopCommand(program, ctx);
   registerWorkCommand(program, ctx);
   registerEventsCommand(program, ctx);

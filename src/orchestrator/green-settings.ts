@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import type { RunSettings } from '../events/run-settings.js';
 
 /** How the green loop runs: what it checks, how often, and which branch it moves. Recorded in `run.configured`. */
@@ -57,4 +58,9 @@ export function describeGreenEvery(settings: Pick<GreenSettings, 'everyCommits' 
     settings.everyMs === null ? null : `${Number((settings.everyMs / 60_000).toFixed(2))} min`,
   ].filter((part) => part !== null);
   return parts.length === 0 ? 'only at the end' : parts.join(' or ');
+}
+
+/** Bisect probes at once: half the cores, so the agents keep the rest; at least one, at most eight. */
+export function defaultBisectParallel(): number {
+  return Math.max(1, Math.min(8, Math.floor(availableParallelism() / 2)));
 }

@@ -62,3 +62,13 @@ export function restoreGreenState(events: EventStore, tasks: TaskStore, runId: s
   }
   return { ...state, lastSnapshotAt };
 }
+
+/**
+ * The trunk when a run first started, as its log tells it (the green loop's floor before any
+ * snapshot passed, for a resumed run and for `colony green --now`): what main was before the
+ * run's first landing, or `mainNow` when nothing landed.
+ */
+export function runGreenBase(events: EventStore, runId: string, mainNow: string): string {
+  const first = events.read({ runId, types: ['merge.landed'], limit: 1 })[0];
+  return first?.type === 'merge.landed' ? first.data.mainBefore : mainNow;
+}

@@ -1,4 +1,3 @@
-import { availableParallelism } from 'node:os';
 import { closeRepositoryObjects } from '../workspace/repository-objects.js';
 import { join } from 'node:path';
 import type { ColonyEvent, EventBody, EventData } from '../events/event-types.js';
@@ -26,7 +25,8 @@ import { readBriefFile } from './brief-file.js';
 import { createRedactingChatModel } from './redacting-chat-model.js';
 import { startCheckoutSync } from './checkout-sync.js';
 import { startGreenLoop, type ReleaseVerdict } from './green-loop.js';
-import { DEFAULT_GREEN_SETTINGS, type GreenSettings } from './green-settings.js';
+import { runGreenBase } from './green-state.js';
+import { DEFAULT_GREEN_SETTINGS, defaultBisectParallel, type GreenSettings } from './green-settings.js';
 import type { RunContext } from './run-context.js';
 import { createWorkInFlight } from './work-in-flight.js';
 import { loadPromptSet, type PromptSet } from './prompt-set.js';
@@ -294,7 +294,7 @@ export async function driveRun(drive: DriveRunOptions): Promise<RunSessionResult
       record: system.record,
       flush: system.flush,
       goal: goalNow,
-      base: resumed === null ? startCommit : runBase(events, runId, startCommit),
+      base: resumed === null ? startCommit : runGreenBase(events, runId, startCommit),
       parallel: options.bisectParallel ?? defaultBisectParallel(),
       wakeups,
       now: Date.now,
@@ -409,19 +409,6 @@ function recordMainCheck(system: AgentRecorder, release: ReleaseVerdict): MainCh
   return { command, commit, passed };
 }
 
-/**
- * The trunk when a resumed run first started (the green loop's floor before any snapshot
- * passed): what main was before the run's first landing, or main now when nothing landed yet.
- */
-function runBase(events: EventStore, runId: string, mainNow: string): string {
-  const first = events.read({ runId, types: ['merge.landed'], limit: 1 })[0];
-  return first?.type === 'merge.landed' ? first.data.mainBefore : mainNow;
-}
-
-/** Bisect probes at once: half the cores, so the agents keep the rest; at least one, at most eight. */
-function defaultBisectParallel(): number {
-  return Math.max(1, Math.min(8, Math.floor(availableParallelism() / 2)));
-}
 
 /** The events the budget ledger folds, read back on resume to count what was spent before. */
 const BUDGET_EVENT_TYPES = ['task.created', 'agent.started', 'agent.restored', 'agent.ended', 'model.responded', 'context.compacted'] as const;

@@ -22,6 +22,32 @@ export type PreparedSession =
  * earlier run left behind, and refuse a dirty tree. On success the caller must `release()`.
  */
 export async function prepareSession(repoDir: string, stateDirOption: string | undefined): Promise<PreparedSession> {
+  const locked = await lockSession(repoDir, stateDirOption);
+  if (!locked.ok) return locked;
+  const { repo } = locked;
+  const refuse = (error: string): PreparedSession => {
+    locked.release();
+    return { ok: false, error };
+  };
+  const repaired = await repairCheckout(repo);
+  if (!repaired.ok) return refuse(repaired.error);
+  const dirty = await findDirtyFiles(repo);
+  if (dirty.length > 0) {
+    return refuse(
+      `the repository has uncommitted changes (${dirty.slice(0, 5).join(', ')}${dirty.length > 5 ? ', …' : ''}). ` +
+        'colony lands work on the checked-out branch and updates your checkout, so it starts from a clean tree: ' +
+        'commit or stash your changes (git stash), then run this again.',
+    );
+  }
+  return locked;
+}
+
+/**
+ * The first part of `prepareSession`, for sessions that land nothing and leave the checkout
+ * alone (`colony green --now`): the repository opened, the state directory prepared, and both
+ * run locks taken. On success the caller must `release()`.
+ */
+export async function lockSession(repoDir: string, stateDirOption: string | undefined): Promise<PreparedSession> {
   const opened = await openRepository(repoDir);
   if (!opened.ok) return opened;
   const { repo } = opened;
@@ -44,19 +70,5 @@ export async function prepareSession(repoDir: string, stateDirOption: string | u
   const release = () => {
     for (const lock of locks) lock.release();
   };
-  const refuse = (error: string): PreparedSession => {
-    release();
-    return { ok: false, error };
-  };
-  const repaired = await repairCheckout(repo);
-  if (!repaired.ok) return refuse(repaired.error);
-  const dirty = await findDirtyFiles(repo);
-  if (dirty.length > 0) {
-    return refuse(
-      `the repository has uncommitted changes (${dirty.slice(0, 5).join(', ')}${dirty.length > 5 ? ', …' : ''}). ` +
-        'colony lands work on the checked-out branch and updates your checkout, so it starts from a clean tree: ' +
-        'commit or stash your changes (git stash), then run this again.',
-    );
-  }
   return { ok: true, repo, stateDir, stateLock: stateLock.lock, release };
 }
