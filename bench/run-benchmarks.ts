@@ -89,7 +89,9 @@ function machine(): string {
 }
 
 function formatValue(value: number): string {
-  return value >= 100 ? Math.round(value).toLocaleString('en-US') : value.toPrecision(3);
+  // Counts read as counts: 22 summaries, not 22.0.
+  if (value >= 100 || Number.isInteger(value)) return Math.round(value).toLocaleString('en-US');
+  return value.toPrecision(3);
 }
 
 const sections: string[] = [];
