@@ -234,4 +234,28 @@ describe('the green loop', () => {
     while (ofType('green.checked').length === 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
     expect(ofType('green.checked').map((event) => [event.data.trigger, event.data.landed, event.data.passed])).toEqual([['landings', 2, true]]);
   });
+
+  it('picks up after a restart from the log: a failure told before is not told again, and the last pass is still the floor', async () => {
+    const first = await start();
+    await land('task-sub', 'alpha', 'alpha 2\n');
+    expect((await first.checkNow())?.check.passed).toBe(true);
+    const good = (await temporary.git(['rev-parse', 'main'])).trim();
+    const broken = await land('task-sub', 'beta', 'BROKEN\n');
+    await first.checkNow();
+    expect(inbox('task-sub')).toHaveLength(1);
+    await first.stop();
+
+    // The run's process died and came back: a new loop over the same log and repository.
+    const second = await start();
+    await land('task-sub', 'alpha', 'alpha 3\n');
+    const stillRed = await second.checkNow();
+    expect(stillRed?.open.map((failure) => [failure.key, failure.report.culprit.taskId])).toEqual([[broken.commit, broken.taskId]]);
+    expect(inbox('task-sub')).toEqual([]);
+    expect(ofType('green.bisected')).toHaveLength(1);
+    // A new break after the restart is bisected from the pass before it, and told.
+    const gamma = await land(ROOT, 'gamma', 'BROKEN gamma\n');
+    await second.checkNow();
+    expect(ofType('green.bisected').at(-1)?.data).toMatchObject({ firstBad: gamma.commit, good });
+    expect(inbox(ROOT)).toHaveLength(1);
+  });
 });
