@@ -2,13 +2,13 @@ import type { ColonyEvent, EventBody } from '../events/event-types.js';
 import type { EventStore } from '../store/event-store.js';
 import type { TaskStore } from '../store/task-store.js';
 import { runGit } from '../workspace/git.js';
-import { advanceGreenBranch, commitSubject, tagGreen } from '../workspace/green-branch.js';
+import { advanceGreenBranch, tagGreen } from '../workspace/green-branch.js';
 import type { Repository } from '../workspace/repository.js';
 import { resolveBranch } from '../workspace/workspace.js';
 import type { CommandRunners } from './command-sandbox.js';
 import { checkCommandAt } from './green-check-command.js';
 import { traceNewFailures, type FailureOrigin } from './green-failures.js';
-import { culpritOf, fixupMessage, fixupRecipient, releaseRefusal, type FailureReport } from './green-report.js';
+import { releaseRefusal, tellOrigins } from './green-report.js';
 import type { GreenSettings } from './green-settings.js';
 import { checkCommit, type SnapshotCheck } from './green-snapshot.js';
 import { restoreGreenState, type GreenState, type OpenFailure } from './green-state.js';
@@ -179,44 +179,7 @@ export async function startGreenLoop(options: GreenLoopOptions): Promise<GreenLo
       if (signal.aborted) return state.open;
       throw error;
     }
-    for (const origin of origins) {
-      const key = origin.firstBad ?? 'before-the-run';
-      const culprit = origin.firstBad === null ? { taskId: null, title: null, agentId: null, plannerTaskId: null } : await culpritOf(options, origin.firstBad);
-      const subject = origin.firstBad === null ? '' : await commitSubject(repo, origin.firstBad);
-      const report: FailureReport = { origin, culprit, subject };
-      const knownBefore = state.reported.has(key);
-      options.record({
-        type: 'green.bisected',
-        data: {
-          snapshot: snapshot.commit,
-          good: origin.good,
-          firstBad: origin.firstBad,
-          subject,
-          taskId: culprit.taskId,
-          agentId: culprit.agentId,
-          plannerTaskId: culprit.plannerTaskId,
-          failures: [...origin.lines],
-          checks: origin.checks,
-          durationMs: Math.round(origin.durationMs),
-          known: knownBefore,
-        },
-      });
-      const open = state.open.find((failure) => failure.key === key);
-      if (open !== undefined) open.lines = [...new Set([...open.lines, ...origin.lines])];
-      else state.open.push({ key, lines: [...origin.lines], report });
-      if (knownBefore) continue;
-      state.reported.add(key);
-      const recipient = fixupRecipient(options.tasks, culprit.plannerTaskId, options.rootTaskId);
-      // At the release the root planner hears of every failure in its refused finish.
-      if (recipient !== null && !(releasing && recipient === options.rootTaskId)) {
-        options.tasks.sendMessage(options.runId, recipient, fixupMessage(options.prompts, snapshot, report), now(), 'colony');
-        options.wakeups.wake(recipient);
-      }
-      options.record({
-        type: 'green.reported',
-        data: { firstBad: origin.firstBad, taskId: culprit.taskId, plannerTaskId: culprit.plannerTaskId, recipientTaskId: recipient, command: snapshot.command, failures: [...origin.lines] },
-      });
-    }
+    await tellOrigins(options, state, snapshot, origins, releasing);
     options.flush();
     return state.open;
   };

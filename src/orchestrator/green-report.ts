@@ -2,7 +2,10 @@ import type { EventStore } from '../store/event-store.js';
 import type { TaskStore } from '../store/task-store.js';
 import { runGit } from '../workspace/git.js';
 import type { Repository } from '../workspace/repository.js';
+import type { EventBody } from '../events/event-types.js';
+import { commitSubject } from '../workspace/green-branch.js';
 import type { FailureOrigin } from './green-failures.js';
+import type { GreenState } from './green-state.js';
 import type { SnapshotCheck } from './green-snapshot.js';
 import { fillPlaceholders, type PromptSet } from './prompt-set.js';
 
@@ -68,6 +71,62 @@ export interface FailureReport {
   readonly origin: FailureOrigin;
   readonly culprit: Culprit;
   readonly subject: string;
+}
+
+/** What telling a failure's owner takes, besides the run's log and tasks. */
+export interface TellContext extends ReportContext {
+  readonly rootTaskId: string;
+  readonly prompts: PromptSet;
+  readonly record: (body: EventBody) => void;
+  readonly wakeups: { wake(key: string): void };
+  readonly now: () => number;
+}
+
+/**
+ * Records each origin a bisect found as `green.bisected`, keeps it among the open failures, and
+ * tells the planner that owns its commit's task once per failure (a failure is its first bad
+ * commit): a fix-up message in its inbox, recorded as `green.reported`. At the release the root
+ * planner is not sent one: its refused finish carries every failure.
+ */
+export async function tellOrigins(context: TellContext, state: GreenState, snapshot: SnapshotCheck, origins: readonly FailureOrigin[], releasing: boolean): Promise<void> {
+  for (const origin of origins) {
+    const key = origin.firstBad ?? 'before-the-run';
+    const culprit = origin.firstBad === null ? NO_CULPRIT : await culpritOf(context, origin.firstBad);
+    const subject = origin.firstBad === null ? '' : await commitSubject(context.repo, origin.firstBad);
+    const report: FailureReport = { origin, culprit, subject };
+    const knownBefore = state.reported.has(key);
+    context.record({
+      type: 'green.bisected',
+      data: {
+        snapshot: snapshot.commit,
+        good: origin.good,
+        firstBad: origin.firstBad,
+        subject,
+        taskId: culprit.taskId,
+        agentId: culprit.agentId,
+        plannerTaskId: culprit.plannerTaskId,
+        failures: [...origin.lines],
+        checks: origin.checks,
+        durationMs: Math.round(origin.durationMs),
+        known: knownBefore,
+      },
+    });
+    const open = state.open.find((failure) => failure.key === key);
+    if (open !== undefined) open.lines = [...new Set([...open.lines, ...origin.lines])];
+    else state.open.push({ key, lines: [...origin.lines], report });
+    if (knownBefore) continue;
+    state.reported.add(key);
+    const recipient = fixupRecipient(context.tasks, culprit.plannerTaskId, context.rootTaskId);
+    // At the release the root planner hears of every failure in its refused finish.
+    if (recipient !== null && !(releasing && recipient === context.rootTaskId)) {
+      context.tasks.sendMessage(context.runId, recipient, fixupMessage(context.prompts, snapshot, report), context.now(), 'colony');
+      context.wakeups.wake(recipient);
+    }
+    context.record({
+      type: 'green.reported',
+      data: { firstBad: origin.firstBad, taskId: culprit.taskId, plannerTaskId: culprit.plannerTaskId, recipientTaskId: recipient, command: snapshot.command, failures: [...origin.lines] },
+    });
+  }
 }
 
 /** The fix-up message a planner gets about one distinct failure (prompts/green-fixup.md). */
