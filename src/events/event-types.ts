@@ -624,6 +624,8 @@ const bodies = [
       recipientTaskId: z.string().nullable(),
       command: z.string(),
       failures: z.array(z.string()),
+      /** True when the root planner was told in its refused finish at the release, not by a message. */
+      inRefusal: z.boolean().optional(),
     }),
   }),
   z.object({

@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -11,7 +11,7 @@ import { handoffOf } from '../store/task-store-fixtures.js';
 import { openRepository, type Repository } from '../workspace/repository.js';
 import { createTemporaryRepository, type TemporaryRepository } from '../workspace/testing/temporary-repository.js';
 import { unconfinedCommandRunners } from './command-sandbox.js';
-import { startGreenLoop, type GreenLoop } from './green-loop.js';
+import { startGreenLoop, type GreenLoop, type GreenSnapshot } from './green-loop.js';
 import { DEFAULT_GREEN_SETTINGS, type GreenSettings } from './green-settings.js';
 import { defaultPromptSet } from './prompt-set.js';
 import { Wakeups } from './wakeups.js';
@@ -109,6 +109,13 @@ describe('the green loop', () => {
     return { commit, taskId };
   }
 
+  /** A snapshot the loop took now; anything but a check is a failure of the test. */
+  async function snapshotOf(green: GreenLoop): Promise<GreenSnapshot> {
+    const outcome = await green.checkNow();
+    if (outcome.kind !== 'checked') throw new Error(`expected a snapshot, got ${outcome.kind}`);
+    return outcome.snapshot;
+  }
+
   const ofType = <T extends ColonyEvent['type']>(type: T) => recorded.filter((event): event is Extract<ColonyEvent, { type: T }> => event.type === type);
   /** colony's own messages to the planner since the last look (handoffs left out). */
   const inbox = (taskId: string) => tasks.takeInbox(taskId).filter((message) => message.sender === 'colony');
@@ -117,12 +124,12 @@ describe('the green loop', () => {
     const green = await start({ tag: true });
     await land('task-sub', 'alpha', 'alpha 2\n');
     const passing = (await temporary.git(['rev-parse', 'main'])).trim();
-    expect((await green.checkNow())?.check.passed).toBe(true);
+    expect((await snapshotOf(green))?.check.passed).toBe(true);
     expect((await temporary.git(['rev-parse', 'refs/heads/green'])).trim()).toBe(passing);
     expect((await temporary.git(['rev-parse', 'refs/tags/green-1'])).trim()).toBe(passing);
 
     await land('task-sub', 'beta', 'BROKEN\n');
-    expect((await green.checkNow())?.check.passed).toBe(false);
+    expect((await snapshotOf(green))?.check.passed).toBe(false);
     // Red: green stays on the last passing commit.
     expect((await temporary.git(['rev-parse', 'refs/heads/green'])).trim()).toBe(passing);
     expect(ofType('green.advanced').map((event) => event.data)).toEqual([{ branch: 'green', from: null, to: passing, tag: 'green-1' }]);
@@ -131,7 +138,7 @@ describe('the green loop', () => {
   it('bisects two breaks between snapshots to their own commits and tells each owner once, however many snapshots stay red', async () => {
     const green = await start();
     await land('task-sub', 'alpha', 'alpha 2\n');
-    expect((await green.checkNow())?.check.passed).toBe(true);
+    expect((await snapshotOf(green))?.check.passed).toBe(true);
     const good = (await temporary.git(['rev-parse', 'main'])).trim();
 
     await land('task-sub', 'alpha', 'alpha 3\n');
@@ -139,7 +146,7 @@ describe('the green loop', () => {
     await land('task-sub', 'alpha', 'alpha 4\n');
     const breakGamma = await land(ROOT, 'gamma', 'BROKEN gamma\n');
     await land('task-sub', 'alpha', 'alpha 5\n');
-    const red = await green.checkNow();
+    const red = await snapshotOf(green);
     expect(red?.check.failures).toEqual(['not ok - beta works', 'not ok - gamma works']);
 
     const bisected = ofType('green.bisected').map((event) => event.data);
@@ -163,9 +170,9 @@ describe('the green loop', () => {
 
     // Still red with the same failures, and red again once one is fixed: no second message.
     await land('task-sub', 'alpha', 'alpha 6\n');
-    expect((await green.checkNow())?.check.passed).toBe(false);
+    expect((await snapshotOf(green))?.check.passed).toBe(false);
     await land('task-sub', 'beta', 'beta fixed\n');
-    const onlyGamma = await green.checkNow();
+    const onlyGamma = await snapshotOf(green);
     expect(onlyGamma?.check.failures).toEqual(['not ok - gamma works']);
     expect(onlyGamma?.open.map((failure) => failure.key)).toEqual([breakGamma.commit]);
     expect(inbox('task-sub')).toEqual([]);
@@ -174,9 +181,9 @@ describe('the green loop', () => {
 
     // A break that comes back after its fix is a new failure: bisected and told again.
     await land('task-sub', 'gamma', 'gamma fixed\n');
-    expect((await green.checkNow())?.check.passed).toBe(true);
+    expect((await snapshotOf(green))?.check.passed).toBe(true);
     const again = await land('task-sub', 'beta', 'BROKEN beta again\n');
-    await green.checkNow();
+    await snapshotOf(green);
     expect(ofType('green.bisected').at(-1)?.data.firstBad).toBe(again.commit);
     expect(inbox('task-sub')).toHaveLength(1);
 
@@ -191,7 +198,7 @@ describe('the green loop', () => {
     base = await temporary.commitAll('Broken before the run');
     const green = await start();
     await land('task-sub', 'beta', 'beta 2\n');
-    await green.checkNow();
+    await snapshotOf(green);
     expect(ofType('green.bisected').map((event) => [event.data.firstBad, event.data.taskId])).toEqual([[null, null]]);
     expect(greenFailureLines(inbox(ROOT)[0]?.text ?? '')).toEqual(['not ok - alpha works']);
 
@@ -199,7 +206,7 @@ describe('the green loop', () => {
     const broken = await land('task-sub', 'gamma', 'BROKEN gamma\n');
     const completed = tasks.complete('task-sub', { holder: 'runner', attempt: 1 }, handoffOf('done', 'src built'), Date.now());
     expect(completed.ok).toBe(true);
-    await green.checkNow();
+    await snapshotOf(green);
     const reported = ofType('green.reported').at(-1)?.data;
     expect(reported).toMatchObject({ firstBad: broken.commit, plannerTaskId: 'task-sub', recipientTaskId: ROOT });
     expect(greenFailureLines(inbox(ROOT)[0]?.text ?? '')).toEqual(['not ok - gamma works']);
@@ -213,15 +220,20 @@ describe('the green loop', () => {
     expect(refused.refusal?.startsWith(RELEASE_REFUSED_OPENING)).toBe(true);
     expect(greenFailureLines(refused.refusal ?? '')).toEqual(['not ok - beta works']);
     expect(refused.refusal).toContain(broken.commit.slice(0, 12));
-    // The release of the same commit is not checked again.
+    // A failing release is checked again (a flaky check may pass), and its failure is not told twice.
     const checks = ofType('green.checked').length;
     expect((await green.release()).passed).toBe(false);
-    expect(ofType('green.checked')).toHaveLength(checks);
+    expect(ofType('green.checked')).toHaveLength(checks + 1);
+    expect(ofType('green.reported')).toHaveLength(1);
 
     await land('task-sub', 'beta', 'beta fixed\n');
     const released = await green.release();
-    expect(released).toMatchObject({ passed: true, refusal: null, check: { command: 'sh check.sh', passed: true } });
+    expect(released).toMatchObject({ passed: true, stopped: false, refusal: null, check: { command: 'sh check.sh', passed: true } });
     expect(ofType('green.checked').at(-1)?.data.trigger).toBe('release');
+    // A pass of the same commit is kept: the run's end does not check it again.
+    const passes = ofType('green.checked').length;
+    expect(await green.release()).toBe(released);
+    expect(ofType('green.checked')).toHaveLength(passes);
   });
 
   it('snapshots after the set number of landings, by itself', async () => {
@@ -238,24 +250,52 @@ describe('the green loop', () => {
   it('picks up after a restart from the log: a failure told before is not told again, and the last pass is still the floor', async () => {
     const first = await start();
     await land('task-sub', 'alpha', 'alpha 2\n');
-    expect((await first.checkNow())?.check.passed).toBe(true);
+    expect((await snapshotOf(first))?.check.passed).toBe(true);
     const good = (await temporary.git(['rev-parse', 'main'])).trim();
     const broken = await land('task-sub', 'beta', 'BROKEN\n');
-    await first.checkNow();
+    await snapshotOf(first);
     expect(inbox('task-sub')).toHaveLength(1);
     await first.stop();
 
     // The run's process died and came back: a new loop over the same log and repository.
     const second = await start();
     await land('task-sub', 'alpha', 'alpha 3\n');
-    const stillRed = await second.checkNow();
-    expect(stillRed?.open.map((failure) => [failure.key, failure.report.culprit.taskId])).toEqual([[broken.commit, broken.taskId]]);
+    const stillRed = await snapshotOf(second);
+    expect(stillRed?.open.map((failure) => [failure.key, failure.report?.culprit.taskId])).toEqual([[broken.commit, broken.taskId]]);
     expect(inbox('task-sub')).toEqual([]);
     expect(ofType('green.bisected')).toHaveLength(1);
     // A new break after the restart is bisected from the pass before it, and told.
     const gamma = await land(ROOT, 'gamma', 'BROKEN gamma\n');
-    await second.checkNow();
+    await snapshotOf(second);
     expect(ofType('green.bisected').at(-1)?.data).toMatchObject({ firstBad: gamma.commit, good });
     expect(inbox(ROOT)).toHaveLength(1);
   });
+
+  it('gives no verdict when the run stops during the release, and refuses one whose check could not run', async () => {
+    const stopping = new AbortController();
+    loop = await startGreenLoop({
+      runId: RUN_ID, repo, events, tasks, rootTaskId: ROOT, viewsDir: join(dir, 'views'), commands: unconfinedCommandRunners(), dependencyLayer: null,
+      prompts: defaultPromptSet(), settings: { ...DEFAULT_GREEN_SETTINGS, check: 'sleep 30', everyCommits: null, everyMs: null },
+      record: (body) => record(body), flush: () => events.flush(), goal: () => 'the goal', base, parallel: 1, wakeups: new Wakeups(), now: Date.now, signal: stopping.signal,
+    });
+    const release = loop.release();
+    setTimeout(() => stopping.abort(new Error('Ctrl-C')), 300);
+    expect(await release).toEqual({ passed: false, stopped: true, check: null, refusal: null });
+    expect(ofType('green.checked')).toEqual([]);
+    await loop.stop();
+
+    // A views folder git cannot make a view in: the check never ran, and the release says so.
+    writeFileSync(join(dir, 'not-a-folder'), 'a file');
+    loop = await startGreenLoop({
+      runId: RUN_ID, repo, events, tasks, rootTaskId: ROOT, viewsDir: join(dir, 'not-a-folder'), commands: unconfinedCommandRunners(), dependencyLayer: null,
+      prompts: defaultPromptSet(), settings: { ...DEFAULT_GREEN_SETTINGS, check: 'sh check.sh', everyCommits: null, everyMs: null },
+      record: (body) => record(body), flush: () => events.flush(), goal: () => 'the goal', base, parallel: 1, wakeups: new Wakeups(), now: Date.now, signal: new AbortController().signal,
+    });
+    const unchecked = await loop.release();
+    expect(unchecked).toMatchObject({ passed: false, stopped: false, check: null });
+    expect(unchecked.refusal?.startsWith(RELEASE_REFUSED_OPENING)).toBe(true);
+    expect(unchecked.refusal).toContain('could not run the release check');
+    expect(ofType('green.blocked').at(-1)?.data.reason).toMatch(/^the check could not run: /);
+  });
+
 });

@@ -8,7 +8,7 @@ import { resolveBranch } from '../workspace/workspace.js';
 import type { CommandRunners } from './command-sandbox.js';
 import { checkCommandAt } from './green-check-command.js';
 import { traceNewFailures, type FailureOrigin } from './green-failures.js';
-import { releaseRefusal, tellOrigins } from './green-report.js';
+import { releaseRefusal, tellOrigins, uncheckedRefusal } from './green-report.js';
 import type { GreenSettings } from './green-settings.js';
 import { checkCommit, type SnapshotCheck } from './green-snapshot.js';
 import { restoreGreenState, type GreenState, type OpenFailure } from './green-state.js';
@@ -19,6 +19,11 @@ import type { Wakeups } from './wakeups.js';
 export const GREEN_WAKEUP = 'green-loop';
 /** The loop looks at the clock at least this often, for the interval and for another process's request. */
 const POLL_MS = 1_000;
+/** Why a snapshot asked for took none: nothing says how to check the project. */
+export const NO_CHECK_KNOWN =
+  'no check command is known: the run has no --check, its goal no colony-spec test command, and the project no test script or test target';
+/** How a `green.blocked` opens when the check itself could not run. */
+export const CHECK_COULD_NOT_RUN = 'the check could not run: ';
 /** Check results kept for bisects, by command and commit; the oldest go past this. */
 const CACHED_CHECKS = 500;
 
@@ -52,20 +57,22 @@ export interface GreenLoopOptions {
 /** What the release snapshot said: a run ends done only when it passed (or no check is known). */
 export interface ReleaseVerdict {
   readonly passed: boolean;
-  /** The snapshot; null when no check command is known, so there was nothing to run. */
+  /** The run is stopping: there is no verdict, and the run ends stopped, to be resumed. */
+  readonly stopped: boolean;
+  /** The snapshot; null when no check command is known, or the check could not run. */
   readonly check: SnapshotCheck | null;
-  /** For a root planner's done `finish` while it fails: why, and what to do (prompts/release-refused.md). */
+  /** For a root planner's done `finish` while it does not pass: why, and what to do. */
   readonly refusal: string | null;
 }
 
 export interface GreenLoop {
-  /** Every event of the run, as it is recorded: landings count toward the next snapshot. */
+  /** Every event of the run, as it is recorded: a landing that reaches the count wakes the loop at once. */
   observe(event: ColonyEvent): void;
   /** A snapshot as soon as the one going (if any) is over (`colony green --now` on a live run). */
   request(): void;
-  /** A snapshot now, after the one going (if any): what it found, or null when there was nothing to check. */
-  checkNow(): Promise<GreenSnapshot | null>;
-  /** The release snapshot of main as it is now; one already taken of the same commit is not taken again. */
+  /** A snapshot now, after the one going (if any). */
+  checkNow(): Promise<SnapshotOutcome>;
+  /** The release snapshot of main as it is now; a pass already taken of the same commit is not taken again. */
   release(): Promise<ReleaseVerdict>;
   /** Stops the loop, killing a check in flight; the green branch stays where the last passing snapshot put it. */
   stop(): Promise<void>;
@@ -78,6 +85,16 @@ export interface GreenSnapshot {
   readonly check: SnapshotCheck;
   readonly open: readonly OpenFailure[];
 }
+
+/** What came of asking for a snapshot. */
+export type SnapshotOutcome =
+  | { readonly kind: 'checked'; readonly snapshot: GreenSnapshot }
+  /** No check command is known for the project: nothing to run. */
+  | { readonly kind: 'no-command'; readonly commit: string }
+  /** colony could not run the check (git could not check the commit out). */
+  | { readonly kind: 'could-not-check'; readonly commit: string; readonly command: string; readonly reason: string }
+  /** The run is stopping. */
+  | { readonly kind: 'stopped' };
 
 /**
  * The green loop of one run (decision 0029). It snapshots main after enough landings or time,
@@ -93,11 +110,11 @@ export async function startGreenLoop(options: GreenLoopOptions): Promise<GreenLo
   const signal = controller.signal;
   const state: GreenState = restoreGreenState(options.events, options.tasks, options.runId);
   const cache = new Map<string, SnapshotCheck>();
-  let landed = await commitCount(repo, state.lastSnapshot?.commit ?? options.base, await resolveBranch(repo, repo.trunk));
+  let landed = 0;
   let lastSnapshotAt = state.lastSnapshotAt ?? now();
   let requested = false;
   let stopped = false;
-  let lastRelease: { commit: string; verdict: ReleaseVerdict } | null = null;
+  let lastPassingRelease: { commit: string; verdict: ReleaseVerdict } | null = null;
   let blockedReason: string | null = null;
   let turn: Promise<unknown> = Promise.resolve();
 
@@ -108,10 +125,17 @@ export async function startGreenLoop(options: GreenLoopOptions): Promise<GreenLo
     return next;
   };
 
-  const check = async (commit: string, command: string, fresh: boolean): Promise<SnapshotCheck | null> => {
+  /** Says once (until the reason changes) what kept the loop from part of its work. */
+  const blocked = (commit: string, reason: string): void => {
+    if (reason !== blockedReason) options.record({ type: 'green.blocked', data: { branch: settings.branch, commit, reason } });
+    blockedReason = reason;
+  };
+
+  /** The check on one commit; a probe's result is reused, a timeout's never (it may pass next time). */
+  const check = async (commit: string, command: string, fresh: boolean): Promise<{ ok: true; check: SnapshotCheck } | { ok: false; error: string }> => {
     const key = `${command}\n${commit}`;
     const cached = cache.get(key);
-    if (cached !== undefined && !fresh) return cached;
+    if (cached !== undefined && !fresh) return { ok: true, check: cached };
     const result = await checkCommit({
       repo,
       viewsDir: options.viewsDir,
@@ -122,22 +146,18 @@ export async function startGreenLoop(options: GreenLoopOptions): Promise<GreenLo
       signal,
       dependencyLayer: options.dependencyLayer,
     });
-    if (!result.ok) {
-      if (!signal.aborted) options.record({ type: 'green.blocked', data: { branch: settings.branch, commit, reason: `the check could not run: ${result.error}` } });
-      return null;
-    }
+    if (!result.ok) return result;
     const checked = withFailureLine(result.check, settings.checkTimeoutMs);
     cache.delete(key);
-    cache.set(key, checked);
+    if (!checked.timedOut) cache.set(key, checked);
     if (cache.size > CACHED_CHECKS) cache.delete(cache.keys().next().value ?? key);
-    return checked;
+    return { ok: true, check: checked };
   };
 
   const advance = async (commit: string): Promise<void> => {
     const moved = await advanceGreenBranch(repo, { branch: settings.branch, to: commit });
     if (!moved.ok) {
-      if (moved.reason !== blockedReason) options.record({ type: 'green.blocked', data: { branch: settings.branch, commit, reason: moved.reason } });
-      blockedReason = moved.reason;
+      blocked(commit, moved.reason);
       return;
     }
     blockedReason = null;
@@ -146,7 +166,7 @@ export async function startGreenLoop(options: GreenLoopOptions): Promise<GreenLo
     if (settings.tag) {
       const tagged = await tagGreen(repo, { prefix: settings.branch, commit });
       if (tagged.ok) tag = tagged.tag;
-      else options.record({ type: 'green.blocked', data: { branch: settings.branch, commit, reason: `it moved, but the tag was not made: ${tagged.reason}` } });
+      else blocked(commit, `it moved, but the tag was not made: ${tagged.reason}`);
     }
     options.record({ type: 'green.advanced', data: { branch: settings.branch, from: moved.from, to: commit, tag } });
   };
@@ -158,7 +178,8 @@ export async function startGreenLoop(options: GreenLoopOptions): Promise<GreenLo
     const known = new Set(state.open.flatMap((failure) => failure.lines));
     const newLines = snapshot.failures.filter((line) => !known.has(line));
     if (newLines.length === 0) return state.open;
-    let origins: FailureOrigin[];
+    let origins: FailureOrigin[] = [];
+    let untraced: string | null = null;
     try {
       origins = await traceNewFailures({
         repo,
@@ -168,32 +189,46 @@ export async function startGreenLoop(options: GreenLoopOptions): Promise<GreenLo
         base: options.base,
         check: async (commit) => {
           const probed = await check(commit, snapshot.command, false);
-          if (probed === null) throw new Error(`colony could not check out ${commit.slice(0, 12)} to bisect`);
-          return probed;
+          if (!probed.ok) throw new Error(probed.error);
+          return probed.check;
         },
         parallel: options.parallel,
         now,
       });
     } catch (error) {
-      // The run is ending, or git could not make a view: the failures stay new, and the next red snapshot traces them.
       if (signal.aborted) return state.open;
-      throw error;
+      untraced = `colony could not bisect it: ${error instanceof Error ? error.message : String(error)}`;
     }
     await tellOrigins(options, state, snapshot, origins, releasing);
+    // Lines no commit could be found for (a flaky check, a probe git could not make) stay open
+    // as one failure, so they are not bisected again at every red snapshot.
+    const traced = new Set(origins.flatMap((origin) => origin.lines));
+    const rest = newLines.filter((line) => !traced.has(line));
+    if (rest.length > 0) {
+      blocked(snapshot.commit, `no commit could be found for ${rest.length} failure line(s) (${rest[0] ?? ''}): ${untraced ?? 'no commit since the last pass shows them, so the check may be flaky'}`);
+      state.open.push({ key: `untraced-${snapshot.commit}`, lines: rest, report: null });
+    }
     options.flush();
     return state.open;
   };
 
-  /** One snapshot of main; null when there was nothing to check (no command known, or the view could not be made). */
-  const snapshot = async (trigger: Trigger): Promise<GreenSnapshot | null> => {
-    const commit = await resolveBranch(repo, repo.trunk);
-    const since = state.lastSnapshot?.commit ?? options.base;
+  /** One snapshot of main. */
+  const snapshot = async (trigger: Trigger): Promise<SnapshotOutcome> => {
+    // Reset first: a git failure below must not leave the snapshot due, to be retried at once.
     landed = 0;
     lastSnapshotAt = now();
-    const command = await checkCommandAt(repo, commit, options.goal(), settings.check);
-    if (command === null) return null;
-    const checked = await check(commit, command, true);
-    if (checked === null) return null;
+    const commit = await resolveBranch(repo, repo.trunk);
+    const since = state.lastSnapshot?.commit ?? options.base;
+    const command = (await checkCommandAt(repo, commit, options.goal(), settings.check)) ?? state.command;
+    if (command === null) return { kind: 'no-command', commit };
+    const result = await check(commit, command, true);
+    if (signal.aborted) return { kind: 'stopped' };
+    if (!result.ok) {
+      blocked(commit, `${CHECK_COULD_NOT_RUN}${result.error}`);
+      return { kind: 'could-not-check', commit, command, reason: result.error };
+    }
+    const checked = result.check;
+    state.command = command;
     options.record({
       type: 'green.checked',
       data: { ...checked, durationMs: Math.round(checked.durationMs), failures: [...checked.failures], trigger, landed: await commitCount(repo, since, commit) },
@@ -204,10 +239,33 @@ export async function startGreenLoop(options: GreenLoopOptions): Promise<GreenLo
       state.open = [];
       await advance(commit);
       options.flush();
-      return { check: checked, open: [] };
+      return { kind: 'checked', snapshot: { check: checked, open: [] } };
     }
     options.flush();
-    return { check: checked, open: [...(await traceRed(checked, trigger === 'release'))] };
+    const open = await traceRed(checked, trigger === 'release');
+    return signal.aborted ? { kind: 'stopped' } : { kind: 'checked', snapshot: { check: checked, open: [...open] } };
+  };
+
+  const release = async (): Promise<ReleaseVerdict> => {
+    const commit = await resolveBranch(repo, repo.trunk);
+    // Only a pass is kept: a failing release is checked again, a flaky or timed-out one may pass.
+    if (lastPassingRelease !== null && lastPassingRelease.commit === commit) return lastPassingRelease.verdict;
+    const outcome = await snapshot('release');
+    switch (outcome.kind) {
+      case 'stopped':
+        return { passed: false, stopped: true, check: null, refusal: null };
+      case 'no-command':
+        return { passed: true, stopped: false, check: null, refusal: null };
+      case 'could-not-check':
+        return { passed: false, stopped: false, check: null, refusal: uncheckedRefusal(options.prompts, outcome.command, outcome.reason) };
+      case 'checked': {
+        const { check: checked, open } = outcome.snapshot;
+        if (!checked.passed) return { passed: false, stopped: false, check: checked, refusal: releaseRefusal(options.prompts, checked, state.good, open) };
+        const verdict = { passed: true, stopped: false, check: checked, refusal: null };
+        lastPassingRelease = { commit, verdict };
+        return verdict;
+      }
+    }
   };
 
   const due = (): Trigger | null => {
@@ -219,19 +277,26 @@ export async function startGreenLoop(options: GreenLoopOptions): Promise<GreenLo
 
   const running = (async () => {
     while (!stopped && !signal.aborted) {
-      const trigger = due();
-      if (trigger === null) {
-        await options.wakeups.wait(GREEN_WAKEUP, signal, POLL_MS);
-        continue;
-      }
-      requested = false;
       try {
-        await exclusive(() => snapshot(trigger));
+        // Counted on main itself, not from events: commits anyone lands count.
+        landed = await commitCount(repo, state.lastSnapshot?.commit ?? options.base, await resolveBranch(repo, repo.trunk));
+        const trigger = due();
+        if (trigger === null) {
+          await options.wakeups.wait(GREEN_WAKEUP, signal, POLL_MS);
+          continue;
+        }
+        requested = false;
+        const outcome = await exclusive(() => snapshot(trigger));
+        // Whoever asked (`colony green --now`) waits for an answer: one that took no snapshot says why.
+        if (trigger === 'request' && (outcome.kind === 'no-command' || outcome.kind === 'could-not-check')) {
+          const reason = outcome.kind === 'no-command' ? NO_CHECK_KNOWN : `${CHECK_COULD_NOT_RUN}${outcome.reason}`;
+          options.record({ type: 'green.blocked', data: { branch: settings.branch, commit: outcome.commit, reason } });
+          options.flush();
+        }
       } catch (error) {
         if (signal.aborted) break;
-        // A git failure in a bisect: said, and the next snapshot tries again.
-        const reason = `a red snapshot could not be traced: ${error instanceof Error ? error.message : String(error)}`;
-        options.record({ type: 'green.blocked', data: { branch: settings.branch, commit: state.lastSnapshot?.commit ?? options.base, reason } });
+        blocked(state.lastSnapshot?.commit ?? options.base, `the loop could not look at main: ${error instanceof Error ? error.message : String(error)}`);
+        await options.wakeups.wait(GREEN_WAKEUP, signal, POLL_MS);
       }
     }
   })();
@@ -239,30 +304,14 @@ export async function startGreenLoop(options: GreenLoopOptions): Promise<GreenLo
   return {
     observe(event) {
       if (event.type !== 'merge.landed') return;
-      landed += 1;
-      if (settings.everyCommits !== null && landed >= settings.everyCommits) options.wakeups.wake(GREEN_WAKEUP);
+      if (settings.everyCommits !== null && landed + 1 >= settings.everyCommits) options.wakeups.wake(GREEN_WAKEUP);
     },
     request() {
       requested = true;
       options.wakeups.wake(GREEN_WAKEUP);
     },
     checkNow: () => exclusive(() => snapshot('request')),
-    release: () =>
-      exclusive(async () => {
-        const commit = await resolveBranch(repo, repo.trunk);
-        if (lastRelease !== null && lastRelease.commit === commit) return lastRelease.verdict;
-        const taken = await snapshot('release');
-        const verdict: ReleaseVerdict =
-          taken === null
-            ? { passed: true, check: null, refusal: null }
-            : {
-                passed: taken.check.passed,
-                check: taken.check,
-                refusal: taken.check.passed ? null : releaseRefusal(options.prompts, taken.check, state.good, taken.open.map((failure) => failure.report)),
-              };
-        lastRelease = { commit, verdict };
-        return verdict;
-      }),
+    release: () => exclusive(release),
     async stop() {
       stopped = true;
       controller.abort(new Error('the run ended'));
@@ -273,9 +322,11 @@ export async function startGreenLoop(options: GreenLoopOptions): Promise<GreenLo
   };
 }
 
-/** A check that failed without a failure line still has one, so it can be told from others and traced. */
+/**
+ * A check that failed without a failure line still has one, so it can be told from others and
+ * traced; a timeout's only line is the timeout, since where it cut the output differs each time.
+ */
 function withFailureLine(check: SnapshotCheck, timeoutMs: number): SnapshotCheck {
-  // Where a timeout cut the output differs from run to run; the timeout itself is the failure.
   if (check.timedOut) return { ...check, failures: [`the check timed out after ${Math.round(timeoutMs / 1000)} s`] };
   if (check.passed || check.failures.length > 0) return check;
   return { ...check, failures: [`the check exited with ${check.exitCode ?? 'a signal'} and printed no failure line`] };

@@ -5,7 +5,7 @@ import type { EventStore } from '../store/event-store.js';
 import { resolveBranch } from '../workspace/workspace.js';
 import { closeRepositoryObjects } from '../workspace/repository-objects.js';
 import { createAgentRecorder } from './agent-recorder.js';
-import { startGreenLoop, type GreenSnapshot } from './green-loop.js';
+import { startGreenLoop, type SnapshotOutcome } from './green-loop.js';
 import { DEFAULT_GREEN_SETTINGS, type GreenSettings } from './green-settings.js';
 import { loadPromptSet } from './prompt-set.js';
 import { openRunStores } from './run-stores.js';
@@ -13,7 +13,7 @@ import { lockSession } from './session-prelude.js';
 import { withSessionCommands } from './session-commands.js';
 import { eventsDatabasePath } from './state-directory.js';
 import { Wakeups } from './wakeups.js';
-import { runGreenBase } from './green-state.js';
+import { goalAsItStands, runDependencyLayer, runGreenBase } from './green-state.js';
 
 export interface GreenNowOptions {
   readonly repoDir: string;
@@ -34,8 +34,8 @@ export type GreenNowResult =
       readonly ok: true;
       /** The run whose log the snapshot was recorded in: the state directory's latest. */
       readonly runId: string;
-      /** The snapshot and the failures open after it; null when no check command is known. */
-      readonly snapshot: GreenSnapshot | null;
+      /** The snapshot and the failures open after it, or why there is none. */
+      readonly outcome: SnapshotOutcome;
       readonly branch: string;
       /** Where the green branch points after it; null when it does not exist. */
       readonly green: string | null;
@@ -85,12 +85,12 @@ export async function runGreenNow(options: GreenNowOptions): Promise<GreenNowRes
           rootTaskId: last.rootTaskId ?? '',
           viewsDir: join(stateDir, 'views'),
           commands,
-          dependencyLayer: null,
+          dependencyLayer: runDependencyLayer(events, logRunId, existsSync),
           prompts: loaded.prompts,
           settings,
           record: system.record,
           flush: system.flush,
-          goal: () => (last.rootTaskId === undefined ? '' : (tasks.getTask(last.rootTaskId)?.body ?? '')),
+          goal: () => (last.rootTaskId === undefined ? '' : goalAsItStands(events, tasks, logRunId, last.rootTaskId)),
           base: runGreenBase(events, logRunId, trunk),
           parallel: options.bisectParallel,
           wakeups: new Wakeups(),
@@ -98,7 +98,7 @@ export async function runGreenNow(options: GreenNowOptions): Promise<GreenNowRes
           signal: options.signal,
         });
         try {
-          return { ok: true as const, snapshot: await loop.checkNow() };
+          return { ok: true as const, outcome: await loop.checkNow() };
         } finally {
           await loop.stop();
           system.flush();
@@ -106,7 +106,7 @@ export async function runGreenNow(options: GreenNowOptions): Promise<GreenNowRes
       }, logRunId);
       if (!outcome.ok) return outcome;
       const green = await resolveBranch(repo, settings.branch).catch(() => null);
-      return { ok: true, runId: logRunId, snapshot: outcome.snapshot, branch: settings.branch, green, trunk };
+      return { ok: true, runId: logRunId, outcome: outcome.outcome, branch: settings.branch, green, trunk };
     } finally {
       stores.close();
     }

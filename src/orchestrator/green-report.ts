@@ -5,7 +5,7 @@ import type { Repository } from '../workspace/repository.js';
 import type { EventBody } from '../events/event-types.js';
 import { commitSubject } from '../workspace/green-branch.js';
 import type { FailureOrigin } from './green-failures.js';
-import type { GreenState } from './green-state.js';
+import type { GreenState, OpenFailure } from './green-state.js';
 import type { SnapshotCheck } from './green-snapshot.js';
 import { fillPlaceholders, type PromptSet } from './prompt-set.js';
 
@@ -118,13 +118,22 @@ export async function tellOrigins(context: TellContext, state: GreenState, snaps
     state.reported.add(key);
     const recipient = fixupRecipient(context.tasks, culprit.plannerTaskId, context.rootTaskId);
     // At the release the root planner hears of every failure in its refused finish.
-    if (recipient !== null && !(releasing && recipient === context.rootTaskId)) {
+    const inRefusal = releasing && recipient === context.rootTaskId;
+    if (recipient !== null && !inRefusal) {
       context.tasks.sendMessage(context.runId, recipient, fixupMessage(context.prompts, snapshot, report), context.now(), 'colony');
       context.wakeups.wake(recipient);
     }
     context.record({
       type: 'green.reported',
-      data: { firstBad: origin.firstBad, taskId: culprit.taskId, plannerTaskId: culprit.plannerTaskId, recipientTaskId: recipient, command: snapshot.command, failures: [...origin.lines] },
+      data: {
+        firstBad: origin.firstBad,
+        taskId: culprit.taskId,
+        plannerTaskId: culprit.plannerTaskId,
+        recipientTaskId: recipient,
+        command: snapshot.command,
+        failures: [...origin.lines],
+        ...(inRefusal ? { inRefusal: true } : {}),
+      },
     });
   }
 }
@@ -138,21 +147,42 @@ export function fixupMessage(prompts: PromptSet, snapshot: SnapshotCheck, report
     SNAPSHOT: snapshot.commit.slice(0, 12),
     GOOD: report.origin.good === null ? 'none in this run yet' : report.origin.good.slice(0, 12),
     FAILURES: bulleted(report.origin.lines),
-    OUTPUT_TAIL: snapshot.outputTail,
+    OUTPUT_TAIL: capped(snapshot.outputTail),
   });
 }
 
 /** The error a root planner's done `finish` gets while the release snapshot fails (prompts/release-refused.md). */
-export function releaseRefusal(prompts: PromptSet, snapshot: SnapshotCheck, good: string | null, reports: readonly FailureReport[]): string {
-  const culprits = reports.map((report) => `Brought by: ${firstBadText(report)}, ${taskText(report.culprit)}.`);
+export function releaseRefusal(prompts: PromptSet, snapshot: SnapshotCheck, good: string | null, open: readonly OpenFailure[]): string {
+  const culprits = open.map((failure) =>
+    failure.report === null
+      ? `No commit could be found for: ${failure.lines.join('; ')}.`
+      : `Brought by: ${firstBadText(failure.report)}, ${taskText(failure.report.culprit)}.`,
+  );
+  if (open.some((failure) => failure.report?.origin.firstBad === null)) {
+    culprits.push(
+      'Some of this failed on main before the run started: if the check cannot pass on this machine (a tool or service it needs is missing, say), finish with another status and say why.',
+    );
+  }
   return fillPlaceholders(prompts.text('release-refused'), {
     COMMAND: snapshot.command,
     SNAPSHOT: snapshot.commit.slice(0, 12),
     GOOD: good === null ? 'none in this run yet' : good.slice(0, 12),
     CULPRITS: culprits.length === 0 ? 'colony could not tell which commit brought it.' : culprits.join('\n'),
     FAILURES: bulleted(snapshot.failures),
-    OUTPUT_TAIL: snapshot.outputTail,
+    OUTPUT_TAIL: capped(snapshot.outputTail),
   });
+}
+
+/** The error a root planner's done `finish` gets when colony could not run the release check at all (prompts/release-unchecked.md). */
+export function uncheckedRefusal(prompts: PromptSet, command: string, reason: string): string {
+  return fillPlaceholders(prompts.text('release-unchecked'), { COMMAND: command, REASON: reason });
+}
+
+/** An output tail as a message quotes it: its last lines, and at most this many characters of them. */
+const TAIL_CHARS = 4_000;
+
+function capped(tail: string): string {
+  return tail.length <= TAIL_CHARS ? tail : `…${tail.slice(-TAIL_CHARS)}`;
 }
 
 function firstBadText(report: FailureReport): string {
@@ -163,7 +193,8 @@ function firstBadText(report: FailureReport): string {
 function taskText(culprit: Culprit): string {
   if (culprit.taskId === null) return 'no task of this run landed it';
   const merged = culprit.agentId === null ? '' : `, merged by ${culprit.agentId}`;
-  return `task ${culprit.taskId} "${culprit.title ?? ''}"${merged}`;
+  const owner = culprit.plannerTaskId === null ? '' : `, published by planner task ${culprit.plannerTaskId}`;
+  return `task ${culprit.taskId} "${culprit.title ?? ''}"${merged}${owner}`;
 }
 
 function bulleted(lines: readonly string[]): string {

@@ -8,7 +8,8 @@ export interface OpenFailure {
   readonly key: string;
   /** The failure lines it brought (more may join as later snapshots show them). */
   lines: string[];
-  readonly report: FailureReport;
+  /** Where it came from; null for lines no commit could be found for (key `untraced-<snapshot>`). */
+  readonly report: FailureReport | null;
 }
 
 /** What the green loop knows between snapshots. */
@@ -18,6 +19,11 @@ export interface GreenState {
   lastSnapshot: { commit: string; passed: boolean } | null;
   /** When the last snapshot was taken; null before the first. */
   readonly lastSnapshotAt: number | null;
+  /**
+   * The check the last snapshot ran: a later commit whose files no longer name one (a broken
+   * package.json) is checked with it, and fails, rather than counting as having no check.
+   */
+  command: string | null;
   open: OpenFailure[];
   /** Failures already told to a planner, by key: each is told once. */
   readonly reported: Set<string>;
@@ -28,11 +34,12 @@ export interface GreenState {
  * tells a planner again of a failure it was told of before the restart.
  */
 export function restoreGreenState(events: EventStore, tasks: TaskStore, runId: string): GreenState {
-  const state: GreenState = { good: null, lastSnapshot: null, lastSnapshotAt: null, open: [], reported: new Set() };
+  const state: GreenState = { good: null, lastSnapshot: null, lastSnapshotAt: null, command: null, open: [], reported: new Set() };
   let lastSnapshotAt: number | null = null;
   for (const event of events.read({ runId, types: ['green.checked', 'green.bisected'] })) {
     if (event.type === 'green.checked') {
       state.lastSnapshot = { commit: event.data.commit, passed: event.data.passed };
+      state.command = event.data.command;
       lastSnapshotAt = event.ts;
       if (event.data.passed) {
         state.good = event.data.commit;
@@ -71,4 +78,19 @@ export function restoreGreenState(events: EventStore, tasks: TaskStore, runId: s
 export function runGreenBase(events: EventStore, runId: string, mainNow: string): string {
   const first = events.read({ runId, types: ['merge.landed'], limit: 1 })[0];
   return first?.type === 'merge.landed' ? first.data.mainBefore : mainNow;
+}
+
+/**
+ * The run's goal as it stands: the latest edit the root planner was told of (`goal.changed`),
+ * else the root task's brief. It is what the run is checked and judged by.
+ */
+export function goalAsItStands(events: EventStore, tasks: TaskStore, runId: string, rootTaskId: string): string {
+  const edited = events.read({ runId, types: ['goal.changed'] }).findLast((event) => event.type === 'goal.changed' && event.data.goal !== undefined);
+  return (edited?.type === 'goal.changed' ? edited.data.goal : undefined) ?? tasks.getTask(rootTaskId)?.body ?? '';
+}
+
+/** The shared dependency install a run prepared, if it is still on disk; null otherwise. */
+export function runDependencyLayer(events: EventStore, runId: string, exists: (path: string) => boolean): string | null {
+  const prepared = events.read({ runId, types: ['dependencies.prepared'] }).findLast((event) => event.type === 'dependencies.prepared');
+  return prepared?.type === 'dependencies.prepared' && exists(prepared.data.layerDir) ? prepared.data.layerDir : null;
 }

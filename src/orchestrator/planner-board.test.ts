@@ -237,14 +237,14 @@ describe('the planner board', () => {
 
   it("refuses the root planner's done while the release check fails, and gates no other finish", async () => {
     const verdicts = [
-      { passed: false, check: null, refusal: 'Main is red, so the run cannot finish as done: `node --test` fails.' },
-      { passed: true, check: null, refusal: null },
+      { passed: false, stopped: false, check: null, refusal: 'The run cannot finish as done yet: `node --test` fails.' },
+      { passed: true, stopped: false, check: null, refusal: null },
     ];
     let releases = 0;
-    const gated = { ...context, green: { release: async () => verdicts[releases++] ?? { passed: true, check: null, refusal: null } } };
+    const gated = { ...context, green: { release: async () => verdicts[releases++] ?? { passed: true, stopped: false, check: null, refusal: null } } };
     const report = { status: 'done' as const, summary: 'all built', notes: [], concerns: [], findings: [], feedback: [], followUps: [] };
     const board = createPlannerBoard(gated, root, 'planner-a', recorder);
-    expect(await board.finish(report)).toEqual({ ok: false, error: 'Main is red, so the run cannot finish as done: `node --test` fails.' });
+    expect(await board.finish(report)).toEqual({ ok: false, error: 'The run cannot finish as done yet: `node --test` fails.' });
     expect(board.finished()).toBeNull();
     expect(events.some((event) => event.type === 'planner.finished')).toBe(false);
     expect(await board.finish(report)).toEqual({ ok: true });

@@ -7,7 +7,8 @@ import type { Lease, TaskRecord } from '../store/task-store.js';
 import type { FinishReport, PlannerBoard, Published, TaskOverlap } from '../tools/planner-tools.js';
 import { earlierAttemptsSection, type EarlierAttempt } from './handoff-message.js';
 import { normalizeRepoPath } from './path-overlap.js';
-import { RUNNER_WAKEUP, type RunContext } from './run-context.js';
+import { RUNNER_WAKEUP, type ReleaseGate, type RunContext } from './run-context.js';
+import type { ReleaseVerdict } from './green-loop.js';
 import { taskCreatedEvent } from './task-created-event.js';
 
 const ACCEPTANCE_BRIEF = readFileSync(new URL('./acceptance-brief.md', import.meta.url), 'utf8').trim();
@@ -104,17 +105,42 @@ export function createPlannerBoard(context: BoardContext, task: TaskRecord, agen
       recorder.record({ type: 'andon.changed', data: { taskId: task.id, paused, reason } });
       if (!paused) context.wakeups.wake(RUNNER_WAKEUP);
     },
-    async finish(report) {
+    async finish(report, signal) {
       // The run ends done only on a passing release snapshot: the root planner's done waits for it.
       if (task.parentTaskId === null && report.status === 'done' && context.green !== undefined) {
-        const release = await context.green.release();
-        if (!release.passed) return { ok: false, error: release.refusal ?? 'Main is red, so the run cannot finish as done.' };
+        const release = await releaseUnlessStopped(context.green, signal);
+        if (release.stopped) return { ok: false, error: 'The run is stopping, so it cannot finish now; when it goes on, finish again.' };
+        if (!release.passed) return { ok: false, error: release.refusal ?? 'The run cannot finish as done yet: the release snapshot of main does not pass.' };
       }
       finished = report;
       recorder.record({ type: 'planner.finished', data: { taskId: task.id, status: report.status, summary: report.summary } });
       return { ok: true };
     },
   };
+}
+
+/**
+ * The release verdict, or a stopped one as soon as the planner is stopped (`colony stop`, a
+ * budget, the run ending): its finish does not wait out a check it will not use.
+ */
+function releaseUnlessStopped(gate: ReleaseGate, signal: AbortSignal | undefined): Promise<ReleaseVerdict> {
+  const stoppedVerdict: ReleaseVerdict = { passed: false, stopped: true, check: null, refusal: null };
+  if (signal === undefined) return gate.release();
+  if (signal.aborted) return Promise.resolve(stoppedVerdict);
+  return new Promise((resolve, reject) => {
+    const onAbort = () => resolve(stoppedVerdict);
+    signal.addEventListener('abort', onAbort, { once: true });
+    gate.release().then(
+      (verdict) => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(verdict);
+      },
+      (error: unknown) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(error instanceof Error ? error : new Error(String(error)));
+      },
+    );
+  });
 }
 
 /** The section colony puts at the end of a worker's brief naming the commands its work must pass on main. */

@@ -15,6 +15,7 @@ export const PROMPT_NAMES = [
   'planner-nudge',
   'reflect-reminder',
   'release-refused',
+  'release-unchecked',
   'root-planner-role',
   'scratchpad-reminder',
   'sub-planner-role',

@@ -5,9 +5,9 @@ import type { Handoff } from '../events/handoff.js';
 import { newShortId } from '../events/ids.js';
 import { createSecretRedactor } from '../events/secret-redaction.js';
 import type { ChatModel } from '../model/chat-model.js';
-import type { EventStore } from '../store/event-store.js';
 import type { TaskStore } from '../store/task-store.js';
 import { removeLeftoverViews } from '../workspace/main-view.js';
+import { runGit } from '../workspace/git.js';
 import { resolveBranch } from '../workspace/workspace.js';
 import type { WorkspaceMethodChoice } from '../workspace/choose-workspace-provider.js';
 import type { WorkspaceMethod } from '../workspace/workspace.js';
@@ -25,7 +25,7 @@ import { readBriefFile } from './brief-file.js';
 import { createRedactingChatModel } from './redacting-chat-model.js';
 import { startCheckoutSync } from './checkout-sync.js';
 import { startGreenLoop, type ReleaseVerdict } from './green-loop.js';
-import { runGreenBase } from './green-state.js';
+import { goalAsItStands, runGreenBase } from './green-state.js';
 import { DEFAULT_GREEN_SETTINGS, defaultBisectParallel, type GreenSettings } from './green-settings.js';
 import type { RunContext } from './run-context.js';
 import { createWorkInFlight } from './work-in-flight.js';
@@ -158,6 +158,9 @@ export async function runRunSession(given: RunSessionOptions): Promise<RunSessio
     if (greenBranch === session.repo.trunk) {
       return { ok: false, error: `--green-branch ${greenBranch} is the trunk itself: the green branch follows ${session.repo.trunk} to its passing commits, so give it another name (the default is ${DEFAULT_GREEN_SETTINGS.branch}).` };
     }
+    if ((await runGit(session.repo.root, ['check-ref-format', '--branch', greenBranch])).code !== 0) {
+      return { ok: false, error: `--green-branch "${greenBranch}" is not a branch name git takes (see git check-ref-format): use letters, digits, "-", "_", "." and "/", e.g. green or release/green.` };
+    }
     // Read before anything is made: a refused run leaves no log behind where there was none.
     const unfinished = readUnfinishedIn(session.stateDir);
     if (!unfinished.ok) return unfinished;
@@ -274,88 +277,85 @@ export async function driveRun(drive: DriveRunOptions): Promise<RunSessionResult
     // The worker limit the user set last (`colony workers`) outlasts a restart.
     const controls = createRunControls(workerLimitFromLog(events, runId, start.settings.workers));
     const steering = startSteering({ events, tasks, runId, rootTaskId, goalPath: start.settings.goalPath, record: system.record, wakeups, secrets: options.secrets ?? [], now: Date.now, effects: controls.effects });
-    // The goal as it stands: an edit the root planner was told of is what the run is checked and judged by.
-    const goalNow = (): string => {
-      const edited = events.read({ runId, types: ['goal.changed'] }).findLast((event) => event.type === 'goal.changed' && event.data.goal !== undefined);
-      return (edited?.type === 'goal.changed' ? edited.data.goal : undefined) ?? tasks.getTask(rootTaskId)?.body ?? '';
-    };
-    const greenSettings: GreenSettings = start.settings.green ?? DEFAULT_GREEN_SETTINGS;
+    const viewsDir = join(stateDir, 'views');
+    // Planners' and snapshots' views left by a process that died with them; nothing of this state runs yet.
+    await removeLeftoverViews(repo, viewsDir);
     const green = await startGreenLoop({
       runId,
       repo,
       events,
       tasks,
       rootTaskId,
-      viewsDir: join(stateDir, 'views'),
+      viewsDir,
       commands,
       dependencyLayer,
       prompts,
-      settings: greenSettings,
+      settings: start.settings.green ?? DEFAULT_GREEN_SETTINGS,
       record: system.record,
       flush: system.flush,
-      goal: goalNow,
+      goal: () => goalAsItStands(events, tasks, runId, rootTaskId),
       base: resumed === null ? startCommit : runGreenBase(events, runId, startCommit),
       parallel: options.bisectParallel ?? defaultBisectParallel(),
       wakeups,
       now: Date.now,
       signal,
     });
-    observeGreen = (event) => green.observe(event);
-    controls.attachGreen(() => green.request());
-    const context: RunContext = {
-      runId,
-      repo,
-      events,
-      tasks,
-      wakeups,
-      steering: steering.writer,
-      dependencyLayer,
-      workspaces: workspaces.provider,
-      ...(workspaces.quota === null ? {} : { workspaceQuota: workspaces.quota }),
-      workspacesDir: workspacesDirOf(stateDir),
-      viewsDir: join(stateDir, 'views'),
-      workerModel: options.workerModel,
-      plannerModel: options.plannerModel,
-      workerMaxSteps: start.settings.workerMaxSteps,
-      plannerMaxSteps: start.settings.plannerMaxSteps,
-      prompts,
-      mergeCheck: start.settings.mergeCheck,
-      commands,
-      now: Date.now,
-      workInFlight: createWorkInFlight(events, runId),
-      ...(budget === undefined ? {} : { budget }),
-      onEvent,
-      disk,
-      hangAfterMs: start.settings.hangAfterMs,
-      freshness: start.settings.freshness ?? DEFAULT_FRESHNESS,
-      ...(resumed === null ? {} : { priorAgents: resumed.priorAgents }),
-      green,
-    };
-    // Planners' views left by a process that died with them; no planner of this state runs yet.
-    await removeLeftoverViews(repo, context.viewsDir);
-
-    const outcome = await runTasks({
-      context,
-      holder: newShortId('runner'),
-      workers: controls.workers,
-      userStops: controls.stops,
-      leaseMs: start.settings.leaseMs,
-      rootTaskId,
-      signal,
-    }).finally(() => steering.stop());
-
-    let check: MainCheck | null = null;
-    // colony's own failure (its store) stops the run like Ctrl-C does: tasks released, resumable.
-    let status: RunEndStatus = 'stopped';
+    let outcome: Awaited<ReturnType<typeof runTasks>>;
+    let release: ReleaseVerdict | null = null;
     try {
-      if (outcome.rootHandoff !== null) {
-        // The release snapshot: the one a done finish waited for, or taken now on main as the run leaves it.
-        const release = await green.release();
-        check = recordMainCheck(system, release);
-        status = outcome.rootHandoff.status === 'done' && release.passed ? 'done' : 'failed';
-      }
+      observeGreen = (event) => green.observe(event);
+      controls.attachGreen(() => green.request());
+      const context: RunContext = {
+        runId,
+        repo,
+        events,
+        tasks,
+        wakeups,
+        steering: steering.writer,
+        dependencyLayer,
+        workspaces: workspaces.provider,
+        ...(workspaces.quota === null ? {} : { workspaceQuota: workspaces.quota }),
+        workspacesDir: workspacesDirOf(stateDir),
+        viewsDir,
+        workerModel: options.workerModel,
+        plannerModel: options.plannerModel,
+        workerMaxSteps: start.settings.workerMaxSteps,
+        plannerMaxSteps: start.settings.plannerMaxSteps,
+        prompts,
+        mergeCheck: start.settings.mergeCheck,
+        commands,
+        now: Date.now,
+        workInFlight: createWorkInFlight(events, runId),
+        ...(budget === undefined ? {} : { budget }),
+        onEvent,
+        disk,
+        hangAfterMs: start.settings.hangAfterMs,
+        freshness: start.settings.freshness ?? DEFAULT_FRESHNESS,
+        ...(resumed === null ? {} : { priorAgents: resumed.priorAgents }),
+        green,
+      };
+      outcome = await runTasks({
+        context,
+        holder: newShortId('runner'),
+        workers: controls.workers,
+        userStops: controls.stops,
+        leaseMs: start.settings.leaseMs,
+        rootTaskId,
+        signal,
+      }).finally(() => steering.stop());
+      // The release snapshot: the one a done finish waited for, or taken now on main as the run leaves it.
+      if (outcome.rootHandoff !== null) release = await green.release().catch((error: unknown) => uncheckedRelease(error));
     } finally {
       await green.stop();
+    }
+
+    let check: MainCheck | null = null;
+    // colony's own failure (its store) stops the run like Ctrl-C does: tasks released, resumable;
+    // so does a stop that came during the release, which then gave no verdict.
+    let status: RunEndStatus = 'stopped';
+    if (outcome.rootHandoff !== null && release !== null && !release.stopped) {
+      check = recordMainCheck(system, release);
+      status = outcome.rootHandoff.status === 'done' && release.passed ? 'done' : 'failed';
     }
     const budgetExhausted = budget?.runExhaustion() ?? null;
     // The tree wound down because a limit was used up; a goal met all the same is still done.
@@ -399,7 +399,12 @@ export interface MainCheck {
   readonly passed: boolean;
 }
 
-/** The release snapshot, recorded also as the run's `main.checked`; null when no check command is known. */
+/** A release that threw (git failed under it): not passed, with the reason. */
+function uncheckedRelease(error: unknown): ReleaseVerdict {
+  return { passed: false, stopped: false, check: null, refusal: `colony could not take the release snapshot: ${error instanceof Error ? error.message : String(error)}` };
+}
+
+/** The release snapshot, recorded also as the run's `main.checked`; null when no check ran. */
 function recordMainCheck(system: AgentRecorder, release: ReleaseVerdict): MainCheck | null {
   const checked = release.check;
   if (checked === null) return null;

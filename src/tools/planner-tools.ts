@@ -59,7 +59,7 @@ export interface PlannerBoard {
    * Records the planner's finish, or refuses it with what to do instead: colony refuses a root
    * planner's done while main's release check fails.
    */
-  finish(report: FinishReport): Promise<FinishResult> | FinishResult;
+  finish(report: FinishReport, signal?: AbortSignal): Promise<FinishResult> | FinishResult;
 }
 
 export type FinishResult = { readonly ok: true } | { readonly ok: false; readonly error: string };
@@ -158,9 +158,9 @@ export function createPlannerRoleTools(board: PlannerBoard): AnyTool[] {
     name: 'finish',
     description: description('finish'),
     parameters: finishParameters,
-    execute: async (input) => {
+    execute: async (input, context) => {
       const status = input.status ?? 'done';
-      const finished = await board.finish(finishReportOf(input));
+      const finished = await board.finish(finishReportOf(input), context.signal);
       if (!finished.ok) return { ok: false, error: finished.error };
       return {
         ok: true,

@@ -1,14 +1,16 @@
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import type { ColonyEvent } from '../../events/event-types.js';
-import type { EventStore } from '../../store/event-store.js';
+import { abortableSleep } from '../../model/abortable-sleep.js';
 import { greenLines } from '../../observe/format-run-status.js';
-import type { GreenSnapshot } from '../../orchestrator/green-loop.js';
+import { CHECK_COULD_NOT_RUN, NO_CHECK_KNOWN, type SnapshotOutcome } from '../../orchestrator/green-loop.js';
 import { runGreenNow } from '../../orchestrator/green-now.js';
 import { defaultBisectParallel } from '../../orchestrator/green-settings.js';
-import { openSteering } from '../../orchestrator/steering-access.js';
-import { abortableSleep } from '../../model/abortable-sleep.js';
-import { EXIT_FAILED, EXIT_OK, commandText, usageError, type CommandContext } from '../command-context.js';
+import { acquireRunLock } from '../../orchestrator/run-lock.js';
+import { stateLockPath } from '../../orchestrator/state-directory.js';
+import { openSteering, type SteeringAccess } from '../../orchestrator/steering-access.js';
+import type { EventStore } from '../../store/event-store.js';
+import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, commandText, usageError, type CommandContext } from '../command-context.js';
 import { stateDirOf } from '../state-dir-flags.js';
 import { readRunStatus } from './run-report.js';
 
@@ -21,13 +23,15 @@ interface GreenFlags {
   readonly json?: boolean;
 }
 
-/** How often a request to a running run looks for its snapshot in the log. */
+/** How often a request to a running run looks for its answer in the log. */
 const POLL_MS = 250;
+/** How often it makes sure a run is still going to answer it. */
+const LIVENESS_MS = 2_000;
 
 export function registerGreenCommand(program: Command, ctx: CommandContext): void {
   program
     .command('green')
-    .description("Where the green branch is and how main's health went; with --now, a release snapshot of main now: the green branch moves to it if it passes.")
+    .description("Where the green branch is and how main's health went; with --now, a snapshot of main now: the green branch moves to it if the check passes, and a failure is traced to the commit that brought it.")
     .option('--repo <dir>', 'the repository the run works on', '.')
     .option('--state <dir>', 'the state directory (default: <repo>/.colony)')
     .option('--now', "snapshot main now: a running run's green loop takes it next; with no run going, it is taken here")
@@ -50,13 +54,12 @@ async function green(ctx: CommandContext, flags: GreenFlags): Promise<number> {
   }
   const access = openSteering(stateDir, ctx.secrets ?? []);
   if (access.ok && access.live) {
-    if (flags.check !== undefined || flags.tag === true) {
-      access.close();
-      usageError(ctx, `run ${access.run.runId} is going: its green loop takes the snapshot with the run's own check and tags, so --check and --tag do not apply. Leave them out.`);
-      return ctx.exitCode;
-    }
     try {
-      return await askRunningRun(ctx, access, flags);
+      if (flags.check !== undefined || flags.tag === true) {
+        usageError(ctx, `run ${access.run.runId} is going: its green loop takes the snapshot with the run's own check and tags, so --check and --tag do not apply. Leave them out.`);
+        return ctx.exitCode;
+      }
+      return await askRunningRun(ctx, access, stateDir, flags);
     } finally {
       access.close();
     }
@@ -75,13 +78,7 @@ async function green(ctx: CommandContext, flags: GreenFlags): Promise<number> {
     usageError(ctx, result.error);
     return ctx.exitCode;
   }
-  const { snapshot } = result;
-  if (flags.json === true) {
-    ctx.stdout(`${JSON.stringify({ runId: result.runId, live: false, ...snapshotJson(snapshot), branch: result.branch, green: result.green }, null, 2)}\n`);
-  } else {
-    ctx.stdout(describeSnapshot(snapshot, result.branch, result.green));
-  }
-  return snapshot === null || snapshot.check.passed ? EXIT_OK : EXIT_FAILED;
+  return reportOutcome(ctx, flags, result.runId, result.outcome, result.branch, result.green);
 }
 
 function showGreen(ctx: CommandContext, stateDir: string, flags: GreenFlags): number {
@@ -95,83 +92,125 @@ function showGreen(ctx: CommandContext, stateDir: string, flags: GreenFlags): nu
     return EXIT_OK;
   }
   const lines = greenLines(found);
-  ctx.stdout(lines.length === 0 ? `Run ${found.run.id} has no green loop record.\n` : `${lines.join('\n')}\n`);
+  ctx.stdout(lines.length === 0 ? `Run ${found.run.id} recorded no green snapshot.\n` : `${lines.join('\n')}\n`);
   return EXIT_OK;
 }
 
-/** Asks the running run for a snapshot and waits until its green loop has taken it. */
-async function askRunningRun(ctx: CommandContext, access: Extract<ReturnType<typeof openSteering>, { ok: true }>, flags: GreenFlags): Promise<number> {
+/** What `--now` prints for a snapshot taken here, and its exit code: 0 on a pass, 1 on a failure, 2 when colony knows no check. */
+function reportOutcome(ctx: CommandContext, flags: GreenFlags, runId: string, outcome: SnapshotOutcome, branch: string, greenAt: string | null): number {
+  if (flags.json === true) {
+    ctx.stdout(`${JSON.stringify({ runId, live: false, ...outcomeJson(outcome), branch, green: greenAt }, null, 2)}\n`);
+  } else {
+    ctx.stdout(describeOutcome(outcome, branch, greenAt));
+  }
+  if (outcome.kind === 'checked') return outcome.snapshot.check.passed ? EXIT_OK : EXIT_FAILED;
+  return outcome.kind === 'no-command' ? EXIT_USAGE : EXIT_FAILED;
+}
+
+type LiveAccess = Extract<SteeringAccess, { ok: true }>;
+type Answer =
+  | { readonly kind: 'checked'; readonly event: Extract<ColonyEvent, { type: 'green.checked' }> }
+  | { readonly kind: 'blocked'; readonly reason: string }
+  | { readonly kind: 'gone'; readonly why: string };
+
+/** Asks the running run for a snapshot and waits for its green loop's answer. */
+async function askRunningRun(ctx: CommandContext, access: LiveAccess, stateDir: string, flags: GreenFlags): Promise<number> {
   const { events, tasks } = access.stores;
   const runId = access.run.runId;
-  const from = events.lastSeq();
   const request = tasks.requestGreen(runId, 'asked with colony green --now', Date.now());
-  const checked = await requestedSnapshot(ctx, events, runId, from, request.seq);
-  if (checked === 'ended') {
-    usageError(ctx, `run ${runId} ended before its green loop took the snapshot. Ask again with colony green --now: with no run going, it is taken here.`);
-    return ctx.exitCode;
+  const answer = await awaitAnswer(ctx, events, runId, request.seq, stateDir);
+  if (answer === null) return EXIT_FAILED;
+  if (answer.kind === 'gone') {
+    ctx.stderr(`colony: ${answer.why} Ask again with colony green --now: with no run going, the snapshot is taken here.\n`);
+    return EXIT_FAILED;
   }
-  if (checked === null) return EXIT_FAILED;
-  const { data } = checked;
+  if (answer.kind === 'blocked') {
+    if (flags.json === true) ctx.stdout(`${JSON.stringify({ runId, live: true, commit: null, command: null, passed: null, failures: [], why: answer.reason }, null, 2)}\n`);
+    else ctx.stdout(`Run ${runId} took no snapshot: ${answer.reason}.\n`);
+    return EXIT_FAILED;
+  }
+  const { data } = answer.event;
   if (flags.json === true) {
-    ctx.stdout(`${JSON.stringify({ runId, live: true, commit: data.commit, command: data.command, passed: data.passed, failures: data.failures, culprits: [] }, null, 2)}\n`);
+    ctx.stdout(`${JSON.stringify({ runId, live: true, commit: data.commit, command: data.command, passed: data.passed, failures: data.failures }, null, 2)}\n`);
   } else if (data.passed) {
     ctx.stdout(`main at ${data.commit.slice(0, 12)} passes \`${data.command}\`: run ${runId} moves its green branch there.\n`);
   } else {
-    ctx.stdout(
-      [
-        `main at ${data.commit.slice(0, 12)} fails \`${data.command}\`:`,
-        ...data.failures.map((line) => `  ${line}`),
-        `Run ${runId} bisects new failures and tells the planners that own them; follow with colony events --type green.bisected,green.reported.`,
-        '',
-      ].join('\n'),
-    );
+    const follow = 'Run it bisects new failures and tells the planners that own them; follow with colony events --type green.bisected,green.reported.';
+    ctx.stdout([`main at ${data.commit.slice(0, 12)} fails \`${data.command}\`:`, ...data.failures.map((line) => `  ${line}`), follow.replace('Run it', `Run ${runId}`), ''].join('\n'));
   }
   return data.passed ? EXIT_OK : EXIT_FAILED;
 }
 
-type GreenChecked = Extract<ColonyEvent, { type: 'green.checked' }>;
-
-/** The snapshot the run took for request `requestSeq` (recorded after `from`); `ended` when the run ended first, null when interrupted. */
-async function requestedSnapshot(ctx: CommandContext, events: EventStore, runId: string, from: number, requestSeq: number): Promise<GreenChecked | 'ended' | null> {
-  let requestedAt: number | null = null;
+/**
+ * The run's answer to request `requestSeq`: the first snapshot it took after recording the
+ * request (the one asked for, or the release, which is as new), or why it took none. A run that
+ * ends, or whose process is gone (its run lock is free), answers nothing. Null when interrupted.
+ */
+async function awaitAnswer(ctx: CommandContext, events: EventStore, runId: string, requestSeq: number, stateDir: string): Promise<Answer | null> {
+  let lastLivenessCheck = Date.now();
   while (!ctx.signal.aborted) {
-    for (const event of events.read({ runId, afterSeq: from, types: ['green.requested', 'green.checked', 'run.ended'] })) {
+    let requestedAt: number | null = null;
+    for (const event of events.read({ runId, types: ['green.requested', 'green.checked', 'green.blocked', 'run.ended'] })) {
       if (event.type === 'green.requested' && event.data.requestSeq === requestSeq) requestedAt = event.seq;
-      else if (event.type === 'green.checked' && requestedAt !== null && event.seq > requestedAt && event.data.trigger === 'request') return event;
-      else if (event.type === 'run.ended') return 'ended';
+      else if (requestedAt === null || event.seq < requestedAt) continue;
+      else if (event.type === 'green.checked' && (event.data.trigger === 'request' || event.data.trigger === 'release')) return { kind: 'checked', event };
+      else if (event.type === 'green.blocked' && answersRequest(event.data.reason)) return { kind: 'blocked', reason: event.data.reason };
+      if (event.type === 'run.ended') return { kind: 'gone', why: `run ${runId} ended before its green loop took the snapshot.` };
+    }
+    if (Date.now() - lastLivenessCheck >= LIVENESS_MS) {
+      lastLivenessCheck = Date.now();
+      // The run lock is free: no process runs the run any more (it was killed), so nobody will answer.
+      const probe = acquireRunLock(stateLockPath(stateDir), `the state directory ${stateDir}`);
+      if (probe.ok) {
+        probe.lock.release();
+        return { kind: 'gone', why: `run ${runId} is no longer running (its process is gone), so its green loop will not take the snapshot.` };
+      }
     }
     await abortableSleep(POLL_MS, ctx.signal);
   }
   return null;
 }
 
-function snapshotJson(snapshot: GreenSnapshot | null): object {
-  if (snapshot === null) return { commit: null, command: null, passed: null, failures: [], culprits: [] };
-  const { check, open } = snapshot;
+/** A `green.blocked` that says why a snapshot was not taken, as the loop answers a request (not a branch or a bisect it could not do). */
+function answersRequest(reason: string): boolean {
+  return reason === NO_CHECK_KNOWN || reason.startsWith(CHECK_COULD_NOT_RUN);
+}
+
+function outcomeJson(outcome: SnapshotOutcome): object {
+  if (outcome.kind === 'no-command') return { commit: outcome.commit, command: null, passed: null, failures: [], culprits: [], why: 'no check command is known' };
+  if (outcome.kind === 'could-not-check') return { commit: outcome.commit, command: outcome.command, passed: null, failures: [], culprits: [], why: outcome.reason };
+  if (outcome.kind === 'stopped') return { commit: null, command: null, passed: null, failures: [], culprits: [], why: 'interrupted' };
+  const { check, open } = outcome.snapshot;
   const culprits = open.map((failure) => ({
-    firstBad: failure.report.origin.firstBad,
-    subject: failure.report.subject,
-    taskId: failure.report.culprit.taskId,
-    plannerTaskId: failure.report.culprit.plannerTaskId,
+    firstBad: failure.report?.origin.firstBad ?? null,
+    subject: failure.report?.subject ?? null,
+    taskId: failure.report?.culprit.taskId ?? null,
+    plannerTaskId: failure.report?.culprit.plannerTaskId ?? null,
     failures: failure.lines,
   }));
   return { commit: check.commit, command: check.command, passed: check.passed, failures: check.failures, culprits };
 }
 
-function describeSnapshot(snapshot: GreenSnapshot | null, branch: string, green: string | null): string {
-  if (snapshot === null) {
-    return 'colony knows no check for this project: give one with --check "<command>" (or a test script in package.json, a test target in a Makefile).\n';
+function describeOutcome(outcome: SnapshotOutcome, branch: string, greenAt: string | null): string {
+  if (outcome.kind === 'no-command') {
+    return 'colony knows no check for this project: give one with --check "<command>" (or give the project a test script in package.json, a test target in a Makefile).\n';
   }
-  const { check, open } = snapshot;
+  if (outcome.kind === 'could-not-check') return `colony could not run \`${outcome.command}\` on ${outcome.commit.slice(0, 12)}: ${outcome.reason}\n`;
+  if (outcome.kind === 'stopped') return 'Interrupted before the check finished; nothing was recorded.\n';
+  const { check, open } = outcome.snapshot;
   const seconds = (check.durationMs / 1000).toFixed(1);
-  if (check.passed) return `main at ${check.commit.slice(0, 12)} passes \`${check.command}\` (${seconds} s): ${branch} is at ${green?.slice(0, 12) ?? 'nothing'}.\n`;
+  if (check.passed) return `main at ${check.commit.slice(0, 12)} passes \`${check.command}\` (${seconds} s): ${branch} is at ${greenAt?.slice(0, 12) ?? 'nothing'}.\n`;
   const lines = [`main at ${check.commit.slice(0, 12)} fails \`${check.command}\` (${seconds} s):`, ...check.failures.map((line) => `  ${line}`)];
   for (const failure of open) {
+    if (failure.report === null) {
+      lines.push(`No commit could be found for: ${failure.lines.join('; ')}`);
+      continue;
+    }
     const { origin, culprit, subject } = failure.report;
     const where = origin.firstBad === null ? 'already failing when the run started' : `${origin.firstBad.slice(0, 12)} "${subject}"`;
     const task = culprit.taskId === null ? '' : ` from task ${culprit.taskId} "${culprit.title ?? ''}"${culprit.plannerTaskId === null ? '' : ` (planner task ${culprit.plannerTaskId})`}`;
     lines.push(`Brought by ${where}${task}: ${failure.lines.join('; ')}`);
   }
-  lines.push(`${branch} stays at ${green?.slice(0, 12) ?? 'nothing (it does not exist yet)'}.`, '');
+  lines.push(`${branch} stays at ${greenAt?.slice(0, 12) ?? 'nothing (it does not exist yet)'}.`, '');
   return lines.join('\n');
 }

@@ -9,8 +9,8 @@
 /** The first line of a fix-up message starts with this. */
 export const GREEN_FIXUP_OPENING = 'Main is red:';
 
-/** The first line of the error a done `finish` gets back while the release snapshot fails starts with this. */
-export const RELEASE_REFUSED_OPENING = 'Main is red, so the run cannot finish as done:';
+/** The first line of the error a done `finish` gets back while the release snapshot does not pass starts with this. */
+export const RELEASE_REFUSED_OPENING = 'The run cannot finish as done yet:';
 
 /**
  * Above the failure lines, one a line as the check printed them (a TAP `not ok 3 - name`, a
