@@ -66,6 +66,18 @@ describe('main health in the analysis', () => {
     ]);
   });
 
+  it("counts the release snapshot once, though it is also the run's check of main", () => {
+    const store = greenRun();
+    const last = store.read().at(-1);
+    const release = greenChecked(commit('e'), false, { trigger: 'release', failure: 'not ok 9 - reads files' });
+    store.append({ ...release, runId: last?.runId ?? '', agentId: 'system' });
+    store.append({ type: 'main.checked', data: { command: 'node --test', commit: commit('e'), passed: false, exitCode: 1, timedOut: false, durationMs: 4_000, outputTail: 'not ok 9' }, runId: last?.runId ?? '', agentId: 'system' });
+    const { mainHealth } = analyzeRun(store.read());
+    expect(mainHealth.snapshots).toEqual({ runs: 5, failed: 3, share: 0.6 });
+    expect(mainHealth.main).toEqual({ runs: 1, failed: 1, share: 1 });
+    expect(mainHealth.all).toEqual({ runs: 5, failed: 3, share: 0.6 });
+  });
+
   it('prints them under how often main was red', () => {
     const text = formatRunAnalysis(analyzeRun(greenRun().read()));
     const section = text.slice(text.indexOf('How often main was red:'));

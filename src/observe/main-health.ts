@@ -24,6 +24,9 @@ export function createMainHealthFold(): MainHealthFold {
   const merges = { runs: 0, failed: 0 };
   const acceptance = { runs: 0, failed: 0 };
   const snapshots = { runs: 0, failed: 0 };
+  // The end-of-run check that is the release snapshot itself, so `all` counts that run once.
+  const releases = new Set<string>();
+  const mainAsRelease = { runs: 0, failed: 0 };
   const green = createGreenHealthFold();
   let bisected: GreenBisect[] = [];
   let lastMain: MainHealth['lastMain'] = null;
@@ -37,6 +40,7 @@ export function createMainHealthFold(): MainHealthFold {
       switch (event.type) {
         case 'main.checked':
           count(main, event.data.passed);
+          if (releases.has(event.data.commit)) count(mainAsRelease, event.data.passed);
           lastMain = { commit: event.data.commit, passed: event.data.passed, at: event.ts };
           return;
         case 'merge.checked':
@@ -48,6 +52,7 @@ export function createMainHealthFold(): MainHealthFold {
           return;
         case 'green.checked':
           count(snapshots, event.data.passed);
+          if (event.data.trigger === 'release') releases.add(event.data.commit);
           return;
         case 'green.bisected':
           bisected.push(bisectOf(event));
@@ -61,8 +66,8 @@ export function createMainHealthFold(): MainHealthFold {
     },
     result() {
       const all = {
-        runs: main.runs + merges.runs + acceptance.runs + snapshots.runs,
-        failed: main.failed + merges.failed + acceptance.failed + snapshots.failed,
+        runs: main.runs + merges.runs + acceptance.runs + snapshots.runs - mainAsRelease.runs,
+        failed: main.failed + merges.failed + acceptance.failed + snapshots.failed - mainAsRelease.failed,
       };
       return {
         main: countsOf(main),

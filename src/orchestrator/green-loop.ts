@@ -147,7 +147,7 @@ export async function startGreenLoop(options: GreenLoopOptions): Promise<GreenLo
       dependencyLayer: options.dependencyLayer,
     });
     if (!result.ok) return result;
-    const checked = withFailureLine(result.check, settings.checkTimeoutMs);
+    const checked = withFailureLine(result.check);
     cache.delete(key);
     if (!checked.timedOut) cache.set(key, checked);
     if (cache.size > CACHED_CHECKS) cache.delete(cache.keys().next().value ?? key);
@@ -322,12 +322,8 @@ export async function startGreenLoop(options: GreenLoopOptions): Promise<GreenLo
   };
 }
 
-/**
- * A check that failed without a failure line still has one, so it can be told from others and
- * traced; a timeout's only line is the timeout, since where it cut the output differs each time.
- */
-function withFailureLine(check: SnapshotCheck, timeoutMs: number): SnapshotCheck {
-  if (check.timedOut) return { ...check, failures: [`the check timed out after ${Math.round(timeoutMs / 1000)} s`] };
+/** A check that failed without a failure line still has one, so it can be told from others and traced. */
+function withFailureLine(check: SnapshotCheck): SnapshotCheck {
   if (check.passed || check.failures.length > 0) return check;
   return { ...check, failures: [`the check exited with ${check.exitCode ?? 'a signal'} and printed no failure line`] };
 }

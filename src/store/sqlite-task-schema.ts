@@ -35,6 +35,14 @@ import type { SchemaPart } from './sqlite-migrations.js';
  * and the hold, one row per request, never updated or deleted: a new worker limit (`kind`
  * 'workers', with `workers`) or a stop of the agent on a task (`kind` 'stop', with `task_id`).
  * Like `run_holds`, rows are numbered in commit order, so the log records each once by `seq`.
+ *
+ * The inbox's `sender` (the sixth script) says who left a message that is not a handoff:
+ * 'person' or 'colony' (a fix-up from the green loop); null for a handoff, and for a person's
+ * message left before colony wrote its own, which reads as a person's.
+ *
+ * The seventh script makes `run_requests` again (SQLite cannot change a table's checks) so it
+ * takes a third kind, 'green' (a snapshot of main now), with neither `task_id` nor `workers`;
+ * its rows and their `seq` are copied over as they were.
  */
 export const TASK_TABLE_SCHEMA: SchemaPart = {
   name: 'tasks',

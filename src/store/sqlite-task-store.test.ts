@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -9,6 +9,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { toolStartedInput } from './event-store-fixtures.js';
 import { openSqliteEventStore } from './sqlite-event-store.js';
 import { openSqliteStoreConnection } from './sqlite-connection.js';
+import { migrateSchemaPart } from './sqlite-migrations.js';
 import { TASK_TABLE_SCHEMA } from './sqlite-task-schema.js';
 import { CLAIM_CANDIDATE_SQL, openSqliteTaskStore } from './sqlite-task-store.js';
 import type { SqliteTaskStoreOptions } from './sqlite-task-store.js';
@@ -54,6 +55,27 @@ describe('openSqliteTaskStore', () => {
   afterEach(() => {
     for (const store of opened.splice(0)) store.close();
     rmSync(dir, { recursive: true, force: true });
+  });
+
+  it("brings a store of the fifth version up with its rows: people's messages, requests and their numbers as they were", () => {
+    mkdirSync(join(dir, 'state'));
+    withRawConnection(path, (db) => {
+      migrateSchemaPart(db, path, { name: 'tasks', migrations: TASK_TABLE_SCHEMA.migrations.slice(0, 5) });
+      db.prepare('INSERT INTO inbox (seq, run_id, recipient_task_id, text, created_at) VALUES (4, ?, ?, ?, 100)').run(RUN_ID, 'task-root', 'Focus on the parser.');
+      db.prepare("INSERT INTO run_requests (seq, run_id, kind, workers, reason, requested_at) VALUES (7, ?, 'workers', 3, 'busy', 110)").run(RUN_ID);
+      db.prepare("INSERT INTO run_requests (seq, run_id, kind, task_id, reason, requested_at) VALUES (9, ?, 'stop', 'task-w', 'wrong way', 120)").run(RUN_ID);
+    });
+    const store = open();
+    expect(store.runRequests(RUN_ID, 0)).toEqual([
+      { seq: 7, runId: RUN_ID, kind: 'workers', workers: 3, reason: 'busy', requestedAt: 110 },
+      { seq: 9, runId: RUN_ID, kind: 'stop', taskId: 'task-w', reason: 'wrong way', requestedAt: 120 },
+    ]);
+    expect(store.requestGreen(RUN_ID, 'now', 130).seq).toBe(10);
+    expect(store.personMessages(RUN_ID, 0)).toMatchObject([{ seq: 4, text: 'Focus on the parser.', sender: 'person' }]);
+    withRawConnection(path, (db) => {
+      expect(db.prepare("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'run_requests'").pluck().all()).toEqual(['run_requests_by_run']);
+      expect(() => db.prepare("INSERT INTO run_requests (run_id, kind, workers, reason, requested_at) VALUES ('r', 'green', 2, 'x', 1)").run()).toThrow(/CHECK/);
+    });
   });
 
   it('creates the file and its folders, in WAL mode, with strict versioned tables and their indexes', () => {

@@ -52,10 +52,10 @@ export interface TaskRecord extends NewTask {
   readonly handoff: Handoff | null;
 }
 
-/** What sits in a planner's inbox: a child's handoff, or a message from a person. */
 /** Who left a message that is not a handoff in a planner's inbox. */
 export type MessageSender = 'person' | 'colony';
 
+/** What sits in a planner's inbox: a child's handoff, or a message from a person or from colony. */
 export interface InboxMessage {
   /** Position among all inbox messages of the store; strictly increasing. */
   readonly seq: number;
