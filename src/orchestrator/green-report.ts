@@ -197,6 +197,12 @@ function taskText(culprit: Culprit): string {
   return `task ${culprit.taskId} "${culprit.title ?? ''}"${merged}${owner}`;
 }
 
+/** Failure lines a message lists; the rest are counted. */
+const LINES_LISTED = 40;
+
 function bulleted(lines: readonly string[]): string {
-  return lines.length === 0 ? '- (the check printed no failure line; see the output tail)' : lines.map((line) => `- ${line}`).join('\n');
+  if (lines.length === 0) return '- (the check printed no failure line; see the output tail)';
+  const listed = lines.slice(0, LINES_LISTED).map((line) => `- ${line}`);
+  if (lines.length > LINES_LISTED) listed.push(`- (and ${lines.length - LINES_LISTED} more)`);
+  return listed.join('\n');
 }

@@ -51,6 +51,13 @@ describe('checkCommit, unconfined', () => {
     expect(await worktrees(setup.repo)).not.toContain(viewsDir);
   });
 
+  it("reads failure lines from all of a long report, not only the head and tail an agent's command keeps", async () => {
+    // 200 KB of passing lines around one failure: an agent's command would keep 32 KB at each end.
+    const command = 'for i in $(seq 1 4000); do echo "ok $i - a passing test with a long enough name"; done; echo "not ok 4001 - the one in the middle"; for i in $(seq 1 4000); do echo "ok $i - another passing test"; done; exit 1';
+    const result = await check({ commit: withOk, command });
+    expect(result.ok ? result.check.failures : []).toEqual(['not ok - the one in the middle']);
+  });
+
   it('ends a check that runs past its time as failed and timed out, and still removes the view', async () => {
     const result = await check({ commit: withOk, command: 'echo started; sleep 60', timeoutMs: 1_000 });
     expect(result).toMatchObject({ ok: true, check: { passed: false, timedOut: true, exitCode: null } });

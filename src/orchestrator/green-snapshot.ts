@@ -14,6 +14,16 @@ import { linkSharedDependencies } from './shared-dependencies.js';
 export const GREEN_AGENT_ID = 'green';
 
 /** One run of the project's check command on one commit. */
+/**
+ * How much of a check's output is kept: far more than an agent's command gets, since failure
+ * lines are read from all of it. A test suite's report runs to hundreds of kilobytes, and a
+ * failure line lost in the cut middle would read as a pass to a bisect. Past this, the middle
+ * is cut and its failure lines are not seen.
+ */
+export const CHECK_OUTPUT_BYTES = 16 * 2 ** 20;
+/** Failure lines kept per check: every failing test of a large red main, within reason for an event. */
+export const CHECK_FAILURE_LINES = 200;
+
 export interface SnapshotCheck {
   /** The commit checked, as a full id. */
   readonly commit: string;
@@ -70,7 +80,7 @@ export async function checkCommit(options: CheckCommitOptions): Promise<CheckCom
     const layer = options.dependencyLayer ?? null;
     if (layer !== null) await linkSharedDependencies(view.path, layer, options.record ?? (() => undefined));
     const run = options.commands.forAgent(GREEN_AGENT_ID, view.path);
-    const result = await run({ command, cwd: view.path, timeoutMs: options.timeoutMs, signal });
+    const result = await run({ command, cwd: view.path, timeoutMs: options.timeoutMs, signal, maxOutputBytes: CHECK_OUTPUT_BYTES });
     if (result.aborted) return { ok: false, error: `the check of ${short(commit)} was stopped before it ended: ${stopReason(signal)}` };
     const output = result.startError === null ? result.output : `colony could not start the check: ${result.startError}`;
     const timeout = `the check timed out after ${formatSeconds(options.timeoutMs)} s and was stopped`;
@@ -87,7 +97,7 @@ export async function checkCommit(options: CheckCommitOptions): Promise<CheckCom
         durationMs: Math.round(result.durationMs),
         outputTail: result.timedOut ? (tail === '' ? timeout : `${tail}\n${timeout}`) : tail,
         // Where a timeout cut the output differs from run to run: the timeout itself is the failure.
-        failures: passed ? [] : result.timedOut ? [`the check timed out after ${formatSeconds(options.timeoutMs)} s`] : failureLines(output),
+        failures: passed ? [] : result.timedOut ? [`the check timed out after ${formatSeconds(options.timeoutMs)} s`] : failureLines(output, CHECK_FAILURE_LINES),
       },
     };
   } finally {
