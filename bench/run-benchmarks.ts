@@ -5,6 +5,7 @@ import type { BenchRow, BenchSection, BenchSettings } from './bench-row.js';
 import { benchDependencyLayers } from './dependency-layer.bench.js';
 import { benchDurability, benchKilledRun } from './durability.bench.js';
 import { benchEventAppend } from './event-append.bench.js';
+import { benchGreen } from './green.bench.js';
 import { benchLongRun } from './long-run.bench.js';
 import { benchMerge } from './merge.bench.js';
 import { benchSandbox } from './sandbox.bench.js';
@@ -32,6 +33,7 @@ const allSuites: { name: string; title: string; run: (settings: BenchSettings) =
   { name: 'sandbox', title: 'The sandbox: what confinement costs per command', run: benchSandbox },
   { name: 'durability', title: 'Durability: what recording before acting costs', run: benchDurability },
   { name: 'killed-run', title: 'A run killed twenty times and resumed', run: () => benchKilledRun() },
+  { name: 'green', title: 'The green branch: main red and back to green', run: () => benchGreen() },
   { name: 'long-run', title: 'A long run kept inside its context window by compaction', run: () => benchLongRun() },
   { name: 'tui', title: 'The terminal UI on a large log', run: () => benchTui() },
 ];
