@@ -41,7 +41,7 @@ export interface GreenChildFigures extends GreenRunFigures {
   readonly backwardMoves: number;
   /** The green branch ends on main's last commit. */
   readonly greenIsMain: boolean;
-  /** The run's last snapshot, held against its check run again with nothing cut; null when there was none. */
+  /** The run's reddest snapshot (or its last, with none red), held against its check run again with nothing cut; null when there was none. */
   readonly lastSnapshot: LastSnapshot | null;
 }
 
@@ -105,7 +105,10 @@ const revision = (name: string): string | null => {
 };
 const greenIsMain = revision('green') !== null && revision('green') === revision('main');
 
-const last = events.filter((event) => event.type === 'green.checked').at(-1);
+// The red snapshot with the most failure lines is the hardest to have read in full; the last one when none was red.
+const snapshots = events.flatMap((event) => (event.type === 'green.checked' ? [event] : []));
+const reddest = snapshots.filter((event) => !event.data.passed).sort((a, b) => b.data.failures.length - a.data.failures.length)[0];
+const last = reddest ?? snapshots.at(-1);
 let lastSnapshot: LastSnapshot | null = null;
 if (last !== undefined && last.type === 'green.checked') {
   const full = await checkInFull(repo.dir, last.data.commit, last.data.command);

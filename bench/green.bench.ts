@@ -1,6 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import { loadavg } from 'node:os';
-import { DEFAULT_MAX_OUTPUT_BYTES } from '../src/sandbox/process-runner.js';
+import { CHECK_FAILURE_LINES, CHECK_OUTPUT_BYTES } from '../src/orchestrator/green-snapshot.js';
 import type { BenchRow, BenchSection } from './bench-row.js';
 import type { GreenChildFigures, LastSnapshot } from './green-run-child.js';
 
@@ -51,11 +51,11 @@ function verdicts(figures: GreenChildFigures): string {
   ].join('; ');
 }
 
-/** Whether the last snapshot saw every failure line its check prints, when run again in full after the run. */
+/** Whether the reddest snapshot (or the last, with none red) saw every failure line its check prints, run again in full after the run. */
 function lastSnapshotRow(label: string, last: LastSnapshot | null): BenchRow {
-  const name = `${label}: failure lines the last snapshot saw`;
+  const name = `${label}: failure lines the reddest snapshot saw`;
   if (last === null) return { name, value: 0, unit: 'of 0 printed', target: '= all', note: 'NO SNAPSHOT WAS TAKEN' };
-  const kept = `colony keeps ${DEFAULT_MAX_OUTPUT_BYTES / 1024} KiB of a check's output, its first and last half, and at most 20 failure lines`;
+  const kept = `colony keeps ${CHECK_OUTPUT_BYTES / 2 ** 20} MiB of a check's output (its first and last half past that) and at most ${CHECK_FAILURE_LINES} failure lines`;
   return {
     name,
     value: last.seen,
