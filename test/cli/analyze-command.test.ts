@@ -36,7 +36,7 @@ beforeAll(async () => {
   const analyzed = await runCli(['analyze', '--repo', repo.dir, '--json']);
   expect(analyzed.code, analyzed.stderr).toBe(0);
   analysis = JSON.parse(analyzed.stdout) as RunAnalysis;
-  const listed = await runCli(['events', '--repo', repo.dir, '--json', '--type', 'agent.started,agent.failed,tool.ended,handoff.delivered']);
+  const listed = await runCli(['events', '--repo', repo.dir, '--json', '--type', 'agent.started,agent.failed,tool.ended,handoff.delivered,merge.landed,run.ended']);
   events = listed.stdout.trim().split('\n').map((line) => JSON.parse(line) as ColonyEvent);
 }, RUN_TIMEOUT_MS);
 
@@ -85,8 +85,16 @@ describe('colony analyze', () => {
     expect(analysis.cost.tokens).toBe(found.tokens.total);
     const byRole = Object.values(analysis.tokensByRole).reduce((sum, role) => sum + role.totalTokens, 0);
     expect(byRole).toBe(found.tokens.total);
-    expect(analysis.timeToLand.count).toBeGreaterThanOrEqual(12);
-    expect(analysis.mainHealth.main).toEqual({ runs: 1, failed: 0, share: 0 });
+    // Every task whose agent landed work, once; all twelve modules' when the run ended done (a
+    // failed run may have given a module up after its retries crashed too).
+    const taskOf = new Map(events.flatMap((event) => (event.type === 'agent.started' ? [[event.agentId, event.data.taskId] as const] : [])));
+    const landedTasks = new Set(events.flatMap((event) => (event.type === 'merge.landed' ? [taskOf.get(event.agentId)] : [])));
+    expect(analysis.timeToLand.count).toBe(landedTasks.size);
+    const ended = events.find((event) => event.type === 'run.ended');
+    expect(analysis.timeToLand.count).toBeGreaterThanOrEqual(ended?.type === 'run.ended' && ended.data.status === 'done' ? 12 : 1);
+    // The release snapshot is the run's one check of main, and a run ends done only when it passed.
+    expect(analysis.mainHealth.main.runs).toBe(1);
+    if (ended?.type === 'run.ended' && ended.data.status === 'done') expect(analysis.mainHealth.main).toEqual({ runs: 1, failed: 0, share: 0 });
   });
 
   it('prints the same analysis as readable sections', async () => {
