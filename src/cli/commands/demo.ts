@@ -13,7 +13,7 @@ import { openSandbox, type SandboxMethod } from '../../sandbox/sandbox.js';
 const EXAMPLE_NAME = 'toolbox';
 const EXAMPLE = new URL(`../../../examples/${EXAMPLE_NAME}/`, import.meta.url);
 const DEFAULT_MODEL = 'sim?seed=2&latency=20..120&bug=0.3&malformed=0.05';
-const DEMO_EVENTS = new Set(['sandbox.opened', 'agent.started', 'agent.ended', 'merge.landed', 'merge.conflicted', 'acceptance.checked', 'handoff.delivered', 'planner.finished', 'main.checked']);
+const DEMO_EVENTS = new Set(['sandbox.opened', 'agent.started', 'agent.ended', 'merge.landed', 'merge.conflicted', 'acceptance.checked', 'handoff.delivered', 'planner.finished', 'main.checked', 'green.checked', 'green.advanced', 'green.bisected', 'green.reported']);
 
 interface DemoFlags {
   readonly dir?: string;
@@ -85,6 +85,7 @@ async function demo(ctx: CommandContext, flags: DemoFlags): Promise<number> {
       `  npx colony status --repo ${repoDir}`,
       `  npx colony replay --repo ${repoDir} --speed 2     # the run again, in the terminal UI`,
       `  npx colony analyze --repo ${repoDir}`,
+      `  npx colony green --repo ${repoDir}                  # where the green branch is, and how often main was red`,
       `  npx colony events --repo ${repoDir} --type handoff.submitted`,
       '',
     ].join('\n'),
