@@ -275,11 +275,15 @@ export async function startGreenLoop(options: GreenLoopOptions): Promise<GreenLo
     return null;
   };
 
+  const counted = { from: '', to: '', count: 0 };
   const running = (async () => {
     while (!stopped && !signal.aborted) {
       try {
-        // Counted on main itself, not from events: commits anyone lands count.
-        landed = await commitCount(repo, state.lastSnapshot?.commit ?? options.base, await resolveBranch(repo, repo.trunk));
+        // Counted on main itself, not from events: commits anyone lands count. Counted again only when main moved.
+        const from = state.lastSnapshot?.commit ?? options.base;
+        const to = await resolveBranch(repo, repo.trunk);
+        if (counted.from !== from || counted.to !== to) Object.assign(counted, { from, to, count: await commitCount(repo, from, to) });
+        landed = counted.count;
         const trigger = due();
         if (trigger === null) {
           await options.wakeups.wait(GREEN_WAKEUP, signal, POLL_MS);
