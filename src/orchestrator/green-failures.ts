@@ -2,6 +2,7 @@ import { bisectFirstBad } from '../workspace/bisect.js';
 import { commitsBetween } from '../workspace/green-branch.js';
 import type { Repository } from '../workspace/repository.js';
 import type { SnapshotCheck } from './green-snapshot.js';
+import type { GreenState } from './green-state.js';
 
 /** Where a failure of a red snapshot came from: the commit that brought its lines, found by bisecting. */
 export interface FailureOrigin {
@@ -83,4 +84,14 @@ export async function traceNewFailures(options: TraceOptions): Promise<FailureOr
     floor = firstBad;
   }
   return origins;
+}
+
+/** New failure lines by where their bisect starts: above their fix when they were fixed and came back, else the last pass. */
+export function groupByFloor(lines: readonly string[], state: GreenState): Map<string | null, string[]> {
+  const groups = new Map<string | null, string[]>();
+  for (const line of lines) {
+    const floor = state.fixedAt.get(line) ?? state.good;
+    groups.set(floor, [...(groups.get(floor) ?? []), line]);
+  }
+  return groups;
 }

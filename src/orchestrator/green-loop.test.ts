@@ -192,6 +192,30 @@ describe('the green loop', () => {
     expect(ofType('green.advanced').every((event) => passed.has(event.data.to))).toBe(true);
   });
 
+  it('tells again of a failure fixed while main stayed red and brought back by a later commit', async () => {
+    const green = await start();
+    await land('task-sub', 'alpha', 'alpha 2\n');
+    expect((await snapshotOf(green)).check.passed).toBe(true);
+    await land('task-sub', 'beta', 'BROKEN beta\n');
+    await land(ROOT, 'gamma', 'BROKEN gamma\n');
+    await snapshotOf(green);
+    expect(ofType('green.reported')).toHaveLength(2);
+    // beta is fixed; gamma keeps main red, so no pass comes between.
+    await land('task-sub', 'beta', 'beta fixed\n');
+    expect((await snapshotOf(green)).check.failures).toEqual(['not ok - gamma works']);
+    const again = await land('task-sub', 'beta', 'BROKEN beta again\n');
+    await snapshotOf(green);
+    expect(ofType('green.bisected').at(-1)?.data).toMatchObject({ firstBad: again.commit, taskId: again.taskId, known: false });
+    expect(ofType('green.reported')).toHaveLength(3);
+
+    // A restart folds the same back from the log: still nothing told twice.
+    await green.stop();
+    const restarted = await start();
+    await land('task-sub', 'alpha', 'alpha 3\n');
+    await snapshotOf(restarted);
+    expect(ofType('green.reported')).toHaveLength(3);
+  });
+
   it('tells the nearest planner still at work when the owner has finished, and says a failure that predates the run', async () => {
     // main is red before the run starts: the failure is nobody's task, and the root planner hears of it.
     await temporary.write('src/alpha.txt', 'BROKEN from before\n');

@@ -1,4 +1,4 @@
-import type { ColonyEvent, EventBody } from '../events/event-types.js';
+import type { EventBody } from '../events/event-types.js';
 import type { EventStore } from '../store/event-store.js';
 import type { TaskStore } from '../store/task-store.js';
 import { runGit } from '../workspace/git.js';
@@ -7,13 +7,16 @@ import type { Repository } from '../workspace/repository.js';
 import { resolveBranch } from '../workspace/workspace.js';
 import type { CommandRunners } from './command-sandbox.js';
 import { checkCommandAt } from './green-check-command.js';
-import { traceNewFailures, type FailureOrigin } from './green-failures.js';
+import { groupByFloor, traceNewFailures, type FailureOrigin } from './green-failures.js';
 import { releaseRefusal, tellOrigins, uncheckedRefusal } from './green-report.js';
 import type { GreenSettings } from './green-settings.js';
 import { checkCommit, type SnapshotCheck } from './green-snapshot.js';
-import { restoreGreenState, type GreenState, type OpenFailure } from './green-state.js';
+import { closeFixedFailures, markPassed, restoreGreenState, type GreenState, type OpenFailure } from './green-state.js';
 import type { PromptSet } from './prompt-set.js';
 import type { Wakeups } from './wakeups.js';
+import type { GreenLoop, ReleaseVerdict, SnapshotOutcome } from './green-loop-types.js';
+
+export type { GreenLoop, GreenSnapshot, ReleaseVerdict, SnapshotOutcome } from './green-loop-types.js';
 
 /** The wake-up key of the green loop: a landing that reaches the count, or a request. */
 export const GREEN_WAKEUP = 'green-loop';
@@ -54,47 +57,7 @@ export interface GreenLoopOptions {
   readonly signal: AbortSignal;
 }
 
-/** What the release snapshot said: a run ends done only when it passed (or no check is known). */
-export interface ReleaseVerdict {
-  readonly passed: boolean;
-  /** The run is stopping: there is no verdict, and the run ends stopped, to be resumed. */
-  readonly stopped: boolean;
-  /** The snapshot; null when no check command is known, or the check could not run. */
-  readonly check: SnapshotCheck | null;
-  /** For a root planner's done `finish` while it does not pass: why, and what to do. */
-  readonly refusal: string | null;
-}
-
-export interface GreenLoop {
-  /** Every event of the run, as it is recorded: a landing that reaches the count wakes the loop at once. */
-  observe(event: ColonyEvent): void;
-  /** A snapshot as soon as the one going (if any) is over (`colony green --now` on a live run). */
-  request(): void;
-  /** A snapshot now, after the one going (if any). */
-  checkNow(): Promise<SnapshotOutcome>;
-  /** The release snapshot of main as it is now; a pass already taken of the same commit is not taken again. */
-  release(): Promise<ReleaseVerdict>;
-  /** Stops the loop, killing a check in flight; the green branch stays where the last passing snapshot put it. */
-  stop(): Promise<void>;
-}
-
 type Trigger = 'landings' | 'interval' | 'release' | 'request';
-
-/** One snapshot and the failures open after it (none when it passed). */
-export interface GreenSnapshot {
-  readonly check: SnapshotCheck;
-  readonly open: readonly OpenFailure[];
-}
-
-/** What came of asking for a snapshot. */
-export type SnapshotOutcome =
-  | { readonly kind: 'checked'; readonly snapshot: GreenSnapshot }
-  /** No check command is known for the project: nothing to run. */
-  | { readonly kind: 'no-command'; readonly commit: string }
-  /** colony could not run the check (git could not check the commit out). */
-  | { readonly kind: 'could-not-check'; readonly commit: string; readonly command: string; readonly reason: string }
-  /** The run is stopping. */
-  | { readonly kind: 'stopped' };
 
 /**
  * The green loop of one run (decision 0029). It snapshots main after enough landings or time,
@@ -147,7 +110,7 @@ export async function startGreenLoop(options: GreenLoopOptions): Promise<GreenLo
       dependencyLayer: options.dependencyLayer,
     });
     if (!result.ok) return result;
-    const checked = withFailureLine(result.check);
+    const checked = result.check;
     cache.delete(key);
     if (!checked.timedOut) cache.set(key, checked);
     if (cache.size > CACHED_CHECKS) cache.delete(cache.keys().next().value ?? key);
@@ -174,27 +137,31 @@ export async function startGreenLoop(options: GreenLoopOptions): Promise<GreenLo
   /** Bisects the snapshot's new failures and tells their owners; returns every failure still open. */
   const traceRed = async (snapshot: SnapshotCheck, releasing: boolean): Promise<OpenFailure[]> => {
     // A failure whose lines the snapshot no longer shows was fixed.
-    state.open = state.open.filter((failure) => failure.lines.some((line) => snapshot.failures.includes(line)));
+    closeFixedFailures(state, snapshot.failures, snapshot.commit);
     const known = new Set(state.open.flatMap((failure) => failure.lines));
     const newLines = snapshot.failures.filter((line) => !known.has(line));
     if (newLines.length === 0) return state.open;
-    let origins: FailureOrigin[] = [];
+    const origins: FailureOrigin[] = [];
     let untraced: string | null = null;
     try {
-      origins = await traceNewFailures({
-        repo,
-        snapshot,
-        newLines,
-        good: state.good,
-        base: options.base,
-        check: async (commit) => {
-          const probed = await check(commit, snapshot.command, false);
-          if (!probed.ok) throw new Error(probed.error);
-          return probed.check;
-        },
-        parallel: options.parallel,
-        now,
-      });
+      // Lines fixed since the last pass and back again are searched for above their fix.
+      for (const [floor, lines] of groupByFloor(newLines, state)) {
+        const found = await traceNewFailures({
+          repo,
+          snapshot,
+          newLines: lines,
+          good: floor,
+          base: options.base,
+          check: async (commit) => {
+            const probed = await check(commit, snapshot.command, false);
+            if (!probed.ok) throw new Error(probed.error);
+            return probed.check;
+          },
+          parallel: options.parallel,
+          now,
+        });
+        origins.push(...found);
+      }
     } catch (error) {
       if (signal.aborted) return state.open;
       untraced = `colony could not bisect it: ${error instanceof Error ? error.message : String(error)}`;
@@ -235,8 +202,7 @@ export async function startGreenLoop(options: GreenLoopOptions): Promise<GreenLo
     });
     state.lastSnapshot = { commit, passed: checked.passed };
     if (checked.passed) {
-      state.good = commit;
-      state.open = [];
+      markPassed(state, commit);
       await advance(commit);
       options.flush();
       return { kind: 'checked', snapshot: { check: checked, open: [] } };
@@ -324,12 +290,6 @@ export async function startGreenLoop(options: GreenLoopOptions): Promise<GreenLo
       await turn;
     },
   };
-}
-
-/** A check that failed without a failure line still has one, so it can be told from others and traced. */
-function withFailureLine(check: SnapshotCheck): SnapshotCheck {
-  if (check.passed || check.failures.length > 0) return check;
-  return { ...check, failures: [`the check exited with ${check.exitCode ?? 'a signal'} and printed no failure line`] };
 }
 
 async function commitCount(repo: Repository, from: string, to: string): Promise<number> {

@@ -97,7 +97,7 @@ export async function checkCommit(options: CheckCommitOptions): Promise<CheckCom
         durationMs: Math.round(result.durationMs),
         outputTail: result.timedOut ? (tail === '' ? timeout : `${tail}\n${timeout}`) : tail,
         // Where a timeout cut the output differs from run to run: the timeout itself is the failure.
-        failures: passed ? [] : result.timedOut ? [`the check timed out after ${formatSeconds(options.timeoutMs)} s`] : failureLines(output, CHECK_FAILURE_LINES),
+        failures: passed ? [] : result.timedOut ? [`the check timed out after ${formatSeconds(options.timeoutMs)} s`] : failuresOf(output, result.exitCode),
       },
     };
   } finally {
@@ -117,4 +117,13 @@ function stopReason(signal: AbortSignal): string {
   const reason: unknown = signal.reason;
   if (typeof reason === 'string') return reason;
   return reason instanceof Error ? reason.message : 'it was stopped';
+}
+
+/**
+ * A failing check's failure lines; one that printed none still has one, its exit, so it can be
+ * told from other failures and traced.
+ */
+function failuresOf(output: string, exitCode: number | null): string[] {
+  const lines = failureLines(output, CHECK_FAILURE_LINES);
+  return lines.length > 0 ? lines : [`the check exited with ${exitCode ?? 'a signal'} and printed no failure line`];
 }

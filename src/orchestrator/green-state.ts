@@ -27,6 +27,32 @@ export interface GreenState {
   open: OpenFailure[];
   /** Failures already told to a planner, by key: each is told once. */
   readonly reported: Set<string>;
+  /**
+   * Failure lines of open failures a red snapshot no longer showed, by the commit of that
+   * snapshot: fixed there while main stayed red for other reasons. Lines that come back were
+   * brought again after that commit, so their bisect starts there. Cleared by a pass.
+   */
+  readonly fixedAt: Map<string, string>;
+}
+
+/**
+ * Closes the open failures `shown` (a red snapshot's failure lines at `commit`) no longer
+ * holds: fixed by then. Their lines are remembered as fixed at `commit`.
+ */
+export function closeFixedFailures(state: GreenState, shown: readonly string[], commit: string): void {
+  const still = new Set(shown);
+  for (const failure of state.open) {
+    if (failure.lines.some((line) => still.has(line))) continue;
+    for (const line of failure.lines) state.fixedAt.set(line, commit);
+  }
+  state.open = state.open.filter((failure) => failure.lines.some((line) => still.has(line)));
+}
+
+/** A pass: nothing is open, and no line's floor is older than the passing commit. */
+export function markPassed(state: GreenState, commit: string): void {
+  state.good = commit;
+  state.open = [];
+  state.fixedAt.clear();
 }
 
 /**
@@ -34,17 +60,16 @@ export interface GreenState {
  * tells a planner again of a failure it was told of before the restart.
  */
 export function restoreGreenState(events: EventStore, tasks: TaskStore, runId: string): GreenState {
-  const state: GreenState = { good: null, lastSnapshot: null, lastSnapshotAt: null, command: null, open: [], reported: new Set() };
+  const state: GreenState = { good: null, lastSnapshot: null, lastSnapshotAt: null, command: null, open: [], reported: new Set(), fixedAt: new Map() };
   let lastSnapshotAt: number | null = null;
   for (const event of events.read({ runId, types: ['green.checked', 'green.bisected'] })) {
     if (event.type === 'green.checked') {
       state.lastSnapshot = { commit: event.data.commit, passed: event.data.passed };
       state.command = event.data.command;
       lastSnapshotAt = event.ts;
-      if (event.data.passed) {
-        state.good = event.data.commit;
-        state.open = [];
-      }
+      // As the loop did at the time: a pass clears, a red snapshot closes what it no longer shows.
+      if (event.data.passed) markPassed(state, event.data.commit);
+      else closeFixedFailures(state, event.data.failures, event.data.commit);
       continue;
     }
     if (event.type !== 'green.bisected') continue;
