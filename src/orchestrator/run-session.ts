@@ -7,7 +7,7 @@ import { createSecretRedactor } from '../events/secret-redaction.js';
 import type { ChatModel } from '../model/chat-model.js';
 import type { TaskStore } from '../store/task-store.js';
 import { removeLeftoverViews } from '../workspace/main-view.js';
-import { runGit } from '../workspace/git.js';
+import { greenBranchProblem } from '../workspace/green-branch.js';
 import { resolveBranch } from '../workspace/workspace.js';
 import type { WorkspaceMethodChoice } from '../workspace/choose-workspace-provider.js';
 import type { WorkspaceMethod } from '../workspace/workspace.js';
@@ -154,13 +154,9 @@ export async function runRunSession(given: RunSessionOptions): Promise<RunSessio
   try {
     const loaded = loadPromptSet(session.repo.root);
     if (!loaded.ok) return loaded;
-    const greenBranch = options.green?.branch ?? DEFAULT_GREEN_SETTINGS.branch;
-    if (greenBranch === session.repo.trunk) {
-      return { ok: false, error: `--green-branch ${greenBranch} is the trunk itself: the green branch follows ${session.repo.trunk} to its passing commits, so give it another name (the default is ${DEFAULT_GREEN_SETTINGS.branch}).` };
-    }
-    if ((await runGit(session.repo.root, ['check-ref-format', '--branch', greenBranch])).code !== 0) {
-      return { ok: false, error: `--green-branch "${greenBranch}" is not a branch name git takes (see git check-ref-format): use letters, digits, "-", "_", "." and "/", e.g. green or release/green.` };
-    }
+    // Refused before anything is made, as the green loop would refuse it at its first pass.
+    const greenBranchRefused = await greenBranchProblem(session.repo, options.green?.branch ?? DEFAULT_GREEN_SETTINGS.branch);
+    if (greenBranchRefused !== null) return { ok: false, error: `--green-branch: ${greenBranchRefused}` };
     // Read before anything is made: a refused run leaves no log behind where there was none.
     const unfinished = readUnfinishedIn(session.stateDir);
     if (!unfinished.ok) return unfinished;

@@ -23,7 +23,7 @@ const TAG_ATTEMPTS = 20;
  */
 export async function advanceGreenBranch(repo: Repository, options: { branch: string; to: string }): Promise<GreenAdvance> {
   const { branch } = options;
-  const invalid = await invalidBranchName(repo, branch);
+  const invalid = await greenBranchProblem(repo, branch);
   if (invalid !== null) return { ok: false, reason: invalid };
   const to = await resolveCommit(repo, options.to);
   if (to === null) return { ok: false, reason: `colony cannot move ${branch} to ${options.to}: no such commit in ${repo.root}.` };
@@ -144,7 +144,8 @@ async function swapRef(
   return { ok: false, error: first ?? `git update-ref exited ${result.code}` };
 }
 
-async function invalidBranchName(repo: Repository, branch: string): Promise<string | null> {
+/** Why `branch` cannot be the green branch (not a name git takes, or the trunk itself), or null when it can. */
+export async function greenBranchProblem(repo: Repository, branch: string): Promise<string | null> {
   const checked = branch.startsWith('-') || branch === 'HEAD' ? null : await runGit(repo.root, ['check-ref-format', '--branch', branch]);
   if (checked === null || checked.code !== 0 || checked.stdout.trim() !== branch) {
     return `${JSON.stringify(branch)} is not a branch name git accepts (git check-ref-format --branch). Choose another name for the green branch, such as "green".`;

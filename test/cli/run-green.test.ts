@@ -97,4 +97,14 @@ describe('colony run with the green loop', () => {
     expect(status.green.meanTimeToGreenS).toBeGreaterThan(0);
     expect(result.stdout).toMatch(/\ngreen: [0-9a-f]{12} \(\d+ snapshots, \d+ red; main red/);
   }, RUN_TIMEOUT_MS);
+
+  it('refuses a green branch that is the trunk, or a name git does not take, before anything is made', async () => {
+    for (const [branch, said] of [['main', 'that is the trunk colony lands work on'], ['bad..name', 'is not a branch name git accepts']] as const) {
+      const refused = await runCli(['run', join(repo.dir, 'GOAL.md'), '--repo', repo.dir, '--green-branch', branch]);
+      expect(refused.code).toBe(2);
+      expect(refused.stderr).toContain(`--green-branch: `);
+      expect(refused.stderr).toContain(said);
+    }
+    expect(repo.git('branch', '--list').trim()).toBe('* main');
+  });
 });
