@@ -6,10 +6,10 @@ import { pathToFileURL } from 'node:url';
 import Database from 'better-sqlite3';
 import { EVENT_VERSION } from '../src/events/event-types.js';
 import { newId } from '../src/events/ids.js';
-import { modelRespondedInput, toolEndedInput, toolStartedInput } from '../src/store/event-store-fixtures.js';
-import type { EventInput } from '../src/store/event-store.js';
-import { createMemoryEventStore } from '../src/store/memory-event-store.js';
-import { openSqliteEventStore } from '../src/store/sqlite-event-store.js';
+import { modelRespondedInput, toolEndedInput, toolStartedInput } from '../src/store/testing/event-store-fixtures.js';
+import type { EventInput } from '../src/store/events/event-store.js';
+import { createMemoryEventStore } from '../src/store/events/memory-event-store.js';
+import { openSqliteEventStore } from '../src/store/sqlite/sqlite-event-store.js';
 import type { BenchRow } from './bench-row.js';
 
 export interface EventAppendBenchOptions {

@@ -1,5 +1,5 @@
 import { seededRandom } from '../src/bench/merge/seeded-random.js';
-import type { EventInput } from '../src/store/event-store.js';
+import type { EventInput } from '../src/store/events/event-store.js';
 import type { LargeRun } from './large-run.js';
 
 /** Where a large run's log goes: any store's batched append. */

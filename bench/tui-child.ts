@@ -3,7 +3,7 @@ import { PerformanceObserver, monitorEventLoopDelay, performance } from 'node:pe
 import { render } from 'ink';
 import { createElement } from 'react';
 import { followRun } from '../src/observe/run-reader.js';
-import { openSqliteEventStore } from '../src/store/sqlite-event-store.js';
+import { openSqliteEventStore } from '../src/store/sqlite/sqlite-event-store.js';
 import { TuiApp } from '../src/ui/tui/app.js';
 import { liveSource } from '../src/ui/tui/sources.js';
 import { treeRows } from '../src/ui/tui/tree-rows.js';

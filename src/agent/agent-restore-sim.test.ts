@@ -9,7 +9,7 @@ import { createSimLanguageModel } from '../model/sim/sim-language-model.js';
 import { formatHandoffMessage, goalWith, PASSING_TESTS, range } from '../model/sim/planner-tools-for-tests.js';
 import { DEFAULT_SIM_OPTIONS } from '../model/sim/sim-options.js';
 import { copyExample, createToolExecutor, EXAMPLE_DIR, projectTestsPass, removeExampleCopies, WORKER_TOOL_NAMES } from '../model/sim/tool-executor-for-tests.js';
-import { createMemoryEventStore } from '../store/memory-event-store.js';
+import { createMemoryEventStore } from '../store/events/memory-event-store.js';
 import type { AnyTool, ToolResult } from '../tools/tool.js';
 import { interruptedAnswer, runAgent, type AgentInbox, type AgentOutcome, type InboxDelivery } from './agent-loop.js';
 import { AGENT_ID, recordStart, restartedLog, SYSTEM_PROMPT, testRecorder } from './agent-restart-for-tests.js';

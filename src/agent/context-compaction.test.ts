@@ -3,7 +3,7 @@ import { z } from 'zod';
 import type { ColonyEvent } from '../events/event-types.js';
 import type { ChatModel, ModelRequest, ModelResult } from '../model/chat-model.js';
 import { conversationLength, type Message } from '../model/messages.js';
-import { createMemoryEventStore } from '../store/memory-event-store.js';
+import { createMemoryEventStore } from '../store/events/memory-event-store.js';
 import type { AnyTool } from '../tools/tool.js';
 import { createWriteScratchpadTool } from '../tools/write-scratchpad-tool.js';
 import { runAgent } from './agent-loop.js';

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { ColonyEvent } from '../events/event-types.js';
 import type { Message } from '../model/messages.js';
-import { createMemoryEventStore } from '../store/memory-event-store.js';
+import { createMemoryEventStore } from '../store/events/memory-event-store.js';
 import { runAgent, type AgentInbox, type InboxDelivery } from './agent-loop.js';
 import { AGENT_ID, capturingModel, countingTools, recordStart, SYSTEM_PROMPT, TASK, testRecorder } from './agent-restart-for-tests.js';
 import { rebuildConversation } from './conversation-rebuild.js';

@@ -1,9 +1,9 @@
 import type { ColonyEvent } from '../events/event-types.js';
 import { followRun, type EventReader } from '../observe/run-reader.js';
 import { eventsDatabasePath } from '../orchestrator/state-directory.js';
-import type { EventQuery } from '../store/event-store.js';
-import { openSqliteEventStore } from '../store/sqlite-event-store.js';
-import type { EventStore } from '../store/event-store.js';
+import type { EventQuery } from '../store/events/event-store.js';
+import { openSqliteEventStore } from '../store/sqlite/sqlite-event-store.js';
+import type { EventStore } from '../store/events/event-store.js';
 import { liveSource } from '../ui/tui/sources.js';
 import { existsSync } from 'node:fs';
 import { agentDiffReader } from './agent-diff.js';

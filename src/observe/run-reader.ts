@@ -1,5 +1,5 @@
 import type { ColonyEvent } from '../events/event-types.js';
-import type { EventQuery } from '../store/event-store.js';
+import type { EventQuery } from '../store/events/event-store.js';
 import { createAgentTranscriptFold, type AgentTranscript, type AgentTranscriptFold } from './agent-transcript.js';
 import { createRunViewFold, type RunView, type RunViewOptions } from './run-view.js';
 

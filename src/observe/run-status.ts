@@ -1,6 +1,6 @@
 import type { AgentRole, BudgetMeasure, ColonyEvent } from '../events/event-types.js';
 import type { HandoffStatus } from '../events/handoff.js';
-import type { InboxMessage, TaskRecord, TaskStatus } from '../store/task-store.js';
+import type { InboxMessage, TaskRecord, TaskStatus } from '../store/tasks/task-store.js';
 import type { GreenHealth } from './green-health.js';
 import { createRunStatusFold } from './run-status-fold.js';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createMemoryEventStore } from '../store/memory-event-store.js';
+import { createMemoryEventStore } from '../store/events/memory-event-store.js';
 import { buildAgentTranscript } from './agent-transcript.js';
 import { openReplay } from './replay-run.js';
 import { followRun } from './run-reader.js';

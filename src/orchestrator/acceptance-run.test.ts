@@ -1,9 +1,9 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { ChatModel, ModelRequest } from '../model/chat-model.js';
-import type { EventStore } from '../store/event-store.js';
-import { createMemoryEventStore } from '../store/memory-event-store.js';
-import type { TaskStore } from '../store/task-store.js';
+import type { EventStore } from '../store/events/event-store.js';
+import { createMemoryEventStore } from '../store/events/memory-event-store.js';
+import type { TaskStore } from '../store/tasks/task-store.js';
 import { projectTestsPass, type ExampleRepository } from '../../test/support/example-repository.js';
 import { latestAgentsByTask } from './prior-agents.js';
 import type { RunContext } from './run-context.js';

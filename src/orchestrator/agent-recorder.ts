@@ -1,7 +1,7 @@
 import type { AgentOutcome, AgentRecorder } from '../agent/agent-loop.js';
 import type { Handoff } from '../events/handoff.js';
 import type { ColonyEvent, EventBody } from '../events/event-types.js';
-import type { EventStore } from '../store/event-store.js';
+import type { EventStore } from '../store/events/event-store.js';
 import type { DiskGuard } from './disk-guard.js';
 
 /**

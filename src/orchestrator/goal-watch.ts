@@ -1,7 +1,7 @@
 import { readFileSync, statSync, type Stats } from 'node:fs';
 import type { EventBody } from '../events/event-types.js';
-import type { EventStore } from '../store/event-store.js';
-import type { TaskStore } from '../store/task-store.js';
+import type { EventStore } from '../store/events/event-store.js';
+import type { TaskStore } from '../store/tasks/task-store.js';
 import { goalChangedMessage } from './goal-change-message.js';
 import { diffLines } from './goal-diff.js';
 import type { SteeringWriter } from './steering-record.js';

@@ -1,6 +1,6 @@
 import type { EventBody } from '../events/event-types.js';
-import type { EventStore } from '../store/event-store.js';
-import type { TaskStore } from '../store/task-store.js';
+import type { EventStore } from '../store/events/event-store.js';
+import type { TaskStore } from '../store/tasks/task-store.js';
 import { runGit } from '../workspace/git.js';
 import { advanceGreenBranch, tagGreen } from '../workspace/green-branch.js';
 import type { Repository } from '../workspace/repository.js';

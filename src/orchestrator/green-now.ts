@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { RunSettings } from '../events/run-settings.js';
-import type { EventStore } from '../store/event-store.js';
+import type { EventStore } from '../store/events/event-store.js';
 import { resolveBranch } from '../workspace/workspace.js';
 import { closeRepositoryObjects } from '../workspace/repository-objects.js';
 import { createAgentRecorder } from './agent-recorder.js';

@@ -1,5 +1,5 @@
-import type { EventStore } from '../store/event-store.js';
-import type { TaskStore } from '../store/task-store.js';
+import type { EventStore } from '../store/events/event-store.js';
+import type { TaskStore } from '../store/tasks/task-store.js';
 import { runGit } from '../workspace/git.js';
 import type { Repository } from '../workspace/repository.js';
 import type { EventBody } from '../events/event-types.js';

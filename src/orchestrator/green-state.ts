@@ -1,5 +1,5 @@
-import type { EventStore } from '../store/event-store.js';
-import type { TaskStore } from '../store/task-store.js';
+import type { EventStore } from '../store/events/event-store.js';
+import type { TaskStore } from '../store/tasks/task-store.js';
 import type { FailureReport } from './green-report.js';
 
 /** A failure a red snapshot showed that no passing snapshot has cleared yet. */

@@ -2,10 +2,10 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createMemoryEventStore } from '../store/memory-event-store.js';
-import { openSqliteTaskStore } from '../store/sqlite-task-store.js';
-import { childTask, createdTask, handoffOf, RUN_ID, rootTask } from '../store/task-store-fixtures.js';
-import type { TaskStore } from '../store/task-store.js';
+import { createMemoryEventStore } from '../store/events/memory-event-store.js';
+import { openSqliteTaskStore } from '../store/sqlite/sqlite-task-store.js';
+import { childTask, createdTask, handoffOf, RUN_ID, rootTask } from '../store/testing/task-store-fixtures.js';
+import type { TaskStore } from '../store/tasks/task-store.js';
 import { repairLogFromTasks } from './log-repair.js';
 
 describe('repairing the log from the task table after a crash', () => {

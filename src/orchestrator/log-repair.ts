@@ -1,7 +1,7 @@
 import { taskCreatedEvent } from './task-created-event.js';
 import type { EventBody } from '../events/event-types.js';
-import type { EventStore } from '../store/event-store.js';
-import type { TaskStore } from '../store/task-store.js';
+import type { EventStore } from '../store/events/event-store.js';
+import type { TaskStore } from '../store/tasks/task-store.js';
 
 /**
  * The task table commits a task's creation and a handoff's delivery on its own, and the event

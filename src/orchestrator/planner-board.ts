@@ -3,7 +3,7 @@ import { posix } from 'node:path';
 import type { AgentOutcome, AgentRecorder } from '../agent/agent-loop.js';
 import type { Handoff } from '../events/handoff.js';
 import { newShortId } from '../events/ids.js';
-import type { Lease, TaskRecord } from '../store/task-store.js';
+import type { Lease, TaskRecord } from '../store/tasks/task-store.js';
 import type { FinishReport, PlannerBoard, Published, TaskOverlap } from '../tools/planner-tools.js';
 import { earlierAttemptsSection, type EarlierAttempt } from './handoff-message.js';
 import { normalizeRepoPath } from './path-overlap.js';

@@ -1,8 +1,8 @@
 import { rebuildConversation, type RebuiltConversation } from '../agent/conversation-rebuild.js';
 import type { AgentRole, ColonyEvent } from '../events/event-types.js';
 import type { Handoff } from '../events/handoff.js';
-import type { EventStore } from '../store/event-store.js';
-import type { TaskRecord } from '../store/task-store.js';
+import type { EventStore } from '../store/events/event-store.js';
+import type { TaskRecord } from '../store/tasks/task-store.js';
 import type { RunContext } from './run-context.js';
 
 /**

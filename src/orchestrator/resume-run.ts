@@ -1,7 +1,7 @@
 import { basename } from 'node:path';
 import type { EventBody } from '../events/event-types.js';
-import type { EventStore } from '../store/event-store.js';
-import type { TaskStore } from '../store/task-store.js';
+import type { EventStore } from '../store/events/event-store.js';
+import type { TaskStore } from '../store/tasks/task-store.js';
 import { clearStaleRefLocks } from '../workspace/reopen-workspace.js';
 import type { Repository } from '../workspace/repository.js';
 import { repairLogFromTasks } from './log-repair.js';

@@ -1,4 +1,4 @@
-import type { EventStore } from '../store/event-store.js';
+import type { EventStore } from '../store/events/event-store.js';
 import type { SteeringEffects } from './steering-record.js';
 import type { UserStop } from './user-stop.js';
 

@@ -1,6 +1,6 @@
 import type { ColonyEvent } from '../events/event-types.js';
 import type { RunSettings } from '../events/run-settings.js';
-import type { EventStore } from '../store/event-store.js';
+import type { EventStore } from '../store/events/event-store.js';
 
 /** A `colony run` that has not ended: crashed or killed (no end recorded), or stopped (Ctrl-C). */
 export interface UnfinishedRun {

@@ -2,8 +2,8 @@ import { endingCallSucceeded, runAgent, type AgentInbox, type AgentOutcome, type
 import type { AgentRole } from '../events/event-types.js';
 import { syntheticFailureHandoff, type Handoff } from '../events/handoff.js';
 import { newShortId } from '../events/ids.js';
-import { isDiskFull } from '../store/disk-full.js';
-import type { InboxMessage, Lease, TaskRecord } from '../store/task-store.js';
+import { isDiskFull } from '../store/sqlite/disk-full.js';
+import type { InboxMessage, Lease, TaskRecord } from '../store/tasks/task-store.js';
 import { createPlannerRoleTools, finishReportFromInput, type FinishReport } from '../tools/planner-tools.js';
 import { createListDirTool } from '../tools/list-dir-tool.js';
 import { createReadFileTool } from '../tools/read-file-tool.js';

@@ -5,7 +5,7 @@ import type { Handoff } from '../events/handoff.js';
 import { newShortId } from '../events/ids.js';
 import { createSecretRedactor } from '../events/secret-redaction.js';
 import type { ChatModel } from '../model/chat-model.js';
-import type { TaskStore } from '../store/task-store.js';
+import type { TaskStore } from '../store/tasks/task-store.js';
 import { removeLeftoverViews } from '../workspace/main-view.js';
 import { greenBranchProblem } from '../workspace/green-branch.js';
 import { resolveBranch } from '../workspace/workspace.js';

@@ -1,7 +1,7 @@
 import type { EventBody } from '../events/event-types.js';
 import { createSecretRedactor } from '../events/secret-redaction.js';
-import type { EventStore } from '../store/event-store.js';
-import type { TaskStore } from '../store/task-store.js';
+import type { EventStore } from '../store/events/event-store.js';
+import type { TaskStore } from '../store/tasks/task-store.js';
 import { createGoalWatch } from './goal-watch.js';
 import { createSteeringRecorder, type SteeringEffects, type SteeringWriter } from './steering-record.js';
 import type { Wakeups } from './wakeups.js';

@@ -1,11 +1,11 @@
 import { existsSync } from 'node:fs';
 import { createSecretRedactor } from '../events/secret-redaction.js';
-import type { EventStore } from '../store/event-store.js';
-import { createRedactingEventStore } from '../store/redacting-event-store.js';
-import { createRedactingTaskStore } from '../store/redacting-task-store.js';
-import { openSqliteEventStore } from '../store/sqlite-event-store.js';
-import { openSqliteTaskStore } from '../store/sqlite-task-store.js';
-import type { TaskStore } from '../store/task-store.js';
+import type { EventStore } from '../store/events/event-store.js';
+import { createRedactingEventStore } from '../store/events/redacting-event-store.js';
+import { createRedactingTaskStore } from '../store/tasks/redacting-task-store.js';
+import { openSqliteEventStore } from '../store/sqlite/sqlite-event-store.js';
+import { openSqliteTaskStore } from '../store/sqlite/sqlite-task-store.js';
+import type { TaskStore } from '../store/tasks/task-store.js';
 import { describeUnfinishedRun, findUnfinishedRun, type UnfinishedRun } from './run-history.js';
 import { eventsDatabasePath } from './state-directory.js';
 

@@ -6,7 +6,7 @@ import type { ColonyEvent, EventBody } from '../events/event-types.js';
 import { syntheticFailureHandoff, type Handoff } from '../events/handoff.js';
 import { newShortId } from '../events/ids.js';
 import type { ChatModel } from '../model/chat-model.js';
-import type { EventStore } from '../store/event-store.js';
+import type { EventStore } from '../store/events/event-store.js';
 import { createWorkerFileTools } from '../tools/worker-file-tools.js';
 import { createMergeToMainTool } from '../tools/merge-to-main-tool.js';
 import { createSubmitHandoffTool, handoffFromSubmitInput } from '../tools/submit-handoff-tool.js';

@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import type { EventStore } from '../store/event-store.js';
+import type { EventStore } from '../store/events/event-store.js';
 import { createAgentRecorder } from './agent-recorder.js';
 import { findUnfinishedRun, type UnfinishedRun } from './run-history.js';
 import { acquireRunLock, type RunLock } from './run-lock.js';

@@ -1,5 +1,5 @@
 import type { AgentRole } from '../events/event-types.js';
-import type { RunRequest, TaskRecord, TaskStatus } from '../store/task-store.js';
+import type { RunRequest, TaskRecord, TaskStatus } from '../store/tasks/task-store.js';
 import type { SteeringStores } from './steering.js';
 
 /**

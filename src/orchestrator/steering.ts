@@ -1,6 +1,6 @@
 import type { AgentRole } from '../events/event-types.js';
-import type { EventStore } from '../store/event-store.js';
-import type { RunHoldChange, TaskRecord, TaskStatus, TaskStore } from '../store/task-store.js';
+import type { EventStore } from '../store/events/event-store.js';
+import type { RunHoldChange, TaskRecord, TaskStatus, TaskStore } from '../store/tasks/task-store.js';
 import type { SteeringWriter } from './steering-record.js';
 
 /**

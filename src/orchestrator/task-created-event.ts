@@ -1,5 +1,5 @@
 import type { EventBody } from '../events/event-types.js';
-import type { TaskRecord } from '../store/task-store.js';
+import type { TaskRecord } from '../store/tasks/task-store.js';
 
 /** The `task.created` event of a stored task: what a planner's publish records, and what a log repair records for it. */
 export function taskCreatedEvent(task: TaskRecord): EventBody {

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { ChatModel, ModelRequest } from '../model/chat-model.js';
-import type { TaskRecord, TaskStore } from '../store/task-store.js';
+import type { TaskRecord, TaskStore } from '../store/tasks/task-store.js';
 import { type ExampleRepository } from '../../test/support/example-repository.js';
 import { runTasks } from './task-runner.js';
 import { openTestRun, scriptedPlanner, simModel } from '../../test/support/test-run.js';

@@ -1,8 +1,8 @@
 import { setMaxListeners } from 'node:events';
 import type { ColonyEvent } from '../events/event-types.js';
 import { syntheticFailureHandoff, type Handoff } from '../events/handoff.js';
-import { isDiskFull } from '../store/disk-full.js';
-import type { Lease, TaskKind, TaskRecord } from '../store/task-store.js';
+import { isDiskFull } from '../store/sqlite/disk-full.js';
+import type { Lease, TaskKind, TaskRecord } from '../store/tasks/task-store.js';
 import { createAgentBudget, unstartedHandoff } from './agent-budget.js';
 import { createAgentRecorder } from './agent-recorder.js';
 import { createHangWatch, DEFAULT_HANG_AFTER_MS, type Hang } from './hang-watch.js';

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { ColonyEvent } from '../events/event-types.js';
 import type { ChatModel, ModelRequest } from '../model/chat-model.js';
-import type { TaskRecord, TaskStore } from '../store/task-store.js';
+import type { TaskRecord, TaskStore } from '../store/tasks/task-store.js';
 import { type ExampleRepository } from '../../test/support/example-repository.js';
 import { openTestRun, scriptedPlanner, simModel, type PlannerAnswer, type TestRun } from '../../test/support/test-run.js';
 import { createAgentRecorder } from './agent-recorder.js';

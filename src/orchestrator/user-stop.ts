@@ -1,6 +1,6 @@
 import type { EventBody } from '../events/event-types.js';
 import { syntheticFailureHandoff } from '../events/handoff.js';
-import type { TaskRecord, TaskStore } from '../store/task-store.js';
+import type { TaskRecord, TaskStore } from '../store/tasks/task-store.js';
 import { landedCommits, priorOf, recordedHandoff } from './prior-agents.js';
 import type { RunContext } from './run-context.js';
 import type { TaskExecution } from './run-planner-task.js';

@@ -4,8 +4,8 @@ import { writeLargeRun } from '../../bench/large-run-log.js';
 import { buildAgentTranscript } from '../../src/observe/agent-transcript.js';
 import { createRunViewFold } from '../../src/observe/run-view.js';
 import { SCRIPT_T0 } from '../../src/observe/testing/scripted-run.js';
-import type { EventInput } from '../../src/store/event-store.js';
-import { createMemoryEventStore } from '../../src/store/memory-event-store.js';
+import type { EventInput } from '../../src/store/events/event-store.js';
+import { createMemoryEventStore } from '../../src/store/events/memory-event-store.js';
 
 const SHAPE: LargeRunShape = { events: 30_000, agents: 60, subPlanners: 4, workersAtOnce: 24, stillRunning: 20, seed: 7 };
 const WRITING = { events: SHAPE.events, startTs: SCRIPT_T0, gapMs: 8, seed: 8 };

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ColonyEvent } from '../../src/events/event-types.js';
 import { parseScenario } from '../../src/model/sim/scenario.js';
 import type { RunAnalysis } from '../../src/observe/run-analysis.js';
-import { openSqliteEventStore } from '../../src/store/sqlite-event-store.js';
+import { openSqliteEventStore } from '../../src/store/sqlite/sqlite-event-store.js';
 import { runColonyProcess } from '../support/colony-process.js';
 import { createExampleRepository, runCli, type ExampleRepository } from '../support/example-repository.js';
 import { status } from '../support/run-checks.js';

@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { ColonyEvent } from '../../src/events/event-types.js';
-import { openSqliteTaskStore } from '../../src/store/sqlite-task-store.js';
+import { openSqliteTaskStore } from '../../src/store/sqlite/sqlite-task-store.js';
 import { readLoggedEvents, runColonyProcess, waitForLoggedEvent } from '../support/colony-process.js';
 import { createExampleRepository, runCli, type ExampleRepository } from '../support/example-repository.js';
 

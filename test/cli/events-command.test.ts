@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ColonyEvent } from '../../src/events/event-types.js';
-import { openSqliteEventStore } from '../../src/store/sqlite-event-store.js';
+import { openSqliteEventStore } from '../../src/store/sqlite/sqlite-event-store.js';
 import { createExampleRepository, runCli, type ExampleRepository } from '../support/example-repository.js';
 
 let repo: ExampleRepository;

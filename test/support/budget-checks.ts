@@ -1,9 +1,9 @@
 import { join } from 'node:path';
 import { expect } from 'vitest';
 import type { ColonyEvent, EventData } from '../../src/events/event-types.js';
-import { openSqliteEventStore } from '../../src/store/sqlite-event-store.js';
-import { openSqliteTaskStore } from '../../src/store/sqlite-task-store.js';
-import type { TaskRecord } from '../../src/store/task-store.js';
+import { openSqliteEventStore } from '../../src/store/sqlite/sqlite-event-store.js';
+import { openSqliteTaskStore } from '../../src/store/sqlite/sqlite-task-store.js';
+import type { TaskRecord } from '../../src/store/tasks/task-store.js';
 import type { ExampleRepository } from './example-repository.js';
 
 export interface WoundDownRun {

@@ -1,7 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import { openSqliteTaskStore } from '../../src/store/sqlite-task-store.js';
+import { openSqliteTaskStore } from '../../src/store/sqlite/sqlite-task-store.js';
 
 /**
  * What a run that was killed and resumed must still be, whatever the moments: every task closed

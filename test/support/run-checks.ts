@@ -1,8 +1,8 @@
 import { join } from 'node:path';
 import { expect } from 'vitest';
 import { parseScenario } from '../../src/model/sim/scenario.js';
-import { openSqliteTaskStore } from '../../src/store/sqlite-task-store.js';
-import type { TaskRecord } from '../../src/store/task-store.js';
+import { openSqliteTaskStore } from '../../src/store/sqlite/sqlite-task-store.js';
+import type { TaskRecord } from '../../src/store/tasks/task-store.js';
 import { runCli, type ExampleRepository } from './example-repository.js';
 
 /** The stable part of `colony status --json` that scripts (and these tests) rely on. */

@@ -3,8 +3,8 @@ import type { Command } from 'commander';
 import { createRunAnalysisFold, formatRunAnalysis, type RunAnalysis } from '../../observe/run-analysis.js';
 import { readAll } from '../../observe/run-reader.js';
 import { eventsDatabasePath } from '../../orchestrator/state-directory.js';
-import type { EventStore } from '../../store/event-store.js';
-import { openSqliteEventStore } from '../../store/sqlite-event-store.js';
+import type { EventStore } from '../../store/events/event-store.js';
+import { openSqliteEventStore } from '../../store/sqlite/sqlite-event-store.js';
 import { EXIT_OK, usageError, type CommandContext } from '../command-context.js';
 import { stateDirOf } from '../state-dir-flags.js';
 

@@ -4,8 +4,8 @@ import { InvalidArgumentError, type Command } from 'commander';
 import { EVENT_TYPES, type EventType } from '../../events/event-types.js';
 import { formatEventLine } from '../../observe/format-event.js';
 import { eventsDatabasePath } from '../../orchestrator/work-session.js';
-import type { EventQuery } from '../../store/event-store.js';
-import { openSqliteEventStore } from '../../store/sqlite-event-store.js';
+import type { EventQuery } from '../../store/events/event-store.js';
+import { openSqliteEventStore } from '../../store/sqlite/sqlite-event-store.js';
 import { EXIT_OK, positiveInteger, usageError, type CommandContext } from '../command-context.js';
 import { stateDirOf } from '../state-dir-flags.js';
 

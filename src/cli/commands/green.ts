@@ -9,7 +9,7 @@ import { defaultBisectParallel } from '../../orchestrator/green-settings.js';
 import { acquireRunLock } from '../../orchestrator/run-lock.js';
 import { stateLockPath } from '../../orchestrator/state-directory.js';
 import { openSteering, type SteeringAccess } from '../../orchestrator/steering-access.js';
-import type { EventStore } from '../../store/event-store.js';
+import type { EventStore } from '../../store/events/event-store.js';
 import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, commandText, usageError, type CommandContext } from '../command-context.js';
 import { stateDirOf } from '../state-dir-flags.js';
 import { readRunStatus } from './run-report.js';

@@ -6,7 +6,7 @@ import { readUnfinishedRun, runResumeSession, type ResumableRun } from '../../or
 import type { RunSessionResult } from '../../orchestrator/run-session.js';
 import { describeUnfinishedRun } from '../../orchestrator/run-history.js';
 import { eventsDatabasePath } from '../../orchestrator/state-directory.js';
-import { openSqliteTaskStore } from '../../store/sqlite-task-store.js';
+import { openSqliteTaskStore } from '../../store/sqlite/sqlite-task-store.js';
 import { usageError, type CommandContext } from '../command-context.js';
 import { sandboxWarning } from '../sandbox-options.js';
 import { startRunDisplay } from '../run-display.js';

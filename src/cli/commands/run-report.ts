@@ -4,9 +4,9 @@ import { acceptanceLines, budgetLines, foldRunStatus, greenLines, wallTime, type
 import type { RunSessionResult } from '../../orchestrator/run-session.js';
 import { acquireRunLock } from '../../orchestrator/run-lock.js';
 import { eventsDatabasePath } from '../../orchestrator/state-directory.js';
-import { openSqliteEventStore } from '../../store/sqlite-event-store.js';
-import { openSqliteTaskStore } from '../../store/sqlite-task-store.js';
-import type { TaskStore } from '../../store/task-store.js';
+import { openSqliteEventStore } from '../../store/sqlite/sqlite-event-store.js';
+import { openSqliteTaskStore } from '../../store/sqlite/sqlite-task-store.js';
+import type { TaskStore } from '../../store/tasks/task-store.js';
 
 /**
  * The status of a run in a state directory: the given run, or the one started last. Null when

@@ -1,7 +1,7 @@
 import type { AgentRole, EventBody } from '../../events/event-types.js';
 import { handoffSchema, type HandoffStatus } from '../../events/handoff.js';
-import type { EventStore } from '../../store/event-store.js';
-import { createMemoryEventStore } from '../../store/memory-event-store.js';
+import type { EventStore } from '../../store/events/event-store.js';
+import { createMemoryEventStore } from '../../store/events/memory-event-store.js';
 
 /**
  * A run's log written event by event as colony writes one, for tests and benchmarks of what

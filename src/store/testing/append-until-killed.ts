@@ -1,5 +1,5 @@
-import { toolEndedInput } from '../event-store-fixtures.js';
-import { openSqliteEventStore } from '../sqlite-event-store.js';
+import { toolEndedInput } from './event-store-fixtures.js';
+import { openSqliteEventStore } from '../sqlite/sqlite-event-store.js';
 
 /**
  * A writer in its own process, for the crash tests: it appends events to the log at

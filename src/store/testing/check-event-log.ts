@@ -1,7 +1,7 @@
 import Database from 'better-sqlite3';
 import { eventBodySchema, EVENT_VERSION } from '../../events/event-types.js';
 import type { ColonyEvent } from '../../events/event-types.js';
-import { openSqliteEventStore } from '../sqlite-event-store.js';
+import { openSqliteEventStore } from '../sqlite/sqlite-event-store.js';
 
 /** What `checkEventLog` found in a log file. */
 export interface EventLogCheck {

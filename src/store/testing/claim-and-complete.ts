@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { openSqliteTaskStore } from '../sqlite-task-store.js';
-import { handoffOf } from '../task-store-fixtures.js';
+import { openSqliteTaskStore } from '../sqlite/sqlite-task-store.js';
+import { handoffOf } from './task-store-fixtures.js';
 
 /**
  * A runner in its own process, for the test of claiming under contention: it claims the worker

@@ -4,7 +4,7 @@ import { buildAgentTranscript } from '../../observe/agent-transcript.js';
 import { createRunViewFold, type RunView } from '../../observe/run-view.js';
 import { greenAdvanced, greenBisected, greenBlocked, greenChecked } from '../../observe/testing/green-events.js';
 import { openScriptedRun, SCRIPTED_ROOT, type ScriptedRun } from '../../observe/testing/scripted-run.js';
-import type { EventStore } from '../../store/event-store.js';
+import type { EventStore } from '../../store/events/event-store.js';
 import { AgentDetail } from './agent-detail.js';
 import { AgentTree } from './agent-tree.js';
 import { detailLines } from './detail-lines.js';

@@ -1,12 +1,12 @@
 import type Database from 'better-sqlite3';
-import type { Handoff } from '../events/handoff.js';
+import type { Handoff } from '../../events/handoff.js';
 import { openReadOnlyStoreConnection, openSqliteStoreConnection } from './sqlite-connection.js';
 import { TASK_TABLE_SCHEMA } from './sqlite-task-schema.js';
 import { INBOX_COLUMNS, TASK_COLUMNS, acceptanceToJson, handoffToJson, messageFromRow, pathsToJson, taskFromRow } from './sqlite-task-rows.js';
 import type { InboxRow, TaskRow } from './sqlite-task-rows.js';
 import { SqliteRunHolds } from './sqlite-run-holds.js';
 import { SqliteRunRequests } from './sqlite-run-requests.js';
-import { isCurrentLease, staleLeaseReason } from './task-lease.js';
+import { isCurrentLease, staleLeaseReason } from '../tasks/task-lease.js';
 import type {
   ClaimRequest,
   CompleteResult,
@@ -19,7 +19,7 @@ import type {
   RunRequest,
   TaskRecord,
   TaskStore,
-} from './task-store.js';
+} from '../tasks/task-store.js';
 
 export interface SqliteTaskStoreOptions {
   /** How long a transaction waits for another connection's write lock before it fails (default 5000). */

@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { RUN_ID, childTask, createdTask, handoffOf, rootTask } from './task-store-fixtures.js';
 import type { TaskStoreUnderTest } from './task-store.conformance.js';
-import type { ClaimRequest, Lease, TaskKind, TaskStore } from './task-store.js';
+import type { ClaimRequest, Lease, TaskKind, TaskStore } from '../tasks/task-store.js';
 
 const ROOT = rootTask().id;
 const BOTH: readonly TaskKind[] = ['worker', 'planner'];

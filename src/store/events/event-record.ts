@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import { EVENT_VERSION, eventBodySchema } from '../events/event-types.js';
-import type { ColonyEvent, EventBody, EventType } from '../events/event-types.js';
-import { newId } from '../events/ids.js';
+import { EVENT_VERSION, eventBodySchema } from '../../events/event-types.js';
+import type { ColonyEvent, EventBody, EventType } from '../../events/event-types.js';
+import { newId } from '../../events/ids.js';
 import type { EventInput } from './event-store.js';
 
 /**

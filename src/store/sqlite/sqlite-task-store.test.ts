@@ -6,17 +6,17 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { toolStartedInput } from './event-store-fixtures.js';
+import { toolStartedInput } from '../testing/event-store-fixtures.js';
 import { openSqliteEventStore } from './sqlite-event-store.js';
 import { openSqliteStoreConnection } from './sqlite-connection.js';
 import { migrateSchemaPart } from './sqlite-migrations.js';
 import { TASK_TABLE_SCHEMA } from './sqlite-task-schema.js';
 import { CLAIM_CANDIDATE_SQL, openSqliteTaskStore } from './sqlite-task-store.js';
 import type { SqliteTaskStoreOptions } from './sqlite-task-store.js';
-import { describeTaskStoreConformance } from './task-store.conformance.js';
-import { RUN_ID, childTask, handoffOf, rootTask } from './task-store-fixtures.js';
-import type { ClaimRequest, TaskStore } from './task-store.js';
-import { sqliteStoreUnderTest } from './testing/sqlite-store-under-test.js';
+import { describeTaskStoreConformance } from '../testing/task-store.conformance.js';
+import { RUN_ID, childTask, handoffOf, rootTask } from '../testing/task-store-fixtures.js';
+import type { ClaimRequest, TaskStore } from '../tasks/task-store.js';
+import { sqliteStoreUnderTest } from '../testing/sqlite-store-under-test.js';
 
 const ROOT = rootTask().id;
 
@@ -395,9 +395,9 @@ describe('claiming from several processes at once', () => {
     }
     const runners = Array.from({ length: processCount }, (_, index) => {
       const holder = `runner-${index}`;
-      const script = join(import.meta.dirname, 'testing', 'claim-and-complete.ts');
+      const script = join(import.meta.dirname, '..', 'testing', 'claim-and-complete.ts');
       const child = spawn(process.execPath, ['--import', 'tsx', script], {
-        cwd: join(import.meta.dirname, '../..'),
+        cwd: join(import.meta.dirname, '../../..'),
         env: { ...process.env, STORE_PATH: path, RUN_ID, HOLDER: holder, START_PATH: startPath },
         stdio: ['ignore', 'pipe', 'inherit'],
       });

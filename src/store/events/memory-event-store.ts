@@ -1,4 +1,4 @@
-import type { ColonyEvent } from '../events/event-types.js';
+import type { ColonyEvent } from '../../events/event-types.js';
 import { EventStamper, eventFromRecord, validateEventInput } from './event-record.js';
 import type { EventRecord } from './event-record.js';
 import { checkEventQuery, recordMatchesQuery } from './event-query.js';

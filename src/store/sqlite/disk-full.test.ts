@@ -5,11 +5,11 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isDiskFull } from './disk-full.js';
-import { toolEndedInput } from './event-store-fixtures.js';
+import { toolEndedInput } from '../testing/event-store-fixtures.js';
 import { openSqliteEventStore } from './sqlite-event-store.js';
 import { openSqliteTaskStore } from './sqlite-task-store.js';
-import { RUN_ID, childTask, createdTask, handoffOf, rootTask } from './task-store-fixtures.js';
-import { checkEventLog } from './testing/check-event-log.js';
+import { RUN_ID, childTask, createdTask, handoffOf, rootTask } from '../testing/task-store-fixtures.js';
+import { checkEventLog } from '../testing/check-event-log.js';
 
 function withCode(message: string, code: string): Error {
   return Object.assign(new Error(message), { code });

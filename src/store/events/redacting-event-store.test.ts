@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { createSecretRedactor } from '../events/secret-redaction.js';
-import { describeEventStoreConformance } from './event-store.conformance.js';
+import { createSecretRedactor } from '../../events/secret-redaction.js';
+import { describeEventStoreConformance } from '../testing/event-store.conformance.js';
 import { createMemoryEventStore } from './memory-event-store.js';
 import { createRedactingEventStore } from './redacting-event-store.js';
 

@@ -1,6 +1,6 @@
 import type Database from 'better-sqlite3';
-import type { EventRecord } from './event-record.js';
-import type { EventQuery } from './event-store.js';
+import type { EventRecord } from '../events/event-record.js';
+import type { EventQuery } from '../events/event-store.js';
 
 const SELECT_RECORDS =
   'SELECT seq, id, v, run_id AS runId, agent_id AS agentId, type, ts, data FROM events';

@@ -1,4 +1,4 @@
-import type { Handoff } from '../events/handoff.js';
+import type { Handoff } from '../../events/handoff.js';
 
 /** A worker task is built by one worker; a planner task is a scope owned by a (sub-)planner. */
 export type TaskKind = 'worker' | 'planner';

@@ -1,5 +1,5 @@
-import type { EventData } from '../events/event-types.js';
-import type { EventInput } from './event-store.js';
+import type { EventData } from '../../events/event-types.js';
+import type { EventInput } from '../events/event-store.js';
 
 /** Who an example event is about. */
 export interface EventSubject {

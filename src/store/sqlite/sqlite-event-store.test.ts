@@ -6,12 +6,12 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { describeEventStoreConformance } from './event-store.conformance.js';
-import { toolEndedInput, toolStartedInput } from './event-store-fixtures.js';
-import type { EventStore } from './event-store.js';
+import { describeEventStoreConformance } from '../testing/event-store.conformance.js';
+import { toolEndedInput, toolStartedInput } from '../testing/event-store-fixtures.js';
+import type { EventStore } from '../events/event-store.js';
 import { openEventLogConnection, openSqliteEventStore } from './sqlite-event-store.js';
 import type { SqliteEventStoreOptions } from './sqlite-event-store.js';
-import { sqliteStoreUnderTest } from './testing/sqlite-store-under-test.js';
+import { sqliteStoreUnderTest } from '../testing/sqlite-store-under-test.js';
 
 const subject = { runId: 'run-1', agentId: 'agent-a' };
 
@@ -191,7 +191,7 @@ describe('openSqliteEventStore', () => {
     store.append(toolStartedInput(subject, 1));
     store.flush();
     const holder = spawn(process.execPath, ['--input-type=module', '-e', LOCK_HOLDER_SOURCE], {
-      cwd: join(import.meta.dirname, '../..'),
+      cwd: join(import.meta.dirname, '../../..'),
       env: { ...process.env, LOG_PATH: path, RELEASE_PATH: release },
       stdio: ['ignore', 'pipe', 'inherit'],
     });
@@ -270,7 +270,7 @@ describe('a reader in another process', () => {
     const batches = 5;
     const batchSize = 100;
     const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', FOLLOWER_SOURCE], {
-      cwd: join(import.meta.dirname, '../..'),
+      cwd: join(import.meta.dirname, '../../..'),
       env: {
         ...process.env,
         STORE_MODULE: new URL('./sqlite-event-store.ts', import.meta.url).href,

@@ -1,13 +1,13 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { EVENT_VERSION } from '../events/event-types.js';
-import type { ColonyEvent } from '../events/event-types.js';
+import { EVENT_VERSION } from '../../events/event-types.js';
+import type { ColonyEvent } from '../../events/event-types.js';
 import {
   handoffSubmittedInput,
   modelRespondedInput,
   toolEndedInput,
   toolStartedInput,
 } from './event-store-fixtures.js';
-import type { EventInput, EventQuery, EventStore } from './event-store.js';
+import type { EventInput, EventQuery, EventStore } from '../events/event-store.js';
 
 /** What the suite needs of an implementation: a fresh empty store, and how to dispose of it. */
 export interface EventStoreUnderTest {

@@ -1,4 +1,4 @@
-import type { ColonyEvent, EventBody, EventType } from '../events/event-types.js';
+import type { ColonyEvent, EventBody, EventType } from '../../events/event-types.js';
 
 /** What a writer appends: the body plus who it is about. The store adds seq, v, id and ts. */
 export type EventInput = EventBody & { readonly runId: string; readonly agentId: string; readonly ts?: number };

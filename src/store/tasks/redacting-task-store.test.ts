@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { createSecretRedactor } from '../events/secret-redaction.js';
-import { openSqliteTaskStore } from './sqlite-task-store.js';
+import { createSecretRedactor } from '../../events/secret-redaction.js';
+import { openSqliteTaskStore } from '../sqlite/sqlite-task-store.js';
 import { createRedactingTaskStore } from './redacting-task-store.js';
-import { describeTaskStoreConformance } from './task-store.conformance.js';
-import { childTask, createdTask, handoffOf, rootTask, RUN_ID } from './task-store-fixtures.js';
-import { sqliteStoreUnderTest } from './testing/sqlite-store-under-test.js';
+import { describeTaskStoreConformance } from '../testing/task-store.conformance.js';
+import { childTask, createdTask, handoffOf, rootTask, RUN_ID } from '../testing/task-store-fixtures.js';
+import { sqliteStoreUnderTest } from '../testing/sqlite-store-under-test.js';
 
 const redactor = createSecretRedactor(['sk-planted-0123456789']);
 

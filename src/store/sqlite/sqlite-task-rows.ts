@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import { handoffSchema } from '../events/handoff.js';
-import type { Handoff } from '../events/handoff.js';
-import type { InboxMessage, TaskRecord } from './task-store.js';
+import { handoffSchema } from '../../events/handoff.js';
+import type { Handoff } from '../../events/handoff.js';
+import type { InboxMessage, TaskRecord } from '../tasks/task-store.js';
 
 /** The columns of a task as the record names them; `handoff` still JSON text. */
 export const TASK_COLUMNS =

@@ -1,9 +1,9 @@
 import type Database from 'better-sqlite3';
-import type { ColonyEvent } from '../events/event-types.js';
-import { EventStamper, eventFromRecord, validateEventInput } from './event-record.js';
-import type { EventRecord } from './event-record.js';
-import { checkEventQuery, recordMatchesQuery } from './event-query.js';
-import type { EventInput, EventQuery, EventStore } from './event-store.js';
+import type { ColonyEvent } from '../../events/event-types.js';
+import { EventStamper, eventFromRecord, validateEventInput } from '../events/event-record.js';
+import type { EventRecord } from '../events/event-record.js';
+import { checkEventQuery, recordMatchesQuery } from '../events/event-query.js';
+import type { EventInput, EventQuery, EventStore } from '../events/event-store.js';
 import { isDiskFull } from './disk-full.js';
 import { EVENT_LOG_SCHEMA } from './sqlite-event-schema.js';
 import { SqliteEventReader } from './sqlite-event-reader.js';

@@ -2,7 +2,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { describeTaskStoreFencing } from './task-store-fencing.conformance.js';
 import { describeTaskStoreSteering } from './task-store-steering.conformance.js';
 import { RUN_ID, childTask, handoffOf, rootTask, seededRandom } from './task-store-fixtures.js';
-import type { ClaimRequest, Lease, TaskKind, TaskRecord, TaskStore } from './task-store.js';
+import type { ClaimRequest, Lease, TaskKind, TaskRecord, TaskStore } from '../tasks/task-store.js';
 
 /** What the suite needs of an implementation: a fresh empty store, and how to dispose of it. */
 export interface TaskStoreUnderTest {

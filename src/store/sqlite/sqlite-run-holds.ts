@@ -1,5 +1,5 @@
 import type Database from 'better-sqlite3';
-import type { RunHoldChange } from './task-store.js';
+import type { RunHoldChange } from '../tasks/task-store.js';
 
 const RUN_HOLD_COLUMNS = 'seq, run_id AS runId, held, reason, changed_at AS changedAt';
 

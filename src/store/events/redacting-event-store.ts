@@ -1,4 +1,4 @@
-import type { SecretRedactor } from '../events/secret-redaction.js';
+import type { SecretRedactor } from '../../events/secret-redaction.js';
 import type { EventInput, EventStore } from './event-store.js';
 
 /**

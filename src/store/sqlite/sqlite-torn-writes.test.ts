@@ -6,12 +6,12 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { toolEndedInput } from './event-store-fixtures.js';
+import { toolEndedInput } from '../testing/event-store-fixtures.js';
 import { openSqliteEventStore } from './sqlite-event-store.js';
-import { checkEventLog, type EventLogCheck } from './testing/check-event-log.js';
-import { readWalFrames } from './testing/wal-frames.js';
+import { checkEventLog, type EventLogCheck } from '../testing/check-event-log.js';
+import { readWalFrames } from '../testing/wal-frames.js';
 
-const WRITER = join(import.meta.dirname, 'testing', 'append-until-killed.ts');
+const WRITER = join(import.meta.dirname, '..', 'testing', 'append-until-killed.ts');
 const FRAME_HEADER_BYTES = 24;
 
 /** 1..count, what a log's seqs must be. */
@@ -33,7 +33,7 @@ interface KilledWriter {
  */
 async function appendUntilKilled(path: string, target: number): Promise<KilledWriter> {
   const child = spawn(process.execPath, ['--import', 'tsx', WRITER], {
-    cwd: join(import.meta.dirname, '../..'),
+    cwd: join(import.meta.dirname, '../../..'),
     env: { ...process.env, STORE_PATH: path, BATCH_SIZE: '8' },
     stdio: ['ignore', 'pipe', 'inherit'],
   });

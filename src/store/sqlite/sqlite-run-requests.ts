@@ -1,5 +1,5 @@
 import type Database from 'better-sqlite3';
-import type { RunRequest } from './task-store.js';
+import type { RunRequest } from '../tasks/task-store.js';
 
 const RUN_REQUEST_COLUMNS = 'seq, run_id AS runId, kind, task_id AS taskId, workers, reason, requested_at AS requestedAt';
 

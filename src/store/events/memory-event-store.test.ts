@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { describeEventStoreConformance } from './event-store.conformance.js';
-import { toolStartedInput } from './event-store-fixtures.js';
+import { describeEventStoreConformance } from '../testing/event-store.conformance.js';
+import { toolStartedInput } from '../testing/event-store-fixtures.js';
 import { createMemoryEventStore } from './memory-event-store.js';
 
 describeEventStoreConformance('memory', () => {

@@ -1,6 +1,6 @@
-import { handoffSchema } from '../events/handoff.js';
-import type { Handoff, HandoffStatus } from '../events/handoff.js';
-import type { CreateTaskResult, NewTask, TaskKind, TaskRecord } from './task-store.js';
+import { handoffSchema } from '../../events/handoff.js';
+import type { Handoff, HandoffStatus } from '../../events/handoff.js';
+import type { CreateTaskResult, NewTask, TaskKind, TaskRecord } from '../tasks/task-store.js';
 
 export const RUN_ID = 'run-1';
 

@@ -3,9 +3,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { EventStore } from './event-store.js';
-import { toolStartedInput } from './event-store-fixtures.js';
+import { toolStartedInput } from '../testing/event-store-fixtures.js';
 import { createGroupFlush } from './group-flush.js';
-import { openSqliteEventStore } from './sqlite-event-store.js';
+import { openSqliteEventStore } from '../sqlite/sqlite-event-store.js';
 
 describe('durable batching', () => {
   let dir: string;
