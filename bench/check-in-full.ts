@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { failureLines } from '../src/orchestrator/check-failures.js';
-import { runGit } from '../src/workspace/git.js';
+import { runGit } from '../src/workspace/git/git.js';
 
 /** What the project's check prints on one commit when nothing of its output is cut. */
 export interface FullCheck {

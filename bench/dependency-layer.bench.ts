@@ -3,13 +3,13 @@ import { cp, readFile, realpath } from 'node:fs/promises';
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { prepareDependencyLayer } from '../src/workspace/dependency-cache.js';
-import { linkDependencyLayer } from '../src/workspace/dependency-layer-link.js';
-import { installEnvironment, runNpmCi } from '../src/workspace/npm-install.js';
-import { openRepository, type Repository } from '../src/workspace/repository.js';
+import { prepareDependencyLayer } from '../src/workspace/dependencies/dependency-cache.js';
+import { linkDependencyLayer } from '../src/workspace/dependencies/dependency-layer-link.js';
+import { installEnvironment, runNpmCi } from '../src/workspace/dependencies/npm-install.js';
+import { openRepository, type Repository } from '../src/workspace/git/repository.js';
 import { createTemporaryRepository } from '../src/workspace/testing/temporary-repository.js';
 import type { Workspace } from '../src/workspace/workspace.js';
-import { createWorktreeProvider } from '../src/workspace/worktree-provider.js';
+import { createWorktreeProvider } from '../src/workspace/providers/worktree/worktree-provider.js';
 import type { BenchRow } from './bench-row.js';
 
 const COLONY_ROOT = fileURLToPath(new URL('..', import.meta.url));

@@ -1,5 +1,5 @@
 import { mkdir } from 'node:fs/promises';
-import { describeFailure, runGit } from '../src/workspace/git.js';
+import { describeFailure, runGit } from '../src/workspace/git/git.js';
 
 /**
  * A bare repository at `dir` with one commit of `files` small text files, a hundred to a

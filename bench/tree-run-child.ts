@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { resolveModel } from '../src/model/registry.js';
 import { runRunSession } from '../src/orchestrator/run-session.js';
-import { runGit } from '../src/workspace/git.js';
+import { runGit } from '../src/workspace/git/git.js';
 import { generatedGoal } from './generated-goal.js';
 
 /**

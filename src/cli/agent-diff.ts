@@ -1,8 +1,8 @@
 import { readFile } from 'node:fs/promises';
 import { basename, join, resolve } from 'node:path';
 import type { AgentTranscript } from '../observe/agent-transcript.js';
-import { runGit } from '../workspace/git.js';
-import { openRepository } from '../workspace/repository.js';
+import { runGit } from '../workspace/git/git.js';
+import { openRepository } from '../workspace/git/repository.js';
 
 /** Lines of diff one page shows before saying how many more there are. */
 const MAX_DIFF_LINES = 2_000;

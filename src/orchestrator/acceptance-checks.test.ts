@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { EventBody } from '../events/event-types.js';
 import type { HandoffStatus } from '../events/handoff.js';
-import { openRepository, type Repository } from '../workspace/repository.js';
+import { openRepository, type Repository } from '../workspace/git/repository.js';
 import { createExampleRepository, type ExampleRepository } from '../../test/support/example-repository.js';
 import { checkAcceptance, NOTHING_LANDED, runAcceptanceChecks, type AcceptanceCheckRequest } from './acceptance-checks.js';
 import { unconfinedCommandRunners } from './command-sandbox.js';

@@ -2,8 +2,8 @@ import type { EventBody, EventData } from '../events/event-types.js';
 import type { AcceptanceResult, AcceptanceVerdict, HandoffStatus } from '../events/handoff.js';
 import { newShortId } from '../events/ids.js';
 import type { ProcessResult, RunProcess } from '../sandbox/process-runner.js';
-import { createMainView, type MainView } from '../workspace/main-view.js';
-import type { Repository } from '../workspace/repository.js';
+import { createMainView, type MainView } from '../workspace/checkout/main-view.js';
+import type { Repository } from '../workspace/git/repository.js';
 import { RUN_STOPPED } from './run-context.js';
 import { linkSharedDependencies } from './shared-dependencies.js';
 

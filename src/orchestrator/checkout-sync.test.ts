@@ -3,7 +3,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { openRepository, type Repository } from '../workspace/repository.js';
+import { openRepository, type Repository } from '../workspace/git/repository.js';
 import { repairCheckout, startCheckoutSync } from './checkout-sync.js';
 
 let dir: string;

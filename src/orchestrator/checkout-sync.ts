@@ -1,8 +1,8 @@
 import { closeSync, existsSync, fsyncSync, openSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { updateCheckout } from '../workspace/checkout.js';
+import { updateCheckout } from '../workspace/checkout/checkout.js';
 import { ownerUmask } from './command-sandbox.js';
-import { findDirtyFiles, type Repository } from '../workspace/repository.js';
+import { findDirtyFiles, type Repository } from '../workspace/git/repository.js';
 
 /**
  * colony moves the trunk while the user's checkout of it stays where it was, so until the

@@ -8,9 +8,9 @@ import { DEFAULT_SANDBOX_GID, DEFAULT_SANDBOX_UID_BASE, openSandbox, type Comman
 import type { NetworkPolicy } from '../sandbox/network-policy.js';
 import { startEgressProxy, type EgressProxy } from '../sandbox/egress-proxy.js';
 import { egressBridgeExtras, findSocat } from '../sandbox/egress-bridge.js';
-import { shareDirectoryWithGroup } from '../workspace/group-access.js';
+import { shareDirectoryWithGroup } from '../workspace/files/group-access.js';
 import { writeSandboxGitConfig } from './sandbox-git-config.js';
-import type { Repository } from '../workspace/repository.js';
+import type { Repository } from '../workspace/git/repository.js';
 
 /** How the user asked for agents' commands to be confined (`--sandbox`, `--network`, `--command-*`). */
 export interface SandboxSettings {

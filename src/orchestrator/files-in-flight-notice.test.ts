@@ -1,4 +1,4 @@
-import { createWorktreeProvider } from '../workspace/worktree-provider.js';
+import { createWorktreeProvider } from '../workspace/providers/worktree/worktree-provider.js';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -10,7 +10,7 @@ import { createMemoryEventStore } from '../store/events/memory-event-store.js';
 import { openSqliteTaskStore } from '../store/sqlite/sqlite-task-store.js';
 import { createdTask } from '../store/testing/task-store-fixtures.js';
 import type { TaskStore } from '../store/tasks/task-store.js';
-import { openRepository } from '../workspace/repository.js';
+import { openRepository } from '../workspace/git/repository.js';
 import { createExampleRepository, type ExampleRepository } from '../../test/support/example-repository.js';
 import { createFilesInFlightNotice, renderFilesInFlight } from './files-in-flight-notice.js';
 import { unconfinedCommandRunners } from './command-sandbox.js';

@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bisectFirstBad } from '../workspace/bisect.js';
-import { commitsBetween } from '../workspace/green-branch.js';
+import { bisectFirstBad } from '../workspace/green/bisect.js';
+import { commitsBetween } from '../workspace/green/green-branch.js';
 import { createMergeTestSetup, type MergeTestSetup } from '../workspace/testing/merge-setup.js';
 import { unconfinedCommandRunners } from './command-sandbox.js';
 import { checkCommit } from './green-snapshot.js';

@@ -1,6 +1,6 @@
 import { parseScenario } from '../model/sim/scenario.js';
-import { runGit } from '../workspace/git.js';
-import type { Repository } from '../workspace/repository.js';
+import { runGit } from '../workspace/git/git.js';
+import type { Repository } from '../workspace/git/repository.js';
 import { detectTestCommandIn } from './project-test-command.js';
 
 /** Files read to find a test command: small ones, at the top of the tree. */

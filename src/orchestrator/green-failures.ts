@@ -1,6 +1,6 @@
-import { bisectFirstBad } from '../workspace/bisect.js';
-import { commitsBetween } from '../workspace/green-branch.js';
-import type { Repository } from '../workspace/repository.js';
+import { bisectFirstBad } from '../workspace/green/bisect.js';
+import { commitsBetween } from '../workspace/green/green-branch.js';
+import type { Repository } from '../workspace/git/repository.js';
 import type { SnapshotCheck } from './green-snapshot.js';
 import type { GreenState } from './green-state.js';
 

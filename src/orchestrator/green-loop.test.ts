@@ -8,7 +8,7 @@ import type { EventStore } from '../store/events/event-store.js';
 import { openSqliteTaskStore } from '../store/sqlite/sqlite-task-store.js';
 import type { TaskStore } from '../store/tasks/task-store.js';
 import { handoffOf } from '../store/testing/task-store-fixtures.js';
-import { openRepository, type Repository } from '../workspace/repository.js';
+import { openRepository, type Repository } from '../workspace/git/repository.js';
 import { createTemporaryRepository, type TemporaryRepository } from '../workspace/testing/temporary-repository.js';
 import { unconfinedCommandRunners } from './command-sandbox.js';
 import { startGreenLoop, type GreenLoop, type GreenSnapshot } from './green-loop.js';

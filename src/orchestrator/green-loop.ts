@@ -1,9 +1,9 @@
 import type { EventBody } from '../events/event-types.js';
 import type { EventStore } from '../store/events/event-store.js';
 import type { TaskStore } from '../store/tasks/task-store.js';
-import { runGit } from '../workspace/git.js';
-import { advanceGreenBranch, tagGreen } from '../workspace/green-branch.js';
-import type { Repository } from '../workspace/repository.js';
+import { runGit } from '../workspace/git/git.js';
+import { advanceGreenBranch, tagGreen } from '../workspace/green/green-branch.js';
+import type { Repository } from '../workspace/git/repository.js';
 import { resolveBranch } from '../workspace/workspace.js';
 import type { CommandRunners } from './command-sandbox.js';
 import { checkCommandAt } from './green-check-command.js';

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import type { RunSettings } from '../events/run-settings.js';
 import type { EventStore } from '../store/events/event-store.js';
 import { resolveBranch } from '../workspace/workspace.js';
-import { closeRepositoryObjects } from '../workspace/repository-objects.js';
+import { closeRepositoryObjects } from '../workspace/git/repository-objects.js';
 import { createAgentRecorder } from './agent-recorder.js';
 import { startGreenLoop, type SnapshotOutcome } from './green-loop.js';
 import { DEFAULT_GREEN_SETTINGS, type GreenSettings } from './green-settings.js';

@@ -1,9 +1,9 @@
 import type { EventStore } from '../store/events/event-store.js';
 import type { TaskStore } from '../store/tasks/task-store.js';
-import { runGit } from '../workspace/git.js';
-import type { Repository } from '../workspace/repository.js';
+import { runGit } from '../workspace/git/git.js';
+import type { Repository } from '../workspace/git/repository.js';
 import type { EventBody } from '../events/event-types.js';
-import { commitSubject } from '../workspace/green-branch.js';
+import { commitSubject } from '../workspace/green/green-branch.js';
 import type { FailureOrigin } from './green-failures.js';
 import type { GreenState, OpenFailure } from './green-state.js';
 import type { SnapshotCheck } from './green-snapshot.js';

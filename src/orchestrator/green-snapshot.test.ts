@@ -7,8 +7,8 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { createLocalProcessRunner } from '../sandbox/process-runner.js';
 import { confinedTestsUnavailable, leftoverProcessesOf } from '../sandbox/testing/confined-test-support.js';
 import { createMergeTestSetup, type MergeTestSetup } from '../workspace/testing/merge-setup.js';
-import { describeFailure, runGit } from '../workspace/git.js';
-import { openRepository, type Repository } from '../workspace/repository.js';
+import { describeFailure, runGit } from '../workspace/git/git.js';
+import { openRepository, type Repository } from '../workspace/git/repository.js';
 import { DEFAULT_SANDBOX_SETTINGS, openCommandRunners, unconfinedCommandRunners, type CommandRunners } from './command-sandbox.js';
 import { checkCommit, type CheckCommitOptions } from './green-snapshot.js';
 

@@ -1,8 +1,8 @@
 import type { EventBody } from '../events/event-types.js';
 import { newShortId } from '../events/ids.js';
-import { describeFailure, runGit } from '../workspace/git.js';
-import { createMainView, type MainView } from '../workspace/main-view.js';
-import type { Repository } from '../workspace/repository.js';
+import { describeFailure, runGit } from '../workspace/git/git.js';
+import { createMainView, type MainView } from '../workspace/checkout/main-view.js';
+import type { Repository } from '../workspace/git/repository.js';
 import { failureLines, outputTail } from './check-failures.js';
 import type { CommandRunners } from './command-sandbox.js';
 import { linkSharedDependencies } from './shared-dependencies.js';

@@ -5,7 +5,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { rebuildConversation } from '../agent/conversation-rebuild.js';
 import type { EventBody } from '../events/event-types.js';
 import { createMemoryEventStore } from '../store/events/memory-event-store.js';
-import { mergeToMain } from '../workspace/merge-to-main.js';
+import { mergeToMain } from '../workspace/merge/merge-to-main.js';
 import { advanceTrunkNow, createMergeTestSetup, type MergeTestSetup } from '../workspace/testing/merge-setup.js';
 import { answerInterruptedCalls } from './interrupted-calls.js';
 import type { PriorAgent } from './prior-agents.js';

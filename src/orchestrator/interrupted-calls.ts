@@ -2,10 +2,10 @@ import { interruptedAnswer } from '../agent/agent-loop.js';
 import type { EventBody } from '../events/event-types.js';
 import type { ToolCall } from '../model/messages.js';
 import type { ToolResult } from '../tools/tool.js';
-import { settleInterruptedMerge } from '../workspace/interrupted-merge.js';
-import type { MergeIntent } from '../workspace/merge-outcome.js';
-import { moveWorkspaceTo } from '../workspace/in-process-merge.js';
-import type { Repository } from '../workspace/repository.js';
+import { settleInterruptedMerge } from '../workspace/merge/interrupted-merge.js';
+import type { MergeIntent } from '../workspace/merge/merge-outcome.js';
+import { moveWorkspaceTo } from '../workspace/merge/in-process-merge.js';
+import type { Repository } from '../workspace/git/repository.js';
 import type { Workspace } from '../workspace/workspace.js';
 import { startedSeqOf, type PriorAgent } from './prior-agents.js';
 

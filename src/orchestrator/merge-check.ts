@@ -1,5 +1,5 @@
 import type { RunProcess } from '../sandbox/process-runner.js';
-import type { MergeCheck } from '../workspace/merge-to-main.js';
+import type { MergeCheck } from '../workspace/merge/merge-to-main.js';
 
 /** A merge check runs for at most this long; a check that hangs fails the merge, not the run. */
 const MERGE_CHECK_TIMEOUT_MS = 10 * 60_000;

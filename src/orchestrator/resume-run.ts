@@ -3,7 +3,7 @@ import type { EventBody } from '../events/event-types.js';
 import type { EventStore } from '../store/events/event-store.js';
 import type { TaskStore } from '../store/tasks/task-store.js';
 import { clearStaleRefLocks } from '../workspace/reopen-workspace.js';
-import type { Repository } from '../workspace/repository.js';
+import type { Repository } from '../workspace/git/repository.js';
 import { repairLogFromTasks } from './log-repair.js';
 import { latestAgentsByTask } from './prior-agents.js';
 import type { UnfinishedRun } from './run-history.js';

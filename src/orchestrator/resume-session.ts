@@ -4,7 +4,7 @@ import type { ColonyEvent } from '../events/event-types.js';
 import type { RunSettings } from '../events/run-settings.js';
 import { createSecretRedactor, REDACTED } from '../events/secret-redaction.js';
 import type { ChatModel } from '../model/chat-model.js';
-import { openRepository } from '../workspace/repository.js';
+import { openRepository } from '../workspace/git/repository.js';
 import { createRedactingChatModel } from './redacting-chat-model.js';
 import { describeUnfinishedRun, findUnfinishedRun, type UnfinishedRun } from './run-history.js';
 import { driveRun, type RunSessionOptions, type RunSessionResult } from './run-session.js';

@@ -2,7 +2,7 @@ import type { ColonyEvent } from '../events/event-types.js';
 import type { ChatModel } from '../model/chat-model.js';
 import type { EventStore } from '../store/events/event-store.js';
 import type { TaskStore } from '../store/tasks/task-store.js';
-import type { Repository } from '../workspace/repository.js';
+import type { Repository } from '../workspace/git/repository.js';
 import type { WorkspaceProvider } from '../workspace/workspace-provider.js';
 import type { AgentFreshness } from './agent-freshness.js';
 import type { BudgetLedger } from './budget-ledger.js';

@@ -9,7 +9,7 @@ import { createListDirTool } from '../tools/list-dir-tool.js';
 import { createReadFileTool } from '../tools/read-file-tool.js';
 import { createRunCommandTool } from '../tools/run-command-tool.js';
 import { createSearchTool } from '../tools/search-tool.js';
-import { createMainView, type MainView } from '../workspace/main-view.js';
+import { createMainView, type MainView } from '../workspace/checkout/main-view.js';
 import { budgetStopHandoff, createAgentBudget } from './agent-budget.js';
 import { createAgentRecorder, endAgent } from './agent-recorder.js';
 import type { Exhaustion } from './budget-ledger.js';

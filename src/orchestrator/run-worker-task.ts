@@ -1,5 +1,5 @@
-import { recordLayerUse } from '../workspace/dependency-layer-records.js';
-import { runGit } from '../workspace/git.js';
+import { recordLayerUse } from '../workspace/dependencies/dependency-layer-records.js';
+import { runGit } from '../workspace/git/git.js';
 import { basename } from 'node:path';
 import { endingCallSucceeded, runAgent, type AgentLoopOptions, type AgentOutcome } from '../agent/agent-loop.js';
 import type { ColonyEvent, EventBody } from '../events/event-types.js';
@@ -10,7 +10,7 @@ import type { EventStore } from '../store/events/event-store.js';
 import { createWorkerFileTools } from '../tools/worker-file-tools.js';
 import { createMergeToMainTool } from '../tools/merge-to-main-tool.js';
 import { createSubmitHandoffTool, handoffFromSubmitInput } from '../tools/submit-handoff-tool.js';
-import type { Repository } from '../workspace/repository.js';
+import type { Repository } from '../workspace/git/repository.js';
 import { reopenWorkspace } from '../workspace/reopen-workspace.js';
 import type { Workspace } from '../workspace/workspace.js';
 import type { WorkspaceProvider } from '../workspace/workspace-provider.js';

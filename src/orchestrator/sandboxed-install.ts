@@ -1,5 +1,5 @@
 import { chmod } from 'node:fs/promises';
-import { NPM_CI_ARGS, type RunInstall } from '../workspace/npm-install.js';
+import { NPM_CI_ARGS, type RunInstall } from '../workspace/dependencies/npm-install.js';
 import type { CommandRunners } from './command-sandbox.js';
 
 const OUTPUT_TAIL_CHARS = 2_000;

@@ -1,5 +1,5 @@
 import { join, relative, resolve } from 'node:path';
-import { excludeFromGit, findDirtyFiles, openRepository, type Repository } from '../workspace/repository.js';
+import { excludeFromGit, findDirtyFiles, openRepository, type Repository } from '../workspace/git/repository.js';
 import { repairCheckout } from './checkout-sync.js';
 import { acquireRunLock, type RunLock } from './run-lock.js';
 import { defaultStateDir, prepareStateDir, stateLockPath } from './state-directory.js';

@@ -1,10 +1,10 @@
 import { join } from 'node:path';
 import type { EventBody } from '../events/event-types.js';
-import { prepareDependencyLayer } from '../workspace/dependency-cache.js';
-import { collectDependencyLayers } from '../workspace/dependency-layer-collect.js';
-import { linkDependencyLayer } from '../workspace/dependency-layer-link.js';
-import type { Repository } from '../workspace/repository.js';
-import type { RunInstall } from '../workspace/npm-install.js';
+import { prepareDependencyLayer } from '../workspace/dependencies/dependency-cache.js';
+import { collectDependencyLayers } from '../workspace/dependencies/dependency-layer-collect.js';
+import { linkDependencyLayer } from '../workspace/dependencies/dependency-layer-link.js';
+import type { Repository } from '../workspace/git/repository.js';
+import type { RunInstall } from '../workspace/dependencies/npm-install.js';
 
 /** Where a state directory keeps its dependency layers: beside the workspaces, on their file system. */
 export function dependencyCacheDir(stateDir: string): string {

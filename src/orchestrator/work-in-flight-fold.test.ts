@@ -1,5 +1,5 @@
 import { unconfinedCommandRunners } from './command-sandbox.js';
-import { createWorktreeProvider } from '../workspace/worktree-provider.js';
+import { createWorktreeProvider } from '../workspace/providers/worktree/worktree-provider.js';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -7,7 +7,7 @@ import type { ColonyEvent, EventBody } from '../events/event-types.js';
 import { resolveModel } from '../model/registry.js';
 import type { EventStore } from '../store/events/event-store.js';
 import { createMemoryEventStore } from '../store/events/memory-event-store.js';
-import { openRepository } from '../workspace/repository.js';
+import { openRepository } from '../workspace/git/repository.js';
 import { createExampleRepository, type ExampleRepository } from '../../test/support/example-repository.js';
 import { defaultPromptSet } from './prompt-set.js';
 import { runWorkerTask } from './run-worker-task.js';

@@ -1,4 +1,4 @@
-import { closeRepositoryObjects } from '../workspace/repository-objects.js';
+import { closeRepositoryObjects } from '../workspace/git/repository-objects.js';
 import type { ColonyEvent, EventBody } from '../events/event-types.js';
 import type { Handoff } from '../events/handoff.js';
 import { newShortId } from '../events/ids.js';
@@ -7,8 +7,8 @@ import type { ChatModel } from '../model/chat-model.js';
 import type { EventStore } from '../store/events/event-store.js';
 import { createRedactingEventStore } from '../store/events/redacting-event-store.js';
 import { openSqliteEventStore } from '../store/sqlite/sqlite-event-store.js';
-import { runGit } from '../workspace/git.js';
-import type { WorkspaceMethodChoice } from '../workspace/choose-workspace-provider.js';
+import { runGit } from '../workspace/git/git.js';
+import type { WorkspaceMethodChoice } from '../workspace/providers/choose-workspace-provider.js';
 import type { WorkspaceMethod } from '../workspace/workspace.js';
 import { readBriefFile } from './brief-file.js';
 import { createRedactingChatModel } from './redacting-chat-model.js';

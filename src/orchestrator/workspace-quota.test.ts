@@ -2,9 +2,9 @@ import { realpath } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { EventBody } from '../events/event-types.js';
-import { openRepository, type Repository } from '../workspace/repository.js';
+import { openRepository, type Repository } from '../workspace/git/repository.js';
 import { createTemporaryRepository, type TemporaryRepository } from '../workspace/testing/temporary-repository.js';
-import { createWorktreeProvider } from '../workspace/worktree-provider.js';
+import { createWorktreeProvider } from '../workspace/providers/worktree/worktree-provider.js';
 import { createWorkspaceQuota } from './workspace-quota.js';
 
 describe('the workspace disk cap', () => {

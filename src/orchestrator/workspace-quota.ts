@@ -1,5 +1,5 @@
 import type { EventBody } from '../events/event-types.js';
-import { pathExists } from '../workspace/path-exists.js';
+import { pathExists } from '../workspace/files/path-exists.js';
 import type { Workspace } from '../workspace/workspace.js';
 import type { WorkspaceProvider } from '../workspace/workspace-provider.js';
 

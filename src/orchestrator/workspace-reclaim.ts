@@ -1,6 +1,6 @@
 import type { EventBody } from '../events/event-types.js';
-import { pathExists } from '../workspace/path-exists.js';
-import type { Repository } from '../workspace/repository.js';
+import { pathExists } from '../workspace/files/path-exists.js';
+import type { Repository } from '../workspace/git/repository.js';
 import { salvageWorkspace } from '../workspace/salvage.js';
 import type { Workspace } from '../workspace/workspace.js';
 import type { WorkspaceProvider } from '../workspace/workspace-provider.js';

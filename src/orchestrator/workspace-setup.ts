@@ -1,10 +1,10 @@
 import { statfs } from 'node:fs/promises';
 import type { EventBody } from '../events/event-types.js';
-import { chooseWorkspaceProvider, type WorkspaceMethodChoice } from '../workspace/choose-workspace-provider.js';
-import { createOverlayProvider } from '../workspace/overlay-provider.js';
-import type { Repository } from '../workspace/repository.js';
+import { chooseWorkspaceProvider, type WorkspaceMethodChoice } from '../workspace/providers/choose-workspace-provider.js';
+import { createOverlayProvider } from '../workspace/providers/overlay/overlay-provider.js';
+import type { Repository } from '../workspace/git/repository.js';
 import type { WorkspaceProvider } from '../workspace/workspace-provider.js';
-import { createWorktreeProvider } from '../workspace/worktree-provider.js';
+import { createWorktreeProvider } from '../workspace/providers/worktree/worktree-provider.js';
 import type { RunLock } from './run-lock.js';
 import { overlayStorageDirOf, workspacesDirOf } from './state-directory.js';
 import { createWorkspaceQuota, type WorkspaceQuota } from './workspace-quota.js';

@@ -1,7 +1,7 @@
 import { resolve } from 'node:path';
 import type { EventBody, EventData } from '../events/event-types.js';
-import { pathExists } from '../workspace/path-exists.js';
-import type { Repository } from '../workspace/repository.js';
+import { pathExists } from '../workspace/files/path-exists.js';
+import type { Repository } from '../workspace/git/repository.js';
 import type { WorkspaceProvider } from '../workspace/workspace-provider.js';
 import type { RunLock } from './run-lock.js';
 import { stateLockPath } from './state-directory.js';

@@ -3,7 +3,7 @@ import { readdir, stat } from 'node:fs/promises';
 import type { Dirent } from 'node:fs';
 import { join } from 'node:path';
 import { z } from 'zod';
-import { isDirectory } from '../workspace/path-exists.js';
+import { isDirectory } from '../workspace/files/path-exists.js';
 import { describeFileError, errorCode } from './file-errors.js';
 import { openWorkspaceFile } from './open-workspace-file.js';
 import type { Tool, ToolResult } from './tool.js';

@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { MergeIntent } from '../workspace/merge-to-main.js';
-import { closeRepositoryObjects } from '../workspace/repository-objects.js';
+import type { MergeIntent } from '../workspace/merge/merge-to-main.js';
+import { closeRepositoryObjects } from '../workspace/git/repository-objects.js';
 import { createMergeTestSetup } from '../workspace/testing/merge-setup.js';
 import type { MergeTestSetup } from '../workspace/testing/merge-setup.js';
 import { createMergeToMainTool } from './merge-to-main-tool.js';

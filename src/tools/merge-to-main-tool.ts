@@ -1,9 +1,9 @@
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 import type { EventBody } from '../events/event-types.js';
-import { mergeToMain } from '../workspace/merge-to-main.js';
-import type { MergeCheck, MergeIntent } from '../workspace/merge-to-main.js';
-import type { Repository } from '../workspace/repository.js';
+import { mergeToMain } from '../workspace/merge/merge-to-main.js';
+import type { MergeCheck, MergeIntent } from '../workspace/merge/merge-to-main.js';
+import type { Repository } from '../workspace/git/repository.js';
 import type { Workspace } from '../workspace/workspace.js';
 import type { Tool } from './tool.js';
 

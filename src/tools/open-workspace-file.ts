@@ -1,6 +1,6 @@
 import { constants } from 'node:fs';
 import type { FileHandle } from 'node:fs/promises';
-import { openConfined } from '../workspace/confined-file.js';
+import { openConfined } from '../workspace/files/confined-file.js';
 import { describeFileError, errorCode } from './file-errors.js';
 import type { WorkspacePath } from './workspace-paths.js';
 

@@ -5,18 +5,18 @@ import { chmod, mkdir, realpath, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { mergeToMain } from './merge-to-main.js';
-import { createOverlayProvider } from './overlay-provider.js';
-import { readOverlayMounts, unmountOverlay, unmountOverlaysUnder } from './overlay-mount.js';
-import { probeOverlaySupport } from './overlay-probe.js';
-import { pathExists } from './path-exists.js';
+import { mergeToMain } from './merge/merge-to-main.js';
+import { createOverlayProvider } from './providers/overlay/overlay-provider.js';
+import { readOverlayMounts, unmountOverlay, unmountOverlaysUnder } from './providers/overlay/overlay-mount.js';
+import { probeOverlaySupport } from './providers/overlay/overlay-probe.js';
+import { pathExists } from './files/path-exists.js';
 import { clearStaleRefLocks, reopenWorkspace } from './reopen-workspace.js';
-import { closeRepositoryObjects } from './repository-objects.js';
-import { openRepository, type Repository } from './repository.js';
+import { closeRepositoryObjects } from './git/repository-objects.js';
+import { openRepository, type Repository } from './git/repository.js';
 import { createTemporaryRepository, type TemporaryRepository } from './testing/temporary-repository.js';
 import type { Workspace } from './workspace.js';
 import type { WorkspaceProvider } from './workspace-provider.js';
-import { createWorktreeProvider } from './worktree-provider.js';
+import { createWorktreeProvider } from './providers/worktree/worktree-provider.js';
 
 const overlay = await probeOverlaySupport(tmpdir());
 

@@ -1,8 +1,8 @@
 import { readdir, readFile } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
-import { isDirectory, pathExists } from './path-exists.js';
-import type { Repository } from './repository.js';
-import { removeStaleLocks } from './stale-locks.js';
+import { isDirectory, pathExists } from './files/path-exists.js';
+import type { Repository } from './git/repository.js';
+import { removeStaleLocks } from './git/stale-locks.js';
 import type { Workspace } from './workspace.js';
 import type { WorkspaceProvider } from './workspace-provider.js';
 

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { mergeToMain } from './merge-to-main.js';
+import { mergeToMain } from './merge/merge-to-main.js';
 import { salvageWorkspace } from './salvage.js';
 import { createMergeTestSetup, type MergeTestSetup } from './testing/merge-setup.js';
 import { unmergedWork } from './workspace-status.js';

@@ -1,7 +1,7 @@
-import { countCommitsAhead } from './commits-ahead.js';
-import { describeFailure, runGit, splitNul } from './git.js';
-import { readRebaseState } from './rebase-state.js';
-import type { Repository } from './repository.js';
+import { countCommitsAhead } from './git/commits-ahead.js';
+import { describeFailure, runGit, splitNul } from './git/git.js';
+import { readRebaseState } from './git/rebase-state.js';
+import type { Repository } from './git/repository.js';
 import type { Workspace } from './workspace.js';
 import { createBranch } from './workspace-branch.js';
 

@@ -1,6 +1,6 @@
-import { countCommitsAhead } from './commits-ahead.js';
-import { describeFailure, runGit } from './git.js';
-import type { Repository } from './repository.js';
+import { countCommitsAhead } from './git/commits-ahead.js';
+import { describeFailure, runGit } from './git/git.js';
+import type { Repository } from './git/repository.js';
 import type { RemoveWorkspaceResult, Workspace } from './workspace.js';
 
 const NO_COMMIT = '0'.repeat(40);

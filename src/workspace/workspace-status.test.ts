@@ -1,11 +1,11 @@
 import { realpath, rm, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { mergeToMain } from './merge-to-main.js';
-import { excludeFromGit } from './repository.js';
+import { mergeToMain } from './merge/merge-to-main.js';
+import { excludeFromGit } from './git/repository.js';
 import { createMergeTestSetup } from './testing/merge-setup.js';
 import type { MergeTestSetup } from './testing/merge-setup.js';
-import { createWorktreeProvider } from './worktree-provider.js';
+import { createWorktreeProvider } from './providers/worktree/worktree-provider.js';
 import { unmergedWork } from './workspace-status.js';
 
 describe('unmergedWork', () => {

@@ -1,12 +1,12 @@
 import { realpath } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-import { countCommitsAhead } from './commits-ahead.js';
-import { readStatus } from './git-status.js';
-import { isDirectory } from './path-exists.js';
-import { readRebaseState } from './rebase-state.js';
-import type { Repository } from './repository.js';
+import { countCommitsAhead } from './git/commits-ahead.js';
+import { readStatus } from './git/git-status.js';
+import { isDirectory } from './files/path-exists.js';
+import { readRebaseState } from './git/rebase-state.js';
+import type { Repository } from './git/repository.js';
 import type { Workspace } from './workspace.js';
-import { checkWorktreeGitFile } from './worktree-admin.js';
+import { checkWorktreeGitFile } from './git/worktree-admin.js';
 
 /**
  * Why a workspace must be kept; `reason` says it in one sentence either way.

@@ -1,5 +1,5 @@
-import { describeFailure, runGit } from './git.js';
-import type { Repository } from './repository.js';
+import { describeFailure, runGit } from './git/git.js';
+import type { Repository } from './git/repository.js';
 
 /** How a workspace's files are made: a full checkout per workspace, or an overlay mount on a shared one. */
 export type WorkspaceMethod = 'worktree' | 'overlay';

@@ -12,10 +12,10 @@ import type { ToolResult } from '../../src/tools/tool.js';
 import { resolveWorkspacePath } from '../../src/tools/workspace-paths.js';
 import { createWriteFileTool } from '../../src/tools/write-file-tool.js';
 import { toolContext } from '../../src/tools/workspace-fixture.js';
-import { openRepository } from '../../src/workspace/repository.js';
+import { openRepository } from '../../src/workspace/git/repository.js';
 import { createTemporaryRepository, type TemporaryRepository } from '../../src/workspace/testing/temporary-repository.js';
 import type { Workspace } from '../../src/workspace/workspace.js';
-import { createWorktreeProvider } from '../../src/workspace/worktree-provider.js';
+import { createWorktreeProvider } from '../../src/workspace/providers/worktree/worktree-provider.js';
 
 /**
  * The file tools an agent uses, against a real git worktree workspace, with everything an

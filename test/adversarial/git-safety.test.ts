@@ -2,20 +2,20 @@ import { appendFile, mkdir, readFile, realpath, rm, writeFile } from 'node:fs/pr
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { updateCheckout } from '../../src/workspace/checkout.js';
-import { closeRepositoryObjects } from '../../src/workspace/repository-objects.js';
-import { createMainView } from '../../src/workspace/main-view.js';
-import { mergeToMain } from '../../src/workspace/merge-to-main.js';
-import { createOverlayProvider } from '../../src/workspace/overlay-provider.js';
-import { unmountOverlaysUnder } from '../../src/workspace/overlay-mount.js';
-import { probeOverlaySupport } from '../../src/workspace/overlay-probe.js';
-import { openRepository, type Repository } from '../../src/workspace/repository.js';
+import { updateCheckout } from '../../src/workspace/checkout/checkout.js';
+import { closeRepositoryObjects } from '../../src/workspace/git/repository-objects.js';
+import { createMainView } from '../../src/workspace/checkout/main-view.js';
+import { mergeToMain } from '../../src/workspace/merge/merge-to-main.js';
+import { createOverlayProvider } from '../../src/workspace/providers/overlay/overlay-provider.js';
+import { unmountOverlaysUnder } from '../../src/workspace/providers/overlay/overlay-mount.js';
+import { probeOverlaySupport } from '../../src/workspace/providers/overlay/overlay-probe.js';
+import { openRepository, type Repository } from '../../src/workspace/git/repository.js';
 import { salvageWorkspace } from '../../src/workspace/salvage.js';
 import { createTemporaryRepository, type TemporaryRepository } from '../../src/workspace/testing/temporary-repository.js';
 import type { Workspace, WorkspaceMethod } from '../../src/workspace/workspace.js';
 import type { WorkspaceProvider } from '../../src/workspace/workspace-provider.js';
 import { unmergedWork } from '../../src/workspace/workspace-status.js';
-import { createWorktreeProvider } from '../../src/workspace/worktree-provider.js';
+import { createWorktreeProvider } from '../../src/workspace/providers/worktree/worktree-provider.js';
 import {
   createMarkerTrap,
   HOSTILE_ATTRIBUTES,

@@ -1,6 +1,6 @@
 import { tmpdir } from 'node:os';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { probeOverlaySupport } from '../../src/workspace/overlay-probe.js';
+import { probeOverlaySupport } from '../../src/workspace/providers/overlay/overlay-probe.js';
 import { createExampleRepository, runCli, type ExampleRepository } from '../support/example-repository.js';
 
 const overlay = await probeOverlaySupport(tmpdir());

@@ -3,7 +3,7 @@ import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { ColonyEvent } from '../../src/events/event-types.js';
-import { recordDirOf } from '../../src/workspace/dependency-layer-records.js';
+import { recordDirOf } from '../../src/workspace/dependencies/dependency-layer-records.js';
 import { createExampleRepository, runCli, type ExampleRepository } from '../support/example-repository.js';
 
 const TIMEOUT_MS = 180_000;

@@ -8,8 +8,8 @@ import { createMemoryEventStore } from '../../src/store/events/memory-event-stor
 import { openSqliteTaskStore } from '../../src/store/sqlite/sqlite-task-store.js';
 import { createdTask } from '../../src/store/testing/task-store-fixtures.js';
 import type { TaskRecord, TaskStore } from '../../src/store/tasks/task-store.js';
-import { openRepository } from '../../src/workspace/repository.js';
-import { createWorktreeProvider } from '../../src/workspace/worktree-provider.js';
+import { openRepository } from '../../src/workspace/git/repository.js';
+import { createWorktreeProvider } from '../../src/workspace/providers/worktree/worktree-provider.js';
 import { createExampleRepository, type ExampleRepository } from './example-repository.js';
 import { unconfinedCommandRunners } from '../../src/orchestrator/command-sandbox.js';
 import { defaultPromptSet } from '../../src/orchestrator/prompt-set.js';

@@ -1,4 +1,4 @@
-import type { Repository } from '../../workspace/repository.js';
+import type { Repository } from '../../workspace/git/repository.js';
 import type { Workspace } from '../../workspace/workspace.js';
 import type { ChangeMix } from './planned-change.js';
 import type { RunTally } from './run-tally.js';

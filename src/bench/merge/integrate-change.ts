@@ -1,9 +1,9 @@
 import { join } from 'node:path';
-import { describeFailure, runGit } from '../../workspace/git.js';
-import { parseCommit } from '../../workspace/git-objects.js';
-import type { CommitObject } from '../../workspace/git-objects.js';
-import type { RepositoryObjects } from '../../workspace/repository-objects.js';
-import { mergeTrees } from '../../workspace/tree-merge.js';
+import { describeFailure, runGit } from '../../workspace/git/git.js';
+import { parseCommit } from '../../workspace/git/git-objects.js';
+import type { CommitObject } from '../../workspace/git/git-objects.js';
+import type { RepositoryObjects } from '../../workspace/git/repository-objects.js';
+import { mergeTrees } from '../../workspace/merge/tree-merge.js';
 import type { BenchRun } from './bench-run.js';
 import { keepBothSides } from './keep-both-sides.js';
 

@@ -1,7 +1,7 @@
-import { COLONY_IDENTITY, describeFailure, runGit } from '../../workspace/git.js';
-import { identityLine, serializeCommit } from '../../workspace/git-objects.js';
-import { repositoryObjects } from '../../workspace/repository-objects.js';
-import type { RepositoryObjects } from '../../workspace/repository-objects.js';
+import { COLONY_IDENTITY, describeFailure, runGit } from '../../workspace/git/git.js';
+import { identityLine, serializeCommit } from '../../workspace/git/git-objects.js';
+import { repositoryObjects } from '../../workspace/git/repository-objects.js';
+import type { RepositoryObjects } from '../../workspace/git/repository-objects.js';
 import type { Workspace } from '../../workspace/workspace.js';
 import type { BenchRun } from './bench-run.js';
 import { startIntegrator, treeOf } from './integrator.js';

@@ -1,6 +1,6 @@
-import { COLONY_IDENTITY } from '../../workspace/git.js';
-import { identityLine, parseCommit, serializeCommit } from '../../workspace/git-objects.js';
-import type { RepositoryObjects } from '../../workspace/repository-objects.js';
+import { COLONY_IDENTITY } from '../../workspace/git/git.js';
+import { identityLine, parseCommit, serializeCommit } from '../../workspace/git/git-objects.js';
+import type { RepositoryObjects } from '../../workspace/git/repository-objects.js';
 import { pause } from './bench-run.js';
 import type { BenchRun } from './bench-run.js';
 import { mergeChange } from './integrate-change.js';

@@ -1,6 +1,6 @@
-import { hasConflictMarkers } from '../../workspace/conflict-markers.js';
-import { describeFailure, runGit, splitNul } from '../../workspace/git.js';
-import type { Repository } from '../../workspace/repository.js';
+import { hasConflictMarkers } from '../../workspace/merge/conflict-markers.js';
+import { describeFailure, runGit, splitNul } from '../../workspace/git/git.js';
+import type { Repository } from '../../workspace/git/repository.js';
 import { SHARED_FILE, isChangeLine } from './planned-change.js';
 import type { Landing } from './run-tally.js';
 

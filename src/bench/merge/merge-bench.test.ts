@@ -1,7 +1,7 @@
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { runGit } from '../../workspace/git.js';
+import { runGit } from '../../workspace/git/git.js';
 import { checkLanded } from './landed-check.js';
 import { runMergeBench } from './merge-bench.js';
 import type { MergeBenchOptions, MergeBenchResult } from './merge-bench.js';

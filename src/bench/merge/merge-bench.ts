@@ -1,5 +1,5 @@
 import { performance } from 'node:perf_hooks';
-import { closeRepositoryObjects } from '../../workspace/repository-objects.js';
+import { closeRepositoryObjects } from '../../workspace/git/repository-objects.js';
 import type { BenchRun } from './bench-run.js';
 import { runIntegratorMode } from './integrator-mode.js';
 import { checkLanded } from './landed-check.js';

@@ -1,11 +1,11 @@
 import { mkdir, mkdtemp, realpath, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { describeFailure, runGit } from '../../workspace/git.js';
-import type { RunGitOptions } from '../../workspace/git.js';
-import { openRepository } from '../../workspace/repository.js';
-import type { Repository } from '../../workspace/repository.js';
-import { createWorktreeProvider } from '../../workspace/worktree-provider.js';
+import { describeFailure, runGit } from '../../workspace/git/git.js';
+import type { RunGitOptions } from '../../workspace/git/git.js';
+import { openRepository } from '../../workspace/git/repository.js';
+import type { Repository } from '../../workspace/git/repository.js';
+import { createWorktreeProvider } from '../../workspace/providers/worktree/worktree-provider.js';
 import type { Workspace } from '../../workspace/workspace.js';
 import { SHARED_FILE, initialSharedText } from './planned-change.js';
 

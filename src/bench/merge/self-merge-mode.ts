@@ -1,4 +1,4 @@
-import { mergeToMain } from '../../workspace/merge-to-main.js';
+import { mergeToMain } from '../../workspace/merge/merge-to-main.js';
 import type { Workspace } from '../../workspace/workspace.js';
 import { pause } from './bench-run.js';
 import type { BenchRun } from './bench-run.js';

@@ -2,11 +2,11 @@ import { mkdtemp, realpath, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { Option, type Command } from 'commander';
-import { chooseWorkspaceProvider, WORKSPACE_METHOD_CHOICES, type WorkspaceMethodChoice } from '../../workspace/choose-workspace-provider.js';
-import { runGit } from '../../workspace/git.js';
-import { openRepository } from '../../workspace/repository.js';
-import { measureWorkspaces } from '../../workspace/workspace-benchmark.js';
-import { unmountOverlaysUnder } from '../../workspace/overlay-mount.js';
+import { chooseWorkspaceProvider, WORKSPACE_METHOD_CHOICES, type WorkspaceMethodChoice } from '../../workspace/providers/choose-workspace-provider.js';
+import { runGit } from '../../workspace/git/git.js';
+import { openRepository } from '../../workspace/git/repository.js';
+import { measureWorkspaces } from '../../bench/workspaces/workspace-benchmark.js';
+import { unmountOverlaysUnder } from '../../workspace/providers/overlay/overlay-mount.js';
 import { EXIT_FAILED, EXIT_OK, positiveInteger, usageError, type CommandContext } from '../command-context.js';
 
 interface BenchWorkspacesFlags {

@@ -5,7 +5,7 @@ import { Option, type Command } from 'commander';
 import { resolveModel } from '../../model/registry.js';
 import { formatEventLine } from '../../observe/format-event.js';
 import { runRunSession } from '../../orchestrator/run-session.js';
-import { runGit } from '../../workspace/git.js';
+import { runGit } from '../../workspace/git/git.js';
 import { EXIT_FAILED, EXIT_OK, positiveInteger, usageError, type CommandContext } from '../command-context.js';
 import { formatRunSummary, readRunStatus } from './run-report.js';
 import { openSandbox, type SandboxMethod } from '../../sandbox/sandbox.js';

@@ -10,7 +10,7 @@ import type { Exhaustion } from '../../orchestrator/budget-ledger.js';
 import { runRunSession, type RunSessionResult } from '../../orchestrator/run-session.js';
 import type { RunStatus } from '../../observe/run-status.js';
 import { formatAmount } from '../../events/budget-figures.js';
-import type { WorkspaceMethodChoice } from '../../workspace/choose-workspace-provider.js';
+import type { WorkspaceMethodChoice } from '../../workspace/providers/choose-workspace-provider.js';
 import {
   byteSize,
   commandText,

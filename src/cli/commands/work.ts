@@ -6,7 +6,7 @@ import { formatEventLine } from '../../observe/format-event.js';
 import { runWorkSession } from '../../orchestrator/work-session.js';
 import { addSandboxOptions, reportSandboxSettings, type SandboxFlags } from '../sandbox-options.js';
 import { announcingPromptOverrides } from '../prompt-override-notice.js';
-import type { WorkspaceMethodChoice } from '../../workspace/choose-workspace-provider.js';
+import type { WorkspaceMethodChoice } from '../../workspace/providers/choose-workspace-provider.js';
 import { EXIT_FAILED, EXIT_OK, positiveInteger, usageError, workspacesOption, type CommandContext } from '../command-context.js';
 
 interface WorkFlags extends SandboxFlags {

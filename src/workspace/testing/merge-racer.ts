@@ -1,8 +1,8 @@
 import { appendFile, mkdir, rmdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { mergeToMain } from '../merge-to-main.js';
-import { openRepository } from '../repository.js';
-import { createWorktreeProvider } from '../worktree-provider.js';
+import { mergeToMain } from '../merge/merge-to-main.js';
+import { openRepository } from '../git/repository.js';
+import { createWorktreeProvider } from '../providers/worktree/worktree-provider.js';
 
 /**
  * One process of the cross-process merge race: makes WORKSPACES workspaces in REPO, then has

@@ -2,12 +2,12 @@ import { execFileSync } from 'node:child_process';
 import { realpath } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { EventBody } from '../../events/event-types.js';
-import { COLONY_IDENTITY } from '../git.js';
-import { openRepository } from '../repository.js';
-import type { Repository } from '../repository.js';
+import { COLONY_IDENTITY } from '../git/git.js';
+import { openRepository } from '../git/repository.js';
+import type { Repository } from '../git/repository.js';
 import { createTemporaryRepository } from './temporary-repository.js';
 import type { TemporaryRepository } from './temporary-repository.js';
-import { createWorktreeProvider } from '../worktree-provider.js';
+import { createWorktreeProvider } from '../providers/worktree/worktree-provider.js';
 import type { Workspace } from '../workspace.js';
 
 /** A temporary repository opened as colony opens it, with a helper to make workspaces. */

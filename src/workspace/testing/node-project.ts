@@ -2,7 +2,7 @@ import { execFile } from 'node:child_process';
 import { mkdir, realpath, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { openRepository, type Repository } from '../repository.js';
+import { openRepository, type Repository } from '../git/repository.js';
 import { createTemporaryRepository, type TemporaryRepository } from './temporary-repository.js';
 
 const execFileAsync = promisify(execFile);

@@ -1,5 +1,5 @@
-import { prepareDependencyLayer } from '../dependency-cache.js';
-import { openRepository } from '../repository.js';
+import { prepareDependencyLayer } from '../dependencies/dependency-cache.js';
+import { openRepository } from '../git/repository.js';
 
 /**
  * Prepares one dependency layer in a process of its own and prints the result as JSON, so a

@@ -1,7 +1,7 @@
 import { mkdtemp, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { describeFailure, runGit } from '../git.js';
+import { describeFailure, runGit } from '../git/git.js';
 
 /**
  * A real git repository in a fresh temporary directory, with one commit on `main`, for

@@ -1,0 +1,105 @@
+import { chmod, copyFile, link, mkdir, readdir, readlink, rm, symlink } from 'node:fs/promises';
+import { join } from 'node:path';
+import { recordLayerUse } from './dependency-layer-records.js';
+import { FILE_OPERATION_CONCURRENCY, forEachLimited, listFileTree } from '../files/file-tree.js';
+import { describeFailure, runGit } from '../git/git.js';
+import { pathExists } from '../files/path-exists.js';
+
+/** What linking did: the top-level entries it made in the workspace and how many files they hold. */
+export type LinkDependencyLayerResult =
+  | { readonly ok: true; readonly entries: readonly string[]; readonly files: number }
+  | { readonly ok: false; readonly reason: string };
+
+/**
+ * Files copied into each workspace rather than linked, because npm rewrites them in place:
+ * `npm install` in a workspace rewrites node_modules' hidden lockfile with `writeFile`, which
+ * through a hard link would change the file every other workspace shares.
+ */
+const COPIED_NOT_LINKED: ReadonlySet<string> = new Set(['node_modules/.package-lock.json']);
+
+/**
+ * Makes the layer's tree (its `node_modules/`) appear at the workspace's root: directories are
+ * made anew, files are hard links to the layer's, symbolic links are recreated. It costs one
+ * directory entry per file, not a copy, and `require` in the workspace finds the packages.
+ *
+ * Refuses, changing nothing, when an entry of the layer is not ignored by the workspace's git
+ * configuration (`git check-ignore`) or has tracked files: `git add --all` when the work lands
+ * would commit it. Refuses too when the workspace already has the entry. A link that fails
+ * half-way (a full disk, the layer on another file system) removes what it made. Never
+ * throws; a refusal says why and the workspace goes on without the layer.
+ */
+export async function linkDependencyLayer(workspacePath: string, layerDir: string): Promise<LinkDependencyLayerResult> {
+  let names: { readonly name: string; readonly directory: boolean }[];
+  try {
+    names = (await readdir(layerDir, { withFileTypes: true })).map((entry) => ({ name: entry.name, directory: entry.isDirectory() }));
+  } catch (error) {
+    return { ok: false, reason: `the dependency layer ${layerDir} cannot be read: ${messageOf(error)}` };
+  }
+  if (names.length === 0) return { ok: false, reason: `the dependency layer ${layerDir} is empty` };
+  for (const { name, directory } of names) {
+    const refusal = await whyNotLink(workspacePath, name, directory);
+    if (refusal !== null) return { ok: false, reason: refusal };
+  }
+  let files = 0;
+  const made: string[] = [];
+  try {
+    for (const { name, directory } of names) {
+      made.push(name);
+      files += await linkEntry(join(layerDir, name), join(workspacePath, name), name, directory);
+    }
+    await recordLayerUse(layerDir, workspacePath);
+  } catch (error) {
+    for (const name of made) await rm(join(workspacePath, name), { recursive: true, force: true }).catch(() => undefined);
+    const crossDevice = error instanceof Error && 'code' in error && error.code === 'EXDEV';
+    const why = crossDevice ? 'the layer is on another file system than the workspace, and hard links cannot cross file systems' : messageOf(error);
+    return { ok: false, reason: `cannot link the dependency layer ${layerDir} into ${workspacePath}: ${why}` };
+  }
+  return { ok: true, entries: names.map((entry) => entry.name), files };
+}
+
+async function whyNotLink(workspacePath: string, name: string, directory: boolean): Promise<string | null> {
+  if (await pathExists(join(workspacePath, name))) {
+    return `the workspace already has ${name}, so the shared one was not linked over it`;
+  }
+  // A trailing slash asks about a directory, so a pattern like `node_modules/` matches too.
+  const path = directory ? `${name}/` : name;
+  const ignoredArgs = ['check-ignore', '--quiet', '--', path];
+  const ignored = await runGit(workspacePath, ignoredArgs);
+  if (ignored.code === 1) {
+    return `${name} is not ignored by the repository's git configuration, so landing the work (git add --all) would commit the shared dependencies; add \`/${path}\` to .gitignore to share one install among workspaces`;
+  }
+  if (ignored.code !== 0) return `cannot tell whether git ignores ${name}: ${describeFailure(ignoredArgs, ignored)}`;
+  const trackedArgs = ['ls-files', '-z', '--', name];
+  const tracked = await runGit(workspacePath, trackedArgs);
+  if (tracked.code !== 0) return `cannot tell whether git tracks files in ${name}: ${describeFailure(trackedArgs, tracked)}`;
+  if (tracked.stdout !== '') return `the repository tracks files in ${name}, so a shared copy would show as changes`;
+  return null;
+}
+
+/** Links one top-level entry of the layer; returns how many files it holds. */
+async function linkEntry(source: string, target: string, name: string, directory: boolean): Promise<number> {
+  if (!directory) {
+    await placeFile(source, target, name);
+    return 1;
+  }
+  const tree = await listFileTree(source);
+  await mkdir(target);
+  // Parents come before their children, so one pass makes every directory.
+  for (const child of tree.directories) await mkdir(join(target, child));
+  await forEachLimited(tree.symlinks, FILE_OPERATION_CONCURRENCY, async (child) => {
+    await symlink(await readlink(join(source, child)), join(target, child));
+  });
+  await forEachLimited(tree.files, FILE_OPERATION_CONCURRENCY, (child) => placeFile(join(source, child), join(target, child), `${name}/${child}`));
+  return tree.files.length;
+}
+
+async function placeFile(source: string, target: string, layerPath: string): Promise<void> {
+  if (!COPIED_NOT_LINKED.has(layerPath)) return link(source, target);
+  await copyFile(source, target);
+  // The copy takes the layer's read-only mode; it is the workspace's own, so npm may rewrite it.
+  await chmod(target, 0o644);
+}
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}

@@ -1,0 +1,80 @@
+import { writeCheckoutFile } from '../files/confined-file.js';
+import { describeFailure, runGit } from '../git/git.js';
+import type { GitWorkTree } from '../git/git.js';
+
+/**
+ * The conflicts that cost an agent nothing: both sides only appended lines to the end of the
+ * same file (a registry, an index of exports, a changelog), or made the identical change.
+ * Such a file is merged as the trunk's version followed by the workspace's appended block (only
+ * skipped when the trunk already holds that whole block, or the part of it the trunk's own
+ * addition starts it with); anything else is a real conflict for the agent.
+ */
+export function mergeAppendOnly(base: string, trunk: string, workspace: string): string | null {
+  if (base.includes('\0') || trunk.includes('\0') || workspace.includes('\0')) return null;
+  if (trunk === workspace) return trunk;
+  if (base !== '' && !base.endsWith('\n')) return null;
+  if (!trunk.startsWith(base) || !workspace.startsWith(base)) return null;
+  const trunkAdded = linesOf(trunk.slice(base.length));
+  const workspaceAdded = linesOf(workspace.slice(base.length));
+  // Only whole blocks count as already there: single lines like `}` or a blank line repeat
+  // legitimately, and dropping one would corrupt the workspace's addition.
+  if (containsBlock(trunkAdded, workspaceAdded)) return trunk;
+  const extra = startsWithBlock(workspaceAdded, trunkAdded) ? workspaceAdded.slice(trunkAdded.length) : workspaceAdded;
+  const separator = trunk === '' || trunk.endsWith('\n') ? '' : '\n';
+  return `${trunk}${separator}${extra.join('\n')}\n`;
+}
+
+function startsWithBlock(lines: readonly string[], block: readonly string[]): boolean {
+  return block.length <= lines.length && block.every((line, index) => lines[index] === line);
+}
+
+/** Whether `block` appears in `lines` as consecutive lines. */
+function containsBlock(lines: readonly string[], block: readonly string[]): boolean {
+  for (let start = 0; start + block.length <= lines.length; start += 1) {
+    if (block.every((line, index) => lines[start + index] === line)) return true;
+  }
+  return false;
+}
+
+function linesOf(text: string): string[] {
+  const lines = text.split('\n');
+  if (lines.at(-1) === '') lines.pop();
+  return lines;
+}
+
+/** One index stage of a conflicted path (1 base, 2 the trunk side of a rebase, 3 the workspace side), or null when absent. */
+async function stage(worktree: GitWorkTree, number: 1 | 2 | 3, path: string): Promise<string | null> {
+  // The blob as stored: `cat-file` applies no filter or text conversion the configuration names.
+  const result = await runGit(worktree, ['cat-file', 'blob', `:${number}:${path}`]);
+  return result.code === 0 ? result.stdout : null;
+}
+
+export interface AppendOnlyResolution {
+  /** Files merged and staged by the harness. */
+  readonly resolved: string[];
+  /** Files left with their conflict markers for the agent. */
+  readonly remaining: string[];
+}
+
+/**
+ * Resolves and stages every conflicted file of a stopped rebase in `worktree` that is an
+ * append-only (or identical) change on both sides; leaves the rest as git left them.
+ */
+export async function resolveAppendOnlyConflicts(worktree: GitWorkTree, files: readonly string[]): Promise<AppendOnlyResolution> {
+  const resolved: string[] = [];
+  const remaining: string[] = [];
+  for (const file of files) {
+    const [base, trunk, workspace] = await Promise.all([stage(worktree, 1, file), stage(worktree, 2, file), stage(worktree, 3, file)]);
+    const merged = base === null || trunk === null || workspace === null ? null : mergeAppendOnly(base, trunk, workspace);
+    if (merged === null) {
+      remaining.push(file);
+      continue;
+    }
+    await writeCheckoutFile(worktree.path, file, merged);
+    const addArgs = ['add', '--', file];
+    const added = await runGit(worktree, addArgs);
+    if (added.code !== 0) throw new Error(describeFailure(addArgs, added));
+    resolved.push(file);
+  }
+  return { resolved, remaining };
+}

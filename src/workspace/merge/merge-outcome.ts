@@ -1,0 +1,96 @@
+import type { EventBody } from '../../events/event-types.js';
+
+/**
+ * How one `mergeToMain` call ended.
+ * - landed: the trunk now points at `commit`, whose first parent chain leads to `mainBefore`;
+ *   `files` changed between the two.
+ * - conflicted: the workspace's changes clash with the trunk at `mainBefore`. A rebase is left
+ *   in progress in the workspace with conflict markers in `files`; edit them, then call
+ *   `mergeToMain` again. Also returned when a resolution still holds markers (then `files`
+ *   lists those).
+ * - nothing-to-merge: no change beyond what the trunk already has.
+ * - check-failed: the merge check failed on the work replayed onto the trunk at `mainBefore`;
+ *   the workspace now holds that replayed work (the trunk's changes and its own), so the agent
+ *   can fix it there and merge again. The trunk is untouched.
+ * - failed: git could not do what was needed; `error` says what and what to do.
+ */
+export type MergeOutcome =
+  | {
+      readonly status: 'landed';
+      readonly commit: string;
+      readonly mainBefore: string;
+      readonly attempts: number;
+      readonly files: string[];
+      /** Files whose conflicts colony settled itself because both sides only appended lines. */
+      readonly autoResolved: string[];
+      /** Milliseconds spent waiting for the trunk's turn (other merges landing first). */
+      readonly waitMs: number;
+      /**
+       * Set when the work landed but the workspace could not be brought to the new trunk
+       * commit (git's reason); its next merge catches up, or `git reset --keep <trunk>` does.
+       */
+      readonly workspaceBehind?: string;
+    }
+  | { readonly status: 'conflicted'; readonly files: string[]; readonly mainBefore: string }
+  | { readonly status: 'nothing-to-merge'; readonly reason: string }
+  | { readonly status: 'check-failed'; readonly output: string; readonly mainBefore: string }
+  | { readonly status: 'failed'; readonly error: string };
+
+export interface MergeToMainOptions {
+  /** The commit message for changes not yet committed in the workspace. */
+  readonly message: string;
+  /** How many times to re-read the trunk after losing a race to another merge; default 10. */
+  readonly maxAttempts?: number;
+  /** Receives merge.attempted, merge.conflicted and merge.landed as they happen. */
+  readonly onEvent?: (event: EventBody) => void;
+  /** Milliseconds since the epoch, for the durations in events; default Date.now. */
+  readonly now?: () => number;
+  /**
+   * A check run in the workspace on its work replayed onto the trunk, before the trunk moves
+   * (`--merge-check`). When the trunk moves while it runs, the work is replayed again and
+   * checked again. Off when absent.
+   */
+  readonly check?: MergeCheck;
+  /**
+   * Told, inside the trunk's turn and immediately before each compare-and-swap of the trunk
+   * (every attempt, on either path), which commit the trunk is about to move to. The caller
+   * records the intent and makes it durable before returning, so that after a crash
+   * `settleInterruptedMerge` can tell whether the merge landed. Called synchronously: nothing
+   * else moves the trunk in this process meanwhile. If it throws, the trunk is not moved and
+   * the merge ends as 'failed', the work left committed on the workspace's branch.
+   */
+  readonly onIntent?: (intent: MergeIntent) => void;
+}
+
+/** A compare-and-swap of the trunk about to be attempted: from `mainBefore` to `commit`, landing `branch`. */
+export interface MergeIntent {
+  /** The commit the trunk will point at if the swap succeeds. */
+  readonly commit: string;
+  /** The commit the trunk must still point at for the swap to succeed. */
+  readonly mainBefore: string;
+  /** The workspace's branch whose work `commit` holds. */
+  readonly branch: string;
+}
+
+/** Runs the merge check in `workspacePath`; a failure carries the output to show the agent. */
+export type MergeCheck = (workspacePath: string) => Promise<{ readonly ok: true } | { readonly ok: false; readonly output: string }>;
+
+
+/**
+ * Hands `intent` to the caller's `onIntent` just before a swap. Returns the outcome to end the
+ * merge with when the caller could not record it (the trunk must not move then), or null to
+ * go on with the swap.
+ */
+export function announceIntent(onIntent: ((intent: MergeIntent) => void) | undefined, intent: MergeIntent, trunk: string): MergeOutcome | null {
+  if (onIntent === undefined) return null;
+  try {
+    onIntent(intent);
+    return null;
+  } catch (error) {
+    const reason = error instanceof Error ? error.message : String(error);
+    return {
+      status: 'failed',
+      error: `colony could not record the merge of ${intent.branch} before landing it (${reason}), so ${trunk} was not moved. The work is committed in the workspace; call merge again.`,
+    };
+  }
+}

@@ -1,0 +1,44 @@
+import { mkdir } from 'node:fs/promises';
+import { createOverlayProvider, type OverlayProviderOptions } from './overlay/overlay-provider.js';
+import { probeOverlaySupport } from './overlay/overlay-probe.js';
+import type { Repository } from '../git/repository.js';
+import type { WorkspaceMethod } from '../workspace.js';
+import type { WorkspaceProvider } from '../workspace-provider.js';
+import { createWorktreeProvider } from './worktree/worktree-provider.js';
+
+/** What the user asked for: a method, or `auto` (overlay where it works, worktree elsewhere). */
+export type WorkspaceMethodChoice = 'auto' | WorkspaceMethod;
+
+export const WORKSPACE_METHOD_CHOICES: readonly WorkspaceMethodChoice[] = ['auto', 'overlay', 'worktree'];
+
+export type ChosenWorkspaceProvider =
+  | { readonly ok: true; readonly provider: WorkspaceProvider; readonly forced: boolean; readonly reason: string }
+  | { readonly ok: false; readonly error: string };
+
+/**
+ * Picks how workspaces are made for a run. `auto` tries one real overlay mount in
+ * `options.storageDir` and takes overlay when it works, worktree otherwise; a forced `overlay`
+ * that cannot work is an error saying why, never a silent fallback. `reason` says in a
+ * sentence why this method was taken.
+ */
+export async function chooseWorkspaceProvider(
+  repo: Repository,
+  choice: WorkspaceMethodChoice,
+  options: OverlayProviderOptions,
+): Promise<ChosenWorkspaceProvider> {
+  if (choice === 'worktree') return { ok: true, provider: createWorktreeProvider(repo), forced: true, reason: 'worktree workspaces were asked for' };
+  try {
+    await mkdir(options.storageDir, { recursive: true });
+  } catch (error) {
+    const why = `cannot make ${options.storageDir}: ${error instanceof Error ? error.message : String(error)}`;
+    if (choice === 'overlay') return { ok: false, error: `overlay workspaces were asked for, but ${why}` };
+    return { ok: true, provider: createWorktreeProvider(repo), forced: false, reason: `overlay workspaces cannot be used: ${why}` };
+  }
+  const support = await probeOverlaySupport(options.storageDir);
+  if (support.ok) {
+    const reason = choice === 'overlay' ? 'overlay workspaces were asked for' : `overlay mounts work in ${options.storageDir}`;
+    return { ok: true, provider: createOverlayProvider(repo, options), forced: choice === 'overlay', reason };
+  }
+  if (choice === 'overlay') return { ok: false, error: `overlay workspaces were asked for, but they cannot be used: ${support.reason}` };
+  return { ok: true, provider: createWorktreeProvider(repo), forced: false, reason: `overlay workspaces cannot be used: ${support.reason}` };
+}
