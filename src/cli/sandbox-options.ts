@@ -1,7 +1,7 @@
 import { Option, type Command } from 'commander';
 import type { SandboxSettings } from '../orchestrator/command-sandbox.js';
-import { parseNetworkPolicy, type NetworkPolicyResult } from '../sandbox/network-policy.js';
-import { resolveCommandLimits } from '../sandbox/command-limits.js';
+import { parseNetworkPolicy, type NetworkPolicyResult } from '../sandbox/network/network-policy.js';
+import { resolveCommandLimits } from '../sandbox/process/command-limits.js';
 import type { SandboxMethod } from '../sandbox/sandbox.js';
 import { byteSize, positiveInteger, usageError, type CommandContext } from './command-context.js';
 

@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { createLocalProcessRunner } from '../sandbox/process-runner.js';
+import { createLocalProcessRunner } from '../sandbox/process/process-runner.js';
 import { confinedTestsUnavailable, leftoverProcessesOf } from '../sandbox/testing/confined-test-support.js';
 import { createMergeTestSetup, type MergeTestSetup } from '../workspace/testing/merge-setup.js';
 import { describeFailure, runGit } from '../workspace/git/git.js';

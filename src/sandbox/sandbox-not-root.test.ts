@@ -2,8 +2,8 @@ import { spawn } from 'node:child_process';
 import { chownSync, existsSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { removeCgroupDirectory } from './cgroup-files.js';
-import { readCgroupSources, resolveCgroupLayout } from './cgroup-layout.js';
+import { removeCgroupDirectory } from './cgroups/cgroup-files.js';
+import { readCgroupSources, resolveCgroupLayout } from './cgroups/cgroup-layout.js';
 import { confinedTestsUnavailable, makeTestRoot, processesOf } from './testing/confined-test-support.js';
 
 const UID = 2_000_008_001;

@@ -1,7 +1,7 @@
 import { chmodSync, chownSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { ConfinedSandbox } from './confined-sandbox.js';
+import type { ConfinedSandbox } from './confinement/confined-sandbox.js';
 
 export const CGROUP_FIX =
   'run colony as root on a host whose memory and pids cgroup controllers are mounted (cgroup v1 with freezer, or v2), ' +

@@ -1,17 +1,17 @@
-import { resolveCgroupLayout, readCgroupSources } from './cgroup-layout.js';
-import type { CgroupSources } from './cgroup-layout.js';
-import { openRunCgroups } from './cgroups.js';
-import { resolveCommandLimits } from './command-limits.js';
-import type { CommandLimits } from './command-limits.js';
-import { createConfinedSandbox, harnessUserName } from './confined-sandbox.js';
-import { createLocalProcessRunner } from './process-runner.js';
-import type { RunProcess } from './process-runner.js';
+import { resolveCgroupLayout, readCgroupSources } from './cgroups/cgroup-layout.js';
+import type { CgroupSources } from './cgroups/cgroup-layout.js';
+import { openRunCgroups } from './cgroups/cgroups.js';
+import { resolveCommandLimits } from './process/command-limits.js';
+import type { CommandLimits } from './process/command-limits.js';
+import { createConfinedSandbox, harnessUserName } from './confinement/confined-sandbox.js';
+import { createLocalProcessRunner } from './process/process-runner.js';
+import type { RunProcess } from './process/process-runner.js';
 import { CGROUP_FIX, probeConfinedSandbox } from './sandbox-probe.js';
 import { defaultProgramDirectories, findPrograms } from './sandbox-programs.js';
-import { SpillDirectory } from './spill-directory.js';
+import { SpillDirectory } from './process/spill-directory.js';
 
-export { DEFAULT_COMMAND_LIMITS } from './command-limits.js';
-export type { CommandLimits } from './command-limits.js';
+export { DEFAULT_COMMAND_LIMITS } from './process/command-limits.js';
+export type { CommandLimits } from './process/command-limits.js';
 
 /**
  * How commands are confined. `bubblewrap` is the real sandbox; `unshare` a weaker fallback

@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
-import { armDeadline } from '../sandbox/command-deadline.js';
+import { armDeadline } from '../sandbox/process/command-deadline.js';
 
 export interface RipgrepRequest {
   readonly ripgrepPath: string;

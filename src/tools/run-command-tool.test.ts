@@ -1,10 +1,10 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { abortOnceReady } from '../sandbox/process-runner-conformance.js';
-import { createLocalProcessRunner, runProcess } from '../sandbox/process-runner.js';
-import { SpillDirectory } from '../sandbox/spill-directory.js';
-import type { ProcessRequest, RunProcess } from '../sandbox/process-runner.js';
+import { abortOnceReady } from '../sandbox/testing/process-runner.conformance.js';
+import { createLocalProcessRunner, runProcess } from '../sandbox/process/process-runner.js';
+import { SpillDirectory } from '../sandbox/process/spill-directory.js';
+import type { ProcessRequest, RunProcess } from '../sandbox/process/process-runner.js';
 import { createRunCommandTool } from './run-command-tool.js';
 import type { RunCommandInput } from './run-command-tool.js';
 import { createWorkspaceFixture, toolContext } from './workspace-fixture.js';

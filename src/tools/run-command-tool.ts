@@ -1,9 +1,9 @@
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { z } from 'zod';
-import { formatBytes } from '../sandbox/command-limits.js';
-import { runProcess as runLocalProcess } from '../sandbox/process-runner.js';
-import type { ProcessResult, RunProcess } from '../sandbox/process-runner.js';
+import { formatBytes } from '../sandbox/process/command-limits.js';
+import { runProcess as runLocalProcess } from '../sandbox/process/process-runner.js';
+import type { ProcessResult, RunProcess } from '../sandbox/process/process-runner.js';
 import type { Tool, ToolContext, ToolResult } from './tool.js';
 import type { WorkspaceRoot } from './workspace-paths.js';
 

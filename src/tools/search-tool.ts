@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { z } from 'zod';
-import { renderBytesAsText } from '../sandbox/output-capture.js';
+import { renderBytesAsText } from '../sandbox/process/output-capture.js';
 import { describeFileError, errorCode } from './file-errors.js';
 import { runRipgrep } from './ripgrep.js';
 import type { Tool, ToolContext, ToolResult } from './tool.js';

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { resolverDirectory } from '../../src/sandbox/confinement-plan.js';
+import { resolverDirectory } from '../../src/sandbox/confinement/confinement-plan.js';
 import { DEFAULT_SANDBOX_GID } from '../../src/sandbox/sandbox.js';
 import { confinedTestsUnavailable } from '../../src/sandbox/testing/confined-test-support.js';
 import { useShellSandbox } from './shell-support.js';

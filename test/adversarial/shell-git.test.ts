@@ -2,8 +2,8 @@ import { execFileSync } from 'node:child_process';
 import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { isInside } from '../../src/sandbox/confinement-plan.js';
-import type { RunProcess } from '../../src/sandbox/process-runner.js';
+import { isInside } from '../../src/sandbox/confinement/confinement-plan.js';
+import type { RunProcess } from '../../src/sandbox/process/process-runner.js';
 import type { Sandbox } from '../../src/sandbox/sandbox.js';
 import { DEFAULT_SANDBOX_GID } from '../../src/sandbox/sandbox.js';
 import {

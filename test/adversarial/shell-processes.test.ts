@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { findProcesses, uniqueSleepSeconds } from '../../src/sandbox/process-runner-conformance.js';
+import { findProcesses, uniqueSleepSeconds } from '../../src/sandbox/testing/process-runner.conformance.js';
 import { confinedTestsUnavailable, processesOf, TEST_LIMITS } from '../../src/sandbox/testing/confined-test-support.js';
 import { toolText, useShellSandbox } from './shell-support.js';
 import type { ConfinedMethod } from './shell-support.js';

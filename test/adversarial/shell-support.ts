@@ -1,7 +1,7 @@
 import { mkdirSync, mkdtempSync, rmSync, chmodSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, expect } from 'vitest';
-import type { ProcessRequest, ProcessResult, RunProcess } from '../../src/sandbox/process-runner.js';
+import type { ProcessRequest, ProcessResult, RunProcess } from '../../src/sandbox/process/process-runner.js';
 import type { CommandLimits, ConfinementExtras, Sandbox } from '../../src/sandbox/sandbox.js';
 import {
   leftoverCommandCgroups,

@@ -1,9 +1,9 @@
 import { chmodSync, chownSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { readCgroupSources, resolveCgroupLayout } from '../cgroup-layout.js';
-import { isOwnerMarker } from '../cgroup-sweep.js';
-import { runCgroupName } from '../cgroups.js';
+import { readCgroupSources, resolveCgroupLayout } from '../cgroups/cgroup-layout.js';
+import { isOwnerMarker } from '../cgroups/cgroup-sweep.js';
+import { runCgroupName } from '../cgroups/cgroups.js';
 import { defaultProgramDirectories, findProgram } from '../sandbox-programs.js';
 import { DEFAULT_SANDBOX_GID, openSandbox } from '../sandbox.js';
 import type { CommandLimits, Sandbox, SandboxMethod } from '../sandbox.js';

@@ -3,8 +3,8 @@
  * the sleep's pid, then quits with process.exit, as a forced quit does: `close()` never runs.
  */
 import { spawn } from 'node:child_process';
-import { readCgroupSources, resolveCgroupLayout } from '../cgroup-layout.js';
-import { openRunCgroups } from '../cgroups.js';
+import { readCgroupSources, resolveCgroupLayout } from '../cgroups/cgroup-layout.js';
+import { openRunCgroups } from '../cgroups/cgroups.js';
 
 const layout = resolveCgroupLayout(readCgroupSources());
 if (!layout.ok) throw new Error(layout.problem);

@@ -8,7 +8,7 @@ import { readCgroupSources } from './cgroup-layout.js';
 import { HARNESS_LEAF, killCgroupV2, openCgroupsV2 } from './cgroup-v2.js';
 import { ownerMarkerName } from './cgroup-sweep.js';
 import { openRunCgroups } from './cgroups.js';
-import { isProcessAlive } from './process-runner-conformance.js';
+import { isProcessAlive } from '../testing/process-runner.conformance.js';
 
 /**
  * cgroup v2 cannot be run for real on a machine whose memory and pids controllers are bound

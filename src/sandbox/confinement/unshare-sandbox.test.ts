@@ -1,8 +1,8 @@
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { describeProcessRunnerConformance } from './process-runner-conformance.js';
-import type { Sandbox } from './sandbox.js';
+import { describeProcessRunnerConformance } from '../testing/process-runner.conformance.js';
+import type { Sandbox } from '../sandbox.js';
 import {
   confinedTestsUnavailable,
   leftoverCommandCgroups,
@@ -10,7 +10,7 @@ import {
   makeTestRoot,
   openTestSandbox,
   prepareWorkspace,
-} from './testing/confined-test-support.js';
+} from '../testing/confined-test-support.js';
 
 const unavailable = confinedTestsUnavailable('unshare');
 const RUN = 'unshare-conformance';

@@ -1,7 +1,7 @@
 import { realpathSync, statSync } from 'node:fs';
 import { dirname, isAbsolute, relative, resolve } from 'node:path';
-import { CPU_KILL_AFTER_SECONDS } from './command-limits.js';
-import type { CommandLimits } from './command-limits.js';
+import { CPU_KILL_AFTER_SECONDS } from '../process/command-limits.js';
+import type { CommandLimits } from '../process/command-limits.js';
 
 /** Where a command sees its agent's spill directory, read-only. */
 export const SPILL_MOUNT = '/tmp/colony-output';

@@ -2,7 +2,7 @@ import { chmodSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync }
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bubblewrapArguments } from './bubblewrap-sandbox.js';
-import { DEFAULT_COMMAND_LIMITS } from './command-limits.js';
+import { DEFAULT_COMMAND_LIMITS } from '../process/command-limits.js';
 import { commandStage, resolverDirectory } from './confinement-plan.js';
 import type { ConfinementPlan } from './confinement-plan.js';
 import { unshareArguments } from './unshare-sandbox.js';

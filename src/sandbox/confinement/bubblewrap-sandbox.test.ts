@@ -1,8 +1,8 @@
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { describeProcessRunnerConformance } from './process-runner-conformance.js';
-import type { Sandbox } from './sandbox.js';
+import { describeProcessRunnerConformance } from '../testing/process-runner.conformance.js';
+import type { Sandbox } from '../sandbox.js';
 import {
   confinedTestsUnavailable,
   leftoverCommandCgroups,
@@ -11,7 +11,7 @@ import {
   openTestSandbox,
   prepareWorkspace,
   runCgroupsLeft,
-} from './testing/confined-test-support.js';
+} from '../testing/confined-test-support.js';
 
 const unavailable = confinedTestsUnavailable('bubblewrap');
 const RUN = 'bubblewrap-conformance';

@@ -1,17 +1,17 @@
 import { homedir, userInfo } from 'node:os';
 import { resolve } from 'node:path';
 import { bubblewrapArguments } from './bubblewrap-sandbox.js';
-import type { RunCgroups } from './cgroups.js';
-import { buildCommandEnvironment } from './command-environment.js';
-import { formatBytes } from './command-limits.js';
-import type { CommandLimits } from './command-limits.js';
+import type { RunCgroups } from '../cgroups/cgroups.js';
+import { buildCommandEnvironment } from '../process/command-environment.js';
+import { formatBytes } from '../process/command-limits.js';
+import type { CommandLimits } from '../process/command-limits.js';
 import { createConfinedRunner } from './confined-runner.js';
 import { CONFINED_HOME, SPILL_MOUNT } from './confinement-plan.js';
 import type { ConfinementPlan } from './confinement-plan.js';
-import { NOT_STARTED } from './process-runner.js';
-import type { RunProcess } from './process-runner.js';
-import type { AgentConfinement, Sandbox } from './sandbox.js';
-import { SpillDirectory } from './spill-directory.js';
+import { NOT_STARTED } from '../process/process-runner.js';
+import type { RunProcess } from '../process/process-runner.js';
+import type { AgentConfinement, Sandbox } from '../sandbox.js';
+import { SpillDirectory } from '../process/spill-directory.js';
 import { unshareArguments } from './unshare-sandbox.js';
 
 export interface ConfinedSandboxSettings {

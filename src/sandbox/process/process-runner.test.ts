@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { describeProcessRunnerConformance, isProcessAlive } from './process-runner-conformance.js';
+import { describeProcessRunnerConformance, isProcessAlive } from '../testing/process-runner.conformance.js';
 import { createLocalProcessRunner, runProcess } from './process-runner.js';
 
 describeProcessRunnerConformance('local', () => runProcess);

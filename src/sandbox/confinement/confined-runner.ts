@@ -2,9 +2,9 @@ import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import { constants } from 'node:os';
 import { isAbsolute, relative, resolve } from 'node:path';
-import type { RunCgroups } from './cgroups.js';
-import type { CommandLimits } from './command-limits.js';
-import { CommandOutput } from './command-output.js';
+import type { RunCgroups } from '../cgroups/cgroups.js';
+import type { CommandLimits } from '../process/command-limits.js';
+import { CommandOutput } from '../process/command-output.js';
 import { watchConfinedChild } from './confined-watch.js';
 import type { ConfinedOutcome } from './confined-watch.js';
 import {
@@ -13,9 +13,9 @@ import {
   checkLimits,
   checkWorkingDirectory,
   describeError,
-} from './process-runner.js';
-import type { ProcessRequest, ProcessResult, RunProcess } from './process-runner.js';
-import type { SpillDirectory } from './spill-directory.js';
+} from '../process/process-runner.js';
+import type { ProcessRequest, ProcessResult, RunProcess } from '../process/process-runner.js';
+import type { SpillDirectory } from '../process/spill-directory.js';
 
 /** How a confined command is started once its launcher has joined the command's cgroup. */
 export interface ConfinedLaunch {

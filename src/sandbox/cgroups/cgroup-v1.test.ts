@@ -8,7 +8,7 @@ import { openCgroupsV1 } from './cgroup-v1.js';
 import { childCgroups, removeEmptyCgroupNow } from './cgroup-files.js';
 import { openRunCgroups } from './cgroups.js';
 import type { RunCgroups } from './cgroups.js';
-import { isProcessAlive } from './process-runner-conformance.js';
+import { isProcessAlive } from '../testing/process-runner.conformance.js';
 
 const resolved = resolveCgroupLayout(readCgroupSources());
 const layout = resolved.ok && resolved.layout.version === 1 ? resolved.layout : null;
@@ -110,7 +110,7 @@ describe.skipIf(!usable)(`what the cgroup v1 driver leaves behind${usable ? '' :
   });
 
   it('removes the run’s cgroups and kills what is in them when the process quits with process.exit', () => {
-    const script = resolve(import.meta.dirname, 'testing', 'exit-with-run-cgroups.ts');
+    const script = resolve(import.meta.dirname, '..', 'testing', 'exit-with-run-cgroups.ts');
     const output = execFileSync(process.execPath, ['--import', 'tsx', script, `test-exit-${process.pid}`], { encoding: 'utf8' });
     const { directories, pid } = JSON.parse(output) as { directories: string[]; pid: number };
     expect(directories).toHaveLength(3);
