@@ -18,7 +18,7 @@ interface Settings {
   readonly greenEvery: string;
 }
 
-/** What `colony status --json` says of the green branch (src/observe/run-status.ts, GreenStatus). */
+/** What `colony status --json` says of the green branch (src/observe/status/run-status.ts, GreenStatus). */
 interface StatusGreen {
   readonly run: { readonly state: string };
   readonly green: { readonly commit: string | null; readonly redShare: number; readonly snapshots: number; readonly meanTimeToGreenS: number | null; readonly redSnapshots: number } | null;

@@ -2,7 +2,7 @@ import { loadavg } from 'node:os';
 import { PerformanceObserver, monitorEventLoopDelay, performance } from 'node:perf_hooks';
 import { render } from 'ink';
 import { createElement } from 'react';
-import { followRun } from '../src/observe/run-reader.js';
+import { followRun } from '../src/observe/replay/run-reader.js';
 import { openSqliteEventStore } from '../src/store/sqlite/sqlite-event-store.js';
 import { TuiApp } from '../src/ui/tui/app.js';
 import { liveSource } from '../src/ui/tui/sources.js';

@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { basename, join, resolve } from 'node:path';
-import type { AgentTranscript } from '../observe/agent-transcript.js';
+import type { AgentTranscript } from '../observe/replay/agent-transcript.js';
 import { runGit } from '../workspace/git/git.js';
 import { openRepository } from '../workspace/git/repository.js';
 

@@ -1,5 +1,5 @@
 import type { ColonyEvent } from '../events/event-types.js';
-import { followRun, type EventReader } from '../observe/run-reader.js';
+import { followRun, type EventReader } from '../observe/replay/run-reader.js';
 import { eventsDatabasePath } from '../orchestrator/state-directory.js';
 import type { EventQuery } from '../store/events/event-store.js';
 import { openSqliteEventStore } from '../store/sqlite/sqlite-event-store.js';

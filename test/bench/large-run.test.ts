@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { createLargeRun, type LargeRunShape } from '../../bench/large-run.js';
 import { writeLargeRun } from '../../bench/large-run-log.js';
-import { buildAgentTranscript } from '../../src/observe/agent-transcript.js';
-import { createRunViewFold } from '../../src/observe/run-view.js';
+import { buildAgentTranscript } from '../../src/observe/replay/agent-transcript.js';
+import { createRunViewFold } from '../../src/observe/view/run-view.js';
 import { SCRIPT_T0 } from '../../src/observe/testing/scripted-run.js';
 import type { EventInput } from '../../src/store/events/event-store.js';
 import { createMemoryEventStore } from '../../src/store/events/memory-event-store.js';

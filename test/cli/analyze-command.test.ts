@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ColonyEvent } from '../../src/events/event-types.js';
 import { parseScenario } from '../../src/model/sim/scenario.js';
-import type { RunAnalysis } from '../../src/observe/run-analysis.js';
+import type { RunAnalysis } from '../../src/observe/analysis/run-analysis.js';
 import { openSqliteEventStore } from '../../src/store/sqlite/sqlite-event-store.js';
 import { runColonyProcess } from '../support/colony-process.js';
 import { createExampleRepository, runCli, type ExampleRepository } from '../support/example-repository.js';

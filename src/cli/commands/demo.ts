@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { Option, type Command } from 'commander';
 import { resolveModel } from '../../model/registry.js';
-import { formatEventLine } from '../../observe/format-event.js';
+import { formatEventLine } from '../../observe/view/format-event.js';
 import { runRunSession } from '../../orchestrator/run-session.js';
 import { runGit } from '../../workspace/git/git.js';
 import { EXIT_FAILED, EXIT_OK, positiveInteger, usageError, type CommandContext } from '../command-context.js';

@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { InvalidArgumentError, type Command } from 'commander';
 import { EVENT_TYPES, type EventType } from '../../events/event-types.js';
-import { formatEventLine } from '../../observe/format-event.js';
+import { formatEventLine } from '../../observe/view/format-event.js';
 import { eventsDatabasePath } from '../../orchestrator/work-session.js';
 import type { EventQuery } from '../../store/events/event-store.js';
 import { openSqliteEventStore } from '../../store/sqlite/sqlite-event-store.js';

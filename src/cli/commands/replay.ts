@@ -1,6 +1,6 @@
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
-import { openReplay, type ReplayRun } from '../../observe/replay-run.js';
+import { openReplay, type ReplayRun } from '../../observe/replay/replay-run.js';
 import { replaySource } from '../../ui/tui/sources.js';
 import { agentDiffReader } from '../agent-diff.js';
 import { EXIT_OK, positiveNumber, usageError, type CommandContext } from '../command-context.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { foldRunStatus } from '../../observe/run-status.js';
+import { foldRunStatus } from '../../observe/status/run-status.js';
 import { greenAdvanced, greenChecked } from '../../observe/testing/green-events.js';
 import { openScriptedRun } from '../../observe/testing/scripted-run.js';
 import type { RunSessionResult } from '../../orchestrator/run-session.js';

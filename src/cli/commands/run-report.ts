@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { acceptanceLines, budgetLines, foldRunStatus, greenLines, wallTime, type RunStatus } from '../../observe/run-status.js';
+import { acceptanceLines, budgetLines, foldRunStatus, greenLines, wallTime, type RunStatus } from '../../observe/status/run-status.js';
 import type { RunSessionResult } from '../../orchestrator/run-session.js';
 import { acquireRunLock } from '../../orchestrator/run-lock.js';
 import { eventsDatabasePath } from '../../orchestrator/state-directory.js';

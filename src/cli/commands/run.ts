@@ -5,10 +5,10 @@ import type { ChatModel } from '../../model/chat-model.js';
 import { readPriceFile } from '../../model/price-file.js';
 import type { PriceTable } from '../../model/prices.js';
 import { modelPrice, resolveModel } from '../../model/registry.js';
-import { formatEventLine } from '../../observe/format-event.js';
+import { formatEventLine } from '../../observe/view/format-event.js';
 import type { Exhaustion } from '../../orchestrator/budget-ledger.js';
 import { runRunSession, type RunSessionResult } from '../../orchestrator/run-session.js';
-import type { RunStatus } from '../../observe/run-status.js';
+import type { RunStatus } from '../../observe/status/run-status.js';
 import { formatAmount } from '../../events/budget-figures.js';
 import type { WorkspaceMethodChoice } from '../../workspace/providers/choose-workspace-provider.js';
 import {

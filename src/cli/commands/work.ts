@@ -2,7 +2,7 @@ import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import { handoffLists, type Handoff } from '../../events/handoff.js';
 import { resolveModel } from '../../model/registry.js';
-import { formatEventLine } from '../../observe/format-event.js';
+import { formatEventLine } from '../../observe/view/format-event.js';
 import { runWorkSession } from '../../orchestrator/work-session.js';
 import { addSandboxOptions, reportSandboxSettings, type SandboxFlags } from '../sandbox-options.js';
 import { announcingPromptOverrides } from '../prompt-override-notice.js';

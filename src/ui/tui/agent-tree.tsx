@@ -1,5 +1,5 @@
 import { Box, Text } from 'ink';
-import type { AgentView } from '../../observe/run-view.js';
+import type { AgentView } from '../../observe/view/run-view.js';
 import { dollars, fit, shortDuration, shortNumber } from './figures.js';
 import { stateColor } from './header.js';
 import type { TreeRow, TreeSort } from './tree-rows.js';

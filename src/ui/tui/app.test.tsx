@@ -1,7 +1,7 @@
 import { render } from 'ink-testing-library';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { openReplay } from '../../observe/replay-run.js';
-import { followRun } from '../../observe/run-reader.js';
+import { openReplay } from '../../observe/replay/replay-run.js';
+import { followRun } from '../../observe/replay/run-reader.js';
 import { SCRIPT_T0, openScriptedRun, SCRIPTED_ROOT } from '../../observe/testing/scripted-run.js';
 import { TuiApp } from './app.js';
 import { liveSource, replaySource } from './sources.js';

@@ -1,7 +1,7 @@
 import { Box, Text, useApp, useInput, useStdout } from 'ink';
 import { useEffect, useMemo, useRef, useState } from 'react';
-import type { AgentTranscript } from '../../observe/agent-transcript.js';
-import type { RunView } from '../../observe/run-view.js';
+import type { AgentTranscript } from '../../observe/replay/agent-transcript.js';
+import type { RunView } from '../../observe/view/run-view.js';
 import { AgentDetail } from './agent-detail.js';
 import { AgentTree } from './agent-tree.js';
 import { detailLines } from './detail-lines.js';

@@ -1,5 +1,5 @@
 import { handoffLists, type Handoff } from '../../events/handoff.js';
-import type { AgentTranscript, TranscriptEntry } from '../../observe/agent-transcript.js';
+import type { AgentTranscript, TranscriptEntry } from '../../observe/replay/agent-transcript.js';
 import { clockTime } from './figures.js';
 
 /** The tabs of an agent's page. */

@@ -1,5 +1,5 @@
 import { Box, Text } from 'ink';
-import type { TailLine } from '../../observe/run-view.js';
+import type { TailLine } from '../../observe/view/run-view.js';
 import { clockTime, fit } from './figures.js';
 
 export interface EventTailProps {

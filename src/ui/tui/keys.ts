@@ -1,5 +1,5 @@
 import type { Key } from 'ink';
-import type { RunView } from '../../observe/run-view.js';
+import type { RunView } from '../../observe/view/run-view.js';
 import { DETAIL_TABS, type DetailTab } from './detail-lines.js';
 import type { PromptState } from './footer.js';
 import type { TreeRow } from './tree-rows.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { followRun } from '../../observe/run-reader.js';
+import { followRun } from '../../observe/replay/run-reader.js';
 import { openScriptedRun } from '../../observe/testing/scripted-run.js';
 import { liveSource } from './sources.js';
 

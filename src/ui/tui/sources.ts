@@ -1,7 +1,7 @@
-import type { AgentTranscript } from '../../observe/agent-transcript.js';
-import type { ReplayRun } from '../../observe/replay-run.js';
-import type { FollowedRun } from '../../observe/run-reader.js';
-import type { RunView } from '../../observe/run-view.js';
+import type { AgentTranscript } from '../../observe/replay/agent-transcript.js';
+import type { ReplayRun } from '../../observe/replay/replay-run.js';
+import type { FollowedRun } from '../../observe/replay/run-reader.js';
+import type { RunView } from '../../observe/view/run-view.js';
 import type { ReplayControls, TuiSource } from './tui-source.js';
 
 /** Reads an agent's changes for its diff page (the workspace's diff, the commits it landed). */

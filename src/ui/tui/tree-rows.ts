@@ -1,4 +1,4 @@
-import type { AgentView } from '../../observe/run-view.js';
+import type { AgentView } from '../../observe/view/run-view.js';
 
 /** How siblings are ordered: as they started, busiest first, or costliest first. */
 export type TreeSort = 'tree' | 'activity' | 'cost';

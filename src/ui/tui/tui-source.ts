@@ -1,5 +1,5 @@
-import type { AgentTranscript } from '../../observe/agent-transcript.js';
-import type { RunView } from '../../observe/run-view.js';
+import type { AgentTranscript } from '../../observe/replay/agent-transcript.js';
+import type { RunView } from '../../observe/view/run-view.js';
 
 /**
  * Where the terminal UI gets the run from: a live log it follows, or a recorded one it plays

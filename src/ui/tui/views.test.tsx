@@ -1,7 +1,7 @@
 import { render } from 'ink-testing-library';
 import { afterEach, describe, expect, it } from 'vitest';
-import { buildAgentTranscript } from '../../observe/agent-transcript.js';
-import { createRunViewFold, type RunView } from '../../observe/run-view.js';
+import { buildAgentTranscript } from '../../observe/replay/agent-transcript.js';
+import { createRunViewFold, type RunView } from '../../observe/view/run-view.js';
 import { greenAdvanced, greenBisected, greenBlocked, greenChecked } from '../../observe/testing/green-events.js';
 import { openScriptedRun, SCRIPTED_ROOT, type ScriptedRun } from '../../observe/testing/scripted-run.js';
 import type { EventStore } from '../../store/events/event-store.js';

@@ -1,7 +1,7 @@
-import type { ColonyEvent } from '../events/event-types.js';
+import type { ColonyEvent } from '../../events/event-types.js';
 import { buildAgentTranscript, type AgentTranscript } from './agent-transcript.js';
 import { READ_PAGE, readAll, type EventReader } from './run-reader.js';
-import { createRunViewFold, type RunView } from './run-view.js';
+import { createRunViewFold, type RunView } from '../view/run-view.js';
 
 /**
  * A recorded run played back from its log alone: a clock that moves from the run's first

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { ColonyEvent, EventBody } from '../events/event-types.js';
-import { syntheticFailureHandoff } from '../events/handoff.js';
+import type { ColonyEvent, EventBody } from '../../events/event-types.js';
+import { syntheticFailureHandoff } from '../../events/handoff.js';
 import { describeEvent, formatEventLine } from './format-event.js';
 
 const envelope = { seq: 1, v: 1, id: 'id', runId: 'run-1', agentId: 'worker-abc', ts: Date.UTC(2026, 10, 29, 14, 5, 6, 789) };

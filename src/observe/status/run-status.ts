@@ -1,7 +1,7 @@
-import type { AgentRole, BudgetMeasure, ColonyEvent } from '../events/event-types.js';
-import type { HandoffStatus } from '../events/handoff.js';
-import type { InboxMessage, TaskRecord, TaskStatus } from '../store/tasks/task-store.js';
-import type { GreenHealth } from './green-health.js';
+import type { AgentRole, BudgetMeasure, ColonyEvent } from '../../events/event-types.js';
+import type { HandoffStatus } from '../../events/handoff.js';
+import type { InboxMessage, TaskRecord, TaskStatus } from '../../store/tasks/task-store.js';
+import type { GreenHealth } from '../green-health.js';
 import { createRunStatusFold } from './run-status-fold.js';
 
 export { createRunStatusFold, type RunStatusFold, type RunStatusFoldOptions } from './run-status-fold.js';

@@ -1,4 +1,4 @@
-import { formatAmount } from '../events/budget-figures.js';
+import { formatAmount } from '../../events/budget-figures.js';
 import type { AgentStatus, BudgetEvent, BudgetStatus, GreenStatus, RunStatus, SandboxStatus } from './run-status.js';
 
 /** Failed workers listed one by one under a planner before the rest are only counted. */

@@ -1,6 +1,6 @@
-import type { ColonyEvent } from '../events/event-types.js';
-import { handoffStatusSchema, type Handoff } from '../events/handoff.js';
-import type { TaskStatus } from '../store/tasks/task-store.js';
+import type { ColonyEvent } from '../../events/event-types.js';
+import { handoffStatusSchema, type Handoff } from '../../events/handoff.js';
+import type { TaskStatus } from '../../store/tasks/task-store.js';
 
 /** One task as the log tells it: published, claimed, handed back, closed. */
 export interface TaskEntry {

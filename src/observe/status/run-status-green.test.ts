@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import type { EventBody } from '../events/event-types.js';
-import { runSettingsFixture } from '../events/run-settings-fixture.js';
+import type { EventBody } from '../../events/event-types.js';
+import { runSettingsFixture } from '../../events/run-settings-fixture.js';
 import { foldRunStatus, formatRunStatus, type RunStatus } from './run-status.js';
-import { greenAdvanced, greenBisected, greenBlocked, greenChecked, greenReported } from './testing/green-events.js';
-import { openScriptedRun, SCRIPT_T0 } from './testing/scripted-run.js';
+import { greenAdvanced, greenBisected, greenBlocked, greenChecked, greenReported } from '../testing/green-events.js';
+import { openScriptedRun, SCRIPT_T0 } from '../testing/scripted-run.js';
 
 const commit = (letter: string) => letter.repeat(40);
 const second = (seconds: number) => SCRIPT_T0 + seconds * 1000;

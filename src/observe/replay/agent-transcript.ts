@@ -1,5 +1,5 @@
-import type { AgentRole, ColonyEvent } from '../events/event-types.js';
-import type { Handoff } from '../events/handoff.js';
+import type { AgentRole, ColonyEvent } from '../../events/event-types.js';
+import type { Handoff } from '../../events/handoff.js';
 
 /** One thing in an agent's transcript, in the order it happened. */
 export type TranscriptEntry =

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import type { EventBody } from '../events/event-types.js';
+import type { EventBody } from '../../events/event-types.js';
 import { analyzeRun, formatRunAnalysis } from './run-analysis.js';
-import { greenAdvanced, greenBisected, greenChecked, greenReported } from './testing/green-events.js';
-import { openScriptedRun, SCRIPT_T0 } from './testing/scripted-run.js';
+import { greenAdvanced, greenBisected, greenChecked, greenReported } from '../testing/green-events.js';
+import { openScriptedRun, SCRIPT_T0 } from '../testing/scripted-run.js';
 
 const commit = (letter: string) => letter.repeat(40);
 

@@ -1,6 +1,6 @@
-import type { AgentRole } from '../events/event-types.js';
+import type { AgentRole } from '../../events/event-types.js';
 import type { CostAnalysis, CrashedTask, LandingTime, LandingTimes, RetriedTask, RetryAnalysis, RoleUsage, SubtreeCost, TaskCost } from './run-analysis-sections.js';
-import { createTopList, nearestRank, roundDollars } from './ranking.js';
+import { createTopList, nearestRank, roundDollars } from '../ranking.js';
 import type { TaskEntry, TaskLedger } from './task-ledger.js';
 
 const RETRIES_LISTED = 10;

@@ -1,12 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { createMemoryEventStore } from '../store/events/memory-event-store.js';
-import { buildAgentTranscript } from './agent-transcript.js';
-import { openReplay } from './replay-run.js';
-import { followRun } from './run-reader.js';
-import { foldRunStatus } from './run-status.js';
+import { createMemoryEventStore } from '../../store/events/memory-event-store.js';
+import { buildAgentTranscript } from '../replay/agent-transcript.js';
+import { openReplay } from '../replay/replay-run.js';
+import { followRun } from '../replay/run-reader.js';
+import { foldRunStatus } from '../status/run-status.js';
 import { createRunViewFold } from './run-view.js';
-import { greenAdvanced, greenBisected, greenChecked } from './testing/green-events.js';
-import { SCRIPT_T0, scriptRun, type ScriptedRun } from './testing/scripted-run.js';
+import { greenAdvanced, greenBisected, greenChecked } from '../testing/green-events.js';
+import { SCRIPT_T0, scriptRun, type ScriptedRun } from '../testing/scripted-run.js';
 
 function openLog() {
   const clock = { now: SCRIPT_T0 };

@@ -1,7 +1,7 @@
-import type { ColonyEvent } from '../events/event-types.js';
-import type { EventQuery } from '../store/events/event-store.js';
+import type { ColonyEvent } from '../../events/event-types.js';
+import type { EventQuery } from '../../store/events/event-store.js';
 import { createAgentTranscriptFold, type AgentTranscript, type AgentTranscriptFold } from './agent-transcript.js';
-import { createRunViewFold, type RunView, type RunViewOptions } from './run-view.js';
+import { createRunViewFold, type RunView, type RunViewOptions } from '../view/run-view.js';
 
 /** The part of an event store a viewer reads: any store, opened by any process. */
 export interface EventReader {

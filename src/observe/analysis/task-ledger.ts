@@ -1,8 +1,8 @@
-import type { AgentRole, EventData } from '../events/event-types.js';
+import type { AgentRole, EventData } from '../../events/event-types.js';
 import type { AgentIdentity } from './agent-silences.js';
 import type { CrashedTask } from './run-analysis-sections.js';
-import type { EventOf } from './event-of.js';
-import { headOf } from './text-keys.js';
+import type { EventOf } from '../event-of.js';
+import { headOf } from '../text-keys.js';
 
 /** Reasons kept per task, and the characters kept of each: enough to say why, bounded however often it failed. */
 const REASONS_PER_TASK = 6;

@@ -1,5 +1,5 @@
-import { formatAmount } from '../events/budget-figures.js';
-import type { BudgetMeasure, ColonyEvent, EventData } from '../events/event-types.js';
+import { formatAmount } from '../../events/budget-figures.js';
+import type { BudgetMeasure, ColonyEvent, EventData } from '../../events/event-types.js';
 
 /** One event as a line for a person: time, agent, what happened. No colours, safe for pipes. */
 export function formatEventLine(event: ColonyEvent): string {

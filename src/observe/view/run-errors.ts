@@ -1,4 +1,4 @@
-import type { ColonyEvent } from '../events/event-types.js';
+import type { ColonyEvent } from '../../events/event-types.js';
 
 /** What went wrong, of the things a run recovers from or reports. */
 export type ErrorKind =

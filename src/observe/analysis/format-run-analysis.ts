@@ -1,6 +1,6 @@
-import type { AgentRole } from '../events/event-types.js';
+import type { AgentRole } from '../../events/event-types.js';
 import type { CheckCounts, GreenAnalysis, RunAnalysis } from './run-analysis.js';
-import { count, duration, oneLine, percent, tableLines } from './text-table.js';
+import { count, duration, oneLine, percent, tableLines } from '../text-table.js';
 
 /** Crashed tasks listed one by one before the rest are only counted. */
 const CRASHES_LISTED = 20;

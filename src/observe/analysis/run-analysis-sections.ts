@@ -1,5 +1,5 @@
-import type { AgentRole } from '../events/event-types.js';
-import type { GreenHealth } from './green-health.js';
+import type { AgentRole } from '../../events/event-types.js';
+import type { GreenHealth } from '../green-health.js';
 
 /* The sections of a RunAnalysis (see run-analysis.ts), one question each. */
 

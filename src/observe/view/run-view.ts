@@ -1,9 +1,9 @@
-import type { ColonyEvent } from '../events/event-types.js';
+import type { ColonyEvent } from '../../events/event-types.js';
 import { createAgentActivityFold, type AgentActivity } from './agent-activity.js';
 import { describeEvent } from './format-event.js';
 import { createRunErrorsFold, type RunErrors } from './run-errors.js';
-import { createRunStatusFold } from './run-status-fold.js';
-import type { AgentStatus, RunStatus } from './run-status.js';
+import { createRunStatusFold } from '../status/run-status-fold.js';
+import type { AgentStatus, RunStatus } from '../status/run-status.js';
 import { createTaskBoardFold, type HandoffEntry, type TaskEntry } from './task-board.js';
 import { createThroughputFold, type ThroughputPoint } from './throughput.js';
 

@@ -1,4 +1,4 @@
-import type { ColonyEvent } from '../events/event-types.js';
+import type { ColonyEvent } from '../../events/event-types.js';
 
 /** What an agent is doing this moment: waiting on its model, running one tool call, or colony checking its work. */
 export interface AgentActivity {

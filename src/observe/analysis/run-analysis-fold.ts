@@ -1,4 +1,4 @@
-import type { ColonyEvent } from '../events/event-types.js';
+import type { ColonyEvent } from '../../events/event-types.js';
 import { createAgentSilences, type AgentSilences } from './agent-silences.js';
 import { createCommandStats, type CommandStats } from './command-stats.js';
 import { createMainHealthFold, type MainHealthFold } from './main-health.js';

@@ -1,7 +1,7 @@
 import type { CommandAnalysis, CommandRun, FailingCommand, ToolFailures } from './run-analysis-sections.js';
-import type { EventOf } from './event-of.js';
-import { createTopList, shareOf } from './ranking.js';
-import { headOf, tailOf, textKey } from './text-keys.js';
+import type { EventOf } from '../event-of.js';
+import { createTopList, shareOf } from '../ranking.js';
+import { headOf, tailOf, textKey } from '../text-keys.js';
 
 /** The tool that runs agents' shell commands (see tools/run-command-tool.ts). */
 export const COMMAND_TOOL = 'run_command';

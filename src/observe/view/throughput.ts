@@ -1,4 +1,4 @@
-import type { ColonyEvent } from '../events/event-types.js';
+import type { ColonyEvent } from '../../events/event-types.js';
 
 /** What the run did in one interval of time (a minute by default). */
 export interface ThroughputPoint {

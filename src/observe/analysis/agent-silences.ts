@@ -1,8 +1,8 @@
-import type { AgentRole, ColonyEvent } from '../events/event-types.js';
+import type { AgentRole, ColonyEvent } from '../../events/event-types.js';
 import type { AgentSilence, HungAgent, LoopAnalysis, StallAnalysis, ToolLoop } from './run-analysis-sections.js';
-import type { EventOf } from './event-of.js';
-import { createTopList } from './ranking.js';
-import { headOf, textKey } from './text-keys.js';
+import type { EventOf } from '../event-of.js';
+import { createTopList } from '../ranking.js';
+import { headOf, textKey } from '../text-keys.js';
 
 /** Calls in a row with the same tool and input that make a loop. */
 export const LOOP_REPEATS = 3;

@@ -1,4 +1,4 @@
-import type { AgentRole, ColonyEvent } from '../events/event-types.js';
+import type { AgentRole, ColonyEvent } from '../../events/event-types.js';
 import { createRunAnalysisFold } from './run-analysis-fold.js';
 import type {
   CommandAnalysis,

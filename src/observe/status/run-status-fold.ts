@@ -1,7 +1,7 @@
-import type { AgentRole, ColonyEvent, EventData } from '../events/event-types.js';
-import { handoffStatusSchema, isFalseClaim } from '../events/handoff.js';
-import type { TaskStatus } from '../store/tasks/task-store.js';
-import { createGreenHealthFold, type GreenHealth } from './green-health.js';
+import type { AgentRole, ColonyEvent, EventData } from '../../events/event-types.js';
+import { handoffStatusSchema, isFalseClaim } from '../../events/handoff.js';
+import type { TaskStatus } from '../../store/tasks/task-store.js';
+import { createGreenHealthFold, type GreenHealth } from '../green-health.js';
 import type { AcceptanceStatus, AgentState, AgentStatus, BudgetEvent, GreenStatus, RunStatus, RunStatusContext, SandboxStatus, UserHold } from './run-status.js';
 
 export interface RunStatusFoldOptions {
