@@ -2,12 +2,12 @@ import { describe, expect, it } from 'vitest';
 import { mergeAppendOnly } from './append-only-merge.js';
 
 describe('mergeAppendOnly', () => {
-  const base = "export * from '../a.js';\n";
+  const base = "export * from './a.js';\n";
 
   it("keeps the trunk's appended lines first, then the workspace's", () => {
-    const trunk = `${base}export * from '../b.js';\n`;
-    const workspace = `${base}export * from '../c.js';\n`;
-    expect(mergeAppendOnly(base, trunk, workspace)).toBe(`${base}export * from '../b.js';\nexport * from '../c.js';\n`);
+    const trunk = `${base}export * from './b.js';\n`;
+    const workspace = `${base}export * from './c.js';\n`;
+    expect(mergeAppendOnly(base, trunk, workspace)).toBe(`${base}export * from './b.js';\nexport * from './c.js';\n`);
   });
 
   it('keeps every line of the workspace block, even lines the trunk also appended', () => {
@@ -32,7 +32,7 @@ describe('mergeAppendOnly', () => {
   });
 
   it('refuses a side that changed or removed an existing line', () => {
-    expect(mergeAppendOnly(base, "export * from '../A.js';\nx\n", `${base}y\n`)).toBeNull();
+    expect(mergeAppendOnly(base, "export * from './A.js';\nx\n", `${base}y\n`)).toBeNull();
     expect(mergeAppendOnly(`${base}old\n`, `${base}old\nnew\n`, base)).toBeNull();
   });
 

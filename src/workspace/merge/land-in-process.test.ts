@@ -19,7 +19,7 @@ function landedVia(events: ReturnType<typeof eventRecorder>['events']): unknown[
 describe('landing in-process', () => {
   let setup: MergeTestSetup;
   beforeEach(async () => {
-    setup = await createMergeTestSetup({ 'README.md': '# project\n', 'src/index.ts': "export * from '../app';\n", 'src/app.ts': 'export const app = 1;\n' });
+    setup = await createMergeTestSetup({ 'README.md': '# project\n', 'src/index.ts': "export * from './app';\n", 'src/app.ts': 'export const app = 1;\n' });
   });
   afterEach(async () => {
     await setup.temporary.remove();
@@ -55,14 +55,14 @@ describe('landing in-process', () => {
     const { temporary, repo } = setup;
     const left = await setup.workspace('left');
     const right = await setup.workspace('right');
-    await temporary.write('src/index.ts', "export * from '../app';\nexport * from '../left';\n", left.path);
-    await temporary.write('src/index.ts', "export * from '../app';\nexport * from '../right';\n", right.path);
+    await temporary.write('src/index.ts', "export * from './app';\nexport * from './left';\n", left.path);
+    await temporary.write('src/index.ts', "export * from './app';\nexport * from './right';\n", right.path);
     landed(await mergeToMain(repo, left, { message: 'Left' }));
     const recorder = eventRecorder();
     const outcome = landed(await mergeToMain(repo, right, { message: 'Right', onEvent: recorder.onEvent }));
     expect(outcome.autoResolved).toEqual(['src/index.ts']);
     expect(landedVia(recorder.events)).toEqual(['in-process']);
-    expect(await temporary.git(['show', 'main:src/index.ts'])).toBe("export * from '../app';\nexport * from '../left';\nexport * from '../right';\n");
+    expect(await temporary.git(['show', 'main:src/index.ts'])).toBe("export * from './app';\nexport * from './left';\nexport * from './right';\n");
   });
 
   it('hands a real conflict to git\'s rebase, which stops with markers for the agent', async () => {

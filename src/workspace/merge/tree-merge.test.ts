@@ -13,7 +13,7 @@ describe('objects and tree merges in-process', () => {
     temporary = await createTemporaryRepository({
       'README.md': '# project\n',
       'src/app.ts': 'export const app = 1;\n',
-      'src/index.ts': "export * from '../app';\n",
+      'src/index.ts': "export * from './app';\n",
       'docs/guide.md': 'Guide\n',
     });
     store = createObjectStore(temporary.root, `${temporary.root}/.git`);
@@ -67,16 +67,16 @@ describe('objects and tree merges in-process', () => {
     const base = await baseTree();
     const ours = await treeAfter('main', async () => {
       await temporary.write('README.md', '# project\nmore\n');
-      await temporary.write('src/index.ts', "export * from '../app';\nexport * from '../ours';\n");
+      await temporary.write('src/index.ts', "export * from './app';\nexport * from './ours';\n");
     });
     const theirs = await treeAfter('main', async () => {
       await temporary.write('README.md', '# project\nmore\n');
-      await temporary.write('src/index.ts', "export * from '../app';\nexport * from '../theirs';\n");
+      await temporary.write('src/index.ts', "export * from './app';\nexport * from './theirs';\n");
     });
     const merged = await mergeTrees(store, base, ours, theirs);
     if (!merged.ok) throw new Error(`conflict at ${merged.conflict}`);
     expect(merged.autoResolved).toEqual(['src/index.ts']);
-    expect(await temporary.git(['show', `${merged.tree}:src/index.ts`])).toBe("export * from '../app';\nexport * from '../ours';\nexport * from '../theirs';\n");
+    expect(await temporary.git(['show', `${merged.tree}:src/index.ts`])).toBe("export * from './app';\nexport * from './ours';\nexport * from './theirs';\n");
     expect(await temporary.git(['show', `${merged.tree}:README.md`])).toBe('# project\nmore\n');
   });
 
