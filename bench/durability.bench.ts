@@ -7,6 +7,7 @@ import { modelRespondedInput, toolEndedInput, toolStartedInput } from '../src/st
 import { createGroupFlush } from '../src/store/events/group-flush.js';
 import { openSqliteEventStore } from '../src/store/sqlite/sqlite-event-store.js';
 import { resolveModel } from '../src/model/registry.js';
+import { SIM_MODEL_FACTORY } from '../src/sim/sim-model-factory.js';
 import { runRunSession } from '../src/orchestrator/run-session.js';
 import { chaosProblems } from '../test/support/chaos-checks.js';
 import { createExampleRepository } from '../test/support/example-repository.js';
@@ -48,7 +49,7 @@ export async function benchDurability(settings: BenchSettings): Promise<BenchSec
 async function wholeRun(durable: boolean): Promise<number> {
   const repo = createExampleRepository('toolbox');
   try {
-    const model = resolveModel('sim?seed=3', { env: {} });
+    const model = resolveModel('sim?seed=3', { env: {} }, { sim: SIM_MODEL_FACTORY });
     if (!model.ok) throw new Error(model.error);
     let toolCalls = 0;
     const started = performance.now();

@@ -3,9 +3,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ColonyEvent } from '../src/events/event-types.js';
 import { resolveModel } from '../src/model/registry.js';
+import { SIM_MODEL_FACTORY } from '../src/sim/sim-model-factory.js';
 import { DEFAULT_FRESHNESS } from '../src/orchestrator/agent-freshness.js';
 import { runRunSession } from '../src/orchestrator/run-session.js';
-import { writeLongScenario } from '../src/model/sim/long-scenario.js';
+import { writeLongScenario } from '../src/sim/scenario/long-scenario.js';
 
 /**
  * One long run measured for how its agents' contexts grow: `tsx bench/long-run-child.ts '<json>'`
@@ -30,7 +31,7 @@ chmodSync(base, 0o711);
 const repoDir = join(base, 'repo');
 const { goalPath } = await writeLongScenario(repoDir, settings.modules);
 
-const resolved = resolveModel(settings.model, { env: {} });
+const resolved = resolveModel(settings.model, { env: {} }, { sim: SIM_MODEL_FACTORY });
 if (!resolved.ok) throw new Error(resolved.error);
 
 const requests: { at: number; tokens: number; agentId: string }[] = [];

@@ -6,6 +6,7 @@ import { pathToFileURL } from 'node:url';
 import { runAgent, type AgentRecorder } from '../src/agent/agent-loop.js';
 import type { ChatModel, ModelResult } from '../src/model/chat-model.js';
 import { resolveModel } from '../src/model/registry.js';
+import { SIM_MODEL_FACTORY } from '../src/sim/sim-model-factory.js';
 import { runWorkSession } from '../src/orchestrator/work-session.js';
 import { openSqliteEventStore } from '../src/store/sqlite/sqlite-event-store.js';
 import { echoModel, echoTool } from './echo-agent.js';
@@ -73,7 +74,7 @@ async function fullWorker(): Promise<BenchRow[]> {
   git('init', '-q', '-b', 'main');
   git('add', '-A');
   git('commit', '-q', '-m', 'start');
-  const resolved = resolveModel('sim?seed=3', { env: {} });
+  const resolved = resolveModel('sim?seed=3', { env: {} }, { sim: SIM_MODEL_FACTORY });
   if (!resolved.ok) throw new Error(resolved.error);
   const model = measuredModel(resolved.model);
   let toolCalls = 0;

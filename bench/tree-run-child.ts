@@ -2,6 +2,7 @@ import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } f
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { resolveModel } from '../src/model/registry.js';
+import { SIM_MODEL_FACTORY } from '../src/sim/sim-model-factory.js';
 import { runRunSession } from '../src/orchestrator/run-session.js';
 import { runGit } from '../src/workspace/git/git.js';
 import { generatedGoal } from './generated-goal.js';
@@ -34,7 +35,7 @@ await runGit(repoDir, ['init', '-q', '-b', 'main']);
 await runGit(repoDir, ['add', '-A']);
 await runGit(repoDir, ['commit', '-q', '-m', 'start']);
 
-const resolved = resolveModel(settings.model, { env: {} });
+const resolved = resolveModel(settings.model, { env: {} }, { sim: SIM_MODEL_FACTORY });
 if (!resolved.ok) throw new Error(resolved.error);
 
 let peakRss = 0;

@@ -1,6 +1,6 @@
 import { describe, expect, it, vi } from 'vitest';
 import type { ColonyEvent } from '../events/event-types.js';
-import type { ScriptedTurn } from '../model/scripted-language-model.js';
+import type { ScriptedTurn } from '../model/testing/scripted-language-model.js';
 import { createMemoryEventStore } from '../store/events/memory-event-store.js';
 import type { AnyTool, ToolResult } from '../tools/tool.js';
 import { endingCallSucceeded, interruptedAnswer, runAgent, type AgentOutcome } from './agent-loop.js';

@@ -1,5 +1,5 @@
 import type { EventBody } from '../events/event-types.js';
-import { abortableSleep, type Sleep } from '../model/abortable-sleep.js';
+import { abortableSleep, type Sleep } from '../model/resilience/abortable-sleep.js';
 import type { ChatModel, ModelRequest, ModelResult, ProviderNotice } from '../model/chat-model.js';
 import { conversationLength } from '../model/messages.js';
 import { abortedError, isProviderUnavailable } from '../model/model-error.js';

@@ -1,13 +1,13 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { ChatModel, ModelRequest, ToolSpec } from './chat-model.js';
-import { startModelServer } from './http-server/model-server.js';
-import type { ModelServer } from './http-server/model-server.js';
-import { createChatModel } from './language-model-chat.js';
+import { startModelServer } from './server/model-server.js';
+import type { ModelServer } from './server/model-server.js';
+import { createChatModel } from './providers/language-model-chat.js';
 import type { Message } from './messages.js';
-import { promptToMessages } from './prompt-conversion.js';
+import { promptToMessages } from './providers/prompt-conversion.js';
 import { resolveModel } from './registry.js';
-import { createScriptedLanguageModel } from './scripted-language-model.js';
-import type { ScriptedLanguageModel, ScriptedTurn } from './scripted-language-model.js';
+import { createScriptedLanguageModel } from './testing/scripted-language-model.js';
+import type { ScriptedLanguageModel, ScriptedTurn } from './testing/scripted-language-model.js';
 
 /**
  * One suite every ChatModel path must pass: the scripted model called in process, and each

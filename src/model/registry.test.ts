@@ -1,11 +1,11 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { ModelRequest } from './chat-model.js';
-import { startModelServer } from './http-server/model-server.js';
-import type { ModelServer } from './http-server/model-server.js';
-import { createChatModel } from './language-model-chat.js';
+import { startModelServer } from './server/model-server.js';
+import type { ModelServer } from './server/model-server.js';
+import { createChatModel } from './providers/language-model-chat.js';
 import { resolveModel } from './registry.js';
 import type { ModelFactory, ParsedSpec, ResolveResult } from './registry.js';
-import { createScriptedLanguageModel } from './scripted-language-model.js';
+import { createScriptedLanguageModel } from './testing/scripted-language-model.js';
 
 const KEYS = { OPENAI_API_KEY: 'sk-openai-secret', ANTHROPIC_API_KEY: 'sk-ant-secret', MY_KEY: 'sk-mine-secret' };
 

@@ -3,13 +3,11 @@ import { createOpenAI } from '@ai-sdk/openai';
 import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
 import type { LanguageModelV3 } from '@ai-sdk/provider';
 import type { ChatModel } from './chat-model.js';
-import { createChatModel } from './language-model-chat.js';
-import type { Sleep } from './language-model-chat.js';
+import { createChatModel } from './providers/language-model-chat.js';
+import type { Sleep } from './providers/language-model-chat.js';
 import { priceFor, type ModelPrice, type PriceTable } from './prices.js';
-import { PROCESS_PROVIDER_GUARDS, type ProviderGuard, type ProviderGuards } from './provider-guard.js';
-import { createSimLanguageModel } from './sim/sim-language-model.js';
-import { parseSimSpec } from './sim/sim-options.js';
-import type { RetryPolicy } from './retry.js';
+import { PROCESS_PROVIDER_GUARDS, type ProviderGuard, type ProviderGuards } from './resilience/provider-guard.js';
+import type { RetryPolicy } from './resilience/retry.js';
 
 export interface ResolveOptions {
   /** Overrides the provider's address (`--base-url`); required by `openai-compatible`. */
@@ -96,16 +94,6 @@ export const BUILT_IN_FACTORIES: Readonly<Record<string, ModelFactory>> = {
       }).chatModel(parsed.modelId);
       const guard = guardFor(parsed, options, checked.baseUrl);
       return { ok: true, model: chatModelFor(languageModel, parsed, options, { apiKeyEnv: options.apiKeyEnv, guard }) };
-    },
-  },
-  sim: {
-    form: 'sim[?seed=7&latency=50..400&bug=0.2&malformed=0.05&crash=0.02&context=32000]',
-    create: (parsed, options) => {
-      const sim = parseSimSpec(parsed.spec);
-      if (!sim.ok) return sim;
-      // The simulated model needs no gate: it runs in this process, with no provider to overload.
-      // Its price comes from the table (free, unless --prices says otherwise).
-      return { ok: true, model: chatModelFor(createSimLanguageModel(sim.options), parsed, options, {}) };
     },
   },
 };
@@ -213,7 +201,11 @@ function readKey(
   };
 }
 
-function chatModelFor(
+/**
+ * The ChatModel a factory hands back for `languageModel`: the spec, the price (from the table
+ * unless `extra` names one) and the retry policy and clocks of `options`.
+ */
+export function chatModelFor(
   languageModel: LanguageModelV3,
   parsed: ParsedSpec,
   options: ResolveOptions,

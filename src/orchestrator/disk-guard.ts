@@ -1,6 +1,6 @@
 import { statfsSync } from 'node:fs';
 import type { EventBody } from '../events/event-types.js';
-import { abortableSleep } from '../model/abortable-sleep.js';
+import { abortableSleep } from '../model/resilience/abortable-sleep.js';
 import type { EventStore } from '../store/events/event-store.js';
 import { isDiskFull } from '../store/sqlite/disk-full.js';
 import { createGroupFlush } from '../store/events/group-flush.js';

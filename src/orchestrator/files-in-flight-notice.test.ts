@@ -5,6 +5,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { EventBody } from '../events/event-types.js';
 import type { ChatModel, ModelRequest, ModelResult } from '../model/chat-model.js';
 import { resolveModel } from '../model/registry.js';
+import { SIM_MODEL_FACTORY } from '../sim/sim-model-factory.js';
 import type { EventStore } from '../store/events/event-store.js';
 import { createMemoryEventStore } from '../store/events/memory-event-store.js';
 import { openSqliteTaskStore } from '../store/sqlite/sqlite-task-store.js';
@@ -143,7 +144,7 @@ describe('a planner in a run', () => {
     example = createExampleRepository();
     const opened = await openRepository(example.dir);
     if (!opened.ok) throw new Error(opened.error);
-    const sim = resolveModel('sim', { env: {} });
+    const sim = resolveModel('sim', { env: {} }, { sim: SIM_MODEL_FACTORY });
     if (!sim.ok) throw new Error(sim.error);
     const brief = (name: string) => readFileSync(new URL(`../../examples/text-kit/tasks/${name}.md`, import.meta.url), 'utf8');
     const planner = scriptedPlanner((index) => {

@@ -1,4 +1,4 @@
-import { parseScenario } from '../model/sim/scenario.js';
+import { parseColonySpec } from '../spec/colony-spec.js';
 import { runGit } from '../workspace/git/git.js';
 import type { Repository } from '../workspace/git/repository.js';
 import { detectTestCommandIn } from './project-test-command.js';
@@ -14,10 +14,9 @@ const READ_FILES = ['package.json', 'GNUmakefile', 'makefile', 'Makefile'];
  */
 export async function checkCommandAt(repo: Repository, commit: string, goal: string, configured: string | null): Promise<string | null> {
   if (configured !== null) return configured;
-  if (goal.includes('```colony-spec')) {
-    const scenario = parseScenario(goal);
-    if (scenario.ok) return scenario.scenario.project.test;
-  }
+  const spec = parseColonySpec(goal);
+  const specTest = spec.ok ? spec.spec?.project?.test : undefined;
+  if (specTest !== undefined) return specTest;
   const listed = await runGit(repo.root, ['ls-tree', '--name-only', commit]);
   if (listed.code !== 0) return null;
   const names = new Set(listed.stdout.split('\n').filter((name) => name !== ''));

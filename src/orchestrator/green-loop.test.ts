@@ -15,7 +15,7 @@ import { startGreenLoop, type GreenLoop, type GreenSnapshot } from './green-loop
 import { DEFAULT_GREEN_SETTINGS, type GreenSettings } from './green-settings.js';
 import { defaultPromptSet } from './prompt-set.js';
 import { Wakeups } from './wakeups.js';
-import { GREEN_FAILURES_HEADING, GREEN_FIXUP_OPENING, RELEASE_REFUSED_OPENING, greenFailureLines } from '../model/sim/green-protocol.js';
+import { GREEN_FAILURES_HEADING, GREEN_FIXUP_OPENING, RELEASE_REFUSED_OPENING, greenFailureLines } from '../sim/protocol/green-protocol.js';
 
 /**
  * The project's check, as a test runner prints it: one TAP line per module, `not ok` for each

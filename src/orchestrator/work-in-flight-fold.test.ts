@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { ColonyEvent, EventBody } from '../events/event-types.js';
 import { resolveModel } from '../model/registry.js';
+import { SIM_MODEL_FACTORY } from '../sim/sim-model-factory.js';
 import type { EventStore } from '../store/events/event-store.js';
 import { createMemoryEventStore } from '../store/events/memory-event-store.js';
 import { openRepository } from '../workspace/git/repository.js';
@@ -57,7 +58,7 @@ describe('the work-in-flight fold, on what real workers recorded', () => {
     example = createExampleRepository();
     const opened = await openRepository(example.dir);
     if (!opened.ok) throw new Error(opened.error);
-    const model = resolveModel('sim', { env: {} });
+    const model = resolveModel('sim', { env: {} }, { sim: SIM_MODEL_FACTORY });
     if (!model.ok) throw new Error(model.error);
     const store = createMemoryEventStore();
     const record = recorder(store);

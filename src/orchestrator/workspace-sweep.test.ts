@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { EventBody } from '../events/event-types.js';
 import { resolveModel } from '../model/registry.js';
+import { SIM_MODEL_FACTORY } from '../sim/sim-model-factory.js';
 import { createOverlayProvider } from '../workspace/providers/overlay/overlay-provider.js';
 import { readOverlayMounts, unmountOverlaysUnder } from '../workspace/providers/overlay/overlay-mount.js';
 import { probeOverlaySupport } from '../workspace/providers/overlay/overlay-probe.js';
@@ -165,7 +166,7 @@ describe('a live run’s workspaces', () => {
       await holder.held;
       const task = join(temporary.base, 'task.md');
       await writeFile(task, '# A task\n\nDo something.\n');
-      const model = resolveModel('sim', { env: {} });
+      const model = resolveModel('sim', { env: {} }, { sim: SIM_MODEL_FACTORY });
       if (!model.ok) throw new Error(model.error);
       const result = await runWorkSession({ repoDir: temporary.root, taskPath: task, model: model.model, stateDir, maxSteps: 5 });
       expect(result).toMatchObject({ ok: false, error: expect.stringMatching(/another colony run .* is working on the state directory/) });

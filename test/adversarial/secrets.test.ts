@@ -4,9 +4,9 @@ import { chmodSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, s
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { startModelServer, type Fault, type ModelServer } from '../../src/model/http-server/model-server.js';
-import { createSimLanguageModel } from '../../src/model/sim/sim-language-model.js';
-import { parseSimSpec } from '../../src/model/sim/sim-options.js';
+import { startModelServer, type Fault, type ModelServer } from '../../src/model/server/model-server.js';
+import { createSimLanguageModel } from '../../src/sim/sim-language-model.js';
+import { parseSimSpec } from '../../src/sim/sim-options.js';
 import { runCli, type CliRun } from '../support/example-repository.js';
 
 /**

@@ -8,16 +8,18 @@ import { dirname, join, relative, resolve, sep } from 'node:path';
 export const ALLOWED_IMPORTS: Readonly<Record<string, readonly string[]>> = {
   events: [],
   model: [],
+  spec: [],
+  sim: ['model', 'spec'],
   sandbox: [],
   workspace: ['events'],
   store: ['events'],
   tools: ['sandbox', 'workspace', 'events'],
   agent: ['model', 'tools', 'events'],
-  orchestrator: ['agent', 'model', 'tools', 'workspace', 'sandbox', 'store', 'events'],
+  orchestrator: ['spec', 'agent', 'model', 'tools', 'workspace', 'sandbox', 'store', 'events'],
   observe: ['store', 'events'],
   ui: ['observe', 'events'],
   bench: ['workspace', 'events'],
-  cli: ['bench', 'ui', 'observe', 'orchestrator', 'agent', 'model', 'tools', 'workspace', 'sandbox', 'store', 'events'],
+  cli: ['bench', 'ui', 'sim', 'observe', 'orchestrator', 'agent', 'model', 'tools', 'workspace', 'sandbox', 'store', 'events'],
 };
 
 export interface LayerViolation {

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ColonyEvent } from '../../src/events/event-types.js';
-import { parseScenario } from '../../src/model/sim/scenario.js';
+import { parseScenario } from '../../src/sim/scenario/scenario.js';
 import type { RunAnalysis } from '../../src/observe/analysis/run-analysis.js';
 import { openSqliteEventStore } from '../../src/store/sqlite/sqlite-event-store.js';
 import { runColonyProcess } from '../support/colony-process.js';

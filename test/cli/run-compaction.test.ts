@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { ColonyEvent } from '../../src/events/event-types.js';
-import { writeLongScenario } from '../../src/model/sim/long-scenario.js';
+import { writeLongScenario } from '../../src/sim/scenario/long-scenario.js';
 import { runCli } from '../support/example-repository.js';
 
 /** Two runs of sixty modules; each takes tens of seconds, more on a loaded machine. */

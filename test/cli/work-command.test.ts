@@ -185,7 +185,7 @@ describe('colony work refuses bad input before changing anything', () => {
 
   it('with a malformed colony-spec', async () => {
     const bad = join(repo.dir, '..', 'bad.md');
-    writeFileSync(bad, '# Bad\n\n```colony-spec\n{"project": {}}\n```\n');
+    writeFileSync(bad, '# Bad\n\n```colony-spec\n{"project": {"index": "src/index.ts"}}\n```\n');
     const result = await runCli(['work', bad, '--repo', repo.dir, '--model', 'sim']);
     expect(result.code).toBe(2);
     expect(result.stderr).toMatch(/colony-spec block that is not valid/);

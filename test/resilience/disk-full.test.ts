@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ColonyEvent } from '../../src/events/event-types.js';
 import { resolveModel } from '../../src/model/registry.js';
+import { SIM_MODEL_FACTORY } from '../../src/sim/sim-model-factory.js';
 import { runRunSession } from '../../src/orchestrator/run-session.js';
 import { confinedTestsUnavailable } from '../../src/sandbox/testing/confined-test-support.js';
 import { createExampleRepository, type ExampleRepository } from '../support/example-repository.js';
@@ -40,7 +41,7 @@ describe.skipIf(cannotMount !== null)('a run whose disk fills up', () => {
   });
 
   it('pauses new agents while it is full, says so, and finishes green once space returns', { timeout: 300_000 }, async () => {
-    const model = resolveModel('sim?seed=3&latency=20..80', { env: {} });
+    const model = resolveModel('sim?seed=3&latency=20..80', { env: {} }, { sim: SIM_MODEL_FACTORY });
     if (!model.ok) throw new Error(model.error);
     const stateDir = join(mountPoint, 'state');
     mkdirSync(stateDir);

@@ -5,11 +5,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runAgent, type AgentOutcome, type AgentRecorder } from '../../src/agent/agent-loop.js';
 import type { EventBody, EventData } from '../../src/events/event-types.js';
 import type { Handoff } from '../../src/events/handoff.js';
-import { startModelServer, type ModelServer } from '../../src/model/http-server/model-server.js';
-import { createProviderGuards } from '../../src/model/provider-guard.js';
+import { startModelServer, type ModelServer } from '../../src/model/server/model-server.js';
+import { createProviderGuards } from '../../src/model/resilience/provider-guard.js';
 import { resolveModel } from '../../src/model/registry.js';
-import { createSimLanguageModel } from '../../src/model/sim/sim-language-model.js';
-import { parseSimSpec } from '../../src/model/sim/sim-options.js';
+import { createSimLanguageModel } from '../../src/sim/sim-language-model.js';
+import { parseSimSpec } from '../../src/sim/sim-options.js';
 import { createSubmitHandoffTool } from '../../src/tools/submit-handoff-tool.js';
 import { createWorkerFileTools } from '../../src/tools/worker-file-tools.js';
 

@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { expect } from 'vitest';
-import { parseScenario } from '../../src/model/sim/scenario.js';
+import { parseScenario } from '../../src/sim/scenario/scenario.js';
 import { openSqliteTaskStore } from '../../src/store/sqlite/sqlite-task-store.js';
 import type { TaskRecord } from '../../src/store/tasks/task-store.js';
 import { runCli, type ExampleRepository } from './example-repository.js';

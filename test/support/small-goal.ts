@@ -1,6 +1,6 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { parseScenario } from '../../src/model/sim/scenario.js';
+import { parseScenario } from '../../src/sim/scenario/scenario.js';
 import type { ExampleRepository } from './example-repository.js';
 
 /**

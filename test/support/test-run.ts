@@ -3,6 +3,7 @@ import type { ColonyEvent } from '../../src/events/event-types.js';
 import type { ChatModel, ModelRequest, ModelResult } from '../../src/model/chat-model.js';
 import type { ToolCall } from '../../src/model/messages.js';
 import { resolveModel } from '../../src/model/registry.js';
+import { SIM_MODEL_FACTORY } from '../../src/sim/sim-model-factory.js';
 import type { EventStore } from '../../src/store/events/event-store.js';
 import { createMemoryEventStore } from '../../src/store/events/memory-event-store.js';
 import { openSqliteTaskStore } from '../../src/store/sqlite/sqlite-task-store.js';
@@ -47,7 +48,7 @@ export function scriptedPlanner(script: (request: ModelRequest, index: number) =
 }
 
 export function simModel(spec = 'sim'): ChatModel {
-  const resolved = resolveModel(spec, { env: {} });
+  const resolved = resolveModel(spec, { env: {} }, { sim: SIM_MODEL_FACTORY });
   if (!resolved.ok) throw new Error(resolved.error);
   return resolved.model;
 }

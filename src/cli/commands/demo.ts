@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { Option, type Command } from 'commander';
 import { resolveModel } from '../../model/registry.js';
+import { CLI_MODEL_FACTORIES } from '../model-factories.js';
 import { formatEventLine } from '../../observe/view/format-event.js';
 import { runRunSession } from '../../orchestrator/run-session.js';
 import { runGit } from '../../workspace/git/git.js';
@@ -44,7 +45,7 @@ export function registerDemoCommand(program: Command, ctx: CommandContext): void
 }
 
 async function demo(ctx: CommandContext, flags: DemoFlags): Promise<number> {
-  const resolved = resolveModel(flags.model, { env: ctx.env });
+  const resolved = resolveModel(flags.model, { env: ctx.env }, CLI_MODEL_FACTORIES);
   if (!resolved.ok) {
     usageError(ctx, resolved.error);
     return ctx.exitCode;

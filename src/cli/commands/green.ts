@@ -1,7 +1,7 @@
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import type { ColonyEvent } from '../../events/event-types.js';
-import { abortableSleep } from '../../model/abortable-sleep.js';
+import { abortableSleep } from '../../model/resilience/abortable-sleep.js';
 import { greenLines } from '../../observe/status/format-run-status.js';
 import { CHECK_COULD_NOT_RUN, NO_CHECK_KNOWN, type SnapshotOutcome } from '../../orchestrator/green-loop.js';
 import { runGreenNow } from '../../orchestrator/green-now.js';

@@ -2,6 +2,7 @@ import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import type { ChatModel } from '../../model/chat-model.js';
 import { resolveModel } from '../../model/registry.js';
+import { CLI_MODEL_FACTORIES } from '../model-factories.js';
 import { readUnfinishedRun, runResumeSession, type ResumableRun } from '../../orchestrator/resume-session.js';
 import type { RunSessionResult } from '../../orchestrator/run-session.js';
 import { describeUnfinishedRun } from '../../orchestrator/run-history.js';
@@ -78,7 +79,7 @@ function resolveRecorded(ctx: CommandContext, spec: string, run: ResumableRun): 
     prices: settings.prices,
     ...(settings.baseUrl === null ? {} : { baseUrl: settings.baseUrl }),
     ...(settings.apiKeyEnv === null ? {} : { apiKeyEnv: settings.apiKeyEnv }),
-  });
+  }, CLI_MODEL_FACTORIES);
   if (resolved.ok) return resolved.model;
   usageError(ctx, `the run's model ${spec} cannot be used now: ${resolved.error}`);
   return null;

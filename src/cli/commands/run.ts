@@ -5,6 +5,7 @@ import type { ChatModel } from '../../model/chat-model.js';
 import { readPriceFile } from '../../model/price-file.js';
 import type { PriceTable } from '../../model/prices.js';
 import { modelPrice, resolveModel } from '../../model/registry.js';
+import { CLI_MODEL_FACTORIES } from '../model-factories.js';
 import { formatEventLine } from '../../observe/view/format-event.js';
 import type { Exhaustion } from '../../orchestrator/budget-ledger.js';
 import { runRunSession, type RunSessionResult } from '../../orchestrator/run-session.js';
@@ -175,7 +176,7 @@ function resolveOne(ctx: CommandContext, spec: string, flags: RunFlags, prices: 
     prices,
     ...(flags.baseUrl === undefined ? {} : { baseUrl: flags.baseUrl }),
     ...(flags.apiKeyEnv === undefined ? {} : { apiKeyEnv: flags.apiKeyEnv }),
-  });
+  }, CLI_MODEL_FACTORIES);
   if (resolved.ok) return resolved.model;
   usageError(ctx, resolved.error);
   return null;

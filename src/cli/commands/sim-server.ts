@@ -1,7 +1,7 @@
 import { InvalidArgumentError, type Command } from 'commander';
-import { startModelServer } from '../../model/http-server/model-server.js';
-import { createSimLanguageModel } from '../../model/sim/sim-language-model.js';
-import { parseSimSpec } from '../../model/sim/sim-options.js';
+import { startModelServer } from '../../model/server/model-server.js';
+import { createSimLanguageModel } from '../../sim/sim-language-model.js';
+import { parseSimSpec } from '../../sim/sim-options.js';
 import { EXIT_OK, usageError, type CommandContext } from '../command-context.js';
 
 interface SimServerFlags {

@@ -2,6 +2,7 @@ import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import { handoffLists, type Handoff } from '../../events/handoff.js';
 import { resolveModel } from '../../model/registry.js';
+import { CLI_MODEL_FACTORIES } from '../model-factories.js';
 import { formatEventLine } from '../../observe/view/format-event.js';
 import { runWorkSession } from '../../orchestrator/work-session.js';
 import { addSandboxOptions, reportSandboxSettings, type SandboxFlags } from '../sandbox-options.js';
@@ -52,7 +53,7 @@ async function work(ctx: CommandContext, taskPath: string, flags: WorkFlags): Pr
     env: ctx.env,
     ...(flags.baseUrl === undefined ? {} : { baseUrl: flags.baseUrl }),
     ...(flags.apiKeyEnv === undefined ? {} : { apiKeyEnv: flags.apiKeyEnv }),
-  });
+  }, CLI_MODEL_FACTORIES);
   if (!resolved.ok) {
     usageError(ctx, resolved.error);
     return ctx.exitCode;

@@ -1,0 +1,30 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { readBriefFile } from './brief-file.js';
+
+describe('readBriefFile', () => {
+  const dirs: string[] = [];
+  afterEach(() => {
+    for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+  });
+
+  function briefAt(text: string): string {
+    const dir = mkdtempSync(join(tmpdir(), 'colony-brief-'));
+    dirs.push(dir);
+    writeFileSync(join(dir, 'GOAL.md'), text);
+    return join(dir, 'GOAL.md');
+  }
+
+  it('reads a real goal whose colony-spec names only the test command', () => {
+    const text = '# Faster start\n\nMake `tool --help` answer in 100 ms.\n\n```colony-spec\n{ "project": { "test": "npm test" } }\n```\n';
+    expect(readBriefFile(briefAt(text), 'goal')).toEqual({ ok: true, title: 'Faster start', body: text });
+  });
+
+  it('refuses a colony-spec that is not valid, saying which field is wrong', () => {
+    const read = readBriefFile(briefAt('# Goal\n\n```colony-spec\n{ "project": { "index": "src/index.ts" } }\n```\n'), 'goal');
+    expect(read.ok).toBe(false);
+    expect(read.ok ? '' : read.error).toMatch(/GOAL\.md has a colony-spec block that is not valid: .*- project\.index: must be a relative path ending in \.js/s);
+  });
+});

@@ -1,0 +1,81 @@
+import { GREEN_FAILURES_HEADING } from '../protocol/green-protocol.js';
+import { NOT_LANDED_PREFIX } from '../protocol/handoff-message.js';
+import { plural } from './planner-plan.js';
+import type { Scenario, ScenarioModule } from '../scenario/scenario.js';
+import { testPathFor } from '../scenario/module-render.js';
+import { SKIP_TESTS_LINE } from '../protocol/skip-tests-protocol.js';
+
+/**
+ * The briefs the sim planner writes: prose a person (or a real model) can follow, then a
+ * colony-spec block with the same project and just the modules the task is about, so a sim
+ * worker or sub-planner reads exactly its share.
+ */
+
+/** What went wrong before, told to the next attempt. */
+export interface EarlierAttempt {
+  readonly attempt: number;
+  readonly of: number;
+  /** One line per thing to know: the last handoff's summary and notes, or the failing tests. */
+  readonly lines: readonly string[];
+}
+
+/** The spec with one module per line: readable, and far shorter than fully indented JSON. */
+export function specBlock(project: Scenario['project'], modules: readonly ScenarioModule[]): string {
+  const moduleLines = modules.map((module, index) => `    ${JSON.stringify(module)}${index < modules.length - 1 ? ',' : ''}`);
+  const json = ['{', `  "project": ${JSON.stringify(project)},`, '  "modules": [', ...moduleLines, '  ]', '}'];
+  return ['```colony-spec', ...json, '```'].join('\n');
+}
+
+/**
+ * A Build task's brief. Told to skip the tests (the `skiptests` knob), it asks for a merge
+ * without running them, in SKIP_TESTS_LINE on a line of its own.
+ */
+export function buildBrief(
+  project: Scenario['project'],
+  module: ScenarioModule,
+  earlier: EarlierAttempt | null,
+  { skipTests }: { readonly skipTests: boolean } = { skipTests: false },
+): string {
+  const functions = module.exports.map((fn) => fn.name).join(', ');
+  const check = skipTests ? '' : `run the project's tests (\`${project.test}\`) until they pass, `;
+  const prose =
+    `Build \`${module.path}\`: it exports ${functions}, answering the cases the colony-spec below lists for each. ` +
+    `Write its node:test file next to it (\`${testPathFor(module.path)}\`) checking every case, ` +
+    `re-export the module from \`${project.index}\`, ${check}merge to main, and hand off with what you did.`;
+  const skip = skipTests ? [SKIP_TESTS_LINE] : [];
+  return [prose, ...skip, ...earlierSection(earlier), '', specBlock(project, [module])].join('\n');
+}
+
+/**
+ * A fix task's brief, the failing tests under GREEN_FAILURES_HEADING: a brief with that heading
+ * is a fix, and a sim worker always runs the tests on a fix.
+ */
+export function fixBrief(project: Scenario['project'], module: ScenarioModule, failingTests: readonly string[], earlier: EarlierAttempt): string {
+  const prose =
+    `The tests of \`${module.path}\` fail on main. Make the module (and its test file \`${testPathFor(module.path)}\`) ` +
+    `match the colony-spec below again, keep it re-exported from \`${project.index}\`, run \`${project.test}\` until it passes, ` +
+    'merge to main, and hand off with what you found and changed.';
+  const failing = ['', GREEN_FAILURES_HEADING, ...failingTests.map((name) => `- ${name}`)];
+  return [prose, ...failing, ...earlierSection(earlier), '', specBlock(project, [module])].join('\n');
+}
+
+export function delegateBrief(
+  project: Scenario['project'],
+  area: string,
+  modules: readonly ScenarioModule[],
+  earlier: EarlierAttempt | null,
+): string {
+  const prose =
+    `You own \`${area}\`: build its ${modules.length} module${plural(modules.length)} listed in the colony-spec below, ` +
+    `each in its own file with a node:test file next to it and re-exported from \`${project.index}\`. ` +
+    `The project's tests (\`${project.test}\`) must pass on main. Split the work into tasks as you see fit. ` +
+    `When you finish, name every module that did not land in a note of its own: \`${NOT_LANDED_PREFIX}<path>\`.`;
+  return [prose, ...earlierSection(earlier), '', specBlock(project, modules)].join('\n');
+}
+
+function earlierSection(earlier: EarlierAttempt | null): string[] {
+  if (earlier === null) return [];
+  // Quoted text must not open a code block of its own: the first colony-spec block is the task.
+  const lines = earlier.lines.map((line) => `- ${line.replace(/`{3,}/g, "'''")}`);
+  return ['', `This is attempt ${earlier.attempt} of ${earlier.of}. What happened before:`, ...lines];
+}

@@ -1,0 +1,234 @@
+import type { CommandReport } from '../protocol/command-output.js';
+import { commandPassed, failingTestNames, passCount, readCommandReport } from '../protocol/command-output.js';
+import type { HandoffMessage } from '../protocol/handoff-message.js';
+import { notLandedPaths } from '../protocol/handoff-message.js';
+import type { PlannerAction, PlannerConversation } from './planner-conversation.js';
+import { greenFailureLines } from '../protocol/green-protocol.js';
+import { applyGreenFailures, greenProblem, isReleaseRefusal, ownFailures, releaseProblem } from './planner-green.js';
+import type { Scenario, ScenarioModule } from '../scenario/scenario.js';
+import { parseScenario } from '../scenario/scenario.js';
+import { decodeLedger } from './planner-state.js';
+
+/**
+ * What the sim planner knows about its modules and tasks, derived from its conversation
+ * alone: task ids from its own create_task/delegate results, which modules each carried
+ * (from the colony-spec in the brief it wrote), the handoffs that came back, its test runs.
+ * After a compaction it starts from the ledger its summary carried (planner-state.ts).
+ */
+
+/** Where a module stands: never given to a task, with a task, on main, or in need of another attempt. */
+export type ModulePhase = 'unpublished' | 'open' | 'landed' | 'not-landed' | 'failing';
+
+export interface PublishedTask {
+  readonly id: string;
+  readonly kind: 'worker' | 'planner';
+  readonly title: string;
+  readonly modulePaths: readonly string[];
+  handoff: HandoffMessage | null;
+}
+
+export interface ModuleRecord {
+  readonly module: ScenarioModule;
+  phase: ModulePhase;
+  /** Tasks (worker, delegated, fix) that carried this module. */
+  attempts: number;
+  latestTask: PublishedTask | null;
+  /** What went wrong, for the next brief and the final report: only the last is ever read. */
+  problems: string[];
+  /**
+   * The tests of this module that fail on main: found failing (by a test run or colony's green
+   * check) when phase is 'failing'; those its open task was published to fix when 'open'.
+   */
+  failingTests: string[];
+  /**
+   * Failures colony's green check reported while a task of this module was open (and not one
+   * published to fix them): the module becomes 'failing' when that task lands.
+   */
+  pendingFailures: string[];
+  /** create_task or delegate calls for this module that the harness refused. */
+  publishErrors: number;
+}
+
+/** A run of the project's tests on main, as much of it as the planner acts on. */
+export interface TestRun {
+  readonly position: number;
+  readonly statusLine: string;
+  /** How many tests passed, when the output said. */
+  readonly passCount: number | null;
+  readonly passed: boolean;
+  readonly failingCount: number;
+  /** Failing test names that match no function of this planner's modules. */
+  readonly unmapped: readonly string[];
+}
+
+/** colony's refusal of a done finish while main's release snapshot fails. */
+export interface ReleaseRefusal {
+  /** The position of the refused finish call. */
+  readonly position: number;
+  /** The failure lines it gave, as written. */
+  readonly failures: readonly string[];
+  /** Those that name a test of none of this planner's modules. */
+  readonly unmapped: readonly string[];
+}
+
+export interface PlannerLedger {
+  readonly modules: readonly ModuleRecord[];
+  readonly tasks: readonly PublishedTask[];
+  /** Position of the last handoff in the conversation; -1 when none arrived. */
+  readonly lastHandoffPosition: number;
+  readonly lastTestRun: TestRun | null;
+  /** Test command calls since the last handoff that did not come back as a command report. */
+  readonly testRunErrors: readonly string[];
+  /** The last refused finish; null when none was. */
+  readonly releaseRefusal: ReleaseRefusal | null;
+}
+
+const CREATED = /^Created task (\S+): /;
+const DELEGATED = /^Delegated task (\S+) \(scope /;
+
+/** The ledger of a planner that has done nothing yet. */
+export function emptyLedger(scenario: Scenario): PlannerLedger {
+  const modules: ModuleRecord[] = scenario.modules.map((module) => ({
+    module,
+    phase: 'unpublished',
+    attempts: 0,
+    latestTask: null,
+    problems: [],
+    failingTests: [],
+    pendingFailures: [],
+    publishErrors: 0,
+  }));
+  return { modules, tasks: [], lastHandoffPosition: -1, lastTestRun: null, testRunErrors: [], releaseRefusal: null };
+}
+
+export function readLedger(conversation: PlannerConversation, scenario: Scenario): PlannerLedger {
+  const carried = conversation.carried === null ? null : decodeLedger(conversation.carried.ledger, scenario);
+  const start = carried ?? emptyLedger(scenario);
+  const modules = [...start.modules];
+  const byPath = new Map(modules.map((record) => [record.module.path, record]));
+  const tasks = new Map<string, PublishedTask>(start.tasks.map((task) => [task.id, task]));
+  let lastHandoffPosition = start.lastHandoffPosition;
+  let lastTestRun: TestRun | null = start.lastTestRun;
+  let testRunErrors: string[] = [...start.testRunErrors];
+  let releaseRefusal = start.releaseRefusal;
+  for (const event of conversation.events) {
+    if (event.kind === 'green-fixup') {
+      applyGreenFailures(event.failures, modules, greenProblem);
+      continue;
+    }
+    if (event.kind === 'handoff') {
+      lastHandoffPosition = event.position;
+      testRunErrors = [];
+      const task = tasks.get(event.handoff.taskId);
+      if (task !== undefined) applyHandoff(task, event.handoff, byPath);
+      continue;
+    }
+    if (event.kind !== 'action') continue;
+    const { action } = event;
+    const call = action.call;
+    if (call?.name === 'create_task' || call?.name === 'delegate') {
+      const carried = carriedModules(call.input.brief, byPath);
+      const task = publishedTask(action, carried.map((record) => record.module.path));
+      for (const record of carried) {
+        if (task === null) {
+          record.publishErrors += 1;
+          record.problems.push(`${call.name} was refused: ${firstLine(action.result?.content ?? 'no result')}`);
+          continue;
+        }
+        // A fix task is published to fix what was failing; a failure reported again while it is open is not news.
+        record.failingTests = record.phase === 'failing' ? record.failingTests : [];
+        record.pendingFailures = [];
+        record.phase = 'open';
+        record.attempts += 1;
+        record.latestTask = task;
+      }
+      if (task !== null) tasks.set(task.id, task);
+    }
+    if (call?.name === 'run_command' && call.input.command === scenario.project.test && action.result !== null) {
+      const report = readCommandReport(action.result.content);
+      if (report === null) {
+        testRunErrors.push(firstLine(action.result.content));
+        continue;
+      }
+      lastTestRun = applyTestRun(event.position, report, modules);
+    }
+    if (call?.name === 'finish' && action.result !== null && isReleaseRefusal(action.result)) {
+      const failures = greenFailureLines(action.result.content);
+      const mapped = applyGreenFailures(failures, modules, releaseProblem);
+      releaseRefusal = { position: event.position, failures, unmapped: failures.filter((line) => !mapped.has(line)) };
+    }
+  }
+  return { modules, tasks: [...tasks.values()], lastHandoffPosition, lastTestRun, testRunErrors, releaseRefusal };
+}
+
+function carriedModules(brief: string, byPath: ReadonlyMap<string, ModuleRecord>): ModuleRecord[] {
+  const parsed = parseScenario(brief);
+  if (!parsed.ok) return [];
+  return parsed.scenario.modules.flatMap((module) => byPath.get(module.path) ?? []);
+}
+
+function publishedTask(action: PlannerAction, modulePaths: readonly string[]): PublishedTask | null {
+  const { call, result } = action;
+  if (call === null || result === null || result.isError) return null;
+  const pattern = call.name === 'delegate' ? DELEGATED : CREATED;
+  const id = pattern.exec(result.content)?.[1];
+  if (id === undefined || (call.name !== 'create_task' && call.name !== 'delegate')) return null;
+  const kind = call.name === 'delegate' ? 'planner' : 'worker';
+  return { id, kind, title: call.input.title, modulePaths, handoff: null };
+}
+
+/**
+ * A worker's task landed when it is done and its acceptance checks, if colony ran them, did
+ * not fail: a claim the checks contradict counts as not landed, like a failed task, and is
+ * retried. A sub-planner's lists what did not land as `not landed: <path>` notes and the rest
+ * landed; a synthetic one (it ended without a handoff) says nothing about its modules, so none
+ * of them count as landed.
+ */
+function applyHandoff(task: PublishedTask, handoff: HandoffMessage, byPath: ReadonlyMap<string, ModuleRecord>): void {
+  task.handoff = handoff;
+  const notLanded = new Set(notLandedPaths(handoff));
+  const checksFailed = handoff.acceptance?.verdict === 'failed';
+  for (const path of task.modulePaths) {
+    const record = byPath.get(path);
+    if (record === undefined || record.latestTask?.id !== task.id) continue;
+    const landed =
+      (handoff.status === 'done' && !checksFailed) || (task.kind === 'planner' && !handoff.synthetic && !notLanded.has(path));
+    record.phase = landed ? 'landed' : 'not-landed';
+    const pending = record.pendingFailures;
+    record.pendingFailures = [];
+    record.failingTests = [];
+    // Failures colony reported while the task was open were its doing: now on main, it needs a fix.
+    if (landed && pending.length > 0) {
+      record.phase = 'failing';
+      record.failingTests = pending;
+      record.problems.push(greenProblem(pending));
+    }
+    if (landed) continue;
+    const problem = checksFailed
+      ? `task ${task.id} ended ${handoff.status}, but its acceptance checks failed on main (${firstLine(handoff.acceptance?.text ?? '')}): ${handoff.summary}`
+      : `task ${task.id} ended ${handoff.status}: ${handoff.summary}`;
+    record.problems.push(problem);
+  }
+}
+
+function applyTestRun(position: number, report: CommandReport, modules: readonly ModuleRecord[]): TestRun {
+  const passed = commandPassed(report);
+  const failing = passed ? [] : failingTestNames(report.output);
+  const mapped = new Set<string>();
+  for (const record of modules) {
+    const own = ownFailures(record.module, failing);
+    for (const name of own) mapped.add(name);
+    // A module given up for failing tests is back on main once its tests stop failing there.
+    if (own.length === 0 && record.phase === 'failing') record.phase = 'landed';
+    if (own.length === 0 || record.phase !== 'landed') continue;
+    record.phase = 'failing';
+    record.failingTests = own;
+    record.problems.push(`its tests failed on main: ${own.join('; ')}`);
+  }
+  const unmapped = failing.filter((name) => !mapped.has(name));
+  return { position, statusLine: report.statusLine, passCount: passCount(report.output), passed, failingCount: failing.length, unmapped };
+}
+
+export function firstLine(text: string): string {
+  return text.trim().split('\n')[0] ?? '';
+}

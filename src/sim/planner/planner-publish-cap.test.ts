@@ -1,0 +1,44 @@
+import { describe, expect, it } from 'vitest';
+import { MAX_PUBLISH_CALLS_PER_ANSWER } from './planner-next-step.js';
+import { createPlannerSession, goalWith, range } from '../testing/planner-tools.js';
+
+function callNames(answer: { toolCalls: readonly { name: string }[] }): string[] {
+  return answer.toolCalls.map((call) => call.name);
+}
+
+describe('the sim planner publishing a large goal', () => {
+  it('publishes 600 modules in one folder 40 at a time, in 15 answers in a row, without waiting for handoffs', () => {
+    expect(MAX_PUBLISH_CALLS_PER_ANSWER).toBe(40);
+    const session = createPlannerSession({ brief: goalWith(range('src/lib/m', 600)) });
+    const published: number[] = [];
+    for (let turn = 0; turn < 15; turn += 1) {
+      const answer = session.turn();
+      expect(callNames(answer)).toEqual(['write_scratchpad', ...Array<string>(40).fill('create_task')]);
+      published.push(session.tasks.length);
+    }
+    expect(published).toEqual(Array.from({ length: 15 }, (_, turn) => (turn + 1) * 40));
+    expect(session.tasks.map((task) => task.title)).toEqual(range('src/lib/m', 600).map((path) => `Build ${path}`));
+    expect(session.tasks.every((task) => task.kind === 'worker')).toBe(true);
+    const scratchpads = session.messages.flatMap((message) =>
+      message.role === 'assistant' ? message.toolCalls.filter((call) => call.name === 'write_scratchpad') : [],
+    );
+    expect(scratchpads[0]?.input).toContain('40 calls to publish now and 560 in the next answers');
+    expect(scratchpads[14]?.input).toContain('40 calls to publish now, 0 given up');
+    const waiting = session.turn();
+    expect(callNames(waiting)).toEqual([]);
+    expect(waiting.text).toMatch(/^Waiting for 600 handoffs .* and 588 more\)/);
+  });
+
+  it('sends retries beyond the cap in the next answer too', () => {
+    const session = createPlannerSession({ brief: goalWith(range('src/lib/m', 45)) });
+    expect(callNames(session.turn()).filter((name) => name === 'create_task')).toHaveLength(40);
+    expect(callNames(session.turn()).filter((name) => name === 'create_task')).toHaveLength(5);
+    for (const task of session.openTasks()) session.handOff(task.id, { status: 'failed', summary: 'The tests failed.' });
+    const first = session.turn();
+    expect(callNames(first).filter((name) => name === 'create_task')).toHaveLength(40);
+    const second = session.turn();
+    expect(callNames(second).filter((name) => name === 'create_task')).toHaveLength(5);
+    expect(session.tasks.slice(45).map((task) => task.retryOf)).toEqual(session.tasks.slice(0, 45).map((task) => task.id));
+    expect(callNames(session.turn())).toEqual([]);
+  });
+});

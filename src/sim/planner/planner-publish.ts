@@ -1,0 +1,128 @@
+import type { EarlierAttempt } from './planner-briefs.js';
+import { buildBrief, delegateBrief, fixBrief } from './planner-briefs.js';
+import type { ModuleRecord, PlannerLedger } from './planner-ledger.js';
+import { describePlan, plural, splitModules } from './planner-plan.js';
+import type { PlannerCall } from './planner-tool-calls.js';
+import type { Scenario, ScenarioModule } from '../scenario/scenario.js';
+import { testPathFor } from '../scenario/module-render.js';
+import { seededRoll } from '../seeded-roll.js';
+import type { SimOptions } from '../sim-options.js';
+
+/** Tasks (worker, delegated or fix) that may carry one module before the planner gives it up. */
+export const MAX_ATTEMPTS = 6;
+/** Refused create_task/delegate calls for one module before the planner gives it up. */
+export const MAX_PUBLISH_ERRORS = 3;
+/** Notes and concerns of a failed worker handoff quoted in the retry's brief (and all a summary keeps of them). */
+export const HANDOFF_NOTES_QUOTED = 3;
+export const HANDOFF_CONCERNS_QUOTED = 2;
+
+export function needsWork(record: ModuleRecord): boolean {
+  return record.phase === 'unpublished' || record.phase === 'not-landed' || record.phase === 'failing';
+}
+
+export function givenUp(record: ModuleRecord): boolean {
+  return needsWork(record) && (record.attempts >= MAX_ATTEMPTS || record.publishErrors >= MAX_PUBLISH_ERRORS);
+}
+
+/**
+ * Whether the planner tells a Build task of `module` to merge without running the tests (the
+ * `skiptests` knob): rolled per module, so a retry is told the same as its first attempt.
+ */
+export function toldToSkipTests(options: SimOptions, module: ScenarioModule): boolean {
+  return options.skiptests > 0 && seededRoll(options.seed, module.path, 0, 'skiptests') < options.skiptests;
+}
+
+/**
+ * One call per piece of work the modules need now: a fix task for each module whose tests
+ * fail on main, a retry (`retry_of` the failed task) for each module a worker did not land,
+ * and for the rest (never published, or not landed by a sub-planner) the split: a delegate
+ * per large area, a task per other module. A Build task told to skip the tests gets no
+ * acceptance checks, which would test it at the merge; a fix task is never told so.
+ */
+export function publishCalls(
+  scenario: Scenario,
+  ledger: PlannerLedger,
+  base: string,
+  tools: ReadonlySet<string>,
+  options: SimOptions,
+): PlannerCall[] {
+  const { project } = scenario;
+  const work = ledger.modules.filter((record) => needsWork(record) && !givenUp(record));
+  const pool = work.filter((record) => record.phase !== 'failing' && record.latestTask?.kind !== 'worker');
+  const split = tools.has('delegate')
+    ? splitModules(pool.map((record) => record.module), base)
+    : { delegated: [], tasks: pool.map((record) => record.module) };
+  const calls: PlannerCall[] = split.delegated.map(({ area, modules }) => {
+    const members = pool.filter((record) => modules.includes(record.module));
+    const earlier = members.some((record) => record.attempts > 0) ? groupHistory(members) : null;
+    return { name: 'delegate', input: { title: `Own ${area}`, scope: area, brief: delegateBrief(project, area, modules, earlier) } };
+  });
+  // Every task's work must leave the project's tests passing on main: colony checks that, unless
+  // the task was told to merge untested, when main's green check is the first to test it.
+  const acceptance = [project.test];
+  for (const record of work) {
+    const { module } = record;
+    const paths = pathsOf(project, module);
+    if (record.phase === 'failing') {
+      const brief = fixBrief(project, module, record.failingTests, history(record));
+      calls.push({ name: 'create_task', input: { title: `Fix ${module.path}: its tests fail on main`, brief, paths, acceptance } });
+      continue;
+    }
+    const retried = record.latestTask?.kind === 'worker' ? record.latestTask.id : null;
+    if (retried === null && !split.tasks.includes(module)) continue;
+    const skipTests = toldToSkipTests(options, module);
+    const brief = buildBrief(project, module, record.attempts > 0 ? history(record) : null, { skipTests });
+    const retry = retried === null ? {} : { retry_of: retried };
+    calls.push({ name: 'create_task', input: { title: `Build ${module.path}`, brief, ...retry, paths, ...(skipTests ? {} : { acceptance }) } });
+  }
+  return calls;
+}
+
+/** The files a task on `module` changes, as its brief names them: the module, its test file, the index. */
+function pathsOf(project: Scenario['project'], module: ScenarioModule): string[] {
+  return [module.path, testPathFor(module.path), project.index];
+}
+
+/**
+ * What the next attempt is told: the last problem, and the notes and concerns of a worker
+ * handoff that did not end done (a done one explains nothing about a later failure).
+ */
+function history(record: ModuleRecord): EarlierAttempt {
+  const handoff = record.latestTask?.handoff ?? null;
+  const lines = [...record.problems.slice(-1)];
+  if (handoff !== null && handoff.status !== 'done' && record.latestTask?.kind === 'worker') {
+    lines.push(...handoff.notes.slice(0, HANDOFF_NOTES_QUOTED), ...handoff.concerns.slice(0, HANDOFF_CONCERNS_QUOTED));
+  }
+  return { attempt: record.attempts + 1, of: MAX_ATTEMPTS, lines };
+}
+
+function groupHistory(members: readonly ModuleRecord[]): EarlierAttempt {
+  const lines = [...new Set(members.flatMap((record) => record.problems.slice(-1)))];
+  return { attempt: Math.max(...members.map((record) => record.attempts)) + 1, of: MAX_ATTEMPTS, lines };
+}
+
+/** The scratchpad: the plan, then where every module stands. */
+export function scratchpadContent(
+  ledger: PlannerLedger,
+  base: string,
+  owner: string,
+  { publishing, later }: { readonly publishing: number; readonly later: number },
+): string {
+  const count = (phase: ModuleRecord['phase']): number => ledger.modules.filter((record) => record.phase === phase).length;
+  const dropped = ledger.modules.filter(givenUp);
+  const plan = describePlan(
+    ledger.modules.map((record) => record.module),
+    base,
+    owner,
+  );
+  const lines = [
+    ...plan,
+    '',
+    `Progress: ${count('landed')} landed, ${count('open')} with a task, ` +
+      `${publishing} call${plural(publishing)} to publish now${later > 0 ? ` and ${later} in the next answers` : ''}, ${dropped.length} given up.`,
+    `Rules: up to ${MAX_ATTEMPTS} attempts per module; a failed worker task is retried with retry_of; ` +
+      'when nothing is open, run the tests on main and finish.',
+  ];
+  for (const record of dropped) lines.push(`- given up: ${record.module.path} after ${record.attempts} attempts`);
+  return lines.join('\n');
+}

@@ -1,0 +1,98 @@
+import type { Message } from '../../model/messages.js';
+import { carriesBudgetNotice } from '../protocol/budget-notice.js';
+import type { ConversationParts } from '../conversation-parts.js';
+import { resultsById, splitConversation } from '../conversation-parts.js';
+import type { PendingReminders } from '../protocol/reminder-protocol.js';
+import { carriesReminder, REFLECTION_REMINDER_OPENING, SCRATCHPAD_REMINDER_OPENING } from '../protocol/reminder-protocol.js';
+import type { ScenarioResult } from '../scenario/scenario.js';
+import { parseScenario } from '../scenario/scenario.js';
+import type { WorkerAction, WorkerFacts } from './worker-facts.js';
+import { foldWorkerActions, NO_FACTS } from './worker-facts.js';
+import { decodeFacts, readWorkerCarried } from './worker-state.js';
+import { readWorkerCall } from './worker-tool-calls.js';
+
+/** What the sim says when it gives up on a task; seeing it again in its own past keeps it quiet. */
+export const ABANDON_TEXT = 'I cannot continue with this task.';
+
+export interface ToolOutcome {
+  readonly content: string;
+  readonly isError: boolean;
+}
+
+/** Everything the sim takes from its conversation. It never looks anywhere else. */
+export interface WorkerConversation {
+  /** The first user message: the task. Empty when there is none. */
+  readonly taskText: string;
+  readonly scenario: ScenarioResult;
+  /** How many assistant answers the conversation already holds, counting those a summary replaced. */
+  readonly turn: number;
+  /** What its calls so far add up to; null when the task says nothing it can build. */
+  readonly facts: WorkerFacts | null;
+  /** True when an earlier answer of the sim's gave up on the task. */
+  readonly abandoned: boolean;
+  /** True when colony said the budget is used up: the sim hands off in this answer. */
+  readonly budgetUsedUp: boolean;
+  readonly reminders: PendingReminders;
+}
+
+/**
+ * What colony says when a worker is given a fresh workspace after a restart: whatever the sim
+ * wrote before is not there, so it starts its steps over, as a model reading that would.
+ */
+const FRESH_WORKSPACE_TEXT = 'You are now in a fresh workspace';
+
+/** Tool errors start with "error: " as well as carrying the flag: not every wire format keeps the flag. */
+const ERROR_PREFIX = 'error: ';
+
+export function readToolResult(content: string, isError: boolean): ToolOutcome {
+  if (content.startsWith(ERROR_PREFIX)) return { content: content.slice(ERROR_PREFIX.length), isError: true };
+  return { content, isError };
+}
+
+/** Reads the conversation from the latest summary's state (if any) and the messages after it. */
+export function readConversation(messages: readonly Message[]): WorkerConversation {
+  return readWorkerParts(splitConversation(messages));
+}
+
+/** Reads a conversation already split at its latest summary (conversation-parts.ts). */
+export function readWorkerParts(parts: ConversationParts): WorkerConversation {
+  const carried = readWorkerCarried(parts.carried);
+  const scenario = parseScenario(parts.firstUser);
+  const results = new Map<string, ToolOutcome>();
+  for (const [callId, result] of resultsById(parts.rest)) results.set(callId, readToolResult(result.content, result.isError));
+  let turn = carried?.turn ?? 0;
+  let abandoned = carried?.abandoned ?? false;
+  let scratchpad = carried?.reminders.scratchpad ?? false;
+  let reflection = carried?.reminders.reflection ?? false;
+  let start: WorkerFacts =
+    carried?.facts !== null && carried?.facts !== undefined && scenario.ok ? (decodeFacts(carried.facts, scenario.scenario) ?? NO_FACTS) : NO_FACTS;
+  let actions: WorkerAction[] = [];
+  for (const message of parts.rest) {
+    if (message.role === 'user') {
+      if (message.content.includes(FRESH_WORKSPACE_TEXT)) {
+        start = NO_FACTS;
+        actions = [];
+      }
+      if (carriesReminder(message, SCRATCHPAD_REMINDER_OPENING)) scratchpad = true;
+      if (carriesReminder(message, REFLECTION_REMINDER_OPENING)) reflection = true;
+    }
+    if (message.role !== 'assistant') continue;
+    turn += 1;
+    reflection = false;
+    if (message.toolCalls.length === 0 && message.text.startsWith(ABANDON_TEXT)) abandoned = true;
+    for (const raw of message.toolCalls) {
+      const call = readWorkerCall(raw);
+      if (call?.name === 'write_scratchpad') scratchpad = false;
+      actions.push({ call, result: results.get(raw.id) ?? null });
+    }
+  }
+  return {
+    taskText: parts.firstUser,
+    scenario,
+    turn,
+    facts: scenario.ok ? foldWorkerActions(start, actions, scenario.scenario) : null,
+    abandoned,
+    budgetUsedUp: (carried?.budgetUsedUp ?? false) || parts.rest.some(carriesBudgetNotice),
+    reminders: { scratchpad, reflection },
+  };
+}

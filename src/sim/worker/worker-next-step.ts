@@ -1,0 +1,289 @@
+import { GREEN_FAILURES_HEADING } from '../protocol/green-protocol.js';
+import { resolveConflicts } from './merge-conflict-resolution.js';
+import { EVIDENCE_FIRST_OPENING } from '../protocol/reminder-protocol.js';
+import type { Scenario, ScenarioModule } from '../scenario/scenario.js';
+import { indexLineFor, renderModuleSource, renderModuleTest, testPathFor } from '../scenario/module-render.js';
+import { seededRoll } from '../seeded-roll.js';
+import type { SimOptions } from '../sim-options.js';
+import { carriesSkipTestsLine } from '../protocol/skip-tests-protocol.js';
+import type { WorkerConversation } from './worker-conversation.js';
+import type { MergeAttempt, TestRun, WorkerFacts } from './worker-facts.js';
+import { readAfter, writtenAfter } from './worker-facts.js';
+import {
+  blockedHandoff,
+  budgetStoppedHandoff,
+  doneHandoff,
+  failingElsewhereHandoff,
+  liedHandoff,
+  skippedTestsHandoff,
+  stepFailedHandoff,
+  testsFailedHandoff,
+} from './worker-handoff.js';
+import { answerReminders } from './worker-reminders.js';
+import type { HandoffInput, WorkerCall } from './worker-tool-calls.js';
+import { stepKeyOf } from './worker-tool-calls.js';
+
+/** What the sim means to say and do this turn, before any fault is applied. */
+export interface PlannedTurn {
+  readonly text: string;
+  readonly calls: readonly WorkerCall[];
+}
+
+/** colony appends this heading to a retried task's brief, above what earlier attempts handed off. */
+const EARLIER_ATTEMPTS_HEADING = '## Earlier attempts';
+
+/** A step that keeps failing with tool errors is given up after this many. */
+const MAX_STEP_FAILURES = 3;
+/** Failing test runs (first attempt plus fixes) before the sim stops trying. */
+const MAX_FAILING_RUNS = 3;
+/** Merge conflicts before the sim stops trying to merge. */
+const MAX_CONFLICTS = 4;
+
+const REQUIRED_TOOLS = ['read_file', 'write_file', 'run_command'];
+
+/**
+ * The worker's next step, decided only from its conversation: what has succeeded so far
+ * says where it is, and it does whatever comes next. It answers reminders as it goes (see
+ * worker-reminders.ts), and a done handoff refused for want of evidence is made again with it.
+ */
+export function planWorkerTurn(conversation: WorkerConversation, toolNames: readonly string[], options: SimOptions): PlannedTurn {
+  const tools = new Set(toolNames);
+  if (!tools.has('submit_handoff')) {
+    return { text: 'I have no submit_handoff tool to report on this task with, so I cannot work on it.', calls: [] };
+  }
+  const parsed = conversation.scenario;
+  if (!parsed.ok || conversation.facts === null) {
+    const error = parsed.ok ? 'The task could not be read.' : parsed.error;
+    return handoff('I cannot tell what to build from this task, so I am handing it back.', blockedHandoff(error));
+  }
+  const missing = REQUIRED_TOOLS.filter((tool) => !tools.has(tool));
+  if (missing.length > 0) {
+    return handoff('I am missing tools this task needs.', {
+      status: 'blocked',
+      summary: `I cannot build and test the modules without the ${missing.join(', ')} tool${missing.length === 1 ? '' : 's'}. I changed nothing.`,
+      feedback: [`Give workers the ${missing.join(', ')} tool${missing.length === 1 ? '' : 's'}.`],
+    });
+  }
+  const { scenario } = parsed;
+  const facts = conversation.facts;
+  const next = nextStep({ scenario, facts, taskText: conversation.taskText, options, tools });
+  let planned = withEvidence(guardRepeatedFailures(next, facts), facts, skipsTests(conversation.taskText));
+  // Told this is its last call, it hands off now with what it has, unless it was about to anyway.
+  if (conversation.budgetUsedUp && !planned.calls.some((call) => call.name === 'submit_handoff')) {
+    planned = handoff('The budget is used up, so I am handing off what I have.', budgetStoppedHandoff(scenario, facts, planned.text));
+  }
+  return answerReminders(planned, { conversation, scenario, facts, tools });
+}
+
+function handoff(text: string, input: HandoffInput): PlannedTurn {
+  return { text, calls: [{ name: 'submit_handoff', input }] };
+}
+
+function guardRepeatedFailures(planned: PlannedTurn, facts: WorkerFacts): PlannedTurn {
+  for (const call of planned.calls) {
+    const failed = facts.stepFailures.get(stepKeyOf(call));
+    if (failed === undefined || failed.count < MAX_STEP_FAILURES) continue;
+    if (call.name === 'submit_handoff') {
+      return { text: `I could not submit my handoff: ${failed.lastError.split('\n')[0] ?? ''}`, calls: [] };
+    }
+    return handoff('This step keeps failing, so I am stopping.', stepFailedHandoff(stepKeyOf(call), failed.count, failed.lastError, facts));
+  }
+  return planned;
+}
+
+/**
+ * After colony refused a done handoff for want of evidence, the sim says so and submits again:
+ * its done handoff always carries the command it ran and the tail of its passing output, or,
+ * when it merged untested as its brief said, the same honest word that it did not run them.
+ */
+function withEvidence(planned: PlannedTurn, facts: WorkerFacts, skippedTests: boolean): PlannedTurn {
+  const refused = facts.stepFailures.get('submit_handoff')?.lastError.startsWith(EVIDENCE_FIRST_OPENING) ?? false;
+  const [call] = planned.calls;
+  if (!refused || call?.name !== 'submit_handoff' || call.input.status !== 'done') return planned;
+  const text = skippedTests
+    ? 'colony asked for evidence first: submitting again with the same evidence, that I did not run the tests because my brief said to merge without them.'
+    : 'colony asked for evidence first: submitting again with the command I ran and the tail of its output.';
+  return { text, calls: planned.calls };
+}
+
+/**
+ * Whether the worker merges without running the tests: its brief says so (SKIP_TESTS_LINE), and
+ * it is a first attempt, not a retry (colony's `## Earlier attempts`) nor a fix (a brief saying
+ * what fails on main), both of which are about tests that failed.
+ */
+export function skipsTests(taskText: string): boolean {
+  if (!carriesSkipTestsLine(taskText) || taskText.includes(EARLIER_ATTEMPTS_HEADING)) return false;
+  return !taskText.split('\n').some((line) => line.trim() === GREEN_FAILURES_HEADING);
+}
+
+interface StepContext {
+  readonly scenario: Scenario;
+  readonly facts: WorkerFacts;
+  readonly taskText: string;
+  readonly options: SimOptions;
+  readonly tools: ReadonlySet<string>;
+}
+
+function nextStep(context: StepContext): PlannedTurn {
+  const { scenario, facts, tools } = context;
+  const index = scenario.project.index;
+  const command = scenario.project.test;
+
+  if (tools.has('list_dir') && !facts.listed) {
+    return { text: 'Let me look at the repository first.', calls: [{ name: 'list_dir', input: { path: '.' } }] };
+  }
+  if (facts.index.state === 'unread') {
+    return { text: `Reading ${index} to see what the project exports so far.`, calls: [{ name: 'read_file', input: { path: index } }] };
+  }
+
+  for (const module of scenario.modules) {
+    const step = moduleStep(context, module);
+    if (step !== null) return step;
+  }
+
+  const lastMerge = facts.merges.at(-1);
+  if (lastMerge?.kind === 'conflict') {
+    for (const file of lastMerge.files) {
+      if (writtenAfter(facts, file, lastMerge.position)) continue;
+      const read = readAfter(facts, file, lastMerge.position);
+      if (read === null || (read.hasMarkers && read.content === null)) {
+        return {
+          text: `merge_to_main found conflicts in ${lastMerge.files.join(', ')}. Reading ${file} to resolve them.`,
+          calls: [{ name: 'read_file', input: { path: file } }],
+        };
+      }
+      if (!read.hasMarkers || read.content === null) continue;
+      const how = read.strategy === 'union-of-lines' ? "keeping both sides' lines, main's first" : 'keeping my side';
+      return {
+        text: `Resolving the conflict in ${file} by ${how}.`,
+        calls: [{ name: 'write_file', input: { path: file, content: resolveConflicts(read.content, read.strategy) } }],
+      };
+    }
+  }
+
+  if (skipsTests(context.taskText)) {
+    const why = `My brief says to merge without running the tests, so I did not run \`${command}\`.`;
+    return mergeThenHandOff(context, why, (merge) => skippedTestsHandoff({ scenario, facts, merge }));
+  }
+
+  const lastRun = facts.runs.at(-1);
+  if (lastRun === undefined || lastRun.position < facts.lastChange) {
+    return { text: `Running the project's tests: ${command}`, calls: [{ name: 'run_command', input: { command } }] };
+  }
+  if (!lastRun.passed) {
+    const failingRuns = facts.runs.filter((run) => !run.passed).length;
+    const wrong = scenario.modules.filter((module) => facts.moduleWrites.get(module.path)?.lastCorrect !== true);
+    if (liesAboutTests(context, wrong.length)) {
+      return mergeThenHandOff(context, 'The tests fail, but I am merging anyway.', (merge) => liedHandoff({ scenario, facts, merge }));
+    }
+    const elsewhere = failingElsewhere(scenario, lastRun);
+    if (wrong.length === 0 && elsewhere.length > 0) {
+      // Its own work is right and tested; what fails is other modules' on main, outside its task.
+      const why = `My modules' tests pass; what fails is outside my task (${elsewhere.slice(0, 3).join('; ')}).`;
+      return mergeThenHandOff(context, why, (merge) => failingElsewhereHandoff({ scenario, facts, run: lastRun, merge, failing: elsewhere }));
+    }
+    if (wrong.length === 0 || failingRuns >= MAX_FAILING_RUNS) {
+      return handoff('The tests still fail and I cannot fix it, so I am reporting the failure.', testsFailedHandoff(scenario, facts, lastRun));
+    }
+    const failing = lastRun.failing.filter((name) => !/\.test\.[cm]?js$/.test(name));
+    const what = failing.length > 0 ? ` (${failing.slice(0, 3).join('; ')})` : '';
+    return {
+      text: `The tests fail${what}. My ${wrong.map((module) => module.path).join(', ')} answers a case wrongly; rewriting it.`,
+      calls: wrong.map((module) => ({
+        name: 'write_file' as const,
+        input: { path: module.path, content: renderModuleSource(module, { buggy: false }) },
+      })),
+    };
+  }
+
+  return mergeThenHandOff(context, 'The tests pass.', (merge) => doneHandoff({ scenario, facts, passingRun: lastRun, merge }));
+}
+
+/**
+ * Lands the work (again, after a conflict was resolved and the tests ran) and then hands off
+ * with `handoffFor` the merge that landed it (null without a merge tool).
+ */
+function mergeThenHandOff(context: StepContext, why: string, handoffFor: (merge: MergeAttempt | null) => HandoffInput): PlannedTurn {
+  const { scenario, facts, tools } = context;
+  const lastMerge = facts.merges.at(-1);
+  if (!tools.has('merge_to_main')) return handoff(`${why} I have no merge tool, so I am handing off.`, handoffFor(null));
+  if (lastMerge !== undefined && (lastMerge.kind === 'merged' || lastMerge.kind === 'nothing')) {
+    return handoff('Merged. Handing off.', handoffFor(lastMerge));
+  }
+  const conflicts = facts.merges.filter((attempt) => attempt.kind === 'conflict').length;
+  if (conflicts >= MAX_CONFLICTS) {
+    return handoff('Merging keeps conflicting, so I am stopping.', stepFailedHandoff('merge_to_main', conflicts, lastMerge?.content ?? '', facts));
+  }
+  const message = `Add ${scenario.modules.map((module) => module.path).join(', ')} (${scenario.modules
+    .flatMap((module) => module.exports.map((fn) => fn.name))
+    .join(', ')}) with tests`;
+  return { text: `${why} Merging into main.`, calls: [{ name: 'merge_to_main', input: { message } }] };
+}
+
+/**
+ * The `lie` fault: its first attempt failed its tests, and rather than fix it the worker merges
+ * and claims done. Rolled once per task; a retried task, told what went wrong before, never lies.
+ */
+function liesAboutTests(context: StepContext, wrongModules: number): boolean {
+  const { options, facts, taskText } = context;
+  if (options.lie <= 0 || wrongModules === 0 || facts.runs[0]?.passed !== false) return false;
+  if (taskText.includes(EARLIER_ATTEMPTS_HEADING)) return false;
+  return seededRoll(options.seed, taskText, 0, 'lie') < options.lie;
+}
+
+/** Failing tests of the run that belong to none of the task's modules (by function name or test file); empty when any is its own. */
+function failingElsewhere(scenario: Scenario, run: TestRun): string[] {
+  const failing = run.failing;
+  const own = (name: string): boolean =>
+    scenario.modules.some(
+      (module) => name.includes(testPathFor(module.path)) || module.exports.some((fn) => name.startsWith(`${fn.name}(`)),
+    );
+  return failing.some(own) ? [] : [...failing];
+}
+
+/** The next step for one module, or null when it is written, tested and registered. */
+function moduleStep(context: StepContext, module: ScenarioModule): PlannedTurn | null {
+  const { scenario, facts, tools } = context;
+  const testPath = testPathFor(module.path);
+  const tested = facts.lastWrites.has(testPath);
+  if (!facts.lastWrites.has(module.path)) {
+    // Rolled per module, not per turn, so a retried write keeps the same first attempt.
+    const buggy = seededRoll(context.options.seed, `${context.taskText}\n${module.path}`, 0, 'bug') < context.options.bug;
+    const calls: WorkerCall[] = [{ name: 'write_file', input: { path: module.path, content: renderModuleSource(module, { buggy }) } }];
+    if (!tested) calls.push({ name: 'write_file', input: { path: testPath, content: renderModuleTest(module) } });
+    return { text: `Writing ${module.path}${tested ? '' : ' and its test'}.`, calls };
+  }
+  if (!tested) {
+    return { text: `Writing the test for ${module.path}.`, calls: [{ name: 'write_file', input: { path: testPath, content: renderModuleTest(module) } }] };
+  }
+  const index = scenario.project.index;
+  const line = indexLineFor(index, module.path);
+  if (facts.indexLinesSeen.has(line)) return null;
+  const text = `Re-exporting ${module.path} from ${index}.`;
+  const knowledge = facts.index;
+  if (knowledge.state === 'unread' || knowledge.state === 'stale') {
+    return { text: `Re-reading ${index} before I change it.`, calls: [{ name: 'read_file', input: { path: index } }] };
+  }
+  if (knowledge.state === 'missing' || knowledge.content.trim().length === 0) {
+    return { text, calls: [{ name: 'write_file', input: { path: index, content: `${line}\n` } }] };
+  }
+  if (!tools.has('edit_file')) {
+    const separator = knowledge.content.endsWith('\n') ? '' : '\n';
+    return { text, calls: [{ name: 'write_file', input: { path: index, content: `${knowledge.content}${separator}${line}\n` } }] };
+  }
+  const anchor = uniqueLastLines(knowledge.content);
+  return {
+    text,
+    calls: [{ name: 'edit_file', input: { path: index, old_string: anchor, new_string: `${anchor}\n${line}` } }],
+  };
+}
+
+/** The fewest last lines of `content` that occur in it only once: an anchor to append after. */
+export function uniqueLastLines(content: string): string {
+  const lines = content.replace(/\s+$/, '').split('\n');
+  for (let count = 1; count <= lines.length; count += 1) {
+    const anchor = lines.slice(-count).join('\n');
+    if (content.split(anchor).length === 2) return anchor;
+  }
+  return lines.join('\n');
+}

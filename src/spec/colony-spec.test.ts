@@ -1,0 +1,32 @@
+import { describe, expect, it } from 'vitest';
+import { parseColonySpec } from './colony-spec.js';
+
+function goal(spec: unknown): string {
+  return `# A goal\n\nMake the CLI faster.\n\n\`\`\`colony-spec\n${JSON.stringify(spec, null, 2)}\n\`\`\`\n`;
+}
+
+describe('parseColonySpec', () => {
+  it('finds no spec in a goal without a block', () => {
+    expect(parseColonySpec('# Speed\n\nMake the CLI start in under 100 ms.\n')).toEqual({ ok: true, spec: null });
+  });
+
+  it('takes a block with the test command alone, as a real goal carries it', () => {
+    expect(parseColonySpec(goal({ project: { test: 'npm test' } }))).toEqual({ ok: true, spec: { project: { test: 'npm test' } } });
+    expect(parseColonySpec(goal({}))).toEqual({ ok: true, spec: {} });
+  });
+
+  it('takes a module list and checks it as strictly as the sim does', () => {
+    const modules = [{ path: 'src/a.js', exports: [{ name: 'a', cases: [{ args: [1], returns: 1 }, { args: [1], returns: 2 }] }] }];
+    const parsed = parseColonySpec(goal({ modules }));
+    expect(parsed.ok).toBe(false);
+    expect(parsed.ok ? '' : parsed.error).toContain('- modules[0].exports[0].cases: two cases give different answers for the arguments [1]');
+  });
+
+  it('refuses a wrong field by its path, and a block that is not JSON', () => {
+    const wrong = parseColonySpec(goal({ project: { test: '', index: 'src/index.ts' } }));
+    expect(wrong.ok ? '' : wrong.error).toContain('- project.test: must be the command that runs the tests');
+    expect(wrong.ok ? '' : wrong.error).toContain('- project.index: must be a relative path ending in .js');
+    const broken = parseColonySpec('```colony-spec\n{ "project": \n```');
+    expect(broken.ok ? '' : broken.error).toMatch(/^The colony-spec block is not valid JSON: .+/);
+  });
+});
