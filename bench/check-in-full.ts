@@ -2,7 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { failureLines } from '../src/orchestrator/check-failures.js';
+import { failureLines } from '../src/orchestrator/green/check-failures.js';
 import { runGit } from '../src/workspace/git/git.js';
 
 /** What the project's check prints on one commit when nothing of its output is cut. */

@@ -8,7 +8,7 @@ import { createGroupFlush } from '../src/store/events/group-flush.js';
 import { openSqliteEventStore } from '../src/store/sqlite/sqlite-event-store.js';
 import { resolveModel } from '../src/model/registry.js';
 import { SIM_MODEL_FACTORY } from '../src/sim/sim-model-factory.js';
-import { runRunSession } from '../src/orchestrator/run-session.js';
+import { runRunSession } from '../src/orchestrator/session/run-session.js';
 import { chaosProblems } from '../test/support/chaos-checks.js';
 import { createExampleRepository } from '../test/support/example-repository.js';
 import { runWithKills } from '../test/support/chaos-run.js';

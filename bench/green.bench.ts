@@ -1,6 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import { loadavg } from 'node:os';
-import { CHECK_FAILURE_LINES, CHECK_OUTPUT_BYTES } from '../src/orchestrator/green-snapshot.js';
+import { CHECK_FAILURE_LINES, CHECK_OUTPUT_BYTES } from '../src/orchestrator/green/green-snapshot.js';
 import type { BenchRow, BenchSection } from './bench-row.js';
 import type { GreenChildFigures, LastSnapshot } from './green-run-child.js';
 

@@ -7,7 +7,7 @@ import { runAgent, type AgentRecorder } from '../src/agent/agent-loop.js';
 import type { ChatModel, ModelResult } from '../src/model/chat-model.js';
 import { resolveModel } from '../src/model/registry.js';
 import { SIM_MODEL_FACTORY } from '../src/sim/sim-model-factory.js';
-import { runWorkSession } from '../src/orchestrator/work-session.js';
+import { runWorkSession } from '../src/orchestrator/session/work-session.js';
 import { openSqliteEventStore } from '../src/store/sqlite/sqlite-event-store.js';
 import { echoModel, echoTool } from './echo-agent.js';
 import type { BenchRow } from './bench-row.js';

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { resolveModel } from '../src/model/registry.js';
 import { SIM_MODEL_FACTORY } from '../src/sim/sim-model-factory.js';
-import { runRunSession } from '../src/orchestrator/run-session.js';
+import { runRunSession } from '../src/orchestrator/session/run-session.js';
 import { runGit } from '../src/workspace/git/git.js';
 import { generatedGoal } from './generated-goal.js';
 

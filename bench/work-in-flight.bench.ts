@@ -4,10 +4,10 @@ import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import type { EventInput } from '../src/store/events/event-store.js';
 import { openSqliteEventStore } from '../src/store/sqlite/sqlite-event-store.js';
-import { renderFilesInFlight } from '../src/orchestrator/files-in-flight-notice.js';
-import { defaultPromptSet } from '../src/orchestrator/prompt-set.js';
-import { createWorkInFlight } from '../src/orchestrator/work-in-flight.js';
-import { createWorkInFlightFold, WORK_IN_FLIGHT_EVENT_TYPES } from '../src/orchestrator/work-in-flight-fold.js';
+import { renderFilesInFlight } from '../src/orchestrator/roles/planner/files-in-flight-notice.js';
+import { defaultPromptSet } from '../src/orchestrator/prompts/prompt-set.js';
+import { createWorkInFlight } from '../src/orchestrator/roles/planner/work-in-flight.js';
+import { createWorkInFlightFold, WORK_IN_FLIGHT_EVENT_TYPES } from '../src/orchestrator/roles/planner/work-in-flight-fold.js';
 import type { BenchRow } from './bench-row.js';
 
 /**

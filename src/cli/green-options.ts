@@ -1,5 +1,5 @@
 import { InvalidArgumentError, type Command } from 'commander';
-import { DEFAULT_GREEN_SETTINGS, describeGreenEvery, parseGreenEvery, type GreenSettings } from '../orchestrator/green-settings.js';
+import { DEFAULT_GREEN_SETTINGS, describeGreenEvery, parseGreenEvery, type GreenSettings } from '../orchestrator/green/green-settings.js';
 import { commandText, positiveNumber } from './command-context.js';
 
 /** The flags of `colony run` for the green loop. */

@@ -1,6 +1,6 @@
 import type { ColonyEvent } from '../events/event-types.js';
 import { followRun, type EventReader } from '../observe/replay/run-reader.js';
-import { eventsDatabasePath } from '../orchestrator/state-directory.js';
+import { eventsDatabasePath } from '../orchestrator/setup/state-directory.js';
 import type { EventQuery } from '../store/events/event-store.js';
 import { openSqliteEventStore } from '../store/sqlite/sqlite-event-store.js';
 import type { EventStore } from '../store/events/event-store.js';

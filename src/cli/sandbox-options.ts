@@ -1,5 +1,5 @@
 import { Option, type Command } from 'commander';
-import type { SandboxSettings } from '../orchestrator/command-sandbox.js';
+import type { SandboxSettings } from '../orchestrator/setup/command-sandbox.js';
 import { parseNetworkPolicy, type NetworkPolicyResult } from '../sandbox/network/network-policy.js';
 import { resolveCommandLimits } from '../sandbox/process/command-limits.js';
 import type { SandboxMethod } from '../sandbox/sandbox.js';

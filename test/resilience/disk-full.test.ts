@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ColonyEvent } from '../../src/events/event-types.js';
 import { resolveModel } from '../../src/model/registry.js';
 import { SIM_MODEL_FACTORY } from '../../src/sim/sim-model-factory.js';
-import { runRunSession } from '../../src/orchestrator/run-session.js';
+import { runRunSession } from '../../src/orchestrator/session/run-session.js';
 import { confinedTestsUnavailable } from '../../src/sandbox/testing/confined-test-support.js';
 import { createExampleRepository, type ExampleRepository } from '../support/example-repository.js';
 import { chaosProblems } from '../support/chaos-checks.js';

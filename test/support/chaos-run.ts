@@ -3,7 +3,7 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
-import { runIdentities } from '../../src/orchestrator/command-sandbox.js';
+import { runIdentities } from '../../src/orchestrator/setup/command-sandbox.js';
 import { createExampleRepository, type ExampleRepository } from './example-repository.js';
 
 const COLONY = fileURLToPath(new URL('../../bin/colony.js', import.meta.url));

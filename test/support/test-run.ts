@@ -12,11 +12,11 @@ import type { TaskRecord, TaskStore } from '../../src/store/tasks/task-store.js'
 import { openRepository } from '../../src/workspace/git/repository.js';
 import { createWorktreeProvider } from '../../src/workspace/providers/worktree/worktree-provider.js';
 import { createExampleRepository, type ExampleRepository } from './example-repository.js';
-import { unconfinedCommandRunners } from '../../src/orchestrator/command-sandbox.js';
-import { defaultPromptSet } from '../../src/orchestrator/prompt-set.js';
-import type { RunContext } from '../../src/orchestrator/run-context.js';
-import { Wakeups } from '../../src/orchestrator/wakeups.js';
-import { createWorkInFlight } from '../../src/orchestrator/work-in-flight.js';
+import { unconfinedCommandRunners } from '../../src/orchestrator/setup/command-sandbox.js';
+import { defaultPromptSet } from '../../src/orchestrator/prompts/prompt-set.js';
+import type { RunContext } from '../../src/orchestrator/runner/run-context.js';
+import { Wakeups } from '../../src/orchestrator/runner/wakeups.js';
+import { createWorkInFlight } from '../../src/orchestrator/roles/planner/work-in-flight.js';
 
 /**
  * What the runner's tests share: a scripted planner, the sim, and a run over a real example

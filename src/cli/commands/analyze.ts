@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import type { Command } from 'commander';
 import { createRunAnalysisFold, formatRunAnalysis, type RunAnalysis } from '../../observe/analysis/run-analysis.js';
 import { readAll } from '../../observe/replay/run-reader.js';
-import { eventsDatabasePath } from '../../orchestrator/state-directory.js';
+import { eventsDatabasePath } from '../../orchestrator/setup/state-directory.js';
 import type { EventStore } from '../../store/events/event-store.js';
 import { openSqliteEventStore } from '../../store/sqlite/sqlite-event-store.js';
 import { EXIT_OK, usageError, type CommandContext } from '../command-context.js';

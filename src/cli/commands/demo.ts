@@ -5,7 +5,7 @@ import { Option, type Command } from 'commander';
 import { resolveModel } from '../../model/registry.js';
 import { CLI_MODEL_FACTORIES } from '../model-factories.js';
 import { formatEventLine } from '../../observe/view/format-event.js';
-import { runRunSession } from '../../orchestrator/run-session.js';
+import { runRunSession } from '../../orchestrator/session/run-session.js';
 import { runGit } from '../../workspace/git/git.js';
 import { EXIT_FAILED, EXIT_OK, positiveInteger, usageError, type CommandContext } from '../command-context.js';
 import { formatRunSummary, readRunStatus } from './run-report.js';

@@ -3,7 +3,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { InvalidArgumentError, type Command } from 'commander';
 import { EVENT_TYPES, type EventType } from '../../events/event-types.js';
 import { formatEventLine } from '../../observe/view/format-event.js';
-import { eventsDatabasePath } from '../../orchestrator/work-session.js';
+import { eventsDatabasePath } from '../../orchestrator/session/work-session.js';
 import type { EventQuery } from '../../store/events/event-store.js';
 import { openSqliteEventStore } from '../../store/sqlite/sqlite-event-store.js';
 import { EXIT_OK, positiveInteger, usageError, type CommandContext } from '../command-context.js';

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { foldRunStatus } from '../../observe/status/run-status.js';
 import { greenAdvanced, greenChecked } from '../../observe/testing/green-events.js';
 import { openScriptedRun } from '../../observe/testing/scripted-run.js';
-import type { RunSessionResult } from '../../orchestrator/run-session.js';
+import type { RunSessionResult } from '../../orchestrator/session/run-session.js';
 import { formatRunSummary } from './run-report.js';
 
 const GREEN = 'a'.repeat(40);

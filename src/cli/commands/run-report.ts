@@ -1,9 +1,9 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { acceptanceLines, budgetLines, foldRunStatus, greenLines, wallTime, type RunStatus } from '../../observe/status/run-status.js';
-import type { RunSessionResult } from '../../orchestrator/run-session.js';
-import { acquireRunLock } from '../../orchestrator/run-lock.js';
-import { eventsDatabasePath } from '../../orchestrator/state-directory.js';
+import type { RunSessionResult } from '../../orchestrator/session/run-session.js';
+import { acquireRunLock } from '../../orchestrator/setup/run-lock.js';
+import { eventsDatabasePath } from '../../orchestrator/setup/state-directory.js';
 import { openSqliteEventStore } from '../../store/sqlite/sqlite-event-store.js';
 import { openSqliteTaskStore } from '../../store/sqlite/sqlite-task-store.js';
 import type { TaskStore } from '../../store/tasks/task-store.js';

@@ -7,8 +7,8 @@ import type { PriceTable } from '../../model/prices.js';
 import { modelPrice, resolveModel } from '../../model/registry.js';
 import { CLI_MODEL_FACTORIES } from '../model-factories.js';
 import { formatEventLine } from '../../observe/view/format-event.js';
-import type { Exhaustion } from '../../orchestrator/budget-ledger.js';
-import { runRunSession, type RunSessionResult } from '../../orchestrator/run-session.js';
+import type { Exhaustion } from '../../orchestrator/budget/budget-ledger.js';
+import { runRunSession, type RunSessionResult } from '../../orchestrator/session/run-session.js';
 import type { RunStatus } from '../../observe/status/run-status.js';
 import { formatAmount } from '../../events/budget-figures.js';
 import type { WorkspaceMethodChoice } from '../../workspace/providers/choose-workspace-provider.js';
@@ -28,7 +28,7 @@ import { addSandboxOptions, reportSandboxSettings, type SandboxFlags } from '../
 import { addFreshnessOptions, freshnessOf, type FreshnessFlags } from '../freshness-options.js';
 import { addGreenOptions, greenSettingsOf, type GreenFlags } from '../green-options.js';
 import { startRunDisplay } from '../run-display.js';
-import { defaultStateDir } from '../../orchestrator/state-directory.js';
+import { defaultStateDir } from '../../orchestrator/setup/state-directory.js';
 
 interface RunFlags extends SandboxFlags, FreshnessFlags, GreenFlags {
   readonly repo: string;

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { sendToPlanner } from '../../orchestrator/steering.js';
+import { sendToPlanner } from '../../orchestrator/steering/steering.js';
 import { EXIT_OK, usageError, type CommandContext } from '../command-context.js';
 import { addSteeringOptions, steerRun } from '../state-dir-flags.js';
 

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { stopAgent } from '../../orchestrator/steering-controls.js';
+import { stopAgent } from '../../orchestrator/steering/steering-controls.js';
 import { EXIT_OK, usageError, type CommandContext } from '../command-context.js';
 import { addSteeringOptions, steerRun } from '../state-dir-flags.js';
 

@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import { followRun } from '../../observe/replay/run-reader.js';
-import { eventsDatabasePath } from '../../orchestrator/state-directory.js';
+import { eventsDatabasePath } from '../../orchestrator/setup/state-directory.js';
 import { openSqliteEventStore } from '../../store/sqlite/sqlite-event-store.js';
 import type { EventStore } from '../../store/events/event-store.js';
 import { liveSource } from '../../ui/tui/sources.js';

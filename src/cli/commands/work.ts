@@ -4,7 +4,7 @@ import { handoffLists, type Handoff } from '../../events/handoff.js';
 import { resolveModel } from '../../model/registry.js';
 import { CLI_MODEL_FACTORIES } from '../model-factories.js';
 import { formatEventLine } from '../../observe/view/format-event.js';
-import { runWorkSession } from '../../orchestrator/work-session.js';
+import { runWorkSession } from '../../orchestrator/session/work-session.js';
 import { addSandboxOptions, reportSandboxSettings, type SandboxFlags } from '../sandbox-options.js';
 import { announcingPromptOverrides } from '../prompt-override-notice.js';
 import type { WorkspaceMethodChoice } from '../../workspace/providers/choose-workspace-provider.js';

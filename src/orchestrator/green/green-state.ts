@@ -1,0 +1,121 @@
+import type { EventStore } from '../../store/events/event-store.js';
+import type { TaskStore } from '../../store/tasks/task-store.js';
+import type { FailureReport } from './green-report.js';
+
+/** A failure a red snapshot showed that no passing snapshot has cleared yet. */
+export interface OpenFailure {
+  /** Its first bad commit, or `before-the-run`: what makes it one failure. */
+  readonly key: string;
+  /** The failure lines it brought (more may join as later snapshots show them). */
+  lines: string[];
+  /** Where it came from; null for lines no commit could be found for (key `untraced-<snapshot>`). */
+  readonly report: FailureReport | null;
+}
+
+/** What the green loop knows between snapshots. */
+export interface GreenState {
+  /** The last commit a snapshot passed on in this run; null before the first. */
+  good: string | null;
+  lastSnapshot: { commit: string; passed: boolean } | null;
+  /** When the last snapshot was taken; null before the first. */
+  readonly lastSnapshotAt: number | null;
+  /**
+   * The check the last snapshot ran: a later commit whose files no longer name one (a broken
+   * package.json) is checked with it, and fails, rather than counting as having no check.
+   */
+  command: string | null;
+  open: OpenFailure[];
+  /** Failures already told to a planner, by key: each is told once. */
+  readonly reported: Set<string>;
+  /**
+   * Failure lines of open failures a red snapshot no longer showed, by the commit of that
+   * snapshot: fixed there while main stayed red for other reasons. Lines that come back were
+   * brought again after that commit, so their bisect starts there. Cleared by a pass.
+   */
+  readonly fixedAt: Map<string, string>;
+}
+
+/**
+ * Closes the open failures `shown` (a red snapshot's failure lines at `commit`) no longer
+ * holds: fixed by then. Their lines are remembered as fixed at `commit`.
+ */
+export function closeFixedFailures(state: GreenState, shown: readonly string[], commit: string): void {
+  const still = new Set(shown);
+  for (const failure of state.open) {
+    if (failure.lines.some((line) => still.has(line))) continue;
+    for (const line of failure.lines) state.fixedAt.set(line, commit);
+  }
+  state.open = state.open.filter((failure) => failure.lines.some((line) => still.has(line)));
+}
+
+/** A pass: nothing is open, and no line's floor is older than the passing commit. */
+export function markPassed(state: GreenState, commit: string): void {
+  state.good = commit;
+  state.open = [];
+  state.fixedAt.clear();
+}
+
+/**
+ * The loop's state as the run's log left it: a resumed run neither snapshots from scratch nor
+ * tells a planner again of a failure it was told of before the restart.
+ */
+export function restoreGreenState(events: EventStore, tasks: TaskStore, runId: string): GreenState {
+  const state: GreenState = { good: null, lastSnapshot: null, lastSnapshotAt: null, command: null, open: [], reported: new Set(), fixedAt: new Map() };
+  let lastSnapshotAt: number | null = null;
+  for (const event of events.read({ runId, types: ['green.checked', 'green.bisected'] })) {
+    if (event.type === 'green.checked') {
+      state.lastSnapshot = { commit: event.data.commit, passed: event.data.passed };
+      state.command = event.data.command;
+      lastSnapshotAt = event.ts;
+      // As the loop did at the time: a pass clears, a red snapshot closes what it no longer shows.
+      if (event.data.passed) markPassed(state, event.data.commit);
+      else closeFixedFailures(state, event.data.failures, event.data.commit);
+      continue;
+    }
+    if (event.type !== 'green.bisected') continue;
+    const { data } = event;
+    const key = data.firstBad ?? 'before-the-run';
+    state.reported.add(key);
+    const open = state.open.find((failure) => failure.key === key);
+    if (open !== undefined) {
+      open.lines = [...new Set([...open.lines, ...data.failures])];
+      continue;
+    }
+    const title = data.taskId === null ? null : (tasks.getTask(data.taskId)?.title ?? null);
+    state.open.push({
+      key,
+      lines: [...data.failures],
+      report: {
+        origin: { firstBad: data.firstBad, good: data.good, lines: data.failures, checks: data.checks, durationMs: data.durationMs },
+        culprit: { taskId: data.taskId, title, agentId: data.agentId, plannerTaskId: data.plannerTaskId },
+        subject: data.subject,
+      },
+    });
+  }
+  return { ...state, lastSnapshotAt };
+}
+
+/**
+ * The trunk when a run first started, as its log tells it (the green loop's floor before any
+ * snapshot passed, for a resumed run and for `colony green --now`): what main was before the
+ * run's first landing, or `mainNow` when nothing landed.
+ */
+export function runGreenBase(events: EventStore, runId: string, mainNow: string): string {
+  const first = events.read({ runId, types: ['merge.landed'], limit: 1 })[0];
+  return first?.type === 'merge.landed' ? first.data.mainBefore : mainNow;
+}
+
+/**
+ * The run's goal as it stands: the latest edit the root planner was told of (`goal.changed`),
+ * else the root task's brief. It is what the run is checked and judged by.
+ */
+export function goalAsItStands(events: EventStore, tasks: TaskStore, runId: string, rootTaskId: string): string {
+  const edited = events.read({ runId, types: ['goal.changed'] }).findLast((event) => event.type === 'goal.changed' && event.data.goal !== undefined);
+  return (edited?.type === 'goal.changed' ? edited.data.goal : undefined) ?? tasks.getTask(rootTaskId)?.body ?? '';
+}
+
+/** The shared dependency install a run prepared, if it is still on disk; null otherwise. */
+export function runDependencyLayer(events: EventStore, runId: string, exists: (path: string) => boolean): string | null {
+  const prepared = events.read({ runId, types: ['dependencies.prepared'] }).findLast((event) => event.type === 'dependencies.prepared');
+  return prepared?.type === 'dependencies.prepared' && exists(prepared.data.layerDir) ? prepared.data.layerDir : null;
+}

@@ -1,0 +1,248 @@
+import { readFileSync } from 'node:fs';
+import { posix } from 'node:path';
+import type { AgentOutcome, AgentRecorder } from '../../../agent/agent-loop.js';
+import type { Handoff } from '../../../events/handoff.js';
+import { newShortId } from '../../../events/ids.js';
+import type { Lease, TaskRecord } from '../../../store/tasks/task-store.js';
+import type { FinishReport, PlannerBoard, Published, TaskOverlap } from '../../../tools/planner-tools.js';
+import { earlierAttemptsSection, type EarlierAttempt } from './handoff-message.js';
+import { normalizeRepoPath } from './path-overlap.js';
+import { RUNNER_WAKEUP, type ReleaseGate, type RunContext } from '../../runner/run-context.js';
+import type { ReleaseVerdict } from '../../green/green-loop.js';
+import { taskCreatedEvent } from '../../resume/task-created-event.js';
+
+const ACCEPTANCE_BRIEF = readFileSync(new URL('./acceptance-brief.md', import.meta.url), 'utf8').trim();
+
+/** Sub-planners may delegate this deep below the root; deeper scopes would be smaller than a task. */
+const MAX_PLANNER_DEPTH = 8;
+
+export interface RecordingPlannerBoard extends PlannerBoard {
+  /** The planner's latest `finish`, or null when it has not finished (or not since it replanned). */
+  readonly finished: () => FinishReport | null;
+}
+
+/** The first line colony puts above a sub-planner's brief. */
+export function scopeLine(scope: string): string {
+  return `Your scope: \`${scope}\` (you own this slice of the repository).`;
+}
+
+/** What a board needs of its run. */
+export type BoardContext = Pick<RunContext, 'runId' | 'tasks' | 'wakeups' | 'now' | 'workInFlight' | 'green'>;
+
+/** What a board may know beyond its task: the planner's lease, and its finish before a restart. */
+export interface BoardExtras {
+  /**
+   * The lease the planner runs under: its publishes and andon are fenced by it, so an older
+   * incarnation of the planner (its lease lapsed and the task was claimed again) changes nothing.
+   */
+  readonly lease?: () => Lease;
+  /** The planner's `finish` before a restart, when nothing was published after it. */
+  readonly finished?: FinishReport | null;
+}
+
+/** One planner's board: its tasks go into the store as its children, its andon and finish are recorded. */
+export function createPlannerBoard(context: BoardContext, task: TaskRecord, agentId: string, recorder: AgentRecorder, extras: BoardExtras = {}): RecordingPlannerBoard {
+  let finished: FinishReport | null = extras.finished ?? null;
+  const publish = (
+    input: {
+      kind: TaskRecord['kind'];
+      title: string;
+      body: string;
+      scope: string | null;
+      retryOf: string | null;
+      paths: readonly string[];
+      acceptance: readonly string[];
+    },
+    overlaps: readonly TaskOverlap[],
+  ): Published => {
+    const created = context.tasks.createTask(
+      { id: newShortId('task'), runId: context.runId, parentTaskId: task.id, createdBy: agentId, ...input },
+      context.now(),
+      extras.lease?.(),
+    );
+    if (!created.ok) return { ok: false, error: created.reason };
+    const taskId = created.task.id;
+    recorder.record(taskCreatedEvent(created.task));
+    // Recorded before any runner can act on it.
+    recorder.flush();
+    finished = null;
+    context.wakeups.wake(RUNNER_WAKEUP);
+    return { ok: true, taskId, overlaps };
+  };
+
+  return {
+    finished: () => finished,
+    createTask(input) {
+      const paths = checkPaths(input.paths);
+      if (!paths.ok) return paths;
+      let body = input.brief;
+      if (input.retryOf !== null) {
+        const attempts = earlierAttempts(context, task, input.retryOf);
+        if (!attempts.ok) return attempts;
+        const section = earlierAttemptsSection(attempts.attempts);
+        if (section !== '') body = `${body}\n\n${section}`;
+      }
+      const acceptance = (input.acceptance ?? []).map((command) => command.trim());
+      if (acceptance.length > 0) body = `${body}\n\n${acceptanceSection(acceptance)}`;
+      // Measured before publishing, so the new task does not meet itself.
+      const overlaps = paths.paths.length === 0 ? [] : context.workInFlight.overlapsWith(paths.paths, task.id);
+      return publish({ kind: 'worker', title: input.title, body, scope: null, retryOf: input.retryOf, paths: paths.paths, acceptance }, overlaps);
+    },
+    delegate(input) {
+      const scope = checkScope(context, task, input.scope);
+      if (!scope.ok) return scope;
+      return publish(
+        { kind: 'planner', title: input.title, body: `${scopeLine(scope.scope)}\n\n${input.brief}`, scope: scope.scope, retryOf: null, paths: [], acceptance: [] },
+        [],
+      );
+    },
+    writeScratchpad(content) {
+      recorder.record({ type: 'scratchpad.written', data: { content } });
+    },
+    setAndon(paused, reason) {
+      // A stale incarnation's andon is refused by the store and changes nothing.
+      if (!context.tasks.setAndon(task.id, paused, context.now(), extras.lease?.())) return;
+      recorder.record({ type: 'andon.changed', data: { taskId: task.id, paused, reason } });
+      if (!paused) context.wakeups.wake(RUNNER_WAKEUP);
+    },
+    async finish(report, signal) {
+      // The run ends done only on a passing release snapshot: the root planner's done waits for it.
+      if (task.parentTaskId === null && report.status === 'done' && context.green !== undefined) {
+        const release = await releaseUnlessStopped(context.green, signal);
+        if (release.stopped) return { ok: false, error: 'The run is stopping, so it cannot finish now; when it goes on, finish again.' };
+        if (!release.passed) return { ok: false, error: release.refusal ?? 'The run cannot finish as done yet: the release snapshot of main does not pass.' };
+      }
+      finished = report;
+      recorder.record({ type: 'planner.finished', data: { taskId: task.id, status: report.status, summary: report.summary } });
+      return { ok: true };
+    },
+  };
+}
+
+/**
+ * The release verdict, or a stopped one as soon as the planner is stopped (`colony stop`, a
+ * budget, the run ending): its finish does not wait out a check it will not use.
+ */
+function releaseUnlessStopped(gate: ReleaseGate, signal: AbortSignal | undefined): Promise<ReleaseVerdict> {
+  const stoppedVerdict: ReleaseVerdict = { passed: false, stopped: true, check: null, refusal: null };
+  if (signal === undefined) return gate.release();
+  if (signal.aborted) return Promise.resolve(stoppedVerdict);
+  return new Promise((resolve, reject) => {
+    const onAbort = () => resolve(stoppedVerdict);
+    signal.addEventListener('abort', onAbort, { once: true });
+    gate.release().then(
+      (verdict) => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(verdict);
+      },
+      (error: unknown) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(error instanceof Error ? error : new Error(String(error)));
+      },
+    );
+  });
+}
+
+/** The section colony puts at the end of a worker's brief naming the commands its work must pass on main. */
+export function acceptanceSection(commands: readonly string[]): string {
+  const listed = commands.map((command) => `- \`${command.replace(/\n/g, ' ')}\``).join('\n');
+  // A function replacement: a command's own `$&` or `$$` is text, not a pattern.
+  return ACCEPTANCE_BRIEF.replace('{{commands}}', () => listed);
+}
+
+/** The handoff a planner's `finish` becomes for its parent; `outcome` says how its loop ended after it. */
+export function handoffFromFinish(report: FinishReport, outcome: AgentOutcome): Handoff {
+  const after = outcome.status === 'failed' ? [`After it finished, it took in later messages and then stopped: ${outcome.reason}.`] : [];
+  return {
+    status: report.status,
+    summary: report.summary,
+    commits: [],
+    evidence: '',
+    notes: [...report.notes, ...after],
+    concerns: [...report.concerns],
+    deviations: [],
+    findings: [...report.findings],
+    feedback: [...report.feedback],
+    followUps: [...report.followUps],
+    synthetic: false,
+  };
+}
+
+type AttemptsResult = { ok: true; attempts: EarlierAttempt[] } | { ok: false; error: string };
+
+/** The handoffs of the task being retried and of every task it retried in turn, oldest first. */
+function earlierAttempts(context: BoardContext, planner: TaskRecord, retryOf: string): AttemptsResult {
+  const attempts: EarlierAttempt[] = [];
+  let id: string | null = retryOf;
+  const seen = new Set<string>();
+  while (id !== null && !seen.has(id)) {
+    seen.add(id);
+    const earlier = context.tasks.getTask(id);
+    if (earlier === null || earlier.runId !== context.runId || earlier.parentTaskId !== planner.id) {
+      return { ok: false, error: `retry_of: ${id} is not one of your tasks. Pass the id from a "Created task" result, or leave retry_of out.` };
+    }
+    if (earlier.kind !== 'worker') {
+      return { ok: false, error: `retry_of: ${id} is a delegated scope, not a worker task; delegate the scope again instead.` };
+    }
+    attempts.unshift({ taskId: earlier.id, handoffs: earlier.handoff === null ? [] : [earlier.handoff] });
+    id = earlier.retryOf;
+  }
+  return { ok: true, attempts };
+}
+
+type PathsResult = { ok: true; paths: string[] } | { ok: false; error: string };
+
+/** Declared paths in one spelling, each once; refused when one is not a path inside the repository. */
+function checkPaths(requested: readonly string[]): PathsResult {
+  const paths: string[] = [];
+  for (const path of requested) {
+    const normalized = normalizeRepoPath(path);
+    if (normalized === null) {
+      return {
+        ok: false,
+        error: `paths: ${JSON.stringify(path)} is not a file or folder inside the repository; give paths relative to its root, like src/text/pad.js or src/text/.`,
+      };
+    }
+    if (!paths.includes(normalized)) paths.push(normalized);
+  }
+  return { ok: true, paths };
+}
+
+type ScopeResult = { ok: true; scope: string } | { ok: false; error: string };
+
+function checkScope(context: BoardContext, planner: TaskRecord, requested: string): ScopeResult {
+  const trimmed = requested.trim().replace(/^\.\/+/, '');
+  const normalized = posix.normalize(trimmed).replace(/\/+$/, '');
+  if (trimmed === '' || posix.isAbsolute(trimmed) || normalized === '.' || normalized === '..' || normalized.startsWith('../')) {
+    return { ok: false, error: `scope ${JSON.stringify(requested)} must be a relative path inside the repository, like src/collections/.` };
+  }
+  // A scope is a folder; with the trailing slash, "starts with" compares whole path segments.
+  const scope = `${normalized}/`;
+  if (planner.scope !== null && !scope.startsWith(planner.scope)) {
+    return { ok: false, error: `scope ${scope} is outside your own scope ${planner.scope}: delegate only parts of it.` };
+  }
+  if (planner.scope === scope) {
+    return { ok: false, error: `scope ${scope} is your whole scope: publish tasks for it instead of delegating it.` };
+  }
+  if (depthOf(context, planner) >= MAX_PLANNER_DEPTH) {
+    return { ok: false, error: `sub-planners may be at most ${MAX_PLANNER_DEPTH} levels deep: publish tasks instead of delegating.` };
+  }
+  for (const sibling of context.tasks.listTasks(context.runId)) {
+    if (sibling.parentTaskId !== planner.id || sibling.kind !== 'planner' || sibling.scope === null) continue;
+    if (sibling.status !== 'open' && sibling.status !== 'running') continue;
+    if (sibling.scope.startsWith(scope) || scope.startsWith(sibling.scope)) {
+      return { ok: false, error: `scope ${scope} overlaps ${sibling.scope}, which task ${sibling.id} still owns: wait for its handoff, or choose a scope that does not overlap.` };
+    }
+  }
+  return { ok: true, scope };
+}
+
+function depthOf(context: BoardContext, task: TaskRecord): number {
+  let depth = 0;
+  let parent = task.parentTaskId;
+  while (parent !== null && depth <= MAX_PLANNER_DEPTH) {
+    depth += 1;
+    parent = context.tasks.getTask(parent)?.parentTaskId ?? null;
+  }
+  return depth;
+}

@@ -1,0 +1,371 @@
+import { recordLayerUse } from '../../../workspace/dependencies/dependency-layer-records.js';
+import { runGit } from '../../../workspace/git/git.js';
+import { basename } from 'node:path';
+import { endingCallSucceeded, runAgent, type AgentLoopOptions, type AgentOutcome } from '../../../agent/agent-loop.js';
+import type { ColonyEvent, EventBody } from '../../../events/event-types.js';
+import { syntheticFailureHandoff, type Handoff } from '../../../events/handoff.js';
+import { newShortId } from '../../../events/ids.js';
+import type { ChatModel } from '../../../model/chat-model.js';
+import type { EventStore } from '../../../store/events/event-store.js';
+import { createWorkerFileTools } from '../../../tools/worker-file-tools.js';
+import { createMergeToMainTool } from '../../../tools/merge-to-main-tool.js';
+import { createSubmitHandoffTool, handoffFromSubmitInput } from '../../../tools/submit-handoff-tool.js';
+import type { Repository } from '../../../workspace/git/repository.js';
+import { reopenWorkspace } from '../../../workspace/reopen-workspace.js';
+import type { Workspace } from '../../../workspace/workspace.js';
+import type { WorkspaceProvider } from '../../../workspace/workspace-provider.js';
+import { budgetStopHandoff, type AgentBudget } from '../../budget/agent-budget.js';
+import type { Exhaustion } from '../../budget/budget-ledger.js';
+import { commandMergeCheck } from './merge-check.js';
+import { createAgentRecorder, endAgent } from '../../runner/agent-recorder.js';
+import { linkSharedDependencies } from '../../setup/shared-dependencies.js';
+import type { CommandRunners } from '../../setup/command-sandbox.js';
+import { describeSalvage, reclaimWorkspace, type SalvagedWork } from '../../setup/workspace-reclaim.js';
+import type { DiskGuard } from '../../setup/disk-guard.js';
+import { answerInterruptedCalls } from '../../resume/interrupted-calls.js';
+import { checkAcceptance } from './acceptance-checks.js';
+import { landedCommits, lastWorkspacePath, type PriorAgent } from '../../resume/prior-agents.js';
+import { RUN_STOPPED } from '../../runner/run-context.js';
+import { createScratchpad, DEFAULT_FRESHNESS, loopFreshness, type AgentFreshness } from '../../runner/agent-freshness.js';
+import { createWriteScratchpadTool } from '../../../tools/write-scratchpad-tool.js';
+import { detectProjectTestCommand, testCommandSentence } from '../../green/project-test-command.js';
+import { fillPlaceholders, type PromptSet } from '../../prompts/prompt-set.js';
+
+export interface WorkerTask {
+  readonly id: string;
+  readonly title: string;
+  /** The brief, in Markdown, exactly as the worker will read it. */
+  readonly body: string;
+  /** Commands that must pass on the trunk at the worker's last landed commit; none when empty or absent. */
+  readonly acceptance?: readonly string[];
+}
+
+export interface RunWorkerTaskOptions {
+  readonly repo: Repository;
+  readonly store: EventStore;
+  readonly model: ChatModel;
+  readonly task: WorkerTask;
+  readonly runId: string;
+  /** Makes and removes the worker's workspace. */
+  readonly workspaces: WorkspaceProvider;
+  /** Where workspaces are made, one folder each. */
+  readonly workspacesDir: string;
+  /** A shared dependency layer to link into the new workspace (see `linkDependencyLayer`); none when null or absent. */
+  readonly dependencyLayer?: string | null;
+  /** Directories shown at the workspace's root, shared and never written (see `CreateWorkspaceOptions`). */
+  readonly sharedLayers?: readonly string[];
+  /** Where the task's acceptance checks check out the trunk (and remove the checkout again); required when it has any. */
+  readonly viewsDir?: string;
+  /** How long each acceptance command may run; ten minutes when absent. */
+  readonly acceptanceTimeoutMs?: number;
+  readonly maxSteps: number;
+  /** The run's prompts: the worker's system prompt and its nudge come from here. */
+  readonly prompts: PromptSet;
+  /** Runs the worker's commands (run_command, the merge check), confined as the run was told. */
+  readonly commands: CommandRunners;
+  readonly signal?: AbortSignal;
+  /** Told every event as it is recorded, for live progress. */
+  readonly onEvent?: (event: ColonyEvent) => void;
+  /** Awaited after each landing of the worker's work on the trunk, before the agent hears of it. */
+  readonly onLanded?: (commit: string) => Promise<void>;
+  /** A command the worker's merges must pass, run on its work replayed onto the trunk (`--merge-check`). */
+  readonly mergeCheck?: string;
+  /** The planner agent that published the task, when it came from a planner. */
+  readonly parentAgentId?: string | null;
+  /** Which claim of the task this is, from 1. */
+  readonly attempt?: number;
+  /** The run's budget as this worker sees it; no limit when absent. */
+  readonly budget?: AgentBudget;
+  /** Waits out a full disk when the worker's events are made durable; absent, a full disk fails the flush. */
+  readonly disk?: DiskGuard;
+  /**
+   * The agent an earlier incarnation of the run had on this task (`colony resume`): the worker
+   * goes on as that agent, in its workspace when it is still there, its conversation rebuilt.
+   */
+  readonly prior?: PriorAgent | null;
+  /** Context windows, compaction and reminders; DEFAULT_FRESHNESS when absent. */
+  readonly freshness?: AgentFreshness;
+}
+
+export interface WorkerResult {
+  readonly agentId: string;
+  readonly handoff: Handoff;
+  /** The workspace, when it was kept because git could not read it or its work could not be salvaged. */
+  readonly keptWorkspace: string | null;
+  /** What was saved of work that did not land before the workspace was removed, or null. */
+  readonly salvaged: SalvagedWork | null;
+}
+
+/** Whether git ignores `path` in the repository (so `git add --all` never stages it). */
+async function isIgnored(repo: Repository, path: string): Promise<boolean> {
+  return (await runGit(repo.root, ['check-ignore', '--quiet', path])).code === 0;
+}
+
+/**
+ * Runs one worker on one task from start to end: a fresh workspace, the agent loop with the
+ * worker's tools, exactly one handoff (the agent's own, or a synthetic failure when it ended
+ * without one), and cleanup that never discards work that did not land: it is salvaged onto
+ * the worker's branch before the workspace is removed.
+ */
+export async function runWorkerTask(options: RunWorkerTaskOptions): Promise<WorkerResult> {
+  const { repo, store, task, runId } = options;
+  const acceptance = task.acceptance ?? [];
+  const viewsDir = options.viewsDir;
+  if (acceptance.length > 0 && viewsDir === undefined) throw new TypeError(`Task ${task.id} has acceptance commands but no viewsDir to check them in.`);
+  const prior = options.prior ?? null;
+  const agentId = prior?.agentId ?? newShortId('worker');
+  const recorder = createAgentRecorder(store, runId, agentId, options.onEvent, options.disk, options.signal);
+  const signal = options.signal ?? new AbortController().signal;
+
+  const placed = await placeWorkspace(options, agentId, prior, recorder.record);
+  const { workspace } = placed;
+  let submitted: Handoff | null = prior === null ? null : submittedBefore(prior);
+  const landed: string[] = prior === null ? [] : landedCommits(prior);
+  const onLanded = async (commit: string): Promise<void> => {
+    landed.push(commit);
+    await options.onLanded?.(commit);
+  };
+  const runProcess = options.commands.forAgent(agentId, workspace.path);
+  const scratchpad = createScratchpad(recorder, prior);
+  const freshnessSettings = options.freshness ?? DEFAULT_FRESHNESS;
+  const freshness = loopFreshness(freshnessSettings, 'worker', options.model.spec, options.prompts);
+  const evidenceRequest = options.prompts.text('evidence-reminder');
+  // Read from the workspace, which starts at the trunk's latest: what the run has built so far counts.
+  const systemPrompt = fillPlaceholders(options.prompts.text('worker'), { TEST_COMMAND: testCommandSentence(detectProjectTestCommand(workspace.path)) });
+  const tools = [
+    ...createWorkerFileTools(workspace.path, { runProcess }),
+    createMergeToMainTool(repo, workspace, {
+      onEvent: recorder.record,
+      ...(options.mergeCheck === undefined ? {} : { check: commandMergeCheck(options.mergeCheck, runProcess, options.signal) }),
+      onLanded,
+      // The intent is on disk before the trunk moves, so a restart can tell whether this merge landed.
+      onIntent: (intent) => {
+        recorder.record({ type: 'merge.intended', data: intent });
+        store.flush();
+      },
+    }),
+    createWriteScratchpadTool((content) => scratchpad.write(content)),
+    createSubmitHandoffTool(
+      (handoff) => {
+        submitted = handoff;
+      },
+      freshnessSettings.evidenceFirst ? { evidenceFirst: evidenceRequest, askedBefore: askedForEvidence(prior, evidenceRequest) } : {},
+    ),
+  ];
+  if (prior === null) {
+    recorder.record({
+      type: 'agent.started',
+      data: {
+        role: 'worker',
+        taskId: task.id,
+        title: task.title,
+        model: options.model.spec,
+        systemPrompt,
+        task: task.body,
+        tools: tools.map((tool) => tool.name),
+        ...(options.parentAgentId === undefined ? {} : { parentAgentId: options.parentAgentId }),
+        ...(options.attempt === undefined ? {} : { attempt: options.attempt }),
+      },
+    });
+  }
+
+  let notice = placed.notice;
+  const budgetCheck = options.budget === undefined ? null : options.budget;
+  const loop: AgentLoopOptions = {
+    model: options.model,
+    tools,
+    systemPrompt,
+    noToolCallNudge: options.prompts.text('worker-nudge'),
+    task: task.body,
+    recorder,
+    maxSteps: options.maxSteps,
+    signal,
+    context: freshness.context,
+    reminders: freshness.reminders,
+    scratchpad: scratchpad.read,
+    beforeModelCall: async () => {
+      const spending = budgetCheck?.beforeModelCall() ?? null;
+      if (typeof spending === 'object' && spending !== null) return spending;
+      const told = [notice, spending].filter((text) => text !== null).join('\n\n');
+      notice = null;
+      return told === '' ? null : told;
+    },
+    ...(budgetCheck === null ? {} : { stopWaiting: () => budgetCheck.whileParked() }),
+    ...(prior === null
+      ? {}
+      : {
+          restore: {
+            conversation: prior.conversation,
+            generation: options.attempt ?? 1,
+            answerInterrupted: answerInterruptedCalls({ prior, repo, record: recorder.record, onLanded, workspace }),
+            // A worker that had submitted its handoff ends without another model call.
+            lastTurnEnded: endingCallSucceeded(prior.conversation, ['submit_handoff']),
+          },
+        }),
+  };
+  const outcome = await runAgentGuarded(loop);
+
+  // Stopped with the run, not finished: the workspace stays as it is for `colony resume`.
+  const stoppedWithRun = (): WorkerResult => {
+    const handoff = finalHandoff(outcome, null, landed, [`Its workspace ${workspace.path} was kept for the run to resume.`], repo.trunk, null);
+    endAgent(recorder, outcome, handoff);
+    return { agentId, handoff, keptWorkspace: workspace.path, salvaged: null };
+  };
+  if (submitted === null && signal.aborted && signal.reason === RUN_STOPPED) return stoppedWithRun();
+  const budgetStop = options.budget?.stoppedBy() ?? null;
+  // Checked before the workspace is judged: a restart during the checks finds the worker as it
+  // ended, workspace and all, and runs them again before its one handoff.
+  const claimed = finalHandoff(outcome, submitted, landed, [], repo.trunk, budgetStop).status;
+  const checked =
+    acceptance.length === 0 || viewsDir === undefined
+      ? null
+      : await checkAcceptance({
+          repo,
+          taskId: task.id,
+          commands: acceptance,
+          claimed,
+          commit: landed.at(-1) ?? null,
+          viewsDir,
+          runnerFor: (dir) => options.commands.forAgent('system', dir),
+          dependencyLayer: options.dependencyLayer ?? null,
+          record: recorder.record,
+          signal,
+          ...(options.acceptanceTimeoutMs === undefined ? {} : { commandTimeoutMs: options.acceptanceTimeoutMs }),
+        });
+  if (checked === RUN_STOPPED) return stoppedWithRun();
+  // Decide the workspace's fate before the handoff, so the handoff can say where the work is.
+  const reclaimed = await reclaimWorkspace(repo, options.workspaces, workspace, recorder.record);
+  const notes = [
+    ...placed.notes,
+    ...(reclaimed.salvaged === null ? [] : [describeSalvage(reclaimed.salvaged, repo.trunk)]),
+    ...(reclaimed.kept === null ? [] : [`Its workspace was kept, not removed: ${reclaimed.kept.reason}`]),
+  ];
+  const handoff = { ...finalHandoff(outcome, submitted, landed, notes, repo.trunk, budgetStop), ...(checked === null ? {} : { acceptance: checked }) };
+  recorder.record({ type: 'handoff.submitted', data: { taskId: task.id, handoff } });
+  endAgent(recorder, outcome, handoff);
+  return { agentId, handoff, keptWorkspace: reclaimed.kept?.path ?? null, salvaged: reclaimed.salvaged };
+}
+
+interface PlacedWorkspace {
+  readonly workspace: Workspace;
+  /** What the agent is told before its next model call, or null. */
+  readonly notice: string | null;
+  /** What its handoff notes about the workspace. */
+  readonly notes: readonly string[];
+}
+
+/**
+ * The worker's workspace: a fresh one at the trunk, or, for a worker taken up again after a
+ * restart, the one it had, with its uncommitted work, when it is still there. When it is gone
+ * the worker gets a fresh one and is told what that means.
+ */
+async function placeWorkspace(
+  options: RunWorkerTaskOptions,
+  agentId: string,
+  prior: PriorAgent | null,
+  record: (event: EventBody) => void,
+): Promise<PlacedWorkspace> {
+  const earlier = prior === null ? null : lastWorkspacePath(prior);
+  if (earlier !== null) {
+    const reopened = await reopenWorkspace(options.workspaces, options.workspacesDir, basename(earlier));
+    if (reopened.ok) {
+      record({ type: 'workspace.reopened', data: { path: reopened.workspace.path, branch: reopened.workspace.branch, clearedLocks: [...reopened.clearedLocks] } });
+      return { workspace: reopened.workspace, notice: null, notes: [] };
+    }
+    const fresh = await createWorkspace(options, `${agentId}-${options.attempt ?? 1}`, record);
+    const gone = `colony restarted, and your workspace could not be taken up again (${reopened.reason}). You are now in a fresh workspace at ${options.repo.trunk}'s latest commit, ${fresh.path}: work you had not merged is not in it. Check what ${options.repo.trunk} already has before you go on.`;
+    return { workspace: fresh, notice: gone, notes: [`After a restart its workspace could not be taken up again (${reopened.reason}); it went on in a fresh one.`] };
+  }
+  return { workspace: await createWorkspace(options, agentId, record), notice: null, notes: [] };
+}
+
+async function createWorkspace(options: RunWorkerTaskOptions, id: string, record: (event: EventBody) => void): Promise<Workspace> {
+  const { repo } = options;
+  const started = performance.now();
+  // An overlay workspace shows the dependency layer as one more lower layer, at no cost; a
+  // worktree gets it hard-linked in below. Either way only where git ignores node_modules,
+  // or merging would commit it.
+  const layer = options.dependencyLayer ?? null;
+  const stacked = layer !== null && options.workspaces.method === 'overlay' && (await isIgnored(repo, 'node_modules/'));
+  const sharedLayers = [...(options.sharedLayers ?? []), ...(stacked ? [layer] : [])];
+  const workspace = await options.workspaces.create({
+    id,
+    parentDir: options.workspacesDir,
+    ...(sharedLayers.length === 0 ? {} : { sharedLayers }),
+  });
+  record({
+    type: 'workspace.created',
+    data: {
+      path: workspace.path,
+      branch: workspace.branch,
+      baseCommit: workspace.baseCommit,
+      durationMs: Math.round(performance.now() - started),
+      method: options.workspaces.method,
+    },
+  });
+  if (stacked) await recordLayerUse(layer, workspace.path);
+  else if (layer !== null) await linkSharedDependencies(workspace.path, layer, record);
+  return workspace;
+}
+
+/** The handoff the worker had submitted before a restart, rebuilt from its recorded call, or null. */
+function submittedBefore(prior: PriorAgent): Handoff | null {
+  const call = prior.conversation.succeededCalls.findLast((candidate) => candidate.name === 'submit_handoff');
+  return call === undefined ? null : handoffFromSubmitInput(call.input);
+}
+
+/**
+ * The loop does not throw for model or tool failures; anything it does throw is a bug in colony
+ * or a broken store. The worker still ends with a failure handoff and its workspace is judged
+ * like any other, so the work is not lost with the error.
+ */
+async function runAgentGuarded(loop: AgentLoopOptions): Promise<AgentOutcome> {
+  try {
+    return await runAgent(loop);
+  } catch (error) {
+    const reason = error instanceof Error ? error.message : String(error);
+    return { status: 'failed', steps: 0, reason: `colony itself failed while running the agent: ${reason}`, lastToolCall: null };
+  }
+}
+
+function finalHandoff(
+  outcome: AgentOutcome,
+  submitted: Handoff | null,
+  landed: readonly string[],
+  workspaceNotes: readonly string[],
+  trunk: string,
+  budgetStop: Exhaustion | null,
+): Handoff {
+  if (outcome.status === 'ended' && submitted !== null) {
+    const handoff: Handoff = submitted;
+    return { ...handoff, commits: [...landed], notes: [...handoff.notes, ...workspaceNotes] };
+  }
+  const reason = outcome.status === 'failed' ? outcome.reason : 'it ended without submitting a handoff';
+  const lastToolCall = outcome.status === 'failed' ? outcome.lastToolCall : null;
+  if (budgetStop !== null) {
+    return budgetStopHandoff({
+      exhaustion: budgetStop,
+      doing: [
+        `It made ${outcome.steps} model call(s) and was told its last one was its last.`,
+        lastToolCall === null ? 'It made no tool call.' : `Its last tool call was ${lastToolCall}.`,
+      ],
+      commits: landed,
+      notes: [...(landed.length > 0 ? [`Some of its work landed on ${trunk}; the rest of the task is not done.`] : []), ...workspaceNotes],
+    });
+  }
+  return syntheticFailureHandoff({
+    summary: `The worker ended without a handoff: ${reason}.`,
+    commits: landed,
+    notes: [
+      `It made ${outcome.steps} model call(s).`,
+      lastToolCall === null ? 'It made no tool call.' : `Its last tool call was ${lastToolCall}.`,
+      ...workspaceNotes,
+    ],
+    concerns: landed.length > 0 ? [`Some of its work landed on ${trunk} before it ended; check it is complete.`] : [],
+  });
+}
+
+/** Whether the worker's last life was already asked for evidence: its `submit_handoff` was answered with `request`. */
+function askedForEvidence(prior: PriorAgent | null, request: string): boolean {
+  return prior?.events.some((event) => event.type === 'tool.ended' && event.data.name === 'submit_handoff' && event.data.output === `error: ${request}`) ?? false;
+}

@@ -1,0 +1,46 @@
+import type { AgentOutcome, AgentRecorder } from '../../agent/agent-loop.js';
+import type { Handoff } from '../../events/handoff.js';
+import type { ColonyEvent, EventBody } from '../../events/event-types.js';
+import type { EventStore } from '../../store/events/event-store.js';
+import type { DiskGuard } from '../setup/disk-guard.js';
+
+/**
+ * Records an agent's events in the store under its id, telling `onEvent` each one as it is
+ * recorded. With a disk guard, `flush` waits out a full disk rather than failing.
+ */
+export function createAgentRecorder(
+  store: EventStore,
+  runId: string,
+  agentId: string,
+  onEvent?: (event: ColonyEvent) => void,
+  disk?: DiskGuard,
+  /** Stops a flush's wait for disk space (the agent is stopped); its events stay buffered. */
+  signal?: AbortSignal,
+): AgentRecorder {
+  const flushThroughGuard = (guard: DiskGuard) => (): Promise<void> => {
+    const flushed = guard.flush(signal);
+    // Callers that cannot wait (publishing, ending) leave the events buffered for the next
+    // flush, which reports a failure to whoever awaits it: this one must not crash the process.
+    flushed.catch(() => undefined);
+    return flushed;
+  };
+  return {
+    record(body: EventBody) {
+      const event = store.append({ ...body, runId, agentId });
+      onEvent?.(event);
+    },
+    flush: disk === undefined ? () => store.flush() : flushThroughGuard(disk),
+  };
+}
+
+/** The last events of any agent of the tree: how it failed (if it did) and how it ended. */
+export function endAgent(recorder: AgentRecorder, outcome: AgentOutcome, handoff: Handoff): void {
+  if (outcome.status === 'failed') {
+    recorder.record({ type: 'agent.failed', data: { steps: outcome.steps, reason: outcome.reason, lastToolCall: outcome.lastToolCall } });
+  }
+  recorder.record({
+    type: 'agent.ended',
+    data: { status: handoff.status, steps: outcome.steps, reason: outcome.status === 'ended' ? 'handoff submitted' : outcome.reason },
+  });
+  recorder.flush();
+}

@@ -1,0 +1,88 @@
+import type { ColonyEvent } from '../../events/event-types.js';
+import type { ChatModel } from '../../model/chat-model.js';
+import type { EventStore } from '../../store/events/event-store.js';
+import type { TaskStore } from '../../store/tasks/task-store.js';
+import type { Repository } from '../../workspace/git/repository.js';
+import type { WorkspaceProvider } from '../../workspace/workspace-provider.js';
+import type { AgentFreshness } from './agent-freshness.js';
+import type { BudgetLedger } from '../budget/budget-ledger.js';
+import type { CommandRunners } from '../setup/command-sandbox.js';
+import type { DiskGuard } from '../setup/disk-guard.js';
+import type { PromptSet } from '../prompts/prompt-set.js';
+import type { SteeringWriter } from '../steering/steering-record.js';
+import type { Wakeups } from './wakeups.js';
+import type { WorkInFlight } from '../roles/planner/work-in-flight.js';
+import type { WorkspaceQuota } from '../setup/workspace-quota.js';
+import type { ReleaseVerdict } from '../green/green-loop.js';
+
+/** The release check a root planner's done `finish` waits for (the green loop's, see green-loop.ts). */
+export interface ReleaseGate {
+  release(): Promise<ReleaseVerdict>;
+}
+
+/** Everything the agents of one run share. Passed down, never found through globals. */
+export interface RunContext {
+  readonly runId: string;
+  readonly repo: Repository;
+  readonly events: EventStore;
+  readonly tasks: TaskStore;
+  readonly wakeups: Wakeups;
+  /** Makes and removes workers' workspaces. */
+  readonly workspaces: WorkspaceProvider;
+  /** Holds new workers back while their workspaces would take more disk than allowed; absent for no cap. */
+  readonly workspaceQuota?: WorkspaceQuota;
+  /** Workers' workspaces are made in here. */
+  readonly workspacesDir: string;
+  /**
+   * The run's shared install of the repository's dependencies, linked into each new worker
+   * workspace; null or absent when the run has none.
+   */
+  readonly dependencyLayer?: string | null;
+  /** Directories shown at every worker's workspace root, shared and never written. */
+  readonly sharedLayers?: readonly string[];
+  /** Planners' views of main are made in here. */
+  readonly viewsDir: string;
+  readonly workerModel: ChatModel;
+  readonly plannerModel: ChatModel;
+  readonly workerMaxSteps: number;
+  /** The `--merge-check` command workers' merges must pass, or null for none. */
+  readonly mergeCheck: string | null;
+  readonly plannerMaxSteps: number;
+  /** The run's prompts, read once at its start: colony's own, with the repository's overrides (see `loadPromptSet`). */
+  readonly prompts: PromptSet;
+  /** Runs agents' commands, confined as the user chose (`--sandbox`). */
+  readonly commands: CommandRunners;
+  readonly now: () => number;
+  /** The files the run's tasks declare and change, for its planners (one per run, shared). */
+  readonly workInFlight: WorkInFlight;
+  /** The run's limits and spend; the run has no limit when absent. It must be told every event (see `onEvent`). */
+  readonly budget?: BudgetLedger;
+  readonly onEvent?: (event: ColonyEvent) => void;
+  /** Waits out a full disk instead of failing; writes go straight to the stores when absent. */
+  readonly disk?: DiskGuard;
+  /** How long each of a task's acceptance commands may run; ten minutes when absent. */
+  readonly acceptanceTimeoutMs?: number;
+  /** A worker that records nothing for this long is stopped (see `createHangWatch`); the default when absent. */
+  readonly hangAfterMs?: number;
+  /**
+   * On resume: the agent an earlier incarnation of the run started on each task (task id →
+   * agent id). A task claimed again goes back to that agent, its conversation rebuilt.
+   */
+  readonly priorAgents?: ReadonlyMap<string, string>;
+  /** Context windows, compaction and reminders for every agent; DEFAULT_FRESHNESS when absent. */
+  readonly freshness?: AgentFreshness;
+  /**
+   * Records in the log what people did through the task store (messages left, the user's hold
+   * set or lifted), from any process. The runner calls it before it claims, a planner before it
+   * takes its inbox, so the record comes before what it allowed. Absent: nothing steers the run.
+   */
+  readonly steering?: SteeringWriter;
+  /** The green loop's release check: a root planner's done `finish` is refused while it fails. Absent: no gate (`colony work`, tests of the tree alone). */
+  readonly green?: ReleaseGate;
+}
+
+/** The abort reason of agents stopped because the run stops (Ctrl-C, the root closed): their tasks go back to the store. */
+export const RUN_STOPPED = 'the run was stopped';
+
+/** The key the runner waits on for new tasks. */
+export const RUNNER_WAKEUP = 'runner';

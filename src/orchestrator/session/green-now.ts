@@ -1,0 +1,131 @@
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import type { RunSettings } from '../../events/run-settings.js';
+import type { EventStore } from '../../store/events/event-store.js';
+import { resolveBranch } from '../../workspace/workspace.js';
+import { closeRepositoryObjects } from '../../workspace/git/repository-objects.js';
+import { createAgentRecorder } from '../runner/agent-recorder.js';
+import { startGreenLoop, type SnapshotOutcome } from '../green/green-loop.js';
+import { DEFAULT_GREEN_SETTINGS, type GreenSettings } from '../green/green-settings.js';
+import { loadPromptSet } from '../prompts/prompt-set.js';
+import { openRunStores } from './run-stores.js';
+import { lockSession } from './session-prelude.js';
+import { withSessionCommands } from './session-commands.js';
+import { eventsDatabasePath } from '../setup/state-directory.js';
+import { Wakeups } from '../runner/wakeups.js';
+import { goalAsItStands, runDependencyLayer, runGreenBase } from '../green/green-state.js';
+
+export interface GreenNowOptions {
+  readonly repoDir: string;
+  /** Defaults to `<repo>/.colony`. */
+  readonly stateDir?: string;
+  /** The check to run; else the last run's `--check`, its goal's colony-spec, or the project's own. */
+  readonly check?: string;
+  /** Tag the commit if the green branch moves to it. */
+  readonly tag?: boolean;
+  readonly secrets?: readonly string[];
+  readonly bisectParallel: number;
+  readonly signal: AbortSignal;
+}
+
+export type GreenNowResult =
+  | { readonly ok: false; readonly error: string }
+  | {
+      readonly ok: true;
+      /** The run whose log the snapshot was recorded in: the state directory's latest. */
+      readonly runId: string;
+      /** The snapshot and the failures open after it, or why there is none. */
+      readonly outcome: SnapshotOutcome;
+      readonly branch: string;
+      /** Where the green branch points after it; null when it does not exist. */
+      readonly green: string | null;
+      readonly trunk: string;
+    };
+
+/**
+ * `colony green --now` while no run goes: the release snapshot of main, taken in this process.
+ * It checks main's latest commit in a view, moves the green branch forward when it passes, and
+ * bisects a failure to the commits that brought it, as the run's loop does; it is recorded in
+ * the state directory's latest run, whose settings (sandbox, check, branch) it takes. The
+ * user's checkout and tree are left alone. A running run is asked instead (see the CLI).
+ */
+export async function runGreenNow(options: GreenNowOptions): Promise<GreenNowResult> {
+  const session = await lockSession(options.repoDir, options.stateDir);
+  if (!session.ok) return session;
+  const { repo, stateDir } = session;
+  try {
+    const loaded = loadPromptSet(repo.root);
+    if (!loaded.ok) return loaded;
+    if (!existsSync(eventsDatabasePath(stateDir))) {
+      return { ok: false, error: `there is no colony run in ${stateDir}: colony green --now checks the main of a colony run. Start one with colony run GOAL.md, or pass its state directory with --state.` };
+    }
+    const stores = openRunStores(stateDir, options.secrets ?? []);
+    if (!stores.ok) return stores;
+    const { events, tasks } = stores;
+    try {
+      const last = latestRun(events);
+      if (last === null) return { ok: false, error: `there is no colony run in ${stateDir}: colony green --now checks the main of a colony run. Start one with colony run GOAL.md.` };
+      const configured: GreenSettings = last.settings?.green ?? DEFAULT_GREEN_SETTINGS;
+      const settings: GreenSettings = {
+        ...configured,
+        check: options.check ?? configured.check,
+        tag: options.tag === true || configured.tag,
+        everyCommits: null,
+        everyMs: null,
+      };
+      const trunk = await resolveBranch(repo, repo.trunk);
+      const logRunId = last.runId;
+      const outcome = await withSessionCommands(session, last.settings?.sandbox, async ({ commands }) => {
+        const system = createAgentRecorder(events, logRunId, 'system', () => undefined);
+        const loop = await startGreenLoop({
+          runId: logRunId,
+          repo,
+          events,
+          tasks,
+          rootTaskId: last.rootTaskId ?? '',
+          viewsDir: join(stateDir, 'views'),
+          commands,
+          dependencyLayer: runDependencyLayer(events, logRunId, existsSync),
+          prompts: loaded.prompts,
+          settings,
+          record: system.record,
+          flush: system.flush,
+          goal: () => (last.rootTaskId === undefined ? '' : goalAsItStands(events, tasks, logRunId, last.rootTaskId)),
+          base: runGreenBase(events, logRunId, trunk),
+          parallel: options.bisectParallel,
+          wakeups: new Wakeups(),
+          now: Date.now,
+          signal: options.signal,
+        });
+        try {
+          return { ok: true as const, outcome: await loop.checkNow() };
+        } finally {
+          await loop.stop();
+          system.flush();
+        }
+      }, logRunId);
+      if (!outcome.ok) return outcome;
+      const green = await resolveBranch(repo, settings.branch).catch(() => null);
+      return { ok: true, runId: logRunId, outcome: outcome.outcome, branch: settings.branch, green, trunk };
+    } finally {
+      stores.close();
+    }
+  } finally {
+    await closeRepositoryObjects(repo);
+    session.release();
+  }
+}
+
+/** The latest `colony run` of a log: its id, its settings and its root task. */
+function latestRun(events: EventStore): { runId: string; settings: RunSettings | null; rootTaskId: string | undefined } | null {
+  const started = events.read({ types: ['run.started'] }).findLast((event) => event.type === 'run.started' && event.data.mode === 'run');
+  if (started === undefined) return null;
+  const runEvents = events.read({ runId: started.runId, types: ['run.configured', 'task.created'] });
+  const configured = runEvents.find((event) => event.type === 'run.configured');
+  const root = runEvents.find((event) => event.type === 'task.created' && event.data.parentTaskId === null);
+  return {
+    runId: started.runId,
+    settings: configured?.type === 'run.configured' ? configured.data.settings : null,
+    rootTaskId: root?.type === 'task.created' ? root.data.taskId : undefined,
+  };
+}

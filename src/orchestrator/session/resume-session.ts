@@ -1,0 +1,151 @@
+import { existsSync } from 'node:fs';
+import { resolve } from 'node:path';
+import type { ColonyEvent } from '../../events/event-types.js';
+import type { RunSettings } from '../../events/run-settings.js';
+import { createSecretRedactor, REDACTED } from '../../events/secret-redaction.js';
+import type { ChatModel } from '../../model/chat-model.js';
+import { openRepository } from '../../workspace/git/repository.js';
+import { createRedactingChatModel } from './redacting-chat-model.js';
+import { describeUnfinishedRun, findUnfinishedRun, type UnfinishedRun } from '../resume/run-history.js';
+import { driveRun, type RunSessionOptions, type RunSessionResult } from './run-session.js';
+import { openRunStores } from './run-stores.js';
+import { loadPromptSet } from '../prompts/prompt-set.js';
+import { prepareSession } from './session-prelude.js';
+import { withSessionCommands } from './session-commands.js';
+import { defaultStateDir, eventsDatabasePath } from '../setup/state-directory.js';
+import { chooseWorkspaces } from '../setup/workspace-setup.js';
+
+export interface ResumeSessionOptions {
+  readonly repoDir: string;
+  /** Defaults to `<repo>/.colony`. */
+  readonly stateDir?: string;
+  /** The models the run's settings name, resolved by the caller (see `readUnfinishedRun`). */
+  readonly workerModel: ChatModel;
+  readonly plannerModel: ChatModel;
+  readonly signal?: AbortSignal;
+  readonly onEvent?: (event: ColonyEvent) => void;
+  /** Values that must never be recorded, as for `colony run`. */
+  readonly secrets?: readonly string[];
+}
+
+export type ResumableRun = UnfinishedRun & { readonly settings: RunSettings };
+
+export type ReadUnfinishedResult = { readonly ok: true; readonly run: ResumableRun; readonly stateDir: string } | { readonly ok: false; readonly error: string };
+
+/**
+ * The run `colony resume` would take up in a repository's state directory, read without
+ * taking its locks, so the caller can resolve the models it names first. Refuses a state
+ * directory without a log, one whose last run ended, and a run recorded without its settings.
+ */
+export async function readUnfinishedRun(repoDir: string, stateDirOption: string | undefined): Promise<ReadUnfinishedResult> {
+  const opened = await openRepository(repoDir);
+  if (!opened.ok) return opened;
+  const stateDir = resolve(stateDirOption ?? defaultStateDir(opened.repo.root));
+  if (!existsSync(eventsDatabasePath(stateDir))) {
+    return { ok: false, error: `there is no run to resume: ${stateDir} holds no colony log. Start one with \`colony run GOAL.md\`${stateDirOption === undefined ? '' : ` --state ${stateDir}`}.` };
+  }
+  const stores = openRunStores(stateDir, []);
+  if (!stores.ok) return stores;
+  try {
+    return checkResumable(findUnfinishedRun(stores.events), stateDir);
+  } finally {
+    stores.close();
+  }
+}
+
+function checkResumable(run: UnfinishedRun | null, stateDir: string): ReadUnfinishedResult {
+  if (run === null) {
+    return { ok: false, error: `there is no run to resume in ${stateDir}: its last run ended (\`colony status\` shows how). Start a new one with \`colony run GOAL.md\`.` };
+  }
+  if (run.settings === null) {
+    return {
+      ok: false,
+      error: `the unfinished run ${describeUnfinishedRun(run)} was recorded by an older colony that did not keep its settings, so it cannot be resumed. Start over with \`colony run GOAL.md --new\`.`,
+    };
+  }
+  // A setting that held a secret (a key in --base-url, say) was recorded redacted: resuming
+  // with it would send `[redacted]` where the key was.
+  const redacted = Object.entries(run.settings).filter(([, value]) => JSON.stringify(value).includes(REDACTED)).map(([name]) => name);
+  if (redacted.length > 0) {
+    return {
+      ok: false,
+      error: `the unfinished run ${describeUnfinishedRun(run)} recorded its ${redacted.join(' and ')} with a secret in it, which colony never keeps, so it cannot be resumed as it was. Start over with \`colony run GOAL.md --new\`, and pass keys through the environment (--api-key-env) rather than in the settings.`,
+    };
+  }
+  return { ok: true, run: { ...run, settings: run.settings }, stateDir };
+}
+
+/**
+ * `colony resume`: takes up the unfinished run of a state directory where it stopped, with the
+ * same tree, settings and budgets. Tasks whose runner died are claimed again and go back to
+ * their agents, each rebuilt from the log (see `takeUpRun`, `priorOf`).
+ */
+export async function runResumeSession(given: ResumeSessionOptions): Promise<RunSessionResult> {
+  const redactor = createSecretRedactor(given.secrets ?? []);
+  const workerModel = createRedactingChatModel(given.workerModel, redactor);
+  const plannerModel = given.plannerModel === given.workerModel ? workerModel : createRedactingChatModel(given.plannerModel, redactor);
+  const session = await prepareSession(given.repoDir, given.stateDir);
+  if (!session.ok) return session;
+  try {
+    // Read again on every resume: the run goes on with the repository's prompts as they are now.
+    const loaded = loadPromptSet(session.repo.root);
+    if (!loaded.ok) return loaded;
+    const stores = openRunStores(session.stateDir, given.secrets ?? []);
+    if (!stores.ok) return stores;
+    try {
+      const resumable = checkResumable(findUnfinishedRun(stores.events), session.stateDir);
+      if (!resumable.ok) return resumable;
+      const { run } = resumable;
+      if (resolve(run.repo) !== session.repo.root) {
+        return {
+          ok: false,
+          error: `the unfinished run ${describeUnfinishedRun(run)} in ${session.stateDir} works on ${run.repo}, not on ${session.repo.root}: resume it with \`colony resume --repo ${run.repo} --state ${session.stateDir}\`.`,
+        };
+      }
+      const { settings } = run;
+      // Workspaces are taken up by the method that made them.
+      const method = lastMethodChosen(stores.events.read({ runId: run.runId, types: ['workspace.method-chosen'] })) ?? settings.workspaces;
+      const chosen = await chooseWorkspaces(session.repo, session.stateDir, method);
+      if (!chosen.ok) return chosen;
+      const options: RunSessionOptions = {
+        repoDir: given.repoDir,
+        goalPath: settings.goalPath,
+        workerModel,
+        plannerModel,
+        workers: settings.workers,
+        stateDir: session.stateDir,
+        workerMaxSteps: settings.workerMaxSteps,
+        plannerMaxSteps: settings.plannerMaxSteps,
+        ...(given.signal === undefined ? {} : { signal: given.signal }),
+        ...(given.onEvent === undefined ? {} : { onEvent: given.onEvent }),
+        ...(given.secrets === undefined ? {} : { secrets: given.secrets }),
+      };
+      return await withSessionCommands(
+        session,
+        settings.sandbox,
+        ({ runId, commands, late }) =>
+          driveRun({
+            options,
+            session,
+            chosen,
+            stores,
+            start: { kind: 'resume', unfinished: run, settings, startedAt: run.startedAt },
+            runId,
+            commands,
+            late,
+            prompts: loaded.prompts,
+          }),
+        run.runId,
+      );
+    } finally {
+      stores.close();
+    }
+  } finally {
+    session.release();
+  }
+}
+
+function lastMethodChosen(events: readonly ColonyEvent[]): 'overlay' | 'worktree' | null {
+  const last = events.findLast((event) => event.type === 'workspace.method-chosen');
+  return last?.type === 'workspace.method-chosen' ? last.data.method : null;
+}

@@ -1,0 +1,468 @@
+import { closeRepositoryObjects } from '../../workspace/git/repository-objects.js';
+import { join } from 'node:path';
+import type { ColonyEvent, EventBody, EventData } from '../../events/event-types.js';
+import type { Handoff } from '../../events/handoff.js';
+import { newShortId } from '../../events/ids.js';
+import { createSecretRedactor } from '../../events/secret-redaction.js';
+import type { ChatModel } from '../../model/chat-model.js';
+import type { TaskStore } from '../../store/tasks/task-store.js';
+import { removeLeftoverViews } from '../../workspace/checkout/main-view.js';
+import { greenBranchProblem } from '../../workspace/green/green-branch.js';
+import { resolveBranch } from '../../workspace/workspace.js';
+import type { WorkspaceMethodChoice } from '../../workspace/providers/choose-workspace-provider.js';
+import type { WorkspaceMethod } from '../../workspace/workspace.js';
+import { createAgentRecorder } from '../runner/agent-recorder.js';
+import { createBudgetLedger, type BudgetLedger, type Exhaustion, type RunLimits } from '../budget/budget-ledger.js';
+import type { AgentRecorder } from '../../agent/agent-loop.js';
+import type { RunSettings } from '../../events/run-settings.js';
+import { DEFAULT_SANDBOX_SETTINGS } from '../setup/command-sandbox.js';
+import { createDiskGuard } from '../setup/disk-guard.js';
+import { DEFAULT_HANG_AFTER_MS } from '../runner/hang-watch.js';
+import type { UnfinishedRun } from '../resume/run-history.js';
+import { takeUpRun, type ResumedRun } from '../resume/resume-run.js';
+import { abandonRun, openRunStores, readUnfinishedIn, unfinishedRunError, type RunStores } from './run-stores.js';
+import { readBriefFile } from './brief-file.js';
+import { createRedactingChatModel } from './redacting-chat-model.js';
+import { startCheckoutSync } from '../setup/checkout-sync.js';
+import { startGreenLoop, type ReleaseVerdict } from '../green/green-loop.js';
+import { goalAsItStands, runGreenBase } from '../green/green-state.js';
+import { DEFAULT_GREEN_SETTINGS, defaultBisectParallel, type GreenSettings } from '../green/green-settings.js';
+import type { RunContext } from '../runner/run-context.js';
+import { createWorkInFlight } from '../roles/planner/work-in-flight.js';
+import { loadPromptSet, type PromptSet } from '../prompts/prompt-set.js';
+import { prepareSession, type PreparedSession } from './session-prelude.js';
+import { prepareSharedDependencies } from '../setup/shared-dependencies.js';
+import { sandboxedInstall } from '../setup/sandboxed-install.js';
+import { workspacesDirOf } from '../setup/state-directory.js';
+import { startSteering } from '../steering/run-steering.js';
+import { createRunControls, workerLimitFromLog } from '../steering/run-controls.js';
+import { runTasks } from '../runner/task-runner.js';
+import { sweepWorkspaces } from '../setup/workspace-sweep.js';
+import { Wakeups } from '../runner/wakeups.js';
+import { chooseWorkspaces, defaultDiskCapBytes, startWorkspaces, type ChosenWorkspaces } from '../setup/workspace-setup.js';
+import type { CommandRunners, LateRecorder, SandboxSettings } from '../setup/command-sandbox.js';
+import { withSessionCommands } from './session-commands.js';
+import { DEFAULT_FRESHNESS, type AgentFreshness } from '../runner/agent-freshness.js';
+
+export interface RunSessionOptions {
+  readonly repoDir: string;
+  readonly goalPath: string;
+  readonly workerModel: ChatModel;
+  readonly plannerModel: ChatModel;
+  readonly workers: number;
+  /** Defaults to `<repo>/.colony`. */
+  readonly stateDir?: string;
+  readonly workerMaxSteps: number;
+  readonly plannerMaxSteps: number;
+  /** A command every worker's merge must pass on its work replayed onto main; none when absent. */
+  readonly mergeCheck?: string;
+  /** How long a lease lasts without a heartbeat. */
+  readonly leaseMs?: number;
+  /** Install the trunk's npm dependencies once and link them into every worker's workspace; true when not given. */
+  readonly sharedDependencies?: boolean;
+  /** How workspaces are made; `auto` (the default) takes overlay mounts where they work. */
+  readonly workspaces?: WorkspaceMethodChoice;
+  /** The most disk all workspaces may take together; default a fifth of the free space at the start. */
+  readonly workspaceDiskCapBytes?: number;
+  /** The run's spending and time limits (`--budget-tokens`, `--budget-usd`, `--max-hours`); none when absent. */
+  readonly limits?: RunLimits;
+  /** How agents' commands are confined; bubblewrap with no network when absent. */
+  readonly sandbox?: SandboxSettings;
+  readonly signal?: AbortSignal;
+  readonly onEvent?: (event: ColonyEvent) => void;
+  /**
+   * Values that must never be recorded (the API keys in colony's environment, see
+   * `secretsInEnvironment`): replaced in every event, task and handoff, and in the models'
+   * error messages. Credentials in URLs are replaced whether listed or not.
+   */
+  readonly secrets?: readonly string[];
+  /**
+   * Start a new run even though the state directory holds an unfinished one (`--new`): that
+   * one is recorded as abandoned. Without it, an unfinished run refuses a new one.
+   */
+  readonly newRun?: boolean;
+  /** Where the models' keys and prices came from, recorded so `colony resume` resolves the same models. */
+  readonly modelSource?: ModelSource;
+  /** A worker that records nothing for this long is stopped with a failure handoff; 40 minutes when absent. */
+  readonly hangAfterMs?: number;
+  /** Context windows, compaction and reminders for every agent; DEFAULT_FRESHNESS when absent. */
+  readonly freshness?: AgentFreshness;
+  /**
+   * False opens the run's stores without syncing their commits, so a crash of the machine can
+   * lose the last of them. Only for measuring what durability costs; true when absent.
+   */
+  readonly durable?: boolean;
+  /** The green loop: its check, how often it snapshots main, its branch and tags (DEFAULT_GREEN_SETTINGS when absent). */
+  readonly green?: GreenSettings;
+  /** Commits a green bisect checks at once; half the cores (at least one) when absent. */
+  readonly bisectParallel?: number;
+}
+
+/** How the CLI resolved the models, besides their specs: never a key, only where it is read from. */
+export interface ModelSource {
+  readonly baseUrl: string | null;
+  readonly apiKeyEnv: string | null;
+  readonly prices: RunSettings['prices'];
+}
+
+export type RunSessionResult =
+  | { readonly ok: false; readonly error: string }
+  | {
+      readonly ok: true;
+      readonly runId: string;
+      /**
+       * done: the root planner finished done and the check passed; stopped: interrupted;
+       * budget-exhausted: one of the run's limits was used up and the tree wound down.
+       */
+      readonly status: RunEndStatus;
+      /** The run's limit that was used up, or null when none was (or none was set). */
+      readonly budgetExhausted: Exhaustion | null;
+      readonly rootHandoff: Handoff | null;
+      /** The check run on main at the end, or null when there was none (stopped, or no command known). */
+      readonly check: MainCheck | null;
+      readonly trunk: string;
+      readonly trunkCommit: string;
+      readonly stateDir: string;
+      readonly checkoutProblem: string | null;
+      /** Why colony stopped the run itself (its store failed), or null. */
+      readonly failure: string | null;
+      readonly durationMs: number;
+      readonly workspaceMethod: WorkspaceMethod;
+      readonly sandboxMethod: CommandRunners['method'];
+    };
+
+export type RunEndStatus = 'done' | 'failed' | 'stopped' | 'budget-exhausted';
+
+const DEFAULT_LEASE_MS = 30_000;
+
+/**
+ * `colony run`: a tree of agents builds a goal in a repository. The root planner's task goes
+ * into the store, a runner claims and runs tasks until the root planner finishes, the project's
+ * check runs on main, and the user's checkout (untouched while the run goes) is brought up to
+ * the trunk at the end. Problems with the input come back as `{ ok: false }` before anything
+ * changes; so does an unfinished run in the same state directory, unless `newRun` is set.
+ */
+export async function runRunSession(given: RunSessionOptions): Promise<RunSessionResult> {
+  const redactor = createSecretRedactor(given.secrets ?? []);
+  const workerModel = createRedactingChatModel(given.workerModel, redactor);
+  const plannerModel = given.plannerModel === given.workerModel ? workerModel : createRedactingChatModel(given.plannerModel, redactor);
+  const options: RunSessionOptions = { ...given, workerModel, plannerModel };
+  const goal = readBriefFile(options.goalPath, 'goal');
+  if (!goal.ok) return goal;
+  const session = await prepareSession(options.repoDir, options.stateDir);
+  if (!session.ok) return session;
+  try {
+    const loaded = loadPromptSet(session.repo.root);
+    if (!loaded.ok) return loaded;
+    // Refused before anything is made, as the green loop would refuse it at its first pass.
+    const greenBranchRefused = await greenBranchProblem(session.repo, options.green?.branch ?? DEFAULT_GREEN_SETTINGS.branch);
+    if (greenBranchRefused !== null) return { ok: false, error: `--green-branch: ${greenBranchRefused}` };
+    // Read before anything is made: a refused run leaves no log behind where there was none.
+    const unfinished = readUnfinishedIn(session.stateDir);
+    if (!unfinished.ok) return unfinished;
+    if (unfinished.run !== null && options.newRun !== true) return { ok: false, error: unfinishedRunError(unfinished.run, session.stateDir, options.stateDir !== undefined) };
+    const chosen = await chooseWorkspaces(session.repo, session.stateDir, options.workspaces ?? 'auto');
+    if (!chosen.ok) return chosen;
+    const settings = settingsOf(options);
+    return await withSessionCommands(session, settings.sandbox, async ({ runId, commands, late }) => {
+      const stores = openRunStores(session.stateDir, options.secrets ?? [], options.durable ?? true);
+      if (!stores.ok) return stores;
+      try {
+        if (unfinished.run !== null) abandonRun(stores.events, unfinished.run);
+        const start: RunStart = { kind: 'new', goal, settings, startedAt: Date.now() };
+        return await driveRun({ options, session, chosen, stores, start, runId, commands, late, prompts: loaded.prompts });
+      } finally {
+        stores.close();
+      }
+    });
+  } finally {
+    session.release();
+  }
+}
+
+/** How a run begins: a new one from its goal, or one taken up again by `colony resume`. */
+export type RunStart =
+  | { readonly kind: 'new'; readonly goal: { readonly title: string; readonly body: string }; readonly settings: RunSettings; readonly startedAt: number }
+  | { readonly kind: 'resume'; readonly unfinished: UnfinishedRun; readonly settings: RunSettings; readonly startedAt: number };
+
+export interface DriveRunOptions {
+  readonly options: RunSessionOptions;
+  readonly session: Extract<PreparedSession, { ok: true }>;
+  readonly chosen: Extract<ChosenWorkspaces, { ok: true }>;
+  readonly stores: RunStores;
+  readonly start: RunStart;
+  readonly runId: string;
+  readonly commands: CommandRunners;
+  readonly late: LateRecorder;
+  /** The run's prompts, loaded before anything ran (see `loadPromptSet`). */
+  readonly prompts: PromptSet;
+}
+
+/** The run itself, new or resumed: workspaces, the runner until the root closes, the check, the checkout. */
+export async function driveRun(drive: DriveRunOptions): Promise<RunSessionResult> {
+  const { options, session, chosen, start, runId, commands, late, prompts } = drive;
+  const { events, tasks } = drive.stores;
+  const { repo, stateDir } = session;
+  const startCommit = await resolveBranch(repo, repo.trunk);
+  const checkout = startCheckoutSync(repo, startCommit);
+  const started = Date.now();
+  const signal = options.signal ?? new AbortController().signal;
+  try {
+    // The budget folds every event of the run as it is recorded, before anyone else hears of it,
+    // and records its own through the run's system recorder.
+    let recordBudget: (body: EventBody) => void = () => undefined;
+    const limits = start.settings.limits;
+    const budget = createRunBudget(limits, start.startedAt, (body) => recordBudget(body));
+    // The green loop counts landings from the moment it starts.
+    let observeGreen: (event: ColonyEvent) => void = () => undefined;
+    const onEvent = (event: ColonyEvent): void => {
+      budget?.observe(event);
+      observeGreen(event);
+      options.onEvent?.(event);
+    };
+    const system = createAgentRecorder(events, runId, 'system', onEvent);
+    const disk = createDiskGuard({ events, path: stateDir, record: system.record, now: Date.now });
+    let resumed: ResumedRun | null = null;
+    let rootTaskId: string;
+    if (start.kind === 'new') {
+      recordBudget = system.record;
+      system.record({ type: 'run.started', data: { mode: 'run', repo: repo.root, model: options.workerModel.spec, title: start.goal.title } });
+      system.record({ type: 'run.configured', data: { settings: start.settings } });
+      if (budget !== undefined) system.record({ type: 'budget.set', data: budgetSet(limits, start.startedAt) });
+      // With the run's start, before the first flush: a run killed at any later moment has its root to resume.
+      rootTaskId = createRootTask(tasks, system, runId, start);
+    } else {
+      resumed = await takeUpRun({ events, tasks, repo, runId, unfinished: start.unfinished, record: system.record, now: Date.now });
+      rootTaskId = resumed.rootTaskId;
+      // What the run spent before (the repaired log included) is counted again, quietly: its warnings were recorded then.
+      for (const event of events.read({ runId, types: BUDGET_EVENT_TYPES })) budget?.observe(event);
+      recordBudget = system.record;
+    }
+    system.record({ type: 'prompts.loaded', data: { overridden: prompts.overridden.map((override) => ({ ...override })) } });
+    late.attach(system.record);
+    // The install below can take minutes; the run's start is on disk before it.
+    await disk.flush(signal);
+    const dependencyLayer = await prepareSharedDependencies({
+      repo,
+      commit: startCommit,
+      stateDir,
+      enabled: start.settings.sharedDependencies,
+      runInstall: sandboxedInstall(commands),
+      record: system.record,
+      signal,
+    });
+    const diskCapBytes = start.settings.workspaceDiskCapBytes ?? (await defaultDiskCapBytes(stateDir));
+    const workspaces = await startWorkspaces({
+      repo,
+      stateDir,
+      lock: session.stateLock,
+      chosen,
+      record: system.record,
+      diskCapBytes,
+      ...(resumed === null ? {} : { keep: resumed.keepWorkspaces }),
+    });
+    if (!workspaces.ok) {
+      await checkout.finish();
+      // Nothing ran: the run stays resumable once what kept the workspaces from starting is fixed.
+      system.record({ type: 'run.ended', data: { status: 'stopped', durationMs: Date.now() - start.startedAt } });
+      system.flush();
+      return workspaces;
+    }
+    const wakeups = new Wakeups();
+    // Messages, the user's hold and the goal file, while the run goes (`colony say`, `colony andon`, an edited goal).
+    // The worker limit the user set last (`colony workers`) outlasts a restart.
+    const controls = createRunControls(workerLimitFromLog(events, runId, start.settings.workers));
+    const steering = startSteering({ events, tasks, runId, rootTaskId, goalPath: start.settings.goalPath, record: system.record, wakeups, secrets: options.secrets ?? [], now: Date.now, effects: controls.effects });
+    const viewsDir = join(stateDir, 'views');
+    // Planners' and snapshots' views left by a process that died with them; nothing of this state runs yet.
+    await removeLeftoverViews(repo, viewsDir);
+    const green = await startGreenLoop({
+      runId,
+      repo,
+      events,
+      tasks,
+      rootTaskId,
+      viewsDir,
+      commands,
+      dependencyLayer,
+      prompts,
+      settings: start.settings.green ?? DEFAULT_GREEN_SETTINGS,
+      record: system.record,
+      flush: system.flush,
+      goal: () => goalAsItStands(events, tasks, runId, rootTaskId),
+      base: resumed === null ? startCommit : runGreenBase(events, runId, startCommit),
+      parallel: options.bisectParallel ?? defaultBisectParallel(),
+      wakeups,
+      now: Date.now,
+      signal,
+    });
+    let outcome: Awaited<ReturnType<typeof runTasks>>;
+    let release: ReleaseVerdict | null = null;
+    try {
+      observeGreen = (event) => green.observe(event);
+      controls.attachGreen(() => green.request());
+      const context: RunContext = {
+        runId,
+        repo,
+        events,
+        tasks,
+        wakeups,
+        steering: steering.writer,
+        dependencyLayer,
+        workspaces: workspaces.provider,
+        ...(workspaces.quota === null ? {} : { workspaceQuota: workspaces.quota }),
+        workspacesDir: workspacesDirOf(stateDir),
+        viewsDir,
+        workerModel: options.workerModel,
+        plannerModel: options.plannerModel,
+        workerMaxSteps: start.settings.workerMaxSteps,
+        plannerMaxSteps: start.settings.plannerMaxSteps,
+        prompts,
+        mergeCheck: start.settings.mergeCheck,
+        commands,
+        now: Date.now,
+        workInFlight: createWorkInFlight(events, runId),
+        ...(budget === undefined ? {} : { budget }),
+        onEvent,
+        disk,
+        hangAfterMs: start.settings.hangAfterMs,
+        freshness: start.settings.freshness ?? DEFAULT_FRESHNESS,
+        ...(resumed === null ? {} : { priorAgents: resumed.priorAgents }),
+        green,
+      };
+      outcome = await runTasks({
+        context,
+        holder: newShortId('runner'),
+        workers: controls.workers,
+        userStops: controls.stops,
+        leaseMs: start.settings.leaseMs,
+        rootTaskId,
+        signal,
+      }).finally(() => steering.stop());
+      // The release snapshot: the one a done finish waited for, or taken now on main as the run leaves it.
+      if (outcome.rootHandoff !== null) release = await green.release().catch((error: unknown) => uncheckedRelease(error));
+    } finally {
+      await green.stop();
+    }
+
+    let check: MainCheck | null = null;
+    // colony's own failure (its store) stops the run like Ctrl-C does: tasks released, resumable;
+    // so does a stop that came during the release, which then gave no verdict.
+    let status: RunEndStatus = 'stopped';
+    if (outcome.rootHandoff !== null && release !== null && !release.stopped) {
+      check = recordMainCheck(system, release);
+      status = outcome.rootHandoff.status === 'done' && release.passed ? 'done' : 'failed';
+    }
+    const budgetExhausted = budget?.runExhaustion() ?? null;
+    // The tree wound down because a limit was used up; a goal met all the same is still done.
+    if (budgetExhausted !== null && outcome.rootHandoff !== null && status !== 'done') status = 'budget-exhausted';
+    // A run that ended for good is not resumed: workspaces its stopped workers kept for a resume
+    // are salvaged and removed now (their overlays unmounted), not left for the next run.
+    if (status !== 'stopped') {
+      await sweepWorkspaces({ repo, stateDir, lock: session.stateLock, workspacesDir: workspacesDirOf(stateDir), providers: [workspaces.provider], record: system.record });
+    }
+    const checkoutProblem = await checkout.finish();
+    // Nothing is left to share once every worker has ended: no hidden copy of the repository
+    // stays behind (what workspaces kept for `colony resume` still need is kept).
+    await workspaces.provider.close();
+    system.record({ type: 'run.ended', data: { status, durationMs: Date.now() - start.startedAt } });
+    await disk.flush();
+    return {
+      ok: true,
+      runId,
+      status,
+      budgetExhausted,
+      rootHandoff: outcome.rootHandoff,
+      check,
+      trunk: repo.trunk,
+      trunkCommit: await resolveBranch(repo, repo.trunk),
+      stateDir,
+      checkoutProblem,
+      failure: outcome.failure,
+      durationMs: Date.now() - started,
+      workspaceMethod: workspaces.provider.method,
+      sandboxMethod: commands.method,
+    };
+  } finally {
+    await closeRepositoryObjects(repo);
+  }
+}
+
+/** The check run on main at the end of a run: the release snapshot's command, commit and verdict. */
+export interface MainCheck {
+  readonly command: string;
+  readonly commit: string;
+  readonly passed: boolean;
+}
+
+/** A release that threw (git failed under it): not passed, with the reason. */
+function uncheckedRelease(error: unknown): ReleaseVerdict {
+  return { passed: false, stopped: false, check: null, refusal: `colony could not take the release snapshot: ${error instanceof Error ? error.message : String(error)}` };
+}
+
+/** The release snapshot, recorded also as the run's `main.checked`; null when no check ran. */
+function recordMainCheck(system: AgentRecorder, release: ReleaseVerdict): MainCheck | null {
+  const checked = release.check;
+  if (checked === null) return null;
+  const { command, commit, passed, exitCode, timedOut, outputTail } = checked;
+  system.record({ type: 'main.checked', data: { command, commit, passed, exitCode, timedOut, durationMs: Math.round(checked.durationMs), outputTail } });
+  system.flush();
+  return { command, commit, passed };
+}
+
+
+/** The events the budget ledger folds, read back on resume to count what was spent before. */
+const BUDGET_EVENT_TYPES = ['task.created', 'agent.started', 'agent.restored', 'agent.ended', 'model.responded', 'context.compacted'] as const;
+
+function createRootTask(tasks: TaskStore, system: AgentRecorder, runId: string, start: RunStart): string {
+  if (start.kind !== 'new') throw new Error('only a new run creates its root task');
+  const created = tasks.createTask(
+    { id: newShortId('task'), runId, parentTaskId: null, createdBy: null, kind: 'planner', title: start.goal.title, body: start.goal.body, scope: null, retryOf: null },
+    Date.now(),
+  );
+  if (!created.ok) throw new Error(`the root task could not be created: ${created.reason}`);
+  const root = created.task;
+  system.record({ type: 'task.created', data: { taskId: root.id, parentTaskId: null, kind: 'planner', title: root.title, scope: null, retryOf: null } });
+  return root.id;
+}
+
+/** The settings a new run records for `colony resume`. */
+function settingsOf(options: RunSessionOptions): RunSettings {
+  const sandbox = options.sandbox ?? DEFAULT_SANDBOX_SETTINGS;
+  return {
+    goalPath: options.goalPath,
+    workerModel: options.workerModel.spec,
+    plannerModel: options.plannerModel.spec,
+    baseUrl: options.modelSource?.baseUrl ?? null,
+    apiKeyEnv: options.modelSource?.apiKeyEnv ?? null,
+    prices: options.modelSource?.prices ?? {},
+    workers: options.workers,
+    workerMaxSteps: options.workerMaxSteps,
+    plannerMaxSteps: options.plannerMaxSteps,
+    mergeCheck: options.mergeCheck ?? null,
+    sharedDependencies: options.sharedDependencies !== false,
+    workspaces: options.workspaces ?? 'auto',
+    workspaceDiskCapBytes: options.workspaceDiskCapBytes ?? null,
+    limits: options.limits ?? { tokens: null, usd: null, maxHours: null },
+    sandbox: {
+      method: sandbox.method,
+      network: sandbox.network.kind === 'hosts' ? { kind: 'hosts', hosts: [...sandbox.network.hosts] } : sandbox.network,
+      ...(sandbox.limits === undefined ? {} : { limits: { ...sandbox.limits } }),
+    },
+    leaseMs: options.leaseMs ?? DEFAULT_LEASE_MS,
+    hangAfterMs: options.hangAfterMs ?? DEFAULT_HANG_AFTER_MS,
+    freshness: options.freshness ?? DEFAULT_FRESHNESS,
+    green: options.green ?? DEFAULT_GREEN_SETTINGS,
+  };
+}
+
+/** The run's budget ledger; none when no limit was set. */
+function createRunBudget(limits: RunLimits, startedAt: number, record: (body: EventBody) => void): BudgetLedger | undefined {
+  if (limits.tokens === null && limits.usd === null && limits.maxHours === null) return undefined;
+  return createBudgetLedger({ limits, startedAt, now: Date.now, record });
+}
+
+function budgetSet(limits: RunLimits, startedAt: number): EventData<'budget.set'> {
+  const deadline = limits.maxHours === null ? null : startedAt + limits.maxHours * 3_600_000;
+  return { tokens: limits.tokens, usd: limits.usd, maxHours: limits.maxHours, deadline };
+}

@@ -1,0 +1,74 @@
+import { join, relative, resolve } from 'node:path';
+import { excludeFromGit, findDirtyFiles, openRepository, type Repository } from '../../workspace/git/repository.js';
+import { repairCheckout } from '../setup/checkout-sync.js';
+import { acquireRunLock, type RunLock } from '../setup/run-lock.js';
+import { defaultStateDir, prepareStateDir, stateLockPath } from '../setup/state-directory.js';
+
+export type PreparedSession =
+  | { readonly ok: false; readonly error: string }
+  | {
+      readonly ok: true;
+      readonly repo: Repository;
+      readonly stateDir: string;
+      /** The state directory's run lock, held until `release`. */
+      readonly stateLock: RunLock;
+      readonly release: () => void;
+    };
+
+/**
+ * What every session that lands work does first, in this order, changing nothing the user
+ * would notice when it refuses: open the repository, prepare the state directory (excluded
+ * from git), take the repository's and the state directory's run locks, repair a checkout an
+ * earlier run left behind, and refuse a dirty tree. On success the caller must `release()`.
+ */
+export async function prepareSession(repoDir: string, stateDirOption: string | undefined): Promise<PreparedSession> {
+  const locked = await lockSession(repoDir, stateDirOption);
+  if (!locked.ok) return locked;
+  const { repo } = locked;
+  const refuse = (error: string): PreparedSession => {
+    locked.release();
+    return { ok: false, error };
+  };
+  const repaired = await repairCheckout(repo);
+  if (!repaired.ok) return refuse(repaired.error);
+  const dirty = await findDirtyFiles(repo);
+  if (dirty.length > 0) {
+    return refuse(
+      `the repository has uncommitted changes (${dirty.slice(0, 5).join(', ')}${dirty.length > 5 ? ', …' : ''}). ` +
+        'colony lands work on the checked-out branch and updates your checkout, so it starts from a clean tree: ' +
+        'commit or stash your changes (git stash), then run this again.',
+    );
+  }
+  return locked;
+}
+
+/**
+ * The first part of `prepareSession`, for sessions that land nothing and leave the checkout
+ * alone (`colony green --now`): the repository opened, the state directory prepared, and both
+ * run locks taken. On success the caller must `release()`.
+ */
+export async function lockSession(repoDir: string, stateDirOption: string | undefined): Promise<PreparedSession> {
+  const opened = await openRepository(repoDir);
+  if (!opened.ok) return opened;
+  const { repo } = opened;
+  const stateDir = resolve(stateDirOption ?? defaultStateDir(repo.root));
+  const prepared = prepareStateDir(stateDir);
+  if (!prepared.ok) return prepared;
+  // colony's state never shows in the user's `git status`, even when this run is refused.
+  const inside = relative(repo.root, stateDir);
+  if (!inside.startsWith('..') && inside !== '') await excludeFromGit(repo, `/${inside}/`);
+  // One run per repository (they would fight over the checkout) and per state directory
+  // (they would interleave the event log).
+  const repositoryLock = acquireRunLock(join(repo.gitDir, 'colony-run.lock'), `the repository ${repo.root}`);
+  if (!repositoryLock.ok) return repositoryLock;
+  const stateLock = acquireRunLock(stateLockPath(stateDir), `the state directory ${stateDir}`);
+  if (!stateLock.ok) {
+    repositoryLock.lock.release();
+    return stateLock;
+  }
+  const locks: RunLock[] = [stateLock.lock, repositoryLock.lock];
+  const release = () => {
+    for (const lock of locks) lock.release();
+  };
+  return { ok: true, repo, stateDir, stateLock: stateLock.lock, release };
+}

@@ -1,0 +1,173 @@
+import { closeRepositoryObjects } from '../../workspace/git/repository-objects.js';
+import type { ColonyEvent, EventBody } from '../../events/event-types.js';
+import type { Handoff } from '../../events/handoff.js';
+import { newShortId } from '../../events/ids.js';
+import { createSecretRedactor } from '../../events/secret-redaction.js';
+import type { ChatModel } from '../../model/chat-model.js';
+import type { EventStore } from '../../store/events/event-store.js';
+import { createRedactingEventStore } from '../../store/events/redacting-event-store.js';
+import { openSqliteEventStore } from '../../store/sqlite/sqlite-event-store.js';
+import { runGit } from '../../workspace/git/git.js';
+import type { WorkspaceMethodChoice } from '../../workspace/providers/choose-workspace-provider.js';
+import type { WorkspaceMethod } from '../../workspace/workspace.js';
+import { readBriefFile } from './brief-file.js';
+import { createRedactingChatModel } from './redacting-chat-model.js';
+import { startCheckoutSync } from '../setup/checkout-sync.js';
+import { runWorkerTask } from '../roles/worker/run-worker-task.js';
+import { loadPromptSet, type PromptSet } from '../prompts/prompt-set.js';
+import { prepareSession, type PreparedSession } from './session-prelude.js';
+import { prepareSharedDependencies } from '../setup/shared-dependencies.js';
+import { sandboxedInstall } from '../setup/sandboxed-install.js';
+import { eventsDatabasePath, workspacesDirOf } from '../setup/state-directory.js';
+import type { SalvagedWork } from '../setup/workspace-reclaim.js';
+import { chooseWorkspaces, startWorkspaces, type ChosenWorkspaces } from '../setup/workspace-setup.js';
+import type { CommandRunners, LateRecorder, SandboxSettings } from '../setup/command-sandbox.js';
+import { withSessionCommands } from './session-commands.js';
+
+export { defaultStateDir, eventsDatabasePath } from '../setup/state-directory.js';
+
+export interface WorkSessionOptions {
+  readonly repoDir: string;
+  readonly taskPath: string;
+  readonly model: ChatModel;
+  /** Defaults to `<repo>/.colony`. */
+  readonly stateDir?: string;
+  readonly maxSteps: number;
+  /** Install the trunk's npm dependencies once and link them into the worker's workspace; true when not given. */
+  readonly sharedDependencies?: boolean;
+  /** How the workspace is made; `auto` (the default) takes an overlay mount where it works. */
+  readonly workspaces?: WorkspaceMethodChoice;
+  /** How the worker's commands are confined; bubblewrap with no network when absent. */
+  readonly sandbox?: SandboxSettings;
+  readonly signal?: AbortSignal;
+  readonly onEvent?: (event: ColonyEvent) => void;
+  /** Values that must never be recorded, as for `colony run` (see `RunSessionOptions.secrets`). */
+  readonly secrets?: readonly string[];
+}
+
+export type WorkSessionResult =
+  | { readonly ok: false; readonly error: string }
+  | {
+      readonly ok: true;
+      readonly runId: string;
+      readonly handoff: Handoff;
+      readonly trunk: string;
+      readonly trunkCommit: string;
+      readonly stateDir: string;
+      /** Why the user's checkout could not be brought up to date, or null when it was. */
+      readonly checkoutProblem: string | null;
+      readonly keptWorkspace: string | null;
+      /** What was saved of work that did not land before the workspace was removed, or null. */
+      readonly salvaged: SalvagedWork | null;
+      readonly workspaceMethod: WorkspaceMethod;
+    };
+
+/**
+ * `colony work`: one worker on one task in a repository, from the checks up front to the
+ * user's checkout brought up to date. Problems with the input come back as `{ ok: false }`
+ * before anything is changed.
+ */
+export async function runWorkSession(given: WorkSessionOptions): Promise<WorkSessionResult> {
+  const options: WorkSessionOptions = { ...given, model: createRedactingChatModel(given.model, createSecretRedactor(given.secrets ?? [])) };
+  const task = readBriefFile(options.taskPath, 'task');
+  if (!task.ok) return task;
+  const session = await prepareSession(options.repoDir, options.stateDir);
+  if (!session.ok) return session;
+  try {
+    const loaded = loadPromptSet(session.repo.root);
+    if (!loaded.ok) return loaded;
+    const chosen = await chooseWorkspaces(session.repo, session.stateDir, options.workspaces ?? 'auto');
+    if (!chosen.ok) return chosen;
+    return await withSessionCommands(session, options.sandbox, ({ runId, commands, late }) =>
+      runInRepository(options, session, chosen, task, loaded.prompts, runId, commands, late),
+    );
+  } finally {
+    session.release();
+  }
+}
+
+async function runInRepository(
+  options: WorkSessionOptions,
+  session: Extract<PreparedSession, { ok: true }>,
+  chosen: Extract<ChosenWorkspaces, { ok: true }>,
+  task: { title: string; body: string },
+  prompts: PromptSet,
+  runId: string,
+  commands: CommandRunners,
+  late: LateRecorder,
+): Promise<WorkSessionResult> {
+  const { repo, stateDir } = session;
+  const startCommit = (await runGit(repo.root, ['rev-parse', `refs/heads/${repo.trunk}`])).stdout.trim();
+  let store: EventStore;
+  try {
+    store = createRedactingEventStore(openSqliteEventStore(eventsDatabasePath(stateDir)), createSecretRedactor(options.secrets ?? []));
+  } catch (error) {
+    return { ok: false, error: `cannot open the event log: ${error instanceof Error ? error.message : String(error)}` };
+  }
+  const checkout = startCheckoutSync(repo, startCommit);
+  const started = Date.now();
+  // A forced quit (process.exit) still writes the events recorded in its last moments.
+  const closeOnExit = () => store.close();
+  process.once('exit', closeOnExit);
+  try {
+    const record = (body: EventBody) => {
+      const event = store.append({ ...body, runId, agentId: 'system' });
+      options.onEvent?.(event);
+    };
+    record({ type: 'run.started', data: { mode: 'work', repo: repo.root, model: options.model.spec, title: task.title } });
+    record({ type: 'prompts.loaded', data: { overridden: prompts.overridden.map((override) => ({ ...override })) } });
+    late.attach(record);
+    const dependencyLayer = await prepareSharedDependencies({
+      repo,
+      commit: startCommit,
+      stateDir,
+      enabled: options.sharedDependencies !== false,
+      runInstall: sandboxedInstall(commands),
+      record,
+      ...(options.signal === undefined ? {} : { signal: options.signal }),
+    });
+    // One worker, one workspace: a disk cap would have nothing to hold back.
+    const workspaces = await startWorkspaces({ repo, stateDir, lock: session.stateLock, chosen, record, diskCapBytes: null });
+    if (!workspaces.ok) {
+      await checkout.finish();
+      record({ type: 'run.ended', data: { status: 'failed', durationMs: Date.now() - started } });
+      return workspaces;
+    }
+    const result = await runWorkerTask({
+      repo,
+      store,
+      model: options.model,
+      task: { id: newShortId('task'), title: task.title, body: task.body },
+      runId,
+      dependencyLayer,
+      workspaces: workspaces.provider,
+      workspacesDir: workspacesDirOf(stateDir),
+      maxSteps: options.maxSteps,
+      prompts,
+      commands,
+      onLanded: () => checkout.afterLanding(),
+      ...(options.signal === undefined ? {} : { signal: options.signal }),
+      ...(options.onEvent === undefined ? {} : { onEvent: options.onEvent }),
+    });
+    const checkoutProblem = await checkout.finish();
+    await workspaces.provider.close();
+    record({ type: 'run.ended', data: { status: result.handoff.status, durationMs: Date.now() - started } });
+    const trunkCommit = (await runGit(repo.root, ['rev-parse', `refs/heads/${repo.trunk}`])).stdout.trim();
+    return {
+      ok: true,
+      runId,
+      handoff: result.handoff,
+      trunk: repo.trunk,
+      trunkCommit,
+      stateDir,
+      checkoutProblem,
+      keptWorkspace: result.keptWorkspace,
+      salvaged: result.salvaged,
+      workspaceMethod: workspaces.provider.method,
+    };
+  } finally {
+    process.off('exit', closeOnExit);
+    await closeRepositoryObjects(repo);
+    store.close();
+  }
+}

@@ -1,0 +1,130 @@
+import { closeSync, existsSync, fsyncSync, openSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { updateCheckout } from '../../workspace/checkout/checkout.js';
+import { ownerUmask } from './command-sandbox.js';
+import { findDirtyFiles, type Repository } from '../../workspace/git/repository.js';
+
+/**
+ * colony moves the trunk while the user's checkout of it stays where it was, so until the
+ * checkout is updated, `git status` there shows colony's work as if the user had undone it.
+ * The checkout is therefore updated after every landing, and the commit it matches is kept in
+ * the git directory, so that a run that died before updating it is repaired by the next.
+ */
+interface CheckoutRecord {
+  readonly root: string;
+  readonly trunk: string;
+  /** The commit the user's index and working tree match. */
+  readonly commit: string;
+}
+
+/**
+ * The record lives in the repository's git directory, not in a state directory: the checkout
+ * belongs to the repository, whichever state directory a run used.
+ */
+function recordPath(repo: Repository): string {
+  return join(repo.gitDir, 'colony-checkout.json');
+}
+
+function writeRecord(repo: Repository, record: CheckoutRecord): void {
+  const path = recordPath(repo);
+  const temporary = `${path}.tmp`;
+  const descriptor = openSync(temporary, 'w');
+  try {
+    writeFileSync(descriptor, JSON.stringify(record));
+    fsyncSync(descriptor);
+  } finally {
+    closeSync(descriptor);
+  }
+  renameSync(temporary, path);
+}
+
+type ReadRecord = { readonly kind: 'none' } | { readonly kind: 'record'; readonly record: CheckoutRecord } | { readonly kind: 'unreadable' };
+
+function readRecord(repo: Repository): ReadRecord {
+  const path = recordPath(repo);
+  if (!existsSync(path)) return { kind: 'none' };
+  try {
+    const parsed = JSON.parse(readFileSync(path, 'utf8')) as Partial<CheckoutRecord>;
+    if (typeof parsed.root !== 'string' || typeof parsed.trunk !== 'string' || typeof parsed.commit !== 'string') {
+      return { kind: 'unreadable' };
+    }
+    return { kind: 'record', record: { root: parsed.root, trunk: parsed.trunk, commit: parsed.commit } };
+  } catch {
+    return { kind: 'unreadable' };
+  }
+}
+
+/**
+ * Finishes what an earlier run could not: brings the checkout from the commit it was left at
+ * up to the trunk. Succeeds at once when there is nothing to repair.
+ */
+export async function repairCheckout(
+  repo: Repository,
+): Promise<{ readonly ok: true } | { readonly ok: false; readonly error: string }> {
+  const read = readRecord(repo);
+  if (read.kind === 'none') return { ok: true };
+  if (read.kind === 'unreadable') {
+    // A torn record over a checkout that shows nothing changed left nothing behind: the tree
+    // matches its HEAD, whichever commit the record named. Only a changed tree needs a person.
+    if ((await findDirtyFiles(repo)).length === 0) {
+      rmSync(recordPath(repo), { force: true });
+      return { ok: true };
+    }
+    return {
+      ok: false,
+      error:
+        `${recordPath(repo)} is damaged, so colony cannot tell whether an earlier run left your checkout behind ${repo.trunk}. ` +
+        `If \`git status\` shows changes you did not make, they undo colony's work: do not commit them; ` +
+        `run \`git reset --keep ${repo.trunk}\` if you have no edits of your own, then delete that file and run again.`,
+    };
+  }
+  const { record } = read;
+  if (record.root !== repo.root || record.trunk !== repo.trunk) {
+    rmSync(recordPath(repo), { force: true });
+    return { ok: true };
+  }
+  const updated = await updateCheckout(repo, record.commit, { umask: ownerUmask() });
+  if (updated.ok) {
+    rmSync(recordPath(repo), { force: true });
+    return { ok: true };
+  }
+  return {
+    ok: false,
+    error:
+      `an earlier colony run landed work on ${repo.trunk} but could not bring your checkout up to date, ` +
+      `so your working tree still shows ${repo.trunk} as it was at ${record.commit.slice(0, 12)}. ` +
+      `Do not commit that state: it would undo the work. ${updated.error}`,
+  };
+}
+
+export interface CheckoutSync {
+  /** Brings the checkout up to the trunk after a landing; a refusal is kept for `finish`. */
+  afterLanding(): Promise<void>;
+  /** Brings the checkout up to the trunk one last time: null when it is, else why not. */
+  finish(): Promise<string | null>;
+}
+
+/** Starts keeping the user's checkout, now clean at `commit`, in step with the trunk. */
+export function startCheckoutSync(repo: Repository, commit: string): CheckoutSync {
+  let current = commit;
+  let problem: string | null = null;
+  writeRecord(repo, { root: repo.root, trunk: repo.trunk, commit });
+  const update = async () => {
+    const updated = await updateCheckout(repo, current, { umask: ownerUmask() });
+    if (updated.ok) {
+      current = updated.commit;
+      problem = null;
+      writeRecord(repo, { root: repo.root, trunk: repo.trunk, commit: current });
+    } else {
+      problem = updated.error;
+    }
+  };
+  return {
+    afterLanding: update,
+    async finish() {
+      await update();
+      if (problem === null) rmSync(recordPath(repo), { force: true });
+      return problem;
+    },
+  };
+}

@@ -1,0 +1,154 @@
+import { statfsSync } from 'node:fs';
+import type { EventBody } from '../../events/event-types.js';
+import { abortableSleep } from '../../model/resilience/abortable-sleep.js';
+import type { EventStore } from '../../store/events/event-store.js';
+import { isDiskFull } from '../../store/sqlite/disk-full.js';
+import { createGroupFlush } from '../../store/events/group-flush.js';
+
+/** How often a run that cannot write its state tries again. */
+const RETRY_MS = 1_000;
+/** The free space below which no agent starts: 256 MiB, or 5% of a smaller file system. */
+const RESERVE_BYTES = 256 * 1024 ** 2;
+const RESERVE_SHARE = 0.05;
+
+/**
+ * What stands between the run and a full disk. Writing the event log is how colony keeps its
+ * promise that nothing recorded is lost, so when the disk is full colony does not fail the run:
+ * it stops starting agents, keeps every event it has in memory, records `disk.full` (it lands
+ * in the log with the rest once it can be written), and tries again every second until a write
+ * succeeds, then records `disk.recovered`. It also stops starting agents a little before the
+ * disk is full (below a reserve of free space): SQLite reuses its log's pages, so a nearly full
+ * disk may let the log go on while workers' files and git can no longer be written.
+ */
+export interface DiskGuard {
+  /** Whether the state could not be written at the last try. */
+  isFull(): boolean;
+  /**
+   * Makes every recorded event durable, waiting while the disk is full (or until `signal`
+   * aborts; then it returns with the events still buffered). Other write errors are thrown.
+   * Callers in one turn of the event loop share one write and one sync.
+   */
+  flush(signal?: AbortSignal): Promise<void>;
+  /**
+   * Runs a write to the state (a task table change) and returns its result, waiting and
+   * trying again while it fails because the disk is full. Other errors are thrown. Returns
+   * null only when `signal` aborted while the disk was full.
+   */
+  write<Result>(operation: () => Result, signal?: AbortSignal): Promise<Result | null>;
+  /** For the runner, before it starts an agent: false while the disk is full (one flush is tried). */
+  canStartAgents(): boolean;
+}
+
+export interface DiskGuardOptions {
+  readonly events: EventStore;
+  /** The state directory: where free space is measured for the record. */
+  readonly path: string;
+  readonly record: (event: EventBody) => void;
+  readonly now: () => number;
+  readonly retryMs?: number;
+  /** Free bytes below which no agent starts; see RESERVE_BYTES when absent. */
+  readonly reserveBytes?: number;
+}
+
+export function createDiskGuard(options: DiskGuardOptions): DiskGuard {
+  const { events, path, record, now } = options;
+  const retryMs = options.retryMs ?? RETRY_MS;
+  const reserveBytes = options.reserveBytes ?? defaultReserve(path);
+  let fullSince: number | null = null;
+  const group = createGroupFlush(events);
+
+  const noteFull = (error: unknown): void => {
+    if (fullSince !== null) return;
+    fullSince = now();
+    record({ type: 'disk.full', data: { path, freeBytes: freeBytes(path), message: error instanceof Error ? error.message : String(error) } });
+  };
+  const belowReserve = (): number | null => {
+    const free = freeBytes(path);
+    return free !== null && free < reserveBytes ? free : null;
+  };
+  const lowOnSpace = (): boolean => {
+    const free = belowReserve();
+    if (free === null) return false;
+    noteFull(`only ${free} bytes are free where colony keeps its state, less than the ${reserveBytes} it keeps in reserve`);
+    return true;
+  };
+  const noteWritable = (): void => {
+    if (fullSince === null) return;
+    const pausedMs = now() - fullSince;
+    fullSince = null;
+    record({ type: 'disk.recovered', data: { path, pausedMs } });
+  };
+  /** One try: true when the log was written. */
+  const tryFlush = (): boolean => {
+    try {
+      events.flush();
+    } catch (error) {
+      if (!isDiskFull(error)) throw error;
+      noteFull(error);
+      return false;
+    }
+    // Over only when writes succeed and the reserve is back: a write that squeezes into the
+    // last bytes does not end it, or it would flap with every flush.
+    if (fullSince !== null && belowReserve() === null) {
+      noteWritable();
+      return tryFlush();
+    }
+    return true;
+  };
+
+  const write = async <Result>(operation: () => Result, signal?: AbortSignal): Promise<Result | null> => {
+    for (;;) {
+      try {
+        const result = operation();
+        if (fullSince !== null) tryFlush();
+        return result;
+      } catch (error) {
+        if (!isDiskFull(error)) throw error;
+        noteFull(error);
+      }
+      if (signal?.aborted === true) return null;
+      await abortableSleep(retryMs, signal);
+    }
+  };
+
+  return {
+    isFull: () => fullSince !== null,
+    async flush(signal) {
+      for (;;) {
+        try {
+          // Agents that ask in the same turn share one write and one sync (durable batching).
+          await group();
+        } catch (error) {
+          if (!isDiskFull(error)) throw error;
+          noteFull(error);
+          if (signal?.aborted === true) return;
+          await abortableSleep(retryMs, signal);
+          continue;
+        }
+        if (fullSince === null || belowReserve() !== null) return;
+        // Writable again: the recovery is recorded and written with the rest.
+        noteWritable();
+      }
+    },
+    write,
+    canStartAgents: () => !lowOnSpace() && tryFlush(),
+  };
+}
+
+function defaultReserve(path: string): number {
+  try {
+    const info = statfsSync(path);
+    return Math.min(RESERVE_BYTES, Math.floor(info.blocks * info.bsize * RESERVE_SHARE));
+  } catch {
+    return RESERVE_BYTES;
+  }
+}
+
+function freeBytes(path: string): number | null {
+  try {
+    const info = statfsSync(path);
+    return info.bavail * info.bsize;
+  } catch {
+    return null;
+  }
+}

@@ -1,0 +1,82 @@
+import { existsSync } from 'node:fs';
+import type { EventStore } from '../../store/events/event-store.js';
+import { createAgentRecorder } from '../runner/agent-recorder.js';
+import { findUnfinishedRun, type UnfinishedRun } from '../resume/run-history.js';
+import { acquireRunLock, type RunLock } from '../setup/run-lock.js';
+import { openRunStores } from '../session/run-stores.js';
+import { eventsDatabasePath, stateLockPath } from '../setup/state-directory.js';
+import { createSteeringRecorder } from './steering-record.js';
+import type { SteeringStores } from './steering.js';
+
+/** The unfinished run of a state directory, opened to be steered from a process that does not run it. */
+export type SteeringAccess =
+  | {
+      readonly ok: true;
+      readonly run: UnfinishedRun;
+      readonly stores: SteeringStores;
+      /**
+       * True when another process holds the state directory's run lock: the run is going, and
+       * that process records what is done here and acts on it (within its polls). False when
+       * no run goes: this process held the lock, recorded it itself, and the run acts on it
+       * when it is resumed.
+       */
+      readonly live: boolean;
+      /** Makes what was recorded durable, closes the stores and lets the lock go. */
+      readonly close: () => void;
+    }
+  | { readonly ok: false; readonly error: string };
+
+/**
+ * Opens the unfinished `colony run` of a state directory for `sendToPlanner`, `holdRun` and
+ * `releaseRun` from another process (another terminal, a UI). The task store takes writers
+ * from any process; the event log takes one, so the log is written here only while this
+ * process holds the run lock, which it tries for without waiting. Refuses, saying what to do,
+ * a state directory without a log, without a run, or whose last run ended.
+ */
+export function openSteering(stateDir: string, secrets: readonly string[]): SteeringAccess {
+  if (!existsSync(eventsDatabasePath(stateDir))) {
+    return { ok: false, error: `there is no run in ${stateDir}: it holds no colony log. Pass the repository a run works on with --repo, or its state directory with --state; start a run with colony run GOAL.md.` };
+  }
+  const taken = acquireRunLock(stateLockPath(stateDir), `the state directory ${stateDir}`);
+  const lock: RunLock | null = taken.ok ? taken.lock : null;
+  const opened = openRunStores(stateDir, secrets);
+  if (!opened.ok) {
+    lock?.release();
+    return opened;
+  }
+  const run = findUnfinishedRun(opened.events);
+  if (run === null) {
+    const error = noRunToSteer(opened.events, stateDir);
+    opened.close();
+    lock?.release();
+    return { ok: false, error };
+  }
+  const writer =
+    lock === null
+      ? undefined
+      : createSteeringRecorder({ events: opened.events, tasks: opened.tasks, runId: run.runId, record: createAgentRecorder(opened.events, run.runId, 'system').record });
+  return {
+    ok: true,
+    run,
+    stores: { events: opened.events, tasks: opened.tasks, ...(writer === undefined ? {} : { writer }) },
+    live: lock === null,
+    close: () => {
+      try {
+        opened.events.flush();
+      } finally {
+        opened.close();
+        lock?.release();
+      }
+    },
+  };
+}
+
+/** Why there is no run to steer: none was recorded, or the last one ended. */
+function noRunToSteer(events: EventStore, stateDir: string): string {
+  const runs = events.read({ types: ['run.started', 'run.ended'] });
+  const started = runs.findLast((event) => event.type === 'run.started' && event.data.mode === 'run');
+  if (started === undefined) return `there is no colony run in ${stateDir}. Start one with colony run GOAL.md.`;
+  const ended = runs.findLast((event) => event.type === 'run.ended' && event.runId === started.runId);
+  const how = ended?.type === 'run.ended' ? ` (${ended.data.status})` : '';
+  return `the last run in ${stateDir}, ${started.runId}, has ended${how}: there is no planner to tell and nothing to hold. colony status shows how it went; start a new run with colony run GOAL.md.`;
+}

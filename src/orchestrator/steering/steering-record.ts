@@ -1,0 +1,126 @@
+import type { EventBody } from '../../events/event-types.js';
+import type { EventStore } from '../../store/events/event-store.js';
+import type { TaskStore } from '../../store/tasks/task-store.js';
+import { RUNNER_WAKEUP } from '../runner/run-context.js';
+import type { UserStop } from './user-stop.js';
+
+/**
+ * What the process that writes a run's event log does after a person steered the run. People
+ * steer through the task store, which any number of processes may write (`colony say` and
+ * `colony andon` from another terminal); the log takes one writing process, so the record of
+ * what they did is written by that one.
+ */
+export interface SteeringWriter {
+  /**
+   * Records what people did to the run in the task store that the log does not hold yet (a
+   * message left for a planner: `message.sent`; the user's hold set or lifted:
+   * `andon.changed`; a new worker limit: `workers.changed`; a stop: `agent.stop-requested`),
+   * each once and in the store's order, wakes whoever waits on it, and acts on the requests
+   * (see `SteeringEffects`).
+   */
+  recordSteering(): void;
+}
+
+/**
+ * What the run's process does with people's requests as they are recorded: it runs up to the
+ * new number of workers, and stops the agent on a task. Absent in a process that runs no
+ * agents: the run then acts on them when it is resumed (the limit is read back from the log,
+ * and a task with a stop asked for is closed when it is claimed).
+ */
+export interface SteeringEffects {
+  workersChanged(workers: number): void;
+  /** Stops the task's agent if this process runs it; does nothing otherwise. */
+  stopTask(stop: UserStop): void;
+  /** A green snapshot now, when this process runs the green loop. */
+  greenRequested?(): void;
+}
+
+export interface SteeringRecorderOptions {
+  readonly events: EventStore;
+  readonly tasks: TaskStore;
+  readonly runId: string;
+  /** Records one event of the run (as `system`). */
+  readonly record: (body: EventBody) => void;
+  /**
+   * Wakes a waiting planner (by its task id) for its message, and the runner (`RUNNER_WAKEUP`)
+   * when the hold is lifted; absent in a process that runs no agents.
+   */
+  readonly wake?: (key: string) => void;
+  /** Acts on the requests recorded; absent in a process that runs no agents. */
+  readonly effects?: SteeringEffects;
+}
+
+interface Marks {
+  /** The highest inbox seq recorded as `message.sent`. */
+  message: number;
+  /** The highest hold change recorded as `andon.changed`. */
+  hold: number;
+  /** The highest request recorded as `workers.changed` or `agent.stop-requested`. */
+  request: number;
+  /** The worker limit as the log has it (the run's setting, then each change); null before `run.configured`. */
+  workers: number | null;
+}
+
+/**
+ * The `SteeringWriter` of a process that may write the run's log. What is recorded already is
+ * read from the log once, at the first call, so a restarted process (or a command that took
+ * the log over while no run went) records exactly what the one before could not.
+ */
+export function createSteeringRecorder(options: SteeringRecorderOptions): SteeringWriter {
+  const { tasks, runId, record } = options;
+  let marks: Marks | null = null;
+  return {
+    recordSteering() {
+      marks ??= recordedMarks(options.events, runId);
+      // Inbox and hold rows are numbered in the order they were committed, so everything above
+      // the mark is new, however many processes wrote them.
+      for (const message of tasks.personMessages(runId, marks.message)) {
+        record({ type: 'message.sent', data: { recipientTaskId: message.recipientTaskId, text: message.text ?? '', inboxSeq: message.seq } });
+        marks.message = message.seq;
+        options.wake?.(message.recipientTaskId);
+      }
+      for (const change of tasks.runHoldChanges(runId, marks.hold)) {
+        record({ type: 'andon.changed', data: { taskId: null, paused: change.held, reason: change.reason, by: 'user', holdSeq: change.seq } });
+        marks.hold = change.seq;
+        if (!change.held) options.wake?.(RUNNER_WAKEUP);
+      }
+      for (const request of tasks.runRequests(runId, marks.request)) {
+        if (request.kind === 'workers') {
+          record({ type: 'workers.changed', data: { workers: request.workers, previous: marks.workers ?? request.workers, by: 'user', requestSeq: request.seq } });
+          marks.workers = request.workers;
+          options.effects?.workersChanged(request.workers);
+          // More workers may start now.
+          options.wake?.(RUNNER_WAKEUP);
+        } else if (request.kind === 'green') {
+          record({ type: 'green.requested', data: { reason: request.reason, requestSeq: request.seq } });
+          options.effects?.greenRequested?.();
+        } else {
+          const stoppedAgentId = latestAgentOn(options.events, runId, request.taskId);
+          record({ type: 'agent.stop-requested', data: { taskId: request.taskId, stoppedAgentId, reason: request.reason, requestSeq: request.seq } });
+          options.effects?.stopTask({ kind: 'user-stop', taskId: request.taskId, reason: request.reason, requestSeq: request.seq });
+        }
+        marks.request = request.seq;
+      }
+    },
+  };
+}
+
+/** The agent started last on the task (a resumed one keeps its id), or null when none started on it. */
+function latestAgentOn(events: EventStore, runId: string, taskId: string): string | null {
+  const started = events.read({ runId, types: ['agent.started'] }).findLast((event) => event.type === 'agent.started' && event.data.taskId === taskId);
+  return started?.agentId ?? null;
+}
+
+function recordedMarks(events: EventStore, runId: string): Marks {
+  const marks: Marks = { message: 0, hold: 0, request: 0, workers: null };
+  for (const event of events.read({ runId, types: ['message.sent', 'andon.changed', 'run.configured', 'workers.changed', 'agent.stop-requested', 'green.requested'] })) {
+    if (event.type === 'message.sent') marks.message = Math.max(marks.message, event.data.inboxSeq);
+    else if (event.type === 'andon.changed' && event.data.holdSeq !== undefined) marks.hold = Math.max(marks.hold, event.data.holdSeq);
+    else if (event.type === 'run.configured') marks.workers = event.data.settings.workers;
+    else if (event.type === 'workers.changed') {
+      marks.request = Math.max(marks.request, event.data.requestSeq);
+      marks.workers = event.data.workers;
+    } else if (event.type === 'agent.stop-requested' || event.type === 'green.requested') marks.request = Math.max(marks.request, event.data.requestSeq);
+  }
+  return marks;
+}
