@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import type { ColonyEvent } from '../src/events/event-types.js';
 import { resolveModel } from '../src/model/registry.js';
 import { SIM_MODEL_FACTORY } from '../src/sim/sim-model-factory.js';
-import { DEFAULT_FRESHNESS } from '../src/orchestrator/runner/agent-freshness.js';
+import { DEFAULT_FRESHNESS } from '../src/orchestrator/context/agent-freshness.js';
 import { runRunSession } from '../src/orchestrator/session/run-session.js';
 import { writeLongScenario } from '../src/sim/scenario/long-scenario.js';
 

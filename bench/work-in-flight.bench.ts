@@ -6,8 +6,8 @@ import type { EventInput } from '../src/store/events/event-store.js';
 import { openSqliteEventStore } from '../src/store/sqlite/sqlite-event-store.js';
 import { renderFilesInFlight } from '../src/orchestrator/roles/planner/files-in-flight-notice.js';
 import { defaultPromptSet } from '../src/orchestrator/prompts/prompt-set.js';
-import { createWorkInFlight } from '../src/orchestrator/roles/planner/work-in-flight.js';
-import { createWorkInFlightFold, WORK_IN_FLIGHT_EVENT_TYPES } from '../src/orchestrator/roles/planner/work-in-flight-fold.js';
+import { createWorkInFlight } from '../src/orchestrator/in-flight/work-in-flight.js';
+import { createWorkInFlightFold, WORK_IN_FLIGHT_EVENT_TYPES } from '../src/orchestrator/in-flight/work-in-flight-fold.js';
 import type { BenchRow } from './bench-row.js';
 
 /**

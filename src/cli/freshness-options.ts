@@ -1,6 +1,6 @@
 import { InvalidArgumentError, type Command } from 'commander';
 import { parseContextWindowOption, type ContextWindowOverrides } from '../model/context-windows.js';
-import { DEFAULT_FRESHNESS, type AgentFreshness, type StepsByKind } from '../orchestrator/runner/agent-freshness.js';
+import { DEFAULT_FRESHNESS, type AgentFreshness, type StepsByKind } from '../orchestrator/context/agent-freshness.js';
 
 /** The flags of `colony run` that keep agents fresh over a long run. */
 export interface FreshnessFlags {

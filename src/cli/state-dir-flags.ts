@@ -1,7 +1,7 @@
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import { defaultStateDir } from '../orchestrator/setup/state-directory.js';
-import { openSteering, type SteeringAccess } from '../orchestrator/steering/steering-access.js';
+import { openSteering, type SteeringAccess } from '../orchestrator/session/steering-access.js';
 import { usageError, type CommandContext } from './command-context.js';
 
 /** `--repo` and `--state`, as the commands that read or steer a run take them. */

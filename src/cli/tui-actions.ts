@@ -1,4 +1,4 @@
-import { openSteering } from '../orchestrator/steering/steering-access.js';
+import { openSteering } from '../orchestrator/session/steering-access.js';
 import { currentWorkerLimit, setWorkers, stopAgent } from '../orchestrator/steering/steering-controls.js';
 import { holdRun, releaseRun, sendToPlanner, type SteeringStores } from '../orchestrator/steering/steering.js';
 import type { SteeringOutcome, TuiActions } from '../ui/tui/tui-source.js';

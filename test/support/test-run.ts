@@ -14,9 +14,9 @@ import { createWorktreeProvider } from '../../src/workspace/providers/worktree/w
 import { createExampleRepository, type ExampleRepository } from './example-repository.js';
 import { unconfinedCommandRunners } from '../../src/orchestrator/setup/command-sandbox.js';
 import { defaultPromptSet } from '../../src/orchestrator/prompts/prompt-set.js';
-import type { RunContext } from '../../src/orchestrator/runner/run-context.js';
-import { Wakeups } from '../../src/orchestrator/runner/wakeups.js';
-import { createWorkInFlight } from '../../src/orchestrator/roles/planner/work-in-flight.js';
+import type { RunContext } from '../../src/orchestrator/context/run-context.js';
+import { Wakeups } from '../../src/orchestrator/wakeups.js';
+import { createWorkInFlight } from '../../src/orchestrator/in-flight/work-in-flight.js';
 
 /**
  * What the runner's tests share: a scripted planner, the sim, and a run over a real example

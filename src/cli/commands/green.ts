@@ -8,7 +8,7 @@ import { runGreenNow } from '../../orchestrator/session/green-now.js';
 import { defaultBisectParallel } from '../../orchestrator/green/green-settings.js';
 import { acquireRunLock } from '../../orchestrator/setup/run-lock.js';
 import { stateLockPath } from '../../orchestrator/setup/state-directory.js';
-import { openSteering, type SteeringAccess } from '../../orchestrator/steering/steering-access.js';
+import { openSteering, type SteeringAccess } from '../../orchestrator/session/steering-access.js';
 import type { EventStore } from '../../store/events/event-store.js';
 import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, commandText, usageError, type CommandContext } from '../command-context.js';
 import { stateDirOf } from '../state-dir-flags.js';

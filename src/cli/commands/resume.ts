@@ -5,7 +5,7 @@ import { resolveModel } from '../../model/registry.js';
 import { CLI_MODEL_FACTORIES } from '../model-factories.js';
 import { readUnfinishedRun, runResumeSession, type ResumableRun } from '../../orchestrator/session/resume-session.js';
 import type { RunSessionResult } from '../../orchestrator/session/run-session.js';
-import { describeUnfinishedRun } from '../../orchestrator/resume/run-history.js';
+import { describeUnfinishedRun } from '../../orchestrator/setup/run-history.js';
 import { eventsDatabasePath } from '../../orchestrator/setup/state-directory.js';
 import { openSqliteTaskStore } from '../../store/sqlite/sqlite-task-store.js';
 import { usageError, type CommandContext } from '../command-context.js';

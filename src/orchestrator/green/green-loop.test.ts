@@ -14,7 +14,7 @@ import { unconfinedCommandRunners } from '../setup/command-sandbox.js';
 import { startGreenLoop, type GreenLoop, type GreenSnapshot } from './green-loop.js';
 import { DEFAULT_GREEN_SETTINGS, type GreenSettings } from './green-settings.js';
 import { defaultPromptSet } from '../prompts/prompt-set.js';
-import { Wakeups } from '../runner/wakeups.js';
+import { Wakeups } from '../wakeups.js';
 import { GREEN_FAILURES_HEADING, GREEN_FIXUP_OPENING, RELEASE_REFUSED_OPENING, greenFailureLines } from '../../sim/protocol/green-protocol.js';
 
 /**

@@ -13,7 +13,7 @@ import type { GreenSettings } from './green-settings.js';
 import { checkCommit, type SnapshotCheck } from './green-snapshot.js';
 import { closeFixedFailures, markPassed, restoreGreenState, type GreenState, type OpenFailure } from './green-state.js';
 import type { PromptSet } from '../prompts/prompt-set.js';
-import type { Wakeups } from '../runner/wakeups.js';
+import type { Wakeups } from '../wakeups.js';
 import type { GreenLoop, ReleaseVerdict, SnapshotOutcome } from './green-loop-types.js';
 
 export type { GreenLoop, GreenSnapshot, ReleaseVerdict, SnapshotOutcome } from './green-loop-types.js';

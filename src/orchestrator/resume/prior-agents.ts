@@ -3,7 +3,6 @@ import type { AgentRole, ColonyEvent } from '../../events/event-types.js';
 import type { Handoff } from '../../events/handoff.js';
 import type { EventStore } from '../../store/events/event-store.js';
 import type { TaskRecord } from '../../store/tasks/task-store.js';
-import type { RunContext } from '../runner/run-context.js';
 
 /**
  * An agent an earlier incarnation of the run started on a task that is still open: `colony
@@ -54,7 +53,14 @@ export function landedCommits(prior: PriorAgent): string[] {
 }
 
 /** The prior agent to give `task` back to on resume, or null for a new agent. */
-export function priorOf(context: Pick<RunContext, 'events' | 'runId' | 'priorAgents'>, task: TaskRecord): PriorAgent | null {
+/** What `priorOf` reads of a run: its log, its id, and each task's agent from before the restart (task id → agent id). */
+export interface PriorAgentsOfRun {
+  readonly events: EventStore;
+  readonly runId: string;
+  readonly priorAgents?: ReadonlyMap<string, string>;
+}
+
+export function priorOf(context: PriorAgentsOfRun, task: TaskRecord): PriorAgent | null {
   return loadPriorAgent(context.events, context.runId, context.priorAgents?.get(task.id));
 }
 

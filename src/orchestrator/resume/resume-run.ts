@@ -6,7 +6,7 @@ import { clearStaleRefLocks } from '../../workspace/reopen-workspace.js';
 import type { Repository } from '../../workspace/git/repository.js';
 import { repairLogFromTasks } from './log-repair.js';
 import { latestAgentsByTask } from './prior-agents.js';
-import type { UnfinishedRun } from './run-history.js';
+import type { UnfinishedRun } from '../setup/run-history.js';
 
 /** What `colony resume` found and settled before the runner takes the run up again. */
 export interface ResumedRun {

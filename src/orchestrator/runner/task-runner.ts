@@ -4,15 +4,18 @@ import { syntheticFailureHandoff, type Handoff } from '../../events/handoff.js';
 import { isDiskFull } from '../../store/sqlite/disk-full.js';
 import type { Lease, TaskKind, TaskRecord } from '../../store/tasks/task-store.js';
 import { createAgentBudget, unstartedHandoff } from '../budget/agent-budget.js';
-import { createAgentRecorder } from './agent-recorder.js';
+import { createAgentRecorder } from '../agent-recorder.js';
 import { createHangWatch, DEFAULT_HANG_AFTER_MS, type Hang } from './hang-watch.js';
-import type { RunContext } from './run-context.js';
-import { RUN_STOPPED, RUNNER_WAKEUP } from './run-context.js';
-import { runPlannerTask, type TaskExecution } from '../roles/planner/run-planner-task.js';
+import type { RunContext } from '../context/run-context.js';
+import { RUN_STOPPED } from '../context/run-context.js';
+import { RUNNER_WAKEUP } from '../wakeups.js';
+import type { TaskExecution } from '../context/task-execution.js';
+import { runPlannerTask } from '../roles/planner/run-planner-task.js';
 import { runWorkerTask } from '../roles/worker/run-worker-task.js';
 import { priorOf, recordedHandoff } from '../resume/prior-agents.js';
 import type { UserStopSwitch } from '../steering/run-controls.js';
-import { isUserStop, releaseStoppedPlannersAndon, requestedStopOf, stoppedBeforeStart, userStoppedHandoff, type UserStop } from '../steering/user-stop.js';
+import { isUserStop, requestedStopOf, type UserStop } from '../steering/user-stop.js';
+import { releaseStoppedPlannersAndon, stoppedBeforeStart, userStoppedHandoff } from './stopped-task.js';
 
 /** How often the runner looks for claimable tasks without a wake-up (another process may have published). */
 const CLAIM_POLL_MS = 500;

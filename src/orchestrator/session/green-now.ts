@@ -4,15 +4,15 @@ import type { RunSettings } from '../../events/run-settings.js';
 import type { EventStore } from '../../store/events/event-store.js';
 import { resolveBranch } from '../../workspace/workspace.js';
 import { closeRepositoryObjects } from '../../workspace/git/repository-objects.js';
-import { createAgentRecorder } from '../runner/agent-recorder.js';
+import { createAgentRecorder } from '../agent-recorder.js';
 import { startGreenLoop, type SnapshotOutcome } from '../green/green-loop.js';
 import { DEFAULT_GREEN_SETTINGS, type GreenSettings } from '../green/green-settings.js';
 import { loadPromptSet } from '../prompts/prompt-set.js';
-import { openRunStores } from './run-stores.js';
+import { openRunStores } from '../setup/run-stores.js';
 import { lockSession } from './session-prelude.js';
 import { withSessionCommands } from './session-commands.js';
 import { eventsDatabasePath } from '../setup/state-directory.js';
-import { Wakeups } from '../runner/wakeups.js';
+import { Wakeups } from '../wakeups.js';
 import { goalAsItStands, runDependencyLayer, runGreenBase } from '../green/green-state.js';
 
 export interface GreenNowOptions {

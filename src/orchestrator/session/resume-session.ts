@@ -6,9 +6,9 @@ import { createSecretRedactor, REDACTED } from '../../events/secret-redaction.js
 import type { ChatModel } from '../../model/chat-model.js';
 import { openRepository } from '../../workspace/git/repository.js';
 import { createRedactingChatModel } from './redacting-chat-model.js';
-import { describeUnfinishedRun, findUnfinishedRun, type UnfinishedRun } from '../resume/run-history.js';
+import { describeUnfinishedRun, findUnfinishedRun, type UnfinishedRun } from '../setup/run-history.js';
 import { driveRun, type RunSessionOptions, type RunSessionResult } from './run-session.js';
-import { openRunStores } from './run-stores.js';
+import { openRunStores } from '../setup/run-stores.js';
 import { loadPromptSet } from '../prompts/prompt-set.js';
 import { prepareSession } from './session-prelude.js';
 import { withSessionCommands } from './session-commands.js';

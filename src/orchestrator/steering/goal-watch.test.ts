@@ -8,7 +8,7 @@ import type { EventStore } from '../../store/events/event-store.js';
 import { openSqliteEventStore } from '../../store/sqlite/sqlite-event-store.js';
 import { openSqliteTaskStore } from '../../store/sqlite/sqlite-task-store.js';
 import type { TaskStore } from '../../store/tasks/task-store.js';
-import { createAgentRecorder } from '../runner/agent-recorder.js';
+import { createAgentRecorder } from '../agent-recorder.js';
 import { createGoalWatch, type GoalWatch } from './goal-watch.js';
 import { createSteeringRecorder } from './steering-record.js';
 

@@ -1,7 +1,7 @@
 import type { EventBody } from '../../events/event-types.js';
 import type { EventStore } from '../../store/events/event-store.js';
 import type { TaskStore } from '../../store/tasks/task-store.js';
-import { RUNNER_WAKEUP } from '../runner/run-context.js';
+import { RUNNER_WAKEUP } from '../wakeups.js';
 import type { UserStop } from './user-stop.js';
 
 /**

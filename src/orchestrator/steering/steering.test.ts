@@ -8,8 +8,8 @@ import { openSqliteEventStore } from '../../store/sqlite/sqlite-event-store.js';
 import { openSqliteTaskStore } from '../../store/sqlite/sqlite-task-store.js';
 import { handoffOf } from '../../store/testing/task-store-fixtures.js';
 import type { NewTask, TaskStore } from '../../store/tasks/task-store.js';
-import { createAgentRecorder } from '../runner/agent-recorder.js';
-import { RUNNER_WAKEUP } from '../runner/run-context.js';
+import { createAgentRecorder } from '../agent-recorder.js';
+import { RUNNER_WAKEUP } from '../wakeups.js';
 import { createSteeringRecorder, type SteeringWriter } from './steering-record.js';
 import { holdRun, listPlanners, releaseRun, sendToPlanner, type SteeringStores } from './steering.js';
 

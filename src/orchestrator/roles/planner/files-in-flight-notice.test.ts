@@ -16,10 +16,10 @@ import { createExampleRepository, type ExampleRepository } from '../../../../tes
 import { createFilesInFlightNotice, renderFilesInFlight } from './files-in-flight-notice.js';
 import { unconfinedCommandRunners } from '../../setup/command-sandbox.js';
 import { defaultPromptSet } from '../../prompts/prompt-set.js';
-import type { RunContext } from '../../runner/run-context.js';
+import type { RunContext } from '../../context/run-context.js';
 import { runTasks } from '../../runner/task-runner.js';
-import { Wakeups } from '../../runner/wakeups.js';
-import { createWorkInFlight, type FilesPicture, type TaskInFlight } from './work-in-flight.js';
+import { Wakeups } from '../../wakeups.js';
+import { createWorkInFlight, type FilesPicture, type TaskInFlight } from '../../in-flight/work-in-flight.js';
 
 const RUN = 'run-1';
 const HEADER = 'Files in flight across the run';

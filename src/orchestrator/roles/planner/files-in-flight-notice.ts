@@ -1,5 +1,5 @@
 import { fillPlaceholders, type PromptSet } from '../../prompts/prompt-set.js';
-import type { FilesPicture, HotFile, TaskInFlight, WorkInFlight } from './work-in-flight.js';
+import type { FilesPicture, HotFile, TaskInFlight, WorkInFlight } from '../../in-flight/work-in-flight.js';
 
 /**
  * Bounds that keep the notice to a few hundred tokens however busy the run: it is repeated

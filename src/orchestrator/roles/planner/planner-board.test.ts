@@ -13,9 +13,8 @@ import { toolContext } from '../../../tools/workspace-fixture.js';
 import { createdTask, handoffOf } from '../../../store/testing/task-store-fixtures.js';
 import type { TaskRecord, TaskStore } from '../../../store/tasks/task-store.js';
 import { createPlannerBoard, type BoardContext } from './planner-board.js';
-import { RUNNER_WAKEUP } from '../../runner/run-context.js';
-import { Wakeups } from '../../runner/wakeups.js';
-import { createWorkInFlight } from './work-in-flight.js';
+import { RUNNER_WAKEUP, Wakeups } from '../../wakeups.js';
+import { createWorkInFlight } from '../../in-flight/work-in-flight.js';
 
 function failedHandoff(summary: string): Handoff {
   return handoffOf('failed', summary, { notes: [`note of ${summary}`] });

@@ -6,8 +6,9 @@ import { newShortId } from '../../../events/ids.js';
 import type { Lease, TaskRecord } from '../../../store/tasks/task-store.js';
 import type { FinishReport, PlannerBoard, Published, TaskOverlap } from '../../../tools/planner-tools.js';
 import { earlierAttemptsSection, type EarlierAttempt } from './handoff-message.js';
-import { normalizeRepoPath } from './path-overlap.js';
-import { RUNNER_WAKEUP, type ReleaseGate, type RunContext } from '../../runner/run-context.js';
+import { normalizeRepoPath } from '../../in-flight/path-overlap.js';
+import { type ReleaseGate, type RunContext } from '../../context/run-context.js';
+import { RUNNER_WAKEUP } from '../../wakeups.js';
 import type { ReleaseVerdict } from '../../green/green-loop.js';
 import { taskCreatedEvent } from '../../resume/task-created-event.js';
 

@@ -11,15 +11,16 @@ import { createRunCommandTool } from '../../../tools/run-command-tool.js';
 import { createSearchTool } from '../../../tools/search-tool.js';
 import { createMainView, type MainView } from '../../../workspace/checkout/main-view.js';
 import { budgetStopHandoff, createAgentBudget } from '../../budget/agent-budget.js';
-import { createAgentRecorder, endAgent } from '../../runner/agent-recorder.js';
+import { createAgentRecorder, endAgent } from '../../agent-recorder.js';
 import type { Exhaustion } from '../../budget/budget-ledger.js';
 import { handoffMessage, personMessage } from './handoff-message.js';
 import { createFilesInFlightNotice } from './files-in-flight-notice.js';
 import { createPlannerBoard, handoffFromFinish } from './planner-board.js';
-import { RUN_STOPPED, type RunContext } from '../../runner/run-context.js';
+import { RUN_STOPPED, type RunContext } from '../../context/run-context.js';
+import type { TaskExecution } from '../../context/task-execution.js';
 import { answerInterruptedCalls } from '../../resume/interrupted-calls.js';
 import { priorOf, type PriorAgent } from '../../resume/prior-agents.js';
-import { createScratchpad, DEFAULT_FRESHNESS, loopFreshness } from '../../runner/agent-freshness.js';
+import { createScratchpad, DEFAULT_FRESHNESS, loopFreshness } from '../../context/agent-freshness.js';
 import { detectProjectTestCommand, testCommandSentence } from '../../green/project-test-command.js';
 import { fillPlaceholders, type PromptName } from '../../prompts/prompt-set.js';
 
@@ -30,11 +31,6 @@ const ROLE_PROMPTS: Record<Exclude<AgentRole, 'worker'>, PromptName> = {
 
 /** How often a waiting planner looks at the store even without a wake-up (another process may have written). */
 const INBOX_POLL_MS = 1_000;
-
-export interface TaskExecution {
-  readonly agentId: string;
-  readonly handoff: Handoff;
-}
 
 /**
  * Runs one planner on its task: a view of main, the read-only repository tools and the role

@@ -7,7 +7,7 @@ import { openRepository, type Repository } from '../../../workspace/git/reposito
 import { createExampleRepository, type ExampleRepository } from '../../../../test/support/example-repository.js';
 import { checkAcceptance, NOTHING_LANDED, runAcceptanceChecks, type AcceptanceCheckRequest } from './acceptance-checks.js';
 import { unconfinedCommandRunners } from '../../setup/command-sandbox.js';
-import { RUN_STOPPED } from '../../runner/run-context.js';
+import { RUN_STOPPED } from '../../context/run-context.js';
 
 let example: ExampleRepository;
 let repo: Repository;

@@ -4,7 +4,7 @@ import { newShortId } from '../../../events/ids.js';
 import type { ProcessResult, RunProcess } from '../../../sandbox/process/process-runner.js';
 import { createMainView, type MainView } from '../../../workspace/checkout/main-view.js';
 import type { Repository } from '../../../workspace/git/repository.js';
-import { RUN_STOPPED } from '../../runner/run-context.js';
+import { RUN_STOPPED } from '../../context/run-context.js';
 import { linkSharedDependencies } from '../../setup/shared-dependencies.js';
 
 /** One acceptance command runs for at most this long by default. */

@@ -6,10 +6,10 @@ import { createMemoryEventStore } from '../../../store/events/memory-event-store
 import type { TaskStore } from '../../../store/tasks/task-store.js';
 import { projectTestsPass, type ExampleRepository } from '../../../../test/support/example-repository.js';
 import { latestAgentsByTask } from '../../resume/prior-agents.js';
-import type { RunContext } from '../../runner/run-context.js';
+import type { RunContext } from '../../context/run-context.js';
 import { runTasks } from '../../runner/task-runner.js';
 import { openTestRun, scriptedPlanner, simModel } from '../../../../test/support/test-run.js';
-import { Wakeups } from '../../runner/wakeups.js';
+import { Wakeups } from '../../wakeups.js';
 
 const PAD_TASK = readFileSync(new URL('../../../../examples/text-kit/tasks/01-pad.md', import.meta.url), 'utf8');
 

@@ -1,23 +1,23 @@
-import { unconfinedCommandRunners } from '../../setup/command-sandbox.js';
-import { createWorktreeProvider } from '../../../workspace/providers/worktree/worktree-provider.js';
+import { unconfinedCommandRunners } from '../setup/command-sandbox.js';
+import { createWorktreeProvider } from '../../workspace/providers/worktree/worktree-provider.js';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { ColonyEvent, EventBody } from '../../../events/event-types.js';
-import { resolveModel } from '../../../model/registry.js';
-import { SIM_MODEL_FACTORY } from '../../../sim/sim-model-factory.js';
-import type { EventStore } from '../../../store/events/event-store.js';
-import { createMemoryEventStore } from '../../../store/events/memory-event-store.js';
-import { openRepository } from '../../../workspace/git/repository.js';
-import { createExampleRepository, type ExampleRepository } from '../../../../test/support/example-repository.js';
-import { defaultPromptSet } from '../../prompts/prompt-set.js';
-import { runWorkerTask } from '../worker/run-worker-task.js';
+import type { ColonyEvent, EventBody } from '../../events/event-types.js';
+import { resolveModel } from '../../model/registry.js';
+import { SIM_MODEL_FACTORY } from '../../sim/sim-model-factory.js';
+import type { EventStore } from '../../store/events/event-store.js';
+import { createMemoryEventStore } from '../../store/events/memory-event-store.js';
+import { openRepository } from '../../workspace/git/repository.js';
+import { createExampleRepository, type ExampleRepository } from '../../../test/support/example-repository.js';
+import { defaultPromptSet } from '../prompts/prompt-set.js';
+import { runWorkerTask } from '../roles/worker/run-worker-task.js';
 import { createWorkInFlightFold, HOT_FILES_WINDOW, WORK_IN_FLIGHT_EVENT_TYPES } from './work-in-flight-fold.js';
 
 const RUN = 'run-1';
 
 function taskFile(name: string): string {
-  return readFileSync(new URL(`../../../../examples/text-kit/tasks/${name}.md`, import.meta.url), 'utf8');
+  return readFileSync(new URL(`../../../examples/text-kit/tasks/${name}.md`, import.meta.url), 'utf8');
 }
 
 function foldOf(store: EventStore, runId = RUN) {

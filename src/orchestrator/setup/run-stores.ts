@@ -6,8 +6,8 @@ import { createRedactingTaskStore } from '../../store/tasks/redacting-task-store
 import { openSqliteEventStore } from '../../store/sqlite/sqlite-event-store.js';
 import { openSqliteTaskStore } from '../../store/sqlite/sqlite-task-store.js';
 import type { TaskStore } from '../../store/tasks/task-store.js';
-import { describeUnfinishedRun, findUnfinishedRun, type UnfinishedRun } from '../resume/run-history.js';
-import { eventsDatabasePath } from '../setup/state-directory.js';
+import { describeUnfinishedRun, findUnfinishedRun, type UnfinishedRun } from './run-history.js';
+import { eventsDatabasePath } from './state-directory.js';
 
 /** The unfinished run in a state directory's log, without creating a log where there is none. */
 export function readUnfinishedIn(stateDir: string): { readonly ok: true; readonly run: UnfinishedRun | null } | { readonly ok: false; readonly error: string } {

@@ -7,11 +7,11 @@ import type { WorkspaceProvider } from '../../workspace/workspace-provider.js';
 import type { AgentFreshness } from './agent-freshness.js';
 import type { BudgetLedger } from '../budget/budget-ledger.js';
 import type { CommandRunners } from '../setup/command-sandbox.js';
-import type { DiskGuard } from '../setup/disk-guard.js';
+import type { DiskGuard } from '../disk-guard.js';
 import type { PromptSet } from '../prompts/prompt-set.js';
 import type { SteeringWriter } from '../steering/steering-record.js';
-import type { Wakeups } from './wakeups.js';
-import type { WorkInFlight } from '../roles/planner/work-in-flight.js';
+import type { Wakeups } from '../wakeups.js';
+import type { WorkInFlight } from '../in-flight/work-in-flight.js';
 import type { WorkspaceQuota } from '../setup/workspace-quota.js';
 import type { ReleaseVerdict } from '../green/green-loop.js';
 
@@ -84,5 +84,3 @@ export interface RunContext {
 /** The abort reason of agents stopped because the run stops (Ctrl-C, the root closed): their tasks go back to the store. */
 export const RUN_STOPPED = 'the run was stopped';
 
-/** The key the runner waits on for new tasks. */
-export const RUNNER_WAKEUP = 'runner';

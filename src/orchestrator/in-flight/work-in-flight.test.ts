@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import type { EventBody } from '../../../events/event-types.js';
-import type { EventStore } from '../../../store/events/event-store.js';
-import { createMemoryEventStore } from '../../../store/events/memory-event-store.js';
+import type { EventBody } from '../../events/event-types.js';
+import type { EventStore } from '../../store/events/event-store.js';
+import { createMemoryEventStore } from '../../store/events/memory-event-store.js';
 import { createWorkInFlight } from './work-in-flight.js';
 
 const RUN = 'run-1';

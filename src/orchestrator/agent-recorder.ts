@@ -1,8 +1,8 @@
-import type { AgentOutcome, AgentRecorder } from '../../agent/agent-loop.js';
-import type { Handoff } from '../../events/handoff.js';
-import type { ColonyEvent, EventBody } from '../../events/event-types.js';
-import type { EventStore } from '../../store/events/event-store.js';
-import type { DiskGuard } from '../setup/disk-guard.js';
+import type { AgentOutcome, AgentRecorder } from '../agent/agent-loop.js';
+import type { Handoff } from '../events/handoff.js';
+import type { ColonyEvent, EventBody } from '../events/event-types.js';
+import type { EventStore } from '../store/events/event-store.js';
+import type { DiskGuard } from './disk-guard.js';
 
 /**
  * Records an agent's events in the store under its id, telling `onEvent` each one as it is

@@ -2,9 +2,9 @@ import type { EventBody } from '../../events/event-types.js';
 import { createSecretRedactor } from '../../events/secret-redaction.js';
 import type { EventStore } from '../../store/events/event-store.js';
 import type { TaskStore } from '../../store/tasks/task-store.js';
-import { createGoalWatch } from './goal-watch.js';
-import { createSteeringRecorder, type SteeringEffects, type SteeringWriter } from './steering-record.js';
-import type { Wakeups } from '../runner/wakeups.js';
+import { createGoalWatch } from '../steering/goal-watch.js';
+import { createSteeringRecorder, type SteeringEffects, type SteeringWriter } from '../steering/steering-record.js';
+import type { Wakeups } from '../wakeups.js';
 
 /**
  * How often the goal file is looked at. A `stat` every two seconds costs nothing worth

@@ -1,5 +1,5 @@
 import { posix } from 'node:path';
-import type { ColonyEvent, EventType } from '../../../events/event-types.js';
+import type { ColonyEvent, EventType } from '../../events/event-types.js';
 import { normalizeRepoPath } from './path-overlap.js';
 
 /** The events the fold reads; the rest change nothing in it. */

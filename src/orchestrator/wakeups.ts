@@ -3,6 +3,9 @@
  * someone wakes it, a timeout passes, or its signal aborts. The timeout is the fallback that
  * notices what another process changed in a shared store.
  */
+/** The key the runner waits on for new tasks. */
+export const RUNNER_WAKEUP = 'runner';
+
 export class Wakeups {
   readonly #waiters = new Map<string, Set<() => void>>();
 

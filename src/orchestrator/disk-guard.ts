@@ -1,9 +1,9 @@
 import { statfsSync } from 'node:fs';
-import type { EventBody } from '../../events/event-types.js';
-import { abortableSleep } from '../../model/resilience/abortable-sleep.js';
-import type { EventStore } from '../../store/events/event-store.js';
-import { isDiskFull } from '../../store/sqlite/disk-full.js';
-import { createGroupFlush } from '../../store/events/group-flush.js';
+import type { EventBody } from '../events/event-types.js';
+import { abortableSleep } from '../model/resilience/abortable-sleep.js';
+import type { EventStore } from '../store/events/event-store.js';
+import { isDiskFull } from '../store/sqlite/disk-full.js';
+import { createGroupFlush } from '../store/events/group-flush.js';
 
 /** How often a run that cannot write its state tries again. */
 const RETRY_MS = 1_000;

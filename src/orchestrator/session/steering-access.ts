@@ -1,12 +1,12 @@
 import { existsSync } from 'node:fs';
 import type { EventStore } from '../../store/events/event-store.js';
-import { createAgentRecorder } from '../runner/agent-recorder.js';
-import { findUnfinishedRun, type UnfinishedRun } from '../resume/run-history.js';
+import { createAgentRecorder } from '../agent-recorder.js';
+import { findUnfinishedRun, type UnfinishedRun } from '../setup/run-history.js';
 import { acquireRunLock, type RunLock } from '../setup/run-lock.js';
-import { openRunStores } from '../session/run-stores.js';
+import { openRunStores } from '../setup/run-stores.js';
 import { eventsDatabasePath, stateLockPath } from '../setup/state-directory.js';
-import { createSteeringRecorder } from './steering-record.js';
-import type { SteeringStores } from './steering.js';
+import { createSteeringRecorder } from '../steering/steering-record.js';
+import type { SteeringStores } from '../steering/steering.js';
 
 /** The unfinished run of a state directory, opened to be steered from a process that does not run it. */
 export type SteeringAccess =
