@@ -4,7 +4,8 @@ import type { EventBody } from '../events/event-types.js';
 import type { ChatModel, ModelRequest, ModelResult } from '../model/chat-model.js';
 import type { ToolCall } from '../model/messages.js';
 import type { AnyTool } from '../tools/tool.js';
-import { runAgent, type AgentInbox, type AgentRecorder, type InboxDelivery } from './agent-loop.js';
+import { runAgent, type AgentInbox, type InboxDelivery } from './agent-loop.js';
+import { type AgentRecorder } from './types.js';
 
 /** A planner's inbox driven by the test: messages are posted, children close. */
 function testInbox() {

@@ -4,7 +4,8 @@ import type { EventBody } from '../events/event-types.js';
 import type { CallOptions, ChatModel, ModelError, ModelRequest, ModelResult, ModelTurn } from '../model/chat-model.js';
 import type { ToolCall } from '../model/messages.js';
 import type { AnyTool, Tool } from '../tools/tool.js';
-import { runAgent, type AgentRecorder } from './agent-loop.js';
+import { runAgent } from './agent-loop.js';
+import { type AgentRecorder } from './types.js';
 
 type Step = ModelResult | ((request: ModelRequest, options: CallOptions) => ModelResult);
 

@@ -1,10 +1,10 @@
 import { readFileSync } from 'node:fs';
-import type { EventBody } from '../events/event-types.js';
 import type { ChatModel } from '../model/chat-model.js';
 import { MIN_CONTEXT_WINDOW } from '../model/context-windows.js';
 import { conversationLength, type Message } from '../model/messages.js';
 import type { AnyTool } from '../tools/tool.js';
 import { resumeTurn, type AgentRestore } from './agent-restore.js';
+import type { AgentRecorder } from './types.js';
 import { fitToWindow, type ContextPolicy, type Fitted } from './compaction.js';
 import { TokenEstimator } from './context-size.js';
 import { callModelForStep, type ParkingOptions } from './model-call.js';
@@ -12,20 +12,9 @@ import { ReminderSchedule, type ReminderPolicy } from './reminders.js';
 import { toolSpecs } from './tool-dispatch.js';
 import { runToolCalls } from './tool-turn.js';
 
-export { endingCallSucceeded, interruptedAnswer, type AgentRestore } from './agent-restore.js';
 
 const NO_TOOL_CALL_NUDGE = readFileSync(new URL('./nudge-no-tool-call.md', import.meta.url), 'utf8').trim();
 const SCRATCHPAD_CONTEXT = readFileSync(new URL('./scratchpad-context.md', import.meta.url), 'utf8').trim();
-
-/**
- * Where the loop reports what it does. `flush` must make everything recorded so far durable;
- * it may return a promise (a recorder that waits out a full disk), which the loop awaits
- * before anything the events describe takes effect.
- */
-export interface AgentRecorder {
-  record(event: EventBody): void;
-  flush(): void | Promise<void>;
-}
 
 export interface AgentLoopOptions {
   readonly model: ChatModel;

@@ -2,8 +2,9 @@ import { describe, expect, it, vi } from 'vitest';
 import type { ColonyEvent } from '../events/event-types.js';
 import type { ScriptedTurn } from '../model/testing/scripted-language-model.js';
 import { createMemoryEventStore } from '../store/events/memory-event-store.js';
-import { endingCallSucceeded, interruptedAnswer, runAgent, type AgentOutcome, type AgentRestore } from './agent-loop.js';
-import { AGENT_ID, capturingModel, countingTools, recordStart, restartedLog, SYSTEM_PROMPT, TASK, testInbox, testRecorder, UNTIL_THERE } from './agent-restart-for-tests.js';
+import { runAgent, type AgentOutcome } from './agent-loop.js';
+import { endingCallSucceeded, interruptedAnswer, type AgentRestore } from './agent-restore.js';
+import { AGENT_ID, capturingModel, countingTools, recordStart, restartedLog, SYSTEM_PROMPT, TASK, testInbox, testRecorder, UNTIL_THERE } from './testing/agent-restart.js';
 import { rebuildConversation } from './conversation-rebuild.js';
 
 const call = (id: string, name: string, input: Record<string, unknown>) => ({ id, name, input });

@@ -11,8 +11,9 @@ import { DEFAULT_SIM_OPTIONS } from '../sim/sim-options.js';
 import { copyExample, createToolExecutor, EXAMPLE_DIR, projectTestsPass, removeExampleCopies, WORKER_TOOL_NAMES } from '../sim/testing/tool-executor.js';
 import { createMemoryEventStore } from '../store/events/memory-event-store.js';
 import type { AnyTool, ToolResult } from '../tools/tool.js';
-import { interruptedAnswer, runAgent, type AgentInbox, type AgentOutcome, type InboxDelivery } from './agent-loop.js';
-import { AGENT_ID, recordStart, restartedLog, SYSTEM_PROMPT, testRecorder } from './agent-restart-for-tests.js';
+import { runAgent, type AgentInbox, type AgentOutcome, type InboxDelivery } from './agent-loop.js';
+import { interruptedAnswer } from './agent-restore.js';
+import { AGENT_ID, recordStart, restartedLog, SYSTEM_PROMPT, testRecorder } from './testing/agent-restart.js';
 import { rebuildConversation } from './conversation-rebuild.js';
 
 const padTask = readFileSync(join(EXAMPLE_DIR, 'tasks/01-pad.md'), 'utf8');

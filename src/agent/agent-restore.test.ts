@@ -3,7 +3,8 @@ import type { ColonyEvent } from '../events/event-types.js';
 import type { ScriptedTurn } from '../model/testing/scripted-language-model.js';
 import { createMemoryEventStore } from '../store/events/memory-event-store.js';
 import type { AnyTool, ToolResult } from '../tools/tool.js';
-import { endingCallSucceeded, interruptedAnswer, runAgent, type AgentOutcome } from './agent-loop.js';
+import { runAgent, type AgentOutcome } from './agent-loop.js';
+import { endingCallSucceeded, interruptedAnswer } from './agent-restore.js';
 import {
   AGENT_ID,
   capturingModel,
@@ -18,7 +19,7 @@ import {
   UNTIL_THERE,
   type AgentLog,
   type TestRecorder,
-} from './agent-restart-for-tests.js';
+} from './testing/agent-restart.js';
 import { rebuildConversation } from './conversation-rebuild.js';
 
 const INTERRUPTED =

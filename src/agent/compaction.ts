@@ -1,6 +1,6 @@
 import type { ChatModel, ToolSpec } from '../model/chat-model.js';
 import type { Message } from '../model/messages.js';
-import type { AgentRecorder } from './agent-loop.js';
+import type { AgentRecorder } from './types.js';
 import { compactedMessages, OPENING_MESSAGES, SHRUNK_OUTPUT_CHARS, shrinkOldToolOutputs, turnBoundary, unansweredStart, type TokenEstimator } from './context-size.js';
 import { callModelForStep, type ParkingOptions } from './model-call.js';
 

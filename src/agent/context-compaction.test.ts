@@ -7,7 +7,7 @@ import { createMemoryEventStore } from '../store/events/memory-event-store.js';
 import type { AnyTool } from '../tools/tool.js';
 import { createWriteScratchpadTool } from '../tools/write-scratchpad-tool.js';
 import { runAgent } from './agent-loop.js';
-import { AGENT_ID, recordStart, SYSTEM_PROMPT, TASK, testRecorder } from './agent-restart-for-tests.js';
+import { AGENT_ID, recordStart, SYSTEM_PROMPT, TASK, testRecorder } from './testing/agent-restart.js';
 import { SUMMARY_OPENING, type ContextPolicy } from './compaction.js';
 import { rebuildConversation } from './conversation-rebuild.js';
 import { tokensOfChars } from './context-size.js';

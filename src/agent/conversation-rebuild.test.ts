@@ -3,7 +3,7 @@ import type { ColonyEvent } from '../events/event-types.js';
 import type { Message } from '../model/messages.js';
 import { createMemoryEventStore } from '../store/events/memory-event-store.js';
 import { runAgent, type AgentInbox, type InboxDelivery } from './agent-loop.js';
-import { AGENT_ID, capturingModel, countingTools, recordStart, SYSTEM_PROMPT, TASK, testRecorder } from './agent-restart-for-tests.js';
+import { AGENT_ID, capturingModel, countingTools, recordStart, SYSTEM_PROMPT, TASK, testRecorder } from './testing/agent-restart.js';
 import { rebuildConversation } from './conversation-rebuild.js';
 
 /** An inbox that hands the planner two messages before its second model call, and never waits. */

@@ -2,11 +2,11 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { EventBody } from '../events/event-types.js';
 import type { ChatModel, ModelRequest } from '../model/chat-model.js';
 import { startModelServer, type ModelServer } from '../model/server/model-server.js';
-import { unusedPort } from '../model/server/unused-port-for-tests.js';
+import { unusedPort } from '../model/testing/unused-port.js';
 import { createProviderGuards } from '../model/resilience/provider-guard.js';
 import { resolveModel } from '../model/registry.js';
 import { createScriptedLanguageModel } from '../model/testing/scripted-language-model.js';
-import type { AgentRecorder } from './agent-loop.js';
+import type { AgentRecorder } from './types.js';
 import { callModelForStep, type ParkingOptions } from './model-call.js';
 
 /**

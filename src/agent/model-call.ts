@@ -3,7 +3,7 @@ import { abortableSleep, type Sleep } from '../model/resilience/abortable-sleep.
 import type { ChatModel, ModelRequest, ModelResult, ProviderNotice } from '../model/chat-model.js';
 import { conversationLength } from '../model/messages.js';
 import { abortedError, isProviderUnavailable } from '../model/model-error.js';
-import type { AgentRecorder } from './agent-loop.js';
+import type { AgentRecorder } from './types.js';
 
 /** How long a parked agent waits before it calls the model again. */
 export interface ParkingPolicy {

@@ -1,6 +1,6 @@
 import type { Message, ToolCall } from '../model/messages.js';
 import type { AnyTool, ToolResult } from '../tools/tool.js';
-import type { AgentRecorder } from './agent-loop.js';
+import type { AgentRecorder } from './types.js';
 import { describeToolCall } from './conversation-rebuild.js';
 import { dispatchToolCall } from './tool-dispatch.js';
 

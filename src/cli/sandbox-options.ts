@@ -2,7 +2,7 @@ import { Option, type Command } from 'commander';
 import type { SandboxSettings } from '../orchestrator/setup/command-sandbox.js';
 import { parseNetworkPolicy, type NetworkPolicyResult } from '../sandbox/network/network-policy.js';
 import { resolveCommandLimits } from '../sandbox/process/command-limits.js';
-import type { SandboxMethod } from '../sandbox/sandbox.js';
+import type { SandboxMethod } from '../sandbox/types.js';
 import { byteSize, positiveInteger, usageError, type CommandContext } from './command-context.js';
 
 /** Which flag sets which of the limits. */

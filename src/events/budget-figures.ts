@@ -1,4 +1,4 @@
-import type { BudgetMeasure } from './event-types.js';
+import type { BudgetMeasure } from './event-fields.js';
 
 /**
  * Budget figures in words, the same for agents and for people: `12,345 tokens`, `$0.42`,

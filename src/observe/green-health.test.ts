@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { runSettingsFixture } from '../events/run-settings-fixture.js';
+import { runSettingsFixture } from '../events/testing/run-settings-fixture.js';
 import type { EventBody } from '../events/event-types.js';
 import { createGreenHealthFold, type GreenHealth } from './green-health.js';
 import { greenAdvanced, greenBisected, greenBlocked, greenChecked, greenReported } from './testing/green-events.js';

@@ -1,4 +1,5 @@
-import type { AgentOutcome, AgentRecorder } from '../agent/agent-loop.js';
+import type { AgentOutcome } from '../agent/agent-loop.js';
+import type { AgentRecorder } from '../agent/types.js';
 import type { Handoff } from '../events/handoff.js';
 import type { ColonyEvent, EventBody } from '../events/event-types.js';
 import type { EventStore } from '../store/events/event-store.js';

@@ -5,7 +5,8 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { CGROUP_FIX, USER_NAMESPACE_FIX } from './sandbox-probe.js';
 import { defaultProgramDirectories, findProgram } from './sandbox-programs.js';
 import { confinedTestsUnavailable, runCgroupsLeft } from './testing/confined-test-support.js';
-import { DEFAULT_COMMAND_LIMITS, openSandbox } from './sandbox.js';
+import { openSandbox } from './sandbox.js';
+import { DEFAULT_COMMAND_LIMITS } from './process/command-limits.js';
 
 describe('opening a sandbox', () => {
   let directory = '';

@@ -5,7 +5,7 @@ import type {
   LanguageModelV3FunctionTool,
   LanguageModelV3GenerateResult,
 } from '@ai-sdk/provider';
-import { streamOfResult } from '../model/testing/generate-result-stream.js';
+import { streamOfResult } from '../model/providers/generate-result-stream.js';
 import { abortableSleep, type Sleep } from '../model/providers/language-model-chat.js';
 import { promptToMessages } from '../model/providers/prompt-conversion.js';
 import { contextLengthError, contextOverflow } from './sim-context-window.js';

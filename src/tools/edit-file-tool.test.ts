@@ -4,8 +4,8 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createEditFileTool } from './edit-file-tool.js';
 import type { EditFileInput } from './edit-file-tool.js';
-import { createWorkspaceFixture, toolContext } from './workspace-fixture.js';
-import type { WorkspaceFixture } from './workspace-fixture.js';
+import { createWorkspaceFixture, toolContext } from './testing/workspace-fixture.js';
+import type { WorkspaceFixture } from './testing/workspace-fixture.js';
 
 describe('edit_file', () => {
   let fixture: WorkspaceFixture;

@@ -3,8 +3,8 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createListDirTool, MAX_LIST_ENTRIES } from './list-dir-tool.js';
 import type { ListDirInput } from './list-dir-tool.js';
-import { createWorkspaceFixture, toolContext } from './workspace-fixture.js';
-import type { WorkspaceFixture } from './workspace-fixture.js';
+import { createWorkspaceFixture, toolContext } from './testing/workspace-fixture.js';
+import type { WorkspaceFixture } from './testing/workspace-fixture.js';
 
 describe('list_dir', () => {
   let fixture: WorkspaceFixture;

@@ -4,7 +4,7 @@ import { closeRepositoryObjects } from '../workspace/git/repository-objects.js';
 import { createMergeTestSetup } from '../workspace/testing/merge-setup.js';
 import type { MergeTestSetup } from '../workspace/testing/merge-setup.js';
 import { createMergeToMainTool } from './merge-to-main-tool.js';
-import { toolContext } from './workspace-fixture.js';
+import { toolContext } from './testing/workspace-fixture.js';
 
 describe('merge_to_main', () => {
   let setup: MergeTestSetup;

@@ -4,6 +4,7 @@ import { handoffStatusSchema, type HandoffStatus } from '../events/handoff.js';
 import { overlapText } from './task-overlap-text.js';
 import { readRecordedInput, type AnyTool, type Tool, type ToolResult } from './tool.js';
 import { createWriteScratchpadTool } from './write-scratchpad-tool.js';
+import type { TaskOverlap } from './task-overlap-text.js';
 
 function description(name: string): string {
   return readFileSync(new URL(`./descriptions/${name}.md`, import.meta.url), 'utf8');
@@ -17,19 +18,6 @@ export interface FinishReport {
   readonly findings: readonly string[];
   readonly feedback: readonly string[];
   readonly followUps: readonly string[];
-}
-
-/** A task still in flight whose paths meet those a new task declared. */
-export interface TaskOverlap {
-  readonly taskId: string;
-  readonly title: string;
-  /** A planner task meets through the scope it was delegated. */
-  readonly kind: 'worker' | 'planner';
-  readonly state: 'open' | 'running';
-  /** Its declared paths (its scope, for a planner task) that meet the new task's: the same, a folder over one, or under one. */
-  readonly declared: readonly string[];
-  /** The files its workers changed so far that meet the new task's paths. */
-  readonly touched: readonly string[];
 }
 
 export type Published =

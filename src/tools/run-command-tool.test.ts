@@ -4,11 +4,11 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { abortOnceReady } from '../sandbox/testing/process-runner.conformance.js';
 import { createLocalProcessRunner, runProcess } from '../sandbox/process/process-runner.js';
 import { SpillDirectory } from '../sandbox/process/spill-directory.js';
-import type { ProcessRequest, RunProcess } from '../sandbox/process/process-runner.js';
+import type { ProcessRequest, RunProcess } from '../sandbox/process/types.js';
 import { createRunCommandTool } from './run-command-tool.js';
 import type { RunCommandInput } from './run-command-tool.js';
-import { createWorkspaceFixture, toolContext } from './workspace-fixture.js';
-import type { WorkspaceFixture } from './workspace-fixture.js';
+import { createWorkspaceFixture, toolContext } from './testing/workspace-fixture.js';
+import type { WorkspaceFixture } from './testing/workspace-fixture.js';
 
 describe('run_command', () => {
   let fixture: WorkspaceFixture;

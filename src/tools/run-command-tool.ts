@@ -3,7 +3,7 @@ import { resolve } from 'node:path';
 import { z } from 'zod';
 import { formatBytes } from '../sandbox/process/command-limits.js';
 import { runProcess as runLocalProcess } from '../sandbox/process/process-runner.js';
-import type { ProcessResult, RunProcess } from '../sandbox/process/process-runner.js';
+import type { ProcessResult, RunProcess } from '../sandbox/process/types.js';
 import type { Tool, ToolContext, ToolResult } from './tool.js';
 import type { WorkspaceRoot } from './workspace-paths.js';
 

@@ -4,8 +4,8 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createSearchTool, MAX_SEARCH_MATCHES } from './search-tool.js';
 import type { SearchInput } from './search-tool.js';
-import { createWorkspaceFixture, toolContext } from './workspace-fixture.js';
-import type { WorkspaceFixture } from './workspace-fixture.js';
+import { createWorkspaceFixture, toolContext } from './testing/workspace-fixture.js';
+import type { WorkspaceFixture } from './testing/workspace-fixture.js';
 
 describe('search', () => {
   let fixture: WorkspaceFixture;

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { Handoff } from '../events/handoff.js';
 import { createSubmitHandoffTool, handoffFromSubmitInput } from './submit-handoff-tool.js';
 import { finishReportFromInput } from './planner-tools.js';
-import { toolContext } from './workspace-fixture.js';
+import { toolContext } from './testing/workspace-fixture.js';
 
 describe('submit_handoff', () => {
   it('builds the handoff, hands it to the callback and ends the agent', async () => {

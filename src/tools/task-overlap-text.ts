@@ -1,5 +1,4 @@
 import { readFileSync } from 'node:fs';
-import type { TaskOverlap } from './planner-tools.js';
 
 const TEMPLATE = readFileSync(new URL('./create-task-overlap.md', import.meta.url), 'utf8').trim();
 
@@ -28,4 +27,17 @@ function listed(paths: readonly string[]): string {
   const shown = paths.slice(0, MAX_PATHS_SHOWN).join(', ');
   const more = paths.length - MAX_PATHS_SHOWN;
   return more > 0 ? `${shown} and ${more} more` : shown;
+}
+
+/** A task still in flight whose paths meet those a new task declared. */
+export interface TaskOverlap {
+  readonly taskId: string;
+  readonly title: string;
+  /** A planner task meets through the scope it was delegated. */
+  readonly kind: 'worker' | 'planner';
+  readonly state: 'open' | 'running';
+  /** Its declared paths (its scope, for a planner task) that meet the new task's: the same, a folder over one, or under one. */
+  readonly declared: readonly string[];
+  /** The files its workers changed so far that meet the new task's paths. */
+  readonly touched: readonly string[];
 }

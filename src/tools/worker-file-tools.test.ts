@@ -1,8 +1,8 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { createWorkerFileTools } from './worker-file-tools.js';
-import { createWorkspaceFixture, toolContext } from './workspace-fixture.js';
-import type { WorkspaceFixture } from './workspace-fixture.js';
+import { createWorkspaceFixture, toolContext } from './testing/workspace-fixture.js';
+import type { WorkspaceFixture } from './testing/workspace-fixture.js';
 
 describe('createWorkerFileTools', () => {
   let fixture: WorkspaceFixture;

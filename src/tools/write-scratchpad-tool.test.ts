@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createWriteScratchpadTool, MAX_SCRATCHPAD_CHARS } from './write-scratchpad-tool.js';
-import { toolContext } from './workspace-fixture.js';
+import { toolContext } from './testing/workspace-fixture.js';
 
 describe('write_scratchpad', () => {
   it('replaces the scratchpad whole with each write', async () => {

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { ColonyEvent } from '../../src/events/event-types.js';
 import { DEFAULT_SANDBOX_UID_BASE } from '../../src/sandbox/sandbox.js';
-import { createExampleRepository, runCli, type ExampleRepository } from '../support/example-repository.js';
+import { createExampleRepository, runCli, type ExampleRepository } from '../testing/example-repository.js';
 
 const isRoot = process.getuid?.() === 0;
 const hasBubblewrap = existsSync('/usr/bin/bwrap');

@@ -11,7 +11,7 @@ import { createSearchTool } from '../../src/tools/search-tool.js';
 import type { ToolResult } from '../../src/tools/tool.js';
 import { resolveWorkspacePath } from '../../src/tools/workspace-paths.js';
 import { createWriteFileTool } from '../../src/tools/write-file-tool.js';
-import { toolContext } from '../../src/tools/workspace-fixture.js';
+import { toolContext } from '../../src/tools/testing/workspace-fixture.js';
 import { openRepository } from '../../src/workspace/git/repository.js';
 import { createTemporaryRepository, type TemporaryRepository } from '../../src/workspace/testing/temporary-repository.js';
 import type { Workspace } from '../../src/workspace/workspace.js';

@@ -7,7 +7,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { startModelServer, type Fault, type ModelServer } from '../../src/model/server/model-server.js';
 import { createSimLanguageModel } from '../../src/sim/sim-language-model.js';
 import { parseSimSpec } from '../../src/sim/sim-options.js';
-import { runCli, type CliRun } from '../support/example-repository.js';
+import { runCli, type CliRun } from '../testing/example-repository.js';
 
 /**
  * Keys planted in the environment of a real `colony run` (the default variable and the one

@@ -3,8 +3,8 @@ import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { isInside } from '../../src/sandbox/confinement/confinement-plan.js';
-import type { RunProcess } from '../../src/sandbox/process/process-runner.js';
-import type { Sandbox } from '../../src/sandbox/sandbox.js';
+import type { RunProcess } from '../../src/sandbox/process/types.js';
+import type { Sandbox } from '../../src/sandbox/types.js';
 import { DEFAULT_SANDBOX_GID } from '../../src/sandbox/sandbox.js';
 import {
   confinedTestsUnavailable,

@@ -1,8 +1,9 @@
 import { mkdirSync, mkdtempSync, rmSync, chmodSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, expect } from 'vitest';
-import type { ProcessRequest, ProcessResult, RunProcess } from '../../src/sandbox/process/process-runner.js';
-import type { CommandLimits, ConfinementExtras, Sandbox } from '../../src/sandbox/sandbox.js';
+import type { ProcessRequest, ProcessResult, RunProcess } from '../../src/sandbox/process/types.js';
+import type { CommandLimits } from '../../src/sandbox/process/command-limits.js';
+import type { ConfinementExtras, Sandbox } from '../../src/sandbox/types.js';
 import {
   leftoverCommandCgroups,
   leftoverProcessesOf,

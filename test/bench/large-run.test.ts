@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { createLargeRun, type LargeRunShape } from '../../bench/large-run.js';
-import { writeLargeRun } from '../../bench/large-run-log.js';
+import { createLargeRun, type LargeRunShape } from '../../benchmarks/large-run.js';
+import { writeLargeRun } from '../../benchmarks/large-run-log.js';
 import { buildAgentTranscript } from '../../src/observe/replay/agent-transcript.js';
 import { createRunViewFold } from '../../src/observe/view/run-view.js';
 import { SCRIPT_T0 } from '../../src/observe/testing/scripted-run.js';

@@ -4,11 +4,11 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ColonyEvent } from '../../src/events/event-types.js';
 import { parseScenario } from '../../src/sim/scenario/scenario.js';
-import type { RunAnalysis } from '../../src/observe/analysis/run-analysis.js';
+import type { RunAnalysis } from '../../src/observe/analysis/types.js';
 import { openSqliteEventStore } from '../../src/store/sqlite/sqlite-event-store.js';
-import { runColonyProcess } from '../support/colony-process.js';
-import { createExampleRepository, runCli, type ExampleRepository } from '../support/example-repository.js';
-import { status } from '../support/run-checks.js';
+import { runColonyProcess } from '../testing/colony-process.js';
+import { createExampleRepository, runCli, type ExampleRepository } from '../testing/example-repository.js';
+import { status } from '../testing/run-checks.js';
 
 /** The run takes about ten seconds alone; a loaded machine gets room. */
 const RUN_TIMEOUT_MS = 120_000;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { runCli } from '../support/example-repository.js';
+import { runCli } from '../testing/example-repository.js';
 
 describe('colony bench merge', { timeout: 90_000 }, () => {
   it.each([

@@ -1,7 +1,7 @@
 import { tmpdir } from 'node:os';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { probeOverlaySupport } from '../../src/workspace/providers/overlay/overlay-probe.js';
-import { createExampleRepository, runCli, type ExampleRepository } from '../support/example-repository.js';
+import { createExampleRepository, runCli, type ExampleRepository } from '../testing/example-repository.js';
 
 const overlay = await probeOverlaySupport(tmpdir());
 

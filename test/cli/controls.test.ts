@@ -2,8 +2,8 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { ColonyEvent } from '../../src/events/event-types.js';
 import { openSqliteTaskStore } from '../../src/store/sqlite/sqlite-task-store.js';
-import { readLoggedEvents, runColonyProcess, waitForLoggedEvent } from '../support/colony-process.js';
-import { createExampleRepository, runCli, type ExampleRepository } from '../support/example-repository.js';
+import { readLoggedEvents, runColonyProcess, waitForLoggedEvent } from '../testing/colony-process.js';
+import { createExampleRepository, runCli, type ExampleRepository } from '../testing/example-repository.js';
 
 /** Each run here takes 15 to 40 seconds on the slowed sim; a loaded machine takes longer. */
 const TEST_TIMEOUT_MS = 180_000;

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ColonyEvent } from '../../src/events/event-types.js';
 import { openSqliteEventStore } from '../../src/store/sqlite/sqlite-event-store.js';
-import { createExampleRepository, runCli, type ExampleRepository } from '../support/example-repository.js';
+import { createExampleRepository, runCli, type ExampleRepository } from '../testing/example-repository.js';
 
 let repo: ExampleRepository;
 let state: string;

@@ -1,8 +1,8 @@
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { ColonyEvent } from '../../src/events/event-types.js';
-import { createExampleRepository, runCli, type ExampleRepository } from '../support/example-repository.js';
-import { keepModules } from '../support/small-goal.js';
+import { createExampleRepository, runCli, type ExampleRepository } from '../testing/example-repository.js';
+import { keepModules } from '../testing/small-goal.js';
 
 const RUN_TIMEOUT_MS = 120_000;
 

@@ -1,9 +1,9 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { readLoggedEvents, runColonyProcess, waitForLoggedEvent } from '../support/colony-process.js';
-import { createExampleRepository, runCli, type ExampleRepository } from '../support/example-repository.js';
-import { keepModules } from '../support/small-goal.js';
+import { readLoggedEvents, runColonyProcess, waitForLoggedEvent } from '../testing/colony-process.js';
+import { createExampleRepository, runCli, type ExampleRepository } from '../testing/example-repository.js';
+import { keepModules } from '../testing/small-goal.js';
 
 const TEST_TIMEOUT_MS = 180_000;
 

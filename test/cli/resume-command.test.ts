@@ -3,10 +3,10 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { ColonyEvent } from '../../src/events/event-types.js';
-import { createExampleRepository, projectTestsPass, runCli, unmountUnder, type ExampleRepository } from '../support/example-repository.js';
-import { chaosProblems } from '../support/chaos-checks.js';
-import { readLoggedEvents } from '../support/colony-process.js';
-import { expectGreenRun } from '../support/run-checks.js';
+import { createExampleRepository, projectTestsPass, runCli, unmountUnder, type ExampleRepository } from '../testing/example-repository.js';
+import { chaosProblems } from '../testing/chaos-checks.js';
+import { readLoggedEvents } from '../testing/colony-process.js';
+import { expectGreenRun } from '../testing/run-checks.js';
 
 const RUN_TIMEOUT_MS = 300_000;
 const MODEL = 'sim?seed=4&latency=20..60';

@@ -1,8 +1,8 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { expectSpendWithinOneCallPerAgent, expectWoundDown, readRun } from '../support/budget-checks.js';
-import { createExampleRepository, runCli, type ExampleRepository } from '../support/example-repository.js';
+import { expectSpendWithinOneCallPerAgent, expectWoundDown, readRun } from '../testing/budget-checks.js';
+import { createExampleRepository, runCli, type ExampleRepository } from '../testing/example-repository.js';
 
 /** A whole run of the small example takes seconds to tens of seconds, more on a loaded machine. */
 const RUN_TIMEOUT_MS = 300_000;

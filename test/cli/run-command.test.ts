@@ -2,8 +2,8 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { ColonyEvent } from '../../src/events/event-types.js';
-import { createExampleRepository, runCli, type ExampleRepository } from '../support/example-repository.js';
-import { expectGreenRun } from '../support/run-checks.js';
+import { createExampleRepository, runCli, type ExampleRepository } from '../testing/example-repository.js';
+import { expectGreenRun } from '../testing/run-checks.js';
 
 /** A whole run of the small example takes tens of seconds, more on a loaded machine. */
 const RUN_TIMEOUT_MS = 300_000;

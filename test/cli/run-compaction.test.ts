@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { ColonyEvent } from '../../src/events/event-types.js';
 import { writeLongScenario } from '../../src/sim/scenario/long-scenario.js';
-import { runCli } from '../support/example-repository.js';
+import { runCli } from '../testing/example-repository.js';
 
 /** Two runs of sixty modules; each takes tens of seconds, more on a loaded machine. */
 const RUN_TIMEOUT_MS = 400_000;

@@ -3,8 +3,8 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { ColonyEvent } from '../../src/events/event-types.js';
 import { GREEN_FIXUP_OPENING } from '../../src/sim/protocol/green-protocol.js';
 import { brokenOnPurposePaths } from '../../src/sim/protocol/skip-tests-protocol.js';
-import { createExampleRepository, projectTestsPass, runCli, type ExampleRepository } from '../support/example-repository.js';
-import { expectGreenRun } from '../support/run-checks.js';
+import { createExampleRepository, projectTestsPass, runCli, type ExampleRepository } from '../testing/example-repository.js';
+import { expectGreenRun } from '../testing/run-checks.js';
 
 const RUN_TIMEOUT_MS = 240_000;
 

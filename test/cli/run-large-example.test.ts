@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createExampleRepository, runCli, type ExampleRepository } from '../support/example-repository.js';
-import { expectGreenRun, type StatusJson } from '../support/run-checks.js';
+import { createExampleRepository, runCli, type ExampleRepository } from '../testing/example-repository.js';
+import { expectGreenRun, type StatusJson } from '../testing/run-checks.js';
 
 let repo: ExampleRepository;
 

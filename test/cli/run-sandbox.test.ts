@@ -7,7 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { ColonyEvent } from '../../src/events/event-types.js';
 import { DEFAULT_SANDBOX_GID, DEFAULT_SANDBOX_UID_BASE } from '../../src/sandbox/sandbox.js';
-import { createExampleRepository, runCli, type ExampleRepository } from '../support/example-repository.js';
+import { createExampleRepository, runCli, type ExampleRepository } from '../testing/example-repository.js';
 
 const RUN_TIMEOUT_MS = 300_000;
 const COLONY = fileURLToPath(new URL('../../bin/colony.js', import.meta.url));

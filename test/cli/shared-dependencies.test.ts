@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { ColonyEvent } from '../../src/events/event-types.js';
 import { recordDirOf } from '../../src/workspace/dependencies/dependency-layer-records.js';
-import { createExampleRepository, runCli, type ExampleRepository } from '../support/example-repository.js';
+import { createExampleRepository, runCli, type ExampleRepository } from '../testing/example-repository.js';
 
 const TIMEOUT_MS = 180_000;
 

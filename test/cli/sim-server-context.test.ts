@@ -1,6 +1,6 @@
 import type { ChildProcess } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startSimServer, stopSimServer } from '../support/sim-server-process.js';
+import { startSimServer, stopSimServer } from '../testing/sim-server-process.js';
 
 let server: ChildProcess;
 let baseUrl: string;

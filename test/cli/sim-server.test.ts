@@ -1,9 +1,9 @@
 import type { ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { expectSpendWithinOneCallPerAgent, expectWoundDown } from '../support/budget-checks.js';
-import { createExampleRepository, projectTestsPass, runCli, type ExampleRepository } from '../support/example-repository.js';
-import { startSimServer, stopSimServer } from '../support/sim-server-process.js';
+import { expectSpendWithinOneCallPerAgent, expectWoundDown } from '../testing/budget-checks.js';
+import { createExampleRepository, projectTestsPass, runCli, type ExampleRepository } from '../testing/example-repository.js';
+import { startSimServer, stopSimServer } from '../testing/sim-server-process.js';
 
 
 let server: ChildProcess;

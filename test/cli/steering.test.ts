@@ -3,8 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { ColonyEvent } from '../../src/events/event-types.js';
-import { readLoggedEvents, runColonyProcess, waitForLoggedEvent } from '../support/colony-process.js';
-import { createExampleRepository, runCli, type ExampleRepository } from '../support/example-repository.js';
+import { readLoggedEvents, runColonyProcess, waitForLoggedEvent } from '../testing/colony-process.js';
+import { createExampleRepository, runCli, type ExampleRepository } from '../testing/example-repository.js';
 
 /** Each run here takes 10 to 25 seconds on the sim; a loaded machine takes longer. */
 const TEST_TIMEOUT_MS = 120_000;

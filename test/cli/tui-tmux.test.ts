@@ -3,9 +3,9 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { ColonyEvent } from '../../src/events/event-types.js';
-import { readLoggedEvents, waitForLoggedEvent } from '../support/colony-process.js';
-import { createExampleRepository, runCli, type ExampleRepository } from '../support/example-repository.js';
-import { openColonyInTmux, type TmuxTerminal } from '../support/tmux-terminal.js';
+import { readLoggedEvents, waitForLoggedEvent } from '../testing/colony-process.js';
+import { createExampleRepository, runCli, type ExampleRepository } from '../testing/example-repository.js';
+import { openColonyInTmux, type TmuxTerminal } from '../testing/tmux-terminal.js';
 
 /** The run is slowed down so there is time to steer it; a loaded machine takes longer. */
 const TEST_TIMEOUT_MS = 240_000;

@@ -5,12 +5,12 @@ import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { ColonyEvent } from '../../src/events/event-types.js';
 import { confinedTestsUnavailable } from '../../src/sandbox/testing/confined-test-support.js';
-import { chaosProblems } from '../support/chaos-checks.js';
-import { readLoggedEvents } from '../support/colony-process.js';
-import { leftoversOf } from '../support/chaos-run.js';
-import { createExampleRepository, runCli, type ExampleRepository } from '../support/example-repository.js';
-import { expectGreenRun } from '../support/run-checks.js';
-import { keepModules } from '../support/small-goal.js';
+import { chaosProblems } from '../testing/chaos-checks.js';
+import { readLoggedEvents } from '../testing/colony-process.js';
+import { leftoversOf } from '../testing/chaos-run.js';
+import { createExampleRepository, runCli, type ExampleRepository } from '../testing/example-repository.js';
+import { expectGreenRun } from '../testing/run-checks.js';
+import { keepModules } from '../testing/small-goal.js';
 
 const COLONY = fileURLToPath(new URL('../../bin/colony.js', import.meta.url));
 const cannotConfine = confinedTestsUnavailable('bubblewrap');

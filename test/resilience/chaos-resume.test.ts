@@ -1,7 +1,7 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { confinedTestsUnavailable } from '../../src/sandbox/testing/confined-test-support.js';
-import { chaosProblems } from '../support/chaos-checks.js';
-import { runCgroups, runWithKills, type ChaosOutcome } from '../support/chaos-run.js';
+import { chaosProblems } from '../testing/chaos-checks.js';
+import { runCgroups, runWithKills, type ChaosOutcome } from '../testing/chaos-run.js';
 
 const KILLS = 10;
 const cannotConfine = confinedTestsUnavailable('bubblewrap');

@@ -8,8 +8,8 @@ import { resolveModel } from '../../src/model/registry.js';
 import { SIM_MODEL_FACTORY } from '../../src/sim/sim-model-factory.js';
 import { runRunSession } from '../../src/orchestrator/session/run-session.js';
 import { confinedTestsUnavailable } from '../../src/sandbox/testing/confined-test-support.js';
-import { createExampleRepository, type ExampleRepository } from '../support/example-repository.js';
-import { chaosProblems } from '../support/chaos-checks.js';
+import { createExampleRepository, type ExampleRepository } from '../testing/example-repository.js';
+import { chaosProblems } from '../testing/chaos-checks.js';
 
 /** Big enough for the run's state; the filler takes the rest. */
 const DISK_BYTES = 96 * 1024 ** 2;

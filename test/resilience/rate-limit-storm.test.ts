@@ -2,7 +2,8 @@ import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runAgent, type AgentOutcome, type AgentRecorder } from '../../src/agent/agent-loop.js';
+import { runAgent, type AgentOutcome } from '../../src/agent/agent-loop.js';
+import { type AgentRecorder } from '../../src/agent/types.js';
 import type { EventBody, EventData } from '../../src/events/event-types.js';
 import type { Handoff } from '../../src/events/handoff.js';
 import { startModelServer, type ModelServer } from '../../src/model/server/model-server.js';

@@ -1,6 +1,8 @@
 import { existsSync } from 'node:fs';
 import type { Command } from 'commander';
-import { createRunAnalysisFold, formatRunAnalysis, type RunAnalysis } from '../../observe/analysis/run-analysis.js';
+import { formatRunAnalysis } from '../../observe/analysis/format-run-analysis.js';
+import { createRunAnalysisFold } from '../../observe/analysis/run-analysis-fold.js';
+import { type RunAnalysis } from '../../observe/analysis/types.js';
 import { readAll } from '../../observe/replay/run-reader.js';
 import { eventsDatabasePath } from '../../orchestrator/setup/state-directory.js';
 import type { EventStore } from '../../store/events/event-store.js';

@@ -9,7 +9,8 @@ import { runRunSession } from '../../orchestrator/session/run-session.js';
 import { runGit } from '../../workspace/git/git.js';
 import { EXIT_FAILED, EXIT_OK, positiveInteger, usageError, type CommandContext } from '../command-context.js';
 import { formatRunSummary, readRunStatus } from './run-report.js';
-import { openSandbox, type SandboxMethod } from '../../sandbox/sandbox.js';
+import { openSandbox } from '../../sandbox/sandbox.js';
+import { type SandboxMethod } from '../../sandbox/types.js';
 
 const EXAMPLE_NAME = 'toolbox';
 const EXAMPLE = new URL(`../../../examples/${EXAMPLE_NAME}/`, import.meta.url);

@@ -1,6 +1,8 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { acceptanceLines, budgetLines, foldRunStatus, greenLines, wallTime, type RunStatus } from '../../observe/status/run-status.js';
+import { foldRunStatus } from '../../observe/status/run-status.js';
+import { acceptanceLines, budgetLines, greenLines, wallTime } from '../../observe/status/format-run-status.js';
+import { type RunStatus } from '../../observe/status/types.js';
 import type { RunSessionResult } from '../../orchestrator/session/run-session.js';
 import { acquireRunLock } from '../../orchestrator/setup/run-lock.js';
 import { eventsDatabasePath } from '../../orchestrator/setup/state-directory.js';

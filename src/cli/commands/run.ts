@@ -9,7 +9,7 @@ import { CLI_MODEL_FACTORIES } from '../model-factories.js';
 import { formatEventLine } from '../../observe/view/format-event.js';
 import type { Exhaustion } from '../../orchestrator/budget/budget-ledger.js';
 import { runRunSession, type RunSessionResult } from '../../orchestrator/session/run-session.js';
-import type { RunStatus } from '../../observe/status/run-status.js';
+import type { RunStatus } from '../../observe/status/types.js';
 import { formatAmount } from '../../events/budget-figures.js';
 import type { WorkspaceMethodChoice } from '../../workspace/providers/choose-workspace-provider.js';
 import {

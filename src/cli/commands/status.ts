@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { formatRunStatus } from '../../observe/status/run-status.js';
+import { formatRunStatus } from '../../observe/status/format-run-status.js';
 import { EXIT_OK, usageError, type CommandContext } from '../command-context.js';
 import { readRunStatus } from './run-report.js';
 import { stateDirOf } from '../state-dir-flags.js';

@@ -2,7 +2,7 @@ import { createServer, type Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { ChatModel, ModelRequest, ProviderNotice } from '../chat-model.js';
 import { startModelServer, type Fault, type ModelServer } from '../server/model-server.js';
-import { unusedPort } from '../server/unused-port-for-tests.js';
+import { unusedPort } from '../testing/unused-port.js';
 import { createManualClock, settle, type ManualClock } from '../testing/manual-clock.js';
 import { createProviderGuards, type ProviderGuardConfig, type ProviderGuards } from './provider-guard.js';
 import { resolveModel } from '../registry.js';

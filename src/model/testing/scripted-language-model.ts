@@ -1,4 +1,4 @@
-import { streamOfResult } from './generate-result-stream.js';
+import { streamOfResult } from '../providers/generate-result-stream.js';
 import type {
   LanguageModelV3,
   LanguageModelV3CallOptions,

@@ -1,5 +1,6 @@
-import type { AgentRole, ColonyEvent } from '../../events/event-types.js';
-import type { AgentSilence, HungAgent, LoopAnalysis, StallAnalysis, ToolLoop } from './run-analysis-sections.js';
+import type { ColonyEvent } from '../../events/event-types.js';
+import type { AgentRole } from '../../events/event-fields.js';
+import type { AgentSilence, HungAgent, LoopAnalysis, StallAnalysis, ToolLoop } from './types.js';
 import type { EventOf } from '../event-of.js';
 import { createTopList } from '../ranking.js';
 import { headOf, textKey } from '../text-keys.js';

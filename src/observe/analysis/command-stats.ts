@@ -1,4 +1,4 @@
-import type { CommandAnalysis, CommandRun, FailingCommand, ToolFailures } from './run-analysis-sections.js';
+import type { CommandAnalysis, CommandRun, FailingCommand, ToolFailures } from './types.js';
 import type { EventOf } from '../event-of.js';
 import { createTopList, shareOf } from '../ranking.js';
 import { headOf, tailOf, textKey } from '../text-keys.js';

@@ -1,5 +1,5 @@
-import type { AgentRole } from '../../events/event-types.js';
-import type { CheckCounts, GreenAnalysis, RunAnalysis } from './run-analysis.js';
+import type { AgentRole } from '../../events/event-fields.js';
+import type { CheckCounts, GreenAnalysis, RunAnalysis } from './types.js';
 import { count, duration, oneLine, percent, tableLines } from '../text-table.js';
 
 /** Crashed tasks listed one by one before the rest are only counted. */

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { EventBody } from '../../events/event-types.js';
-import { analyzeRun, formatRunAnalysis } from './run-analysis.js';
+import { analyzeRun } from './run-analysis.js';
+import { formatRunAnalysis } from './format-run-analysis.js';
 import { greenAdvanced, greenBisected, greenChecked, greenReported } from '../testing/green-events.js';
 import { openScriptedRun, SCRIPT_T0 } from '../testing/scripted-run.js';
 

@@ -2,7 +2,7 @@ import type { ColonyEvent } from '../../events/event-types.js';
 import type { EventOf } from '../event-of.js';
 import { createGreenHealthFold } from '../green-health.js';
 import { shareOf } from '../ranking.js';
-import type { CheckCounts, GreenBisect, MainHealth } from './run-analysis-sections.js';
+import type { CheckCounts, GreenBisect, MainHealth } from './types.js';
 
 /** Bisects listed one by one, the latest; `bisects` counts them all. */
 const BISECTS_LISTED = 20;

@@ -2,7 +2,7 @@ import type { ColonyEvent } from '../../events/event-types.js';
 import { createAgentSilences, type AgentSilences } from './agent-silences.js';
 import { createCommandStats, type CommandStats } from './command-stats.js';
 import { createMainHealthFold, type MainHealthFold } from './main-health.js';
-import type { ConflictAnalysis, ConflictFile, RunAnalysis } from './run-analysis.js';
+import type { ConflictAnalysis, ConflictFile, RunAnalysis } from './types.js';
 import { TaskLedger } from './task-ledger.js';
 import { costOf, crashesOf, landingTimesOf, retriesOf, tokensByRoleOf } from './task-report.js';
 

@@ -1,9 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import type { AgentRole, ColonyEvent, EventBody } from '../../events/event-types.js';
+import type { ColonyEvent, EventBody } from '../../events/event-types.js';
+import type { AgentRole } from '../../events/event-fields.js';
 import type { HandoffStatus } from '../../events/handoff.js';
 import { createMemoryEventStore } from '../../store/events/memory-event-store.js';
 import { handoffOf } from '../../store/testing/task-store-fixtures.js';
-import { analyzeRun, createRunAnalysisFold, formatRunAnalysis } from './run-analysis.js';
+import { analyzeRun } from './run-analysis.js';
+import { formatRunAnalysis } from './format-run-analysis.js';
+import { createRunAnalysisFold } from './run-analysis-fold.js';
 
 const T0 = Date.UTC(2026, 10, 29, 14, 0, 0);
 

@@ -1,6 +1,7 @@
-import type { AgentRole, EventData } from '../../events/event-types.js';
+import type { EventData } from '../../events/event-types.js';
+import type { AgentRole } from '../../events/event-fields.js';
 import type { AgentIdentity } from './agent-silences.js';
-import type { CrashedTask } from './run-analysis-sections.js';
+import type { CrashedTask } from './types.js';
 import type { EventOf } from '../event-of.js';
 import { headOf } from '../text-keys.js';
 

@@ -1,5 +1,5 @@
-import type { AgentRole } from '../../events/event-types.js';
-import type { CostAnalysis, CrashedTask, LandingTime, LandingTimes, RetriedTask, RetryAnalysis, RoleUsage, SubtreeCost, TaskCost } from './run-analysis-sections.js';
+import type { AgentRole } from '../../events/event-fields.js';
+import type { CostAnalysis, CrashedTask, LandingTime, LandingTimes, RetriedTask, RetryAnalysis, RoleUsage, SubtreeCost, TaskCost } from './types.js';
 import { createTopList, nearestRank, roundDollars } from '../ranking.js';
 import type { TaskEntry, TaskLedger } from './task-ledger.js';
 

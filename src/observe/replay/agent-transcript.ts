@@ -1,4 +1,5 @@
-import type { AgentRole, ColonyEvent } from '../../events/event-types.js';
+import type { ColonyEvent } from '../../events/event-types.js';
+import type { AgentRole } from '../../events/event-fields.js';
 import type { Handoff } from '../../events/handoff.js';
 
 /** One thing in an agent's transcript, in the order it happened. */

@@ -1,8 +1,9 @@
-import type { AgentRole, ColonyEvent, EventData } from '../../events/event-types.js';
+import type { ColonyEvent, EventData } from '../../events/event-types.js';
+import type { AgentRole } from '../../events/event-fields.js';
 import { handoffStatusSchema, isFalseClaim } from '../../events/handoff.js';
 import type { TaskStatus } from '../../store/tasks/task-store.js';
 import { createGreenHealthFold, type GreenHealth } from '../green-health.js';
-import type { AcceptanceStatus, AgentState, AgentStatus, BudgetEvent, GreenStatus, RunStatus, RunStatusContext, SandboxStatus, UserHold } from './run-status.js';
+import type { AcceptanceStatus, AgentState, AgentStatus, BudgetEvent, GreenStatus, RunStatus, RunStatusContext, SandboxStatus, UserHold } from './types.js';
 
 export interface RunStatusFoldOptions {
   /** Fold only this run. Without it the fold follows the run started last, starting over at each `run.started`. */

@@ -1,7 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import type { EventBody } from '../../events/event-types.js';
-import { runSettingsFixture } from '../../events/run-settings-fixture.js';
-import { foldRunStatus, formatRunStatus, type RunStatus } from './run-status.js';
+import { runSettingsFixture } from '../../events/testing/run-settings-fixture.js';
+import { foldRunStatus } from './run-status.js';
+import { formatRunStatus } from './format-run-status.js';
+import { type RunStatus } from './types.js';
 import { greenAdvanced, greenBisected, greenBlocked, greenChecked, greenReported } from '../testing/green-events.js';
 import { openScriptedRun, SCRIPT_T0 } from '../testing/scripted-run.js';
 

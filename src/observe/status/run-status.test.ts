@@ -1,11 +1,15 @@
 import { describe, expect, it } from 'vitest';
-import type { AgentRole, ColonyEvent, EventBody } from '../../events/event-types.js';
+import type { ColonyEvent, EventBody } from '../../events/event-types.js';
+import type { AgentRole } from '../../events/event-fields.js';
 import type { HandoffStatus } from '../../events/handoff.js';
-import { runSettingsFixture } from '../../events/run-settings-fixture.js';
+import { runSettingsFixture } from '../../events/testing/run-settings-fixture.js';
 import { createMemoryEventStore } from '../../store/events/memory-event-store.js';
 import { handoffOf } from '../../store/testing/task-store-fixtures.js';
 import type { InboxMessage, TaskRecord, TaskStatus } from '../../store/tasks/task-store.js';
-import { createRunStatusFold, foldRunStatus, formatRunStatus, type RunStatus } from './run-status.js';
+import { foldRunStatus } from './run-status.js';
+import { formatRunStatus } from './format-run-status.js';
+import { createRunStatusFold } from './run-status-fold.js';
+import { type RunStatus } from './types.js';
 
 const T0 = Date.UTC(2026, 10, 29, 14, 0, 0);
 

@@ -1,4 +1,5 @@
-import type { AgentRole, EventBody } from '../../events/event-types.js';
+import type { EventBody } from '../../events/event-types.js';
+import type { AgentRole } from '../../events/event-fields.js';
 import { handoffSchema, type HandoffStatus } from '../../events/handoff.js';
 import type { EventStore } from '../../store/events/event-store.js';
 import { createMemoryEventStore } from '../../store/events/memory-event-store.js';

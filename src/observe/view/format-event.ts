@@ -1,5 +1,6 @@
 import { formatAmount } from '../../events/budget-figures.js';
-import type { BudgetMeasure, ColonyEvent, EventData } from '../../events/event-types.js';
+import type { ColonyEvent, EventData } from '../../events/event-types.js';
+import type { BudgetMeasure } from '../../events/event-fields.js';
 
 /** One event as a line for a person: time, agent, what happened. No colours, safe for pipes. */
 export function formatEventLine(event: ColonyEvent): string {

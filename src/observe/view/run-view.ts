@@ -3,7 +3,7 @@ import { createAgentActivityFold, type AgentActivity } from './agent-activity.js
 import { describeEvent } from './format-event.js';
 import { createRunErrorsFold, type RunErrors } from './run-errors.js';
 import { createRunStatusFold } from '../status/run-status-fold.js';
-import type { AgentStatus, RunStatus } from '../status/run-status.js';
+import type { AgentStatus, RunStatus } from '../status/types.js';
 import { createTaskBoardFold, type HandoffEntry, type TaskEntry } from './task-board.js';
 import { createThroughputFold, type ThroughputPoint } from './throughput.js';
 

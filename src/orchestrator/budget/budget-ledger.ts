@@ -1,4 +1,5 @@
-import type { BudgetMeasure, ColonyEvent, EventBody } from '../../events/event-types.js';
+import type { ColonyEvent, EventBody } from '../../events/event-types.js';
+import type { BudgetMeasure } from '../../events/event-fields.js';
 import { describeLimit } from '../../events/budget-figures.js';
 
 /** The run's limits as the user set them; null for no limit. */

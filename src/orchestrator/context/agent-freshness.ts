@@ -1,5 +1,5 @@
 import { DEFAULT_KEPT_TURNS, DEFAULT_THRESHOLD, type ContextPolicy } from '../../agent/compaction.js';
-import type { AgentRecorder } from '../../agent/agent-loop.js';
+import type { AgentRecorder } from '../../agent/types.js';
 import type { ReminderPolicy } from '../../agent/reminders.js';
 import { contextWindowFor, NO_CONTEXT_WINDOW_OVERRIDES, type ContextWindowOverrides } from '../../model/context-windows.js';
 import type { PriorAgent } from '../resume/prior-agents.js';

@@ -13,7 +13,7 @@ import type { SteeringWriter } from '../steering/steering-record.js';
 import type { Wakeups } from '../wakeups.js';
 import type { WorkInFlight } from '../in-flight/work-in-flight.js';
 import type { WorkspaceQuota } from '../setup/workspace-quota.js';
-import type { ReleaseVerdict } from '../green/green-loop.js';
+import type { ReleaseVerdict } from '../green/types.js';
 
 /** The release check a root planner's done `finish` waits for (the green loop's, see green-loop.ts). */
 export interface ReleaseGate {

@@ -2,23 +2,8 @@ import { bisectFirstBad } from '../../workspace/green/bisect.js';
 import { commitsBetween } from '../../workspace/green/green-branch.js';
 import type { Repository } from '../../workspace/git/repository.js';
 import type { SnapshotCheck } from './green-snapshot.js';
-import type { GreenState } from './green-state.js';
-
-/** Where a failure of a red snapshot came from: the commit that brought its lines, found by bisecting. */
-export interface FailureOrigin {
-  /** The first commit whose check shows these lines; null when the run's first commit already did. */
-  readonly firstBad: string | null;
-  /**
-   * Where the bisect started: the last passing commit, the run's first commit, or the origin of
-   * the snapshot's earlier failure (which shows none of these lines); null for a failure older than the run.
-   */
-  readonly good: string | null;
-  /** The snapshot's failure lines this commit brought. */
-  readonly lines: readonly string[];
-  /** Commits the check ran on to find it. */
-  readonly checks: number;
-  readonly durationMs: number;
-}
+import type { GreenState } from './types.js';
+import type { FailureOrigin } from './types.js';
 
 export interface TraceOptions {
   readonly repo: Repository;

@@ -7,16 +7,17 @@ import type { Repository } from '../../workspace/git/repository.js';
 import { resolveBranch } from '../../workspace/workspace.js';
 import type { CommandRunners } from '../setup/command-sandbox.js';
 import { checkCommandAt } from './green-check-command.js';
-import { groupByFloor, traceNewFailures, type FailureOrigin } from './green-failures.js';
+import { groupByFloor, traceNewFailures } from './green-failures.js';
+import { type FailureOrigin } from './types.js';
 import { releaseRefusal, tellOrigins, uncheckedRefusal } from './green-report.js';
 import type { GreenSettings } from './green-settings.js';
 import { checkCommit, type SnapshotCheck } from './green-snapshot.js';
-import { closeFixedFailures, markPassed, restoreGreenState, type GreenState, type OpenFailure } from './green-state.js';
+import { closeFixedFailures, markPassed, restoreGreenState } from './green-state.js';
+import { type GreenState, type OpenFailure } from './types.js';
 import type { PromptSet } from '../prompts/prompt-set.js';
 import type { Wakeups } from '../wakeups.js';
-import type { GreenLoop, ReleaseVerdict, SnapshotOutcome } from './green-loop-types.js';
+import type { GreenLoop, ReleaseVerdict, SnapshotOutcome } from './types.js';
 
-export type { GreenLoop, GreenSnapshot, ReleaseVerdict, SnapshotOutcome } from './green-loop-types.js';
 
 /** The wake-up key of the green loop: a landing that reaches the count, or a request. */
 export const GREEN_WAKEUP = 'green-loop';

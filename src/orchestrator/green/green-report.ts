@@ -4,18 +4,12 @@ import { runGit } from '../../workspace/git/git.js';
 import type { Repository } from '../../workspace/git/repository.js';
 import type { EventBody } from '../../events/event-types.js';
 import { commitSubject } from '../../workspace/green/green-branch.js';
-import type { FailureOrigin } from './green-failures.js';
-import type { GreenState, OpenFailure } from './green-state.js';
+import type { FailureOrigin } from './types.js';
+import type { GreenState, OpenFailure } from './types.js';
 import type { SnapshotCheck } from './green-snapshot.js';
 import { fillPlaceholders, type PromptSet } from '../prompts/prompt-set.js';
-
-/** Who brought a commit onto main: the task whose merge landed it, the agent that merged, and the planner that owns the task. */
-export interface Culprit {
-  readonly taskId: string | null;
-  readonly title: string | null;
-  readonly agentId: string | null;
-  readonly plannerTaskId: string | null;
-}
+import type { FailureReport } from './types.js';
+import type { Culprit } from './types.js';
 
 const NO_CULPRIT: Culprit = { taskId: null, title: null, agentId: null, plannerTaskId: null };
 
@@ -65,12 +59,6 @@ export function fixupRecipient(tasks: TaskStore, owner: string | null, rootTaskI
     id = task.parentTaskId;
   }
   return null;
-}
-
-export interface FailureReport {
-  readonly origin: FailureOrigin;
-  readonly culprit: Culprit;
-  readonly subject: string;
 }
 
 /** What telling a failure's owner takes, besides the run's log and tasks. */

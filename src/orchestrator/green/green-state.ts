@@ -1,39 +1,6 @@
 import type { EventStore } from '../../store/events/event-store.js';
 import type { TaskStore } from '../../store/tasks/task-store.js';
-import type { FailureReport } from './green-report.js';
-
-/** A failure a red snapshot showed that no passing snapshot has cleared yet. */
-export interface OpenFailure {
-  /** Its first bad commit, or `before-the-run`: what makes it one failure. */
-  readonly key: string;
-  /** The failure lines it brought (more may join as later snapshots show them). */
-  lines: string[];
-  /** Where it came from; null for lines no commit could be found for (key `untraced-<snapshot>`). */
-  readonly report: FailureReport | null;
-}
-
-/** What the green loop knows between snapshots. */
-export interface GreenState {
-  /** The last commit a snapshot passed on in this run; null before the first. */
-  good: string | null;
-  lastSnapshot: { commit: string; passed: boolean } | null;
-  /** When the last snapshot was taken; null before the first. */
-  readonly lastSnapshotAt: number | null;
-  /**
-   * The check the last snapshot ran: a later commit whose files no longer name one (a broken
-   * package.json) is checked with it, and fails, rather than counting as having no check.
-   */
-  command: string | null;
-  open: OpenFailure[];
-  /** Failures already told to a planner, by key: each is told once. */
-  readonly reported: Set<string>;
-  /**
-   * Failure lines of open failures a red snapshot no longer showed, by the commit of that
-   * snapshot: fixed there while main stayed red for other reasons. Lines that come back were
-   * brought again after that commit, so their bisect starts there. Cleared by a pass.
-   */
-  readonly fixedAt: Map<string, string>;
-}
+import type { GreenState } from './types.js';
 
 /**
  * Closes the open failures `shown` (a red snapshot's failure lines at `commit`) no longer

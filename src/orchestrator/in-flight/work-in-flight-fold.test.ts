@@ -9,7 +9,7 @@ import { SIM_MODEL_FACTORY } from '../../sim/sim-model-factory.js';
 import type { EventStore } from '../../store/events/event-store.js';
 import { createMemoryEventStore } from '../../store/events/memory-event-store.js';
 import { openRepository } from '../../workspace/git/repository.js';
-import { createExampleRepository, type ExampleRepository } from '../../../test/support/example-repository.js';
+import { createExampleRepository, type ExampleRepository } from '../../../test/testing/example-repository.js';
 import { defaultPromptSet } from '../prompts/prompt-set.js';
 import { runWorkerTask } from '../roles/worker/run-worker-task.js';
 import { createWorkInFlightFold, HOT_FILES_WINDOW, WORK_IN_FLIGHT_EVENT_TYPES } from './work-in-flight-fold.js';

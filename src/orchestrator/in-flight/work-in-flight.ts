@@ -1,5 +1,5 @@
 import type { EventStore } from '../../store/events/event-store.js';
-import type { TaskOverlap } from '../../tools/planner-tools.js';
+import type { TaskOverlap } from '../../tools/task-overlap-text.js';
 import { ancestorsOf, pathKey, pathsMeet } from './path-overlap.js';
 import { createWorkInFlightFold, WORK_IN_FLIGHT_EVENT_TYPES, type HotFile, type TaskInFlight } from './work-in-flight-fold.js';
 

@@ -1,4 +1,4 @@
-import { interruptedAnswer } from '../../agent/agent-loop.js';
+import { interruptedAnswer } from '../../agent/agent-restore.js';
 import type { EventBody } from '../../events/event-types.js';
 import type { ToolCall } from '../../model/messages.js';
 import type { ToolResult } from '../../tools/tool.js';

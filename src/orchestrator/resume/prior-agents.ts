@@ -1,5 +1,6 @@
 import { rebuildConversation, type RebuiltConversation } from '../../agent/conversation-rebuild.js';
-import type { AgentRole, ColonyEvent } from '../../events/event-types.js';
+import type { ColonyEvent } from '../../events/event-types.js';
+import type { AgentRole } from '../../events/event-fields.js';
 import type { Handoff } from '../../events/handoff.js';
 import type { EventStore } from '../../store/events/event-store.js';
 import type { TaskRecord } from '../../store/tasks/task-store.js';

@@ -2,9 +2,9 @@ import { readFileSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { ChatModel, ModelRequest } from '../../model/chat-model.js';
 import type { TaskRecord, TaskStore } from '../../store/tasks/task-store.js';
-import { type ExampleRepository } from '../../../test/support/example-repository.js';
+import { type ExampleRepository } from '../../../test/testing/example-repository.js';
 import { runTasks } from './task-runner.js';
-import { openTestRun, scriptedPlanner, simModel } from '../../../test/support/test-run.js';
+import { openTestRun, scriptedPlanner, simModel } from '../../../test/testing/test-run.js';
 import { createWorkspaceQuota } from '../setup/workspace-quota.js';
 
 const PAD_TASK = readFileSync(new URL('../../../examples/text-kit/tasks/01-pad.md', import.meta.url), 'utf8');

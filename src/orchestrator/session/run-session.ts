@@ -13,7 +13,7 @@ import type { WorkspaceMethodChoice } from '../../workspace/providers/choose-wor
 import type { WorkspaceMethod } from '../../workspace/workspace.js';
 import { createAgentRecorder } from '../agent-recorder.js';
 import { createBudgetLedger, type BudgetLedger, type Exhaustion, type RunLimits } from '../budget/budget-ledger.js';
-import type { AgentRecorder } from '../../agent/agent-loop.js';
+import type { AgentRecorder } from '../../agent/types.js';
 import type { RunSettings } from '../../events/run-settings.js';
 import { DEFAULT_SANDBOX_SETTINGS } from '../setup/command-sandbox.js';
 import { createDiskGuard } from '../disk-guard.js';
@@ -24,7 +24,8 @@ import { abandonRun, openRunStores, readUnfinishedIn, unfinishedRunError, type R
 import { readBriefFile } from './brief-file.js';
 import { createRedactingChatModel } from './redacting-chat-model.js';
 import { startCheckoutSync } from '../setup/checkout-sync.js';
-import { startGreenLoop, type ReleaseVerdict } from '../green/green-loop.js';
+import { startGreenLoop } from '../green/green-loop.js';
+import { type ReleaseVerdict } from '../green/types.js';
 import { goalAsItStands, runGreenBase } from '../green/green-state.js';
 import { DEFAULT_GREEN_SETTINGS, defaultBisectParallel, type GreenSettings } from '../green/green-settings.js';
 import type { RunContext } from '../context/run-context.js';

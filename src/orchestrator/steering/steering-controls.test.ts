@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { ColonyEvent } from '../../events/event-types.js';
-import { runSettingsFixture } from '../../events/run-settings-fixture.js';
+import { runSettingsFixture } from '../../events/testing/run-settings-fixture.js';
 import type { EventStore } from '../../store/events/event-store.js';
 import { openSqliteEventStore } from '../../store/sqlite/sqlite-event-store.js';
 import { openSqliteTaskStore } from '../../store/sqlite/sqlite-task-store.js';

@@ -1,4 +1,4 @@
-import type { AgentRole } from '../../events/event-types.js';
+import type { AgentRole } from '../../events/event-fields.js';
 import type { RunRequest, TaskRecord, TaskStatus } from '../../store/tasks/task-store.js';
 import type { SteeringStores } from './steering.js';
 

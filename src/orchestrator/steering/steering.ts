@@ -1,4 +1,4 @@
-import type { AgentRole } from '../../events/event-types.js';
+import type { AgentRole } from '../../events/event-fields.js';
 import type { EventStore } from '../../store/events/event-store.js';
 import type { RunHoldChange, TaskRecord, TaskStatus, TaskStore } from '../../store/tasks/task-store.js';
 import type { SteeringWriter } from './steering-record.js';

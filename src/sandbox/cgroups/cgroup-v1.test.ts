@@ -7,7 +7,7 @@ import type { CgroupLayout } from './cgroup-layout.js';
 import { openCgroupsV1 } from './cgroup-v1.js';
 import { childCgroups, removeEmptyCgroupNow } from './cgroup-files.js';
 import { openRunCgroups } from './cgroups.js';
-import type { RunCgroups } from './cgroups.js';
+import type { RunCgroups } from './types.js';
 import { isProcessAlive } from '../testing/process-runner.conformance.js';
 
 const resolved = resolveCgroupLayout(readCgroupSources());

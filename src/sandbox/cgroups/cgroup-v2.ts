@@ -13,7 +13,7 @@ import {
   writeCgroupFile,
 } from './cgroup-files.js';
 import type { CgroupLayout } from './cgroup-layout.js';
-import type { CgroupLimits, CommandCgroup, RunCgroups, RunCgroupsOpening } from './cgroups.js';
+import type { CgroupLimits, CommandCgroup, RunCgroups, RunCgroupsOpening } from './types.js';
 
 type V2Layout = Extract<CgroupLayout, { version: 2 }>;
 

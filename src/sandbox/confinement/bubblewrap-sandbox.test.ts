@@ -2,7 +2,7 @@ import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { describeProcessRunnerConformance } from '../testing/process-runner.conformance.js';
-import type { Sandbox } from '../sandbox.js';
+import type { Sandbox } from '../types.js';
 import {
   confinedTestsUnavailable,
   leftoverCommandCgroups,

@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import { constants } from 'node:os';
 import { isAbsolute, relative, resolve } from 'node:path';
-import type { RunCgroups } from '../cgroups/cgroups.js';
+import type { RunCgroups } from '../cgroups/types.js';
 import type { CommandLimits } from '../process/command-limits.js';
 import { CommandOutput } from '../process/command-output.js';
 import { watchConfinedChild } from './confined-watch.js';
@@ -14,7 +14,7 @@ import {
   checkWorkingDirectory,
   describeError,
 } from '../process/process-runner.js';
-import type { ProcessRequest, ProcessResult, RunProcess } from '../process/process-runner.js';
+import type { ProcessRequest, ProcessResult, RunProcess } from '../process/types.js';
 import type { SpillDirectory } from '../process/spill-directory.js';
 
 /** How a confined command is started once its launcher has joined the command's cgroup. */

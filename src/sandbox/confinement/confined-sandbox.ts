@@ -1,7 +1,7 @@
 import { homedir, userInfo } from 'node:os';
 import { resolve } from 'node:path';
 import { bubblewrapArguments } from './bubblewrap-sandbox.js';
-import type { RunCgroups } from '../cgroups/cgroups.js';
+import type { RunCgroups } from '../cgroups/types.js';
 import { buildCommandEnvironment } from '../process/command-environment.js';
 import { formatBytes } from '../process/command-limits.js';
 import type { CommandLimits } from '../process/command-limits.js';
@@ -9,8 +9,8 @@ import { createConfinedRunner } from './confined-runner.js';
 import { CONFINED_HOME, SPILL_MOUNT } from './confinement-plan.js';
 import type { ConfinementPlan } from './confinement-plan.js';
 import { NOT_STARTED } from '../process/process-runner.js';
-import type { RunProcess } from '../process/process-runner.js';
-import type { AgentConfinement, Sandbox } from '../sandbox.js';
+import type { RunProcess } from '../process/types.js';
+import type { AgentConfinement, Sandbox } from '../types.js';
 import { SpillDirectory } from '../process/spill-directory.js';
 import { unshareArguments } from './unshare-sandbox.js';
 

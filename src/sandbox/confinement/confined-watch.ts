@@ -1,10 +1,10 @@
 import { armDeadline } from '../process/command-deadline.js';
 import type { ChildProcess } from 'node:child_process';
 import type { Readable } from 'node:stream';
-import type { CommandCgroup } from '../cgroups/cgroups.js';
+import type { CommandCgroup } from '../cgroups/types.js';
 import type { CommandOutput } from '../process/command-output.js';
 import { DEFAULT_DRAIN_MS, DEFAULT_KILL_GRACE_MS, describeError } from '../process/process-runner.js';
-import type { ProcessRequest } from '../process/process-runner.js';
+import type { ProcessRequest } from '../process/types.js';
 
 /** What the watcher saw of one confined command, before it is read into a ProcessResult. */
 export interface ConfinedOutcome {

@@ -1,4 +1,4 @@
-import type { ProcessRequest } from './process-runner.js';
+import type { ProcessRequest } from './types.js';
 
 /** Why a command is being stopped, once it is: its time ran out, or its caller aborted it. */
 export interface CommandDeadline {

@@ -6,7 +6,8 @@ import { isOwnerMarker } from '../cgroups/cgroup-sweep.js';
 import { runCgroupName } from '../cgroups/cgroups.js';
 import { defaultProgramDirectories, findProgram } from '../sandbox-programs.js';
 import { DEFAULT_SANDBOX_GID, openSandbox } from '../sandbox.js';
-import type { CommandLimits, Sandbox, SandboxMethod } from '../sandbox.js';
+import type { CommandLimits } from '../process/command-limits.js';
+import type { Sandbox, SandboxMethod } from '../types.js';
 
 /** Limits small enough that the resource tests finish in seconds. */
 export const TEST_LIMITS: Partial<CommandLimits> = {

@@ -2,7 +2,7 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ProcessRequest, RunProcess } from '../process/process-runner.js';
+import type { ProcessRequest, RunProcess } from '../process/types.js';
 
 /**
  * True while `pid` is a live process. A zombie counts as dead: it has exited and only waits

@@ -4,6 +4,7 @@ import { plural } from './planner-plan.js';
 import type { Scenario, ScenarioModule } from '../scenario/scenario.js';
 import { testPathFor } from '../scenario/module-render.js';
 import { SKIP_TESTS_LINE } from '../protocol/skip-tests-protocol.js';
+import { specBlock } from '../scenario/scenario.js';
 
 /**
  * The briefs the sim planner writes: prose a person (or a real model) can follow, then a
@@ -17,13 +18,6 @@ export interface EarlierAttempt {
   readonly of: number;
   /** One line per thing to know: the last handoff's summary and notes, or the failing tests. */
   readonly lines: readonly string[];
-}
-
-/** The spec with one module per line: readable, and far shorter than fully indented JSON. */
-export function specBlock(project: Scenario['project'], modules: readonly ScenarioModule[]): string {
-  const moduleLines = modules.map((module, index) => `    ${JSON.stringify(module)}${index < modules.length - 1 ? ',' : ''}`);
-  const json = ['{', `  "project": ${JSON.stringify(project)},`, '  "modules": [', ...moduleLines, '  ]', '}'];
-  return ['```colony-spec', ...json, '```'].join('\n');
 }
 
 /**

@@ -14,45 +14,6 @@ import { carriesReminder, REFLECTION_REMINDER_OPENING, SCRATCHPAD_REMINDER_OPENI
 import type { ToolOutcome } from '../worker/worker-conversation.js';
 import { readToolResult } from '../worker/worker-conversation.js';
 
-/** One tool call the sim planner made earlier, with the result the harness sent back (if any). */
-export interface PlannerAction {
-  readonly raw: ToolCall;
-  /** The call read back through the planner tool schemas; null when it is not one. */
-  readonly call: PlannerCall | null;
-  readonly result: ToolOutcome | null;
-}
-
-/** What happened in the conversation after the brief, in order. */
-export type PlannerEvent =
-  | { readonly kind: 'action'; readonly position: number; readonly action: PlannerAction }
-  | { readonly kind: 'handoff'; readonly position: number; readonly handoff: HandoffMessage }
-  | { readonly kind: 'user-message'; readonly position: number; readonly text: string }
-  /** colony's fix-up message: main's green check fails, and the failure came with a commit of one of this planner's tasks. */
-  | { readonly kind: 'green-fixup'; readonly position: number; readonly failures: readonly string[] };
-
-/** Everything the sim planner takes from its conversation. It never looks anywhere else. */
-export interface PlannerConversation {
-  /** The first user message: the goal, or a sub-planner's scope line and brief. */
-  readonly brief: string;
-  /** The scope from a sub-planner's first line; null for the root planner. */
-  readonly scope: string | null;
-  /** How many assistant answers the conversation already holds, counting those a summary replaced. */
-  readonly turn: number;
-  /** What happened after the brief (or after the latest summary), in order. */
-  readonly events: readonly PlannerEvent[];
-  /** The position the next event would get: positions go on across summaries. */
-  readonly nextPosition: number;
-  /** The state the latest summary carried, to start from; null when nothing was compacted. */
-  readonly carried: PlannerCarried | null;
-  /** Messages from the user that arrived since the sim's last answer, to acknowledge. */
-  readonly newUserMessages: readonly string[];
-  /** The failure lines of each fix-up message that arrived since the sim's last answer, to acknowledge. */
-  readonly newGreenReports: readonly (readonly string[])[];
-  /** True when colony said the budget is used up: the sim finishes in this answer. */
-  readonly budgetUsedUp: boolean;
-  readonly reminders: PendingReminders;
-}
-
 const SCOPE_LINE = /^Your scope: `([^`]+)`/;
 
 export function readPlannerConversation(messages: readonly Message[]): PlannerConversation {
@@ -112,4 +73,43 @@ export function readPlannerParts(parts: ConversationParts): PlannerConversation 
     budgetUsedUp: (carried?.budgetUsedUp ?? false) || parts.rest.some(carriesBudgetNotice),
     reminders: { scratchpad, reflection },
   };
+}
+
+/** One tool call the sim planner made earlier, with the result the harness sent back (if any). */
+export interface PlannerAction {
+  readonly raw: ToolCall;
+  /** The call read back through the planner tool schemas; null when it is not one. */
+  readonly call: PlannerCall | null;
+  readonly result: ToolOutcome | null;
+}
+
+/** What happened in the conversation after the brief, in order. */
+export type PlannerEvent =
+  | { readonly kind: 'action'; readonly position: number; readonly action: PlannerAction }
+  | { readonly kind: 'handoff'; readonly position: number; readonly handoff: HandoffMessage }
+  | { readonly kind: 'user-message'; readonly position: number; readonly text: string }
+  /** colony's fix-up message: main's green check fails, and the failure came with a commit of one of this planner's tasks. */
+  | { readonly kind: 'green-fixup'; readonly position: number; readonly failures: readonly string[] };
+
+/** Everything the sim planner takes from its conversation. It never looks anywhere else. */
+export interface PlannerConversation {
+  /** The first user message: the goal, or a sub-planner's scope line and brief. */
+  readonly brief: string;
+  /** The scope from a sub-planner's first line; null for the root planner. */
+  readonly scope: string | null;
+  /** How many assistant answers the conversation already holds, counting those a summary replaced. */
+  readonly turn: number;
+  /** What happened after the brief (or after the latest summary), in order. */
+  readonly events: readonly PlannerEvent[];
+  /** The position the next event would get: positions go on across summaries. */
+  readonly nextPosition: number;
+  /** The state the latest summary carried, to start from; null when nothing was compacted. */
+  readonly carried: PlannerCarried | null;
+  /** Messages from the user that arrived since the sim's last answer, to acknowledge. */
+  readonly newUserMessages: readonly string[];
+  /** The failure lines of each fix-up message that arrived since the sim's last answer, to acknowledge. */
+  readonly newGreenReports: readonly (readonly string[])[];
+  /** True when colony said the budget is used up: the sim finishes in this answer. */
+  readonly budgetUsedUp: boolean;
+  readonly reminders: PendingReminders;
 }

@@ -1,5 +1,5 @@
 import { NOT_LANDED_PREFIX } from '../protocol/handoff-message.js';
-import type { PlannerLedger, ReleaseRefusal, TestRun } from './planner-ledger.js';
+import type { PlannerLedger, ReleaseRefusal, TestRun } from './types.js';
 import { firstLine } from './planner-ledger.js';
 import { plural } from './planner-plan.js';
 import { givenUp } from './planner-publish.js';

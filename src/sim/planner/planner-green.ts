@@ -1,7 +1,7 @@
 import { failureName } from '../protocol/command-output.js';
 import type { ToolOutcome } from '../worker/worker-conversation.js';
 import { RELEASE_REFUSED_OPENING } from '../protocol/green-protocol.js';
-import type { ModuleRecord } from './planner-ledger.js';
+import type { ModuleRecord } from './types.js';
 import type { Scenario, ScenarioModule } from '../scenario/scenario.js';
 
 /**

@@ -2,7 +2,7 @@ import type { TestVerdict } from './planner-finish.js';
 import { budgetFinishInput, finishInput, refusedFinishInput, refusedQuote } from './planner-finish.js';
 import { acknowledgeGreenReport } from './planner-green.js';
 import type { PlannerConversation } from './planner-conversation.js';
-import type { PlannerLedger } from './planner-ledger.js';
+import type { PlannerLedger } from './types.js';
 import { firstLine, readLedger } from './planner-ledger.js';
 import { baseFolderOf, plural } from './planner-plan.js';
 import { givenUp, publishCalls, scratchpadContent } from './planner-publish.js';

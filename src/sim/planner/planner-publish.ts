@@ -1,21 +1,18 @@
 import type { EarlierAttempt } from './planner-briefs.js';
 import { buildBrief, delegateBrief, fixBrief } from './planner-briefs.js';
-import type { ModuleRecord, PlannerLedger } from './planner-ledger.js';
+import type { ModuleRecord, PlannerLedger } from './types.js';
 import { describePlan, plural, splitModules } from './planner-plan.js';
 import type { PlannerCall } from './planner-tool-calls.js';
 import type { Scenario, ScenarioModule } from '../scenario/scenario.js';
 import { testPathFor } from '../scenario/module-render.js';
 import { seededRoll } from '../seeded-roll.js';
 import type { SimOptions } from '../sim-options.js';
+import { HANDOFF_CONCERNS_QUOTED, HANDOFF_NOTES_QUOTED } from './types.js';
 
 /** Tasks (worker, delegated or fix) that may carry one module before the planner gives it up. */
 export const MAX_ATTEMPTS = 6;
 /** Refused create_task/delegate calls for one module before the planner gives it up. */
 export const MAX_PUBLISH_ERRORS = 3;
-/** Notes and concerns of a failed worker handoff quoted in the retry's brief (and all a summary keeps of them). */
-export const HANDOFF_NOTES_QUOTED = 3;
-export const HANDOFF_CONCERNS_QUOTED = 2;
-
 export function needsWork(record: ModuleRecord): boolean {
   return record.phase === 'unpublished' || record.phase === 'not-landed' || record.phase === 'failing';
 }

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { HandoffMessage } from '../protocol/handoff-message.js';
-import type { ModuleRecord, PlannerLedger, PublishedTask } from './planner-ledger.js';
-import { HANDOFF_CONCERNS_QUOTED, HANDOFF_NOTES_QUOTED } from './planner-publish.js';
+import type { ModuleRecord, PlannerLedger, PublishedTask } from './types.js';
+import { HANDOFF_CONCERNS_QUOTED, HANDOFF_NOTES_QUOTED } from './types.js';
 import type { Scenario } from '../scenario/scenario.js';
 
 /**

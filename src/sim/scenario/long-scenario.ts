@@ -3,7 +3,7 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { longScenarioModule } from './long-scenario-modules.js';
-import { specBlock } from '../planner/planner-briefs.js';
+import { specBlock } from './scenario.js';
 import type { Scenario } from './scenario.js';
 import { testPathFor } from './module-render.js';
 

@@ -31,3 +31,10 @@ export function parseScenario(text: string): ScenarioResult {
   const parsed = parseSpecBlock(text, scenarioSchema);
   return parsed.ok ? { ok: true, scenario: parsed.spec } : { ok: false, error: parsed.error };
 }
+
+/** The spec with one module per line: readable, and far shorter than fully indented JSON. */
+export function specBlock(project: Scenario['project'], modules: readonly ScenarioModule[]): string {
+  const moduleLines = modules.map((module, index) => `    ${JSON.stringify(module)}${index < modules.length - 1 ? ',' : ''}`);
+  const json = ['{', `  "project": ${JSON.stringify(project)},`, '  "modules": [', ...moduleLines, '  ]', '}'];
+  return ['```colony-spec', ...json, '```'].join('\n');
+}

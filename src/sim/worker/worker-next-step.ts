@@ -22,12 +22,7 @@ import {
 import { answerReminders } from './worker-reminders.js';
 import type { HandoffInput, WorkerCall } from './worker-tool-calls.js';
 import { stepKeyOf } from './worker-tool-calls.js';
-
-/** What the sim means to say and do this turn, before any fault is applied. */
-export interface PlannedTurn {
-  readonly text: string;
-  readonly calls: readonly WorkerCall[];
-}
+import type { PlannedTurn } from './types.js';
 
 /** colony appends this heading to a retried task's brief, above what earlier attempts handed off. */
 const EARLIER_ATTEMPTS_HEADING = '## Earlier attempts';

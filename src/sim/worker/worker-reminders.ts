@@ -2,7 +2,7 @@ import type { Scenario } from '../scenario/scenario.js';
 import { indexLineFor } from '../scenario/module-render.js';
 import type { WorkerConversation } from './worker-conversation.js';
 import type { WorkerFacts } from './worker-facts.js';
-import type { PlannedTurn } from './worker-next-step.js';
+import type { PlannedTurn } from './types.js';
 import type { WorkerCall } from './worker-tool-calls.js';
 
 /** A scratchpad that fails this often is not tried again: notes are not worth failing the task for. */

@@ -1,6 +1,8 @@
 import { handoffSchema } from '../../events/handoff.js';
 import type { Handoff, HandoffStatus } from '../../events/handoff.js';
 import type { CreateTaskResult, NewTask, TaskKind, TaskRecord } from '../tasks/task-store.js';
+import type { TaskStore } from '../tasks/task-store.js';
+import type { ClaimRequest, Lease } from '../tasks/task-store.js';
 
 export const RUN_ID = 'run-1';
 
@@ -57,4 +59,31 @@ export function seededRandom(seed: number): () => number {
     state = (Math.imul(state, 1_664_525) + 1_013_904_223) >>> 0;
     return state / 2 ** 32;
   };
+}
+
+/** What the suite needs of an implementation: a fresh empty store, and how to dispose of it. */
+export interface TaskStoreUnderTest {
+  readonly store: TaskStore;
+  /** Opens another connection to the same store, for stores that outlive a connection. */
+  readonly reopen?: () => TaskStore;
+  readonly cleanup: () => void;
+}
+
+/** Worker and planner tasks alike. */
+export const BOTH: readonly TaskKind[] = ['worker', 'planner'];
+
+/** A claim for the suite's run: worker tasks by default, with a one-second lease. */
+export function claimRequest(holder: string, now: number, kinds: readonly TaskKind[] = ['worker'], leaseMs = 1_000): ClaimRequest {
+  return { runId: RUN_ID, holder, kinds, now, leaseMs };
+}
+
+export function lease(holder: string, attempt = 1): Lease {
+  return { holder, attempt };
+}
+
+/** Claims until nothing is left; the ids in the order they were handed out. */
+export function claimAll(store: TaskStore, claim: ClaimRequest): string[] {
+  const ids: string[] = [];
+  for (let task = store.claim(claim); task !== null; task = store.claim(claim)) ids.push(task.id);
+  return ids;
 }

@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { RUN_ID, childTask, createdTask, handoffOf, rootTask } from './task-store-fixtures.js';
-import type { TaskStoreUnderTest } from './task-store.conformance.js';
+import type { TaskStoreUnderTest } from './task-store-fixtures.js';
 import type { ClaimRequest, Lease, TaskKind, TaskStore } from '../tasks/task-store.js';
 
 const ROOT = rootTask().id;

@@ -1,34 +1,12 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { describeTaskStoreFencing } from './task-store-fencing.conformance.js';
 import { describeTaskStoreSteering } from './task-store-steering.conformance.js';
-import { RUN_ID, childTask, handoffOf, rootTask, seededRandom } from './task-store-fixtures.js';
-import type { ClaimRequest, Lease, TaskKind, TaskRecord, TaskStore } from '../tasks/task-store.js';
-
-/** What the suite needs of an implementation: a fresh empty store, and how to dispose of it. */
-export interface TaskStoreUnderTest {
-  readonly store: TaskStore;
-  /** Opens another connection to the same store, for stores that outlive a connection. */
-  readonly reopen?: () => TaskStore;
-  readonly cleanup: () => void;
-}
+import { describeTaskStoreAndons } from './task-store-andon.conformance.js';
+import { BOTH, RUN_ID, childTask, claimAll, claimRequest as request, handoffOf, lease, rootTask } from './task-store-fixtures.js';
+import type { TaskRecord, TaskStore } from '../tasks/task-store.js';
+import type { TaskStoreUnderTest } from './task-store-fixtures.js';
 
 const ROOT = rootTask().id;
-const BOTH: readonly TaskKind[] = ['worker', 'planner'];
-
-function request(holder: string, now: number, kinds: readonly TaskKind[] = ['worker'], leaseMs = 1_000): ClaimRequest {
-  return { runId: RUN_ID, holder, kinds, now, leaseMs };
-}
-
-function lease(holder: string, attempt = 1): Lease {
-  return { holder, attempt };
-}
-
-/** Claims until nothing is left; the ids in the order they were handed out. */
-function claimAll(store: TaskStore, claim: ClaimRequest): string[] {
-  const ids: string[] = [];
-  for (let task = store.claim(claim); task !== null; task = store.claim(claim)) ids.push(task.id);
-  return ids;
-}
 
 /**
  * The one suite every TaskStore implementation must pass. `open` is called before each test
@@ -397,122 +375,7 @@ export function describeTaskStoreConformance(name: string, open: () => TaskStore
       expect(store.deliveredHandoffs(RUN_ID)).toEqual([]);
     });
 
-    it('counts the children of a task that are still open or running', () => {
-      buildTree();
-      store.createTask(childTask('worker-4', 'planner-p'), 160);
-      expect(store.openChildren('planner-p')).toBe(3);
-      store.claim(request('runner-a', 1_000)); // worker-1
-      expect(store.openChildren('planner-p')).toBe(3);
-      store.complete('worker-1', lease('runner-a'), handoffOf('done', 'One.'), 1_100);
-      expect(store.openChildren('planner-p')).toBe(2);
-      expect(store.openChildren(ROOT)).toBe(2);
-      expect(store.openChildren('worker-2')).toBe(0);
-      expect(store.openChildren('no-such-task')).toBe(0);
-    });
-
-    it('counts as movable only the children that are running or can be claimed', () => {
-      buildTree();
-      store.createTask(childTask('worker-4', 'planner-p'), 160);
-      expect(store.movableChildren('planner-p')).toBe(3);
-      store.claim(request('runner-a', 1_000)); // worker-1 runs
-      store.setAndon('planner-p', true, 1_010);
-      // worker-1 still runs and will hand off; the two open ones wait for the andon.
-      expect(store.openChildren('planner-p')).toBe(3);
-      expect(store.movableChildren('planner-p')).toBe(1);
-      store.complete('worker-1', lease('runner-a'), handoffOf('done', 'One.'), 1_100);
-      expect(store.movableChildren('planner-p')).toBe(0);
-      store.setAndon('planner-p', false, 1_200);
-      expect(store.movableChildren('planner-p')).toBe(2);
-      expect(store.movableChildren('no-such-task')).toBe(0);
-    });
-
-    it('pauses claims below a paused task, not of the task itself, and resumes them', () => {
-      buildTree();
-      store.setAndon('planner-p', true, 1_000);
-      expect(store.pausedTasks(RUN_ID)).toEqual(['planner-p']);
-      expect(claimAll(store, request('runner-a', 1_000, BOTH))).toEqual([ROOT, 'planner-p', 'worker-3']);
-      store.setAndon('planner-p', false, 1_100);
-      expect(store.pausedTasks(RUN_ID)).toEqual([]);
-      expect(claimAll(store, request('runner-a', 1_100, BOTH))).toEqual(['worker-1', 'planner-q', 'worker-2']);
-    });
-
-    it('lets tasks already running below an andon renew and complete, but not be re-claimed', () => {
-      buildTree();
-      store.claim(request('runner-a', 1_000, ['worker'], 100)); // worker-1
-      store.claim(request('runner-a', 1_000, ['worker'], 100)); // worker-2
-      store.setAndon('planner-p', true, 1_050);
-      expect(store.renewLeases('runner-a', 1_050, 100)).toBe(2);
-      expect(store.complete('worker-1', lease('runner-a'), handoffOf('done', 'One.'), 1_060).ok).toBe(true);
-      // worker-2's lease expires under the andon: it waits for the resume.
-      expect(store.claim(request('runner-b', 5_000))?.id).toBe('worker-3');
-      expect(store.claim(request('runner-b', 5_000))).toBeNull();
-      store.setAndon('planner-p', false, 5_100);
-      expect(store.claim(request('runner-b', 5_100))).toMatchObject({ id: 'worker-2', attempt: 2 });
-    });
-
-    it('keeps nested andons apart, and counts each switch once', () => {
-      buildTree();
-      store.setAndon(ROOT, true, 1_000);
-      store.setAndon('planner-q', true, 1_000);
-      store.setAndon('planner-q', true, 1_001);
-      store.createTask(childTask('worker-4', 'planner-q'), 1_002);
-      expect(store.pausedTasks(RUN_ID)).toEqual([ROOT, 'planner-q']);
-      expect(claimAll(store, request('runner-a', 1_100, BOTH))).toEqual([ROOT]);
-      store.setAndon(ROOT, false, 1_200);
-      const resumed = claimAll(store, request('runner-a', 1_200, BOTH));
-      expect(resumed).toEqual(['planner-p', 'worker-1', 'planner-q', 'worker-3']);
-      store.setAndon('planner-q', false, 1_300);
-      expect(claimAll(store, request('runner-a', 1_300, BOTH))).toEqual(['worker-2', 'worker-4']);
-      expect(() => store.setAndon('no-such-task', true, 1_400)).toThrow(/no-such-task/);
-    });
-
-    it('lists the paused tasks of one run, oldest first', () => {
-      buildTree();
-      store.createTask(rootTask('run-2'), 100);
-      store.setAndon('planner-q', true, 1_000);
-      store.setAndon('root-of-run-2', true, 1_000);
-      store.setAndon('planner-p', true, 1_000);
-      expect(store.pausedTasks(RUN_ID)).toEqual(['planner-p', 'planner-q']);
-      expect(store.pausedTasks('run-2')).toEqual(['root-of-run-2']);
-      expect(claimAll(store, request('runner-a', 1_000, ['worker']))).toEqual(['worker-3']);
-      expect(store.pausedTasks('run-unknown')).toEqual([]);
-    });
-
-    it('claims what a walk up the tree allows, through any sequence of andons and new tasks', () => {
-      const random = seededRandom(20_261_129);
-      const parents = new Map<string, string | null>([[ROOT, null]]);
-      const planners = [ROOT];
-      const paused = new Set<string>();
-      const isBelowAndon = (id: string): boolean => {
-        for (let parent = parents.get(id) ?? null; parent !== null; parent = parents.get(parent) ?? null) {
-          if (paused.has(parent)) return true;
-        }
-        return false;
-      };
-      const pick = <Item>(items: readonly Item[]): Item => items[Math.floor(random() * items.length)] as Item;
-      let now = 1_000;
-      for (let round = 0; round < 30; round += 1) {
-        for (let index = 0; index < 3; index += 1) {
-          const id = `task-${round}-${index}`;
-          const kind: TaskKind = random() < 0.4 ? 'planner' : 'worker';
-          const parent = pick(planners);
-          store.createTask(childTask(id, parent, kind), now);
-          parents.set(id, parent);
-          if (kind === 'planner') planners.push(id);
-        }
-        const switched = pick(planners);
-        const pause = random() < 0.6;
-        store.setAndon(switched, pause, now);
-        if (pause) paused.add(switched);
-        else paused.delete(switched);
-        const expected = [...parents.keys()].filter((id) => !isBelowAndon(id));
-        now += 1;
-        const claimed = claimAll(store, request('runner-a', now, BOTH));
-        expect(claimed, `round ${round}`).toEqual(expected);
-        for (const id of claimed) store.release(id, lease('runner-a', store.getTask(id)?.attempt ?? 0));
-        expect(store.pausedTasks(RUN_ID).sort()).toEqual([...paused].sort());
-      }
-    });
+    describeTaskStoreAndons(() => store, buildTree);
 
     it('cannot be changed through the objects it hands out', () => {
       store.createTask(childTask('worker-1', ROOT), 200);

@@ -1,5 +1,5 @@
 import { Box, Text } from 'ink';
-import type { GreenStatus } from '../../observe/status/run-status.js';
+import type { GreenStatus } from '../../observe/status/types.js';
 import type { RunView } from '../../observe/view/run-view.js';
 import { dollars, fit, shortDuration, shortNumber } from './figures.js';
 import { sparkline } from './sparkline.js';

@@ -12,7 +12,7 @@ import { openSqliteTaskStore } from '../../../store/sqlite/sqlite-task-store.js'
 import { createdTask } from '../../../store/testing/task-store-fixtures.js';
 import type { TaskStore } from '../../../store/tasks/task-store.js';
 import { openRepository } from '../../../workspace/git/repository.js';
-import { createExampleRepository, type ExampleRepository } from '../../../../test/support/example-repository.js';
+import { createExampleRepository, type ExampleRepository } from '../../../../test/testing/example-repository.js';
 import { createFilesInFlightNotice, renderFilesInFlight } from './files-in-flight-notice.js';
 import { unconfinedCommandRunners } from '../../setup/command-sandbox.js';
 import { defaultPromptSet } from '../../prompts/prompt-set.js';

@@ -1,15 +1,17 @@
 import { readFileSync } from 'node:fs';
 import { posix } from 'node:path';
-import type { AgentOutcome, AgentRecorder } from '../../../agent/agent-loop.js';
+import type { AgentOutcome } from '../../../agent/agent-loop.js';
+import type { AgentRecorder } from '../../../agent/types.js';
 import type { Handoff } from '../../../events/handoff.js';
 import { newShortId } from '../../../events/ids.js';
 import type { Lease, TaskRecord } from '../../../store/tasks/task-store.js';
-import type { FinishReport, PlannerBoard, Published, TaskOverlap } from '../../../tools/planner-tools.js';
+import type { FinishReport, PlannerBoard, Published } from '../../../tools/planner-tools.js';
+import type { TaskOverlap } from '../../../tools/task-overlap-text.js';
 import { earlierAttemptsSection, type EarlierAttempt } from './handoff-message.js';
 import { normalizeRepoPath } from '../../in-flight/path-overlap.js';
 import { type ReleaseGate, type RunContext } from '../../context/run-context.js';
 import { RUNNER_WAKEUP } from '../../wakeups.js';
-import type { ReleaseVerdict } from '../../green/green-loop.js';
+import type { ReleaseVerdict } from '../../green/types.js';
 import { taskCreatedEvent } from '../../resume/task-created-event.js';
 
 const ACCEPTANCE_BRIEF = readFileSync(new URL('./acceptance-brief.md', import.meta.url), 'utf8').trim();

@@ -1,5 +1,7 @@
-import { endingCallSucceeded, runAgent, type AgentInbox, type AgentOutcome, type AgentRecorder } from '../../../agent/agent-loop.js';
-import type { AgentRole } from '../../../events/event-types.js';
+import { runAgent, type AgentInbox, type AgentOutcome } from '../../../agent/agent-loop.js';
+import { endingCallSucceeded } from '../../../agent/agent-restore.js';
+import { type AgentRecorder } from '../../../agent/types.js';
+import type { AgentRole } from '../../../events/event-fields.js';
 import { syntheticFailureHandoff, type Handoff } from '../../../events/handoff.js';
 import { newShortId } from '../../../events/ids.js';
 import { isDiskFull } from '../../../store/sqlite/disk-full.js';

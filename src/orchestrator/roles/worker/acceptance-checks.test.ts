@@ -4,7 +4,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { EventBody } from '../../../events/event-types.js';
 import type { HandoffStatus } from '../../../events/handoff.js';
 import { openRepository, type Repository } from '../../../workspace/git/repository.js';
-import { createExampleRepository, type ExampleRepository } from '../../../../test/support/example-repository.js';
+import { createExampleRepository, type ExampleRepository } from '../../../../test/testing/example-repository.js';
 import { checkAcceptance, NOTHING_LANDED, runAcceptanceChecks, type AcceptanceCheckRequest } from './acceptance-checks.js';
 import { unconfinedCommandRunners } from '../../setup/command-sandbox.js';
 import { RUN_STOPPED } from '../../context/run-context.js';

@@ -1,7 +1,7 @@
 import type { EventBody, EventData } from '../../../events/event-types.js';
 import type { AcceptanceResult, AcceptanceVerdict, HandoffStatus } from '../../../events/handoff.js';
 import { newShortId } from '../../../events/ids.js';
-import type { ProcessResult, RunProcess } from '../../../sandbox/process/process-runner.js';
+import type { ProcessResult, RunProcess } from '../../../sandbox/process/types.js';
 import { createMainView, type MainView } from '../../../workspace/checkout/main-view.js';
 import type { Repository } from '../../../workspace/git/repository.js';
 import { RUN_STOPPED } from '../../context/run-context.js';

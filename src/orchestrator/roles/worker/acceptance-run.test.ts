@@ -4,11 +4,11 @@ import type { ChatModel, ModelRequest } from '../../../model/chat-model.js';
 import type { EventStore } from '../../../store/events/event-store.js';
 import { createMemoryEventStore } from '../../../store/events/memory-event-store.js';
 import type { TaskStore } from '../../../store/tasks/task-store.js';
-import { projectTestsPass, type ExampleRepository } from '../../../../test/support/example-repository.js';
+import { projectTestsPass, type ExampleRepository } from '../../../../test/testing/example-repository.js';
 import { latestAgentsByTask } from '../../resume/prior-agents.js';
 import type { RunContext } from '../../context/run-context.js';
 import { runTasks } from '../../runner/task-runner.js';
-import { openTestRun, scriptedPlanner, simModel } from '../../../../test/support/test-run.js';
+import { openTestRun, scriptedPlanner, simModel } from '../../../../test/testing/test-run.js';
 import { Wakeups } from '../../wakeups.js';
 
 const PAD_TASK = readFileSync(new URL('../../../../examples/text-kit/tasks/01-pad.md', import.meta.url), 'utf8');

@@ -1,4 +1,4 @@
-import type { RunProcess } from '../../../sandbox/process/process-runner.js';
+import type { RunProcess } from '../../../sandbox/process/types.js';
 import type { MergeCheck } from '../../../workspace/merge/merge-to-main.js';
 
 /** A merge check runs for at most this long; a check that hangs fails the merge, not the run. */

@@ -1,7 +1,8 @@
 import { recordLayerUse } from '../../../workspace/dependencies/dependency-layer-records.js';
 import { runGit } from '../../../workspace/git/git.js';
 import { basename } from 'node:path';
-import { endingCallSucceeded, runAgent, type AgentLoopOptions, type AgentOutcome } from '../../../agent/agent-loop.js';
+import { runAgent, type AgentLoopOptions, type AgentOutcome } from '../../../agent/agent-loop.js';
+import { endingCallSucceeded } from '../../../agent/agent-restore.js';
 import type { ColonyEvent, EventBody } from '../../../events/event-types.js';
 import { syntheticFailureHandoff, type Handoff } from '../../../events/handoff.js';
 import { newShortId } from '../../../events/ids.js';

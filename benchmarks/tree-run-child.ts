@@ -9,7 +9,7 @@ import { generatedGoal } from './generated-goal.js';
 
 /**
  * One `colony run` measured in a process of its own, so its peak memory is its own:
- * `tsx bench/tree-run-child.ts '<json settings>'` prints one JSON line of figures.
+ * `tsx benchmarks/tree-run-child.ts '<json settings>'` prints one JSON line of figures.
  */
 interface Settings {
   /** An example folder under examples/, or a generated goal with this many modules. */

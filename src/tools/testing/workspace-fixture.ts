@@ -1,7 +1,7 @@
 import { mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { ToolContext } from './tool.js';
+import type { ToolContext } from '../tool.js';
 
 /**
  * A workspace for tests, next to a directory outside it that symbolic links inside point to:

@@ -1,7 +1,7 @@
-import type { AgentRole } from '../../events/event-types.js';
+import type { AgentRole } from '../../events/event-fields.js';
 import type { GreenHealth } from '../green-health.js';
 
-/* The sections of a RunAnalysis (see run-analysis.ts), one question each. */
+/* A RunAnalysis (`analyzeRun` in run-analysis.ts) and its sections, one question each. */
 
 /**
  * The commands agents ran (`run_command`) and how every tool fared. A command fails when it
@@ -282,4 +282,31 @@ export interface CheckCounts {
   readonly failed: number;
   /** failed / runs, from 0 to 1; 0 when nothing ran. */
   readonly share: number;
+}
+
+/**
+ * The questions a person debugging a run asks, answered from the event log alone: what was
+ * slow, what kept failing, who stalled or looped, where merges collided, what was retried and
+ * why, what crashed, where the money went, how long work took to land and how often main was
+ * red. Plain data with stable names: scripts read it as JSON (`colony analyze --json`).
+ * Lists are ranked, the most telling first, and capped at a few entries; counts beside them
+ * (`runs`, `failingTotal`, `total`, `count`) say how many there were in all.
+ */
+export interface RunAnalysis {
+  /** The run analysed; null when no event of a run was folded. */
+  readonly runId: string | null;
+  /** Events of the run folded. */
+  readonly events: number;
+  readonly commands: CommandAnalysis;
+  readonly stalls: StallAnalysis;
+  readonly loops: LoopAnalysis;
+  readonly conflicts: ConflictAnalysis;
+  readonly retries: RetryAnalysis;
+  /** Tasks whose agent crashed, in the order they crashed; every one of them, not capped. */
+  readonly crashes: readonly CrashedTask[];
+  readonly cost: CostAnalysis;
+  /** Tokens and cost of every model call (compaction summaries included), by the role of the agent that made it. */
+  readonly tokensByRole: Readonly<Record<AgentRole, RoleUsage>>;
+  readonly timeToLand: LandingTimes;
+  readonly mainHealth: MainHealth;
 }

@@ -2,13 +2,13 @@ import { readFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import type { ColonyEvent } from '../src/events/event-types.js';
-import { createExampleRepository, runCli } from '../test/support/example-repository.js';
+import { createExampleRepository, runCli } from '../test/testing/example-repository.js';
 import { checkInFull } from './check-in-full.js';
 import { GREEN_FIGURE_EVENT_TYPES, greenRunFigures, type GreenRunFigures } from './green-run-figures.js';
 
 /**
  * One `colony run` with the green loop, through the real CLI, in a process of its own so its
- * memory and CPU are its own: `tsx bench/green-run-child.ts '<json settings>'` prints one JSON
+ * memory and CPU are its own: `tsx benchmarks/green-run-child.ts '<json settings>'` prints one JSON
  * line of figures (GreenChildFigures).
  */
 interface Settings {

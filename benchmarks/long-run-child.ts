@@ -9,7 +9,7 @@ import { runRunSession } from '../src/orchestrator/session/run-session.js';
 import { writeLongScenario } from '../src/sim/scenario/long-scenario.js';
 
 /**
- * One long run measured for how its agents' contexts grow: `tsx bench/long-run-child.ts '<json>'`
+ * One long run measured for how its agents' contexts grow: `tsx benchmarks/long-run-child.ts '<json>'`
  * builds the sim's long scenario, whose modules all sit in one folder (so the root planner
  * publishes and hears back from every task itself), and prints one JSON line of figures.
  */

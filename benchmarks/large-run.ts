@@ -1,5 +1,6 @@
 import { seededRandom } from '../src/bench/merge/seeded-random.js';
-import type { AgentRole, EventBody } from '../src/events/event-types.js';
+import type { EventBody } from '../src/events/event-types.js';
+import type { AgentRole } from '../src/events/event-fields.js';
 import type { Handoff, HandoffStatus } from '../src/events/handoff.js';
 import type { EventInput } from '../src/store/events/event-store.js';
 import { createRunTexts, hex, shortId, type ToolUse } from './large-run-texts.js';

@@ -12,7 +12,7 @@ import { fakeTerminal } from './fake-terminal.js';
 
 /**
  * The terminal UI attached to a large log, measured in a process of its own:
- * `tsx bench/tui-child.ts '<json>'` follows the log as `colony tui` does (followRun over the
+ * `tsx benchmarks/tui-child.ts '<json>'` follows the log as `colony tui` does (followRun over the
  * SQLite store, the live source, the Ink app with its frame rate and its cap on frames a
  * second) on a fake terminal, and prints JSON lines: `caught-up` once the whole log is read
  * (the parent then starts appending), and the figures at the end.

@@ -1,4 +1,4 @@
-import type { RunSettings } from './run-settings.js';
+import type { RunSettings } from '../run-settings.js';
 
 /** A run's settings as `colony run --model sim --workers 4` records them, for tests that fold a `run.configured`. */
 export function runSettingsFixture(overrides: Partial<RunSettings> = {}): RunSettings {

@@ -1,11 +1,12 @@
 import { z } from 'zod';
-import type { ColonyEvent, EventBody } from '../events/event-types.js';
-import type { ChatModel } from '../model/chat-model.js';
-import { createChatModel } from '../model/providers/language-model-chat.js';
-import type { Message } from '../model/messages.js';
-import { createScriptedLanguageModel, type ScriptedTurn } from '../model/testing/scripted-language-model.js';
-import type { AnyTool } from '../tools/tool.js';
-import type { AgentInbox, AgentRecorder, InboxDelivery } from './agent-loop.js';
+import type { ColonyEvent, EventBody } from '../../events/event-types.js';
+import type { ChatModel } from '../../model/chat-model.js';
+import { createChatModel } from '../../model/providers/language-model-chat.js';
+import type { Message } from '../../model/messages.js';
+import { createScriptedLanguageModel, type ScriptedTurn } from '../../model/testing/scripted-language-model.js';
+import type { AnyTool } from '../../tools/tool.js';
+import type { AgentInbox, InboxDelivery } from '../agent-loop.js';
+import type { AgentRecorder } from '../types.js';
 
 /**
  * What the restart tests use to stop an agent the way SIGKILL does and start it again from its

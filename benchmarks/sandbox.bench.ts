@@ -3,9 +3,9 @@ import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { createLocalProcessRunner } from '../src/sandbox/process/process-runner.js';
-import type { RunProcess } from '../src/sandbox/process/process-runner.js';
+import type { RunProcess } from '../src/sandbox/process/types.js';
 import { DEFAULT_SANDBOX_GID, openSandbox } from '../src/sandbox/sandbox.js';
-import type { SandboxMethod } from '../src/sandbox/sandbox.js';
+import type { SandboxMethod } from '../src/sandbox/types.js';
 import type { BenchRow, BenchSection, BenchSettings } from './bench-row.js';
 
 const DEFAULT_RUNS = 200;

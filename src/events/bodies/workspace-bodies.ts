@@ -1,0 +1,170 @@
+import { z } from 'zod';
+import { workspaceMethodSchema } from '../event-fields.js';
+import { handoffStatusSchema } from '../handoff.js';
+
+/** The events of workspaces, dependency layers, the sandbox, merges and acceptance checks: the second part of the event union. */
+export const workspaceBodies = [
+  z.object({
+    type: z.literal('workspace.created'),
+    data: z.object({
+      path: z.string(),
+      branch: z.string(),
+      baseCommit: z.string(),
+      durationMs: z.number(),
+      /** How its files were made; absent in logs written before there was a choice (a worktree). */
+      method: workspaceMethodSchema.optional(),
+    }),
+  }),
+  z.object({
+    /** A worker taken up again after a restart has its workspace back, uncommitted work and all; `clearedLocks` are git locks its killed processes left. */
+    type: z.literal('workspace.reopened'),
+    data: z.object({ path: z.string(), branch: z.string(), clearedLocks: z.array(z.string()) }),
+  }),
+  z.object({
+    type: z.literal('workspace.removed'),
+    data: z.object({ path: z.string(), kept: z.boolean() }),
+  }),
+  z.object({
+    /** The run's shared install of the repository's dependencies is ready (made now, or reused from an earlier run). */
+    type: z.literal('dependencies.prepared'),
+    data: z.object({ key: z.string(), layerDir: z.string(), reused: z.boolean(), bytes: z.number(), durationMs: z.number() }),
+  }),
+  z.object({
+    /** There is no shared install for the run (or for one workspace), and why; agents install their own if they need one. */
+    type: z.literal('dependencies.skipped'),
+    data: z.object({ reason: z.string() }),
+  }),
+  z.object({
+    /** The shared install was hard-linked into a new workspace. */
+    type: z.literal('dependencies.linked'),
+    data: z.object({ path: z.string(), files: z.number().int(), durationMs: z.number() }),
+  }),
+  z.object({
+    /** Old shared installs were deleted from the cache. */
+    type: z.literal('dependencies.collected'),
+    data: z.object({ removed: z.array(z.string()), problems: z.array(z.string()) }),
+  }),
+  z.object({
+    /**
+     * How this run confines agents' commands: `bubblewrap`, the weaker `unshare`, or `none`
+     * (unconfined, only when the user asked), in one line, and what network commands get.
+     */
+    type: z.literal('sandbox.opened'),
+    data: z.object({ method: z.enum(['bubblewrap', 'unshare', 'none']), summary: z.string(), network: z.string() }),
+  }),
+  z.object({
+    /** A command asked the run's network proxy for a host: let through when on the allow-list. */
+    type: z.literal('network.requested'),
+    data: z.object({ host: z.string(), port: z.number().int(), allowed: z.boolean() }),
+  }),
+  z.object({
+    /** How this run makes workspaces, and why: the user's choice, or what the machine allows. */
+    type: z.literal('workspace.method-chosen'),
+    data: z.object({ method: workspaceMethodSchema, forced: z.boolean(), reason: z.string() }),
+  }),
+  z.object({
+    /**
+     * Work a workspace held that had not landed was saved before the workspace was removed:
+     * uncommitted files committed as `commit` on `branch` (null when there were none), and
+     * commits only a detached HEAD reached kept on `sideBranch`.
+     */
+    type: z.literal('workspace.salvaged'),
+    data: z.object({
+      path: z.string(),
+      branch: z.string(),
+      commit: z.string().nullable(),
+      files: z.array(z.string()),
+      sideBranch: z.string().nullable(),
+      reason: z.string(),
+    }),
+  }),
+  z.object({
+    /** What the sweep at the start of a run did with workspaces an earlier run left behind. */
+    type: z.literal('workspace.swept'),
+    data: z.object({
+      removed: z.array(z.string()),
+      salvaged: z.array(z.string()),
+      kept: z.array(z.object({ path: z.string(), reason: z.string() })),
+      /** Shared files nothing used any more (overlay base checkouts), deleted. */
+      deleted: z.array(z.string()),
+      problems: z.array(z.string()),
+    }),
+  }),
+  z.object({
+    /** Starting another workspace would take workspaces past their disk cap: new workers wait until finished ones are reclaimed. */
+    type: z.literal('workspace.quota-reached'),
+    data: z.object({ usedBytes: z.number(), capBytes: z.number(), workspaces: z.number().int(), runningWorkers: z.number().int() }),
+  }),
+  z.object({
+    type: z.literal('merge.attempted'),
+    data: z.object({ branch: z.string(), mainBefore: z.string(), attempt: z.number().int() }),
+  }),
+  z.object({
+    /**
+     * A merge is about to move the trunk from `mainBefore` to `commit`. Recorded and made
+     * durable before the trunk moves, so a restart can tell whether an interrupted merge
+     * landed (`commit` reachable from the trunk) even when its `merge.landed` was never written.
+     */
+    type: z.literal('merge.intended'),
+    data: z.object({ commit: z.string(), mainBefore: z.string(), branch: z.string() }),
+  }),
+  z.object({
+    type: z.literal('merge.landed'),
+    data: z.object({
+      commit: z.string(),
+      mainBefore: z.string(),
+      attempts: z.number().int(),
+      files: z.array(z.string()),
+      durationMs: z.number(),
+      /** Files whose concurrent appends colony merged itself, without the agent. */
+      autoResolved: z.array(z.string()).optional(),
+      /** Milliseconds the merge waited for the trunk's turn while other merges landed. */
+      waitMs: z.number().optional(),
+      /** 'in-process' when colony merged the trees itself, 'rebase' when git rebased the workspace. */
+      via: z.enum(['in-process', 'rebase']).optional(),
+    }),
+  }),
+  z.object({
+    type: z.literal('merge.checked'),
+    /** The merge check (`--merge-check`) ran on `commit`, the work replayed onto `mainBefore`. */
+    data: z.object({ commit: z.string(), mainBefore: z.string(), passed: z.boolean(), durationMs: z.number() }),
+  }),
+  z.object({
+    type: z.literal('merge.conflicted'),
+    data: z.object({ files: z.array(z.string()), mainBefore: z.string() }),
+  }),
+  z.object({
+    /**
+     * colony is about to run a task's acceptance commands on the trunk at `commit`, the worker's
+     * last landed commit, in a checkout of its own. Until `acceptance.checked`, the worker's
+     * silence is the commands running, like a tool call's.
+     */
+    type: z.literal('acceptance.started'),
+    data: z.object({ taskId: z.string(), commit: z.string(), commands: z.array(z.string()) }),
+  }),
+  z.object({
+    /**
+     * What a task's acceptance commands gave, recorded before its handoff (which carries the
+     * verdict): `claimed` is the status the handoff states. `commit` is null and `skipped` says
+     * why when nothing ran (nothing of the worker's landed, or the commit could not be checked out).
+     */
+    type: z.literal('acceptance.checked'),
+    data: z.object({
+      taskId: z.string(),
+      claimed: handoffStatusSchema,
+      commit: z.string().nullable(),
+      passed: z.boolean(),
+      skipped: z.string().nullable(),
+      results: z.array(
+        z.object({
+          command: z.string(),
+          exitCode: z.number().int().nullable(),
+          timedOut: z.boolean(),
+          durationMs: z.number(),
+          /** The tail of its output, at most about 4,000 characters. */
+          output: z.string(),
+        }),
+      ),
+    }),
+  }),
+] as const;

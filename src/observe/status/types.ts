@@ -1,0 +1,163 @@
+import type { ColonyEvent } from '../../events/event-types.js';
+import type { AgentRole, BudgetMeasure } from '../../events/event-fields.js';
+import type { HandoffStatus } from '../../events/handoff.js';
+import type { InboxMessage, TaskRecord, TaskStatus } from '../../store/tasks/task-store.js';
+import type { GreenHealth } from '../green-health.js';
+
+/* A run's status (`foldRunStatus` in run-status.ts) and its parts. */
+
+/**
+ * What an agent is doing: `waiting` is a planner with nothing to do until a message arrives;
+ * `parked` an agent waiting for its provider to answer again; the rest are how it ended.
+ */
+export type AgentState = 'running' | 'waiting' | 'parked' | HandoffStatus;
+
+/** One agent of the tree. Plain data: scripts read it as JSON, so the names are stable. */
+export interface AgentStatus {
+  readonly id: string;
+  readonly role: AgentRole;
+  /** The agent that published this agent's task; null for the root planner and `colony work`. */
+  readonly parentId: string | null;
+  readonly state: AgentState;
+  readonly taskId: string;
+  readonly title: string;
+  /** Model calls so far, or as counted by the agent when it ended. */
+  readonly steps: number;
+  /** Input plus output tokens of its model calls. */
+  readonly tokens: number;
+  readonly costUsd: number;
+  /** Milliseconds since the epoch. */
+  readonly startedAt: number;
+  readonly endedAt: number | null;
+  /** Why it ended or failed, as recorded; null while it runs. */
+  readonly reason: string | null;
+  /** The summary of its handoff (a worker's) or of its latest finish (a planner's); null before. */
+  readonly summary: string | null;
+  /** Its scratchpad as it last wrote it; null before its first write. */
+  readonly scratchpad: string | null;
+  /** How often its conversation was summarised near its context window. */
+  readonly compactions: number;
+}
+
+/** A run as `colony status` reports it, live or finished. Plain data: scripts read it as JSON. */
+export interface RunStatus {
+  readonly run: {
+    readonly id: string;
+    /** 'running' while the run has not ended, else the status it ended with. */
+    readonly state: string;
+    readonly mode: string;
+    readonly repo: string;
+    readonly model: string;
+    readonly title: string;
+    readonly startedAt: number;
+    /** How many times `colony resume` took the run up again after it stopped or crashed. */
+    readonly resumes: number;
+    readonly endedAt: number | null;
+    /** The run's own measure once it ended; until then from its start to `now` (or its last event). */
+    readonly durationMs: number;
+    readonly lastEventAt: number;
+  };
+  /** Every task of the run except the root planner's own. */
+  readonly tasks: { readonly total: number; readonly byStatus: Readonly<Record<TaskStatus, number>> };
+  readonly handoffs: { readonly delivered: number };
+  readonly commits: { readonly landed: number };
+  /**
+   * Worker tasks whose acceptance commands colony ran on the trunk after the worker ended, by
+   * their latest verdict: `falseClaims` are those handed off `done` whose checks failed (among
+   * `failed`); `notRun` had nothing landed to check.
+   */
+  readonly acceptance: AcceptanceStatus;
+  readonly tokens: { readonly input: number; readonly output: number; readonly cachedInput: number; readonly total: number };
+  /** The sum of every priced model call; calls without a price count as 0. */
+  readonly costUsd: number;
+  /** False when some model call had no price, so `costUsd` is a lower bound. */
+  readonly costKnown: boolean;
+  readonly modelCalls: number;
+  readonly toolCalls: number;
+  /** Conversations summarised near their context window, and the tokens those summaries cost (in `tokens` too). */
+  readonly compaction: { readonly count: number; readonly tokens: number };
+  /** Tasks whose andon is pulled: nothing below them is claimed until it is released. */
+  readonly pausedTaskIds: readonly string[];
+  /** The user's hold on the whole run (`colony andon`): no task is claimed until it is released; null when none. */
+  readonly userHold: UserHold | null;
+  /** The most workers that may run at once: the run's `--workers`, or what the user set since (`colony workers`); null before it was recorded. */
+  readonly workers: number | null;
+  /** In the order they started. */
+  readonly agents: readonly AgentStatus[];
+  /** Spend against the run's limits; null when the run set none. */
+  readonly budget: BudgetStatus | null;
+  /** How the run confined its agents' commands; null for a run that recorded none. */
+  readonly sandbox: SandboxStatus | null;
+  /** The green branch and main's health; null when the run recorded no green event and its settings have no green loop. */
+  readonly green: GreenStatus | null;
+}
+
+/**
+ * Where the green branch points and how healthy main was (see GreenHealth for how red time is
+ * measured): everything of GreenHealth but the list per move of the branch, which grows with
+ * the run.
+ */
+export type GreenStatus = Omit<GreenHealth, 'commitsBetweenGreen'>;
+
+/** The user's hold on a whole run, as the log recorded it. */
+export interface UserHold {
+  readonly reason: string;
+  /** When it was recorded, in milliseconds since the epoch. */
+  readonly since: number;
+}
+
+/** Counts of tasks by the verdict on their acceptance commands. */
+export interface AcceptanceStatus {
+  readonly passed: number;
+  readonly failed: number;
+  readonly notRun: number;
+  readonly falseClaims: number;
+}
+
+/** The run's sandbox: its method, its network policy, and what its egress proxy decided. */
+export interface SandboxStatus {
+  readonly method: 'bubblewrap' | 'unshare' | 'none';
+  readonly network: string;
+  readonly networkAllowed: number;
+  readonly networkRefused: number;
+}
+
+/** One of the run's limits and what was spent against it (time in milliseconds). */
+export interface BudgetFigure {
+  readonly limit: number;
+  readonly spent: number;
+}
+
+/** A scope's limit that was warned about or used up: the run, or a delegated subtree. */
+export interface BudgetEvent {
+  readonly taskId: string;
+  readonly scope: 'run' | 'subtree';
+  readonly measure: BudgetMeasure;
+  readonly spent: number;
+  readonly limit: number;
+}
+
+/** The run's limits as set with `--budget-tokens`, `--budget-usd` and `--max-hours`, with spend against each. */
+export interface BudgetStatus {
+  readonly tokens: BudgetFigure | null;
+  readonly usd: BudgetFigure | null;
+  readonly time: BudgetFigure | null;
+  /** Scopes that spent 80% of a limit, in order. */
+  readonly warned: readonly BudgetEvent[];
+  /** Scopes whose limit was used up, in order. */
+  readonly exhausted: readonly BudgetEvent[];
+}
+
+/** What the event log does not hold: the task table and the inboxes, read from the task store. */
+export interface RunStatusContext {
+  readonly tasks: readonly TaskRecord[];
+  readonly deliveredHandoffs: readonly InboxMessage[];
+  /** The clock for a live run's wall time; without it the time runs to the last event. */
+  readonly now?: number;
+}
+
+export interface FoldRunStatusInput extends RunStatusContext {
+  readonly events: readonly ColonyEvent[];
+  /** The run to report; defaults to the one started last in `events`. */
+  readonly runId?: string;
+}
