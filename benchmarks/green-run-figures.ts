@@ -1,6 +1,6 @@
 import type { ColonyEvent } from '../src/events/event-types.js';
-import { GREEN_FIXUP_OPENING } from '../src/sim/protocol/green-protocol.js';
-import { brokenOnPurposePaths } from '../src/sim/protocol/skip-tests-protocol.js';
+import { GREEN_FIXUP_OPENING } from '../src/protocol/message-openings.js';
+import { brokenOnPurposePaths } from '../src/sim/reading/skip-tests-protocol.js';
 import type { EventOf } from '../src/observe/event-of.js';
 
 /** The event types the green figures are folded from: asking the log for these alone keeps a large run's read small. */

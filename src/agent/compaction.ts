@@ -3,6 +3,7 @@ import type { Message } from '../model/messages.js';
 import type { AgentRecorder } from './types.js';
 import { compactedMessages, OPENING_MESSAGES, SHRUNK_OUTPUT_CHARS, shrinkOldToolOutputs, turnBoundary, unansweredStart, type TokenEstimator } from './context-size.js';
 import { callModelForStep, type ParkingOptions } from './model-call.js';
+import { SUMMARY_OPENING as SUMMARY_FIRST_WORDS } from '../protocol/message-openings.js';
 
 /** How the loop keeps a conversation inside its model's context window. */
 export interface ContextPolicy {
@@ -22,8 +23,7 @@ export const DEFAULT_THRESHOLD = 0.8;
 export const DEFAULT_KEPT_TURNS = 4;
 
 /** How a summary opens in the conversation that continues from it. */
-export const SUMMARY_OPENING =
-  "Summary of the conversation so far, written by you when it neared the context window (the full history is in the run's log):";
+export const SUMMARY_OPENING = `${SUMMARY_FIRST_WORDS}, written by you when it neared the context window (the full history is in the run's log):`;
 
 export interface CompactionStep {
   readonly model: ChatModel;

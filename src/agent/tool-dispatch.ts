@@ -2,6 +2,7 @@ import { z } from 'zod';
 import type { ToolCall } from '../model/messages.js';
 import type { ToolSpec } from '../model/chat-model.js';
 import type { AnyTool, ToolResult } from '../tools/tool.js';
+import { errorMessage } from '../errors/error-message.js';
 
 /** How a call went wrong before its tool ever ran; data for the model, never an exception. */
 export type CallRejection = 'malformed-json' | 'unknown-tool' | 'invalid-arguments';
@@ -46,7 +47,7 @@ export async function dispatchToolCall(
   try {
     input = call.input.trim() === '' ? {} : JSON.parse(call.input);
   } catch (error) {
-    const reason = error instanceof Error ? error.message : String(error);
+    const reason = errorMessage(error);
     return reject(
       'malformed-json',
       `invalid arguments for ${call.name}: not valid JSON (${reason}). ` +
@@ -64,7 +65,7 @@ export async function dispatchToolCall(
   try {
     return { ran: true, result: await tool.execute(parsed.data, { signal, callId: call.id }) };
   } catch (error) {
-    const reason = error instanceof Error ? error.message : String(error);
+    const reason = errorMessage(error);
     return { ran: true, result: { ok: false, error: `${call.name} failed unexpectedly: ${reason}` } };
   }
 }

@@ -2,6 +2,7 @@ import { openSteering } from '../orchestrator/session/steering-access.js';
 import { currentWorkerLimit, setWorkers, stopAgent } from '../orchestrator/steering/steering-controls.js';
 import { holdRun, releaseRun, sendToPlanner, type SteeringStores } from '../orchestrator/steering/steering.js';
 import type { SteeringOutcome, TuiActions } from '../ui/tui/tui-source.js';
+import { errorMessage } from '../errors/error-message.js';
 
 /**
  * The terminal UI's steering keys, doing what `colony andon`, `colony say`, `colony stop` and
@@ -20,7 +21,7 @@ export function steeringActions(stateDir: string, secrets: readonly string[], sh
       }
       return change(access.stores, runId);
     } catch (error) {
-      return { ok: false, message: `colony could not record that: ${error instanceof Error ? error.message : String(error)}` };
+      return { ok: false, message: `colony could not record that: ${errorMessage(error)}` };
     } finally {
       access.close();
     }

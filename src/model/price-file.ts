@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 import type { PriceTable } from './prices.js';
+import { errorMessage } from '../errors/error-message.js';
 
 const dollarsPerMTok = z.number({ error: 'expected a number of US dollars per million tokens' }).nonnegative({ error: 'expected 0 or more' });
 
@@ -40,13 +41,13 @@ export function readPriceFile(path: string): PriceFileResult {
   try {
     text = readFileSync(path, 'utf8');
   } catch (error) {
-    return { ok: false, error: `cannot read the price file ${path}: ${error instanceof Error ? error.message : String(error)}` };
+    return { ok: false, error: `cannot read the price file ${path}: ${errorMessage(error)}` };
   }
   let json: unknown;
   try {
     json = JSON.parse(text);
   } catch (error) {
-    return { ok: false, error: `the price file ${path} is not JSON (${error instanceof Error ? error.message : String(error)}); write it like ${EXAMPLE}` };
+    return { ok: false, error: `the price file ${path} is not JSON (${errorMessage(error)}); write it like ${EXAMPLE}` };
   }
   return parsePriceTable(json, path);
 }

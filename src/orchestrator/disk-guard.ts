@@ -4,6 +4,7 @@ import { abortableSleep } from '../model/resilience/abortable-sleep.js';
 import type { EventStore } from '../store/events/event-store.js';
 import { isDiskFull } from '../store/sqlite/disk-full.js';
 import { createGroupFlush } from '../store/events/group-flush.js';
+import { errorMessage } from '../errors/error-message.js';
 
 /** How often a run that cannot write its state tries again. */
 const RETRY_MS = 1_000;
@@ -60,7 +61,7 @@ export function createDiskGuard(options: DiskGuardOptions): DiskGuard {
   const noteFull = (error: unknown): void => {
     if (fullSince !== null) return;
     fullSince = now();
-    record({ type: 'disk.full', data: { path, freeBytes: freeBytes(path), message: error instanceof Error ? error.message : String(error) } });
+    record({ type: 'disk.full', data: { path, freeBytes: freeBytes(path), message: errorMessage(error) } });
   };
   const belowReserve = (): number | null => {
     const free = freeBytes(path);

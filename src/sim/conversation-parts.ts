@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { Message, ToolCall } from '../model/messages.js';
-import { isSummaryMessage } from './protocol/compaction-protocol.js';
+import { isSummaryMessage } from './reading/compaction-protocol.js';
 
 /**
  * A conversation as the sim reads it, compacted or not: the first user message (the task or

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createPlannerSession, goalWith, PLANNER_TOOL_NAMES, range } from './testing/planner-tools.js';
 import { simPlannerTurn } from './planner/planner-policy.js';
-import { EVIDENCE_FIRST_OPENING, REFLECTION_REMINDER_OPENING, SCRATCHPAD_REMINDER_OPENING } from './protocol/reminder-protocol.js';
+import { EVIDENCE_FIRST_OPENING, REFLECTION_REMINDER_OPENING, SCRATCHPAD_REMINDER_OPENING } from '../protocol/message-openings.js';
 import { DEFAULT_SIM_OPTIONS } from './sim-options.js';
 import { copyExample, driveWorker, EXAMPLE_DIR, projectTestsPass, removeExampleCopies, WORKER_TOOL_NAMES } from './testing/tool-executor.js';
 import { simWorkerTurn } from './worker/worker-policy.js';

@@ -2,7 +2,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Message } from '../model/messages.js';
-import { isShrunkOutput, shrinkToolOutput, unshrunkEnd } from './protocol/compaction-protocol.js';
+import { isShrunkOutput, shrinkToolOutput, unshrunkEnd } from './reading/compaction-protocol.js';
 import { createPlannerSession, goalWith, PLANNER_TOOL_NAMES, range, testNameFor } from './testing/planner-tools.js';
 import { DEFAULT_SIM_OPTIONS } from './sim-options.js';
 import { simTurn } from './sim-turn.js';

@@ -1,15 +1,16 @@
 import type { Message } from '../model/messages.js';
 import type { ConversationParts } from './conversation-parts.js';
 import { splitConversation, splitUnfinishedTurn, summaryText } from './conversation-parts.js';
-import { readHandoffMessage } from './protocol/handoff-message.js';
+import { readHandoffMessage } from './reading/handoff-message.js';
 import { plannerSummary } from './planner/planner-summary.js';
 import type { SimAnswer } from './sim-answer.js';
 import { simAnswer } from './sim-answer.js';
 import type { SimOptions } from './sim-options.js';
 import { workerSummary } from './worker/worker-summary.js';
+import { TOOL_NAMES } from '../protocol/tool-names.js';
 
 const PLANNER_PROMPT = /\bYou are (?:a|the root|a sub-) ?planner\b/i;
-const PLANNER_ONLY_TOOLS: ReadonlySet<string> = new Set(['create_task', 'delegate', 'finish']);
+const PLANNER_ONLY_TOOLS: ReadonlySet<string> = new Set([TOOL_NAMES.createTask, TOOL_NAMES.delegate, TOOL_NAMES.finish]);
 
 /**
  * The sim's answer to a compaction request (compaction-protocol.ts): text only, a summary of

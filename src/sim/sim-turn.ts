@@ -1,5 +1,5 @@
 import type { Message } from '../model/messages.js';
-import { isCompactionRequest } from './protocol/compaction-protocol.js';
+import { isCompactionRequest } from './reading/compaction-protocol.js';
 import { splitConversation } from './conversation-parts.js';
 import { simPlannerTurn } from './planner/planner-policy.js';
 import type { SimAnswer } from './sim-answer.js';
@@ -7,6 +7,7 @@ import { simCompactionTurn } from './sim-compaction.js';
 import { seededRoll } from './seeded-roll.js';
 import type { SimOptions } from './sim-options.js';
 import { simWorkerTurn } from './worker/worker-policy.js';
+import { TOOL_NAMES } from '../protocol/tool-names.js';
 
 /**
  * The sim's answer to any conversation. A compaction request is answered with a summary,
@@ -15,7 +16,7 @@ import { simWorkerTurn } from './worker/worker-policy.js';
  */
 export function simTurn(messages: readonly Message[], toolNames: readonly string[], options: SimOptions): SimAnswer {
   if (isCompactionRequest(messages)) return simCompactionTurn(messages, options);
-  return toolNames.includes('create_task') ? simPlannerTurn(messages, toolNames, options) : simWorkerTurn(messages, toolNames, options);
+  return toolNames.includes(TOOL_NAMES.createTask) ? simPlannerTurn(messages, toolNames, options) : simWorkerTurn(messages, toolNames, options);
 }
 
 /**
@@ -35,7 +36,7 @@ export function conversationTurn(messages: readonly Message[]): number {
  * A compaction request never hangs: the knob is about a worker's own turns.
  */
 export function simStalls(options: SimOptions, messages: readonly Message[], toolNames: readonly string[]): boolean {
-  if (options.stall === 0 || toolNames.includes('create_task') || isCompactionRequest(messages)) return false;
+  if (options.stall === 0 || toolNames.includes(TOOL_NAMES.createTask) || isCompactionRequest(messages)) return false;
   const turn = conversationTurn(messages);
   return turn > 0 && seededRoll(options.seed, firstUserText(messages), turn, 'stall') < options.stall;
 }

@@ -6,14 +6,14 @@ import { fixBrief } from './planner/planner-briefs.js';
 import { toldToSkipTests } from './planner/planner-publish.js';
 import type { FakeTask } from './testing/planner-tools.js';
 import { createPlannerSession, failingTests, goalWith, range, subPlannerBrief, testNameFor } from './testing/planner-tools.js';
-import { EVIDENCE_FIRST_OPENING } from './protocol/reminder-protocol.js';
+import { EVIDENCE_FIRST_OPENING } from '../protocol/message-openings.js';
 import type { Scenario } from './scenario/scenario.js';
 import { parseScenario } from './scenario/scenario.js';
 import { renderModuleSource } from './scenario/module-render.js';
 import type { SimOptions } from './sim-options.js';
 import { DEFAULT_SIM_OPTIONS } from './sim-options.js';
 import { simTurn } from './sim-turn.js';
-import { brokenOnPurposePaths, carriesSkipTestsLine, SIM_BROKE_ON_PURPOSE_NOTE, SKIP_TESTS_LINE } from './protocol/skip-tests-protocol.js';
+import { brokenOnPurposePaths, carriesSkipTestsLine, SIM_BROKE_ON_PURPOSE_NOTE, SKIP_TESTS_LINE } from './reading/skip-tests-protocol.js';
 import type { DrivenRun } from './testing/tool-executor.js';
 import { copyExample, driveWorker, EXAMPLE_DIR, projectTestsPass, removeExampleCopies, WORKER_TOOL_NAMES } from './testing/tool-executor.js';
 

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { errorMessage } from '../errors/error-message.js';
 
 /**
  * The goal format's one structured part: a fenced code block tagged `colony-spec` holding JSON,
@@ -145,7 +146,7 @@ export function parseSpecBlock<T>(text: string, schema: z.ZodType<T>): SpecBlock
   try {
     json = JSON.parse(source);
   } catch (error) {
-    const reason = error instanceof Error ? error.message : String(error);
+    const reason = errorMessage(error);
     return { ok: false, missing: false, error: `The colony-spec block is not valid JSON: ${reason}.\n${SPEC_EXAMPLE}` };
   }
   const parsed = schema.safeParse(json);

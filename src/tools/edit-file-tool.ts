@@ -7,6 +7,7 @@ import { startsWithBinary } from './read-file-tool.js';
 import type { Tool, ToolResult } from './tool.js';
 import { resolveWorkspacePath } from './workspace-paths.js';
 import type { WorkspaceRoot } from './workspace-paths.js';
+import { TOOL_NAMES } from '../protocol/tool-names.js';
 
 const description = readFileSync(new URL('./descriptions/edit-file.md', import.meta.url), 'utf8');
 
@@ -26,7 +27,7 @@ export type EditFileInput = z.infer<typeof editFileParameters>;
 /** `edit_file`: replaces an exact string in a file, once or everywhere. */
 export function createEditFileTool(workspace: WorkspaceRoot): Tool<EditFileInput> {
   return {
-    name: 'edit_file',
+    name: TOOL_NAMES.editFile,
     description,
     parameters: editFileParameters,
     execute: (input) => editFile(workspace, input),

@@ -1,3 +1,4 @@
+import { errorMessage } from '../errors/error-message.js';
 /** The `code` of a Node.js system error, such as `ENOENT`, or undefined for anything else. */
 export function errorCode(error: unknown): string | undefined {
   return error instanceof Error && 'code' in error && typeof error.code === 'string' ? error.code : undefined;
@@ -33,6 +34,6 @@ function reasonFor(error: unknown): string {
     case 'ELOOP':
       return 'it is a symbolic link, or a loop of them';
     default:
-      return error instanceof Error ? error.message : String(error);
+      return errorMessage(error);
   }
 }

@@ -9,6 +9,7 @@ import { openWorkspaceFile } from './open-workspace-file.js';
 import type { Tool, ToolResult } from './tool.js';
 import { resolveWorkspacePath } from './workspace-paths.js';
 import type { WorkspaceRoot } from './workspace-paths.js';
+import { TOOL_NAMES } from '../protocol/tool-names.js';
 
 /** The most entries one listing shows. */
 export const MAX_LIST_ENTRIES = 1_000;
@@ -26,7 +27,7 @@ export type ListDirInput = z.infer<typeof listDirParameters>;
 /** `list_dir`: the entries of one directory, sorted, directories marked with a trailing `/`. */
 export function createListDirTool(workspace: WorkspaceRoot): Tool<ListDirInput> {
   return {
-    name: 'list_dir',
+    name: TOOL_NAMES.listDir,
     description,
     parameters: listDirParameters,
     execute: (input) => listDir(workspace, input),

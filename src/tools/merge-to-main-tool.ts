@@ -6,6 +6,7 @@ import type { MergeCheck, MergeIntent } from '../workspace/merge/merge-to-main.j
 import type { Repository } from '../workspace/git/repository.js';
 import type { Workspace } from '../workspace/workspace.js';
 import type { Tool } from './tool.js';
+import { TOOL_NAMES } from '../protocol/tool-names.js';
 
 const parameters = z.object({
   message: z.string().min(1).describe('The commit message for your change: what it does and why, in one line or a few.'),
@@ -32,7 +33,7 @@ export function createMergeToMainTool(
   options: MergeToolOptions,
 ): Tool<z.infer<typeof parameters>> {
   return {
-    name: 'merge_to_main',
+    name: TOOL_NAMES.mergeToMain,
     description: readFileSync(new URL('./descriptions/merge-to-main.md', import.meta.url), 'utf8').trim(),
     parameters,
     async execute(input) {

@@ -5,6 +5,7 @@ import { overlapText } from './task-overlap-text.js';
 import { readRecordedInput, type AnyTool, type Tool, type ToolResult } from './tool.js';
 import { createWriteScratchpadTool } from './write-scratchpad-tool.js';
 import type { TaskOverlap } from './task-overlap-text.js';
+import { TOOL_NAMES } from '../protocol/tool-names.js';
 
 function description(name: string): string {
   return readFileSync(new URL(`./descriptions/${name}.md`, import.meta.url), 'utf8');
@@ -109,7 +110,7 @@ function publishedResult(published: Published, firstLine: (taskId: string) => st
 /** The planner's role tools, bound to its board: create_task, delegate, write_scratchpad, andon, finish. */
 export function createPlannerRoleTools(board: PlannerBoard): AnyTool[] {
   const createTask: Tool<z.infer<typeof createTaskParameters>> = {
-    name: 'create_task',
+    name: TOOL_NAMES.createTask,
     description: description('create-task'),
     parameters: createTaskParameters,
     execute: async (input) =>
@@ -125,7 +126,7 @@ export function createPlannerRoleTools(board: PlannerBoard): AnyTool[] {
       ),
   };
   const delegate: Tool<z.infer<typeof delegateParameters>> = {
-    name: 'delegate',
+    name: TOOL_NAMES.delegate,
     description: description('delegate'),
     parameters: delegateParameters,
     execute: async (input) =>
@@ -133,7 +134,7 @@ export function createPlannerRoleTools(board: PlannerBoard): AnyTool[] {
   };
   const writeScratchpad = createWriteScratchpadTool((content) => board.writeScratchpad(content));
   const andon: Tool<z.infer<typeof andonParameters>> = {
-    name: 'andon',
+    name: TOOL_NAMES.andon,
     description: description('andon'),
     parameters: andonParameters,
     execute: async (input) => {
@@ -143,7 +144,7 @@ export function createPlannerRoleTools(board: PlannerBoard): AnyTool[] {
     },
   };
   const finish: Tool<z.infer<typeof finishParameters>> = {
-    name: 'finish',
+    name: TOOL_NAMES.finish,
     description: description('finish'),
     parameters: finishParameters,
     execute: async (input, context) => {

@@ -8,6 +8,7 @@ import type { LineSelection } from './select-lines.js';
 import type { Tool, ToolResult } from './tool.js';
 import { resolveWorkspacePath } from './workspace-paths.js';
 import type { WorkspaceRoot } from './workspace-paths.js';
+import { TOOL_NAMES } from '../protocol/tool-names.js';
 
 export const DEFAULT_READ_LINE_LIMIT = 2_000;
 /** The most file text one call returns, whatever the line limit. */
@@ -37,7 +38,7 @@ export type ReadFileInput = z.infer<typeof readFileParameters>;
 /** `read_file`: the raw text of a file, or a range of its lines, with a note when cut short. */
 export function createReadFileTool(workspace: WorkspaceRoot): Tool<ReadFileInput> {
   return {
-    name: 'read_file',
+    name: TOOL_NAMES.readFile,
     description,
     parameters: readFileParameters,
     execute: (input) => readFile(workspace, input),

@@ -1,6 +1,7 @@
 import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import { armDeadline } from '../sandbox/process/command-deadline.js';
+import { errorMessage } from '../errors/error-message.js';
 
 export interface RipgrepRequest {
   readonly ripgrepPath: string;
@@ -47,7 +48,7 @@ export function runRipgrep(request: RipgrepRequest): Promise<RipgrepRun> {
   try {
     child = spawn(request.ripgrepPath, request.args, { cwd: request.cwd, env: {}, stdio: ['ignore', 'pipe', 'pipe'] });
   } catch (error) {
-    return Promise.resolve({ ...empty, startError: error instanceof Error ? error.message : String(error) });
+    return Promise.resolve({ ...empty, startError: errorMessage(error) });
   }
   return new Promise((resolve) => {
     const lines: Buffer[] = [];

@@ -6,6 +6,7 @@ import { runProcess as runLocalProcess } from '../sandbox/process/process-runner
 import type { ProcessResult, RunProcess } from '../sandbox/process/types.js';
 import type { Tool, ToolContext, ToolResult } from './tool.js';
 import type { WorkspaceRoot } from './workspace-paths.js';
+import { TOOL_NAMES } from '../protocol/tool-names.js';
 
 export const DEFAULT_COMMAND_TIMEOUT_SECONDS = 120;
 export const MAX_COMMAND_TIMEOUT_SECONDS = 1_800;
@@ -44,7 +45,7 @@ export function createRunCommandTool(workspace: WorkspaceRoot, options: RunComma
   const run = options.runProcess ?? runLocalProcess;
   const cwd = resolve(workspace);
   return {
-    name: 'run_command',
+    name: TOOL_NAMES.runCommand,
     description,
     parameters: runCommandParameters,
     execute: async (input: RunCommandInput, context: ToolContext): Promise<ToolResult> => {

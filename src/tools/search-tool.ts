@@ -7,6 +7,7 @@ import { runRipgrep } from './ripgrep.js';
 import type { Tool, ToolContext, ToolResult } from './tool.js';
 import { resolveWorkspacePath } from './workspace-paths.js';
 import type { WorkspaceRoot } from './workspace-paths.js';
+import { TOOL_NAMES } from '../protocol/tool-names.js';
 
 export const MAX_SEARCH_MATCHES = 200;
 export const MAX_SEARCH_BYTES = 50 * 1024;
@@ -35,7 +36,7 @@ export interface SearchToolOptions {
 /** `search`: ripgrep over the workspace, `file:line:text` per match, capped. */
 export function createSearchTool(workspace: WorkspaceRoot, options: SearchToolOptions = {}): Tool<SearchInput> {
   return {
-    name: 'search',
+    name: TOOL_NAMES.search,
     description,
     parameters: searchParameters,
     execute: (input, context) => search(workspace, input, context, options),

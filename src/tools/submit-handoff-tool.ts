@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { handoffSchema, handoffStatusSchema } from '../events/handoff.js';
 import type { Handoff } from '../events/handoff.js';
 import { readRecordedInput, type Tool, type ToolResult } from './tool.js';
+import { TOOL_NAMES } from '../protocol/tool-names.js';
 
 const description = readFileSync(new URL('./descriptions/submit-handoff.md', import.meta.url), 'utf8');
 
@@ -44,7 +45,7 @@ export interface SubmitHandoffOptions {
 export function createSubmitHandoffTool(onSubmit: (handoff: Handoff) => void, options: SubmitHandoffOptions = {}): Tool<SubmitHandoffInput> {
   let askedForEvidence = options.askedBefore === true;
   return {
-    name: 'submit_handoff',
+    name: TOOL_NAMES.submitHandoff,
     description,
     parameters: submitHandoffParameters,
     execute: async (input: SubmitHandoffInput): Promise<ToolResult> => {

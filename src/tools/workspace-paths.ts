@@ -1,6 +1,7 @@
 import { lstat, readlink, realpath } from 'node:fs/promises';
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { errorCode } from './file-errors.js';
+import { errorMessage } from '../errors/error-message.js';
 
 /** The directory a set of tools is bound to and confined to, as an absolute path. */
 export type WorkspaceRoot = string;
@@ -63,7 +64,7 @@ export async function resolveWorkspacePath(workspace: WorkspaceRoot, requested: 
       return { ok: false, error: `path has a loop of symbolic links: ${shown(requested)}` };
     }
     if (errorCode(error) === 'ENAMETOOLONG') return { ok: false, error: tooLongError(requested) };
-    return { ok: false, error: `cannot resolve ${shown(requested)}: ${error instanceof Error ? error.message : String(error)}` };
+    return { ok: false, error: `cannot resolve ${shown(requested)}: ${errorMessage(error)}` };
   }
   const realInside = relativeInside(realRoot, real);
   if (realInside === undefined) return { ok: false, error: escapeError(requested) };

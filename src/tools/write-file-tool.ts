@@ -7,6 +7,7 @@ import { openWorkspaceFileForWriting, sharedFileProblem } from './open-workspace
 import type { Tool, ToolResult } from './tool.js';
 import { resolveWorkspacePath } from './workspace-paths.js';
 import type { WorkspaceRoot } from './workspace-paths.js';
+import { TOOL_NAMES } from '../protocol/tool-names.js';
 
 const description = readFileSync(new URL('./descriptions/write-file.md', import.meta.url), 'utf8');
 
@@ -19,7 +20,7 @@ export type WriteFileInput = z.infer<typeof writeFileParameters>;
 /** `write_file`: creates or replaces a file, making its parent directories. */
 export function createWriteFileTool(workspace: WorkspaceRoot): Tool<WriteFileInput> {
   return {
-    name: 'write_file',
+    name: TOOL_NAMES.writeFile,
     description,
     parameters: writeFileParameters,
     execute: (input) => writeFile(workspace, input),

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 import type { Tool } from './tool.js';
+import { TOOL_NAMES } from '../protocol/tool-names.js';
 
 const description = readFileSync(new URL('./descriptions/write-scratchpad.md', import.meta.url), 'utf8');
 
@@ -18,7 +19,7 @@ export const MAX_SCRATCHPAD_CHARS = 8_000;
  */
 export function createWriteScratchpadTool(write: (content: string) => void): Tool<z.infer<typeof scratchpadParameters>> {
   return {
-    name: 'write_scratchpad',
+    name: TOOL_NAMES.writeScratchpad,
     description,
     parameters: scratchpadParameters,
     execute: async (input) => {

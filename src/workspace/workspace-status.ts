@@ -7,6 +7,7 @@ import { readRebaseState } from './git/rebase-state.js';
 import type { Repository } from './git/repository.js';
 import type { Workspace } from './workspace.js';
 import { checkWorktreeGitFile } from './git/worktree-admin.js';
+import { errorMessage } from '../errors/error-message.js';
 
 /**
  * Why a workspace must be kept; `reason` says it in one sentence either way.
@@ -45,7 +46,7 @@ export async function unmergedWork(repo: Repository, workspace: Workspace): Prom
   try {
     return await readUnmergedWork(repo, workspace);
   } catch (error) {
-    const detail = error instanceof Error ? error.message : String(error);
+    const detail = errorMessage(error);
     return unreadable(`Could not read what the workspace at ${workspace.path} holds: ${detail}`);
   }
 }

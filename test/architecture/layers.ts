@@ -3,23 +3,25 @@ import { dirname, join, relative, resolve, sep } from 'node:path';
 
 /**
  * Which layers each layer may import. Arrows point one way, down toward `events`, the
- * vocabulary every layer shares. See docs/architecture.md.
+ * vocabulary most layers share, and `errors`, which every layer may use. See docs/architecture.md.
  */
 export const ALLOWED_IMPORTS: Readonly<Record<string, readonly string[]>> = {
-  events: [],
-  spec: [],
-  model: [],
-  sim: ['model', 'spec'],
-  sandbox: [],
-  workspace: ['events'],
-  store: ['events'],
-  tools: ['sandbox', 'workspace', 'events'],
-  agent: ['model', 'tools', 'events'],
-  orchestrator: ['spec', 'agent', 'model', 'tools', 'workspace', 'sandbox', 'store', 'events'],
-  observe: ['store', 'events'],
-  ui: ['observe', 'events'],
-  bench: ['workspace', 'events'],
-  cli: ['bench', 'ui', 'sim', 'observe', 'orchestrator', 'agent', 'model', 'tools', 'workspace', 'sandbox', 'store', 'events'],
+  errors: [],
+  events: ['errors'],
+  spec: ['errors'],
+  protocol: [],
+  model: ['errors'],
+  sim: ['model', 'spec', 'protocol', 'errors'],
+  sandbox: ['errors'],
+  workspace: ['events', 'errors'],
+  store: ['events', 'errors'],
+  tools: ['protocol', 'sandbox', 'workspace', 'events', 'errors'],
+  agent: ['model', 'tools', 'protocol', 'events', 'errors'],
+  orchestrator: ['spec', 'protocol', 'agent', 'model', 'tools', 'workspace', 'sandbox', 'store', 'events', 'errors'],
+  observe: ['store', 'events', 'errors'],
+  ui: ['observe', 'events', 'errors'],
+  bench: ['workspace', 'events', 'errors'],
+  cli: ['bench', 'ui', 'sim', 'protocol', 'observe', 'orchestrator', 'agent', 'model', 'tools', 'workspace', 'sandbox', 'store', 'events', 'errors'],
 };
 
 /**
@@ -33,9 +35,9 @@ export const ROOM_IMPORTS: Readonly<Record<string, Readonly<Record<string, reado
   events: { bodies: [], testing: [] },
   model: { providers: ['resilience'], resilience: [], server: [], testing: [] },
   sim: {
-    planner: ['protocol', 'scenario', 'worker'],
-    worker: ['protocol', 'scenario'],
-    protocol: [],
+    planner: ['reading', 'scenario', 'worker'],
+    worker: ['reading', 'scenario'],
+    reading: [],
     scenario: [],
     testing: [],
   },
@@ -84,10 +86,10 @@ export const ROOM_IMPORTS: Readonly<Record<string, Readonly<Record<string, reado
 /**
  * Rooms whose files may import only these other layers, a narrower set than their layer's:
  * steering is used from processes that do not run the run (`colony say`, `andon`, the TUI), so
- * it needs only the store and the events.
+ * it needs only the store and the events (and the errors every layer shares).
  */
 export const ROOM_LAYER_IMPORTS: Readonly<Record<string, readonly string[]>> = {
-  'orchestrator/steering': ['store', 'events'],
+  'orchestrator/steering': ['store', 'events', 'errors'],
 };
 
 export interface LayerViolation {

@@ -1,8 +1,8 @@
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { ColonyEvent } from '../../src/events/event-types.js';
-import { GREEN_FIXUP_OPENING } from '../../src/sim/protocol/green-protocol.js';
-import { brokenOnPurposePaths } from '../../src/sim/protocol/skip-tests-protocol.js';
+import { GREEN_FIXUP_OPENING } from '../../src/protocol/message-openings.js';
+import { brokenOnPurposePaths } from '../../src/sim/reading/skip-tests-protocol.js';
 import { createExampleRepository, projectTestsPass, runCli, type ExampleRepository } from '../testing/example-repository.js';
 import { expectGreenRun } from '../testing/run-checks.js';
 

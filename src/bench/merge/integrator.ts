@@ -6,6 +6,7 @@ import type { BenchRun } from './bench-run.js';
 import { mergeChange } from './integrate-change.js';
 import type { PlannedChange } from './planned-change.js';
 import { recordFailure } from './run-tally.js';
+import { errorMessage } from '../../errors/error-message.js';
 
 /** A merger's change: one commit on its own branch, on top of a commit of main. */
 export interface IntegrationRequest {
@@ -94,7 +95,7 @@ async function integrate(run: BenchRun, objects: RepositoryObjects, state: Integ
     } catch (error) {
       // The object store or the ref process broke down: stop integrating, and answer every
       // change in hand (an answer already given stands) so no merger waits forever.
-      recordFailure(run.tally, `the integrator stopped: ${error instanceof Error ? error.message : String(error)}`);
+      recordFailure(run.tally, `the integrator stopped: ${errorMessage(error)}`);
       for (const queued of [...batch, ...state.integrated]) queued.answer({ landed: false });
       return;
     }

@@ -9,6 +9,7 @@ import type { MergeBenchFigures, MergeBenchMode } from './run-tally.js';
 import { createScratchRepository } from './scratch-repository.js';
 import type { ScratchRepository } from './scratch-repository.js';
 import { runSelfMergeMode } from './self-merge-mode.js';
+import { errorMessage } from '../../errors/error-message.js';
 
 export type { MergeBenchFigures, MergeBenchMode } from './run-tally.js';
 export type { LandedCheck } from './landed-check.js';
@@ -65,7 +66,7 @@ export async function runMergeBench(options: MergeBenchOptions): Promise<MergeBe
   try {
     scratch = await createScratchRepository({ files: options.files, mergers: options.mergers });
   } catch (error) {
-    return { ok: false, error: `Could not set up the scratch repository: ${error instanceof Error ? error.message : String(error)}` };
+    return { ok: false, error: `Could not set up the scratch repository: ${errorMessage(error)}` };
   }
   try {
     progress(

@@ -8,6 +8,7 @@ import { openRepository } from '../../workspace/git/repository.js';
 import { measureWorkspaces } from '../../bench/workspaces/workspace-benchmark.js';
 import { unmountOverlaysUnder } from '../../workspace/providers/overlay/overlay-mount.js';
 import { EXIT_FAILED, EXIT_OK, positiveInteger, usageError, type CommandContext } from '../command-context.js';
+import { errorMessage } from '../../errors/error-message.js';
 
 interface BenchWorkspacesFlags {
   readonly repo: string;
@@ -71,7 +72,7 @@ async function benchWorkspaces(ctx: CommandContext, flags: BenchWorkspacesFlags)
     }
     return EXIT_OK;
   } catch (error) {
-    ctx.stderr(`colony: the benchmark failed: ${error instanceof Error ? error.message : String(error)}\n`);
+    ctx.stderr(`colony: the benchmark failed: ${errorMessage(error)}\n`);
     return EXIT_FAILED;
   } finally {
     // Whatever happened, no mount and no file of the benchmark outlives it.

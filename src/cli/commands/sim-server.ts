@@ -3,6 +3,7 @@ import { startModelServer } from '../../model/server/model-server.js';
 import { createSimLanguageModel } from '../../sim/sim-language-model.js';
 import { parseSimSpec } from '../../sim/sim-options.js';
 import { EXIT_OK, usageError, type CommandContext } from '../command-context.js';
+import { errorMessage } from '../../errors/error-message.js';
 
 interface SimServerFlags {
   readonly port: number;
@@ -32,7 +33,7 @@ async function serve(ctx: CommandContext, flags: SimServerFlags): Promise<number
   try {
     server = await startModelServer({ model: createSimLanguageModel(sim.options), host: flags.host, port: flags.port });
   } catch (error) {
-    const reason = error instanceof Error ? error.message : String(error);
+    const reason = errorMessage(error);
     usageError(ctx, `cannot listen on ${flags.host}:${flags.port}: ${reason}`, 'Pick another port with --port, or --port 0 for any free one.');
     return ctx.exitCode;
   }

@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { WireFormat } from './wire-format.js';
+import { errorMessage } from '../../errors/error-message.js';
 
 /** Requests larger than this are refused rather than buffered. */
 const MAX_BODY_BYTES = 32 * 1024 * 1024;
@@ -49,6 +50,6 @@ export function parseJson(text: string): { readonly ok: true; readonly value: un
   try {
     return { ok: true, value: JSON.parse(text) as unknown };
   } catch (error) {
-    return { ok: false, error: error instanceof Error ? error.message : String(error) };
+    return { ok: false, error: errorMessage(error) };
   }
 }

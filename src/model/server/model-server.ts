@@ -10,6 +10,7 @@ import { createFaultStorm, parseStormRequest, STORM_PATH } from './fault-storm.j
 import { parseJson, readBody, writeError, writeJson } from './http-responses.js';
 import { openAIChatFormat } from './openai-chat-format.js';
 import type { ModelCall, ResponseIdentity, WireFormat } from './wire-format.js';
+import { errorMessage } from '../../errors/error-message.js';
 
 export type { Fault } from './fault.js';
 
@@ -166,7 +167,7 @@ export async function startModelServer(options: ModelServerOptions): Promise<Mod
         writeError(response, format, error.statusCode, error.message, {}, errorCodeOf(error.data));
         return;
       }
-      const message = error instanceof Error ? error.message : String(error);
+      const message = errorMessage(error);
       writeError(response, format, 500, `The model failed: ${message}`);
     } finally {
       response.off('close', onClose);
@@ -180,7 +181,7 @@ export async function startModelServer(options: ModelServerOptions): Promise<Mod
         response.destroy();
         return;
       }
-      const message = error instanceof Error ? error.message : String(error);
+      const message = errorMessage(error);
       writeError(response, openAIChatFormat, 500, `The server failed: ${message}`);
     });
   });

@@ -17,6 +17,7 @@ import { type GreenState, type OpenFailure } from './types.js';
 import type { PromptSet } from '../prompts/prompt-set.js';
 import type { Wakeups } from '../wakeups.js';
 import type { GreenLoop, ReleaseVerdict, SnapshotOutcome } from './types.js';
+import { errorMessage } from '../../errors/error-message.js';
 
 
 /** The wake-up key of the green loop: a landing that reaches the count, or a request. */
@@ -165,7 +166,7 @@ export async function startGreenLoop(options: GreenLoopOptions): Promise<GreenLo
       }
     } catch (error) {
       if (signal.aborted) return state.open;
-      untraced = `colony could not bisect it: ${error instanceof Error ? error.message : String(error)}`;
+      untraced = `colony could not bisect it: ${errorMessage(error)}`;
     }
     await tellOrigins(options, state, snapshot, origins, releasing);
     // Lines no commit could be found for (a flaky check, a probe git could not make) stay open
@@ -266,7 +267,7 @@ export async function startGreenLoop(options: GreenLoopOptions): Promise<GreenLo
         }
       } catch (error) {
         if (signal.aborted) break;
-        blocked(state.lastSnapshot?.commit ?? options.base, `the loop could not look at main: ${error instanceof Error ? error.message : String(error)}`);
+        blocked(state.lastSnapshot?.commit ?? options.base, `the loop could not look at main: ${errorMessage(error)}`);
         await options.wakeups.wait(GREEN_WAKEUP, signal, POLL_MS);
       }
     }

@@ -6,6 +6,7 @@ import type { Repository } from '../../workspace/git/repository.js';
 import { failureLines, outputTail } from './check-failures.js';
 import type { CommandRunners } from '../setup/command-sandbox.js';
 import { linkSharedDependencies } from '../setup/shared-dependencies.js';
+import { errorMessage } from '../../errors/error-message.js';
 
 /**
  * The agent id the green loop's checks run under: the sandbox gives it a uid of its own, like
@@ -74,7 +75,7 @@ export async function checkCommit(options: CheckCommitOptions): Promise<CheckCom
   try {
     view = await createMainView(repo, { id: newShortId('green'), parentDir: options.viewsDir, at: commit });
   } catch (error) {
-    return { ok: false, error: `colony could not check out ${short(commit)} to run the check: ${error instanceof Error ? error.message : String(error)}` };
+    return { ok: false, error: `colony could not check out ${short(commit)} to run the check: ${errorMessage(error)}` };
   }
   try {
     const layer = options.dependencyLayer ?? null;

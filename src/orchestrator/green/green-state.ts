@@ -1,5 +1,5 @@
 import type { EventStore } from '../../store/events/event-store.js';
-import type { TaskStore } from '../../store/tasks/task-store.js';
+import type { TaskQueue } from '../../store/tasks/task-store.js';
 import type { GreenState } from './types.js';
 
 /**
@@ -26,7 +26,7 @@ export function markPassed(state: GreenState, commit: string): void {
  * The loop's state as the run's log left it: a resumed run neither snapshots from scratch nor
  * tells a planner again of a failure it was told of before the restart.
  */
-export function restoreGreenState(events: EventStore, tasks: TaskStore, runId: string): GreenState {
+export function restoreGreenState(events: EventStore, tasks: TaskQueue, runId: string): GreenState {
   const state: GreenState = { good: null, lastSnapshot: null, lastSnapshotAt: null, command: null, open: [], reported: new Set(), fixedAt: new Map() };
   let lastSnapshotAt: number | null = null;
   for (const event of events.read({ runId, types: ['green.checked', 'green.bisected'] })) {
@@ -76,7 +76,7 @@ export function runGreenBase(events: EventStore, runId: string, mainNow: string)
  * The run's goal as it stands: the latest edit the root planner was told of (`goal.changed`),
  * else the root task's brief. It is what the run is checked and judged by.
  */
-export function goalAsItStands(events: EventStore, tasks: TaskStore, runId: string, rootTaskId: string): string {
+export function goalAsItStands(events: EventStore, tasks: TaskQueue, runId: string, rootTaskId: string): string {
   const edited = events.read({ runId, types: ['goal.changed'] }).findLast((event) => event.type === 'goal.changed' && event.data.goal !== undefined);
   return (edited?.type === 'goal.changed' ? edited.data.goal : undefined) ?? tasks.getTask(rootTaskId)?.body ?? '';
 }

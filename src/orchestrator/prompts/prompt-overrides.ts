@@ -3,6 +3,7 @@ import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { isPromptName, PROMPT_NAMES, PROMPT_OVERRIDES_DIR, type PromptName } from './prompt-names.js';
 import { placeholdersIn } from './prompt-placeholders.js';
+import { errorMessage } from '../../errors/error-message.js';
 
 /** One override as read: its prompt, its file, the file's sha256 and its text, trimmed. */
 export interface ReadOverride {
@@ -103,5 +104,5 @@ function listed(names: readonly string[]): string {
 }
 
 function reasonOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
+  return errorMessage(error);
 }

@@ -2,9 +2,10 @@ import { describe, expect, it } from 'vitest';
 import { SHRUNK_OUTPUT_CHARS, shrinkOldToolOutputs } from '../../agent/context-size.js';
 import { SUMMARY_OPENING as LOOP_SUMMARY_OPENING } from '../../agent/compaction.js';
 import type { Message } from '../../model/messages.js';
-import { COMPACTION_REQUEST_OPENING, isShrunkOutput, SUMMARY_OPENING, shrinkToolOutput } from '../../sim/protocol/compaction-protocol.js';
-import { EVIDENCE_FIRST_OPENING, REFLECTION_REMINDER_OPENING, SCRATCHPAD_REMINDER_OPENING } from '../../sim/protocol/reminder-protocol.js';
-import { GREEN_FAILURES_HEADING, GREEN_FIXUP_OPENING, RELEASE_REFUSED_OPENING } from '../../sim/protocol/green-protocol.js';
+import { isShrunkOutput, shrinkToolOutput } from '../../sim/reading/compaction-protocol.js';
+import { COMPACTION_REQUEST_OPENING, SUMMARY_OPENING } from '../../protocol/message-openings.js';
+import { EVIDENCE_FIRST_OPENING, REFLECTION_REMINDER_OPENING, SCRATCHPAD_REMINDER_OPENING } from '../../protocol/message-openings.js';
+import { GREEN_FAILURES_HEADING, GREEN_FIXUP_OPENING, RELEASE_REFUSED_OPENING } from '../../protocol/message-openings.js';
 import { defaultPromptSet } from './prompt-set.js';
 
 /**

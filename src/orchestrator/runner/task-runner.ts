@@ -16,6 +16,7 @@ import { priorOf, recordedHandoff } from '../resume/prior-agents.js';
 import type { UserStopSwitch } from '../steering/run-controls.js';
 import { isUserStop, requestedStopOf, type UserStop } from '../steering/user-stop.js';
 import { releaseStoppedPlannersAndon, stoppedBeforeStart, userStoppedHandoff } from './stopped-task.js';
+import { errorMessage } from '../../errors/error-message.js';
 
 /** How often the runner looks for claimable tasks without a wake-up (another process may have published). */
 const CLAIM_POLL_MS = 500;
@@ -75,7 +76,7 @@ export async function runTasks(options: TaskRunnerOptions): Promise<RunnerOutcom
   // next safe point and the run ends failed with the reason, rather than crashing. A full disk
   // does not: the disk guard waits it out.
   const fail = (what: string, error: unknown): void => {
-    failure ??= `${what}: ${error instanceof Error ? error.message : String(error)}`;
+    failure ??= `${what}: ${errorMessage(error)}`;
     agents.abort(RUN_STOPPED);
     wakeups.wake(RUNNER_WAKEUP);
   };
@@ -299,7 +300,7 @@ async function execute(context: RunContext, task: TaskRecord, lease: () => Lease
     });
     return { agentId: result.agentId, handoff: result.handoff };
   } catch (error) {
-    const reason = error instanceof Error ? error.message : String(error);
+    const reason = errorMessage(error);
     return { agentId: 'system', handoff: syntheticFailureHandoff({ summary: `colony could not run this task: ${reason}` }) };
   }
 }

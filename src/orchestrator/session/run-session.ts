@@ -44,6 +44,7 @@ import { chooseWorkspaces, defaultDiskCapBytes, startWorkspaces, type ChosenWork
 import type { CommandRunners, LateRecorder, SandboxSettings } from '../setup/command-sandbox.js';
 import { withSessionCommands } from './session-commands.js';
 import { DEFAULT_FRESHNESS, type AgentFreshness } from '../context/agent-freshness.js';
+import { errorMessage } from '../../errors/error-message.js';
 
 export interface RunSessionOptions {
   readonly repoDir: string;
@@ -398,7 +399,7 @@ export interface MainCheck {
 
 /** A release that threw (git failed under it): not passed, with the reason. */
 function uncheckedRelease(error: unknown): ReleaseVerdict {
-  return { passed: false, stopped: false, check: null, refusal: `colony could not take the release snapshot: ${error instanceof Error ? error.message : String(error)}` };
+  return { passed: false, stopped: false, check: null, refusal: `colony could not take the release snapshot: ${errorMessage(error)}` };
 }
 
 /** The release snapshot, recorded also as the run's `main.checked`; null when no check ran. */

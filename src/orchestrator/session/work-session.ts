@@ -23,6 +23,7 @@ import type { SalvagedWork } from '../setup/workspace-reclaim.js';
 import { chooseWorkspaces, startWorkspaces, type ChosenWorkspaces } from '../setup/workspace-setup.js';
 import type { CommandRunners, LateRecorder, SandboxSettings } from '../setup/command-sandbox.js';
 import { withSessionCommands } from './session-commands.js';
+import { errorMessage } from '../../errors/error-message.js';
 
 export { defaultStateDir, eventsDatabasePath } from '../setup/state-directory.js';
 
@@ -102,7 +103,7 @@ async function runInRepository(
   try {
     store = createRedactingEventStore(openSqliteEventStore(eventsDatabasePath(stateDir)), createSecretRedactor(options.secrets ?? []));
   } catch (error) {
-    return { ok: false, error: `cannot open the event log: ${error instanceof Error ? error.message : String(error)}` };
+    return { ok: false, error: `cannot open the event log: ${errorMessage(error)}` };
   }
   const checkout = startCheckoutSync(repo, startCommit);
   const started = Date.now();

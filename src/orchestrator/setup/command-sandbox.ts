@@ -14,6 +14,7 @@ import { egressBridgeExtras, findSocat } from '../../sandbox/network/egress-brid
 import { shareDirectoryWithGroup } from '../../workspace/files/group-access.js';
 import { writeSandboxGitConfig } from './sandbox-git-config.js';
 import type { Repository } from '../../workspace/git/repository.js';
+import { errorMessage } from '../../errors/error-message.js';
 
 /** How the user asked for agents' commands to be confined (`--sandbox`, `--network`, `--command-*`). */
 export interface SandboxSettings {
@@ -116,7 +117,7 @@ export async function openCommandRunners(options: OpenCommandRunnersOptions): Pr
     if (heldUmask) releaseGroupUmask();
     await proxy?.close();
     await sandbox.close();
-    return { ok: false, error: `could not prepare the sandbox: ${error instanceof Error ? error.message : String(error)}` };
+    return { ok: false, error: `could not prepare the sandbox: ${errorMessage(error)}` };
   }
   options.record({ type: 'sandbox.opened', data: { method: sandbox.method, summary: sandbox.summary, network: describeNetwork(settings.network) } });
   const releaseUmask = heldUmask;

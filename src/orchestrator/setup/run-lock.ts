@@ -1,5 +1,6 @@
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import Database from 'better-sqlite3';
+import { errorMessage } from '../../errors/error-message.js';
 
 export interface RunLock {
   /** The lock file; a run's state directory's lock is `<state>/run.lock`. */
@@ -29,13 +30,13 @@ export function acquireRunLock(path: string, what: string): LockResult {
   try {
     db = new Database(path, { timeout: 0 });
   } catch (error) {
-    return { ok: false, error: `cannot create the lock ${path}: ${messageOf(error)}` };
+    return { ok: false, error: `cannot create the lock ${path}: ${errorMessage(error)}` };
   }
   try {
     db.exec('BEGIN IMMEDIATE');
   } catch (error) {
     db.close();
-    if (!isBusy(error)) return { ok: false, error: `cannot take the lock ${path}: ${messageOf(error)}` };
+    if (!isBusy(error)) return { ok: false, error: `cannot take the lock ${path}: ${errorMessage(error)}` };
     const holder = readHolder(`${path}.json`);
     const who = holder === null ? 'another colony run' : `another colony run (process ${holder.pid}, since ${holder.since})`;
     return { ok: false, error: `${who} is working on ${what}. Wait for it to finish, or stop it (Ctrl-C in its terminal).` };
@@ -70,6 +71,3 @@ function isBusy(error: unknown): boolean {
   return typeof error === 'object' && error !== null && 'code' in error && error.code === 'SQLITE_BUSY';
 }
 
-function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
-}

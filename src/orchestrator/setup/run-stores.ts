@@ -8,6 +8,7 @@ import { openSqliteTaskStore } from '../../store/sqlite/sqlite-task-store.js';
 import type { TaskStore } from '../../store/tasks/task-store.js';
 import { describeUnfinishedRun, findUnfinishedRun, type UnfinishedRun } from './run-history.js';
 import { eventsDatabasePath } from './state-directory.js';
+import { errorMessage } from '../../errors/error-message.js';
 
 /** The unfinished run in a state directory's log, without creating a log where there is none. */
 export function readUnfinishedIn(stateDir: string): { readonly ok: true; readonly run: UnfinishedRun | null } | { readonly ok: false; readonly error: string } {
@@ -35,14 +36,14 @@ export function openRunStores(stateDir: string, secrets: readonly string[], dura
   try {
     events = createRedactingEventStore(openSqliteEventStore(eventsDatabasePath(stateDir), { durable }), createSecretRedactor(secrets));
   } catch (error) {
-    return { ok: false, error: `cannot open the event log: ${error instanceof Error ? error.message : String(error)}` };
+    return { ok: false, error: `cannot open the event log: ${errorMessage(error)}` };
   }
   let tasks: TaskStore;
   try {
     tasks = createRedactingTaskStore(openSqliteTaskStore(eventsDatabasePath(stateDir), { durable }), createSecretRedactor(secrets));
   } catch (error) {
     events.close();
-    return { ok: false, error: `cannot open the task store: ${error instanceof Error ? error.message : String(error)}` };
+    return { ok: false, error: `cannot open the task store: ${errorMessage(error)}` };
   }
   // A forced quit (process.exit) still writes the events recorded in its last moments.
   const closeOnExit = () => events.close();

@@ -1,5 +1,6 @@
 import { existsSync, mkdirSync, statSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
+import { errorMessage } from '../../errors/error-message.js';
 
 /** The state directory a repository's runs use unless told otherwise. */
 export function defaultStateDir(repoDir: string): string {
@@ -47,7 +48,7 @@ export function prepareStateDir(stateDir: string): Prepared {
     mkdirSync(stateDir);
     return { ok: true };
   } catch (error) {
-    const reason = error instanceof Error ? error.message : String(error);
+    const reason = errorMessage(error);
     return { ok: false, error: `cannot use the state directory ${stateDir}: ${reason}. Pass another path with --state` };
   }
 }

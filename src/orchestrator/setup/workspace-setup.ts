@@ -9,6 +9,7 @@ import type { RunLock } from './run-lock.js';
 import { overlayStorageDirOf, workspacesDirOf } from './state-directory.js';
 import { createWorkspaceQuota, type WorkspaceQuota } from './workspace-quota.js';
 import { sweepWorkspaces } from './workspace-sweep.js';
+import { errorMessage } from '../../errors/error-message.js';
 
 /** The share of the free disk that workspaces may take together unless the user says otherwise. */
 export const DEFAULT_DISK_CAP_SHARE = 0.2;
@@ -57,7 +58,7 @@ export async function startWorkspaces(options: StartWorkspacesOptions): Promise<
   try {
     await chosen.provider.prepare();
   } catch (error) {
-    return { ok: false, error: `cannot prepare ${chosen.provider.method} workspaces: ${error instanceof Error ? error.message : String(error)}` };
+    return { ok: false, error: `cannot prepare ${chosen.provider.method} workspaces: ${errorMessage(error)}` };
   }
   if (options.diskCapBytes === null) return { ok: true, provider: chosen.provider, quota: null };
   const quota = createWorkspaceQuota({ provider: chosen.provider, capBytes: options.diskCapBytes, record });

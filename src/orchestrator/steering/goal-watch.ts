@@ -5,6 +5,7 @@ import type { TaskStore } from '../../store/tasks/task-store.js';
 import { goalChangedMessage } from './goal-change-message.js';
 import { diffLines } from './goal-diff.js';
 import type { SteeringWriter } from './steering-record.js';
+import { errorMessage } from '../../errors/error-message.js';
 
 export interface GoalWatchOptions {
   /** The goal file the run was started with. */
@@ -124,7 +125,7 @@ function describeFileError(error: unknown): string {
   const code = typeof error === 'object' && error !== null && 'code' in error ? String(error.code) : '';
   if (code === 'ENOENT') return 'the file is gone; the root planner keeps the goal it has';
   if (code === 'EACCES' || code === 'EPERM') return 'colony may not read the file any more; the root planner keeps the goal it has';
-  return `${error instanceof Error ? error.message : String(error)}; the root planner keeps the goal it has`;
+  return `${errorMessage(error)}; the root planner keeps the goal it has`;
 }
 
 /** The goal the root planner was told last, and whether the file's being unreadable was recorded last. */

@@ -1,6 +1,6 @@
 import type { EventBody } from '../../events/event-types.js';
 import type { EventStore } from '../../store/events/event-store.js';
-import type { TaskStore } from '../../store/tasks/task-store.js';
+import type { RunControlStore } from '../../store/tasks/task-store.js';
 import { RUNNER_WAKEUP } from '../wakeups.js';
 import type { UserStop } from './user-stop.js';
 
@@ -37,7 +37,7 @@ export interface SteeringEffects {
 
 export interface SteeringRecorderOptions {
   readonly events: EventStore;
-  readonly tasks: TaskStore;
+  readonly tasks: RunControlStore;
   readonly runId: string;
   /** Records one event of the run (as `system`). */
   readonly record: (body: EventBody) => void;

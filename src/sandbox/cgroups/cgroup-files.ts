@@ -1,5 +1,6 @@
 import { mkdirSync, readdirSync, readFileSync, rmdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { errorMessage } from '../../errors/error-message.js';
 
 /**
  * Small, synchronous operations on cgroup files. Each is one system call into the kernel's
@@ -14,7 +15,7 @@ export function writeCgroupFile(path: string, value: string): string | null {
     writeFileSync(path, value);
     return null;
   } catch (error) {
-    return `could not write "${value}" to ${path}: ${describe(error)}`;
+    return `could not write "${value}" to ${path}: ${errorMessage(error)}`;
   }
 }
 
@@ -65,7 +66,7 @@ export function makeCgroupDirectory(path: string): string | null {
     return null;
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'EEXIST') return null;
-    return `could not make the cgroup ${path}: ${describe(error)}`;
+    return `could not make the cgroup ${path}: ${errorMessage(error)}`;
   }
 }
 
@@ -93,7 +94,7 @@ export async function removeCgroupDirectory(path: string, deadlineMs = 5_000): P
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code;
       if (code === 'ENOENT') return null;
-      if (code !== 'EBUSY' || Date.now() - start > deadlineMs) return `could not remove the cgroup ${path}: ${describe(error)}`;
+      if (code !== 'EBUSY' || Date.now() - start > deadlineMs) return `could not remove the cgroup ${path}: ${errorMessage(error)}`;
     }
     await pause(5);
   }
@@ -128,6 +129,3 @@ export function pause(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
 }
 
-export function describe(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
-}

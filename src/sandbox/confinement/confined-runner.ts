@@ -7,13 +7,8 @@ import type { CommandLimits } from '../process/command-limits.js';
 import { CommandOutput } from '../process/command-output.js';
 import { watchConfinedChild } from './confined-watch.js';
 import type { ConfinedOutcome } from './confined-watch.js';
-import {
-  DEFAULT_MAX_OUTPUT_BYTES,
-  NOT_STARTED,
-  checkLimits,
-  checkWorkingDirectory,
-  describeError,
-} from '../process/process-runner.js';
+import { DEFAULT_MAX_OUTPUT_BYTES, NOT_STARTED, checkLimits, checkWorkingDirectory } from '../process/process-runner.js';
+import { errorMessage } from '../../errors/error-message.js';
 import type { ProcessRequest, ProcessResult, RunProcess } from '../process/types.js';
 import type { SpillDirectory } from '../process/spill-directory.js';
 
@@ -87,7 +82,7 @@ export function createConfinedRunner(options: ConfinedRunnerOptions): RunProcess
       });
     } catch (error) {
       await cgroup.remove();
-      return notStarted(`could not start the sandbox: ${describeError(error)}`, false);
+      return notStarted(`could not start the sandbox: ${errorMessage(error)}`, false);
     }
     const outcome = await watchConfinedChild(child, request, cgroup, output);
     const collected = output.finish();

@@ -3,7 +3,8 @@ import type { ChildProcess } from 'node:child_process';
 import type { Readable } from 'node:stream';
 import type { CommandCgroup } from '../cgroups/types.js';
 import type { CommandOutput } from '../process/command-output.js';
-import { DEFAULT_DRAIN_MS, DEFAULT_KILL_GRACE_MS, describeError } from '../process/process-runner.js';
+import { DEFAULT_DRAIN_MS, DEFAULT_KILL_GRACE_MS } from '../process/process-runner.js';
+import { errorMessage } from '../../errors/error-message.js';
 import type { ProcessRequest } from '../process/types.js';
 
 /** What the watcher saw of one confined command, before it is read into a ProcessResult. */
@@ -106,7 +107,7 @@ export function watchConfinedChild(
     child.on('error', (error) => {
       if (child.pid !== undefined || exited) return;
       exited = true;
-      startError = `could not start the sandbox: ${describeError(error)}`;
+      startError = `could not start the sandbox: ${errorMessage(error)}`;
       void settle();
     });
     child.on('exit', (code, signal) => {

@@ -6,6 +6,7 @@ import { buildCommandEnvironment } from './command-environment.js';
 import { CommandOutput } from './command-output.js';
 import type { SpillDirectory } from './spill-directory.js';
 import type { ProcessRequest, ProcessResult, RunProcess } from './types.js';
+import { errorMessage } from '../../errors/error-message.js';
 
 export const DEFAULT_MAX_OUTPUT_BYTES = 64 * 1024;
 export const DEFAULT_KILL_GRACE_MS = 2_000;
@@ -64,7 +65,7 @@ async function runLocalProcess(
       stdio: ['ignore', 'pipe', 'pipe'],
     });
   } catch (error) {
-    return notStarted(`could not start bash: ${describeError(error)}`, false);
+    return notStarted(`could not start bash: ${errorMessage(error)}`, false);
   }
   return new Promise<ProcessResult>((resolve) => {
     watchChild(child, request, capture, (outcome) => {
@@ -144,7 +145,7 @@ function watchChild(
   child.stderr?.on('data', (chunk: Buffer) => capture.append(chunk));
   child.on('error', (error) => {
     // After a successful spawn, errors here come from signalling and change nothing.
-    if (child.pid === undefined) finish(`could not start bash: ${describeError(error)}`);
+    if (child.pid === undefined) finish(`could not start bash: ${errorMessage(error)}`);
   });
   child.on('exit', (code, signal) => {
     exited = true;
@@ -183,6 +184,3 @@ export async function checkWorkingDirectory(cwd: string): Promise<string | null>
   }
 }
 
-export function describeError(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
-}

@@ -1,5 +1,6 @@
 import { closeSync, fchownSync, mkdirSync, openSync, readdirSync, unlinkSync } from 'node:fs';
 import { join } from 'node:path';
+import { errorMessage } from '../../errors/error-message.js';
 
 /** How many spill files an agent keeps; the oldest goes when one more is written. */
 export const SPILL_FILES_KEPT = 20;
@@ -53,7 +54,7 @@ export class SpillDirectory {
       mkdirSync(options.hostDirectory, { recursive: true, mode: 0o755 });
       return { ok: true, directory: new SpillDirectory(options) };
     } catch (error) {
-      return { ok: false, problem: `could not make the output spill directory ${options.hostDirectory}: ${describe(error)}` };
+      return { ok: false, problem: `could not make the output spill directory ${options.hostDirectory}: ${errorMessage(error)}` };
     }
   }
 
@@ -76,7 +77,7 @@ export class SpillDirectory {
       if (this.options.owner !== null) fchownSync(fd, this.options.owner.uid, this.options.owner.gid);
     } catch (error) {
       if (fd !== undefined) closeSync(fd);
-      return { ok: false, problem: describe(error) };
+      return { ok: false, problem: errorMessage(error) };
     }
     this.existing.push(number);
     this.prune();
@@ -95,6 +96,3 @@ export class SpillDirectory {
   }
 }
 
-function describe(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
-}

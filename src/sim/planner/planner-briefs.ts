@@ -1,9 +1,10 @@
-import { GREEN_FAILURES_HEADING } from '../protocol/green-protocol.js';
-import { NOT_LANDED_PREFIX } from '../protocol/handoff-message.js';
+import { GREEN_FAILURES_HEADING } from '../../protocol/message-openings.js';
+import { NOT_LANDED_PREFIX } from '../reading/handoff-message.js';
 import { plural } from './planner-plan.js';
-import type { Scenario, ScenarioModule } from '../scenario/scenario.js';
+import type { Scenario } from '../scenario/scenario.js';
+import type { SpecModule } from '../../spec/colony-spec.js';
 import { testPathFor } from '../scenario/module-render.js';
-import { SKIP_TESTS_LINE } from '../protocol/skip-tests-protocol.js';
+import { SKIP_TESTS_LINE } from '../reading/skip-tests-protocol.js';
 import { specBlock } from '../scenario/scenario.js';
 
 /**
@@ -26,7 +27,7 @@ export interface EarlierAttempt {
  */
 export function buildBrief(
   project: Scenario['project'],
-  module: ScenarioModule,
+  module: SpecModule,
   earlier: EarlierAttempt | null,
   { skipTests }: { readonly skipTests: boolean } = { skipTests: false },
 ): string {
@@ -44,7 +45,7 @@ export function buildBrief(
  * A fix task's brief, the failing tests under GREEN_FAILURES_HEADING: a brief with that heading
  * is a fix, and a sim worker always runs the tests on a fix.
  */
-export function fixBrief(project: Scenario['project'], module: ScenarioModule, failingTests: readonly string[], earlier: EarlierAttempt): string {
+export function fixBrief(project: Scenario['project'], module: SpecModule, failingTests: readonly string[], earlier: EarlierAttempt): string {
   const prose =
     `The tests of \`${module.path}\` fail on main. Make the module (and its test file \`${testPathFor(module.path)}\`) ` +
     `match the colony-spec below again, keep it re-exported from \`${project.index}\`, run \`${project.test}\` until it passes, ` +
@@ -56,7 +57,7 @@ export function fixBrief(project: Scenario['project'], module: ScenarioModule, f
 export function delegateBrief(
   project: Scenario['project'],
   area: string,
-  modules: readonly ScenarioModule[],
+  modules: readonly SpecModule[],
   earlier: EarlierAttempt | null,
 ): string {
   const prose =

@@ -11,7 +11,7 @@ import {
   range,
   testNameFor,
 } from '../testing/planner-tools.js';
-import { REFLECTION_REMINDER_OPENING, SCRATCHPAD_REMINDER_OPENING } from '../protocol/reminder-protocol.js';
+import { REFLECTION_REMINDER_OPENING, SCRATCHPAD_REMINDER_OPENING } from '../../protocol/message-openings.js';
 import { DEFAULT_SIM_OPTIONS } from '../sim-options.js';
 import { simTurn } from '../sim-turn.js';
 

@@ -1,18 +1,22 @@
 import type { Message, ToolCall } from '../../model/messages.js';
-import { carriesBudgetNotice } from '../protocol/budget-notice.js';
+import { carriesBudgetNotice } from '../reading/budget-notice.js';
 import type { ConversationParts } from '../conversation-parts.js';
-import { GREEN_FIXUP_OPENING, greenFailureLines } from '../protocol/green-protocol.js';
+import { greenFailureLines } from '../reading/green-protocol.js';
+import { GREEN_FIXUP_OPENING } from '../../protocol/message-openings.js';
 import { resultsById, splitConversation } from '../conversation-parts.js';
-import type { HandoffMessage } from '../protocol/handoff-message.js';
-import { readHandoffMessage, USER_MESSAGE_HEADER } from '../protocol/handoff-message.js';
+import type { HandoffMessage } from '../reading/handoff-message.js';
+import { readHandoffMessage } from '../reading/handoff-message.js';
+import { USER_MESSAGE_HEADER } from '../../protocol/message-openings.js';
 import type { PlannerCall } from './planner-tool-calls.js';
 import type { PlannerCarried } from './planner-state.js';
 import { readPlannerCarried } from './planner-state.js';
 import { readPlannerCall } from './planner-tool-calls.js';
-import type { PendingReminders } from '../protocol/reminder-protocol.js';
-import { carriesReminder, REFLECTION_REMINDER_OPENING, SCRATCHPAD_REMINDER_OPENING } from '../protocol/reminder-protocol.js';
+import type { PendingReminders } from '../reading/reminder-protocol.js';
+import { carriesReminder } from '../reading/reminder-protocol.js';
+import { REFLECTION_REMINDER_OPENING, SCRATCHPAD_REMINDER_OPENING } from '../../protocol/message-openings.js';
 import type { ToolOutcome } from '../worker/worker-conversation.js';
 import { readToolResult } from '../worker/worker-conversation.js';
+import { TOOL_NAMES } from '../../protocol/tool-names.js';
 
 const SCOPE_LINE = /^Your scope: `([^`]+)`/;
 
@@ -40,7 +44,7 @@ export function readPlannerParts(parts: ConversationParts): PlannerConversation 
       reflection = false;
       for (const raw of message.toolCalls) {
         const action = { raw, call: readPlannerCall(raw), result: results.get(raw.id) ?? null };
-        if (action.call?.name === 'write_scratchpad') scratchpad = false;
+        if (action.call?.name === TOOL_NAMES.writeScratchpad) scratchpad = false;
         events.push({ kind: 'action', position: first + events.length, action });
       }
     } else if (message.role === 'user') {

@@ -1,4 +1,4 @@
-import { NOT_LANDED_PREFIX } from '../protocol/handoff-message.js';
+import { NOT_LANDED_PREFIX } from '../reading/handoff-message.js';
 import type { PlannerLedger, ReleaseRefusal, TestRun } from './types.js';
 import { firstLine } from './planner-ledger.js';
 import { plural } from './planner-plan.js';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { Message } from '../../model/messages.js';
-import { BUDGET_USED_UP_HEADER } from '../protocol/budget-notice.js';
+import { BUDGET_USED_UP_HEADER } from '../../protocol/message-openings.js';
 import { compact, keepCounts, stateOf } from '../testing/compaction.js';
 import type { FakeTask, PlannerSession } from '../testing/planner-tools.js';
 import {

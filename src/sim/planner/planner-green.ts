@@ -1,8 +1,9 @@
-import { failureName } from '../protocol/command-output.js';
+import { failureName } from '../reading/command-output.js';
 import type { ToolOutcome } from '../worker/worker-conversation.js';
-import { RELEASE_REFUSED_OPENING } from '../protocol/green-protocol.js';
+import { RELEASE_REFUSED_OPENING } from '../../protocol/message-openings.js';
 import type { ModuleRecord } from './types.js';
-import type { Scenario, ScenarioModule } from '../scenario/scenario.js';
+import type { Scenario } from '../scenario/scenario.js';
+import type { SpecModule } from '../../spec/colony-spec.js';
 
 /**
  * What the sim planner makes of colony's word that main's check fails: a fix-up message from
@@ -12,7 +13,7 @@ import type { Scenario, ScenarioModule } from '../scenario/scenario.js';
  */
 
 /** The failing test names that belong to `module`: a test is named after the function it calls, like `padLeft("a", 3)`. */
-export function ownFailures(module: ScenarioModule, names: readonly string[]): string[] {
+export function ownFailures(module: SpecModule, names: readonly string[]): string[] {
   return names.filter((name) => module.exports.some((fn) => name.startsWith(`${fn.name}(`)));
 }
 

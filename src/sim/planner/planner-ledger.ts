@@ -1,14 +1,15 @@
-import type { CommandReport } from '../protocol/command-output.js';
-import { commandPassed, failingTestNames, passCount, readCommandReport } from '../protocol/command-output.js';
-import type { HandoffMessage } from '../protocol/handoff-message.js';
-import { notLandedPaths } from '../protocol/handoff-message.js';
+import type { CommandReport } from '../reading/command-output.js';
+import { commandPassed, failingTestNames, passCount, readCommandReport } from '../reading/command-output.js';
+import type { HandoffMessage } from '../reading/handoff-message.js';
+import { notLandedPaths } from '../reading/handoff-message.js';
 import type { PlannerAction, PlannerConversation } from './planner-conversation.js';
-import { greenFailureLines } from '../protocol/green-protocol.js';
+import { greenFailureLines } from '../reading/green-protocol.js';
 import { applyGreenFailures, greenProblem, isReleaseRefusal, ownFailures, releaseProblem } from './planner-green.js';
 import type { Scenario } from '../scenario/scenario.js';
 import { parseScenario } from '../scenario/scenario.js';
 import { decodeLedger } from './planner-state.js';
 import type { ModuleRecord, PlannerLedger, PublishedTask, TestRun } from './types.js';
+import { TOOL_NAMES } from '../../protocol/tool-names.js';
 
 const CREATED = /^Created task (\S+): /;
 const DELEGATED = /^Delegated task (\S+) \(scope /;
@@ -53,7 +54,7 @@ export function readLedger(conversation: PlannerConversation, scenario: Scenario
     if (event.kind !== 'action') continue;
     const { action } = event;
     const call = action.call;
-    if (call?.name === 'create_task' || call?.name === 'delegate') {
+    if (call?.name === TOOL_NAMES.createTask || call?.name === TOOL_NAMES.delegate) {
       const carried = carriedModules(call.input.brief, byPath);
       const task = publishedTask(action, carried.map((record) => record.module.path));
       for (const record of carried) {
@@ -71,7 +72,7 @@ export function readLedger(conversation: PlannerConversation, scenario: Scenario
       }
       if (task !== null) tasks.set(task.id, task);
     }
-    if (call?.name === 'run_command' && call.input.command === scenario.project.test && action.result !== null) {
+    if (call?.name === TOOL_NAMES.runCommand && call.input.command === scenario.project.test && action.result !== null) {
       const report = readCommandReport(action.result.content);
       if (report === null) {
         testRunErrors.push(firstLine(action.result.content));
@@ -79,7 +80,7 @@ export function readLedger(conversation: PlannerConversation, scenario: Scenario
       }
       lastTestRun = applyTestRun(event.position, report, modules);
     }
-    if (call?.name === 'finish' && action.result !== null && isReleaseRefusal(action.result)) {
+    if (call?.name === TOOL_NAMES.finish && action.result !== null && isReleaseRefusal(action.result)) {
       const failures = greenFailureLines(action.result.content);
       const mapped = applyGreenFailures(failures, modules, releaseProblem);
       releaseRefusal = { position: event.position, failures, unmapped: failures.filter((line) => !mapped.has(line)) };
@@ -97,10 +98,10 @@ function carriedModules(brief: string, byPath: ReadonlyMap<string, ModuleRecord>
 function publishedTask(action: PlannerAction, modulePaths: readonly string[]): PublishedTask | null {
   const { call, result } = action;
   if (call === null || result === null || result.isError) return null;
-  const pattern = call.name === 'delegate' ? DELEGATED : CREATED;
+  const pattern = call.name === TOOL_NAMES.delegate ? DELEGATED : CREATED;
   const id = pattern.exec(result.content)?.[1];
-  if (id === undefined || (call.name !== 'create_task' && call.name !== 'delegate')) return null;
-  const kind = call.name === 'delegate' ? 'planner' : 'worker';
+  if (id === undefined || (call.name !== TOOL_NAMES.createTask && call.name !== TOOL_NAMES.delegate)) return null;
+  const kind = call.name === TOOL_NAMES.delegate ? 'planner' : 'worker';
   return { id, kind, title: call.input.title, modulePaths, handoff: null };
 }
 

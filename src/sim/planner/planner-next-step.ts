@@ -10,6 +10,7 @@ import type { FinishInput, PlannerCall } from './planner-tool-calls.js';
 import type { Scenario } from '../scenario/scenario.js';
 import { parseScenario } from '../scenario/scenario.js';
 import type { SimOptions } from '../sim-options.js';
+import { TOOL_NAMES } from '../../protocol/tool-names.js';
 
 /** What the sim planner means to say and do this turn. */
 export interface PlannedPlannerTurn {
@@ -46,8 +47,8 @@ export function planPlannerTurn(conversation: PlannerConversation, toolNames: re
   ];
   const reflected = conversation.reminders.reflection ? `Checked my progress against ${standing.owner}: ${standing.progress}; the plan still holds. ` : '';
   const rewrite =
-    conversation.reminders.scratchpad && tools.has('write_scratchpad') && !decided.calls.some((call) => call.name === 'write_scratchpad');
-  const scratchpad: PlannerCall[] = rewrite ? [{ name: 'write_scratchpad', input: { content: `${standing.scratchpad}\nNext: ${decided.text}` } }] : [];
+    conversation.reminders.scratchpad && tools.has(TOOL_NAMES.writeScratchpad) && !decided.calls.some((call) => call.name === TOOL_NAMES.writeScratchpad);
+  const scratchpad: PlannerCall[] = rewrite ? [{ name: TOOL_NAMES.writeScratchpad, input: { content: `${standing.scratchpad}\nNext: ${decided.text}` } }] : [];
   return { text: `${acknowledged.join('')}${reflected}${decided.text}`, calls: [...scratchpad, ...decided.calls] };
 }
 
@@ -114,7 +115,7 @@ function decideWith(conversation: PlannerConversation, tools: ReadonlySet<string
     return finish(tools, `The budget is used up; finishing as ${input.status ?? 'done'} with what landed.`, input);
   }
   if (calls.length > 0) {
-    const scratchpad: PlannerCall[] = tools.has('write_scratchpad') ? [{ name: 'write_scratchpad', input: { content: standing.scratchpad } }] : [];
+    const scratchpad: PlannerCall[] = tools.has(TOOL_NAMES.writeScratchpad) ? [{ name: TOOL_NAMES.writeScratchpad, input: { content: standing.scratchpad } }] : [];
     return { text: publishText(calls, ledger.tasks.length === 0), calls: [...scratchpad, ...calls] };
   }
   const open = ledger.tasks.filter((task) => task.handoff === null);
@@ -127,7 +128,7 @@ function decideWith(conversation: PlannerConversation, tools: ReadonlySet<string
   const verdict = testVerdict(ledger, scenario.project.test, tools);
   if (verdict === null) {
     const text = "Nothing is open, so I am running the project's tests on main.";
-    return { text, calls: [{ name: 'run_command', input: { command: scenario.project.test } }] };
+    return { text, calls: [{ name: TOOL_NAMES.runCommand, input: { command: scenario.project.test } }] };
   }
   if (refused !== null) {
     const input = refusedFinishInput({ scenario, ledger, scope: conversation.scope, verdict }, refused);
@@ -151,7 +152,7 @@ function progressOf(ledger: PlannerLedger): string {
 function testVerdict(ledger: PlannerLedger, command: string, tools: ReadonlySet<string>): TestVerdict | null {
   const run = ledger.lastTestRun;
   if (run !== null && run.position > ledger.lastHandoffPosition) return { kind: 'ran', run };
-  if (!tools.has('run_command')) {
+  if (!tools.has(TOOL_NAMES.runCommand)) {
     const reason = `I could not check main: no run_command tool was offered to me, so \`${command}\` did not run.`;
     return { kind: 'not-run', reason, failed: false };
   }
@@ -161,14 +162,14 @@ function testVerdict(ledger: PlannerLedger, command: string, tools: ReadonlySet<
 }
 
 function finish(tools: ReadonlySet<string>, text: string, input: FinishInput): PlannedPlannerTurn {
-  if (!tools.has('finish')) return { text: `I have no finish tool to end with. ${input.summary}`, calls: [] };
-  return { text, calls: [{ name: 'finish', input }] };
+  if (!tools.has(TOOL_NAMES.finish)) return { text: `I have no finish tool to end with. ${input.summary}`, calls: [] };
+  return { text, calls: [{ name: TOOL_NAMES.finish, input }] };
 }
 
 function publishText(calls: readonly PlannerCall[], first: boolean): string {
-  const delegated = calls.flatMap((call) => (call.name === 'delegate' ? [call.input.scope] : []));
-  const created = calls.filter((call) => call.name === 'create_task');
-  const retries = created.filter((call) => call.name === 'create_task' && call.input.retry_of !== undefined).length;
+  const delegated = calls.flatMap((call) => (call.name === TOOL_NAMES.delegate ? [call.input.scope] : []));
+  const created = calls.filter((call) => call.name === TOOL_NAMES.createTask);
+  const retries = created.filter((call) => call.name === TOOL_NAMES.createTask && call.input.retry_of !== undefined).length;
   const parts: string[] = [];
   if (delegated.length > 0) parts.push(`delegating ${delegated.join(', ')}`);
   if (created.length > 0) {

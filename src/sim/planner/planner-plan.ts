@@ -1,4 +1,4 @@
-import type { ScenarioModule } from '../scenario/scenario.js';
+import type { SpecModule } from '../../spec/colony-spec.js';
 
 /**
  * How the sim planner splits its modules: below the longest common folder of all of them
@@ -26,14 +26,14 @@ export function areaOf(path: string, base: string): string | null {
 
 export interface SplitModules {
   /** Areas with more than DELEGATE_ABOVE modules, each for one sub-planner, in order of first appearance. */
-  readonly delegated: readonly { readonly area: string; readonly modules: readonly ScenarioModule[] }[];
+  readonly delegated: readonly { readonly area: string; readonly modules: readonly SpecModule[] }[];
   /** Every other module, one task each, in the given order. */
-  readonly tasks: readonly ScenarioModule[];
+  readonly tasks: readonly SpecModule[];
 }
 
 /** Splits `modules` by their areas below `base` (the base of all the planner's modules, so areas stay put across replans). */
-export function splitModules(modules: readonly ScenarioModule[], base: string): SplitModules {
-  const areas = new Map<string, ScenarioModule[]>();
+export function splitModules(modules: readonly SpecModule[], base: string): SplitModules {
+  const areas = new Map<string, SpecModule[]>();
   for (const module of modules) {
     const area = areaOf(module.path, base);
     if (area === null) continue;
@@ -48,7 +48,7 @@ export function splitModules(modules: readonly ScenarioModule[], base: string): 
 }
 
 /** The plan in words, for the scratchpad: the base, each area with its count and how it is handled. */
-export function describePlan(modules: readonly ScenarioModule[], base: string, owner: string): string[] {
+export function describePlan(modules: readonly SpecModule[], base: string, owner: string): string[] {
   const where = base === '' ? 'the repository root' : base;
   const counts = new Map<string | null, number>();
   for (const module of modules) {

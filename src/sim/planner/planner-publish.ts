@@ -3,11 +3,13 @@ import { buildBrief, delegateBrief, fixBrief } from './planner-briefs.js';
 import type { ModuleRecord, PlannerLedger } from './types.js';
 import { describePlan, plural, splitModules } from './planner-plan.js';
 import type { PlannerCall } from './planner-tool-calls.js';
-import type { Scenario, ScenarioModule } from '../scenario/scenario.js';
+import type { Scenario } from '../scenario/scenario.js';
+import type { SpecModule } from '../../spec/colony-spec.js';
 import { testPathFor } from '../scenario/module-render.js';
 import { seededRoll } from '../seeded-roll.js';
 import type { SimOptions } from '../sim-options.js';
 import { HANDOFF_CONCERNS_QUOTED, HANDOFF_NOTES_QUOTED } from './types.js';
+import { TOOL_NAMES } from '../../protocol/tool-names.js';
 
 /** Tasks (worker, delegated or fix) that may carry one module before the planner gives it up. */
 export const MAX_ATTEMPTS = 6;
@@ -25,7 +27,7 @@ export function givenUp(record: ModuleRecord): boolean {
  * Whether the planner tells a Build task of `module` to merge without running the tests (the
  * `skiptests` knob): rolled per module, so a retry is told the same as its first attempt.
  */
-export function toldToSkipTests(options: SimOptions, module: ScenarioModule): boolean {
+export function toldToSkipTests(options: SimOptions, module: SpecModule): boolean {
   return options.skiptests > 0 && seededRoll(options.seed, module.path, 0, 'skiptests') < options.skiptests;
 }
 
@@ -46,13 +48,13 @@ export function publishCalls(
   const { project } = scenario;
   const work = ledger.modules.filter((record) => needsWork(record) && !givenUp(record));
   const pool = work.filter((record) => record.phase !== 'failing' && record.latestTask?.kind !== 'worker');
-  const split = tools.has('delegate')
+  const split = tools.has(TOOL_NAMES.delegate)
     ? splitModules(pool.map((record) => record.module), base)
     : { delegated: [], tasks: pool.map((record) => record.module) };
   const calls: PlannerCall[] = split.delegated.map(({ area, modules }) => {
     const members = pool.filter((record) => modules.includes(record.module));
     const earlier = members.some((record) => record.attempts > 0) ? groupHistory(members) : null;
-    return { name: 'delegate', input: { title: `Own ${area}`, scope: area, brief: delegateBrief(project, area, modules, earlier) } };
+    return { name: TOOL_NAMES.delegate, input: { title: `Own ${area}`, scope: area, brief: delegateBrief(project, area, modules, earlier) } };
   });
   // Every task's work must leave the project's tests passing on main: colony checks that, unless
   // the task was told to merge untested, when main's green check is the first to test it.
@@ -62,7 +64,7 @@ export function publishCalls(
     const paths = pathsOf(project, module);
     if (record.phase === 'failing') {
       const brief = fixBrief(project, module, record.failingTests, history(record));
-      calls.push({ name: 'create_task', input: { title: `Fix ${module.path}: its tests fail on main`, brief, paths, acceptance } });
+      calls.push({ name: TOOL_NAMES.createTask, input: { title: `Fix ${module.path}: its tests fail on main`, brief, paths, acceptance } });
       continue;
     }
     const retried = record.latestTask?.kind === 'worker' ? record.latestTask.id : null;
@@ -70,13 +72,13 @@ export function publishCalls(
     const skipTests = toldToSkipTests(options, module);
     const brief = buildBrief(project, module, record.attempts > 0 ? history(record) : null, { skipTests });
     const retry = retried === null ? {} : { retry_of: retried };
-    calls.push({ name: 'create_task', input: { title: `Build ${module.path}`, brief, ...retry, paths, ...(skipTests ? {} : { acceptance }) } });
+    calls.push({ name: TOOL_NAMES.createTask, input: { title: `Build ${module.path}`, brief, ...retry, paths, ...(skipTests ? {} : { acceptance }) } });
   }
   return calls;
 }
 
 /** The files a task on `module` changes, as its brief names them: the module, its test file, the index. */
-function pathsOf(project: Scenario['project'], module: ScenarioModule): string[] {
+function pathsOf(project: Scenario['project'], module: SpecModule): string[] {
   return [module.path, testPathFor(module.path), project.index];
 }
 

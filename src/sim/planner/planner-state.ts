@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { HandoffMessage } from '../protocol/handoff-message.js';
+import type { HandoffMessage } from '../reading/handoff-message.js';
 import type { ModuleRecord, PlannerLedger, PublishedTask } from './types.js';
 import { HANDOFF_CONCERNS_QUOTED, HANDOFF_NOTES_QUOTED } from './types.js';
 import type { Scenario } from '../scenario/scenario.js';

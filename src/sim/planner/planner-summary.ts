@@ -8,11 +8,12 @@ import type { PlannerCarried } from './planner-state.js';
 import { encodeLedger } from './planner-state.js';
 import { parseScenario } from '../scenario/scenario.js';
 import type { SimOptions } from '../sim-options.js';
+import { TOOL_NAMES } from '../../protocol/tool-names.js';
 
 /** Ids and paths named in a summary before the rest are counted. */
 const NAMED = 8;
 /** The tools a planner has, for naming its next step when a compaction request offers none. */
-const PLANNER_TOOLS: ReadonlySet<string> = new Set(['create_task', 'delegate', 'write_scratchpad', 'finish', 'run_command']);
+const PLANNER_TOOLS: ReadonlySet<string> = new Set([TOOL_NAMES.createTask, TOOL_NAMES.delegate, TOOL_NAMES.writeScratchpad, TOOL_NAMES.finish, TOOL_NAMES.runCommand]);
 
 /**
  * The sim planner's summary of a conversation: a few lines a person can read (the goal, what

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { ToolCall } from '../../model/messages.js';
+import { TOOL_NAMES } from '../../protocol/tool-names.js';
 
 /**
  * The planner tools as the sim calls them: names and JSON arguments exactly as the planner
@@ -19,7 +20,7 @@ const finishInputSchema = z.object({
 
 const plannerCallSchema = z.discriminatedUnion('name', [
   z.object({
-    name: z.literal('create_task'),
+    name: z.literal(TOOL_NAMES.createTask),
     input: z.object({
       title: z.string(),
       brief: z.string(),
@@ -28,13 +29,13 @@ const plannerCallSchema = z.discriminatedUnion('name', [
       acceptance: z.array(z.string()).optional(),
     }),
   }),
-  z.object({ name: z.literal('delegate'), input: z.object({ title: z.string(), scope: z.string(), brief: z.string() }) }),
-  z.object({ name: z.literal('write_scratchpad'), input: z.object({ content: z.string() }) }),
+  z.object({ name: z.literal(TOOL_NAMES.delegate), input: z.object({ title: z.string(), scope: z.string(), brief: z.string() }) }),
+  z.object({ name: z.literal(TOOL_NAMES.writeScratchpad), input: z.object({ content: z.string() }) }),
   z.object({
-    name: z.literal('run_command'),
+    name: z.literal(TOOL_NAMES.runCommand),
     input: z.object({ command: z.string(), timeout_seconds: z.number().optional() }),
   }),
-  z.object({ name: z.literal('finish'), input: finishInputSchema }),
+  z.object({ name: z.literal(TOOL_NAMES.finish), input: finishInputSchema }),
 ]);
 
 export type PlannerCall = z.infer<typeof plannerCallSchema>;

@@ -1,5 +1,5 @@
-import type { HandoffMessage } from '../protocol/handoff-message.js';
-import type { ScenarioModule } from '../scenario/scenario.js';
+import type { HandoffMessage } from '../reading/handoff-message.js';
+import type { SpecModule } from '../../spec/colony-spec.js';
 /** Where a module stands: never given to a task, with a task, on main, or in need of another attempt. */
 export type ModulePhase = 'unpublished' | 'open' | 'landed' | 'not-landed' | 'failing';
 
@@ -19,7 +19,7 @@ export interface PublishedTask {
 }
 
 export interface ModuleRecord {
-  readonly module: ScenarioModule;
+  readonly module: SpecModule;
   phase: ModulePhase;
   /** Tasks (worker, delegated, fix) that carried this module. */
   attempts: number;

@@ -1,10 +1,11 @@
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { failingTestNames, passCount } from '../protocol/command-output.js';
+import { failingTestNames, passCount } from '../reading/command-output.js';
 import { DELEGATE_ABOVE, buildExample, exampleDir, runTestCommand, scenarioOfFile, splitByArea } from '../testing/example-build.js';
 import { describeCase } from './module-render.js';
-import type { Scenario, ScenarioModule } from './scenario.js';
+import type { Scenario } from './scenario.js';
+import type { SpecModule } from '../../spec/colony-spec.js';
 
 const temporaryDirs: string[] = [];
 
@@ -12,7 +13,7 @@ afterAll(() => {
   for (const dir of temporaryDirs) rmSync(dir, { recursive: true, force: true });
 });
 
-function build(name: string, scenario: Scenario, buggy: (module: ScenarioModule) => boolean): string {
+function build(name: string, scenario: Scenario, buggy: (module: SpecModule) => boolean): string {
   const dir = buildExample(exampleDir(name), scenario, { buggy });
   temporaryDirs.push(dir);
   return dir;
@@ -31,14 +32,14 @@ function caseCount(scenario: Scenario): number {
   return scenario.modules.reduce((total, module) => total + module.exports.reduce((sum, fn) => sum + fn.cases.length, 0), 0);
 }
 
-function firstCaseName(module: ScenarioModule): string {
+function firstCaseName(module: SpecModule): string {
   const fn = module.exports[0];
   const firstCase = fn?.cases[0];
   if (fn === undefined || firstCase === undefined) throw new Error(`${module.path} has no case`);
   return describeCase(fn.name, firstCase);
 }
 
-function moduleAt(scenario: Scenario, path: string): ScenarioModule {
+function moduleAt(scenario: Scenario, path: string): SpecModule {
   const module = scenario.modules.find((candidate) => candidate.path === path);
   if (module === undefined) throw new Error(`no module ${path}`);
   return module;

@@ -1,4 +1,4 @@
-import type { JsonValue, ScenarioModule } from './scenario.js';
+import type { JsonValue, SpecModule } from '../../spec/colony-spec.js';
 
 /**
  * The modules of the long scenario: small, real functions of a dozen kinds, each kind with
@@ -152,7 +152,7 @@ function kebab(stem: string): string {
 }
 
 /** Module `n` (from 1) of a scenario of `total`, in `folder`: one exported function with two or three cases. */
-export function longScenarioModule(n: number, total: number, folder: string): ScenarioModule {
+export function longScenarioModule(n: number, total: number, folder: string): SpecModule {
   const kind = KINDS[n % KINDS.length] ?? KINDS[0];
   if (kind === undefined) throw new Error('the long scenario has no kinds of module');
   const number = String(n).padStart(Math.max(4, String(total).length), '0');

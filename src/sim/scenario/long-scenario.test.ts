@@ -3,7 +3,7 @@ import { appendFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { failingTestNames, passCount } from '../protocol/command-output.js';
+import { failingTestNames, passCount } from '../reading/command-output.js';
 import { runTestCommand, splitByArea } from '../testing/example-build.js';
 import { LONG_SCENARIO_KINDS } from './long-scenario-modules.js';
 import { LONG_SCENARIO_TEST_COMMAND, longScenario, writeLongScenario } from './long-scenario.js';

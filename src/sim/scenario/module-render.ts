@@ -1,5 +1,5 @@
 import { posix } from 'node:path';
-import type { JsonValue, SpecCase as ScenarioCase, SpecFunction as ScenarioFunction, SpecModule as ScenarioModule } from '../../spec/colony-spec.js';
+import type { JsonValue, SpecCase, SpecFunction, SpecModule } from '../../spec/colony-spec.js';
 
 /**
  * The JavaScript the sim writes for a scenario module: the module itself, its node:test file,
@@ -26,13 +26,13 @@ export function indexLineFor(indexPath: string, modulePath: string): string {
   return `export * from '${specifier}';`;
 }
 
-export function renderModuleSource(module: ScenarioModule, options: RenderOptions): string {
+export function renderModuleSource(module: SpecModule, options: RenderOptions): string {
   const names = module.exports.map((fn) => fn.name).join(', ');
   const parts = module.exports.map((fn, index) => renderFunction(fn, options.buggy && index === 0));
   return `// ${names}: see the task's colony-spec for the cases each must answer.\n\n${parts.join('\n\n')}\n`;
 }
 
-export function renderModuleTest(module: ScenarioModule): string {
+export function renderModuleTest(module: SpecModule): string {
   const names = module.exports.map((fn) => fn.name).join(', ');
   const lines = [
     "import { test } from 'node:test';",
@@ -54,7 +54,7 @@ export function renderModuleTest(module: ScenarioModule): string {
 }
 
 /** How a case reads in test names and in notes: `padLeft("a", 3, "-") returns "--a"`. */
-export function describeCase(name: string, item: ScenarioCase): string {
+export function describeCase(name: string, item: SpecCase): string {
   return `${name}(${renderArgs(item.args)}) returns ${JSON.stringify(item.returns)}`;
 }
 
@@ -62,11 +62,11 @@ function renderArgs(args: readonly JsonValue[]): string {
   return args.map((arg) => JSON.stringify(arg)).join(', ');
 }
 
-function renderFunction(fn: ScenarioFunction, buggy: boolean): string {
+function renderFunction(fn: SpecFunction, buggy: boolean): string {
   return fn.body === undefined ? renderLookup(fn, buggy) : renderBody(fn, fn.body, buggy);
 }
 
-function renderBody(fn: ScenarioFunction, body: string, buggy: boolean): string {
+function renderBody(fn: SpecFunction, body: string, buggy: boolean): string {
   const params = (fn.params ?? []).join(', ');
   const lines = [`export function ${fn.name}(${params}) {`];
   const first = fn.cases[0];
@@ -81,7 +81,7 @@ function renderBody(fn: ScenarioFunction, body: string, buggy: boolean): string 
 }
 
 /** A function given only by its cases: a table of JSON-encoded arguments to JSON-encoded answers. */
-function renderLookup(fn: ScenarioFunction, buggy: boolean): string {
+function renderLookup(fn: SpecFunction, buggy: boolean): string {
   const table = `${fn.name}Answers`;
   const entries = new Map<string, string>();
   fn.cases.forEach((item, index) => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { JsonValue, ScenarioModule } from './scenario.js';
+import type { JsonValue, SpecModule } from '../../spec/colony-spec.js';
 import { parseScenario } from './scenario.js';
 import { indexLineFor, renderModuleSource, renderModuleTest, testPathFor } from './module-render.js';
 import { wrongAnswerFor } from './module-render.js';
@@ -72,7 +72,7 @@ describe('parseScenario', () => {
 });
 
 describe('rendering', () => {
-  const lookup: ScenarioModule = {
+  const lookup: SpecModule = {
     path: 'src/list/pick.js',
     exports: [{ name: 'pick', cases: [{ args: [[1, 2], 0], returns: 1 }, { args: [{ a: 'x' }, 'a'], returns: 'x' }] }],
   };
@@ -85,7 +85,7 @@ describe('rendering', () => {
   });
 
   it('writes a function with the given body, and a special case that answers wrongly when buggy', async () => {
-    const module = pad as ScenarioModule;
+    const module = pad as SpecModule;
     const correct = await importSource(renderModuleSource(module, { buggy: false }));
     const buggy = await importSource(renderModuleSource(module, { buggy: true }));
     expect(correct.padLeft?.('a', 3, '-')).toBe('--a');

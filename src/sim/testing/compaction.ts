@@ -1,5 +1,5 @@
 import type { Message } from '../../model/messages.js';
-import { COMPACTION_REQUEST_OPENING, SUMMARY_OPENING } from '../protocol/compaction-protocol.js';
+import { COMPACTION_REQUEST_OPENING, SUMMARY_OPENING } from '../../protocol/message-openings.js';
 import type { SimOptions } from '../sim-options.js';
 import { DEFAULT_SIM_OPTIONS } from '../sim-options.js';
 import { simTurn } from '../sim-turn.js';

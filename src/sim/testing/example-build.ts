@@ -4,7 +4,8 @@ import { tmpdir } from 'node:os';
 import { dirname, join, posix, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { indexLineFor, renderModuleSource, renderModuleTest, testPathFor } from '../scenario/module-render.js';
-import type { Scenario, ScenarioModule } from '../scenario/scenario.js';
+import type { Scenario } from '../scenario/scenario.js';
+import type { SpecModule } from '../../spec/colony-spec.js';
 import { parseScenario } from '../scenario/scenario.js';
 
 /**
@@ -29,7 +30,7 @@ export function scenarioOfFile(file: string): Scenario {
 
 export interface BuildOptions {
   /** Whether a module gets the sim's wrong first attempt instead of its correct code. */
-  readonly buggy: (module: ScenarioModule) => boolean;
+  readonly buggy: (module: SpecModule) => boolean;
 }
 
 /**

@@ -1,5 +1,5 @@
 import type { Message } from '../../model/messages.js';
-import { GREEN_FAILURES_HEADING, GREEN_FIXUP_OPENING, RELEASE_REFUSED_OPENING } from '../protocol/green-protocol.js';
+import { GREEN_FAILURES_HEADING, GREEN_FIXUP_OPENING, RELEASE_REFUSED_OPENING } from '../../protocol/message-openings.js';
 import type { SimAnswer } from '../sim-answer.js';
 import type { SimOptions } from '../sim-options.js';
 import { DEFAULT_SIM_OPTIONS } from '../sim-options.js';

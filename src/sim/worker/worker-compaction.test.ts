@@ -3,7 +3,7 @@ import { dirname, join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Message } from '../../model/messages.js';
 import { compact, keepCounts, stateOf } from '../testing/compaction.js';
-import { REFLECTION_REMINDER_OPENING, SCRATCHPAD_REMINDER_OPENING } from '../protocol/reminder-protocol.js';
+import { REFLECTION_REMINDER_OPENING, SCRATCHPAD_REMINDER_OPENING } from '../../protocol/message-openings.js';
 import { parseScenario } from '../scenario/scenario.js';
 import { renderModuleSource, renderModuleTest, testPathFor } from '../scenario/module-render.js';
 import type { SimOptions } from '../sim-options.js';

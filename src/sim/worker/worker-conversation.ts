@@ -1,15 +1,17 @@
 import type { Message } from '../../model/messages.js';
-import { carriesBudgetNotice } from '../protocol/budget-notice.js';
+import { carriesBudgetNotice } from '../reading/budget-notice.js';
 import type { ConversationParts } from '../conversation-parts.js';
 import { resultsById, splitConversation } from '../conversation-parts.js';
-import type { PendingReminders } from '../protocol/reminder-protocol.js';
-import { carriesReminder, REFLECTION_REMINDER_OPENING, SCRATCHPAD_REMINDER_OPENING } from '../protocol/reminder-protocol.js';
+import type { PendingReminders } from '../reading/reminder-protocol.js';
+import { carriesReminder } from '../reading/reminder-protocol.js';
+import { REFLECTION_REMINDER_OPENING, SCRATCHPAD_REMINDER_OPENING } from '../../protocol/message-openings.js';
 import type { ScenarioResult } from '../scenario/scenario.js';
 import { parseScenario } from '../scenario/scenario.js';
 import type { WorkerAction, WorkerFacts } from './worker-facts.js';
 import { foldWorkerActions, NO_FACTS } from './worker-facts.js';
 import { decodeFacts, readWorkerCarried } from './worker-state.js';
 import { readWorkerCall } from './worker-tool-calls.js';
+import { TOOL_NAMES } from '../../protocol/tool-names.js';
 
 /** What the sim says when it gives up on a task; seeing it again in its own past keeps it quiet. */
 export const ABANDON_TEXT = 'I cannot continue with this task.';
@@ -82,7 +84,7 @@ export function readWorkerParts(parts: ConversationParts): WorkerConversation {
     if (message.toolCalls.length === 0 && message.text.startsWith(ABANDON_TEXT)) abandoned = true;
     for (const raw of message.toolCalls) {
       const call = readWorkerCall(raw);
-      if (call?.name === 'write_scratchpad') scratchpad = false;
+      if (call?.name === TOOL_NAMES.writeScratchpad) scratchpad = false;
       actions.push({ call, result: results.get(raw.id) ?? null });
     }
   }

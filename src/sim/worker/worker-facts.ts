@@ -1,11 +1,12 @@
-import { commandPassed, failingTestNames, passCount, readCommandReport, tailOf } from '../protocol/command-output.js';
-import { isShrunkOutput, unshrunkEnd } from '../protocol/compaction-protocol.js';
+import { commandPassed, failingTestNames, passCount, readCommandReport, tailOf } from '../reading/command-output.js';
+import { isShrunkOutput, unshrunkEnd } from '../reading/compaction-protocol.js';
 import type { ResolutionStrategy } from './merge-conflict-resolution.js';
 import { hasConflictMarkers, strategyFor } from './merge-conflict-resolution.js';
 import type { Scenario } from '../scenario/scenario.js';
 import { indexLineFor, renderModuleSource } from '../scenario/module-render.js';
 import type { WorkerCall } from './worker-tool-calls.js';
 import { stepKeyOf } from './worker-tool-calls.js';
+import { TOOL_NAMES } from '../../protocol/tool-names.js';
 
 /**
  * Facts the sim worker derives from its own calls and their results, folded one action at a
@@ -142,10 +143,10 @@ export function foldWorkerActions(start: WorkerFacts, actions: readonly WorkerAc
     if (call === null || result === null) continue;
     const ok = !result.isError;
     switch (call.name) {
-      case 'list_dir':
+      case TOOL_NAMES.listDir:
         facts.listed = true;
         break;
-      case 'read_file': {
+      case TOOL_NAMES.readFile: {
         const shrunk = isShrunkOutput(result.content);
         if (ok) {
           const content = shrunk ? null : result.content;
@@ -156,7 +157,7 @@ export function foldWorkerActions(start: WorkerFacts, actions: readonly WorkerAc
         if (call.input.path === indexPath) know(!ok ? { state: 'missing' } : shrunk ? { state: 'stale' } : { state: 'known', content: result.content });
         break;
       }
-      case 'write_file': {
+      case TOOL_NAMES.writeFile: {
         if (!ok) break;
         const { path, content } = call.input;
         changed(facts, path, position);
@@ -175,7 +176,7 @@ export function foldWorkerActions(start: WorkerFacts, actions: readonly WorkerAc
         if (path === indexPath) know({ state: 'known', content });
         break;
       }
-      case 'edit_file': {
+      case TOOL_NAMES.editFile: {
         if (ok) changed(facts, call.input.path, position);
         if (call.input.path !== indexPath) break;
         const known = facts.index;
@@ -186,7 +187,7 @@ export function foldWorkerActions(start: WorkerFacts, actions: readonly WorkerAc
         }
         break;
       }
-      case 'run_command': {
+      case TOOL_NAMES.runCommand: {
         const report = call.input.command === command ? readCommandReport(result.content) : null;
         if (report === null) break;
         const failing = commandPassed(report) ? [] : failingTestNames(report.output);
@@ -201,7 +202,7 @@ export function foldWorkerActions(start: WorkerFacts, actions: readonly WorkerAc
         });
         break;
       }
-      case 'merge_to_main': {
+      case TOOL_NAMES.mergeToMain: {
         const kind = classifyMerge(result.content, result.isError);
         facts.merges.push({ position, kind, files: kind === 'conflict' ? conflictedFiles(result.content) : [], content: result.content });
         // A merge brings main's changes into the workspace, so the index may have changed.
@@ -227,8 +228,8 @@ function changed(facts: { touched: string[]; lastChange: number }, path: string,
 
 /** A failed test run or a merge conflict is something to act on, not a step that failed. */
 function isActedOn(call: WorkerCall, content: string): boolean {
-  if (call.name === 'run_command' && readCommandReport(content) !== null) return true;
-  return call.name === 'merge_to_main' && classifyMerge(content, true) === 'conflict';
+  if (call.name === TOOL_NAMES.runCommand && readCommandReport(content) !== null) return true;
+  return call.name === TOOL_NAMES.mergeToMain && classifyMerge(content, true) === 'conflict';
 }
 
 export function classifyMerge(content: string, isError: boolean): MergeKind {

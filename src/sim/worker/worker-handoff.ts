@@ -1,6 +1,6 @@
-import { tailOf } from '../protocol/command-output.js';
+import { tailOf } from '../reading/command-output.js';
 import type { Scenario } from '../scenario/scenario.js';
-import { SIM_BROKE_ON_PURPOSE_NOTE } from '../protocol/skip-tests-protocol.js';
+import { SIM_BROKE_ON_PURPOSE_NOTE } from '../reading/skip-tests-protocol.js';
 import type { MergeAttempt, TestRun, WorkerFacts } from './worker-facts.js';
 import { readAfter } from './worker-facts.js';
 import type { HandoffInput } from './worker-tool-calls.js';

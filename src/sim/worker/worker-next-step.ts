@@ -1,11 +1,12 @@
-import { GREEN_FAILURES_HEADING } from '../protocol/green-protocol.js';
+import { GREEN_FAILURES_HEADING } from '../../protocol/message-openings.js';
 import { resolveConflicts } from './merge-conflict-resolution.js';
-import { EVIDENCE_FIRST_OPENING } from '../protocol/reminder-protocol.js';
-import type { Scenario, ScenarioModule } from '../scenario/scenario.js';
+import { EVIDENCE_FIRST_OPENING } from '../../protocol/message-openings.js';
+import type { Scenario } from '../scenario/scenario.js';
+import type { SpecModule } from '../../spec/colony-spec.js';
 import { indexLineFor, renderModuleSource, renderModuleTest, testPathFor } from '../scenario/module-render.js';
 import { seededRoll } from '../seeded-roll.js';
 import type { SimOptions } from '../sim-options.js';
-import { carriesSkipTestsLine } from '../protocol/skip-tests-protocol.js';
+import { carriesSkipTestsLine } from '../reading/skip-tests-protocol.js';
 import type { WorkerConversation } from './worker-conversation.js';
 import type { MergeAttempt, TestRun, WorkerFacts } from './worker-facts.js';
 import { readAfter, writtenAfter } from './worker-facts.js';
@@ -23,6 +24,7 @@ import { answerReminders } from './worker-reminders.js';
 import type { HandoffInput, WorkerCall } from './worker-tool-calls.js';
 import { stepKeyOf } from './worker-tool-calls.js';
 import type { PlannedTurn } from './types.js';
+import { TOOL_NAMES } from '../../protocol/tool-names.js';
 
 /** colony appends this heading to a retried task's brief, above what earlier attempts handed off. */
 const EARLIER_ATTEMPTS_HEADING = '## Earlier attempts';
@@ -34,7 +36,7 @@ const MAX_FAILING_RUNS = 3;
 /** Merge conflicts before the sim stops trying to merge. */
 const MAX_CONFLICTS = 4;
 
-const REQUIRED_TOOLS = ['read_file', 'write_file', 'run_command'];
+const REQUIRED_TOOLS = [TOOL_NAMES.readFile, TOOL_NAMES.writeFile, TOOL_NAMES.runCommand];
 
 /**
  * The worker's next step, decided only from its conversation: what has succeeded so far
@@ -43,7 +45,7 @@ const REQUIRED_TOOLS = ['read_file', 'write_file', 'run_command'];
  */
 export function planWorkerTurn(conversation: WorkerConversation, toolNames: readonly string[], options: SimOptions): PlannedTurn {
   const tools = new Set(toolNames);
-  if (!tools.has('submit_handoff')) {
+  if (!tools.has(TOOL_NAMES.submitHandoff)) {
     return { text: 'I have no submit_handoff tool to report on this task with, so I cannot work on it.', calls: [] };
   }
   const parsed = conversation.scenario;
@@ -64,21 +66,21 @@ export function planWorkerTurn(conversation: WorkerConversation, toolNames: read
   const next = nextStep({ scenario, facts, taskText: conversation.taskText, options, tools });
   let planned = withEvidence(guardRepeatedFailures(next, facts), facts, skipsTests(conversation.taskText));
   // Told this is its last call, it hands off now with what it has, unless it was about to anyway.
-  if (conversation.budgetUsedUp && !planned.calls.some((call) => call.name === 'submit_handoff')) {
+  if (conversation.budgetUsedUp && !planned.calls.some((call) => call.name === TOOL_NAMES.submitHandoff)) {
     planned = handoff('The budget is used up, so I am handing off what I have.', budgetStoppedHandoff(scenario, facts, planned.text));
   }
   return answerReminders(planned, { conversation, scenario, facts, tools });
 }
 
 function handoff(text: string, input: HandoffInput): PlannedTurn {
-  return { text, calls: [{ name: 'submit_handoff', input }] };
+  return { text, calls: [{ name: TOOL_NAMES.submitHandoff, input }] };
 }
 
 function guardRepeatedFailures(planned: PlannedTurn, facts: WorkerFacts): PlannedTurn {
   for (const call of planned.calls) {
     const failed = facts.stepFailures.get(stepKeyOf(call));
     if (failed === undefined || failed.count < MAX_STEP_FAILURES) continue;
-    if (call.name === 'submit_handoff') {
+    if (call.name === TOOL_NAMES.submitHandoff) {
       return { text: `I could not submit my handoff: ${failed.lastError.split('\n')[0] ?? ''}`, calls: [] };
     }
     return handoff('This step keeps failing, so I am stopping.', stepFailedHandoff(stepKeyOf(call), failed.count, failed.lastError, facts));
@@ -92,9 +94,9 @@ function guardRepeatedFailures(planned: PlannedTurn, facts: WorkerFacts): Planne
  * when it merged untested as its brief said, the same honest word that it did not run them.
  */
 function withEvidence(planned: PlannedTurn, facts: WorkerFacts, skippedTests: boolean): PlannedTurn {
-  const refused = facts.stepFailures.get('submit_handoff')?.lastError.startsWith(EVIDENCE_FIRST_OPENING) ?? false;
+  const refused = facts.stepFailures.get(TOOL_NAMES.submitHandoff)?.lastError.startsWith(EVIDENCE_FIRST_OPENING) ?? false;
   const [call] = planned.calls;
-  if (!refused || call?.name !== 'submit_handoff' || call.input.status !== 'done') return planned;
+  if (!refused || call?.name !== TOOL_NAMES.submitHandoff || call.input.status !== 'done') return planned;
   const text = skippedTests
     ? 'colony asked for evidence first: submitting again with the same evidence, that I did not run the tests because my brief said to merge without them.'
     : 'colony asked for evidence first: submitting again with the command I ran and the tail of its output.';
@@ -124,11 +126,11 @@ function nextStep(context: StepContext): PlannedTurn {
   const index = scenario.project.index;
   const command = scenario.project.test;
 
-  if (tools.has('list_dir') && !facts.listed) {
-    return { text: 'Let me look at the repository first.', calls: [{ name: 'list_dir', input: { path: '.' } }] };
+  if (tools.has(TOOL_NAMES.listDir) && !facts.listed) {
+    return { text: 'Let me look at the repository first.', calls: [{ name: TOOL_NAMES.listDir, input: { path: '.' } }] };
   }
   if (facts.index.state === 'unread') {
-    return { text: `Reading ${index} to see what the project exports so far.`, calls: [{ name: 'read_file', input: { path: index } }] };
+    return { text: `Reading ${index} to see what the project exports so far.`, calls: [{ name: TOOL_NAMES.readFile, input: { path: index } }] };
   }
 
   for (const module of scenario.modules) {
@@ -144,14 +146,14 @@ function nextStep(context: StepContext): PlannedTurn {
       if (read === null || (read.hasMarkers && read.content === null)) {
         return {
           text: `merge_to_main found conflicts in ${lastMerge.files.join(', ')}. Reading ${file} to resolve them.`,
-          calls: [{ name: 'read_file', input: { path: file } }],
+          calls: [{ name: TOOL_NAMES.readFile, input: { path: file } }],
         };
       }
       if (!read.hasMarkers || read.content === null) continue;
       const how = read.strategy === 'union-of-lines' ? "keeping both sides' lines, main's first" : 'keeping my side';
       return {
         text: `Resolving the conflict in ${file} by ${how}.`,
-        calls: [{ name: 'write_file', input: { path: file, content: resolveConflicts(read.content, read.strategy) } }],
+        calls: [{ name: TOOL_NAMES.writeFile, input: { path: file, content: resolveConflicts(read.content, read.strategy) } }],
       };
     }
   }
@@ -163,7 +165,7 @@ function nextStep(context: StepContext): PlannedTurn {
 
   const lastRun = facts.runs.at(-1);
   if (lastRun === undefined || lastRun.position < facts.lastChange) {
-    return { text: `Running the project's tests: ${command}`, calls: [{ name: 'run_command', input: { command } }] };
+    return { text: `Running the project's tests: ${command}`, calls: [{ name: TOOL_NAMES.runCommand, input: { command } }] };
   }
   if (!lastRun.passed) {
     const failingRuns = facts.runs.filter((run) => !run.passed).length;
@@ -185,7 +187,7 @@ function nextStep(context: StepContext): PlannedTurn {
     return {
       text: `The tests fail${what}. My ${wrong.map((module) => module.path).join(', ')} answers a case wrongly; rewriting it.`,
       calls: wrong.map((module) => ({
-        name: 'write_file' as const,
+        name: TOOL_NAMES.writeFile,
         input: { path: module.path, content: renderModuleSource(module, { buggy: false }) },
       })),
     };
@@ -201,18 +203,18 @@ function nextStep(context: StepContext): PlannedTurn {
 function mergeThenHandOff(context: StepContext, why: string, handoffFor: (merge: MergeAttempt | null) => HandoffInput): PlannedTurn {
   const { scenario, facts, tools } = context;
   const lastMerge = facts.merges.at(-1);
-  if (!tools.has('merge_to_main')) return handoff(`${why} I have no merge tool, so I am handing off.`, handoffFor(null));
+  if (!tools.has(TOOL_NAMES.mergeToMain)) return handoff(`${why} I have no merge tool, so I am handing off.`, handoffFor(null));
   if (lastMerge !== undefined && (lastMerge.kind === 'merged' || lastMerge.kind === 'nothing')) {
     return handoff('Merged. Handing off.', handoffFor(lastMerge));
   }
   const conflicts = facts.merges.filter((attempt) => attempt.kind === 'conflict').length;
   if (conflicts >= MAX_CONFLICTS) {
-    return handoff('Merging keeps conflicting, so I am stopping.', stepFailedHandoff('merge_to_main', conflicts, lastMerge?.content ?? '', facts));
+    return handoff('Merging keeps conflicting, so I am stopping.', stepFailedHandoff(TOOL_NAMES.mergeToMain, conflicts, lastMerge?.content ?? '', facts));
   }
   const message = `Add ${scenario.modules.map((module) => module.path).join(', ')} (${scenario.modules
     .flatMap((module) => module.exports.map((fn) => fn.name))
     .join(', ')}) with tests`;
-  return { text: `${why} Merging into main.`, calls: [{ name: 'merge_to_main', input: { message } }] };
+  return { text: `${why} Merging into main.`, calls: [{ name: TOOL_NAMES.mergeToMain, input: { message } }] };
 }
 
 /**
@@ -237,19 +239,19 @@ function failingElsewhere(scenario: Scenario, run: TestRun): string[] {
 }
 
 /** The next step for one module, or null when it is written, tested and registered. */
-function moduleStep(context: StepContext, module: ScenarioModule): PlannedTurn | null {
+function moduleStep(context: StepContext, module: SpecModule): PlannedTurn | null {
   const { scenario, facts, tools } = context;
   const testPath = testPathFor(module.path);
   const tested = facts.lastWrites.has(testPath);
   if (!facts.lastWrites.has(module.path)) {
     // Rolled per module, not per turn, so a retried write keeps the same first attempt.
     const buggy = seededRoll(context.options.seed, `${context.taskText}\n${module.path}`, 0, 'bug') < context.options.bug;
-    const calls: WorkerCall[] = [{ name: 'write_file', input: { path: module.path, content: renderModuleSource(module, { buggy }) } }];
-    if (!tested) calls.push({ name: 'write_file', input: { path: testPath, content: renderModuleTest(module) } });
+    const calls: WorkerCall[] = [{ name: TOOL_NAMES.writeFile, input: { path: module.path, content: renderModuleSource(module, { buggy }) } }];
+    if (!tested) calls.push({ name: TOOL_NAMES.writeFile, input: { path: testPath, content: renderModuleTest(module) } });
     return { text: `Writing ${module.path}${tested ? '' : ' and its test'}.`, calls };
   }
   if (!tested) {
-    return { text: `Writing the test for ${module.path}.`, calls: [{ name: 'write_file', input: { path: testPath, content: renderModuleTest(module) } }] };
+    return { text: `Writing the test for ${module.path}.`, calls: [{ name: TOOL_NAMES.writeFile, input: { path: testPath, content: renderModuleTest(module) } }] };
   }
   const index = scenario.project.index;
   const line = indexLineFor(index, module.path);
@@ -257,19 +259,19 @@ function moduleStep(context: StepContext, module: ScenarioModule): PlannedTurn |
   const text = `Re-exporting ${module.path} from ${index}.`;
   const knowledge = facts.index;
   if (knowledge.state === 'unread' || knowledge.state === 'stale') {
-    return { text: `Re-reading ${index} before I change it.`, calls: [{ name: 'read_file', input: { path: index } }] };
+    return { text: `Re-reading ${index} before I change it.`, calls: [{ name: TOOL_NAMES.readFile, input: { path: index } }] };
   }
   if (knowledge.state === 'missing' || knowledge.content.trim().length === 0) {
-    return { text, calls: [{ name: 'write_file', input: { path: index, content: `${line}\n` } }] };
+    return { text, calls: [{ name: TOOL_NAMES.writeFile, input: { path: index, content: `${line}\n` } }] };
   }
-  if (!tools.has('edit_file')) {
+  if (!tools.has(TOOL_NAMES.editFile)) {
     const separator = knowledge.content.endsWith('\n') ? '' : '\n';
-    return { text, calls: [{ name: 'write_file', input: { path: index, content: `${knowledge.content}${separator}${line}\n` } }] };
+    return { text, calls: [{ name: TOOL_NAMES.writeFile, input: { path: index, content: `${knowledge.content}${separator}${line}\n` } }] };
   }
   const anchor = uniqueLastLines(knowledge.content);
   return {
     text,
-    calls: [{ name: 'edit_file', input: { path: index, old_string: anchor, new_string: `${anchor}\n${line}` } }],
+    calls: [{ name: TOOL_NAMES.editFile, input: { path: index, old_string: anchor, new_string: `${anchor}\n${line}` } }],
   };
 }
 

@@ -4,6 +4,7 @@ import type { WorkerConversation } from './worker-conversation.js';
 import type { WorkerFacts } from './worker-facts.js';
 import type { PlannedTurn } from './types.js';
 import type { WorkerCall } from './worker-tool-calls.js';
+import { TOOL_NAMES } from '../../protocol/tool-names.js';
 
 /** A scratchpad that fails this often is not tried again: notes are not worth failing the task for. */
 const SCRATCHPAD_FAILURES_TOLERATED = 3;
@@ -27,16 +28,16 @@ export function answerReminders(planned: PlannedTurn, context: ReminderContext):
   const text = conversation.reminders.reflection
     ? `Checked my progress against the task: ${progress}; the plan still holds. ${planned.text}`
     : planned.text;
-  const failures = facts.stepFailures.get('write_scratchpad')?.count ?? 0;
+  const failures = facts.stepFailures.get(TOOL_NAMES.writeScratchpad)?.count ?? 0;
   const rewrite =
     conversation.reminders.scratchpad &&
-    tools.has('write_scratchpad') &&
+    tools.has(TOOL_NAMES.writeScratchpad) &&
     failures < SCRATCHPAD_FAILURES_TOLERATED &&
-    !planned.calls.some((call) => call.name === 'write_scratchpad');
+    !planned.calls.some((call) => call.name === TOOL_NAMES.writeScratchpad);
   if (!rewrite) return { text, calls: planned.calls };
   const modules = scenario.modules.map((module) => `${module.path} (${module.exports.map((fn) => fn.name).join(', ')})`);
   const content = [`Task: build ${modules.join(', ')}.`, `Done: ${progress}.`, `Next: ${planned.text}`].join('\n');
-  const scratchpad: WorkerCall = { name: 'write_scratchpad', input: { content } };
+  const scratchpad: WorkerCall = { name: TOOL_NAMES.writeScratchpad, input: { content } };
   return { text, calls: [scratchpad, ...planned.calls] };
 }
 

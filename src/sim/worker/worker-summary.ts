@@ -5,9 +5,10 @@ import { planWorkerTurn } from './worker-next-step.js';
 import { progressOf } from './worker-reminders.js';
 import type { WorkerCarried } from './worker-state.js';
 import { encodeFacts } from './worker-state.js';
+import { TOOL_NAMES } from '../../protocol/tool-names.js';
 
 /** The tools a worker has, for naming its next step when a compaction request offers none. */
-const WORKER_TOOLS = ['read_file', 'write_file', 'edit_file', 'list_dir', 'run_command', 'merge_to_main', 'submit_handoff'];
+const WORKER_TOOLS = [TOOL_NAMES.readFile, TOOL_NAMES.writeFile, TOOL_NAMES.editFile, TOOL_NAMES.listDir, TOOL_NAMES.runCommand, TOOL_NAMES.mergeToMain, TOOL_NAMES.submitHandoff];
 
 /**
  * The sim worker's summary of a conversation: a few lines a person can read (the task, what

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { ToolCall } from '../../model/messages.js';
+import { TOOL_NAMES } from '../../protocol/tool-names.js';
 
 /**
  * The worker tools as the sim calls them: names and JSON arguments exactly as the harness
@@ -20,10 +21,10 @@ const handoffInputSchema = z.object({
 });
 
 const workerCallSchema = z.discriminatedUnion('name', [
-  z.object({ name: z.literal('read_file'), input: z.object({ path: z.string() }) }),
-  z.object({ name: z.literal('write_file'), input: z.object({ path: z.string(), content: z.string() }) }),
+  z.object({ name: z.literal(TOOL_NAMES.readFile), input: z.object({ path: z.string() }) }),
+  z.object({ name: z.literal(TOOL_NAMES.writeFile), input: z.object({ path: z.string(), content: z.string() }) }),
   z.object({
-    name: z.literal('edit_file'),
+    name: z.literal(TOOL_NAMES.editFile),
     input: z.object({
       path: z.string(),
       old_string: z.string(),
@@ -31,15 +32,15 @@ const workerCallSchema = z.discriminatedUnion('name', [
       replace_all: z.boolean().optional(),
     }),
   }),
-  z.object({ name: z.literal('list_dir'), input: z.object({ path: z.string() }) }),
-  z.object({ name: z.literal('search'), input: z.object({ pattern: z.string(), path: z.string().optional() }) }),
+  z.object({ name: z.literal(TOOL_NAMES.listDir), input: z.object({ path: z.string() }) }),
+  z.object({ name: z.literal(TOOL_NAMES.search), input: z.object({ pattern: z.string(), path: z.string().optional() }) }),
   z.object({
-    name: z.literal('run_command'),
+    name: z.literal(TOOL_NAMES.runCommand),
     input: z.object({ command: z.string(), timeout_seconds: z.number().optional() }),
   }),
-  z.object({ name: z.literal('merge_to_main'), input: z.object({ message: z.string() }) }),
-  z.object({ name: z.literal('submit_handoff'), input: handoffInputSchema }),
-  z.object({ name: z.literal('write_scratchpad'), input: z.object({ content: z.string() }) }),
+  z.object({ name: z.literal(TOOL_NAMES.mergeToMain), input: z.object({ message: z.string() }) }),
+  z.object({ name: z.literal(TOOL_NAMES.submitHandoff), input: handoffInputSchema }),
+  z.object({ name: z.literal(TOOL_NAMES.writeScratchpad), input: z.object({ content: z.string() }) }),
 ]);
 
 export type WorkerCall = z.infer<typeof workerCallSchema>;
@@ -79,18 +80,18 @@ export function encodeWorkerCall(call: WorkerCall): { name: string; input: strin
 /** What a call works on, so repeated failures of the same step can be counted. */
 export function stepKeyOf(call: WorkerCall): string {
   switch (call.name) {
-    case 'read_file':
-    case 'write_file':
-    case 'edit_file':
-    case 'list_dir':
+    case TOOL_NAMES.readFile:
+    case TOOL_NAMES.writeFile:
+    case TOOL_NAMES.editFile:
+    case TOOL_NAMES.listDir:
       return `${call.name} ${call.input.path}`;
-    case 'search':
+    case TOOL_NAMES.search:
       return `search ${call.input.pattern}`;
-    case 'run_command':
+    case TOOL_NAMES.runCommand:
       return `run_command ${call.input.command}`;
-    case 'merge_to_main':
-    case 'submit_handoff':
-    case 'write_scratchpad':
+    case TOOL_NAMES.mergeToMain:
+    case TOOL_NAMES.submitHandoff:
+    case TOOL_NAMES.writeScratchpad:
       return call.name;
   }
 }

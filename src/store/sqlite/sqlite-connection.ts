@@ -12,9 +12,6 @@ export function sqliteCode(error: unknown): string {
   return '';
 }
 
-export function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
-}
 
 function notADatabase(path: string, contents: string, error: unknown): Error {
   return new Error(

@@ -7,7 +7,8 @@ import type { EventInput, EventQuery, EventStore } from '../events/event-store.j
 import { isDiskFull } from './disk-full.js';
 import { EVENT_LOG_SCHEMA } from './sqlite-event-schema.js';
 import { SqliteEventReader } from './sqlite-event-reader.js';
-import { messageOf, openSqliteStoreConnection, sqliteCode } from './sqlite-connection.js';
+import { openSqliteStoreConnection, sqliteCode } from './sqlite-connection.js';
+import { errorMessage } from '../../errors/error-message.js';
 
 export interface SqliteEventStoreOptions {
   /** The clock that stamps events appended without a ts. */
@@ -217,7 +218,7 @@ class SqliteEventStore implements EventStore {
         `${this.path} stayed locked by another writer for more than ${this.busyTimeoutMs} ms. ` +
         `A SQLite event log takes one writing process. ${kept}`;
     } else {
-      message = `Could not write events to ${this.path}: ${messageOf(error)}. ${kept}`;
+      message = `Could not write events to ${this.path}: ${errorMessage(error)}. ${kept}`;
     }
     return new Error(message, { cause: error });
   }

@@ -148,34 +148,10 @@ export type CompleteResult =
   | { readonly ok: false; readonly reason: string };
 
 /**
- * The task table and the planners' inboxes: how agents coordinate without talking to each other.
- *
- * Contract, held by every implementation through one conformance suite:
- * - `claim` is atomic: of any number of concurrent claimers (in this process or others on the
- *   same store), exactly one gets a given task. It takes the oldest claimable task (in creation
- *   order) of the given kinds in the run: open, or running with a lease that expired before
- *   `now`; never one with a paused ancestor (andon), and none at all while the run is held
- *   (`setRunHold`). A task whose own andon is paused stays
- *   claimable, so a planner that paused its subtree can still be re-claimed after its runner
- *   died; only the tasks below it wait. `claim` sets the lease and increments `attempt`.
- * - A lease stays held until another claim takes the task: a holder whose lease expired can
- *   still renew, release or complete the task as long as nobody re-claimed it.
- * - Writes made on a task's behalf are fenced by its `Lease` (holder and attempt): `complete`,
- *   `release`, a `createTask` with a `publisher`, and a `takeInbox` or `setAndon` given a lease
- *   change nothing unless the task is running under that holder at that attempt. A re-claim,
- *   even by the same holder, makes every earlier generation's writes stale.
- * - `renewLeases` extends every lease `holder` holds on running tasks to at least
- *   `now + leaseMs` (never shortens one) and returns how many it holds.
- * - `release` gives a running task back (open, no lease) when the lease is current.
- * - `complete` closes a running task whose lease is current with its handoff and, in the same
- *   transaction, puts the handoff in the parent task's inbox: delivered exactly once. It fails
- *   (and changes nothing) otherwise.
- * - `takeInbox` returns the recipient's unread messages in order and marks them read, in one
- *   transaction: each message is taken once.
- * - `releaseAbandoned` is for resuming a run whose runner is known to be dead: it opens every
- *   running task of the run at once, without waiting for the leases to expire.
+ * The tasks of a run and who works on them: publishing, claims and leases (fenced by
+ * generation), closing with a handoff, and planners' andons, which pause claims below a task.
  */
-export interface TaskStore {
+export interface TaskQueue {
   /**
    * Publishes a task, open. With `publisher` (the lease of the planner publishing it), the
    * parent must be running under that lease, else nothing is created and the result says which
@@ -201,23 +177,6 @@ export interface TaskStore {
    * whose runner is known to be gone (its run lock was free): its leases need not expire first.
    */
   releaseAbandoned(runId: string, now: number): TaskRecord[];
-  /**
-   * Leaves a message in a planner task's inbox, from a person unless `sender` says colony wrote
-   * it. Throws when the recipient is not a planner task of the run.
-   */
-  sendMessage(runId: string, recipientTaskId: string, text: string, now: number, sender?: MessageSender): InboxMessage;
-  /**
-   * The recipient's unread messages in order, marked taken in the same transaction. With a
-   * `lease` for the recipient task that is not current, returns none and takes none.
-   */
-  takeInbox(recipientTaskId: string, lease?: Lease): InboxMessage[];
-  /**
-   * The messages the recipient has already taken, oldest first: on resume, the ones taken
-   * before a crash but never recorded in the conversation can be delivered again.
-   */
-  takenInbox(recipientTaskId: string): InboxMessage[];
-  /** How many unread messages the recipient has. */
-  unreadCount(recipientTaskId: string): number;
   /** Children of the task that are not closed yet (open or running). */
   openChildren(parentTaskId: string): number;
   /**
@@ -235,6 +194,37 @@ export interface TaskStore {
   setAndon(taskId: string, paused: boolean, now: number, lease?: Lease): boolean;
   /** The tasks of the run whose andon is paused, oldest first. */
   pausedTasks(runId: string): string[];
+}
+
+/** Planners' inboxes: handoffs and messages delivered to a task, each taken once. */
+export interface TaskInboxes {
+  /**
+   * Leaves a message in a planner task's inbox, from a person unless `sender` says colony wrote
+   * it. Throws when the recipient is not a planner task of the run.
+   */
+  sendMessage(runId: string, recipientTaskId: string, text: string, now: number, sender?: MessageSender): InboxMessage;
+  /**
+   * The recipient's unread messages in order, marked taken in the same transaction. With a
+   * `lease` for the recipient task that is not current, returns none and takes none.
+   */
+  takeInbox(recipientTaskId: string, lease?: Lease): InboxMessage[];
+  /**
+   * The messages the recipient has already taken, oldest first: on resume, the ones taken
+   * before a crash but never recorded in the conversation can be delivered again.
+   */
+  takenInbox(recipientTaskId: string): InboxMessage[];
+  /** How many unread messages the recipient has. */
+  unreadCount(recipientTaskId: string): number;
+  /** Every handoff delivered to an inbox in this run, read or not, oldest first (for audits). */
+  deliveredHandoffs(runId: string): InboxMessage[];
+}
+
+/**
+ * What people ask of a run, kept for its process to act on: the user's hold, worker limits,
+ * stops, green snapshots, and people's messages, each readable from a seq on (what a log has
+ * yet to record).
+ */
+export interface RunControlStore {
   /**
    * Holds (`held` true) or releases the whole run for the user: while it is held, `claim` hands
    * out no task of the run, of any kind, however its andons stand; tasks already running keep
@@ -269,7 +259,39 @@ export interface TaskStore {
    * seq above `afterSeq`, oldest first, taken or not.
    */
   personMessages(runId: string, afterSeq: number): InboxMessage[];
-  /** Every handoff delivered to an inbox in this run, read or not, oldest first (for audits). */
-  deliveredHandoffs(runId: string): InboxMessage[];
+}
+
+/**
+ * The task table and the planners' inboxes: how agents coordinate without talking to each other.
+ * Three facets, `TaskQueue`, `TaskInboxes` and `RunControlStore`, so a second implementation or a
+ * client that only steers can depend on the part it uses.
+ *
+ * Contract, held by every implementation through one conformance suite (in parts: the main one,
+ * fencing, andons, steering):
+ * - `claim` is atomic: of any number of concurrent claimers (in this process or others on the
+ *   same store), exactly one gets a given task. It takes the oldest claimable task (in creation
+ *   order) of the given kinds in the run: open, or running with a lease that expired before
+ *   `now`; never one with a paused ancestor (andon), and none at all while the run is held
+ *   (`setRunHold`). A task whose own andon is paused stays
+ *   claimable, so a planner that paused its subtree can still be re-claimed after its runner
+ *   died; only the tasks below it wait. `claim` sets the lease and increments `attempt`.
+ * - A lease stays held until another claim takes the task: a holder whose lease expired can
+ *   still renew, release or complete the task as long as nobody re-claimed it.
+ * - Writes made on a task's behalf are fenced by its `Lease` (holder and attempt): `complete`,
+ *   `release`, a `createTask` with a `publisher`, and a `takeInbox` or `setAndon` given a lease
+ *   change nothing unless the task is running under that holder at that attempt. A re-claim,
+ *   even by the same holder, makes every earlier generation's writes stale.
+ * - `renewLeases` extends every lease `holder` holds on running tasks to at least
+ *   `now + leaseMs` (never shortens one) and returns how many it holds.
+ * - `release` gives a running task back (open, no lease) when the lease is current.
+ * - `complete` closes a running task whose lease is current with its handoff and, in the same
+ *   transaction, puts the handoff in the parent task's inbox: delivered exactly once. It fails
+ *   (and changes nothing) otherwise.
+ * - `takeInbox` returns the recipient's unread messages in order and marks them read, in one
+ *   transaction: each message is taken once.
+ * - `releaseAbandoned` is for resuming a run whose runner is known to be dead: it opens every
+ *   running task of the run at once, without waiting for the leases to expire.
+ */
+export interface TaskStore extends TaskQueue, TaskInboxes, RunControlStore {
   close(): void;
 }

@@ -11,6 +11,7 @@ import { Header } from './header.js';
 import { handleKeys, type KeyContext, type Screen } from './keys.js';
 import { TREE_SORTS, treeRows, type TreeSort } from './tree-rows.js';
 import type { TuiActions, TuiSource } from './tui-source.js';
+import { errorMessage } from '../../errors/error-message.js';
 
 export interface TuiAppProps {
   readonly source: TuiSource;
@@ -110,7 +111,7 @@ export function TuiApp({ source, actions, size, frameMs = 250, quitQuestion = nu
     setDiff(null);
     source.diff(transcript).then(
       (text) => current && setDiff(text),
-      (error: unknown) => current && setDiff(`colony could not read the diff: ${error instanceof Error ? error.message : String(error)}`),
+      (error: unknown) => current && setDiff(`colony could not read the diff: ${errorMessage(error)}`),
     );
     return () => {
       current = false;
@@ -200,7 +201,7 @@ function readFrame(source: TuiSource): { view: RunView | null; error: string | n
     source.tick();
     return { view: source.view(), error: null };
   } catch (error) {
-    return { view: null, error: `colony could not read the run's log this time (it tries again): ${error instanceof Error ? error.message : String(error)}` };
+    return { view: null, error: `colony could not read the run's log this time (it tries again): ${errorMessage(error)}` };
   }
 }
 

@@ -3,6 +3,7 @@ import { describeFailure, runGit, splitNul } from '../git/git.js';
 import { pathExists } from '../files/path-exists.js';
 import type { Repository } from '../git/repository.js';
 import { resolveBranch } from '../workspace.js';
+import { errorMessage } from '../../errors/error-message.js';
 
 export type UpdateCheckoutResult = { readonly ok: true; readonly commit: string } | { readonly ok: false; readonly error: string };
 
@@ -42,7 +43,7 @@ export async function updateCheckout(repo: Repository, fromCommit: string, optio
   try {
     return await twoWayUpdate(repo, fromCommit, options.umask);
   } catch (error) {
-    const reason = error instanceof Error ? error.message : String(error);
+    const reason = errorMessage(error);
     return { ok: false, error: `The checkout at ${repo.root} could not be updated to ${repo.trunk}: ${reason}` };
   }
 }

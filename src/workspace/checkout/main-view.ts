@@ -7,6 +7,7 @@ import type { Repository } from '../git/repository.js';
 import { resolveBranch } from '../workspace.js';
 import { checkWorktreeGitFile, findWorktreeAdminDir } from '../git/worktree-admin.js';
 import { withWorktreeAdminLock } from '../git/worktree-admin-lock.js';
+import { errorMessage } from '../../errors/error-message.js';
 
 /**
  * A read-only look at the trunk: a detached worktree that a planner reads and runs checks in.
@@ -61,7 +62,7 @@ export async function createMainView(repo: Repository, options: { id: string; pa
       try {
         latest = await resolveBranch(repo, repo.trunk);
       } catch (error) {
-        return error instanceof Error ? error.message : String(error);
+        return errorMessage(error);
       }
       // A `.git` a command deleted or rewrote is put back, like any other file a command changed.
       if ((await checkWorktreeGitFile(path, gitDir)) !== null) {

@@ -6,6 +6,7 @@ import { discard, measureTree, readSeal, sameSeal, sealTree, STAGING_DIR, touchL
 import { installEnvironment, runNpmCi, type RunInstall } from './npm-install.js';
 import { isDirectory, pathExists } from '../files/path-exists.js';
 import type { Repository } from '../git/repository.js';
+import { errorMessage } from '../../errors/error-message.js';
 
 export interface PrepareDependencyLayerOptions {
   /**
@@ -86,7 +87,7 @@ async function ensureLayer(
     // The process id in the name lets the garbage collector tell an abandoned install from a running one.
     staging = await mkdtemp(join(cacheDir, STAGING_DIR, `${key.slice(0, 12)}-${process.pid}-`));
   } catch (error) {
-    return fail(`cannot make a staging folder in ${cacheDir}: ${messageOf(error)}`);
+    return fail(`cannot make a staging folder in ${cacheDir}: ${errorMessage(error)}`);
   }
   try {
     const written = await writeInputFiles(repo, files, staging);
@@ -120,7 +121,7 @@ async function ensureLayer(
     await touchLastUsed(layerDir);
     return { ok: true, layerDir, key, reused: false, bytes: seal.bytes };
   } catch (error) {
-    return fail(`cannot prepare the dependency layer in ${cacheDir}: ${messageOf(error)}`);
+    return fail(`cannot prepare the dependency layer in ${cacheDir}: ${errorMessage(error)}`);
   } finally {
     await rm(staging, { recursive: true, force: true }).catch(() => undefined);
   }
@@ -152,7 +153,7 @@ async function useExistingLayer(cacheDir: string, layerDir: string): Promise<Exi
       if (seal === null) await writeSeal(layerDir, current);
       await touchLastUsed(layerDir);
     } catch (error) {
-      return { state: 'broken', reason: `cannot record the use of ${layerDir}: ${messageOf(error)}` };
+      return { state: 'broken', reason: `cannot record the use of ${layerDir}: ${errorMessage(error)}` };
     }
     return { state: 'usable', bytes: current.bytes };
   }
@@ -165,6 +166,3 @@ function hasCode(error: unknown, ...codes: string[]): boolean {
   return error instanceof Error && 'code' in error && typeof error.code === 'string' && codes.includes(error.code);
 }
 
-function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
-}

@@ -4,6 +4,7 @@ import { recordLayerUse } from './dependency-layer-records.js';
 import { FILE_OPERATION_CONCURRENCY, forEachLimited, listFileTree } from '../files/file-tree.js';
 import { describeFailure, runGit } from '../git/git.js';
 import { pathExists } from '../files/path-exists.js';
+import { errorMessage } from '../../errors/error-message.js';
 
 /** What linking did: the top-level entries it made in the workspace and how many files they hold. */
 export type LinkDependencyLayerResult =
@@ -33,7 +34,7 @@ export async function linkDependencyLayer(workspacePath: string, layerDir: strin
   try {
     names = (await readdir(layerDir, { withFileTypes: true })).map((entry) => ({ name: entry.name, directory: entry.isDirectory() }));
   } catch (error) {
-    return { ok: false, reason: `the dependency layer ${layerDir} cannot be read: ${messageOf(error)}` };
+    return { ok: false, reason: `the dependency layer ${layerDir} cannot be read: ${errorMessage(error)}` };
   }
   if (names.length === 0) return { ok: false, reason: `the dependency layer ${layerDir} is empty` };
   for (const { name, directory } of names) {
@@ -51,7 +52,7 @@ export async function linkDependencyLayer(workspacePath: string, layerDir: strin
   } catch (error) {
     for (const name of made) await rm(join(workspacePath, name), { recursive: true, force: true }).catch(() => undefined);
     const crossDevice = error instanceof Error && 'code' in error && error.code === 'EXDEV';
-    const why = crossDevice ? 'the layer is on another file system than the workspace, and hard links cannot cross file systems' : messageOf(error);
+    const why = crossDevice ? 'the layer is on another file system than the workspace, and hard links cannot cross file systems' : errorMessage(error);
     return { ok: false, reason: `cannot link the dependency layer ${layerDir} into ${workspacePath}: ${why}` };
   }
   return { ok: true, entries: names.map((entry) => entry.name), files };
@@ -100,6 +101,3 @@ async function placeFile(source: string, target: string, layerPath: string): Pro
   await chmod(target, 0o644);
 }
 
-function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
-}

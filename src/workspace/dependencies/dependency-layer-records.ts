@@ -3,6 +3,7 @@ import { chmod, lstat, mkdir, readdir, readFile, rename, rm, stat, writeFile } f
 import { basename, dirname, join } from 'node:path';
 import { FILE_OPERATION_CONCURRENCY, forEachLimited, listFileTree } from '../files/file-tree.js';
 import { pathExists } from '../files/path-exists.js';
+import { errorMessage } from '../../errors/error-message.js';
 
 /*
  * A cache directory holds one directory per layer, named by its key, whose only entry is
@@ -152,13 +153,13 @@ export async function discard(cacheDir: string, path: string): Promise<string | 
     await rename(path, aside);
   } catch (error) {
     if (error instanceof Error && 'code' in error && error.code === 'ENOENT') return null;
-    return `cannot move ${path} aside: ${error instanceof Error ? error.message : String(error)}`;
+    return `cannot move ${path} aside: ${errorMessage(error)}`;
   }
   try {
     await rm(aside, { recursive: true, force: true });
     return null;
   } catch (error) {
-    return `moved ${path} to ${aside} but cannot delete it: ${error instanceof Error ? error.message : String(error)}`;
+    return `moved ${path} to ${aside} but cannot delete it: ${errorMessage(error)}`;
   }
 }
 

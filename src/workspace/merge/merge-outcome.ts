@@ -1,4 +1,5 @@
 import type { EventBody } from '../../events/event-types.js';
+import { errorMessage } from '../../errors/error-message.js';
 
 /**
  * How one `mergeToMain` call ended.
@@ -87,7 +88,7 @@ export function announceIntent(onIntent: ((intent: MergeIntent) => void) | undef
     onIntent(intent);
     return null;
   } catch (error) {
-    const reason = error instanceof Error ? error.message : String(error);
+    const reason = errorMessage(error);
     return {
       status: 'failed',
       error: `colony could not record the merge of ${intent.branch} before landing it (${reason}), so ${trunk} was not moved. The work is committed in the workspace; call merge again.`,

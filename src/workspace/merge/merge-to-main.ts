@@ -21,6 +21,7 @@ import type { Repository } from '../git/repository.js';
 import { resolveBranch } from '../workspace.js';
 import type { Workspace } from '../workspace.js';
 import { checkWorktreeGitFile } from '../git/worktree-admin.js';
+import { errorMessage } from '../../errors/error-message.js';
 
 const DEFAULT_MAX_ATTEMPTS = 10;
 const LOCK_HELD = /\.lock'?: File exists/;
@@ -326,7 +327,7 @@ export async function mergeToMain(repo: Repository, workspace: Workspace, option
   } catch (error) {
     // A throwing event handler is the caller's bug, not a merge failure: let it surface.
     if (handlerFailures.includes(error)) throw error;
-    const reason = error instanceof Error ? error.message : String(error);
+    const reason = errorMessage(error);
     return { status: 'failed', error: `Merging ${workspace.branch} into ${repo.trunk} stopped: ${reason}` };
   }
 }

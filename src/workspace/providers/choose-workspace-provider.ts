@@ -5,6 +5,7 @@ import type { Repository } from '../git/repository.js';
 import type { WorkspaceMethod } from '../workspace.js';
 import type { WorkspaceProvider } from '../workspace-provider.js';
 import { createWorktreeProvider } from './worktree/worktree-provider.js';
+import { errorMessage } from '../../errors/error-message.js';
 
 /** What the user asked for: a method, or `auto` (overlay where it works, worktree elsewhere). */
 export type WorkspaceMethodChoice = 'auto' | WorkspaceMethod;
@@ -30,7 +31,7 @@ export async function chooseWorkspaceProvider(
   try {
     await mkdir(options.storageDir, { recursive: true });
   } catch (error) {
-    const why = `cannot make ${options.storageDir}: ${error instanceof Error ? error.message : String(error)}`;
+    const why = `cannot make ${options.storageDir}: ${errorMessage(error)}`;
     if (choice === 'overlay') return { ok: false, error: `overlay workspaces were asked for, but ${why}` };
     return { ok: true, provider: createWorktreeProvider(repo), forced: false, reason: `overlay workspaces cannot be used: ${why}` };
   }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { handoffSchema, isFalseClaim, type AcceptanceVerdict, type Handoff } from '../../../events/handoff.js';
-import { readHandoffMessage } from '../../../sim/protocol/handoff-message.js';
+import { readHandoffMessage } from '../../../sim/reading/handoff-message.js';
 import { earlierAttemptsSection, handoffMessage } from './handoff-message.js';
 
 const COMMIT = '0123456789abcdef0123456789abcdef01234567';

@@ -1,4 +1,5 @@
 import type { AcceptanceResult, Handoff } from '../../../events/handoff.js';
+import { HANDOFF_OPENING, USER_MESSAGE_HEADER } from '../../../protocol/message-openings.js';
 
 /**
  * The texts a planner reads: a child's handoff as a message, a person's message, and the
@@ -58,12 +59,12 @@ function handoffLines(handoff: Handoff): string[] {
 
 /** A child's handoff as the message its planner receives. */
 export function handoffMessage(taskId: string, title: string, handoff: Handoff): string {
-  return [`Handoff from task ${taskId} "${title}"`, ...handoffLines(handoff)].join('\n');
+  return [`${HANDOFF_OPENING} ${taskId} "${title}"`, ...handoffLines(handoff)].join('\n');
 }
 
 /** A person's message to a planner. */
 export function personMessage(text: string): string {
-  return `Message from the user:\n${text}`;
+  return `${USER_MESSAGE_HEADER}\n${text}`;
 }
 
 export interface EarlierAttempt {

@@ -13,6 +13,7 @@ import { type ReleaseGate, type RunContext } from '../../context/run-context.js'
 import { RUNNER_WAKEUP } from '../../wakeups.js';
 import type { ReleaseVerdict } from '../../green/types.js';
 import { taskCreatedEvent } from '../../resume/task-created-event.js';
+import { RELEASE_REFUSED_OPENING } from '../../../protocol/message-openings.js';
 
 const ACCEPTANCE_BRIEF = readFileSync(new URL('./acceptance-brief.md', import.meta.url), 'utf8').trim();
 
@@ -113,7 +114,7 @@ export function createPlannerBoard(context: BoardContext, task: TaskRecord, agen
       if (task.parentTaskId === null && report.status === 'done' && context.green !== undefined) {
         const release = await releaseUnlessStopped(context.green, signal);
         if (release.stopped) return { ok: false, error: 'The run is stopping, so it cannot finish now; when it goes on, finish again.' };
-        if (!release.passed) return { ok: false, error: release.refusal ?? 'The run cannot finish as done yet: the release snapshot of main does not pass.' };
+        if (!release.passed) return { ok: false, error: release.refusal ?? `${RELEASE_REFUSED_OPENING} the release snapshot of main does not pass.` };
       }
       finished = report;
       recorder.record({ type: 'planner.finished', data: { taskId: task.id, status: report.status, summary: report.summary } });

@@ -25,6 +25,7 @@ import { priorOf, type PriorAgent } from '../../resume/prior-agents.js';
 import { createScratchpad, DEFAULT_FRESHNESS, loopFreshness } from '../../context/agent-freshness.js';
 import { detectProjectTestCommand, testCommandSentence } from '../../green/project-test-command.js';
 import { fillPlaceholders, type PromptName } from '../../prompts/prompt-set.js';
+import { errorMessage } from '../../../errors/error-message.js';
 
 const ROLE_PROMPTS: Record<Exclude<AgentRole, 'worker'>, PromptName> = {
   'root-planner': 'root-planner-role',
@@ -62,7 +63,7 @@ export async function runPlannerTask(
   try {
     view = await createMainView(context.repo, { id: agentId, parentDir: context.viewsDir });
   } catch (error) {
-    const reason = `colony could not make the planner's view of main: ${error instanceof Error ? error.message : String(error)}`;
+    const reason = `colony could not make the planner's view of main: ${errorMessage(error)}`;
     return { agentId, handoff: syntheticPlannerHandoff({ status: 'failed', steps: 0, reason, lastToolCall: null }, role) };
   }
   // The test command is read from main as the planner starts, so a sub-planner sees what the run has built since.
@@ -144,7 +145,7 @@ export async function runPlannerTask(
           }),
     });
   } catch (error) {
-    const reason = `colony itself failed while running the planner: ${error instanceof Error ? error.message : String(error)}`;
+    const reason = `colony itself failed while running the planner: ${errorMessage(error)}`;
     outcome = { status: 'failed', steps: 0, reason, lastToolCall: null };
   } finally {
     await view.remove();

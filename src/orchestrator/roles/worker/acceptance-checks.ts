@@ -6,6 +6,7 @@ import { createMainView, type MainView } from '../../../workspace/checkout/main-
 import type { Repository } from '../../../workspace/git/repository.js';
 import { RUN_STOPPED } from '../../context/run-context.js';
 import { linkSharedDependencies } from '../../setup/shared-dependencies.js';
+import { errorMessage } from '../../../errors/error-message.js';
 
 /** One acceptance command runs for at most this long by default. */
 export const ACCEPTANCE_COMMAND_TIMEOUT_MS = 10 * 60_000;
@@ -66,7 +67,7 @@ export async function runAcceptanceChecks(request: AcceptanceCheckRequest): Prom
   try {
     view = await createMainView(request.repo, { id: newShortId('accept'), parentDir: request.viewsDir, at: commit });
   } catch (error) {
-    const reason = `colony could not check out ${commit.slice(0, 12)}: ${error instanceof Error ? error.message : String(error)}`;
+    const reason = `colony could not check out ${commit.slice(0, 12)}: ${errorMessage(error)}`;
     return { ok: true, verdict: recordVerdict(request, null, reason, []) };
   }
   try {

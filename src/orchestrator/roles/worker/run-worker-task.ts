@@ -31,6 +31,7 @@ import { createScratchpad, DEFAULT_FRESHNESS, loopFreshness, type AgentFreshness
 import { createWriteScratchpadTool } from '../../../tools/write-scratchpad-tool.js';
 import { detectProjectTestCommand, testCommandSentence } from '../../green/project-test-command.js';
 import { fillPlaceholders, type PromptSet } from '../../prompts/prompt-set.js';
+import { errorMessage } from '../../../errors/error-message.js';
 
 export interface WorkerTask {
   readonly id: string;
@@ -324,7 +325,7 @@ async function runAgentGuarded(loop: AgentLoopOptions): Promise<AgentOutcome> {
   try {
     return await runAgent(loop);
   } catch (error) {
-    const reason = error instanceof Error ? error.message : String(error);
+    const reason = errorMessage(error);
     return { status: 'failed', steps: 0, reason: `colony itself failed while running the agent: ${reason}`, lastToolCall: null };
   }
 }

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { mountOverlay, unmountOverlay } from './overlay-mount.js';
+import { errorMessage } from '../../../errors/error-message.js';
 
 export type OverlaySupport = { readonly ok: true } | { readonly ok: false; readonly reason: string };
 
@@ -23,7 +24,7 @@ export async function probeOverlaySupport(dir: string): Promise<OverlaySupport> 
     await writeFile(join(lower, 'seen.txt'), 'lower\n');
   } catch (error) {
     await rm(probe, { recursive: true, force: true }).catch(() => undefined);
-    return { ok: false, reason: `cannot make a test overlay in ${dir}: ${messageOf(error)}` };
+    return { ok: false, reason: `cannot make a test overlay in ${dir}: ${errorMessage(error)}` };
   }
   const mounted = await mountOverlay({ lowerDirs: [lower], upperDir: upper, workDir: join(probe, 'work') }, target);
   if (!mounted.ok) {
@@ -37,7 +38,7 @@ export async function probeOverlaySupport(dir: string): Promise<OverlaySupport> 
     const upperAfter = await readFile(join(upper, 'seen.txt'), 'utf8');
     if (lowerAfter !== 'lower\n' || upperAfter !== 'upper\n') verdict = { ok: false, reason: `a write through a test overlay in ${probe} did not land in its upper layer` };
   } catch (error) {
-    verdict = { ok: false, reason: `writing through a test overlay in ${probe} failed: ${messageOf(error)}` };
+    verdict = { ok: false, reason: `writing through a test overlay in ${probe} failed: ${errorMessage(error)}` };
   }
   const unmounted = await unmountOverlay(target);
   // Never delete through a mount that is still there: the files would go, the mount would stay.
@@ -46,6 +47,3 @@ export async function probeOverlaySupport(dir: string): Promise<OverlaySupport> 
   return verdict;
 }
 
-function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
-}

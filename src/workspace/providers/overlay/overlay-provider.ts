@@ -13,6 +13,7 @@ import type { CreateWorkspaceOptions, KeepWorkspaceResult, RemoveWorkspaceOption
 import { createBranch, deleteWorkspaceBranch } from '../../workspace-branch.js';
 import type { FoundWorkspaces, WorkspaceProvider } from '../../workspace-provider.js';
 import { lockWorktreeAdmin, removeWorktreeAdmin, worktreeAdminDir, writeWorktreeAdmin } from '../../git/worktree-admin.js';
+import { errorMessage } from '../../../errors/error-message.js';
 
 export interface OverlayProviderOptions extends BaseCheckoutsOptions {
   /**
@@ -96,14 +97,14 @@ export function createOverlayProvider(repo: Repository, options: OverlayProvider
     const settled = await Promise.allSettled([makeBranch(), writeRecord(), mount()]);
     let failure: string | null = null;
     for (const step of settled) {
-      if (step.status === 'rejected') failure ??= step.reason instanceof Error ? step.reason.message : String(step.reason);
+      if (step.status === 'rejected') failure ??= errorMessage(step.reason);
       else failure ??= step.value;
     }
     if (failure === null) {
       try {
         failure = await bringForward();
       } catch (error) {
-        failure = error instanceof Error ? error.message : String(error);
+        failure = errorMessage(error);
       }
     }
     if (failure !== null) {
@@ -132,7 +133,7 @@ export function createOverlayProvider(repo: Repository, options: OverlayProvider
       await removeWorktreeAdmin(repo, workspace.id);
       if (await pathExists(workspace.path)) await rmdir(workspace.path);
     } catch (error) {
-      return kept(`deleting its files failed: ${error instanceof Error ? error.message : String(error)}`);
+      return kept(`deleting its files failed: ${errorMessage(error)}`);
     }
     const base = standsOn.get(workspace.id);
     if (base !== undefined) {
@@ -150,7 +151,7 @@ export function createOverlayProvider(repo: Repository, options: OverlayProvider
       await lockWorktreeAdmin(repo, workspace.id, reason);
       return { locked: true };
     } catch (error) {
-      return { locked: false, error: `could not write ${join(worktreeAdminDir(repo, workspace.id), 'locked')}: ${error instanceof Error ? error.message : String(error)}` };
+      return { locked: false, error: `could not write ${join(worktreeAdminDir(repo, workspace.id), 'locked')}: ${errorMessage(error)}` };
     }
   }
 

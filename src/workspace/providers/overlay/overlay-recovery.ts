@@ -6,6 +6,7 @@ import { mountOverlay, readOverlayMounts } from './overlay-mount.js';
 import { isDirectory, pathExists } from '../../files/path-exists.js';
 import type { Repository } from '../../git/repository.js';
 import { worktreeAdminDir, writeWorktreeAdmin } from '../../git/worktree-admin.js';
+import { errorMessage } from '../../../errors/error-message.js';
 
 /** The file in `layers/<id>/` that says how an overlay workspace was made, so it can be mounted again. */
 export const OVERLAY_RECORD_FILE = 'workspace.json';
@@ -49,7 +50,7 @@ export async function readOverlayRecords(layersDir: string): Promise<{ records: 
       if (isRecord(parsed) && parsed.id === name) records.push(parsed);
       else problems.push(`${file} is not a workspace record; ${join(layersDir, name)} was left alone.`);
     } catch (error) {
-      problems.push(`Could not read ${file} (${error instanceof Error ? error.message : String(error)}); ${join(layersDir, name)} was left alone.`);
+      problems.push(`Could not read ${file} (${errorMessage(error)}); ${join(layersDir, name)} was left alone.`);
     }
   }
   return { records, problems };
@@ -94,6 +95,6 @@ export async function recoverOverlayWorkspace(
     }
     return { ok: true };
   } catch (error) {
-    return { ok: false, error: `The overlay workspace ${record.id} could not be recovered: ${error instanceof Error ? error.message : String(error)}` };
+    return { ok: false, error: `The overlay workspace ${record.id} could not be recovered: ${errorMessage(error)}` };
   }
 }

@@ -11,6 +11,7 @@ import { deleteWorkspaceBranch } from '../../workspace-branch.js';
 import type { FoundWorkspaces, WorkspaceProvider } from '../../workspace-provider.js';
 import { findWorktreeAdminDir, readWorktreeMethod } from '../../git/worktree-admin.js';
 import { withWorktreeAdminLock } from '../../git/worktree-admin-lock.js';
+import { errorMessage } from '../../../errors/error-message.js';
 
 /**
  * Workspaces as `git worktree add -b colony/<id> <parentDir>/<id> <trunk commit>`: a full
@@ -92,7 +93,7 @@ async function createWorktreeWorkspace(repo: Repository, options: CreateWorkspac
     await linkSharedLayers(layers, path);
   } catch (error) {
     await undo();
-    throw new Error(`Cannot create workspace ${id}: linking the shared layers failed: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+    throw new Error(`Cannot create workspace ${id}: linking the shared layers failed: ${errorMessage(error)}`, { cause: error });
   }
   return workspace;
 }

@@ -1,4 +1,5 @@
 import type { Message } from '../../model/messages.js';
+import { COMPACTION_REQUEST_OPENING, SUMMARY_OPENING } from '../../protocol/message-openings.js';
 
 /**
  * How colony compacts a conversation that nears its context window, in the words both sides
@@ -12,12 +13,6 @@ import type { Message } from '../../model/messages.js';
  * - Before compacting, old tool results may be shrunk to their first and last
  *   `SHRUNK_KEEP_CHARACTERS` characters with an omission line between (`shrinkToolOutput`).
  */
-
-/** The first words of the prompt that asks for a summary of the conversation so far. */
-export const COMPACTION_REQUEST_OPENING = 'Context limit: summarise';
-
-/** The first words of the user message that stands in for the turns a summary replaced. */
-export const SUMMARY_OPENING = 'Summary of the conversation so far';
 
 /** Characters kept at each end of a shrunk tool output. */
 export const SHRUNK_KEEP_CHARACTERS = 200;

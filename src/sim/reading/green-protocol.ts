@@ -1,3 +1,4 @@
+import { GREEN_FAILURES_HEADING } from '../../protocol/message-openings.js';
 /**
  * How colony tells a planner that main's check fails, by its first words and its headings:
  * a fix-up message from the green loop (a snapshot of main failed and was bisected to a
@@ -5,18 +6,6 @@
  * done gets back when the release snapshot fails. The sim reads them as text, as a real model
  * would (docs/architecture/sim.md, "The green branch").
  */
-
-/** The first line of a fix-up message starts with this. */
-export const GREEN_FIXUP_OPENING = 'Main is red:';
-
-/** The first line of the error a done `finish` gets back while the release snapshot does not pass starts with this. */
-export const RELEASE_REFUSED_OPENING = 'The run cannot finish as done yet:';
-
-/**
- * Above the failure lines, one a line as the check printed them (a TAP `not ok 3 - name`, a
- * spec `✖ name`, an error line), ending at the next blank line.
- */
-export const GREEN_FAILURES_HEADING = 'Failing on main:';
 
 /** The failure lines of a fix-up message or a refused finish, as written under GREEN_FAILURES_HEADING; empty when there is no such section. */
 export function greenFailureLines(text: string): string[] {

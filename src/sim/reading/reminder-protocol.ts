@@ -6,15 +6,6 @@ import type { Message } from '../../model/messages.js';
  * real model would (docs/architecture/sim.md, "Reminders").
  */
 
-/** The agent has not rewritten its scratchpad for a while: it should, with where it stands. */
-export const SCRATCHPAD_REMINDER_OPENING = 'Scratchpad reminder:';
-
-/** The agent should check its work against its goal; pivoting is allowed. */
-export const REFLECTION_REMINDER_OPENING = 'Reflection reminder:';
-
-/** The start of the error a `submit_handoff` with status done but no evidence gets back. */
-export const EVIDENCE_FIRST_OPENING = 'Evidence first:';
-
 /** Reminders still to act on: a scratchpad one until the agent writes its scratchpad, a reflection one until it answers. */
 export interface PendingReminders {
   readonly scratchpad: boolean;

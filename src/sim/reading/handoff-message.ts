@@ -3,6 +3,7 @@
  * docs/architecture/planner.md): a header line `Handoff from task <id> "<title>"`, then
  * `key: value` lines and list sections of `- item` lines.
  */
+import { HANDOFF_OPENING } from '../../protocol/message-openings.js';
 
 export type HandoffStatus = 'done' | 'partial' | 'blocked' | 'failed';
 
@@ -31,9 +32,7 @@ export interface AcceptanceReading {
 /** How a sub-planner names a module of its scope that did not land, one note each. */
 export const NOT_LANDED_PREFIX = 'not landed: ';
 
-export const USER_MESSAGE_HEADER = 'Message from the user:';
-
-const HEADER = /^Handoff from task (\S+) "(.*)"\s*$/;
+const HEADER = new RegExp(`^${HANDOFF_OPENING} (\\S+) "(.*)"\\s*$`);
 const STATUSES: readonly HandoffStatus[] = ['done', 'partial', 'blocked', 'failed'];
 const FIELD_KEYS = ['status', 'acceptance', 'written by colony', 'summary', 'commits', 'evidence'] as const;
 const LIST_KEYS = ['notes', 'concerns', 'deviations', 'findings', 'feedback', 'follow-ups'] as const;

@@ -1,0 +1,39 @@
+/**
+ * The first words of the messages colony sends an agent, each telling one kind of message from
+ * another: colony's code writes them, its prompts (`orchestrator/prompts/*.md`) begin with them,
+ * and a model that acts on them (the sim among them) recognises them from here. The prompts are
+ * text a repository may override, so a test holds each to its opening.
+ */
+
+/** The prompt that asks for a summary of the conversation so far (`compaction.md`). */
+export const COMPACTION_REQUEST_OPENING = 'Context limit: summarise';
+
+/** The user message that stands in for the turns a summary replaced. */
+export const SUMMARY_OPENING = 'Summary of the conversation so far';
+
+/** The reminder to rewrite the scratchpad (`scratchpad-reminder.md`). */
+export const SCRATCHPAD_REMINDER_OPENING = 'Scratchpad reminder:';
+
+/** The reminder to check the work against its goal (`reflect-reminder.md`). */
+export const REFLECTION_REMINDER_OPENING = 'Reflection reminder:';
+
+/** The answer to a worker's `done` that came without evidence (`evidence-reminder.md`). */
+export const EVIDENCE_FIRST_OPENING = 'Evidence first:';
+
+/** A fix-up message: main is red, and this planner owns the commit that broke it (`green-fixup.md`). */
+export const GREEN_FIXUP_OPENING = 'Main is red:';
+
+/** A root planner's done refused while the release check fails (`release-refused.md`, `release-unchecked.md`). */
+export const RELEASE_REFUSED_OPENING = 'The run cannot finish as done yet:';
+
+/** The heading the failure lines stand under in a fix-up message and a refused finish, one per line. */
+export const GREEN_FAILURES_HEADING = 'Failing on main:';
+
+/** The last call an agent gets once its budget is used up (`budget-final-planner.md`, `budget-final-worker.md`). */
+export const BUDGET_USED_UP_HEADER = 'Budget used up:';
+
+/** A message a person left for a planner (`colony say`). */
+export const USER_MESSAGE_HEADER = 'Message from the user:';
+
+/** A handoff as it reaches the planner that asked: `Handoff from task <id> "<title>"`, then its fields. */
+export const HANDOFF_OPENING = 'Handoff from task';
