@@ -212,11 +212,11 @@ describe('runAgent', () => {
       'model.requested',
       'agent.parked',
       'flush',
-      'agent.resumed',
+      'agent.unparked',
       'model.requested',
       'agent.parked',
       'flush',
-      'agent.resumed',
+      'agent.unparked',
       'model.requested',
       'model.responded',
       'tool.started',
@@ -268,7 +268,7 @@ describe('runAgent', () => {
     // The default, real sleep: without the abort this park would last ten minutes.
     const outcome = await runAgent({ ...options(model, rec), signal: controller.signal, parking: { firstDelayMs: 600_000, maxDelayMs: 600_000 } });
     expect(outcome).toMatchObject({ status: 'failed', steps: 0, reason: 'stopped: the run was cancelled' });
-    expect(rec.log).not.toContain('agent.resumed');
+    expect(rec.log).not.toContain('agent.unparked');
   });
 
   it("records what a call changed in its provider's gate and circuit", async () => {

@@ -88,7 +88,7 @@ describe('callModelForStep against a provider that cannot be reached', () => {
       'model.requested',
       'model.retried',
       'agent.parked',
-      'agent.resumed',
+      'agent.unparked',
       'model.requested',
       'model.retried',
       'agent.parked',

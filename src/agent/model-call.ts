@@ -60,7 +60,7 @@ export interface StepCallResult {
  * One step's model call, recorded: `model.requested`, each retry, each change it caused to its
  * provider's gate or circuit, and `model.failed` when it fails for good. A call that fails
  * because the provider is unavailable parks the agent instead of failing it: `agent.parked`,
- * a wait, `agent.resumed`, and the same request again, as often as it takes. The signal ends
+ * a wait, `agent.unparked`, and the same request again, as often as it takes. The signal ends
  * a park, and so does `stopWaiting` (the run's time or budget used up meanwhile); the caller's
  * step count is untouched by it.
  */
@@ -113,7 +113,7 @@ export async function callModelForStep(call: StepCall): Promise<StepCallResult> 
     if (signal.aborted) return { result: { ok: false, error: abortedError(), attempts: 0 }, durationMs: 0 };
     const stopped = call.stopWaiting?.() ?? null;
     if (stopped !== null) return { result: { ok: false, error, attempts: result.attempts }, durationMs: 0, stopped };
-    recorder.record({ type: 'agent.resumed', data: { step, parkedMs: Math.round(performance.now() - parkedAt) } });
+    recorder.record({ type: 'agent.unparked', data: { step, parkedMs: Math.round(performance.now() - parkedAt) } });
   }
 }
 

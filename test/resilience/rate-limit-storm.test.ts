@@ -156,7 +156,7 @@ describe('a 429 storm', () => {
     const parked = eventsOf(timeline, 'agent.parked');
     expect(parked.length).toBeGreaterThan(0);
     expect(parked.every((park) => park.kind === 'rate-limit')).toBe(true);
-    expect(runs.map((run) => count(run, 'agent.resumed'))).toEqual(runs.map((run) => count(run, 'agent.parked')));
+    expect(runs.map((run) => count(run, 'agent.unparked'))).toEqual(runs.map((run) => count(run, 'agent.parked')));
     expect(eventsOf(timeline, 'model.retried').length).toBeGreaterThan(0);
 
     // No call lost: every request the server saw is a recorded attempt, and every answer a recorded response.

@@ -101,7 +101,7 @@ const PROGRESS_EVENTS: ReadonlySet<EventType> = new Set<EventType>([
   'model.retried',
   'model.failed',
   'agent.parked',
-  'agent.resumed',
+  'agent.unparked',
   'provider.limited',
   'provider.circuit-opened',
   'provider.circuit-closed',

@@ -177,7 +177,7 @@ export const runAgentBodies = [
   }),
   z.object({
     /** A parked agent's wait is over; it calls the model again for the same step. */
-    type: z.literal('agent.resumed'),
+    type: z.literal('agent.unparked'),
     data: z.object({ step: z.number().int(), parkedMs: z.number() }),
   }),
   z.object({

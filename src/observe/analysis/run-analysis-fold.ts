@@ -169,7 +169,7 @@ function foldEvent(state: RunState, event: ColonyEvent): void {
     case 'agent.ended':
     case 'agent.nudged':
     case 'agent.parked':
-    case 'agent.resumed':
+    case 'agent.unparked':
     case 'agent.restored':
     case 'agent.waiting':
     case 'context.shrunk':

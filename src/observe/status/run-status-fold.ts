@@ -194,7 +194,7 @@ export function createRunStatusFold(options: RunStatusFoldOptions = {}): RunStat
           agent.reason = null;
         }
         return;
-      case 'agent.resumed':
+      case 'agent.unparked':
       case 'model.requested':
       case 'message.received':
         if (agent?.state === 'waiting' || agent?.state === 'parked') agent.state = 'running';

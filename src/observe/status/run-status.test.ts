@@ -383,7 +383,7 @@ describe('foldRunStatus', () => {
     log.append('run-1', 'worker-a', agentStarted('worker', 'task-a', 'A'));
     log.append('run-1', 'worker-a', { type: 'agent.parked', data: { step: 2, kind: 'rate-limit', message: '429', attempts: 6, waitMs: 10_000 } });
     const parked = statusOf({ events: log.events(), tasks: [], deliveredHandoffs: [] });
-    log.append('run-1', 'worker-a', { type: 'agent.resumed', data: { step: 2, parkedMs: 10_000 } });
+    log.append('run-1', 'worker-a', { type: 'agent.unparked', data: { step: 2, parkedMs: 10_000 } });
     const resumed = statusOf({ events: log.events(), tasks: [], deliveredHandoffs: [] });
     expect([parked.agents[0]?.state, resumed.agents[0]?.state]).toEqual(['parked', 'running']);
     expect(formatRunStatus(parked)).toContain('worker worker-a  parked  0 steps  A');

@@ -180,7 +180,7 @@ describe('describeEvent for providers and parked agents', () => {
     expect(
       describeEvent(event({ type: 'agent.parked', data: { step: 7, kind: 'rate-limit', message: 'The provider is\nrate limiting.', attempts: 6, waitMs: 40_000 } })),
     ).toBe('parked at step 7 for 40.0s: rate-limit after 6 attempt(s): The provider is rate limiting.');
-    expect(describeEvent(event({ type: 'agent.resumed', data: { step: 7, parkedMs: 40_012 } }))).toBe('resumed step 7 after 40.0s parked');
+    expect(describeEvent(event({ type: 'agent.unparked', data: { step: 7, parkedMs: 40_012 } }))).toBe('resumed step 7 after 40.0s parked');
   });
 
   it('says how an agent rebuilt after a restart finishes the turn it was in', () => {

@@ -57,7 +57,7 @@ export function describeEvent(event: ColonyEvent): string {
       return `model failed after ${event.data.attempts} attempt(s): ${event.data.kind}: ${oneLine(event.data.message)}`;
     case 'agent.parked':
       return `parked at step ${event.data.step} for ${seconds(event.data.waitMs)}: ${event.data.kind} after ${event.data.attempts} attempt(s): ${oneLine(event.data.message)}`;
-    case 'agent.resumed':
+    case 'agent.unparked':
       return `resumed step ${event.data.step} after ${seconds(event.data.parkedMs)} parked`;
     case 'agent.restored': {
       const { generation, step, interrupted, notStarted } = event.data;

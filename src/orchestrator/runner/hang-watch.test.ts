@@ -2,10 +2,10 @@ import { describe, expect, it } from 'vitest';
 import type { ColonyEvent } from '../../events/event-types.js';
 import { createHangWatch } from './hang-watch.js';
 
-function eventAt(ts: number, type: 'tool.started' | 'tool.ended' | 'agent.parked' | 'agent.resumed', agentId = 'worker-a'): ColonyEvent {
+function eventAt(ts: number, type: 'tool.started' | 'tool.ended' | 'agent.parked' | 'agent.unparked', agentId = 'worker-a'): ColonyEvent {
   const base = { v: 1, id: `e${ts}`, seq: ts, runId: 'run-1', agentId, ts };
   if (type === 'agent.parked') return { ...base, type, data: { step: 1, kind: 'rate-limited', message: '429', attempts: 3, waitMs: 1_000 } };
-  if (type === 'agent.resumed') return { ...base, type, data: { step: 1, parkedMs: 1_000 } };
+  if (type === 'agent.unparked') return { ...base, type, data: { step: 1, parkedMs: 1_000 } };
   if (type === 'tool.ended') return { ...base, type, data: { step: 1, callId: 'c1', name: 'run_command', ok: true, output: 'ok', durationMs: 5 } };
   return { ...base, type, data: { step: 1, callId: 'c1', name: 'run_command', input: '{}' } };
 }
@@ -36,7 +36,7 @@ describe('the hang watch', () => {
     watch.saw('task-1', eventAt(100, 'agent.parked'));
     now = 10_000;
     expect(watch.check()).toEqual([]);
-    watch.saw('task-1', eventAt(10_000, 'agent.resumed'));
+    watch.saw('task-1', eventAt(10_000, 'agent.unparked'));
     now = 10_500;
     expect(watch.check()).toEqual([]);
     now = 11_001;

@@ -52,7 +52,7 @@ export function createHangWatch(limitMs: number, now: () => number): HangWatch {
       entry.lastAt = event.ts;
       entry.agentId = event.agentId;
       if (event.type === 'agent.parked') entry.parked = true;
-      else if (event.type === 'agent.resumed') entry.parked = false;
+      else if (event.type === 'agent.unparked') entry.parked = false;
       // Acceptance checks run commands after the agent ended, bounded like a tool call's.
       else if (event.type === 'tool.started' || event.type === 'acceptance.started') entry.inToolCall = true;
       else if (event.type === 'tool.ended' || event.type === 'acceptance.checked') entry.inToolCall = false;

@@ -1,5 +1,6 @@
 import type { EventQuery } from './event-store.js';
 import type { EventRecord } from './event-record.js';
+import { currentEventType } from '../../events/event-versions.js';
 
 function checkWholeNumber(name: string, value: number | undefined): void {
   if (value !== undefined && !(Number.isSafeInteger(value) && value >= 0)) {
@@ -32,7 +33,7 @@ export function recordMatchesQuery(record: EventRecord, query: EventQuery): bool
     (query.afterSeq === undefined || record.seq > query.afterSeq) &&
     (query.runId === undefined || record.runId === query.runId) &&
     (query.agentId === undefined || record.agentId === query.agentId) &&
-    (query.types === undefined || query.types.includes(record.type)) &&
+    (query.types === undefined || (query.types as readonly string[]).includes(currentEventType(record.type, record.v))) &&
     (query.since === undefined || record.ts >= query.since) &&
     (query.until === undefined || record.ts <= query.until)
   );

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { EVENT_VERSION, eventBodySchema } from '../../events/event-types.js';
+import { currentEventType } from '../../events/event-versions.js';
 import type { ColonyEvent, EventBody, EventType } from '../../events/event-types.js';
 import { newId } from '../../events/ids.js';
 import type { EventInput } from './event-store.js';
@@ -110,7 +111,10 @@ export class EventStamper {
   }
 }
 
-/** Rebuilds the event a record was made from, with its own fresh copy of the payload. */
+/**
+ * Rebuilds the event a record was made from, with its own fresh copy of the payload, under the
+ * name its type has now (a record an earlier version wrote may have an older one).
+ */
 export function eventFromRecord(record: EventRecord): ColonyEvent {
   // The record was validated when it was appended, so the parsed payload matches its type.
   return {
@@ -120,7 +124,7 @@ export function eventFromRecord(record: EventRecord): ColonyEvent {
     runId: record.runId,
     agentId: record.agentId,
     ts: record.ts,
-    type: record.type,
+    type: currentEventType(record.type, record.v),
     data: JSON.parse(record.data),
   } as ColonyEvent;
 }

@@ -1,6 +1,7 @@
 import type Database from 'better-sqlite3';
 import type { EventRecord } from '../events/event-record.js';
 import type { EventQuery } from '../events/event-store.js';
+import { recordedEventTypes } from '../../events/event-versions.js';
 
 const SELECT_RECORDS =
   'SELECT seq, id, v, run_id AS runId, agent_id AS agentId, type, ts, data FROM events';
@@ -32,8 +33,10 @@ export class SqliteEventReader {
     add('ts >= ?', query.since);
     add('ts <= ?', query.until);
     if (types !== undefined) {
-      conditions.push(`type IN (${types.map(() => '?').join(', ')})`);
-      parameters.push(...types);
+      // A log an earlier version wrote may hold some of these types under their older names.
+      const recorded = recordedEventTypes(types);
+      conditions.push(`type IN (${recorded.map(() => '?').join(', ')})`);
+      parameters.push(...recorded);
     }
     let sql = SELECT_RECORDS;
     if (conditions.length > 0) sql += ` WHERE ${conditions.join(' AND ')}`;

@@ -1,0 +1,24 @@
+import type { EventType } from './event-types.js';
+
+/**
+ * The event types renamed since the first version, so a log an earlier colony wrote still reads,
+ * replays and resumes: an event recorded before version `in` under `from` is read as `to`. Its
+ * payload did not change.
+ */
+export const RENAMED_EVENT_TYPES: readonly { readonly from: string; readonly to: EventType; readonly in: number }[] = [
+  // A parked agent going on was `agent.resumed`, a word `run.resumed` (`colony resume`) also used.
+  { from: 'agent.resumed', to: 'agent.unparked', in: 2 },
+];
+
+/** The type an event recorded under `type` at version `v` has now. */
+export function currentEventType(type: string, v: number): string {
+  for (const rename of RENAMED_EVENT_TYPES) if (rename.from === type && v < rename.in) return rename.to;
+  return type;
+}
+
+/** The types a log may hold the events of `types` under: each, and the names it had before. */
+export function recordedEventTypes(types: readonly string[]): string[] {
+  const names = new Set(types);
+  for (const rename of RENAMED_EVENT_TYPES) if (names.has(rename.to)) names.add(rename.from);
+  return [...names];
+}

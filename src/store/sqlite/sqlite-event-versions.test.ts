@@ -1,0 +1,63 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { afterEach, describe, expect, it } from 'vitest';
+import { EVENT_VERSION } from '../../events/event-types.js';
+import { openSqliteEventStore } from './sqlite-event-store.js';
+
+describe('a log an earlier version wrote', () => {
+  const dirs: string[] = [];
+  afterEach(() => {
+    for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+  });
+
+  /** A log holding one event of today's, then one a version-1 colony wrote as `agent.resumed`. */
+  function logWithVersionOneEvent(): string {
+    const dir = mkdtempSync(join(tmpdir(), 'colony-versions-'));
+    dirs.push(dir);
+    const path = join(dir, 'colony.db');
+    const store = openSqliteEventStore(path);
+    store.append({ runId: 'run-1', agentId: 'worker-1', type: 'agent.parked', data: { step: 3, kind: 'rate-limit', message: 'rate limited', attempts: 3, waitMs: 4_000 } });
+    store.flush();
+    store.close();
+    const db = new Database(path);
+    db.prepare('INSERT INTO events (seq, id, v, run_id, agent_id, type, ts, data) VALUES (?, ?, ?, ?, ?, ?, ?, ?)').run(
+      2,
+      'event-old',
+      1,
+      'run-1',
+      'worker-1',
+      'agent.resumed',
+      1_700_000_000_000,
+      JSON.stringify({ step: 3, parkedMs: 4_000 }),
+    );
+    db.close();
+    return path;
+  }
+
+  it('reads a parked agent going on, recorded as agent.resumed in version 1, as agent.unparked', () => {
+    const store = openSqliteEventStore(logWithVersionOneEvent());
+    try {
+      const events = store.read({ runId: 'run-1' });
+      expect(events.map((event) => [event.type, event.v])).toEqual([
+        ['agent.parked', EVENT_VERSION],
+        ['agent.unparked', 1],
+      ]);
+      expect(events[1]?.type === 'agent.unparked' ? events[1].data : null).toEqual({ step: 3, parkedMs: 4_000 });
+    } finally {
+      store.close();
+    }
+  });
+
+  it('finds it when asked for agent.unparked, and not when asked for other types', () => {
+    const store = openSqliteEventStore(logWithVersionOneEvent());
+    try {
+      expect(store.read({ types: ['agent.unparked'] }).map((event) => event.seq)).toEqual([2]);
+      expect(store.read({ types: ['agent.parked'] }).map((event) => event.seq)).toEqual([1]);
+      expect(store.read({ types: ['run.resumed'] })).toEqual([]);
+    } finally {
+      store.close();
+    }
+  });
+});
