@@ -1,4 +1,5 @@
 import type { RunProcess } from './process/types.js';
+
 /**
  * How commands are confined. `bubblewrap` is the real sandbox; `unshare` a weaker fallback
  * for machines without bubblewrap (root only, no read-only view of the file system), used

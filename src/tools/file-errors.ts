@@ -1,4 +1,5 @@
 import { errorMessage } from '../errors/error-message.js';
+
 /** The `code` of a Node.js system error, such as `ENOENT`, or undefined for anything else. */
 export function errorCode(error: unknown): string | undefined {
   return error instanceof Error && 'code' in error && typeof error.code === 'string' ? error.code : undefined;

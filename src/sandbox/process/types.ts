@@ -1,4 +1,5 @@
 import type { CommandLimits } from './command-limits.js';
+
 /** One command to run: a bash script, where, for how long, with what extra environment. */
 export interface ProcessRequest {
   /** Passed to `bash -c`. */

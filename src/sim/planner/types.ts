@@ -1,5 +1,6 @@
 import type { HandoffMessage } from '../reading/handoff-message.js';
 import type { SpecModule } from '../../spec/colony-spec.js';
+
 /** Where a module stands: never given to a task, with a task, on main, or in need of another attempt. */
 export type ModulePhase = 'unpublished' | 'open' | 'landed' | 'not-landed' | 'failing';
 

@@ -1,4 +1,5 @@
 import { GREEN_FAILURES_HEADING } from '../../protocol/message-openings.js';
+
 /**
  * How colony tells a planner that main's check fails, by its first words and its headings:
  * a fix-up message from the green loop (a snapshot of main failed and was bisected to a
