@@ -89,7 +89,9 @@ describe('changing the worker limit and stopping agents from another process', (
   }, TEST_TIMEOUT_MS);
 
   it('stops a running worker with `colony stop`: its task hands off failed, "stopped by the user", and the run still ends done', async () => {
-    const running = startRun('sim?seed=5&latency=500..900', 3);
+    // Slow enough that the worker is still at work when a stop from another process lands: the
+    // CLI starting under load and the run's two-second look at requests can take seconds.
+    const running = startRun('sim?seed=5&latency=1000..1600', 3);
     const started = await waitForLoggedEvent(stateDir, (event) => event.type === 'agent.started' && event.data.role === 'worker', 60_000);
     const taskId = started.type === 'agent.started' ? started.data.taskId : '';
     const [stopped, root, nobody] = await Promise.all([
