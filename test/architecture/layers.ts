@@ -163,15 +163,18 @@ export function violationsIn(sourceRoot: string, file: string, text: string, exi
   return found;
 }
 
+/** Every file under `dir` whose path `keep` accepts. */
+function filesUnder(dir: string, keep: (path: string) => boolean): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) return filesUnder(path, keep);
+    return keep(path) ? [path] : [];
+  });
+}
+
 /** The production sources under `dir`: TypeScript files that are not tests. */
 export function sourceFiles(dir: string): string[] {
-  const files: string[] = [];
-  for (const entry of readdirSync(dir, { withFileTypes: true })) {
-    const path = join(dir, entry.name);
-    if (entry.isDirectory()) files.push(...sourceFiles(path));
-    else if (/\.tsx?$/.test(entry.name) && !/\.test\.tsx?$/.test(entry.name)) files.push(path);
-  }
-  return files;
+  return filesUnder(dir, (path) => /\.tsx?$/.test(path) && !/\.test\.tsx?$/.test(path));
 }
 
 export function layerViolations(sourceRoot: string): LayerViolation[] {
@@ -181,18 +184,11 @@ export function layerViolations(sourceRoot: string): LayerViolation[] {
 /** The rooms on disk: every folder under a layer that holds TypeScript, as `layer/room`. */
 export function roomsOnDisk(sourceRoot: string): string[] {
   const rooms = new Set<string>();
-  for (const file of allFiles(sourceRoot).filter((path) => /\.tsx?$/.test(path))) {
+  for (const file of filesUnder(sourceRoot, (path) => /\.tsx?$/.test(path))) {
     const place = placeOf(sourceRoot, file);
     if (place !== undefined && place.room !== '') rooms.add(`${place.layer}/${place.room}`);
   }
   return [...rooms].sort();
-}
-
-function allFiles(dir: string): string[] {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
-    const path = join(dir, entry.name);
-    return entry.isDirectory() ? allFiles(path) : [path];
-  });
 }
 
 /**

@@ -2,8 +2,7 @@ import { bisectFirstBad } from '../../workspace/green/bisect.js';
 import { commitsBetween } from '../../workspace/green/green-branch.js';
 import type { Repository } from '../../workspace/git/repository.js';
 import type { SnapshotCheck } from './green-snapshot.js';
-import type { GreenState } from './types.js';
-import type { FailureOrigin } from './types.js';
+import type { GreenState, FailureOrigin } from './types.js';
 
 export interface TraceOptions {
   readonly repo: Repository;

@@ -4,12 +4,9 @@ import { runGit } from '../../workspace/git/git.js';
 import type { Repository } from '../../workspace/git/repository.js';
 import type { EventBody } from '../../events/event-types.js';
 import { commitSubject } from '../../workspace/green/green-branch.js';
-import type { FailureOrigin } from './types.js';
-import type { GreenState, OpenFailure } from './types.js';
+import type { FailureOrigin, GreenState, OpenFailure, FailureReport, Culprit } from './types.js';
 import type { SnapshotCheck } from './green-snapshot.js';
 import { fillPlaceholders, type PromptSet } from '../prompts/prompt-set.js';
-import type { FailureReport } from './types.js';
-import type { Culprit } from './types.js';
 
 const NO_CULPRIT: Culprit = { taskId: null, title: null, agentId: null, plannerTaskId: null };
 

@@ -3,9 +3,7 @@ import { SHRUNK_OUTPUT_CHARS, shrinkOldToolOutputs } from '../../agent/context-s
 import { SUMMARY_OPENING as LOOP_SUMMARY_OPENING } from '../../agent/compaction.js';
 import type { Message } from '../../model/messages.js';
 import { isShrunkOutput, shrinkToolOutput } from '../../sim/reading/compaction-protocol.js';
-import { COMPACTION_REQUEST_OPENING, SUMMARY_OPENING } from '../../protocol/message-openings.js';
-import { EVIDENCE_FIRST_OPENING, REFLECTION_REMINDER_OPENING, SCRATCHPAD_REMINDER_OPENING } from '../../protocol/message-openings.js';
-import { GREEN_FAILURES_HEADING, GREEN_FIXUP_OPENING, RELEASE_REFUSED_OPENING } from '../../protocol/message-openings.js';
+import { COMPACTION_REQUEST_OPENING, SUMMARY_OPENING, EVIDENCE_FIRST_OPENING, REFLECTION_REMINDER_OPENING, SCRATCHPAD_REMINDER_OPENING, GREEN_FAILURES_HEADING, GREEN_FIXUP_OPENING, RELEASE_REFUSED_OPENING } from '../../protocol/message-openings.js';
 import { defaultPromptSet } from './prompt-set.js';
 
 /**

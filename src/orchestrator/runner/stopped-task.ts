@@ -3,7 +3,7 @@ import { syntheticFailureHandoff } from '../../events/handoff.js';
 import type { TaskRecord } from '../../store/tasks/task-store.js';
 import type { RunContext } from '../context/run-context.js';
 import type { TaskExecution } from '../context/task-execution.js';
-import { landedCommits, priorOf, recordedHandoff } from '../resume/prior-agents.js';
+import { landedCommits, priorOf, recordedHandoff, type PriorAgentsOfRun } from '../resume/prior-agents.js';
 import type { UserStop } from '../steering/user-stop.js';
 
 /**
@@ -11,7 +11,7 @@ import type { UserStop } from '../steering/user-stop.js';
  * while the run was down, or while its task waited to be taken up again): what its agent's
  * last life recorded, when it had ended, else what that life landed.
  */
-export function stoppedBeforeStart(context: Pick<RunContext, 'events' | 'runId' | 'priorAgents'>, task: TaskRecord): TaskExecution {
+export function stoppedBeforeStart(context: PriorAgentsOfRun, task: TaskRecord): TaskExecution {
   const prior = priorOf(context, task);
   const recorded = prior === null ? null : recordedHandoff(prior);
   if (prior !== null && recorded !== null) return { agentId: prior.agentId, handoff: recorded };

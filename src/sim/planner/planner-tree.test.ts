@@ -1,8 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { specBlock } from '../scenario/scenario.js';
-import { parseScenario } from '../scenario/scenario.js';
+import { specBlock, parseScenario } from '../scenario/scenario.js';
 import type { FakeHandoff, FakeTask, PlannerSession } from '../testing/planner-tools.js';
 import { createPlannerSession, goalWith, range } from '../testing/planner-tools.js';
 import { runPlannerTree } from '../testing/planner-tree.js';

@@ -1,8 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { JsonValue, SpecModule } from '../../spec/colony-spec.js';
 import { parseScenario } from './scenario.js';
-import { indexLineFor, renderModuleSource, renderModuleTest, testPathFor } from './module-render.js';
-import { wrongAnswerFor } from './module-render.js';
+import { indexLineFor, renderModuleSource, renderModuleTest, testPathFor, wrongAnswerFor } from './module-render.js';
 
 function task(spec: unknown): string {
   return `# A task\n\nBuild this.\n\n\`\`\`colony-spec\n${JSON.stringify(spec, null, 2)}\n\`\`\`\n`;

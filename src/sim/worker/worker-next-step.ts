@@ -1,6 +1,5 @@
-import { GREEN_FAILURES_HEADING } from '../../protocol/message-openings.js';
+import { GREEN_FAILURES_HEADING, EVIDENCE_FIRST_OPENING } from '../../protocol/message-openings.js';
 import { resolveConflicts } from './merge-conflict-resolution.js';
-import { EVIDENCE_FIRST_OPENING } from '../../protocol/message-openings.js';
 import type { Scenario } from '../scenario/scenario.js';
 import type { SpecModule } from '../../spec/colony-spec.js';
 import { indexLineFor, renderModuleSource, renderModuleTest, testPathFor } from '../scenario/module-render.js';

@@ -1,8 +1,6 @@
 import { handoffSchema } from '../../events/handoff.js';
 import type { Handoff, HandoffStatus } from '../../events/handoff.js';
-import type { CreateTaskResult, NewTask, TaskKind, TaskRecord } from '../tasks/task-store.js';
-import type { TaskStore } from '../tasks/task-store.js';
-import type { ClaimRequest, Lease } from '../tasks/task-store.js';
+import type { CreateTaskResult, NewTask, TaskKind, TaskRecord, TaskStore, ClaimRequest, Lease } from '../tasks/task-store.js';
 
 export const RUN_ID = 'run-1';
 
