@@ -212,7 +212,7 @@ export async function runAgent(options: AgentLoopOptions): Promise<AgentOutcome>
         step,
         signal,
         recorder,
-        parking: options.parking,
+        ...(options.parking === undefined ? {} : { parking: options.parking }),
         ...(options.stopWaiting === undefined ? {} : { stopWaiting: options.stopWaiting }),
       });
     const fitted = await fit(compactionFailedAt);

@@ -34,7 +34,7 @@ export const runSettingsSchema = z.object({
     network: z.discriminatedUnion('kind', [
       z.object({ kind: z.literal('none') }),
       z.object({ kind: z.literal('all') }),
-      z.object({ kind: z.literal('hosts'), hosts: z.array(z.string()) }),
+      z.object({ kind: z.literal('hosts'), hosts: z.array(z.string()).readonly() }),
     ]),
     limits: z
       .object({

@@ -5,7 +5,7 @@ export interface ModelPrice {
   readonly inputPerMTok: number;
   readonly outputPerMTok: number;
   /** Input tokens read from the provider's prompt cache; billed as plain input when absent. */
-  readonly cachedInputPerMTok?: number;
+  readonly cachedInputPerMTok?: number | undefined;
 }
 
 /**

@@ -11,24 +11,24 @@ import type { RetryPolicy } from './resilience/retry.js';
 
 export interface ResolveOptions {
   /** Overrides the provider's address (`--base-url`); required by `openai-compatible`. */
-  readonly baseUrl?: string;
+  readonly baseUrl?: string | undefined;
   /** The environment variable holding the API key (`--api-key-env`), instead of the provider's default. */
-  readonly apiKeyEnv?: string;
+  readonly apiKeyEnv?: string | undefined;
   /** Where API keys are read from; nothing else is consulted. */
   readonly env: Readonly<Record<string, string | undefined>>;
-  readonly retry?: Partial<RetryPolicy>;
+  readonly retry?: Partial<RetryPolicy> | undefined;
   /**
    * The concurrency gates and circuit breakers of the providers, one per provider and base
    * URL. Defaults to one set for the whole process, so every model that talks to the same
    * provider at the same address shares them. The in-process `sim` has none.
    */
-  readonly providers?: ProviderGuards;
-  readonly fetch?: typeof globalThis.fetch;
-  readonly sleep?: Sleep;
-  readonly random?: () => number;
-  readonly now?: () => number;
+  readonly providers?: ProviderGuards | undefined;
+  readonly fetch?: typeof globalThis.fetch | undefined;
+  readonly sleep?: Sleep | undefined;
+  readonly random?: (() => number) | undefined;
+  readonly now?: (() => number) | undefined;
   /** Prices that override or add to the known ones (`--prices FILE.json`). */
-  readonly prices?: PriceTable;
+  readonly prices?: PriceTable | undefined;
 }
 
 export type ResolveResult = { readonly ok: true; readonly model: ChatModel } | { readonly ok: false; readonly error: string };
@@ -49,6 +49,11 @@ export interface ModelFactory {
   create(parsed: ParsedSpec, options: ResolveOptions): ResolveResult;
 }
 
+/** The provider SDKs' `fetch` setting: the test's own when given, theirs otherwise. */
+function fetchOf(options: ResolveOptions): { readonly fetch?: typeof globalThis.fetch } {
+  return options.fetch === undefined ? {} : { fetch: options.fetch };
+}
+
 const SPEC_PATTERN = /^([a-z][a-z0-9-]*)(?::([^?]*))?(?:\?(.*))?$/;
 
 export const BUILT_IN_FACTORIES: Readonly<Record<string, ModelFactory>> = {
@@ -56,14 +61,14 @@ export const BUILT_IN_FACTORIES: Readonly<Record<string, ModelFactory>> = {
     form: 'openai:<model>',
     create: (parsed, options) =>
       withApiKey(parsed, options, 'OPENAI_API_KEY', 'https://api.openai.com/v1', (apiKey, baseUrl) =>
-        createOpenAI({ apiKey, baseURL: baseUrl, fetch: options.fetch }).chat(parsed.modelId),
+        createOpenAI({ apiKey, baseURL: baseUrl, ...fetchOf(options) }).chat(parsed.modelId),
       ),
   },
   anthropic: {
     form: 'anthropic:<model>',
     create: (parsed, options) =>
       withApiKey(parsed, options, 'ANTHROPIC_API_KEY', 'https://api.anthropic.com/v1', (apiKey, baseUrl) =>
-        createAnthropic({ apiKey, baseURL: baseUrl, fetch: options.fetch })(parsed.modelId),
+        createAnthropic({ apiKey, baseURL: baseUrl, ...fetchOf(options) })(parsed.modelId),
       ),
   },
   'openai-compatible': {
@@ -89,8 +94,8 @@ export const BUILT_IN_FACTORIES: Readonly<Record<string, ModelFactory>> = {
         name: 'openai-compatible',
         baseURL: checked.baseUrl,
         includeUsage: true,
-        apiKey,
-        fetch: options.fetch,
+        ...(apiKey === undefined ? {} : { apiKey }),
+        ...fetchOf(options),
       }).chatModel(parsed.modelId);
       const guard = guardFor(parsed, options, checked.baseUrl);
       return { ok: true, model: chatModelFor(languageModel, parsed, options, { apiKeyEnv: options.apiKeyEnv, guard }) };
@@ -209,7 +214,7 @@ export function chatModelFor(
   languageModel: LanguageModelV3,
   parsed: ParsedSpec,
   options: ResolveOptions,
-  extra: { readonly apiKeyEnv?: string; readonly guard?: ProviderGuard; readonly price?: ModelPrice },
+  extra: { readonly apiKeyEnv?: string | undefined; readonly guard?: ProviderGuard | undefined; readonly price?: ModelPrice },
 ): ChatModel {
   return createChatModel(languageModel, {
     spec: parsed.spec,

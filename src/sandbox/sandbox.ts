@@ -2,7 +2,7 @@ import { resolveCgroupLayout, readCgroupSources } from './cgroups/cgroup-layout.
 import type { CgroupSources } from './cgroups/cgroup-layout.js';
 import { openRunCgroups } from './cgroups/cgroups.js';
 import { resolveCommandLimits } from './process/command-limits.js';
-import type { CommandLimits } from './process/command-limits.js';
+import type { CommandLimitOverrides, CommandLimits } from './process/command-limits.js';
 import { createConfinedSandbox, harnessUserName } from './confinement/confined-sandbox.js';
 import { createLocalProcessRunner } from './process/process-runner.js';
 import { CGROUP_FIX, probeConfinedSandbox } from './sandbox-probe.js';
@@ -15,7 +15,7 @@ export type SandboxOpening = { ok: true; sandbox: Sandbox } | { ok: false; probl
 
 export interface OpenSandboxOptions {
   readonly method: SandboxMethod;
-  readonly limits?: Partial<CommandLimits>;
+  readonly limits?: CommandLimitOverrides | undefined;
   /** Names the run's parent cgroup, `colony-<runId>`. */
   readonly runId: string;
   /** Testing seam: `/proc/self/cgroup` and `/proc/self/mountinfo` as text, e.g. pointing at a fake cgroup root. */

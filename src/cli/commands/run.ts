@@ -174,8 +174,8 @@ function resolveOne(ctx: CommandContext, spec: string, flags: RunFlags, prices: 
   const resolved = resolveModel(spec, {
     env: ctx.env,
     prices,
-    ...(flags.baseUrl === undefined ? {} : { baseUrl: flags.baseUrl }),
-    ...(flags.apiKeyEnv === undefined ? {} : { apiKeyEnv: flags.apiKeyEnv }),
+    baseUrl: flags.baseUrl,
+    apiKeyEnv: flags.apiKeyEnv,
   }, CLI_MODEL_FACTORIES);
   if (resolved.ok) return resolved.model;
   usageError(ctx, resolved.error);

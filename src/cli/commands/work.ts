@@ -51,8 +51,8 @@ async function work(ctx: CommandContext, taskPath: string, flags: WorkFlags): Pr
   }
   const resolved = resolveModel(flags.model, {
     env: ctx.env,
-    ...(flags.baseUrl === undefined ? {} : { baseUrl: flags.baseUrl }),
-    ...(flags.apiKeyEnv === undefined ? {} : { apiKeyEnv: flags.apiKeyEnv }),
+    baseUrl: flags.baseUrl,
+    apiKeyEnv: flags.apiKeyEnv,
   }, CLI_MODEL_FACTORIES);
   if (!resolved.ok) {
     usageError(ctx, resolved.error);

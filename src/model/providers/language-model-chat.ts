@@ -17,19 +17,19 @@ export interface ChatModelOptions {
   readonly spec: string;
   /** The model's price; without it every turn costs `null` (unknown). */
   readonly price?: ModelPrice | null;
-  readonly retry?: Partial<RetryPolicy>;
-  readonly sleep?: Sleep;
+  readonly retry?: Partial<RetryPolicy> | undefined;
+  readonly sleep?: Sleep | undefined;
   /** A number in [0, 1), for backoff jitter. */
-  readonly random?: () => number;
+  readonly random?: (() => number) | undefined;
   /** Milliseconds since the epoch, for retry-after given as a date. */
-  readonly now?: () => number;
+  readonly now?: (() => number) | undefined;
   /** The environment variable holding the API key, named when the provider refuses the key. */
-  readonly apiKeyEnv?: string;
+  readonly apiKeyEnv?: string | undefined;
   /**
    * The concurrency gate and circuit breaker of the provider behind `languageModel`, shared
    * with every other model that talks to it; without one, attempts go out unguarded.
    */
-  readonly guard?: ProviderGuard;
+  readonly guard?: ProviderGuard | undefined;
 }
 
 /**
@@ -68,9 +68,9 @@ export function createChatModel(languageModel: LanguageModelV3, options: ChatMod
         languageModel,
         {
           prompt,
-          tools: tools.length === 0 ? undefined : tools,
+          ...(tools.length === 0 ? {} : { tools }),
           ...(tools.length > 0 && request.toolChoice !== undefined ? { toolChoice: { type: request.toolChoice } } : {}),
-          maxOutputTokens: request.maxOutputTokens,
+          ...(request.maxOutputTokens === undefined ? {} : { maxOutputTokens: request.maxOutputTokens }),
         },
         { signal, stallTimeoutMs: policy.stallTimeoutMs, classify },
       );

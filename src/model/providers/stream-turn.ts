@@ -22,7 +22,7 @@ export type StreamTurnResult =
 
 export interface StreamTurnOptions {
   /** The caller's signal: aborting it cancels the request. */
-  readonly signal?: AbortSignal;
+  readonly signal?: AbortSignal | undefined;
   /** Silence longer than this (before the first part or between parts) abandons the request. */
   readonly stallTimeoutMs: number;
   /** Turns whatever the provider threw or streamed as an error into a ModelError. */

@@ -9,9 +9,9 @@ const CONTEXT_WINDOW_PATTERN =
 /** What classification needs to know beyond the error itself. */
 export interface ErrorContext {
   /** The environment variable the API key came from, named in authentication errors. */
-  readonly apiKeyEnv?: string;
+  readonly apiKeyEnv?: string | undefined;
   /** Milliseconds since the epoch, for retry-after given as an HTTP date. */
-  readonly now?: () => number;
+  readonly now?: (() => number) | undefined;
 }
 
 /** An HTTP error answer from a provider, classified by its status and, where it matters, body. */

@@ -9,8 +9,8 @@ function httpError(statusCode: number, message: string, extra: { headers?: Recor
     url: 'https://api.example.test/v1/chat/completions',
     requestBodyValues: {},
     statusCode,
-    responseHeaders: extra.headers,
-    responseBody: extra.body,
+    ...(extra.headers === undefined ? {} : { responseHeaders: extra.headers }),
+    ...(extra.body === undefined ? {} : { responseBody: extra.body }),
   });
 }
 

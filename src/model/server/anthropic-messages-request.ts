@@ -67,7 +67,7 @@ export function parseAnthropicMessagesRequest(body: unknown): ParsedRequest {
       tools: (request.tools ?? []).map((tool) => ({
         type: 'function',
         name: tool.name,
-        description: tool.description,
+        ...(tool.description === undefined ? {} : { description: tool.description }),
         inputSchema: tool.input_schema as JSONSchema7,
       })),
       toolChoice: anthropicToolChoice(request.tool_choice?.type),

@@ -148,7 +148,7 @@ export async function startModelServer(options: ModelServerOptions): Promise<Mod
         prompt: call.prompt,
         tools: [...call.tools],
         ...(call.toolChoice === null ? {} : { toolChoice: { type: call.toolChoice } }),
-        maxOutputTokens: call.maxOutputTokens,
+        ...(call.maxOutputTokens === undefined ? {} : { maxOutputTokens: call.maxOutputTokens }),
         abortSignal: hangUp.signal,
       });
       if (response.destroyed) return;

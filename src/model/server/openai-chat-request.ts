@@ -118,7 +118,7 @@ export function parseOpenAIChatRequest(body: unknown): ParsedRequest {
       tools: (request.tools ?? []).map((tool) => ({
         type: 'function',
         name: tool.function.name,
-        description: tool.function.description,
+        ...(tool.function.description === undefined ? {} : { description: tool.function.description }),
         inputSchema: (tool.function.parameters ?? { type: 'object', properties: {} }) as JSONSchema7,
       })),
       // A named function is a choice this server does not take apart: the model chooses.

@@ -3,10 +3,10 @@ import { chmod, chown, stat } from 'node:fs/promises';
 import { createHash } from 'node:crypto';
 import { dirname, join } from 'node:path';
 import type { EventBody } from '../../events/event-types.js';
+import type { RunSettings } from '../../events/run-settings.js';
 import { runProcess } from '../../sandbox/process/process-runner.js';
 import { type RunProcess } from '../../sandbox/process/types.js';
 import { DEFAULT_SANDBOX_GID, DEFAULT_SANDBOX_UID_BASE, openSandbox } from '../../sandbox/sandbox.js';
-import { type CommandLimits } from '../../sandbox/process/command-limits.js';
 import { type ConfinementExtras, type Sandbox, type SandboxMethod } from '../../sandbox/types.js';
 import type { NetworkPolicy } from '../../sandbox/network/network-policy.js';
 import { startEgressProxy, type EgressProxy } from '../../sandbox/network/egress-proxy.js';
@@ -17,11 +17,8 @@ import type { Repository } from '../../workspace/git/repository.js';
 import { errorMessage } from '../../errors/error-message.js';
 
 /** How the user asked for agents' commands to be confined (`--sandbox`, `--network`, `--command-*`). */
-export interface SandboxSettings {
-  readonly method: SandboxMethod;
-  readonly network: NetworkPolicy;
-  readonly limits?: Partial<CommandLimits>;
-}
+/** How agents' commands are confined: the method, the network they reach and their limits. Recorded in `run.configured`. */
+export type SandboxSettings = RunSettings['sandbox'];
 
 /** Confined by bubblewrap, with no network and the default limits. */
 export const DEFAULT_SANDBOX_SETTINGS: SandboxSettings = { method: 'bubblewrap', network: { kind: 'none' } };
@@ -62,7 +59,7 @@ export async function openCommandRunners(options: OpenCommandRunnersOptions): Pr
     method: settings.method,
     runId: options.runId,
     ...runIdentities(options.runId),
-    ...(settings.limits === undefined ? {} : { limits: settings.limits }),
+    limits: settings.limits,
   });
   if (!opened.ok) {
     return {

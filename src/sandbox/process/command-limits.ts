@@ -30,11 +30,15 @@ export const DEFAULT_COMMAND_LIMITS: CommandLimits = {
 /** Extra CPU seconds between SIGXCPU and SIGKILL, for a process that catches SIGXCPU. */
 export const CPU_KILL_AFTER_SECONDS = 5;
 
+/** Limits to change from the defaults; a limit absent or undefined keeps its default. */
+export type CommandLimitOverrides = { readonly [Name in keyof CommandLimits]?: CommandLimits[Name] | undefined };
+
 /** The defaults with `overrides` applied, or why they cannot be used. */
 export function resolveCommandLimits(
-  overrides: Partial<CommandLimits> = {},
+  overrides: CommandLimitOverrides = {},
 ): { ok: true; limits: CommandLimits } | { ok: false; problem: string } {
-  const limits: CommandLimits = { ...DEFAULT_COMMAND_LIMITS, ...overrides };
+  const given = Object.entries(overrides).filter(([, value]) => value !== undefined);
+  const limits: CommandLimits = { ...DEFAULT_COMMAND_LIMITS, ...Object.fromEntries(given) };
   const minimums: Record<keyof CommandLimits, number> = {
     // Below a few megabytes bash itself cannot start.
     memoryBytes: 8 * 1024 ** 2,

@@ -24,7 +24,7 @@ function answerOf(messages: readonly Message[], options: SimOptions): { text: st
 }
 
 /** Main gained the chunk module while this worker built its own: the first merge conflicts in the index. */
-function conflictOnFirstMerge(dir: string): DriveOptions['onMerge'] {
+function conflictOnFirstMerge(dir: string): NonNullable<DriveOptions['onMerge']> {
   const chunk = parseScenario(chunkTask);
   if (!chunk.ok) throw new Error(chunk.error);
   return (attempt) => {

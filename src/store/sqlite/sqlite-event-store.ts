@@ -126,7 +126,8 @@ class SqliteEventStore implements EventStore {
     } catch (error) {
       if (!isDiskFull(error)) throw error;
       // The disk is full: what is on disk, then what waits in memory, in seq order as always.
-      const stored = this.reader.read({ ...query, limit: undefined });
+      const { limit: _limit, ...unlimited } = query;
+      const stored = this.reader.read(unlimited);
       const waiting = this.pending.filter((record) => recordMatchesQuery(record, query));
       const all = [...stored.map(eventFromRecord), ...waiting.map(eventFromRecord)];
       return query.limit === undefined ? all : all.slice(0, query.limit);
