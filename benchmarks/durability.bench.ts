@@ -56,12 +56,14 @@ async function wholeRun(durable: boolean): Promise<number> {
     const started = performance.now();
     const result = await runRunSession({
       repoDir: repo.dir,
-      goalPath: join(repo.dir, 'GOAL.md'),
       workerModel: model.model,
       plannerModel: model.model,
-      workers: 4,
-      workerMaxSteps: 100,
-      plannerMaxSteps: 1_000,
+      settings: {
+        goalPath: join(repo.dir, 'GOAL.md'),
+        workers: 4,
+        workerMaxSteps: 100,
+        plannerMaxSteps: 1_000,
+      },
       durable,
       onEvent: (event) => {
         if (event.type === 'tool.ended') toolCalls += 1;

@@ -4,7 +4,6 @@ import { join } from 'node:path';
 import type { ColonyEvent } from '../src/events/event-types.js';
 import { resolveModel } from '../src/model/registry.js';
 import { SIM_MODEL_FACTORY } from '../src/sim/sim-model-factory.js';
-import { DEFAULT_FRESHNESS } from '../src/orchestrator/context/agent-freshness.js';
 import { runRunSession } from '../src/orchestrator/session/run-session.js';
 import { writeLongScenario } from '../src/sim/scenario/long-scenario.js';
 
@@ -76,13 +75,15 @@ const observe = (event: ColonyEvent): void => {
 
 const result = await runRunSession({
   repoDir,
-  goalPath,
   workerModel: resolved.model,
   plannerModel: resolved.model,
-  workers: settings.workers,
-  workerMaxSteps: 100,
-  plannerMaxSteps: 5_000,
-  freshness: { ...DEFAULT_FRESHNESS, contextWindows: { all: settings.windowTokens, byModel: {} }, compaction: settings.compaction },
+  settings: {
+    goalPath,
+    workers: settings.workers,
+    workerMaxSteps: 100,
+    plannerMaxSteps: 5_000,
+    freshness: { contextWindows: { all: settings.windowTokens, byModel: {} }, compaction: settings.compaction },
+  },
   onEvent: observe,
 });
 const wallMs = Date.now() - started;

@@ -53,12 +53,14 @@ const handoffCommits: string[] = [];
 const started = performance.now();
 const result = await runRunSession({
   repoDir,
-  goalPath: join(repoDir, 'GOAL.md'),
   workerModel: resolved.model,
   plannerModel: resolved.model,
-  workers: settings.workers,
-  workerMaxSteps: 100,
-  plannerMaxSteps: 2000,
+  settings: {
+    goalPath: join(repoDir, 'GOAL.md'),
+    workers: settings.workers,
+    workerMaxSteps: 100,
+    plannerMaxSteps: 2000,
+  },
   onEvent: (event) => {
     if (event.type === 'agent.started') {
       roles.set(event.agentId, event.data.role);

@@ -19,9 +19,6 @@ export interface ContextPolicy {
   readonly keptTurns: number;
 }
 
-export const DEFAULT_THRESHOLD = 0.8;
-export const DEFAULT_KEPT_TURNS = 4;
-
 /** How a summary opens in the conversation that continues from it. */
 export const SUMMARY_OPENING = `${SUMMARY_FIRST_WORDS}, written by you when it neared the context window (the full history is in the run's log):`;
 

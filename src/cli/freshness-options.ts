@@ -1,6 +1,6 @@
 import { InvalidArgumentError, type Command } from 'commander';
 import { parseContextWindowOption, type ContextWindowOverrides } from '../model/context-windows.js';
-import { DEFAULT_FRESHNESS, type AgentFreshness, type StepsByKind } from '../orchestrator/context/agent-freshness.js';
+import { DEFAULT_FRESHNESS, type RunSettingsInput, type StepsByKind } from '../events/run-settings.js';
 
 /** The flags of `colony run` that keep agents fresh over a long run. */
 export interface FreshnessFlags {
@@ -30,15 +30,14 @@ export function addFreshnessOptions(command: Command): Command {
     );
 }
 
-/** The freshness settings the flags ask for, the defaults filling in the rest. */
-export function freshnessOf(flags: FreshnessFlags): AgentFreshness {
+/** The freshness settings the flags ask for; what they leave out takes the run settings' default. */
+export function freshnessOf(flags: FreshnessFlags): RunSettingsInput['freshness'] {
   return {
-    ...DEFAULT_FRESHNESS,
-    ...(flags.contextWindow === undefined ? {} : { contextWindows: flags.contextWindow }),
-    ...(flags.compactAt === undefined ? {} : { threshold: flags.compactAt / 100 }),
+    contextWindows: flags.contextWindow,
+    threshold: flags.compactAt === undefined ? undefined : flags.compactAt / 100,
     compaction: flags.compaction,
-    ...(flags.reflectEvery === undefined ? {} : { reflectEvery: flags.reflectEvery }),
-    ...(flags.scratchpadEvery === undefined ? {} : { scratchpadEvery: flags.scratchpadEvery }),
+    reflectEvery: flags.reflectEvery,
+    scratchpadEvery: flags.scratchpadEvery,
   };
 }
 

@@ -1,6 +1,7 @@
 import { InvalidArgumentError, type Command } from 'commander';
-import { DEFAULT_GREEN_SETTINGS, describeGreenEvery, parseGreenEvery, type GreenSettings } from '../orchestrator/green/green-settings.js';
+import { describeGreenEvery, parseGreenEvery } from '../orchestrator/green/green-settings.js';
 import { commandText, positiveNumber } from './command-context.js';
+import { DEFAULT_GREEN_SETTINGS, type GreenSettings, type RunSettingsInput } from '../events/run-settings.js';
 
 /** The flags of `colony run` for the green loop. */
 export interface GreenFlags {
@@ -24,15 +25,15 @@ export function addGreenOptions(command: Command): Command {
     .option('--check-timeout <minutes>', `stop a check that runs longer than this and count it as failing (default ${DEFAULT_GREEN_SETTINGS.checkTimeoutMs / 60_000})`, positiveNumber('a number of minutes such as 15 or 0.5'));
 }
 
-/** The green settings the flags ask for, the defaults filling in the rest. */
-export function greenSettingsOf(flags: GreenFlags): GreenSettings {
+/** The green settings the flags ask for; what they leave out takes the run settings' default. */
+export function greenSettingsOf(flags: GreenFlags): RunSettingsInput['green'] {
   return {
-    ...DEFAULT_GREEN_SETTINGS,
-    ...(flags.check === undefined ? {} : { check: flags.check }),
-    ...(flags.greenEvery === undefined ? {} : { everyCommits: flags.greenEvery.everyCommits, everyMs: flags.greenEvery.everyMs }),
-    ...(flags.greenBranch === undefined ? {} : { branch: flags.greenBranch }),
+    check: flags.check,
+    everyCommits: flags.greenEvery?.everyCommits,
+    everyMs: flags.greenEvery?.everyMs,
+    branch: flags.greenBranch,
     tag: flags.greenTag === true,
-    ...(flags.checkTimeout === undefined ? {} : { checkTimeoutMs: Math.max(1_000, Math.round(flags.checkTimeout * 60_000)) }),
+    checkTimeoutMs: flags.checkTimeout === undefined ? undefined : Math.max(1_000, Math.round(flags.checkTimeout * 60_000)),
   };
 }
 

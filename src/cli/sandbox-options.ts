@@ -1,9 +1,9 @@
 import { Option, type Command } from 'commander';
-import type { SandboxSettings } from '../orchestrator/setup/command-sandbox.js';
 import { parseNetworkPolicy, type NetworkPolicyResult } from '../sandbox/network/network-policy.js';
 import { resolveCommandLimits } from '../sandbox/process/command-limits.js';
 import type { SandboxMethod } from '../sandbox/types.js';
 import { byteSize, positiveInteger, usageError, type CommandContext } from './command-context.js';
+import type { SandboxSettings } from '../events/run-settings.js';
 
 /** Which flag sets which of the limits. */
 const LIMIT_FLAGS: Readonly<Record<string, string>> = { memoryBytes: '--command-memory', maxProcesses: '--command-processes', cpuSeconds: '--command-cpu' };

@@ -67,15 +67,17 @@ describe.skipIf(cannotMount !== null)('a run whose disk fills up', () => {
     };
     const result = await runRunSession({
       repoDir: repo.dir,
-      goalPath: join(repo.dir, 'GOAL.md'),
       workerModel: model.model,
       plannerModel: model.model,
-      workers: 3,
+      settings: {
+        goalPath: join(repo.dir, 'GOAL.md'),
+        workers: 3,
+        workerMaxSteps: 100,
+        plannerMaxSteps: 1_000,
+        sharedDependencies: false,
+        workspaces: 'worktree',
+      },
       stateDir,
-      workerMaxSteps: 100,
-      plannerMaxSteps: 1_000,
-      sharedDependencies: false,
-      workspaces: 'worktree',
       onEvent,
     });
     if (!result.ok) throw new Error(result.error);

@@ -17,6 +17,7 @@ import { defaultPromptSet } from '../../src/orchestrator/prompts/prompt-set.js';
 import type { RunContext } from '../../src/orchestrator/context/run-context.js';
 import { Wakeups } from '../../src/orchestrator/wakeups.js';
 import { createWorkInFlight } from '../../src/orchestrator/in-flight/work-in-flight.js';
+import { resolveRunSettings } from '../../src/events/run-settings.js';
 
 /**
  * What the runner's tests share: a scripted planner, the sim, and a run over a real example
@@ -79,12 +80,10 @@ export async function openTestRun(plannerModel: ChatModel, workerModel: ChatMode
     wakeups: new Wakeups(),
     workspaces: createWorktreeProvider(opened.repo),
     workspacesDir: join(stateDir, 'workspaces'),
-    mergeCheck: null,
     viewsDir: join(stateDir, 'views'),
+    settings: resolveRunSettings({ goalPath: 'GOAL.md', workerModel: workerModel.spec, plannerModel: plannerModel.spec, workers: 1, workerMaxSteps: 60, plannerMaxSteps: 20 }),
     workerModel,
     plannerModel,
-    workerMaxSteps: 60,
-    plannerMaxSteps: 20,
     commands: unconfinedCommandRunners(),
     now: Date.now,
     workInFlight: createWorkInFlight(events, 'run-1'),

@@ -65,13 +65,15 @@ async function demo(ctx: CommandContext, flags: DemoFlags): Promise<number> {
 
   const result = await runRunSession({
     repoDir,
-    goalPath: join(repoDir, 'GOAL.md'),
     workerModel: resolved.model,
     plannerModel: resolved.model,
-    workers: flags.workers,
-    sandbox: { method: sandbox, network: sandbox === 'none' ? { kind: 'all' } : { kind: 'none' } },
-    workerMaxSteps: 60,
-    plannerMaxSteps: 500,
+    settings: {
+      goalPath: join(repoDir, 'GOAL.md'),
+      workers: flags.workers,
+      sandbox: { method: sandbox, network: sandbox === 'none' ? { kind: 'all' } : { kind: 'none' } },
+      workerMaxSteps: 60,
+      plannerMaxSteps: 500,
+    },
     signal: ctx.signal,
     ...(flags.quiet === true ? {} : { onEvent: (event) => DEMO_EVENTS.has(event.type) && ctx.stdout(`  ${formatEventLine(event)}\n`) }),
   });

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { usageSchema, toolCallSchema, agentRoleSchema } from '../event-fields.js';
-import { runSettingsSchema } from '../run-settings.js';
+import { recordedRunSettingsSchema } from '../run-settings.js';
 
 /** The events of runs, agents, their model calls and tool calls: the first part of the event union, in its order. */
 export const runAgentBodies = [
@@ -15,7 +15,7 @@ export const runAgentBodies = [
   z.object({
     /** What the run was told, so `colony resume` goes on with the same settings. Recorded once, after `run.started`. */
     type: z.literal('run.configured'),
-    data: z.object({ settings: runSettingsSchema }),
+    data: z.object({ settings: recordedRunSettingsSchema }),
   }),
   z.object({
     /**

@@ -1,7 +1,7 @@
-import type { RunSettings } from '../run-settings.js';
+import type { RecordedRunSettings } from '../run-settings.js';
 
 /** A run's settings as `colony run --model sim --workers 4` records them, for tests that fold a `run.configured`. */
-export function runSettingsFixture(overrides: Partial<RunSettings> = {}): RunSettings {
+export function runSettingsFixture(overrides: Partial<RecordedRunSettings> = {}): RecordedRunSettings {
   return {
     goalPath: '/srv/GOAL.md',
     workerModel: 'sim',

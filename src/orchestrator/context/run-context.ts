@@ -4,7 +4,6 @@ import type { EventStore } from '../../store/events/event-store.js';
 import type { TaskStore } from '../../store/tasks/task-store.js';
 import type { Repository } from '../../workspace/git/repository.js';
 import type { WorkspaceProvider } from '../../workspace/workspace-provider.js';
-import type { AgentFreshness } from './agent-freshness.js';
 import type { BudgetLedger } from '../budget/budget-ledger.js';
 import type { CommandRunners } from '../setup/command-sandbox.js';
 import type { DiskGuard } from '../disk-guard.js';
@@ -14,6 +13,7 @@ import type { Wakeups } from '../wakeups.js';
 import type { WorkInFlight } from '../in-flight/work-in-flight.js';
 import type { WorkspaceQuota } from '../setup/workspace-quota.js';
 import type { ReleaseVerdict } from '../green/types.js';
+import type { RunSettings } from '../../events/run-settings.js';
 
 /** The release check a root planner's done `finish` waits for (the green loop's, see green-loop.ts). */
 export interface ReleaseGate {
@@ -42,12 +42,10 @@ export interface RunContext {
   readonly sharedLayers?: readonly string[];
   /** Planners' views of main are made in here. */
   readonly viewsDir: string;
+  /** What the run was told, defaults filled in (see `runSettingsSchema`): steps, the merge check, freshness, the hang limit. */
+  readonly settings: RunSettings;
   readonly workerModel: ChatModel;
   readonly plannerModel: ChatModel;
-  readonly workerMaxSteps: number;
-  /** The `--merge-check` command workers' merges must pass, or null for none. */
-  readonly mergeCheck: string | null;
-  readonly plannerMaxSteps: number;
   /** The run's prompts, read once at its start: colony's own, with the repository's overrides (see `loadPromptSet`). */
   readonly prompts: PromptSet;
   /** Runs agents' commands, confined as the user chose (`--sandbox`). */
@@ -62,15 +60,11 @@ export interface RunContext {
   readonly disk?: DiskGuard;
   /** How long each of a task's acceptance commands may run; ten minutes when absent. */
   readonly acceptanceTimeoutMs?: number;
-  /** A worker that records nothing for this long is stopped (see `createHangWatch`); the default when absent. */
-  readonly hangAfterMs?: number;
   /**
    * On resume: the agent an earlier incarnation of the run started on each task (task id →
    * agent id). A task claimed again goes back to that agent, its conversation rebuilt.
    */
   readonly priorAgents?: ReadonlyMap<string, string>;
-  /** Context windows, compaction and reminders for every agent; DEFAULT_FRESHNESS when absent. */
-  readonly freshness?: AgentFreshness;
   /**
    * Records in the log what people did through the task store (messages left, the user's hold
    * set or lifted), from any process. The runner calls it before it claims, a planner before it

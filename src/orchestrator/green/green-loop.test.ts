@@ -13,11 +13,11 @@ import { createTemporaryRepository, type TemporaryRepository } from '../../works
 import { unconfinedCommandRunners } from '../setup/command-sandbox.js';
 import { startGreenLoop } from './green-loop.js';
 import { type GreenLoop, type GreenSnapshot } from './types.js';
-import { DEFAULT_GREEN_SETTINGS, type GreenSettings } from './green-settings.js';
 import { defaultPromptSet } from '../prompts/prompt-set.js';
 import { Wakeups } from '../wakeups.js';
 import { greenFailureLines } from '../../sim/reading/green-protocol.js';
 import { GREEN_FAILURES_HEADING, GREEN_FIXUP_OPENING, RELEASE_REFUSED_OPENING } from '../../protocol/message-openings.js';
+import { DEFAULT_GREEN_SETTINGS, type GreenSettings } from '../../events/run-settings.js';
 
 /**
  * The project's check, as a test runner prints it: one TAP line per module, `not ok` for each

@@ -10,13 +10,13 @@ import { checkCommandAt } from './green-check-command.js';
 import { groupByFloor, traceNewFailures } from './green-failures.js';
 import { type FailureOrigin, type GreenState, type OpenFailure } from './types.js';
 import { releaseRefusal, tellOrigins, uncheckedRefusal } from './green-report.js';
-import type { GreenSettings } from './green-settings.js';
 import { checkCommit, type SnapshotCheck } from './green-snapshot.js';
 import { closeFixedFailures, markPassed, restoreGreenState } from './green-state.js';
 import type { PromptSet } from '../prompts/prompt-set.js';
 import type { Wakeups } from '../wakeups.js';
 import type { GreenLoop, ReleaseVerdict, SnapshotOutcome } from './types.js';
 import { errorMessage } from '../../errors/error-message.js';
+import type { GreenSettings } from '../../events/run-settings.js';
 
 
 /** The wake-up key of the green loop: a landing that reaches the count, or a request. */

@@ -1,21 +1,5 @@
 import { availableParallelism } from 'node:os';
-import type { RunSettings } from '../../events/run-settings.js';
-
-/** How the green loop runs: what it checks, how often, and which branch it moves. Recorded in `run.configured`. */
-export type GreenSettings = NonNullable<RunSettings['green']>;
-
-/**
- * A snapshot after every 10 landed commits or 10 minutes (when main moved), whichever comes
- * first; the check read from the goal or the project; `green` moved, untagged; 15 minutes a check.
- */
-export const DEFAULT_GREEN_SETTINGS: GreenSettings = {
-  check: null,
-  everyCommits: 10,
-  everyMs: 10 * 60_000,
-  branch: 'green',
-  tag: false,
-  checkTimeoutMs: 15 * 60_000,
-};
+import type { GreenSettings } from '../../events/run-settings.js';
 
 export type GreenEveryResult =
   | { readonly ok: true; readonly everyCommits: number | null; readonly everyMs: number | null }

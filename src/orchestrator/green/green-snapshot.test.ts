@@ -9,8 +9,9 @@ import { confinedTestsUnavailable, leftoverProcessesOf } from '../../sandbox/tes
 import { createMergeTestSetup, type MergeTestSetup } from '../../workspace/testing/merge-setup.js';
 import { describeFailure, runGit } from '../../workspace/git/git.js';
 import { openRepository, type Repository } from '../../workspace/git/repository.js';
-import { DEFAULT_SANDBOX_SETTINGS, openCommandRunners, unconfinedCommandRunners, type CommandRunners } from '../setup/command-sandbox.js';
+import { openCommandRunners, unconfinedCommandRunners, type CommandRunners } from '../setup/command-sandbox.js';
 import { checkCommit, type CheckCommitOptions } from './green-snapshot.js';
+import { DEFAULT_SANDBOX_SETTINGS } from '../../events/run-settings.js';
 
 function optionsFor(repo: Repository, viewsDir: string, commands: CommandRunners, overrides: Partial<CheckCommitOptions>): CheckCommitOptions {
   return { repo, viewsDir, commit: 'HEAD', command: 'true', commands, timeoutMs: 20_000, signal: new AbortController().signal, ...overrides };

@@ -1,8 +1,5 @@
 import type { ColonyEvent } from '../../events/event-types.js';
 
-/** A worker that recorded nothing for this long is taken for hung: longer than the longest command may run (30 minutes) and a merge after it. */
-export const DEFAULT_HANG_AFTER_MS = 40 * 60_000;
-
 /**
  * While a tool call runs, silence is judged against at least this: a command may legitimately
  * run 30 minutes (its own timeout kills it then), a merge check 10 and a task's acceptance

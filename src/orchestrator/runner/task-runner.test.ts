@@ -58,7 +58,7 @@ describe('the task runner', () => {
     // Every worker call after the first never answers, like a stuck connection.
     const { context, root, seen } = await setUp(planner, simModel('sim?stall=1'));
     const outcome = await runTasks({
-      context: { ...context, hangAfterMs: 1_500 },
+      context: { ...context, settings: { ...context.settings, hangAfterMs: 1_500 } },
       holder: 'runner-1',
       workers: () => 1,
       leaseMs: 30_000,
@@ -112,7 +112,7 @@ describe('the task runner', () => {
     }));
     const { context, root } = await setUp(planner);
     const outcome = await runTasks({
-      context: { ...context, plannerMaxSteps: 1 },
+      context: { ...context, settings: { ...context.settings, plannerMaxSteps: 1 } },
       holder: 'runner-1',
       workers: () => 1,
       leaseMs: 30_000,

@@ -5,7 +5,7 @@ import { isDiskFull } from '../../store/sqlite/disk-full.js';
 import type { Lease, TaskKind, TaskRecord } from '../../store/tasks/task-store.js';
 import { createAgentBudget, unstartedHandoff } from '../budget/agent-budget.js';
 import { createAgentRecorder } from '../agent-recorder.js';
-import { createHangWatch, DEFAULT_HANG_AFTER_MS, type Hang } from './hang-watch.js';
+import { createHangWatch, type Hang } from './hang-watch.js';
 import type { RunContext } from '../context/run-context.js';
 import { RUN_STOPPED } from '../context/run-context.js';
 import { RUNNER_WAKEUP } from '../wakeups.js';
@@ -68,7 +68,7 @@ export async function runTasks(options: TaskRunnerOptions): Promise<RunnerOutcom
   const stopAgents = () => agents.abort(RUN_STOPPED);
   options.signal.addEventListener('abort', stopAgents, { once: true });
   const running = new Map<string, Running>();
-  const hangs = createHangWatch(context.hangAfterMs ?? DEFAULT_HANG_AFTER_MS, context.now);
+  const hangs = createHangWatch(context.settings.hangAfterMs, context.now);
   let runningWorkers = 0;
   let released = 0;
   let failure: string | null = null;
@@ -285,18 +285,18 @@ async function execute(context: RunContext, task: TaskRecord, lease: () => Lease
       ...(context.acceptanceTimeoutMs === undefined ? {} : { acceptanceTimeoutMs: context.acceptanceTimeoutMs }),
       dependencyLayer: context.dependencyLayer ?? null,
       ...(context.sharedLayers === undefined ? {} : { sharedLayers: context.sharedLayers }),
-      maxSteps: context.workerMaxSteps,
+      maxSteps: context.settings.workerMaxSteps,
       prompts: context.prompts,
       commands: context.commands,
       signal,
-      ...(context.mergeCheck === null ? {} : { mergeCheck: context.mergeCheck }),
+      ...(context.settings.mergeCheck === null ? {} : { mergeCheck: context.settings.mergeCheck }),
       parentAgentId: task.createdBy,
       attempt: task.attempt,
       ...(context.onEvent === undefined ? {} : { onEvent: context.onEvent }),
       ...(context.budget === undefined ? {} : { budget: createAgentBudget(context.budget, task.id, 'worker', context.prompts) }),
       ...(context.disk === undefined ? {} : { disk: context.disk }),
       prior,
-      ...(context.freshness === undefined ? {} : { freshness: context.freshness }),
+      freshness: context.settings.freshness,
     });
     return { agentId: result.agentId, handoff: result.handoff };
   } catch (error) {

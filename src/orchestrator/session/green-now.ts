@@ -1,13 +1,12 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import type { RunSettings } from '../../events/run-settings.js';
+import { DEFAULT_GREEN_SETTINGS, resolveRunSettings, type GreenSettings, type RunSettings } from '../../events/run-settings.js';
 import type { EventStore } from '../../store/events/event-store.js';
 import { resolveBranch } from '../../workspace/workspace.js';
 import { closeRepositoryObjects } from '../../workspace/git/repository-objects.js';
 import { createAgentRecorder } from '../agent-recorder.js';
 import { startGreenLoop } from '../green/green-loop.js';
 import { type SnapshotOutcome } from '../green/types.js';
-import { DEFAULT_GREEN_SETTINGS, type GreenSettings } from '../green/green-settings.js';
 import { loadPromptSet } from '../prompts/prompt-set.js';
 import { openRunStores } from '../setup/run-stores.js';
 import { lockSession } from './session-prelude.js';
@@ -126,7 +125,7 @@ function latestRun(events: EventStore): { runId: string; settings: RunSettings |
   const root = runEvents.find((event) => event.type === 'task.created' && event.data.parentTaskId === null);
   return {
     runId: started.runId,
-    settings: configured?.type === 'run.configured' ? configured.data.settings : null,
+    settings: configured?.type === 'run.configured' ? resolveRunSettings(configured.data.settings) : null,
     rootTaskId: root?.type === 'task.created' ? root.data.taskId : undefined,
   };
 }

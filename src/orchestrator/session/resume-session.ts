@@ -7,7 +7,7 @@ import type { ChatModel } from '../../model/chat-model.js';
 import { openRepository } from '../../workspace/git/repository.js';
 import { createRedactingChatModel } from './redacting-chat-model.js';
 import { describeUnfinishedRun, findUnfinishedRun, type UnfinishedRun } from '../setup/run-history.js';
-import { driveRun, type RunSessionOptions, type RunSessionResult } from './run-session.js';
+import { driveRun, type RunInputs, type RunSessionResult } from './run-session.js';
 import { openRunStores } from '../setup/run-stores.js';
 import { loadPromptSet } from '../prompts/prompt-set.js';
 import { prepareSession } from './session-prelude.js';
@@ -107,19 +107,7 @@ export async function runResumeSession(given: ResumeSessionOptions): Promise<Run
       const method = lastMethodChosen(stores.events.read({ runId: run.runId, types: ['workspace.method-chosen'] })) ?? settings.workspaces;
       const chosen = await chooseWorkspaces(session.repo, session.stateDir, method);
       if (!chosen.ok) return chosen;
-      const options: RunSessionOptions = {
-        repoDir: given.repoDir,
-        goalPath: settings.goalPath,
-        workerModel,
-        plannerModel,
-        workers: settings.workers,
-        stateDir: session.stateDir,
-        workerMaxSteps: settings.workerMaxSteps,
-        plannerMaxSteps: settings.plannerMaxSteps,
-        ...(given.signal === undefined ? {} : { signal: given.signal }),
-        ...(given.onEvent === undefined ? {} : { onEvent: given.onEvent }),
-        ...(given.secrets === undefined ? {} : { secrets: given.secrets }),
-      };
+      const options: RunInputs = { workerModel, plannerModel, signal: given.signal, onEvent: given.onEvent, secrets: given.secrets };
       return await withSessionCommands(
         session,
         settings.sandbox,

@@ -9,15 +9,12 @@ import type { TaskStore } from '../../store/tasks/task-store.js';
 import { removeLeftoverViews } from '../../workspace/checkout/main-view.js';
 import { greenBranchProblem } from '../../workspace/green/green-branch.js';
 import { resolveBranch } from '../../workspace/workspace.js';
-import type { WorkspaceMethodChoice } from '../../workspace/providers/choose-workspace-provider.js';
 import type { WorkspaceMethod } from '../../workspace/workspace.js';
 import { createAgentRecorder } from '../agent-recorder.js';
 import { createBudgetLedger, type BudgetLedger, type Exhaustion, type RunLimits } from '../budget/budget-ledger.js';
 import type { AgentRecorder } from '../../agent/types.js';
-import type { RunSettings } from '../../events/run-settings.js';
-import { DEFAULT_SANDBOX_SETTINGS } from '../setup/command-sandbox.js';
+import { resolveRunSettings, type RunSettings, type RunSettingsInput } from '../../events/run-settings.js';
 import { createDiskGuard } from '../disk-guard.js';
-import { DEFAULT_HANG_AFTER_MS } from '../runner/hang-watch.js';
 import type { UnfinishedRun } from '../setup/run-history.js';
 import { takeUpRun, type ResumedRun } from '../resume/resume-run.js';
 import { abandonRun, openRunStores, readUnfinishedIn, unfinishedRunError, type RunStores } from '../setup/run-stores.js';
@@ -27,7 +24,7 @@ import { startCheckoutSync } from '../setup/checkout-sync.js';
 import { startGreenLoop } from '../green/green-loop.js';
 import { type ReleaseVerdict } from '../green/types.js';
 import { goalAsItStands, runGreenBase } from '../green/green-state.js';
-import { DEFAULT_GREEN_SETTINGS, defaultBisectParallel, type GreenSettings } from '../green/green-settings.js';
+import { defaultBisectParallel } from '../green/green-settings.js';
 import type { RunContext } from '../context/run-context.js';
 import { createWorkInFlight } from '../in-flight/work-in-flight.js';
 import { loadPromptSet, type PromptSet } from '../prompts/prompt-set.js';
@@ -41,70 +38,41 @@ import { runTasks } from '../runner/task-runner.js';
 import { sweepWorkspaces } from '../setup/workspace-sweep.js';
 import { Wakeups } from '../wakeups.js';
 import { chooseWorkspaces, defaultDiskCapBytes, startWorkspaces, type ChosenWorkspaces } from '../setup/workspace-setup.js';
-import type { CommandRunners, LateRecorder, SandboxSettings } from '../setup/command-sandbox.js';
+import type { CommandRunners, LateRecorder } from '../setup/command-sandbox.js';
 import { withSessionCommands } from './session-commands.js';
-import { DEFAULT_FRESHNESS, type AgentFreshness } from '../context/agent-freshness.js';
 import { errorMessage } from '../../errors/error-message.js';
 
 export interface RunSessionOptions {
   readonly repoDir: string;
-  readonly goalPath: string;
+  /** Defaults to `<repo>/.colony`. */
+  readonly stateDir?: string | undefined;
   readonly workerModel: ChatModel;
   readonly plannerModel: ChatModel;
-  readonly workers: number;
-  /** Defaults to `<repo>/.colony`. */
-  readonly stateDir?: string;
-  readonly workerMaxSteps: number;
-  readonly plannerMaxSteps: number;
-  /** A command every worker's merge must pass on its work replayed onto main; none when absent. */
-  readonly mergeCheck?: string;
-  /** How long a lease lasts without a heartbeat. */
-  readonly leaseMs?: number;
-  /** Install the trunk's npm dependencies once and link them into every worker's workspace; true when not given. */
-  readonly sharedDependencies?: boolean;
-  /** How workspaces are made; `auto` (the default) takes overlay mounts where they work. */
-  readonly workspaces?: WorkspaceMethodChoice;
-  /** The most disk all workspaces may take together; default a fifth of the free space at the start. */
-  readonly workspaceDiskCapBytes?: number;
-  /** The run's spending and time limits (`--budget-tokens`, `--budget-usd`, `--max-hours`); none when absent. */
-  readonly limits?: RunLimits;
-  /** How agents' commands are confined; bubblewrap with no network when absent. */
-  readonly sandbox?: SandboxSettings;
-  readonly signal?: AbortSignal;
-  readonly onEvent?: (event: ColonyEvent) => void;
+  /**
+   * What the run is told, recorded for `colony resume` (see `runSettingsSchema`): what is left
+   * out takes the schema's default. The models' specs are the models' own.
+   */
+  readonly settings: Omit<RunSettingsInput, 'workerModel' | 'plannerModel'>;
+  readonly signal?: AbortSignal | undefined;
+  readonly onEvent?: ((event: ColonyEvent) => void) | undefined;
   /**
    * Values that must never be recorded (the API keys in colony's environment, see
    * `secretsInEnvironment`): replaced in every event, task and handoff, and in the models'
    * error messages. Credentials in URLs are replaced whether listed or not.
    */
-  readonly secrets?: readonly string[];
+  readonly secrets?: readonly string[] | undefined;
   /**
    * Start a new run even though the state directory holds an unfinished one (`--new`): that
    * one is recorded as abandoned. Without it, an unfinished run refuses a new one.
    */
-  readonly newRun?: boolean;
-  /** Where the models' keys and prices came from, recorded so `colony resume` resolves the same models. */
-  readonly modelSource?: ModelSource;
-  /** A worker that records nothing for this long is stopped with a failure handoff; 40 minutes when absent. */
-  readonly hangAfterMs?: number;
-  /** Context windows, compaction and reminders for every agent; DEFAULT_FRESHNESS when absent. */
-  readonly freshness?: AgentFreshness;
+  readonly newRun?: boolean | undefined;
   /**
    * False opens the run's stores without syncing their commits, so a crash of the machine can
    * lose the last of them. Only for measuring what durability costs; true when absent.
    */
-  readonly durable?: boolean;
-  /** The green loop: its check, how often it snapshots main, its branch and tags (DEFAULT_GREEN_SETTINGS when absent). */
-  readonly green?: GreenSettings;
+  readonly durable?: boolean | undefined;
   /** Commits a green bisect checks at once; half the cores (at least one) when absent. */
-  readonly bisectParallel?: number;
-}
-
-/** How the CLI resolved the models, besides their specs: never a key, only where it is read from. */
-export interface ModelSource {
-  readonly baseUrl: string | null;
-  readonly apiKeyEnv: string | null;
-  readonly prices: RunSettings['prices'];
+  readonly bisectParallel?: number | undefined;
 }
 
 export type RunSessionResult =
@@ -135,8 +103,6 @@ export type RunSessionResult =
 
 export type RunEndStatus = 'done' | 'failed' | 'stopped' | 'budget-exhausted';
 
-const DEFAULT_LEASE_MS = 30_000;
-
 /**
  * `colony run`: a tree of agents builds a goal in a repository. The root planner's task goes
  * into the store, a runner claims and runs tasks until the root planner finishes, the project's
@@ -149,7 +115,8 @@ export async function runRunSession(given: RunSessionOptions): Promise<RunSessio
   const workerModel = createRedactingChatModel(given.workerModel, redactor);
   const plannerModel = given.plannerModel === given.workerModel ? workerModel : createRedactingChatModel(given.plannerModel, redactor);
   const options: RunSessionOptions = { ...given, workerModel, plannerModel };
-  const goal = readBriefFile(options.goalPath, 'goal');
+  const settings = settingsOf(options);
+  const goal = readBriefFile(settings.goalPath, 'goal');
   if (!goal.ok) return goal;
   const session = await prepareSession(options.repoDir, options.stateDir);
   if (!session.ok) return session;
@@ -157,15 +124,14 @@ export async function runRunSession(given: RunSessionOptions): Promise<RunSessio
     const loaded = loadPromptSet(session.repo.root);
     if (!loaded.ok) return loaded;
     // Refused before anything is made, as the green loop would refuse it at its first pass.
-    const greenBranchRefused = await greenBranchProblem(session.repo, options.green?.branch ?? DEFAULT_GREEN_SETTINGS.branch);
+    const greenBranchRefused = await greenBranchProblem(session.repo, settings.green.branch);
     if (greenBranchRefused !== null) return { ok: false, error: `--green-branch: ${greenBranchRefused}` };
     // Read before anything is made: a refused run leaves no log behind where there was none.
     const unfinished = readUnfinishedIn(session.stateDir);
     if (!unfinished.ok) return unfinished;
     if (unfinished.run !== null && options.newRun !== true) return { ok: false, error: unfinishedRunError(unfinished.run, session.stateDir, options.stateDir !== undefined) };
-    const chosen = await chooseWorkspaces(session.repo, session.stateDir, options.workspaces ?? 'auto');
+    const chosen = await chooseWorkspaces(session.repo, session.stateDir, settings.workspaces);
     if (!chosen.ok) return chosen;
-    const settings = settingsOf(options);
     return await withSessionCommands(session, settings.sandbox, async ({ runId, commands, late }) => {
       const stores = openRunStores(session.stateDir, options.secrets ?? [], options.durable ?? true);
       if (!stores.ok) return stores;
@@ -187,8 +153,11 @@ export type RunStart =
   | { readonly kind: 'new'; readonly goal: { readonly title: string; readonly body: string }; readonly settings: RunSettings; readonly startedAt: number }
   | { readonly kind: 'resume'; readonly unfinished: UnfinishedRun; readonly settings: RunSettings; readonly startedAt: number };
 
+/** What a run is given besides its settings, new or resumed: the models and the caller's hooks. */
+export type RunInputs = Pick<RunSessionOptions, 'workerModel' | 'plannerModel' | 'signal' | 'onEvent' | 'secrets' | 'bisectParallel'>;
+
 export interface DriveRunOptions {
-  readonly options: RunSessionOptions;
+  readonly options: RunInputs;
   readonly session: Extract<PreparedSession, { ok: true }>;
   readonly chosen: Extract<ChosenWorkspaces, { ok: true }>;
   readonly stores: RunStores;
@@ -288,7 +257,7 @@ export async function driveRun(drive: DriveRunOptions): Promise<RunSessionResult
       commands,
       dependencyLayer,
       prompts,
-      settings: start.settings.green ?? DEFAULT_GREEN_SETTINGS,
+      settings: start.settings.green,
       record: system.record,
       flush: system.flush,
       goal: () => goalAsItStands(events, tasks, runId, rootTaskId),
@@ -317,18 +286,14 @@ export async function driveRun(drive: DriveRunOptions): Promise<RunSessionResult
         viewsDir,
         workerModel: options.workerModel,
         plannerModel: options.plannerModel,
-        workerMaxSteps: start.settings.workerMaxSteps,
-        plannerMaxSteps: start.settings.plannerMaxSteps,
+        settings: start.settings,
         prompts,
-        mergeCheck: start.settings.mergeCheck,
         commands,
         now: Date.now,
         workInFlight: createWorkInFlight(events, runId),
         ...(budget === undefined ? {} : { budget }),
         onEvent,
         disk,
-        hangAfterMs: start.settings.hangAfterMs,
-        freshness: start.settings.freshness ?? DEFAULT_FRESHNESS,
         ...(resumed === null ? {} : { priorAgents: resumed.priorAgents }),
         green,
       };
@@ -428,34 +393,9 @@ function createRootTask(tasks: TaskStore, system: AgentRecorder, runId: string, 
   return root.id;
 }
 
-/** The settings a new run records for `colony resume`. */
+/** The settings a new run records for `colony resume`: the options' with the defaults filled in. */
 function settingsOf(options: RunSessionOptions): RunSettings {
-  const sandbox = options.sandbox ?? DEFAULT_SANDBOX_SETTINGS;
-  return {
-    goalPath: options.goalPath,
-    workerModel: options.workerModel.spec,
-    plannerModel: options.plannerModel.spec,
-    baseUrl: options.modelSource?.baseUrl ?? null,
-    apiKeyEnv: options.modelSource?.apiKeyEnv ?? null,
-    prices: options.modelSource?.prices ?? {},
-    workers: options.workers,
-    workerMaxSteps: options.workerMaxSteps,
-    plannerMaxSteps: options.plannerMaxSteps,
-    mergeCheck: options.mergeCheck ?? null,
-    sharedDependencies: options.sharedDependencies !== false,
-    workspaces: options.workspaces ?? 'auto',
-    workspaceDiskCapBytes: options.workspaceDiskCapBytes ?? null,
-    limits: options.limits ?? { tokens: null, usd: null, maxHours: null },
-    sandbox: {
-      method: sandbox.method,
-      network: sandbox.network.kind === 'hosts' ? { kind: 'hosts', hosts: [...sandbox.network.hosts] } : sandbox.network,
-      ...(sandbox.limits === undefined ? {} : { limits: { ...sandbox.limits } }),
-    },
-    leaseMs: options.leaseMs ?? DEFAULT_LEASE_MS,
-    hangAfterMs: options.hangAfterMs ?? DEFAULT_HANG_AFTER_MS,
-    freshness: options.freshness ?? DEFAULT_FRESHNESS,
-    green: options.green ?? DEFAULT_GREEN_SETTINGS,
-  };
+  return resolveRunSettings({ ...options.settings, workerModel: options.workerModel.spec, plannerModel: options.plannerModel.spec });
 }
 
 /** The run's budget ledger; none when no limit was set. */

@@ -1,9 +1,10 @@
 import { join } from 'node:path';
 import { newShortId } from '../../events/ids.js';
-import { DEFAULT_SANDBOX_SETTINGS, lateRecorder, openCommandRunners, type CommandRunners, type LateRecorder, type SandboxSettings } from '../setup/command-sandbox.js';
+import { lateRecorder, openCommandRunners, type CommandRunners, type LateRecorder } from '../setup/command-sandbox.js';
 import type { PreparedSession } from './session-prelude.js';
 import { dependencyCacheDir } from '../setup/shared-dependencies.js';
 import { workspacesDirOf } from '../setup/state-directory.js';
+import { DEFAULT_SANDBOX_SETTINGS, type SandboxSettings } from '../../events/run-settings.js';
 
 /** What a session's body gets: its run id, the runners for its agents' commands, and a recorder for what the sandbox reports before the run's own exists. */
 export interface SessionCommands {

@@ -21,9 +21,10 @@ import { sandboxedInstall } from '../setup/sandboxed-install.js';
 import { eventsDatabasePath, workspacesDirOf } from '../setup/state-directory.js';
 import type { SalvagedWork } from '../setup/workspace-reclaim.js';
 import { chooseWorkspaces, startWorkspaces, type ChosenWorkspaces } from '../setup/workspace-setup.js';
-import type { CommandRunners, LateRecorder, SandboxSettings } from '../setup/command-sandbox.js';
+import type { CommandRunners, LateRecorder } from '../setup/command-sandbox.js';
 import { withSessionCommands } from './session-commands.js';
 import { errorMessage } from '../../errors/error-message.js';
+import type { SandboxSettings } from '../../events/run-settings.js';
 
 export { defaultStateDir, eventsDatabasePath } from '../setup/state-directory.js';
 

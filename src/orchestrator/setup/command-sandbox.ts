@@ -3,7 +3,7 @@ import { chmod, chown, stat } from 'node:fs/promises';
 import { createHash } from 'node:crypto';
 import { dirname, join } from 'node:path';
 import type { EventBody } from '../../events/event-types.js';
-import type { RunSettings } from '../../events/run-settings.js';
+import type { SandboxSettings } from '../../events/run-settings.js';
 import { runProcess } from '../../sandbox/process/process-runner.js';
 import { type RunProcess } from '../../sandbox/process/types.js';
 import { DEFAULT_SANDBOX_GID, DEFAULT_SANDBOX_UID_BASE, openSandbox } from '../../sandbox/sandbox.js';
@@ -17,12 +17,6 @@ import type { Repository } from '../../workspace/git/repository.js';
 import { errorMessage } from '../../errors/error-message.js';
 
 /** How the user asked for agents' commands to be confined (`--sandbox`, `--network`, `--command-*`). */
-/** How agents' commands are confined: the method, the network they reach and their limits. Recorded in `run.configured`. */
-export type SandboxSettings = RunSettings['sandbox'];
-
-/** Confined by bubblewrap, with no network and the default limits. */
-export const DEFAULT_SANDBOX_SETTINGS: SandboxSettings = { method: 'bubblewrap', network: { kind: 'none' } };
-
 /** The run's way of running agents' commands: one confined runner per agent and directory. */
 export interface CommandRunners {
   readonly method: SandboxMethod;

@@ -1,5 +1,5 @@
 import type { ColonyEvent } from '../../events/event-types.js';
-import type { RunSettings } from '../../events/run-settings.js';
+import { resolveRunSettings, type RunSettings } from '../../events/run-settings.js';
 import type { EventStore } from '../../store/events/event-store.js';
 
 /** A `colony run` that has not ended: crashed or killed (no end recorded), or stopped (Ctrl-C). */
@@ -38,7 +38,7 @@ export function findUnfinishedRun(events: EventStore): UnfinishedRun | null {
     repo: started.data.repo,
     startedAt: started.ts,
     state: last?.type === 'run.ended' ? 'stopped' : 'crashed',
-    settings: configured?.data.settings ?? null,
+    settings: configured === undefined ? null : resolveRunSettings(configured.data.settings),
     resumes: own.filter((event) => event.type === 'run.resumed').length,
   };
 }

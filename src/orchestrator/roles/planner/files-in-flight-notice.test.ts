@@ -20,6 +20,7 @@ import type { RunContext } from '../../context/run-context.js';
 import { runTasks } from '../../runner/task-runner.js';
 import { Wakeups } from '../../wakeups.js';
 import { createWorkInFlight, type FilesPicture, type TaskInFlight } from '../../in-flight/work-in-flight.js';
+import { resolveRunSettings } from '../../../events/run-settings.js';
 
 const RUN = 'run-1';
 const HEADER = 'Files in flight across the run';
@@ -166,13 +167,11 @@ describe('a planner in a run', () => {
       workspaces: createWorktreeProvider(opened.repo),
       workspacesDir: join(stateDir, 'workspaces'),
       viewsDir: join(stateDir, 'views'),
+      settings: resolveRunSettings({ goalPath: 'GOAL.md', workerModel: sim.model.spec, plannerModel: planner.spec, workers: 1, workerMaxSteps: 60, plannerMaxSteps: 20 }),
       workerModel: sim.model,
       plannerModel: planner,
-      workerMaxSteps: 60,
-      plannerMaxSteps: 20,
       commands: unconfinedCommandRunners(),
       now: Date.now,
-      mergeCheck: null,
       workInFlight: createWorkInFlight(events, RUN),
       prompts: defaultPromptSet(),
     };

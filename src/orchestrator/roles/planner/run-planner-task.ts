@@ -22,7 +22,7 @@ import { RUN_STOPPED, type RunContext } from '../../context/run-context.js';
 import type { TaskExecution } from '../../context/task-execution.js';
 import { answerInterruptedCalls } from '../../resume/interrupted-calls.js';
 import { priorOf, type PriorAgent } from '../../resume/prior-agents.js';
-import { createScratchpad, DEFAULT_FRESHNESS, loopFreshness } from '../../context/agent-freshness.js';
+import { createScratchpad, loopFreshness } from '../../context/agent-freshness.js';
 import { detectProjectTestCommand, testCommandSentence } from '../../green/project-test-command.js';
 import { fillPlaceholders, type PromptName } from '../../prompts/prompt-set.js';
 import { errorMessage } from '../../../errors/error-message.js';
@@ -55,7 +55,7 @@ export async function runPlannerTask(
   const board = createPlannerBoard(context, task, agentId, recorder, { lease, finished: prior === null ? null : finishedBefore(prior) });
   // The board records each write; the scratchpad keeps the latest for every request.
   const scratchpad = createScratchpad(recorder, prior, false);
-  const freshness = loopFreshness(context.freshness ?? DEFAULT_FRESHNESS, 'planner', context.plannerModel.spec, context.prompts);
+  const freshness = loopFreshness(context.settings.freshness, 'planner', context.plannerModel.spec, context.prompts);
   const filesNotice = createFilesInFlightNotice(context.workInFlight, task.id, context.prompts);
   const budget = context.budget === undefined ? null : createAgentBudget(context.budget, task.id, 'planner', context.prompts);
 
@@ -108,7 +108,7 @@ export async function runPlannerTask(
       systemPrompt,
       task: task.body,
       recorder,
-      maxSteps: context.plannerMaxSteps,
+      maxSteps: context.settings.plannerMaxSteps,
       signal,
       inbox: plannerInbox(context, task, lease, missed),
       noToolCallNudge: context.prompts.text('planner-nudge'),

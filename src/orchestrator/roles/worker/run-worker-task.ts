@@ -27,11 +27,12 @@ import { answerInterruptedCalls } from '../../resume/interrupted-calls.js';
 import { checkAcceptance } from './acceptance-checks.js';
 import { landedCommits, lastWorkspacePath, type PriorAgent } from '../../resume/prior-agents.js';
 import { RUN_STOPPED } from '../../context/run-context.js';
-import { createScratchpad, DEFAULT_FRESHNESS, loopFreshness, type AgentFreshness } from '../../context/agent-freshness.js';
+import { createScratchpad, loopFreshness } from '../../context/agent-freshness.js';
 import { createWriteScratchpadTool } from '../../../tools/write-scratchpad-tool.js';
 import { detectProjectTestCommand, testCommandSentence } from '../../green/project-test-command.js';
 import { fillPlaceholders, type PromptSet } from '../../prompts/prompt-set.js';
 import { errorMessage } from '../../../errors/error-message.js';
+import { DEFAULT_FRESHNESS, type FreshnessSettings } from '../../../events/run-settings.js';
 
 export interface WorkerTask {
   readonly id: string;
@@ -86,7 +87,7 @@ export interface RunWorkerTaskOptions {
    */
   readonly prior?: PriorAgent | null;
   /** Context windows, compaction and reminders; DEFAULT_FRESHNESS when absent. */
-  readonly freshness?: AgentFreshness;
+  readonly freshness?: FreshnessSettings;
 }
 
 export interface WorkerResult {
