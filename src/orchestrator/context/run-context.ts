@@ -30,16 +30,16 @@ export interface RunContext {
   /** Makes and removes workers' workspaces. */
   readonly workspaces: WorkspaceProvider;
   /** Holds new workers back while their workspaces would take more disk than allowed; absent for no cap. */
-  readonly workspaceQuota?: WorkspaceQuota;
+  readonly workspaceQuota?: WorkspaceQuota | undefined;
   /** Workers' workspaces are made in here. */
   readonly workspacesDir: string;
   /**
    * The run's shared install of the repository's dependencies, linked into each new worker
    * workspace; null or absent when the run has none.
    */
-  readonly dependencyLayer?: string | null;
+  readonly dependencyLayer?: string | null | undefined;
   /** Directories shown at every worker's workspace root, shared and never written. */
-  readonly sharedLayers?: readonly string[];
+  readonly sharedLayers?: readonly string[] | undefined;
   /** Planners' views of main are made in here. */
   readonly viewsDir: string;
   /** What the run was told, defaults filled in (see `runSettingsSchema`): steps, the merge check, freshness, the hang limit. */
@@ -54,25 +54,25 @@ export interface RunContext {
   /** The files the run's tasks declare and change, for its planners (one per run, shared). */
   readonly workInFlight: WorkInFlight;
   /** The run's limits and spend; the run has no limit when absent. It must be told every event (see `onEvent`). */
-  readonly budget?: BudgetLedger;
-  readonly onEvent?: (event: ColonyEvent) => void;
+  readonly budget?: BudgetLedger | undefined;
+  readonly onEvent?: ((event: ColonyEvent) => void) | undefined;
   /** Waits out a full disk instead of failing; writes go straight to the stores when absent. */
-  readonly disk?: DiskGuard;
+  readonly disk?: DiskGuard | undefined;
   /** How long each of a task's acceptance commands may run; ten minutes when absent. */
-  readonly acceptanceTimeoutMs?: number;
+  readonly acceptanceTimeoutMs?: number | undefined;
   /**
    * On resume: the agent an earlier incarnation of the run started on each task (task id →
    * agent id). A task claimed again goes back to that agent, its conversation rebuilt.
    */
-  readonly priorAgents?: ReadonlyMap<string, string>;
+  readonly priorAgents?: ReadonlyMap<string, string> | undefined;
   /**
    * Records in the log what people did through the task store (messages left, the user's hold
    * set or lifted), from any process. The runner calls it before it claims, a planner before it
    * takes its inbox, so the record comes before what it allowed. Absent: nothing steers the run.
    */
-  readonly steering?: SteeringWriter;
+  readonly steering?: SteeringWriter | undefined;
   /** The green loop's release check: a root planner's done `finish` is refused while it fails. Absent: no gate (`colony work`, tests of the tree alone). */
-  readonly green?: ReleaseGate;
+  readonly green?: ReleaseGate | undefined;
 }
 
 /** The abort reason of agents stopped because the run stops (Ctrl-C, the root closed): their tasks go back to the store. */

@@ -13,6 +13,7 @@ import { createExampleRepository, type ExampleRepository } from '../../../test/t
 import { defaultPromptSet } from '../prompts/prompt-set.js';
 import { runWorkerTask } from '../roles/worker/run-worker-task.js';
 import { createWorkInFlightFold, HOT_FILES_WINDOW, WORK_IN_FLIGHT_EVENT_TYPES } from './work-in-flight-fold.js';
+import { DEFAULT_FRESHNESS } from '../../events/run-settings.js';
 
 const RUN = 'run-1';
 
@@ -66,18 +67,21 @@ describe('the work-in-flight fold, on what real workers recorded', () => {
 
     // Two workers at once on one base: both re-export from src/index.js.
     const run = (id: string, file: string) =>
-      runWorkerTask({
-        repo: opened.repo,
-        workspaces: createWorktreeProvider(opened.repo),
-        commands: unconfinedCommandRunners(),
-        store,
-        model: model.model,
-        task: { id, title: id, body: taskFile(file) },
-        runId: RUN,
-        workspacesDir: join(example?.dir ?? '', '.colony', 'workspaces'),
-        maxSteps: 40,
-        prompts: defaultPromptSet(),
-      });
+      runWorkerTask(
+        {
+          repo: opened.repo,
+          workspaces: createWorktreeProvider(opened.repo),
+          commands: unconfinedCommandRunners(),
+          events: store,
+          workerModel: model.model,
+          runId: RUN,
+          workspacesDir: join(example?.dir ?? '', '.colony', 'workspaces'),
+          viewsDir: join(example?.dir ?? '', '.colony', 'views'),
+          settings: { workerMaxSteps: 40, mergeCheck: null, freshness: DEFAULT_FRESHNESS },
+          prompts: defaultPromptSet(),
+        },
+        { task: { id, title: id, body: taskFile(file) } },
+      );
     const results = await Promise.all([run('task-pad', '01-pad'), run('task-case', '02-case')]);
     expect(results.map((result) => result.handoff.status)).toEqual(['done', 'done']);
 

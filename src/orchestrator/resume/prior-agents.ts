@@ -58,7 +58,7 @@ export function landedCommits(prior: PriorAgent): string[] {
 export interface PriorAgentsOfRun {
   readonly events: EventStore;
   readonly runId: string;
-  readonly priorAgents?: ReadonlyMap<string, string>;
+  readonly priorAgents?: ReadonlyMap<string, string> | undefined;
 }
 
 export function priorOf(context: PriorAgentsOfRun, task: TaskRecord): PriorAgent | null {

@@ -273,30 +273,13 @@ async function execute(context: RunContext, task: TaskRecord, lease: () => Lease
     const recorded = prior === null ? null : recordedHandoff(prior);
     if (prior !== null && recorded !== null) return { agentId: prior.agentId, handoff: recorded };
     if (task.kind === 'planner') return await runPlannerTask(context, task, signal, lease, prior);
-    const result = await runWorkerTask({
-      repo: context.repo,
-      store: context.events,
-      model: context.workerModel,
+    const result = await runWorkerTask(context, {
       task: { id: task.id, title: task.title, body: task.body, acceptance: task.acceptance },
-      runId: context.runId,
-      workspaces: context.workspaces,
-      workspacesDir: context.workspacesDir,
-      viewsDir: context.viewsDir,
-      ...(context.acceptanceTimeoutMs === undefined ? {} : { acceptanceTimeoutMs: context.acceptanceTimeoutMs }),
-      dependencyLayer: context.dependencyLayer ?? null,
-      ...(context.sharedLayers === undefined ? {} : { sharedLayers: context.sharedLayers }),
-      maxSteps: context.settings.workerMaxSteps,
-      prompts: context.prompts,
-      commands: context.commands,
       signal,
-      ...(context.settings.mergeCheck === null ? {} : { mergeCheck: context.settings.mergeCheck }),
       parentAgentId: task.createdBy,
       attempt: task.attempt,
-      ...(context.onEvent === undefined ? {} : { onEvent: context.onEvent }),
-      ...(context.budget === undefined ? {} : { budget: createAgentBudget(context.budget, task.id, 'worker', context.prompts) }),
-      ...(context.disk === undefined ? {} : { disk: context.disk }),
+      budget: context.budget === undefined ? undefined : createAgentBudget(context.budget, task.id, 'worker', context.prompts),
       prior,
-      freshness: context.settings.freshness,
     });
     return { agentId: result.agentId, handoff: result.handoff };
   } catch (error) {

@@ -281,7 +281,7 @@ export async function driveRun(drive: DriveRunOptions): Promise<RunSessionResult
         steering: steering.writer,
         dependencyLayer,
         workspaces: workspaces.provider,
-        ...(workspaces.quota === null ? {} : { workspaceQuota: workspaces.quota }),
+        workspaceQuota: workspaces.quota ?? undefined,
         workspacesDir: workspacesDirOf(stateDir),
         viewsDir,
         workerModel: options.workerModel,
@@ -291,10 +291,10 @@ export async function driveRun(drive: DriveRunOptions): Promise<RunSessionResult
         commands,
         now: Date.now,
         workInFlight: createWorkInFlight(events, runId),
-        ...(budget === undefined ? {} : { budget }),
+        budget,
         onEvent,
         disk,
-        ...(resumed === null ? {} : { priorAgents: resumed.priorAgents }),
+        priorAgents: resumed?.priorAgents,
         green,
       };
       outcome = await runTasks({

@@ -1,3 +1,4 @@
+import { join } from 'node:path';
 import { closeRepositoryObjects } from '../../workspace/git/repository-objects.js';
 import type { ColonyEvent, EventBody } from '../../events/event-types.js';
 import type { Handoff } from '../../events/handoff.js';
@@ -24,7 +25,7 @@ import { chooseWorkspaces, startWorkspaces, type ChosenWorkspaces } from '../set
 import type { CommandRunners, LateRecorder } from '../setup/command-sandbox.js';
 import { withSessionCommands } from './session-commands.js';
 import { errorMessage } from '../../errors/error-message.js';
-import type { SandboxSettings } from '../../events/run-settings.js';
+import { DEFAULT_FRESHNESS, type SandboxSettings } from '../../events/run-settings.js';
 
 export { defaultStateDir, eventsDatabasePath } from '../setup/state-directory.js';
 
@@ -135,22 +136,28 @@ async function runInRepository(
       record({ type: 'run.ended', data: { status: 'failed', durationMs: Date.now() - started } });
       return workspaces;
     }
-    const result = await runWorkerTask({
-      repo,
-      store,
-      model: options.model,
-      task: { id: newShortId('task'), title: task.title, body: task.body },
-      runId,
-      dependencyLayer,
-      workspaces: workspaces.provider,
-      workspacesDir: workspacesDirOf(stateDir),
-      maxSteps: options.maxSteps,
-      prompts,
-      commands,
-      onLanded: () => checkout.afterLanding(),
-      ...(options.signal === undefined ? {} : { signal: options.signal }),
-      ...(options.onEvent === undefined ? {} : { onEvent: options.onEvent }),
-    });
+    const result = await runWorkerTask(
+      {
+        repo,
+        events: store,
+        runId,
+        workerModel: options.model,
+        dependencyLayer,
+        workspaces: workspaces.provider,
+        workspacesDir: workspacesDirOf(stateDir),
+        viewsDir: join(stateDir, 'views'),
+        prompts,
+        commands,
+        onEvent: options.onEvent,
+        // `colony work` takes no merge check and no freshness flags: its worker has the defaults.
+        settings: { workerMaxSteps: options.maxSteps, mergeCheck: null, freshness: DEFAULT_FRESHNESS },
+      },
+      {
+        task: { id: newShortId('task'), title: task.title, body: task.body },
+        onLanded: () => checkout.afterLanding(),
+        signal: options.signal,
+      },
+    );
     const checkoutProblem = await checkout.finish();
     await workspaces.provider.close();
     record({ type: 'run.ended', data: { status: result.handoff.status, durationMs: Date.now() - started } });

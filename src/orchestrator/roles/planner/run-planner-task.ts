@@ -17,7 +17,8 @@ import { createAgentRecorder, endAgent } from '../../agent-recorder.js';
 import type { Exhaustion } from '../../budget/budget-ledger.js';
 import { handoffMessage, personMessage } from './handoff-message.js';
 import { createFilesInFlightNotice } from './files-in-flight-notice.js';
-import { createPlannerBoard, handoffFromFinish } from './planner-board.js';
+import { createPlannerBoard, handoffFromFinish, type BoardContext } from './planner-board.js';
+import type { RunSettings } from '../../../events/run-settings.js';
 import { RUN_STOPPED, type RunContext } from '../../context/run-context.js';
 import type { TaskExecution } from '../../context/task-execution.js';
 import { answerInterruptedCalls } from '../../resume/interrupted-calls.js';
@@ -35,13 +36,19 @@ const ROLE_PROMPTS: Record<Exclude<AgentRole, 'worker'>, PromptName> = {
 /** How often a waiting planner looks at the store even without a wake-up (another process may have written). */
 const INBOX_POLL_MS = 1_000;
 
+/** What a planner needs of its run: a narrow view of the run's context. */
+export type PlannerContext = BoardContext &
+  Pick<RunContext, 'events' | 'repo' | 'plannerModel' | 'prompts' | 'commands' | 'viewsDir' | 'budget' | 'onEvent' | 'disk' | 'steering' | 'priorAgents'> & {
+    readonly settings: Pick<RunSettings, 'plannerMaxSteps' | 'freshness'>;
+  };
+
 /**
  * Runs one planner on its task: a view of main, the read-only repository tools and the role
  * tools, the agent loop with its inbox, and exactly one handoff: its `finish`, or a synthetic
  * failure when it ended without one.
  */
 export async function runPlannerTask(
-  context: RunContext,
+  context: PlannerContext,
   task: TaskRecord,
   signal: AbortSignal,
   lease: () => Lease,
@@ -178,7 +185,7 @@ export async function runPlannerTask(
  * conversation) come first, once. Takes are fenced by the planner's lease: an older
  * incarnation of the planner takes nothing.
  */
-function plannerInbox(context: RunContext, task: TaskRecord, lease: () => Lease, missed: readonly InboxMessage[]): AgentInbox {
+function plannerInbox(context: PlannerContext, task: TaskRecord, lease: () => Lease, missed: readonly InboxMessage[]): AgentInbox {
   const render = (message: InboxMessage): string => {
     if (message.handoff !== null && message.fromTaskId !== null) {
       const child = context.tasks.getTask(message.fromTaskId);
@@ -207,7 +214,7 @@ function plannerInbox(context: RunContext, task: TaskRecord, lease: () => Lease,
 }
 
 /** The planner's unread messages, taken; none while the disk is full (they wait, unread, for the next take). */
-function takeStored(context: RunContext, task: TaskRecord, lease: Lease): InboxMessage[] {
+function takeStored(context: PlannerContext, task: TaskRecord, lease: Lease): InboxMessage[] {
   try {
     return context.tasks.takeInbox(task.id, lease);
   } catch (error) {
@@ -217,7 +224,7 @@ function takeStored(context: RunContext, task: TaskRecord, lease: Lease): InboxM
 }
 
 /** Messages the store says the planner took that its recorded conversation never received: a crash fell between the two. */
-function missedMessages(context: RunContext, task: TaskRecord, prior: PriorAgent): InboxMessage[] {
+function missedMessages(context: PlannerContext, task: TaskRecord, prior: PriorAgent): InboxMessage[] {
   return context.tasks.takenInbox(task.id).filter((message) => !prior.conversation.receivedInboxSeqs.has(message.seq));
 }
 
@@ -240,7 +247,7 @@ function syntheticPlannerHandoff(outcome: AgentOutcome, role: AgentRole): Handof
   });
 }
 
-async function waitForChildren(context: RunContext, task: TaskRecord, step: number, recorder: AgentRecorder, signal: AbortSignal): Promise<void> {
+async function waitForChildren(context: PlannerContext, task: TaskRecord, step: number, recorder: AgentRecorder, signal: AbortSignal): Promise<void> {
   let open = context.tasks.movableChildren(task.id);
   if (open === 0) return;
   recorder.record({ type: 'agent.waiting', data: { step, openChildren: open } });
@@ -252,7 +259,7 @@ async function waitForChildren(context: RunContext, task: TaskRecord, step: numb
 }
 
 /** A planner the budget stopped before it finished: what it had published and how each task ended. */
-function budgetStoppedPlannerHandoff(context: RunContext, task: TaskRecord, outcome: AgentOutcome, exhaustion: Exhaustion): Handoff {
+function budgetStoppedPlannerHandoff(context: PlannerContext, task: TaskRecord, outcome: AgentOutcome, exhaustion: Exhaustion): Handoff {
   const children = context.tasks.listTasks(context.runId).filter((child) => child.parentTaskId === task.id);
   const lastToolCall = outcome.status === 'failed' ? outcome.lastToolCall : null;
   return budgetStopHandoff({

@@ -3,36 +3,31 @@ import { runGit } from '../../../workspace/git/git.js';
 import { basename } from 'node:path';
 import { runAgent, type AgentLoopOptions, type AgentOutcome } from '../../../agent/agent-loop.js';
 import { endingCallSucceeded } from '../../../agent/agent-restore.js';
-import type { ColonyEvent, EventBody } from '../../../events/event-types.js';
+import type { EventBody } from '../../../events/event-types.js';
 import { syntheticFailureHandoff, type Handoff } from '../../../events/handoff.js';
 import { newShortId } from '../../../events/ids.js';
-import type { ChatModel } from '../../../model/chat-model.js';
-import type { EventStore } from '../../../store/events/event-store.js';
 import { createWorkerFileTools } from '../../../tools/worker-file-tools.js';
 import { createMergeToMainTool } from '../../../tools/merge-to-main-tool.js';
 import { createSubmitHandoffTool, handoffFromSubmitInput } from '../../../tools/submit-handoff-tool.js';
 import type { Repository } from '../../../workspace/git/repository.js';
 import { reopenWorkspace } from '../../../workspace/reopen-workspace.js';
 import type { Workspace } from '../../../workspace/workspace.js';
-import type { WorkspaceProvider } from '../../../workspace/workspace-provider.js';
 import { budgetStopHandoff, type AgentBudget } from '../../budget/agent-budget.js';
 import type { Exhaustion } from '../../budget/budget-ledger.js';
 import { commandMergeCheck } from './merge-check.js';
 import { createAgentRecorder, endAgent } from '../../agent-recorder.js';
 import { linkSharedDependencies } from '../../setup/shared-dependencies.js';
-import type { CommandRunners } from '../../setup/command-sandbox.js';
 import { describeSalvage, reclaimWorkspace, type SalvagedWork } from '../../setup/workspace-reclaim.js';
-import type { DiskGuard } from '../../disk-guard.js';
 import { answerInterruptedCalls } from '../../resume/interrupted-calls.js';
 import { checkAcceptance } from './acceptance-checks.js';
 import { landedCommits, lastWorkspacePath, type PriorAgent } from '../../resume/prior-agents.js';
-import { RUN_STOPPED } from '../../context/run-context.js';
+import { RUN_STOPPED, type RunContext } from '../../context/run-context.js';
 import { createScratchpad, loopFreshness } from '../../context/agent-freshness.js';
 import { createWriteScratchpadTool } from '../../../tools/write-scratchpad-tool.js';
 import { detectProjectTestCommand, testCommandSentence } from '../../green/project-test-command.js';
-import { fillPlaceholders, type PromptSet } from '../../prompts/prompt-set.js';
+import { fillPlaceholders } from '../../prompts/prompt-set.js';
 import { errorMessage } from '../../../errors/error-message.js';
-import { DEFAULT_FRESHNESS, type FreshnessSettings } from '../../../events/run-settings.js';
+import type { RunSettings } from '../../../events/run-settings.js';
 
 export interface WorkerTask {
   readonly id: string;
@@ -43,51 +38,29 @@ export interface WorkerTask {
   readonly acceptance?: readonly string[];
 }
 
-export interface RunWorkerTaskOptions {
-  readonly repo: Repository;
-  readonly store: EventStore;
-  readonly model: ChatModel;
+/** What a worker needs of its run: a narrow view of the run's context. */
+export type WorkerContext = Pick<
+  RunContext,
+  'runId' | 'repo' | 'events' | 'workerModel' | 'workspaces' | 'workspacesDir' | 'viewsDir' | 'dependencyLayer' | 'sharedLayers' | 'acceptanceTimeoutMs' | 'prompts' | 'commands' | 'onEvent' | 'disk'
+> & { readonly settings: Pick<RunSettings, 'workerMaxSteps' | 'mergeCheck' | 'freshness'> };
+
+/** One claim of one task by a worker: the task, and what this claim of it brings. */
+export interface WorkerClaim {
   readonly task: WorkerTask;
-  readonly runId: string;
-  /** Makes and removes the worker's workspace. */
-  readonly workspaces: WorkspaceProvider;
-  /** Where workspaces are made, one folder each. */
-  readonly workspacesDir: string;
-  /** A shared dependency layer to link into the new workspace (see `linkDependencyLayer`); none when null or absent. */
-  readonly dependencyLayer?: string | null;
-  /** Directories shown at the workspace's root, shared and never written (see `CreateWorkspaceOptions`). */
-  readonly sharedLayers?: readonly string[];
-  /** Where the task's acceptance checks check out the trunk (and remove the checkout again); required when it has any. */
-  readonly viewsDir?: string;
-  /** How long each acceptance command may run; ten minutes when absent. */
-  readonly acceptanceTimeoutMs?: number;
-  readonly maxSteps: number;
-  /** The run's prompts: the worker's system prompt and its nudge come from here. */
-  readonly prompts: PromptSet;
-  /** Runs the worker's commands (run_command, the merge check), confined as the run was told. */
-  readonly commands: CommandRunners;
-  readonly signal?: AbortSignal;
-  /** Told every event as it is recorded, for live progress. */
-  readonly onEvent?: (event: ColonyEvent) => void;
+  readonly signal?: AbortSignal | undefined;
   /** Awaited after each landing of the worker's work on the trunk, before the agent hears of it. */
-  readonly onLanded?: (commit: string) => Promise<void>;
-  /** A command the worker's merges must pass, run on its work replayed onto the trunk (`--merge-check`). */
-  readonly mergeCheck?: string;
+  readonly onLanded?: ((commit: string) => Promise<void>) | undefined;
   /** The planner agent that published the task, when it came from a planner. */
-  readonly parentAgentId?: string | null;
+  readonly parentAgentId?: string | null | undefined;
   /** Which claim of the task this is, from 1. */
-  readonly attempt?: number;
+  readonly attempt?: number | undefined;
   /** The run's budget as this worker sees it; no limit when absent. */
-  readonly budget?: AgentBudget;
-  /** Waits out a full disk when the worker's events are made durable; absent, a full disk fails the flush. */
-  readonly disk?: DiskGuard;
+  readonly budget?: AgentBudget | undefined;
   /**
    * The agent an earlier incarnation of the run had on this task (`colony resume`): the worker
    * goes on as that agent, in its workspace when it is still there, its conversation rebuilt.
    */
-  readonly prior?: PriorAgent | null;
-  /** Context windows, compaction and reminders; DEFAULT_FRESHNESS when absent. */
-  readonly freshness?: FreshnessSettings;
+  readonly prior?: PriorAgent | null | undefined;
 }
 
 export interface WorkerResult {
@@ -110,41 +83,40 @@ async function isIgnored(repo: Repository, path: string): Promise<boolean> {
  * without one), and cleanup that never discards work that did not land: it is salvaged onto
  * the worker's branch before the workspace is removed.
  */
-export async function runWorkerTask(options: RunWorkerTaskOptions): Promise<WorkerResult> {
-  const { repo, store, task, runId } = options;
+export async function runWorkerTask(context: WorkerContext, claim: WorkerClaim): Promise<WorkerResult> {
+  const { repo, events, runId, viewsDir } = context;
+  const { task } = claim;
   const acceptance = task.acceptance ?? [];
-  const viewsDir = options.viewsDir;
-  if (acceptance.length > 0 && viewsDir === undefined) throw new TypeError(`Task ${task.id} has acceptance commands but no viewsDir to check them in.`);
-  const prior = options.prior ?? null;
+  const prior = claim.prior ?? null;
   const agentId = prior?.agentId ?? newShortId('worker');
-  const recorder = createAgentRecorder(store, runId, agentId, options.onEvent, options.disk, options.signal);
-  const signal = options.signal ?? new AbortController().signal;
+  const recorder = createAgentRecorder(events, runId, agentId, context.onEvent, context.disk, claim.signal);
+  const signal = claim.signal ?? new AbortController().signal;
 
-  const placed = await placeWorkspace(options, agentId, prior, recorder.record);
+  const placed = await placeWorkspace(context, claim.attempt ?? 1, agentId, prior, recorder.record);
   const { workspace } = placed;
   let submitted: Handoff | null = prior === null ? null : submittedBefore(prior);
   const landed: string[] = prior === null ? [] : landedCommits(prior);
   const onLanded = async (commit: string): Promise<void> => {
     landed.push(commit);
-    await options.onLanded?.(commit);
+    await claim.onLanded?.(commit);
   };
-  const runProcess = options.commands.forAgent(agentId, workspace.path);
+  const runProcess = context.commands.forAgent(agentId, workspace.path);
   const scratchpad = createScratchpad(recorder, prior);
-  const freshnessSettings = options.freshness ?? DEFAULT_FRESHNESS;
-  const freshness = loopFreshness(freshnessSettings, 'worker', options.model.spec, options.prompts);
-  const evidenceRequest = options.prompts.text('evidence-reminder');
+  const freshnessSettings = context.settings.freshness;
+  const freshness = loopFreshness(freshnessSettings, 'worker', context.workerModel.spec, context.prompts);
+  const evidenceRequest = context.prompts.text('evidence-reminder');
   // Read from the workspace, which starts at the trunk's latest: what the run has built so far counts.
-  const systemPrompt = fillPlaceholders(options.prompts.text('worker'), { TEST_COMMAND: testCommandSentence(detectProjectTestCommand(workspace.path)) });
+  const systemPrompt = fillPlaceholders(context.prompts.text('worker'), { TEST_COMMAND: testCommandSentence(detectProjectTestCommand(workspace.path)) });
   const tools = [
     ...createWorkerFileTools(workspace.path, { runProcess }),
     createMergeToMainTool(repo, workspace, {
       onEvent: recorder.record,
-      ...(options.mergeCheck === undefined ? {} : { check: commandMergeCheck(options.mergeCheck, runProcess, options.signal) }),
+      ...(context.settings.mergeCheck === null ? {} : { check: commandMergeCheck(context.settings.mergeCheck, runProcess, claim.signal) }),
       onLanded,
       // The intent is on disk before the trunk moves, so a restart can tell whether this merge landed.
       onIntent: (intent) => {
         recorder.record({ type: 'merge.intended', data: intent });
-        store.flush();
+        events.flush();
       },
     }),
     createWriteScratchpadTool((content) => scratchpad.write(content)),
@@ -162,26 +134,26 @@ export async function runWorkerTask(options: RunWorkerTaskOptions): Promise<Work
         role: 'worker',
         taskId: task.id,
         title: task.title,
-        model: options.model.spec,
+        model: context.workerModel.spec,
         systemPrompt,
         task: task.body,
         tools: tools.map((tool) => tool.name),
-        ...(options.parentAgentId === undefined ? {} : { parentAgentId: options.parentAgentId }),
-        ...(options.attempt === undefined ? {} : { attempt: options.attempt }),
+        ...(claim.parentAgentId === undefined ? {} : { parentAgentId: claim.parentAgentId }),
+        ...(claim.attempt === undefined ? {} : { attempt: claim.attempt }),
       },
     });
   }
 
   let notice = placed.notice;
-  const budgetCheck = options.budget === undefined ? null : options.budget;
+  const budgetCheck = claim.budget ?? null;
   const loop: AgentLoopOptions = {
-    model: options.model,
+    model: context.workerModel,
     tools,
     systemPrompt,
-    noToolCallNudge: options.prompts.text('worker-nudge'),
+    noToolCallNudge: context.prompts.text('worker-nudge'),
     task: task.body,
     recorder,
-    maxSteps: options.maxSteps,
+    maxSteps: context.settings.workerMaxSteps,
     signal,
     context: freshness.context,
     reminders: freshness.reminders,
@@ -199,7 +171,7 @@ export async function runWorkerTask(options: RunWorkerTaskOptions): Promise<Work
       : {
           restore: {
             conversation: prior.conversation,
-            generation: options.attempt ?? 1,
+            generation: claim.attempt ?? 1,
             answerInterrupted: answerInterruptedCalls({ prior, repo, record: recorder.record, onLanded, workspace }),
             // A worker that had submitted its handoff ends without another model call.
             lastTurnEnded: endingCallSucceeded(prior.conversation, ['submit_handoff']),
@@ -215,12 +187,12 @@ export async function runWorkerTask(options: RunWorkerTaskOptions): Promise<Work
     return { agentId, handoff, keptWorkspace: workspace.path, salvaged: null };
   };
   if (submitted === null && signal.aborted && signal.reason === RUN_STOPPED) return stoppedWithRun();
-  const budgetStop = options.budget?.stoppedBy() ?? null;
+  const budgetStop = claim.budget?.stoppedBy() ?? null;
   // Checked before the workspace is judged: a restart during the checks finds the worker as it
   // ended, workspace and all, and runs them again before its one handoff.
   const claimed = finalHandoff(outcome, submitted, landed, [], repo.trunk, budgetStop).status;
   const checked =
-    acceptance.length === 0 || viewsDir === undefined
+    acceptance.length === 0
       ? null
       : await checkAcceptance({
           repo,
@@ -229,15 +201,15 @@ export async function runWorkerTask(options: RunWorkerTaskOptions): Promise<Work
           claimed,
           commit: landed.at(-1) ?? null,
           viewsDir,
-          runnerFor: (dir) => options.commands.forAgent('system', dir),
-          dependencyLayer: options.dependencyLayer ?? null,
+          runnerFor: (dir) => context.commands.forAgent('system', dir),
+          dependencyLayer: context.dependencyLayer ?? null,
           record: recorder.record,
           signal,
-          ...(options.acceptanceTimeoutMs === undefined ? {} : { commandTimeoutMs: options.acceptanceTimeoutMs }),
+          ...(context.acceptanceTimeoutMs === undefined ? {} : { commandTimeoutMs: context.acceptanceTimeoutMs }),
         });
   if (checked === RUN_STOPPED) return stoppedWithRun();
   // Decide the workspace's fate before the handoff, so the handoff can say where the work is.
-  const reclaimed = await reclaimWorkspace(repo, options.workspaces, workspace, recorder.record);
+  const reclaimed = await reclaimWorkspace(repo, context.workspaces, workspace, recorder.record);
   const notes = [
     ...placed.notes,
     ...(reclaimed.salvaged === null ? [] : [describeSalvage(reclaimed.salvaged, repo.trunk)]),
@@ -263,37 +235,38 @@ interface PlacedWorkspace {
  * the worker gets a fresh one and is told what that means.
  */
 async function placeWorkspace(
-  options: RunWorkerTaskOptions,
+  context: WorkerContext,
+  attempt: number,
   agentId: string,
   prior: PriorAgent | null,
   record: (event: EventBody) => void,
 ): Promise<PlacedWorkspace> {
   const earlier = prior === null ? null : lastWorkspacePath(prior);
   if (earlier !== null) {
-    const reopened = await reopenWorkspace(options.workspaces, options.workspacesDir, basename(earlier));
+    const reopened = await reopenWorkspace(context.workspaces, context.workspacesDir, basename(earlier));
     if (reopened.ok) {
       record({ type: 'workspace.reopened', data: { path: reopened.workspace.path, branch: reopened.workspace.branch, clearedLocks: [...reopened.clearedLocks] } });
       return { workspace: reopened.workspace, notice: null, notes: [] };
     }
-    const fresh = await createWorkspace(options, `${agentId}-${options.attempt ?? 1}`, record);
-    const gone = `colony restarted, and your workspace could not be taken up again (${reopened.reason}). You are now in a fresh workspace at ${options.repo.trunk}'s latest commit, ${fresh.path}: work you had not merged is not in it. Check what ${options.repo.trunk} already has before you go on.`;
+    const fresh = await createWorkspace(context, `${agentId}-${attempt}`, record);
+    const gone = `colony restarted, and your workspace could not be taken up again (${reopened.reason}). You are now in a fresh workspace at ${context.repo.trunk}'s latest commit, ${fresh.path}: work you had not merged is not in it. Check what ${context.repo.trunk} already has before you go on.`;
     return { workspace: fresh, notice: gone, notes: [`After a restart its workspace could not be taken up again (${reopened.reason}); it went on in a fresh one.`] };
   }
-  return { workspace: await createWorkspace(options, agentId, record), notice: null, notes: [] };
+  return { workspace: await createWorkspace(context, agentId, record), notice: null, notes: [] };
 }
 
-async function createWorkspace(options: RunWorkerTaskOptions, id: string, record: (event: EventBody) => void): Promise<Workspace> {
-  const { repo } = options;
+async function createWorkspace(context: WorkerContext, id: string, record: (event: EventBody) => void): Promise<Workspace> {
+  const { repo } = context;
   const started = performance.now();
   // An overlay workspace shows the dependency layer as one more lower layer, at no cost; a
   // worktree gets it hard-linked in below. Either way only where git ignores node_modules,
   // or merging would commit it.
-  const layer = options.dependencyLayer ?? null;
-  const stacked = layer !== null && options.workspaces.method === 'overlay' && (await isIgnored(repo, 'node_modules/'));
-  const sharedLayers = [...(options.sharedLayers ?? []), ...(stacked ? [layer] : [])];
-  const workspace = await options.workspaces.create({
+  const layer = context.dependencyLayer ?? null;
+  const stacked = layer !== null && context.workspaces.method === 'overlay' && (await isIgnored(repo, 'node_modules/'));
+  const sharedLayers = [...(context.sharedLayers ?? []), ...(stacked ? [layer] : [])];
+  const workspace = await context.workspaces.create({
     id,
-    parentDir: options.workspacesDir,
+    parentDir: context.workspacesDir,
     ...(sharedLayers.length === 0 ? {} : { sharedLayers }),
   });
   record({
@@ -303,7 +276,7 @@ async function createWorkspace(options: RunWorkerTaskOptions, id: string, record
       branch: workspace.branch,
       baseCommit: workspace.baseCommit,
       durationMs: Math.round(performance.now() - started),
-      method: options.workspaces.method,
+      method: context.workspaces.method,
     },
   });
   if (stacked) await recordLayerUse(layer, workspace.path);
