@@ -10,7 +10,7 @@ const MAX_COMMITS = 10;
 
 /**
  * An agent's changes for its page in the terminal UI: what its workspace holds that is not
- * committed (while it has one), then the commits it landed on the trunk. git runs with the
+ * committed (while it has one), then the commits it landed on main. git runs with the
  * workspace's git directory named, never through the `.git` file the agent could rewrite, and
  * without optional locks, so looking never contends with the agent's own git.
  */
@@ -23,7 +23,7 @@ export function agentDiffReader(repoDir: string): (transcript: AgentTranscript) 
     if (transcript.workspace === null) parts.push('(this agent had no workspace of its own)');
     else parts.push(...(await uncommitted(repo.gitDir, transcript.workspace)));
     const landed = transcript.landed.slice(-MAX_COMMITS);
-    parts.push('', transcript.landed.length === 0 ? 'Landed nothing on the trunk yet.' : `Landed ${transcript.landed.length} commit(s)${transcript.landed.length > MAX_COMMITS ? `, the last ${MAX_COMMITS} shown` : ''}:`);
+    parts.push('', transcript.landed.length === 0 ? 'Landed nothing on main yet.' : `Landed ${transcript.landed.length} commit(s)${transcript.landed.length > MAX_COMMITS ? `, the last ${MAX_COMMITS} shown` : ''}:`);
     for (const commit of landed) {
       const shown = await runGit(repo.root, ['--no-optional-locks', 'show', '--stat', '--patch', '--format=commit %H%n%s%n', commit]);
       parts.push(shown.code === 0 ? shown.stdout : `commit ${commit}: ${shown.stderr.trim()}`);

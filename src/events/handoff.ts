@@ -17,13 +17,13 @@ export const acceptanceResultSchema = z.object({
 export type AcceptanceResult = z.infer<typeof acceptanceResultSchema>;
 
 /**
- * What colony found when it ran a task's acceptance commands on the trunk at the worker's last
+ * What colony found when it ran a task's acceptance commands on main at the worker's last
  * landed commit, after the worker ended and before its handoff was delivered: evidence next to
  * the claim. `skipped` says why nothing ran (nothing landed, or colony could not check the commit
  * out); then `passed` is false and `results` empty.
  */
 export const acceptanceVerdictSchema = z.object({
-  /** The trunk commit checked, or null when nothing ran. */
+  /** Main commit checked, or null when nothing ran. */
   commit: z.string().nullable(),
   /** Every command exited 0. */
   passed: z.boolean(),

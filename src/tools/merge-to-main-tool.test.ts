@@ -20,7 +20,7 @@ describe('merge_to_main', () => {
     const { temporary, repo } = setup;
     const workspace = await setup.workspace('w1');
     await temporary.write('mine.txt', 'mine\n', workspace.path);
-    const mainBefore = await setup.trunkCommit();
+    const mainBefore = await setup.mainCommit();
     const refusing = createMergeToMainTool(repo, workspace, {
       onEvent: () => undefined,
       onLanded: () => undefined,
@@ -30,13 +30,13 @@ describe('merge_to_main', () => {
     });
     const refused = await refusing.execute({ message: 'Mine' }, toolContext());
     expect(refused).toEqual({ ok: false, error: expect.stringMatching(/^merge failed: colony could not record the merge .*the event log is read-only.*call merge again/) });
-    expect(await setup.trunkCommit()).toBe(mainBefore);
+    expect(await setup.mainCommit()).toBe(mainBefore);
 
     const intents: MergeIntent[] = [];
     const landedOn: string[] = [];
     const tool = createMergeToMainTool(repo, workspace, { onEvent: () => undefined, onLanded: (commit) => void landedOn.push(commit), onIntent: (intent) => intents.push(intent) });
     expect(await tool.execute({ message: 'Mine' }, toolContext())).toMatchObject({ ok: true });
-    expect(intents).toEqual([{ commit: await setup.trunkCommit(), mainBefore, branch: 'colony/w1' }]);
+    expect(intents).toEqual([{ commit: await setup.mainCommit(), mainBefore, branch: 'colony/w1' }]);
     expect(landedOn).toEqual([intents[0]?.commit]);
   });
 });

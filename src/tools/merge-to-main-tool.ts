@@ -14,7 +14,7 @@ const parameters = z.object({
 
 export interface MergeToolOptions {
   readonly onEvent: (event: EventBody) => void;
-  /** Told the new commit of the trunk each time this workspace's work lands; awaited before the tool answers. */
+  /** Told the new commit of main each time this workspace's work lands; awaited before the tool answers. */
   readonly onLanded: (commit: string) => Promise<void> | void;
   /** The project's merge check, run on the replayed work before main moves (`--merge-check`); none when absent. */
   readonly check?: MergeCheck;
@@ -49,22 +49,22 @@ export function createMergeToMainTool(
           return {
             ok: true,
             output:
-              `merged into ${repo.trunk} as ${outcome.commit.slice(0, 12)} (${outcome.attempts} attempt(s)); ` +
+              `merged into ${repo.mainBranch} as ${outcome.commit.slice(0, 12)} (${outcome.attempts} attempt(s)); ` +
               `files: ${outcome.files.join(', ') || '(none)'}` +
               (outcome.autoResolved.length === 0
                 ? ''
-                : `\ncolony merged your appended lines after ${repo.trunk}'s in ${outcome.autoResolved.join(', ')}, where both sides only added lines at the end.`) +
+                : `\ncolony merged your appended lines after ${repo.mainBranch}'s in ${outcome.autoResolved.join(', ')}, where both sides only added lines at the end.`) +
               (outcome.workspaceBehind === undefined
                 ? ''
-                : `\nYour workspace still shows the files as they were before ${repo.trunk}'s latest changes (${outcome.workspaceBehind}); run \`git reset --keep ${repo.trunk}\` to catch up.`),
+                : `\nYour workspace still shows the files as they were before ${repo.mainBranch}'s latest changes (${outcome.workspaceBehind}); run \`git reset --keep ${repo.mainBranch}\` to catch up.`),
           };
         case 'conflicted':
           return {
             ok: false,
             error: [
-              `merge conflict: ${repo.trunk} changed the same lines as your change.`,
+              `merge conflict: ${repo.mainBranch} changed the same lines as your change.`,
               `conflicts in files: ${outcome.files.join(', ')}`,
-              `Each file now holds conflict markers: the part above ======= is ${repo.trunk}'s, the part below is yours ` +
+              `Each file now holds conflict markers: the part above ======= is ${repo.mainBranch}'s, the part below is yours ` +
                 '(a file one side deleted has no markers: it is as the other side left it; keep it, or delete it). ' +
                 'Edit each file to keep what both sides meant, remove every marker line, then call merge_to_main again.',
             ].join('\n'),
@@ -73,8 +73,8 @@ export function createMergeToMainTool(
           return {
             ok: false,
             error: [
-              `merge check failed: your work, replayed onto the latest ${repo.trunk}, does not pass the project's merge check, so ${repo.trunk} was not moved.`,
-              `Your workspace now holds that replayed work (${repo.trunk}'s latest changes and yours). Fix it there, then call merge_to_main again.`,
+              `merge check failed: your work, replayed onto the latest ${repo.mainBranch}, does not pass the project's merge check, so ${repo.mainBranch} was not moved.`,
+              `Your workspace now holds that replayed work (${repo.mainBranch}'s latest changes and yours). Fix it there, then call merge_to_main again.`,
               'check output:',
               outcome.output,
             ].join('\n'),

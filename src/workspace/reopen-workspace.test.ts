@@ -190,13 +190,13 @@ describe('clearStaleRefLocks', () => {
   it('removes the trunk’s lock a killed update-ref left, after which merges land again', async () => {
     const workspace = await createWorktreeProvider(repo).create({ id: 'w1', parentDir: join(await realpath(temporary.base), 'workspaces') });
     await temporary.write('mine.txt', 'mine\n', workspace.path);
-    const trunkLock = join(repo.gitDir, 'refs', 'heads', 'main.lock');
-    await leaveBehind(trunkLock);
+    const mainLock = join(repo.gitDir, 'refs', 'heads', 'main.lock');
+    await leaveBehind(mainLock);
     expect(await mergeToMain(repo, workspace, { message: 'Mine', maxAttempts: 2 })).toMatchObject({ status: 'failed' });
     // colony's own git processes for merging work in the checkout and would keep every lock.
     await closeRepositoryObjects(repo);
 
-    expect(await clearStaleRefLocks(repo)).toEqual([trunkLock]);
+    expect(await clearStaleRefLocks(repo)).toEqual([mainLock]);
     expect(await mergeToMain(repo, workspace, { message: 'Mine' })).toMatchObject({ status: 'landed', files: ['mine.txt'] });
   });
 

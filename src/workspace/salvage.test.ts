@@ -18,13 +18,13 @@ describe('salvageWorkspace', () => {
     const workspace = await setup.workspace('w1');
     await temporary.write('README.md', '# changed\n', workspace.path);
     await temporary.write('src/new.ts', 'export {};\n', workspace.path);
-    const trunk = await setup.trunkCommit();
+    const mainCommit = await setup.mainCommit();
     const outcome = await salvageWorkspace(repo, workspace, 'The worker ran out of steps.');
     expect(outcome).toEqual({ ok: true, commit: expect.stringMatching(/^[0-9a-f]{40}$/), files: ['README.md', 'src/new.ts'], branch: 'colony/w1', sideBranch: null });
     if (!outcome.ok || outcome.commit === null) throw new Error('expected a commit');
     expect((await temporary.git(['rev-parse', 'colony/w1'])).trim()).toBe(outcome.commit);
     expect(await temporary.git(['log', '-1', '--format=%B', 'colony/w1'])).toMatch(/^colony salvaged the uncommitted work of workspace w1\n\nThe worker ran out of steps\.\n\nFiles: README\.md, src\/new\.ts/);
-    expect(await setup.trunkCommit()).toBe(trunk);
+    expect(await setup.mainCommit()).toBe(mainCommit);
     expect(await unmergedWork(repo, workspace)).toMatchObject({ status: 'unlanded', uncommittedFiles: [], unmergedCommits: 1 });
   });
 
@@ -45,7 +45,7 @@ describe('salvageWorkspace', () => {
     const outcome = await salvageWorkspace(repo, workspace, 'unlanded');
     expect(outcome).toMatchObject({ ok: true, files: ['detached.txt'], sideBranch: 'colony/w1-salvaged' });
     expect(await temporary.git(['show', 'colony/w1-salvaged:detached.txt'])).toBe('x\n');
-    expect((await temporary.git(['rev-parse', 'colony/w1'])).trim()).toBe(await setup.trunkCommit());
+    expect((await temporary.git(['rev-parse', 'colony/w1'])).trim()).toBe(await setup.mainCommit());
   });
 
   it('saves a conflict resolution in progress on a side branch; the branch keeps the commits as they were', async () => {
@@ -62,7 +62,7 @@ describe('salvageWorkspace', () => {
     const outcome = await salvageWorkspace(repo, workspace, 'stopped mid-rebase');
     expect(outcome).toMatchObject({ ok: true, files: ['notes.md'], branch: 'colony/w1', sideBranch: 'colony/w1-salvaged' });
     expect(await temporary.git(['show', 'colony/w1-salvaged:notes.md'])).toBe('two and three\n');
-    expect(await temporary.git(['log', '-1', '--format=%B', 'colony/w1-salvaged'])).toContain('A rebase onto the trunk was stopped at a conflict');
+    expect(await temporary.git(['log', '-1', '--format=%B', 'colony/w1-salvaged'])).toContain('A rebase onto main was stopped at a conflict');
     expect((await temporary.git(['rev-parse', 'colony/w1'])).trim()).toBe(original);
   });
 });

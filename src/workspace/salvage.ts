@@ -25,7 +25,7 @@ export type SalvageOutcome =
  * Saves everything a workspace holds that did not land, so the workspace itself can be removed:
  * uncommitted and untracked files (ignored ones aside) are committed where HEAD is, with a
  * message saying they were salvaged and why; commits that would otherwise be reachable from no
- * branch get a branch of their own. Nothing is pushed to the trunk. Never throws: when git
+ * branch get a branch of their own. Nothing is pushed to main. Never throws: when git
  * fails the outcome says why, and the workspace should be kept.
  */
 export async function salvageWorkspace(repo: Repository, workspace: Workspace, why: string): Promise<SalvageOutcome> {
@@ -49,7 +49,7 @@ export async function salvageWorkspace(repo: Repository, workspace: Workspace, w
       '',
       why.trim(),
       '',
-      `${rebasing ? 'A rebase onto the trunk was stopped at a conflict; these files are as the agent left them, conflict markers and all.\n' : ''}Files: ${files.slice(0, 50).join(', ')}${files.length > 50 ? `, and ${files.length - 50} more` : ''}`,
+      `${rebasing ? 'A rebase onto main was stopped at a conflict; these files are as the agent left them, conflict markers and all.\n' : ''}Files: ${files.slice(0, 50).join(', ')}${files.length > 50 ? `, and ${files.length - 50} more` : ''}`,
     ].join('\n');
     const commitArgs = ['commit', '--quiet', '--no-verify', '-m', message];
     const committed = await runGit(cwd, commitArgs);
@@ -78,7 +78,7 @@ async function keepDetachedWork(repo: Repository, workspace: Workspace, copiesOn
   if (symbolic.code === 0 && headRef.startsWith('refs/heads/')) return headRef.slice('refs/heads/'.length);
   if (copiesOnly) return null;
   const head = (await runGit(cwd, ['rev-parse', '--verify', 'HEAD'])).stdout.trim();
-  const ahead = await countCommitsAhead(cwd, repo.trunk, [head, `^refs/heads/${workspace.branch}`]);
+  const ahead = await countCommitsAhead(cwd, repo.mainBranch, [head, `^refs/heads/${workspace.branch}`]);
   if (!ahead.ok) return { ok: false, error: `Could not tell whether the workspace's HEAD holds work of its own: ${ahead.error}` };
   if (ahead.count === 0) return null;
   for (let attempt = 1; attempt <= 20; attempt += 1) {

@@ -24,7 +24,7 @@ function branchKept(workspace: Workspace, why: string): RemoveWorkspaceResult {
 }
 
 /**
- * Deletes the workspace's branch if the trunk contains it (or `force`), with a compare-and-swap
+ * Deletes the workspace's branch if main contains it (or `force`), with a compare-and-swap
  * on the ref so a branch that moved meanwhile is never lost. A branch that is already gone
  * counts as deleted. Never throws for what git does.
  */
@@ -37,12 +37,12 @@ export async function deleteWorkspaceBranch(repo: Repository, workspace: Workspa
   if (tip.code === 1 && commit === '') return { removed: true };
   if (tip.code !== 0 || commit === '') return branchKept(workspace, describeFailure(tipArgs, tip));
   if (!force) {
-    const ahead = await countCommitsAhead(repo.root, repo.trunk, [commit]);
-    if (!ahead.ok) return branchKept(workspace, `could not tell whether ${repo.trunk} contains it. ${ahead.error}`);
+    const ahead = await countCommitsAhead(repo.root, repo.mainBranch, [commit]);
+    if (!ahead.ok) return branchKept(workspace, `could not tell whether ${repo.mainBranch} contains it. ${ahead.error}`);
     if (ahead.count > 0) {
       return branchKept(
         workspace,
-        `${repo.trunk} does not contain ${ahead.count} of its commits. Land them, or delete the branch by hand (git branch -D ${workspace.branch}) if they are not wanted.`,
+        `${repo.mainBranch} does not contain ${ahead.count} of its commits. Land them, or delete the branch by hand (git branch -D ${workspace.branch}) if they are not wanted.`,
       );
     }
   }

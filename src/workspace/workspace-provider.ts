@@ -25,11 +25,11 @@ export interface WorkspaceProvider {
   readonly method: WorkspaceMethod;
   /**
    * Makes what workspaces share ahead of the first one, so no worker waits for it (overlay:
-   * the base checkout of the trunk). Safe to skip: `create` makes it when needed. Throws when it cannot.
+   * the base checkout of main). Safe to skip: `create` makes it when needed. Throws when it cannot.
    */
   prepare(): Promise<void>;
   /**
-   * Makes a workspace on a new branch `colony/<id>` at the trunk's current commit. Throws when
+   * Makes a workspace on a new branch `colony/<id>` at main's current commit. Throws when
    * the id is malformed, the directory or the branch already exists, or git or the disk fails,
    * with the reason in the message; nothing is left behind then.
    */
@@ -37,7 +37,7 @@ export interface WorkspaceProvider {
   /**
    * Removes a workspace, uncommitted changes and all: call it only once its work has landed,
    * been salvaged, or is not wanted (see `unmergedWork`). Deletes the branch only when asked,
-   * and then only when the trunk contains it unless forced, by compare-and-swap. Works when the
+   * and then only when main contains it unless forced, by compare-and-swap. Works when the
    * workspace is partly gone already. Never throws for what git or the disk does: whatever was
    * kept comes back with the reason.
    */
@@ -60,11 +60,11 @@ export interface WorkspaceProvider {
   diskUsage(workspaces: readonly Workspace[]): Promise<number>;
   /**
    * About how many bytes `diskUsage` will count for a workspace made now, before anything is
-   * written in it, without making one (worktree: the trunk's files; overlay: next to nothing).
+   * written in it, without making one (worktree: main's files; overlay: next to nothing).
    * For deciding whether another workspace fits under a cap. Never throws.
    */
   estimateFreshBytes(): Promise<number>;
-  /** Deletes what no workspace needs any more (overlay: base checkouts of older trunk commits). Returns the paths deleted. */
+  /** Deletes what no workspace needs any more (overlay: base checkouts of older main commits). Returns the paths deleted. */
   prune(): Promise<string[]>;
   /**
    * At the end of a run: deletes what workspaces shared, the newest too, as far as no

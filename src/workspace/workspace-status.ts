@@ -11,7 +11,7 @@ import { errorMessage } from '../errors/error-message.js';
 
 /**
  * Why a workspace must be kept; `reason` says it in one sentence either way.
- * - unlanded: it holds work the trunk does not have.
+ * - unlanded: it holds work main does not have.
  * - unreadable: git could not tell what it holds (the worktree is damaged, was turned into
  *   another repository, or git failed), so it may hold work and nothing about it is safe to
  *   delete.
@@ -22,7 +22,7 @@ export type UnmergedWork =
       readonly reason: string;
       /** Files changed in the workspace but not committed, untracked ones included; a rename under its new name. */
       readonly uncommittedFiles: readonly string[];
-      /** Commits on the workspace's branch or its HEAD (each counted once) that the trunk does not contain. */
+      /** Commits on the workspace's branch or its HEAD (each counted once) that main does not contain. */
       readonly unmergedCommits: number;
       /** A rebase stopped at a conflict is still in progress. */
       readonly rebaseInProgress: boolean;
@@ -36,9 +36,9 @@ function unreadable(reason: string): UnmergedWork {
 }
 
 /**
- * What the workspace holds that has not landed on the trunk, or null when git confirms it
+ * What the workspace holds that has not landed on main, or null when git confirms it
  * holds nothing: no uncommitted or untracked file (ignored files aside), no commit on its
- * branch or on its HEAD that the trunk lacks, no rebase in progress. Whenever that cannot be
+ * branch or on its HEAD that main lacks, no rebase in progress. Whenever that cannot be
  * confirmed the answer is `unreadable`, never null, so a caller that removes workspaces only
  * on null can never delete work it did not see. Never throws.
  */
@@ -56,9 +56,9 @@ async function readUnmergedWork(repo: Repository, workspace: Workspace): Promise
   if (!identity.ok) return unreadable(identity.reason);
   const status = await readStatus(workspace, { untracked: true });
   if (!status.ok) return unreadable(`Could not read the status of the workspace at ${workspace.path}: ${status.error}`);
-  const ahead = await countCommitsAhead(workspace, repo.trunk, ['HEAD', `refs/heads/${workspace.branch}`]);
+  const ahead = await countCommitsAhead(workspace, repo.mainBranch, ['HEAD', `refs/heads/${workspace.branch}`]);
   if (!ahead.ok) {
-    return unreadable(`Could not count the commits of ${workspace.branch} and of the workspace's HEAD that ${repo.trunk} lacks: ${ahead.error}`);
+    return unreadable(`Could not count the commits of ${workspace.branch} and of the workspace's HEAD that ${repo.mainBranch} lacks: ${ahead.error}`);
   }
   const rebaseInProgress = (await readRebaseState(workspace)) !== null;
   const uncommittedFiles = status.entries.map((entry) => entry.path);
@@ -66,7 +66,7 @@ async function readUnmergedWork(repo: Repository, workspace: Workspace): Promise
   if (uncommittedFiles.length === 0 && unmergedCommits === 0 && !rebaseInProgress) return null;
   const held = [
     ...(uncommittedFiles.length > 0 ? [`${uncommittedFiles.length} uncommitted file(s)`] : []),
-    ...(unmergedCommits > 0 ? [`${unmergedCommits} commit(s) not on ${repo.trunk}`] : []),
+    ...(unmergedCommits > 0 ? [`${unmergedCommits} commit(s) not on ${repo.mainBranch}`] : []),
     ...(rebaseInProgress ? ['a rebase stopped at a conflict'] : []),
   ];
   const reason = `The workspace at ${workspace.path} holds ${held.join(', ')}.`;

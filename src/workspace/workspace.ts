@@ -18,7 +18,7 @@ export interface Workspace {
   readonly gitDir: string;
   /** Always `colony/<id>`. */
   readonly branch: string;
-  /** The trunk commit the workspace was made from. */
+  /** Main commit the workspace was made from. */
   readonly baseCommit: string;
   /** How its files were made; absent on records written before there was a choice (a worktree). */
   readonly method?: WorkspaceMethod;
@@ -40,12 +40,12 @@ export interface CreateWorkspaceOptions {
 
 export interface RemoveWorkspaceOptions {
   /**
-   * Also delete the `colony/<id>` branch, but only when the trunk contains every commit on
+   * Also delete the `colony/<id>` branch, but only when main contains every commit on
    * it; otherwise the branch is kept so its commits stay reachable.
    */
   readonly deleteBranch: boolean;
   /**
-   * With `deleteBranch`, delete the branch even when the trunk lacks some of its commits.
+   * With `deleteBranch`, delete the branch even when main lacks some of its commits.
    * Those commits are then unreachable and lost once git collects garbage.
    */
   readonly forceDeleteBranch?: boolean;

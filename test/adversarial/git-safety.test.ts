@@ -116,7 +116,7 @@ describe.each(methods)('git safety in %s workspaces', (method) => {
       plainGit(['commit', '--allow-empty'], cwd);
       plainGit(['credential', 'fill'], cwd, 'protocol=https\nhost=example.invalid\n\n');
       plainGit(['ls-remote', 'ssh://example.invalid/repository'], cwd);
-      // A conflicting change on the trunk, and the same line changed in the workspace: a rebase runs the merge driver.
+      // A conflicting change on main, and the same line changed in the workspace: a rebase runs the merge driver.
       await temporary.write('shared.txt', 'one\ntrunk\nthree\n');
       await temporary.commitAll('Trunk changes line two');
       await writeFile(join(cwd, 'shared.txt'), 'one\nworkspace\nthree\n');
@@ -175,7 +175,7 @@ describe.each(methods)('git safety in %s workspaces', (method) => {
       expect(await salvageWorkspace(repo, workspace, 'The worker stopped.')).toMatchObject({ ok: true, files: ['unsaved.txt'] });
       expect(await provider.remove(workspace, { deleteBranch: false })).toEqual({ removed: true });
 
-      // The user's checkout follows the trunk (checkout, where smudge filters and post-checkout run).
+      // The user's checkout follows main (checkout, where smudge filters and post-checkout run).
       await temporary.git(['reset', '--quiet', '--hard', startCommit]);
       expect(await updateCheckout(repo, startCommit)).toMatchObject({ ok: true });
 
@@ -257,12 +257,12 @@ describe('git safety when the agent tampers with the workspace’s .git', () => 
     writeConfig(join(planted, 'config'), [...hostileSettings(trap, join(temporary.base, 'none.cfg')), ['core.bare', 'false']], view.path);
     await writeFile(join(view.path, '.git'), `gitdir: ${planted}\n`);
     await temporary.write('README.md', '# moved on\n');
-    const trunk = await temporary.commitAll('Trunk moves on');
-    expect(await view.followTrunk()).toBeNull();
-    expect(view.commit()).toBe(trunk);
+    const mainCommit = await temporary.commitAll('Trunk moves on');
+    expect(await view.followMain()).toBeNull();
+    expect(view.commit()).toBe(mainCommit);
     expect(await readFile(join(view.path, 'README.md'), 'utf8')).toBe('# moved on\n');
     // The view's .git is put back, so what the planner runs next reaches the repository again.
-    expect(plainGit(['rev-parse', 'HEAD'], view.path).output.trim()).toBe(trunk);
+    expect(plainGit(['rev-parse', 'HEAD'], view.path).output.trim()).toBe(mainCommit);
     expect(await trap.fired()).toEqual([]);
     await view.remove();
   });

@@ -99,7 +99,7 @@ describe('colony run with the green loop', () => {
   }, RUN_TIMEOUT_MS);
 
   it('refuses a green branch that is the trunk, or a name git does not take, before anything is made', async () => {
-    for (const [branch, said] of [['main', 'that is the trunk colony lands work on'], ['bad..name', 'is not a branch name git accepts']] as const) {
+    for (const [branch, said] of [['main', 'that is the branch colony lands work on'], ['bad..name', 'is not a branch name git accepts']] as const) {
       const refused = await runCli(['run', join(repo.dir, 'GOAL.md'), '--repo', repo.dir, '--green-branch', branch]);
       expect(refused.code).toBe(2);
       expect(refused.stderr).toContain(`--green-branch: `);

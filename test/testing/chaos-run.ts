@@ -10,7 +10,7 @@ const COLONY = fileURLToPath(new URL('../../bin/colony.js', import.meta.url));
 
 /**
  * The moments a kill aims for, by the newest event in the log when it lands: a model call in
- * flight, a command running, a merge between its recorded intent and the trunk's move, a
+ * flight, a command running, a merge between its recorded intent and main's move, a
  * handoff between its submission and its delivery, a planner publishing, anywhere at all.
  */
 export const KILL_PHASES = ['model.requested', 'tool.started:run_command', 'merge.intended', 'handoff.submitted', 'task.created', 'tool.started:write_file', 'any'] as const;

@@ -31,7 +31,7 @@ async function readCommit(objects: RepositoryObjects, oid: string): Promise<Comm
  * is `tipTree`. In-process first, with the same tree merge colony's own landings use, so the
  * integrator pays no git process for a clean change. That merge settles appends to the same
  * file by itself, but git would stop on them: for the integrator they are conflicts its model
- * resolves, and the settled tree (the trunk's lines, then the change's) is exactly what keeping
+ * resolves, and the settled tree (main's lines, then the change's) is exactly what keeping
  * both sides gives. Whatever the tree merge does not settle, git's `merge-tree` decides.
  */
 export async function mergeChange(run: BenchRun, objects: RepositoryObjects, tip: string, tipTree: string, commit: string): Promise<ChangeMerge> {

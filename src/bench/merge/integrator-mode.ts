@@ -18,8 +18,8 @@ import { mergerSeed, seededRandom } from './seeded-random.js';
 export async function runIntegratorMode(run: BenchRun): Promise<void> {
   const objects = await repositoryObjects(run.repo);
   if (objects === null) throw new Error('the scratch repository is not one whose objects colony reads in-process');
-  const main = await objects.refs.readBranch(run.repo.trunk);
-  if (main === null) throw new Error(`the scratch repository has no ${run.repo.trunk}`);
+  const main = await objects.refs.readBranch(run.repo.mainBranch);
+  if (main === null) throw new Error(`the scratch repository has no ${run.repo.mainBranch}`);
   const integrator = startIntegrator(run, objects, main, await treeOf(objects, main));
   await Promise.all(run.workspaces.map((workspace, merger) => integratorMerger(run, objects, integrator, workspace, merger)));
   await integrator.finished;
@@ -62,7 +62,7 @@ async function integratorMerger(run: BenchRun, objects: RepositoryObjects, integ
       time.handoverMs += run.elapsed() - queued;
       if (!result.landed) break;
       // The integrator made its own commit of the change: go on from main as it is now.
-      const main = (await objects.refs.readBranch(run.repo.trunk)) ?? result.main;
+      const main = (await objects.refs.readBranch(run.repo.mainBranch)) ?? result.main;
       if ((await git(['reset', '--quiet', '--keep', main])) === null) break;
       base = main;
     }

@@ -110,8 +110,8 @@ async function integrate(run: BenchRun, objects: RepositoryObjects, state: Integ
  */
 async function publish(run: BenchRun, objects: RepositoryObjects, state: IntegratorState): Promise<boolean> {
   if (state.tip === state.published) return true;
-  const trunk = `refs/heads/${run.repo.trunk}`;
-  const swapped = await objects.refs.swap([{ ref: trunk, next: state.tip, expected: state.published }]);
+  const mainRef = `refs/heads/${run.repo.mainBranch}`;
+  const swapped = await objects.refs.swap([{ ref: mainRef, next: state.tip, expected: state.published }]);
   const batch = state.integrated.splice(0);
   if (swapped.ok) {
     state.published = state.tip;
@@ -126,11 +126,11 @@ async function publish(run: BenchRun, objects: RepositoryObjects, state: Integra
     run.tally.retries += 1;
     state.requeue(batch);
   } else {
-    recordFailure(run.tally, `moving ${run.repo.trunk}: ${swapped.error}`);
+    recordFailure(run.tally, `moving ${run.repo.mainBranch}: ${swapped.error}`);
     for (const queued of batch) queued.answer({ landed: false });
   }
-  const main = await objects.refs.readBranch(run.repo.trunk);
-  if (main === null) throw new Error(`${run.repo.trunk} disappeared from the scratch repository`);
+  const main = await objects.refs.readBranch(run.repo.mainBranch);
+  if (main === null) throw new Error(`${run.repo.mainBranch} disappeared from the scratch repository`);
   state.published = main;
   state.tip = main;
   state.tipTree = await treeOf(objects, main);

@@ -5,7 +5,7 @@ const MARKER = /^(<{7}|\|{7}|={7}|>{7})(?: |\r?\n?$)/;
 
 /**
  * Resolves every conflict in `text` the way the bench's stand-in for an agent does: both
- * sides' lines are kept, the trunk's first, and git's markers and the common base (in diff3
+ * sides' lines are kept, main's first, and git's markers and the common base (in diff3
  * style) are dropped. Right for the bench's changes, which only ever add lines.
  */
 export function keepBothSides(text: string): string {

@@ -22,9 +22,9 @@ const CHANGE_FILE = /^m\d+\/c\d+\.txt$/;
  */
 export async function checkLanded(repo: Repository, landings: readonly Landing[]): Promise<LandedCheck> {
   const problems: string[] = [];
-  const listArgs = ['ls-tree', '-r', '--name-only', '-z', `refs/heads/${repo.trunk}`];
+  const listArgs = ['ls-tree', '-r', '--name-only', '-z', `refs/heads/${repo.mainBranch}`];
   const listed = await runGit(repo.root, listArgs);
-  const showArgs = ['cat-file', 'blob', `refs/heads/${repo.trunk}:${SHARED_FILE}`];
+  const showArgs = ['cat-file', 'blob', `refs/heads/${repo.mainBranch}:${SHARED_FILE}`];
   const shown = await runGit(repo.root, showArgs);
   if (listed.code !== 0) return { passed: false, problems: [`cannot read main: ${describeFailure(listArgs, listed)}`] };
   if (shown.code !== 0) return { passed: false, problems: [`cannot read ${SHARED_FILE} on main: ${describeFailure(showArgs, shown)}`] };

@@ -63,7 +63,7 @@ describe('colony bench merge', { timeout: 90_000 }, () => {
     expect(figures.resolvedMechanically).toBe(0);
     expect(figures.failedMerges).toBe(0);
     // Every merger's first change inserts at the same place from the same main: the first to
-    // take the trunk's turn lands, the others conflict, whatever the timing.
+    // take main's turn lands, the others conflict, whatever the timing.
     expect(figures.landed + figures.landedAfterWindow).toBeGreaterThanOrEqual(1);
   });
 

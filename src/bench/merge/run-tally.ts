@@ -12,7 +12,7 @@ export interface Landing {
 export interface MergerTime {
   /** From the run's start until the merger stopped. */
   activeMs: number;
-  /** Waiting for the trunk: the trunk's turn as mergeToMain reports it (`waitMs`), or the integrator's queue. */
+  /** Waiting for main: main's turn as mergeToMain reports it (`waitMs`), or the integrator's queue. */
   waitMs: number;
   /** From handing a change over (calling mergeToMain, or queueing it) until the call or the integrator answered. */
   handoverMs: number;
@@ -77,7 +77,7 @@ export interface MergeBenchFigures {
   readonly resolvedByAgent: number;
   /** The share of the mergers' time spent waiting to merge (see `waitSource`). */
   readonly waitShare: number;
-  /** 'waitMs': time queued for the trunk's turn, as mergeToMain reports it; 'queue': from queueing a change with the integrator until it is on main. */
+  /** 'waitMs': time queued for main's turn, as mergeToMain reports it; 'queue': from queueing a change with the integrator until it is on main. */
   readonly waitSource: 'waitMs' | 'queue';
   /** The share of the mergers' time from handing a change over until it was on main (or handed back). */
   readonly handoverShare: number;

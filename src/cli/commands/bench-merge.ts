@@ -94,7 +94,7 @@ const count = (value: number): string => Math.round(value).toLocaleString('en-US
 const percent = (share: number): string => `${(share * 100).toFixed(0)}%`;
 
 const WAIT_SOURCES: Readonly<Record<MergeBenchFigures['waitSource'], string>> = {
-  waitMs: "queued for the trunk's turn, as mergeToMain reports it",
+  waitMs: "queued for main's turn, as mergeToMain reports it",
   queue: 'from queueing a branch until it was on main',
 };
 

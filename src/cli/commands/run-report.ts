@@ -68,14 +68,14 @@ export function formatRunSummary(result: Extract<RunSessionResult, { ok: true }>
     lines.push(...greenLines(status).map((line) => line.replace(/^Green:/, 'green:')));
   }
   if (result.check !== null) {
-    lines.push(`check on ${result.trunk}: \`${result.check.command}\` ${result.check.passed ? 'passed' : 'FAILED'} at ${result.check.commit.slice(0, 12)}`);
+    lines.push(`check on ${result.mainBranch}: \`${result.check.command}\` ${result.check.passed ? 'passed' : 'FAILED'} at ${result.check.commit.slice(0, 12)}`);
   } else if (result.rootHandoff !== null) {
-    lines.push(`check on ${result.trunk}: none (no colony-spec test command and no npm test script)`);
+    lines.push(`check on ${result.mainBranch}: none (no colony-spec test command and no npm test script)`);
   }
   if (status?.budget != null) lines.push(...budgetLines(status.budget).map((line) => line.replace(/^(\w+):/, (_, name: string) => `${name.toLowerCase()}:`)));
   if (result.status === 'stopped') {
     lines.push(`The run was stopped; its unfinished tasks wait, with their agents' conversations and workspaces. Continue it with: colony resume --repo ${status?.run.repo ?? '.'} --state ${result.stateDir}`);
   }
-  lines.push(`${result.trunk} is at ${result.trunkCommit.slice(0, 12)}. More: colony status --state ${result.stateDir}; colony events --state ${result.stateDir}`, '');
+  lines.push(`${result.mainBranch} is at ${result.mainCommit.slice(0, 12)}. More: colony status --state ${result.stateDir}; colony events --state ${result.stateDir}`, '');
   return lines.join('\n');
 }

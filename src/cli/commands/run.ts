@@ -276,7 +276,7 @@ function report(ctx: CommandContext, result: Extract<RunSessionResult, { ok: tru
       status: result.status,
       rootHandoff: result.rootHandoff,
       check: result.check,
-      main: result.trunkCommit,
+      main: result.mainCommit,
       checkoutProblem: result.checkoutProblem,
       failure: result.failure,
       budgetExhausted: result.budgetExhausted,

@@ -82,7 +82,7 @@ async function work(ctx: CommandContext, taskPath: string, flags: WorkFlags): Pr
     const outcome = {
       runId: result.runId,
       handoff: result.handoff,
-      main: result.trunkCommit,
+      main: result.mainCommit,
       checkoutProblem: result.checkoutProblem,
       keptWorkspace: result.keptWorkspace,
       salvaged: result.salvaged,
@@ -91,7 +91,7 @@ async function work(ctx: CommandContext, taskPath: string, flags: WorkFlags): Pr
     ctx.stdout(`${JSON.stringify(outcome, null, 2)}\n`);
   } else {
     ctx.stdout(formatHandoff(result.handoff));
-    ctx.stdout(`\n${result.trunk} is at ${result.trunkCommit.slice(0, 12)}. Events: colony events --state ${result.stateDir}\n`);
+    ctx.stdout(`\n${result.mainBranch} is at ${result.mainCommit.slice(0, 12)}. Events: colony events --state ${result.stateDir}\n`);
     if (result.checkoutProblem !== null) ctx.stderr(`colony: your checkout was not updated: ${result.checkoutProblem}\n`);
   }
   return result.handoff.status === 'done' ? EXIT_OK : EXIT_FAILED;

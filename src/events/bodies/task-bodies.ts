@@ -19,7 +19,7 @@ export const taskBodies = [
       retryOf: z.string().nullable(),
       /** The files or folders (a folder ends in `/`) the planner declared the task would change. */
       paths: z.array(z.string()).optional(),
-      /** The commands that must pass on the trunk once the task's work landed; absent when none. */
+      /** The commands that must pass on main once the task's work landed; absent when none. */
       acceptance: z.array(z.string()).optional(),
     }),
   }),
@@ -103,7 +103,7 @@ export const taskBodies = [
     data: z.object({ recipientTaskId: z.string(), text: z.string(), inboxSeq: z.number().int() }),
   }),
   z.object({
-    /** colony ran the project's check command on a commit of the trunk (at the end of a run). */
+    /** colony ran the project's check command on a commit of main (at the end of a run). */
     type: z.literal('main.checked'),
     data: z.object({
       command: z.string(),

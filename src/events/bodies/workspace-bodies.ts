@@ -101,9 +101,9 @@ export const workspaceBodies = [
   }),
   z.object({
     /**
-     * A merge is about to move the trunk from `mainBefore` to `commit`. Recorded and made
-     * durable before the trunk moves, so a restart can tell whether an interrupted merge
-     * landed (`commit` reachable from the trunk) even when its `merge.landed` was never written.
+     * A merge is about to move main from `mainBefore` to `commit`. Recorded and made
+     * durable before main moves, so a restart can tell whether an interrupted merge
+     * landed (`commit` reachable from main) even when its `merge.landed` was never written.
      */
     type: z.literal('merge.intended'),
     data: z.object({ commit: z.string(), mainBefore: z.string(), branch: z.string() }),
@@ -118,7 +118,7 @@ export const workspaceBodies = [
       durationMs: z.number(),
       /** Files whose concurrent appends colony merged itself, without the agent. */
       autoResolved: z.array(z.string()).optional(),
-      /** Milliseconds the merge waited for the trunk's turn while other merges landed. */
+      /** Milliseconds the merge waited for main's turn while other merges landed. */
       waitMs: z.number().optional(),
       /** 'in-process' when colony merged the trees itself, 'rebase' when git rebased the workspace. */
       via: z.enum(['in-process', 'rebase']).optional(),
@@ -135,7 +135,7 @@ export const workspaceBodies = [
   }),
   z.object({
     /**
-     * colony is about to run a task's acceptance commands on the trunk at `commit`, the worker's
+     * colony is about to run a task's acceptance commands on main at `commit`, the worker's
      * last landed commit, in a checkout of its own. Until `acceptance.checked`, the worker's
      * silence is the commands running, like a tool call's.
      */

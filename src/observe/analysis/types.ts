@@ -232,7 +232,7 @@ export interface LandingTime {
 /**
  * How often main, or what was about to become main, was red: the project check on main
  * (`main.checked`), the merge check on each merge (`merge.checked`), tasks' acceptance
- * commands on the trunk (`acceptance.checked`; those skipped because nothing ran are not
+ * commands on main (`acceptance.checked`; those skipped because nothing ran are not
  * counted) and the green loop's snapshots of main (`green.checked`).
  */
 export interface MainHealth {

@@ -21,7 +21,7 @@ export interface AgentTranscript {
   readonly handoffs: readonly Handoff[];
   /** Its workspace, where it had one. */
   readonly workspace: string | null;
-  /** The commits it landed on the trunk, in order. */
+  /** The commits it landed on main, in order. */
   readonly landed: readonly string[];
 }
 

@@ -62,7 +62,7 @@ export interface RunStatus {
   readonly handoffs: { readonly delivered: number };
   readonly commits: { readonly landed: number };
   /**
-   * Worker tasks whose acceptance commands colony ran on the trunk after the worker ended, by
+   * Worker tasks whose acceptance commands colony ran on main after the worker ended, by
    * their latest verdict: `falseClaims` are those handed off `done` whose checks failed (among
    * `failed`); `notRun` had nothing landed to check.
    */

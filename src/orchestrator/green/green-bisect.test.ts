@@ -20,12 +20,12 @@ describe('bisecting a scripted history with the real check', () => {
 
   beforeAll(async () => {
     setup = await createMergeTestSetup({ version: '0\n' });
-    good = await setup.trunkCommit();
+    good = await setup.mainCommit();
     for (let version = 1; version <= COMMITS; version += 1) {
       await setup.temporary.write('version', `${version}\n`);
       await setup.temporary.commitAll(`Version ${version}`);
     }
-    history = await commitsBetween(setup.repo, good, await setup.trunkCommit());
+    history = await commitsBetween(setup.repo, good, await setup.mainCommit());
     if (history.length !== COMMITS) throw new Error(`expected ${COMMITS} commits after Start, listed ${history.length}`);
   });
 

@@ -12,7 +12,7 @@ export interface TraceOptions {
   readonly newLines: readonly string[];
   /** The last commit a snapshot passed on; null when none has in this run. */
   readonly good: string | null;
-  /** The trunk when the run started: the bisect's floor when no snapshot has passed yet. */
+  /** Main when the run started: the bisect's floor when no snapshot has passed yet. */
   readonly base: string;
   /** The check on one commit; the caller caches, so a commit is never checked twice. */
   readonly check: (commit: string) => Promise<SnapshotCheck>;

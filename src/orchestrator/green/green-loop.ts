@@ -49,7 +49,7 @@ export interface GreenLoopOptions {
   readonly flush: () => void;
   /** The goal as it stands now (its colony-spec may name the check). */
   readonly goal: () => string;
-  /** The trunk's commit when the run started. */
+  /** Main's commit when the run started. */
   readonly base: string;
   /** Commits a bisect checks at once. */
   readonly parallel: number;
@@ -185,7 +185,7 @@ export async function startGreenLoop(options: GreenLoopOptions): Promise<GreenLo
     // Reset first: a git failure below must not leave the snapshot due, to be retried at once.
     landed = 0;
     lastSnapshotAt = now();
-    const commit = await resolveBranch(repo, repo.trunk);
+    const commit = await resolveBranch(repo, repo.mainBranch);
     const since = state.lastSnapshot?.commit ?? options.base;
     const command = (await checkCommandAt(repo, commit, options.goal(), settings.check)) ?? state.command;
     if (command === null) return { kind: 'no-command', commit };
@@ -214,7 +214,7 @@ export async function startGreenLoop(options: GreenLoopOptions): Promise<GreenLo
   };
 
   const release = async (): Promise<ReleaseVerdict> => {
-    const commit = await resolveBranch(repo, repo.trunk);
+    const commit = await resolveBranch(repo, repo.mainBranch);
     // Only a pass is kept: a failing release is checked again, a flaky or timed-out one may pass.
     if (lastPassingRelease !== null && lastPassingRelease.commit === commit) return lastPassingRelease.verdict;
     const outcome = await snapshot('release');
@@ -248,7 +248,7 @@ export async function startGreenLoop(options: GreenLoopOptions): Promise<GreenLo
       try {
         // Counted on main itself, not from events: commits anyone lands count. Counted again only when main moved.
         const from = state.lastSnapshot?.commit ?? options.base;
-        const to = await resolveBranch(repo, repo.trunk);
+        const to = await resolveBranch(repo, repo.mainBranch);
         if (counted.from !== from || counted.to !== to) Object.assign(counted, { from, to, count: await commitCount(repo, from, to) });
         landed = counted.count;
         const trigger = due();

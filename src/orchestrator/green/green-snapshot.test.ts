@@ -29,7 +29,7 @@ describe('checkCommit, unconfined', () => {
 
   beforeEach(async () => {
     setup = await createMergeTestSetup({ 'ok': 'yes\n' });
-    withOk = await setup.trunkCommit();
+    withOk = await setup.mainCommit();
     await setup.temporary.git(['rm', '--quiet', 'ok']);
     withoutOk = await setup.temporary.commitAll('Remove ok');
     viewsDir = join(setup.temporary.base, 'views');

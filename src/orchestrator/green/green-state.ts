@@ -63,7 +63,7 @@ export function restoreGreenState(events: EventStore, tasks: TaskQueue, runId: s
 }
 
 /**
- * The trunk when a run first started, as its log tells it (the green loop's floor before any
+ * Main when a run first started, as its log tells it (the green loop's floor before any
  * snapshot passed, for a resumed run and for `colony green --now`): what main was before the
  * run's first landing, or `mainNow` when nothing landed.
  */

@@ -41,7 +41,7 @@ export interface TaskInFlight {
 /** A file that merges kept meeting in the recent window. */
 export interface HotFile {
   readonly path: string;
-  /** Landings on the trunk that changed it. */
+  /** Landings on main that changed it. */
   readonly landed: number;
   /** Of those landings, the ones where colony settled concurrent appends to it. */
   readonly settled: number;

@@ -6,7 +6,7 @@ import { rebuildConversation } from '../../agent/conversation-rebuild.js';
 import type { EventBody } from '../../events/event-types.js';
 import { createMemoryEventStore } from '../../store/events/memory-event-store.js';
 import { mergeToMain } from '../../workspace/merge/merge-to-main.js';
-import { advanceTrunkNow, createMergeTestSetup, type MergeTestSetup } from '../../workspace/testing/merge-setup.js';
+import { advanceMainNow, createMergeTestSetup, type MergeTestSetup } from '../../workspace/testing/merge-setup.js';
 import { answerInterruptedCalls } from './interrupted-calls.js';
 import type { PriorAgent } from './prior-agents.js';
 
@@ -42,7 +42,7 @@ describe('answering the call colony died in', () => {
     const workspace = await setup.workspace(AGENT);
     await writeFile(join(workspace.path, 'pad.js'), 'export const pad = 1;\n');
     // Another merge landed first, so this one lands a commit replayed onto it, not its own.
-    advanceTrunkNow(setup.repo);
+    advanceMainNow(setup.repo);
     const intents: EventBody[] = [];
     let headAtIntent = '';
     const outcome = await mergeToMain(setup.repo, workspace, {
@@ -61,23 +61,23 @@ describe('answering the call colony died in', () => {
     const landed: string[] = [];
     const answer = answerInterruptedCalls({ prior, repo: setup.repo, record: (event) => recorded.push(event), onLanded: async (commit) => void landed.push(commit), workspace });
     const result = await answer({ id: 'call-1', name: 'merge_to_main', input: '{"message":"Add pad"}' });
-    const trunk = await setup.trunkCommit();
-    expect(headAtIntent).not.toBe(trunk);
-    expect(result).toMatchObject({ ok: true, output: expect.stringContaining(`merged into main as ${trunk.slice(0, 12)}; files: pad.js`) });
-    expect(landed).toEqual([trunk]);
-    expect(recorded).toMatchObject([{ type: 'merge.landed', data: { commit: trunk, files: ['pad.js'] } }]);
+    const mainCommit = await setup.mainCommit();
+    expect(headAtIntent).not.toBe(mainCommit);
+    expect(result).toMatchObject({ ok: true, output: expect.stringContaining(`merged into main as ${mainCommit.slice(0, 12)}; files: pad.js`) });
+    expect(landed).toEqual([mainCommit]);
+    expect(recorded).toMatchObject([{ type: 'merge.landed', data: { commit: mainCommit, files: ['pad.js'] } }]);
     // The workspace is where the merge would have left it: on the landed commit.
-    expect((await setup.temporary.git(['-C', workspace.path, 'rev-parse', 'HEAD'])).trim()).toBe(trunk);
+    expect((await setup.temporary.git(['-C', workspace.path, 'rev-parse', 'HEAD'])).trim()).toBe(mainCommit);
   });
 
   it('tells a worker its merge did not land when its intent never reached the trunk, and to merge again', async () => {
-    const before = await setup.trunkCommit();
+    const before = await setup.mainCommit();
     const neverLanded: EventBody = { type: 'merge.intended', data: { commit: before.replace(/^./, before.startsWith('a') ? 'b' : 'a'), mainBefore: before, branch: `colony/${AGENT}` } };
     const prior = priorAgent({ id: 'call-1', name: 'merge_to_main', input: '{"message":"Add pad"}' }, [neverLanded]);
     const answer = answerInterruptedCalls({ prior, repo: setup.repo, record: () => undefined });
     const result = await answer({ id: 'call-1', name: 'merge_to_main', input: '{}' });
     expect(result).toMatchObject({ ok: false, error: expect.stringMatching(/^interrupted by a restart: .*The merge did not land \(it had not moved main\): call merge_to_main again\.$/s) });
-    expect(await setup.trunkCommit()).toBe(before);
+    expect(await setup.mainCommit()).toBe(before);
   });
 
   it('names the task a planner’s interrupted create_task made, and gives the plain answer when none was made', async () => {

@@ -23,7 +23,7 @@ export interface InterruptedCallsOptions {
 /**
  * How a restored agent is answered for the call that was running when colony stopped. Calls
  * whose effect colony can still see are answered with what happened: a merge whose recorded
- * intent is on the trunk landed; a task the store holds was created. Anything else gets the
+ * intent is on main landed; a task the store holds was created. Anything else gets the
  * plain "interrupted by a restart" answer: nothing is ever run a second time behind the
  * agent's back.
  */
@@ -51,7 +51,7 @@ async function answerMerge(options: InterruptedCallsOptions, call: ToolCall): Pr
   if (!settled.landed) {
     const plain = interruptedAnswer(call);
     const note = intents.length === 0 ? 'it had not reached the point of moving' : 'it had not moved';
-    return { ok: false, error: `${plain.ok ? '' : plain.error}. The merge did not land (${note} ${repo.trunk}): call merge_to_main again.` };
+    return { ok: false, error: `${plain.ok ? '' : plain.error}. The merge did not land (${note} ${repo.mainBranch}): call merge_to_main again.` };
   }
   const intent = intents.find((candidate) => candidate.commit === settled.commit);
   // A resume killed after answering this once already recorded the landing: not twice.
@@ -69,7 +69,7 @@ async function answerMerge(options: InterruptedCallsOptions, call: ToolCall): Pr
     moved === null || moved.ok ? '' : ` Your workspace still shows the files as they were before it (${moved.error}); keep that in mind before changing more.`;
   return {
     ok: true,
-    output: `merged into ${repo.trunk} as ${settled.commit.slice(0, 12)}; files: ${settled.files.join(', ') || '(none)'}\ncolony restarted while this merge ran, after it had landed.${behind}`,
+    output: `merged into ${repo.mainBranch} as ${settled.commit.slice(0, 12)}; files: ${settled.files.join(', ') || '(none)'}\ncolony restarted while this merge ran, after it had landed.${behind}`,
   };
 }
 

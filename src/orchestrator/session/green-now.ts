@@ -39,7 +39,7 @@ export type GreenNowResult =
       readonly branch: string;
       /** Where the green branch points after it; null when it does not exist. */
       readonly green: string | null;
-      readonly trunk: string;
+      readonly mainCommit: string;
     };
 
 /**
@@ -73,7 +73,7 @@ export async function runGreenNow(options: GreenNowOptions): Promise<GreenNowRes
         everyCommits: null,
         everyMs: null,
       };
-      const trunk = await resolveBranch(repo, repo.trunk);
+      const mainCommit = await resolveBranch(repo, repo.mainBranch);
       const logRunId = last.runId;
       const outcome = await withSessionCommands(session, last.settings?.sandbox, async ({ commands }) => {
         const system = createAgentRecorder(events, logRunId, 'system', () => undefined);
@@ -91,7 +91,7 @@ export async function runGreenNow(options: GreenNowOptions): Promise<GreenNowRes
           record: system.record,
           flush: system.flush,
           goal: () => (last.rootTaskId === undefined ? '' : goalAsItStands(events, tasks, logRunId, last.rootTaskId)),
-          base: runGreenBase(events, logRunId, trunk),
+          base: runGreenBase(events, logRunId, mainCommit),
           parallel: options.bisectParallel,
           wakeups: new Wakeups(),
           now: Date.now,
@@ -106,7 +106,7 @@ export async function runGreenNow(options: GreenNowOptions): Promise<GreenNowRes
       }, logRunId);
       if (!outcome.ok) return outcome;
       const green = await resolveBranch(repo, settings.branch).catch(() => null);
-      return { ok: true, runId: logRunId, outcome: outcome.outcome, branch: settings.branch, green, trunk };
+      return { ok: true, runId: logRunId, outcome: outcome.outcome, branch: settings.branch, green, mainCommit };
     } finally {
       stores.close();
     }

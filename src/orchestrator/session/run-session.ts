@@ -90,8 +90,8 @@ export type RunSessionResult =
       readonly rootHandoff: Handoff | null;
       /** The check run on main at the end, or null when there was none (stopped, or no command known). */
       readonly check: MainCheck | null;
-      readonly trunk: string;
-      readonly trunkCommit: string;
+      readonly mainBranch: string;
+      readonly mainCommit: string;
       readonly stateDir: string;
       readonly checkoutProblem: string | null;
       /** Why colony stopped the run itself (its store failed), or null. */
@@ -107,7 +107,7 @@ export type RunEndStatus = 'done' | 'failed' | 'stopped' | 'budget-exhausted';
  * `colony run`: a tree of agents builds a goal in a repository. The root planner's task goes
  * into the store, a runner claims and runs tasks until the root planner finishes, the project's
  * check runs on main, and the user's checkout (untouched while the run goes) is brought up to
- * the trunk at the end. Problems with the input come back as `{ ok: false }` before anything
+ * main at the end. Problems with the input come back as `{ ok: false }` before anything
  * changes; so does an unfinished run in the same state directory, unless `newRun` is set.
  */
 export async function runRunSession(given: RunSessionOptions): Promise<RunSessionResult> {
@@ -174,7 +174,7 @@ export async function driveRun(drive: DriveRunOptions): Promise<RunSessionResult
   const { options, session, chosen, start, runId, commands, late, prompts } = drive;
   const { events, tasks } = drive.stores;
   const { repo, stateDir } = session;
-  const startCommit = await resolveBranch(repo, repo.trunk);
+  const startCommit = await resolveBranch(repo, repo.mainBranch);
   const checkout = startCheckoutSync(repo, startCommit);
   const started = Date.now();
   const signal = options.signal ?? new AbortController().signal;
@@ -341,8 +341,8 @@ export async function driveRun(drive: DriveRunOptions): Promise<RunSessionResult
       budgetExhausted,
       rootHandoff: outcome.rootHandoff,
       check,
-      trunk: repo.trunk,
-      trunkCommit: await resolveBranch(repo, repo.trunk),
+      mainBranch: repo.mainBranch,
+      mainCommit: await resolveBranch(repo, repo.mainBranch),
       stateDir,
       checkoutProblem,
       failure: outcome.failure,

@@ -36,7 +36,7 @@ export interface WorkSessionOptions {
   /** Defaults to `<repo>/.colony`. */
   readonly stateDir?: string;
   readonly maxSteps: number;
-  /** Install the trunk's npm dependencies once and link them into the worker's workspace; true when not given. */
+  /** Install main's npm dependencies once and link them into the worker's workspace; true when not given. */
   readonly sharedDependencies?: boolean;
   /** How the workspace is made; `auto` (the default) takes an overlay mount where it works. */
   readonly workspaces?: WorkspaceMethodChoice;
@@ -54,8 +54,8 @@ export type WorkSessionResult =
       readonly ok: true;
       readonly runId: string;
       readonly handoff: Handoff;
-      readonly trunk: string;
-      readonly trunkCommit: string;
+      readonly mainBranch: string;
+      readonly mainCommit: string;
       readonly stateDir: string;
       /** Why the user's checkout could not be brought up to date, or null when it was. */
       readonly checkoutProblem: string | null;
@@ -100,7 +100,7 @@ async function runInRepository(
   late: LateRecorder,
 ): Promise<WorkSessionResult> {
   const { repo, stateDir } = session;
-  const startCommit = (await runGit(repo.root, ['rev-parse', `refs/heads/${repo.trunk}`])).stdout.trim();
+  const startCommit = (await runGit(repo.root, ['rev-parse', `refs/heads/${repo.mainBranch}`])).stdout.trim();
   let store: EventStore;
   try {
     store = createRedactingEventStore(openSqliteEventStore(eventsDatabasePath(stateDir)), createSecretRedactor(options.secrets ?? []));
@@ -161,13 +161,13 @@ async function runInRepository(
     const checkoutProblem = await checkout.finish();
     await workspaces.provider.close();
     record({ type: 'run.ended', data: { status: result.handoff.status, durationMs: Date.now() - started } });
-    const trunkCommit = (await runGit(repo.root, ['rev-parse', `refs/heads/${repo.trunk}`])).stdout.trim();
+    const mainCommit = (await runGit(repo.root, ['rev-parse', `refs/heads/${repo.mainBranch}`])).stdout.trim();
     return {
       ok: true,
       runId,
       handoff: result.handoff,
-      trunk: repo.trunk,
-      trunkCommit,
+      mainBranch: repo.mainBranch,
+      mainCommit,
       stateDir,
       checkoutProblem,
       keptWorkspace: result.keptWorkspace,

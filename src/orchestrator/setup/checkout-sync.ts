@@ -5,14 +5,14 @@ import { ownerUmask } from './command-sandbox.js';
 import { findDirtyFiles, type Repository } from '../../workspace/git/repository.js';
 
 /**
- * colony moves the trunk while the user's checkout of it stays where it was, so until the
+ * colony moves main while the user's checkout of it stays where it was, so until the
  * checkout is updated, `git status` there shows colony's work as if the user had undone it.
  * The checkout is therefore updated after every landing, and the commit it matches is kept in
  * the git directory, so that a run that died before updating it is repaired by the next.
  */
 interface CheckoutRecord {
   readonly root: string;
-  readonly trunk: string;
+  readonly mainBranch: string;
   /** The commit the user's index and working tree match. */
   readonly commit: string;
 }
@@ -45,10 +45,10 @@ function readRecord(repo: Repository): ReadRecord {
   if (!existsSync(path)) return { kind: 'none' };
   try {
     const parsed = JSON.parse(readFileSync(path, 'utf8')) as Partial<CheckoutRecord>;
-    if (typeof parsed.root !== 'string' || typeof parsed.trunk !== 'string' || typeof parsed.commit !== 'string') {
+    if (typeof parsed.root !== 'string' || typeof parsed.mainBranch !== 'string' || typeof parsed.commit !== 'string') {
       return { kind: 'unreadable' };
     }
-    return { kind: 'record', record: { root: parsed.root, trunk: parsed.trunk, commit: parsed.commit } };
+    return { kind: 'record', record: { root: parsed.root, mainBranch: parsed.mainBranch, commit: parsed.commit } };
   } catch {
     return { kind: 'unreadable' };
   }
@@ -56,7 +56,7 @@ function readRecord(repo: Repository): ReadRecord {
 
 /**
  * Finishes what an earlier run could not: brings the checkout from the commit it was left at
- * up to the trunk. Succeeds at once when there is nothing to repair.
+ * up to main. Succeeds at once when there is nothing to repair.
  */
 export async function repairCheckout(
   repo: Repository,
@@ -73,13 +73,13 @@ export async function repairCheckout(
     return {
       ok: false,
       error:
-        `${recordPath(repo)} is damaged, so colony cannot tell whether an earlier run left your checkout behind ${repo.trunk}. ` +
+        `${recordPath(repo)} is damaged, so colony cannot tell whether an earlier run left your checkout behind ${repo.mainBranch}. ` +
         `If \`git status\` shows changes you did not make, they undo colony's work: do not commit them; ` +
-        `run \`git reset --keep ${repo.trunk}\` if you have no edits of your own, then delete that file and run again.`,
+        `run \`git reset --keep ${repo.mainBranch}\` if you have no edits of your own, then delete that file and run again.`,
     };
   }
   const { record } = read;
-  if (record.root !== repo.root || record.trunk !== repo.trunk) {
+  if (record.root !== repo.root || record.mainBranch !== repo.mainBranch) {
     rmSync(recordPath(repo), { force: true });
     return { ok: true };
   }
@@ -91,30 +91,30 @@ export async function repairCheckout(
   return {
     ok: false,
     error:
-      `an earlier colony run landed work on ${repo.trunk} but could not bring your checkout up to date, ` +
-      `so your working tree still shows ${repo.trunk} as it was at ${record.commit.slice(0, 12)}. ` +
+      `an earlier colony run landed work on ${repo.mainBranch} but could not bring your checkout up to date, ` +
+      `so your working tree still shows ${repo.mainBranch} as it was at ${record.commit.slice(0, 12)}. ` +
       `Do not commit that state: it would undo the work. ${updated.error}`,
   };
 }
 
 export interface CheckoutSync {
-  /** Brings the checkout up to the trunk after a landing; a refusal is kept for `finish`. */
+  /** Brings the checkout up to main after a landing; a refusal is kept for `finish`. */
   afterLanding(): Promise<void>;
-  /** Brings the checkout up to the trunk one last time: null when it is, else why not. */
+  /** Brings the checkout up to main one last time: null when it is, else why not. */
   finish(): Promise<string | null>;
 }
 
-/** Starts keeping the user's checkout, now clean at `commit`, in step with the trunk. */
+/** Starts keeping the user's checkout, now clean at `commit`, in step with main. */
 export function startCheckoutSync(repo: Repository, commit: string): CheckoutSync {
   let current = commit;
   let problem: string | null = null;
-  writeRecord(repo, { root: repo.root, trunk: repo.trunk, commit });
+  writeRecord(repo, { root: repo.root, mainBranch: repo.mainBranch, commit });
   const update = async () => {
     const updated = await updateCheckout(repo, current, { umask: ownerUmask() });
     if (updated.ok) {
       current = updated.commit;
       problem = null;
-      writeRecord(repo, { root: repo.root, trunk: repo.trunk, commit: current });
+      writeRecord(repo, { root: repo.root, mainBranch: repo.mainBranch, commit: current });
     } else {
       problem = updated.error;
     }

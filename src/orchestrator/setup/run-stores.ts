@@ -66,7 +66,7 @@ export function unfinishedRunError(run: UnfinishedRun, stateDir: string, stateGi
   return (
     `${stateDir} holds an unfinished run, ${describeUnfinishedRun(run)}. ` +
     `Continue it with \`colony resume${where}\` (add --repo if you passed one), or start over with \`colony run GOAL${where} --new\`: ` +
-    'the unfinished run is then recorded as abandoned; what it landed stays on the trunk and its workspaces are swept, their work saved on branches.'
+    'the unfinished run is then recorded as abandoned; what it landed stays on main and its workspaces are swept, their work saved on branches.'
   );
 }
 

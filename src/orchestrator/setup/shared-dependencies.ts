@@ -13,7 +13,7 @@ export function dependencyCacheDir(stateDir: string): string {
 
 export interface PrepareSharedDependenciesOptions {
   readonly repo: Repository;
-  /** The trunk commit the run starts from. */
+  /** Main commit the run starts from. */
   readonly commit: string;
   readonly stateDir: string;
   /** False when the user switched shared installs off (`--no-shared-deps`). */
@@ -25,7 +25,7 @@ export interface PrepareSharedDependenciesOptions {
 }
 
 /**
- * Once per run, before any workspace: makes sure the dependencies of the trunk's commit are
+ * Once per run, before any workspace: makes sure the dependencies of main's commit are
  * installed once in the state directory's cache, records `dependencies.prepared` or
  * `dependencies.skipped`, and deletes old layers. Returns the layer to link into each new
  * workspace, or null: the run goes on without one, and agents install their own if they must.

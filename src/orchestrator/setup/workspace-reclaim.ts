@@ -19,7 +19,7 @@ export interface SalvagedWork {
 
 /**
  * How reclaiming a finished workspace ended: `removed` it is gone (its branch stays whenever it
- * holds commits the trunk lacks); `salvaged` what was saved first; `kept` why it is still on disk.
+ * holds commits main lacks); `salvaged` what was saved first; `kept` why it is still on disk.
  */
 export interface ReclaimOutcome {
   readonly removed: boolean;
@@ -53,7 +53,7 @@ async function decide(repo: Repository, provider: WorkspaceProvider, workspace: 
   };
   if (!(await pathExists(workspace.path))) {
     // Its files are gone already (deleted by hand, say): only git's record is left, and the
-    // branch, which stays when it holds commits the trunk lacks.
+    // branch, which stays when it holds commits main lacks.
     const removal = await provider.remove(workspace, { deleteBranch: true });
     return removal.removed || !(await pathExists(workspace.path)) ? { removed: true, salvaged: null, kept: null } : keep(removal.reason);
   }
@@ -66,21 +66,21 @@ async function decide(repo: Repository, provider: WorkspaceProvider, workspace: 
     salvaged = { commit: saved.commit, files: saved.files, branch: saved.branch, sideBranch: saved.sideBranch };
     record({ type: 'workspace.salvaged', data: { path: workspace.path, ...salvaged, files: [...saved.files], reason: leftover.reason } });
   }
-  // The branch goes only when the trunk contains it: salvaged work keeps it.
+  // The branch goes only when main contains it: salvaged work keeps it.
   const removal = await provider.remove(workspace, { deleteBranch: true });
   if (removal.removed || !(await pathExists(workspace.path))) return { removed: true, salvaged, kept: null };
   return keep(removal.reason, salvaged);
 }
 
 /** A sentence for a handoff's notes saying where salvaged work went. */
-export function describeSalvage(salvaged: SalvagedWork, trunk: string): string {
+export function describeSalvage(salvaged: SalvagedWork, mainBranch: string): string {
   const parts: string[] = [];
   if (salvaged.commit !== null) {
     const shown = salvaged.files.slice(0, 10).join(', ') + (salvaged.files.length > 10 ? `, and ${salvaged.files.length - 10} more` : '');
     parts.push(`its ${salvaged.files.length} uncommitted file(s) (${shown}) were committed as ${salvaged.commit.slice(0, 12)} on the branch ${salvaged.branch}`);
   } else {
-    parts.push(`its commits that did not land on ${trunk} stay on the branch ${salvaged.branch}`);
+    parts.push(`its commits that did not land on ${mainBranch} stay on the branch ${salvaged.branch}`);
   }
   if (salvaged.sideBranch !== null) parts.push(`commits its detached HEAD held are on the branch ${salvaged.sideBranch}`);
-  return `Its workspace was removed after its unlanded work was salvaged: ${parts.join('; ')}. Nothing of it reached ${trunk}.`;
+  return `Its workspace was removed after its unlanded work was salvaged: ${parts.join('; ')}. Nothing of it reached ${mainBranch}.`;
 }

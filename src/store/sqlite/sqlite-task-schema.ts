@@ -28,7 +28,7 @@ import type { SchemaPart } from './sqlite-migrations.js';
  * change once by its `seq`. The third script also indexes people's messages by run, which is
  * how a run finds the messages sent to its planners from another process.
  *
- * `acceptance` (the fourth script) holds the commands that must pass on the trunk once the
+ * `acceptance` (the fourth script) holds the commands that must pass on main once the
  * task's work landed, as a JSON array of strings; tasks from before it have none.
  *
  * `run_requests` (the fifth script) holds what people asked of a running run besides messages

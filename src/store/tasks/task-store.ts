@@ -29,7 +29,7 @@ export interface NewTask {
    */
   readonly paths?: readonly string[];
   /**
-   * For a worker task: shell commands that must pass on the trunk once its work has landed.
+   * For a worker task: shell commands that must pass on main once its work has landed.
    * colony runs them after the worker ends and before its handoff is delivered; none when left out.
    */
   readonly acceptance?: readonly string[];

@@ -9,7 +9,7 @@ describe('updateCheckout', () => {
   let fromCommit: string;
   beforeEach(async () => {
     setup = await createMergeTestSetup({ 'README.md': '# project\n', 'src/app.ts': 'export const app = 1;\n', 'old.txt': 'old\n' });
-    fromCommit = await setup.trunkCommit();
+    fromCommit = await setup.mainCommit();
     // Colony lands work on main while the user's checkout still shows fromCommit.
     const workspace = await setup.workspace('w1');
     await setup.temporary.write('src/app.ts', 'export const app = 2;\n', workspace.path);
@@ -26,7 +26,7 @@ describe('updateCheckout', () => {
     const { temporary, repo } = setup;
     expect(await temporary.read('src/app.ts')).toBe('export const app = 1;\n');
     const result = await updateCheckout(repo, fromCommit);
-    expect(result).toEqual({ ok: true, commit: await setup.trunkCommit() });
+    expect(result).toEqual({ ok: true, commit: await setup.mainCommit() });
     expect(await temporary.read('src/app.ts')).toBe('export const app = 2;\n');
     expect(await temporary.read('src/added.ts')).toBe('export const added = true;\n');
     await expect(temporary.read('old.txt')).rejects.toThrow(/ENOENT/);
@@ -34,9 +34,9 @@ describe('updateCheckout', () => {
   });
 
   it('does nothing when the trunk has not moved', async () => {
-    const trunk = await setup.trunkCommit();
+    const mainCommit = await setup.mainCommit();
     await updateCheckout(setup.repo, fromCommit);
-    expect(await updateCheckout(setup.repo, trunk)).toEqual({ ok: true, commit: trunk });
+    expect(await updateCheckout(setup.repo, mainCommit)).toEqual({ ok: true, commit: mainCommit });
     expect(await setup.temporary.git(['status', '--porcelain'])).toBe('');
   });
 

@@ -32,9 +32,9 @@ async function filesInTheWay(repo: Repository, fromCommit: string, toCommit: str
 }
 
 /**
- * Brings the user's checkout up to the trunk's current commit after colony moved the trunk
- * underneath it. `fromCommit` is the commit the checkout's index and files were last at (the
- * trunk when colony started, or the commit a previous update returned). A two-way merge
+ * Brings the user's checkout up to main's current commit after colony moved main
+ * underneath it. `fromCommit` is the commit the checkout's index and files were last at
+ * (main when colony started, or the commit a previous update returned). A two-way merge
  * (`git read-tree -m -u`) updates only what changed between the two commits and carries the
  * user's own edits along; if an edit is to a file the update changes, nothing is touched and
  * the result lists the files. Never throws: whatever git reports comes back as an error.
@@ -44,19 +44,19 @@ export async function updateCheckout(repo: Repository, fromCommit: string, optio
     return await twoWayUpdate(repo, fromCommit, options.umask);
   } catch (error) {
     const reason = errorMessage(error);
-    return { ok: false, error: `The checkout at ${repo.root} could not be updated to ${repo.trunk}: ${reason}` };
+    return { ok: false, error: `The checkout at ${repo.root} could not be updated to ${repo.mainBranch}: ${reason}` };
   }
 }
 
 async function twoWayUpdate(repo: Repository, fromCommit: string, umask: number | undefined): Promise<UpdateCheckoutResult> {
   const head = await runGit(repo.root, ['symbolic-ref', '--quiet', 'HEAD']);
-  if (head.code !== 0 || head.stdout.trim() !== `refs/heads/${repo.trunk}`) {
+  if (head.code !== 0 || head.stdout.trim() !== `refs/heads/${repo.mainBranch}`) {
     return {
       ok: false,
-      error: `The checkout at ${repo.root} no longer has ${repo.trunk} checked out, so it was left as it is. Switch back to ${repo.trunk} to see colony's work there.`,
+      error: `The checkout at ${repo.root} no longer has ${repo.mainBranch} checked out, so it was left as it is. Switch back to ${repo.mainBranch} to see colony's work there.`,
     };
   }
-  const target = await resolveBranch(repo, repo.trunk);
+  const target = await resolveBranch(repo, repo.mainBranch);
   if (target === fromCommit) return { ok: true, commit: target };
   // Fresh stat information, so a file that was only touched does not count as edited.
   await runGit(repo.root, ['update-index', '-q', '--refresh']);
@@ -67,11 +67,11 @@ async function twoWayUpdate(repo: Repository, fromCommit: string, umask: number 
   if (inTheWay.length > 0) {
     return {
       ok: false,
-      error: `The checkout at ${repo.root} was not updated to ${repo.trunk} (${target.slice(0, 12)}): it has local changes to files the update would overwrite: ${inTheWay.join(', ')}. Nothing was changed. Save your edits to those files elsewhere, put the files back as they were (\`git restore --source=${fromCommit} --staged --worktree -- <files>\`, removing new untracked ones), then update again.`,
+      error: `The checkout at ${repo.root} was not updated to ${repo.mainBranch} (${target.slice(0, 12)}): it has local changes to files the update would overwrite: ${inTheWay.join(', ')}. Nothing was changed. Save your edits to those files elsewhere, put the files back as they were (\`git restore --source=${fromCommit} --staged --worktree -- <files>\`, removing new untracked ones), then update again.`,
     };
   }
   return {
     ok: false,
-    error: `The checkout at ${repo.root} was not updated to ${repo.trunk} (${target.slice(0, 12)}); nothing was changed. ${describeFailure(readTreeArgs, updated)}`,
+    error: `The checkout at ${repo.root} was not updated to ${repo.mainBranch} (${target.slice(0, 12)}); nothing was changed. ${describeFailure(readTreeArgs, updated)}`,
   };
 }

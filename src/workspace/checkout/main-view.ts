@@ -10,16 +10,16 @@ import { withWorktreeAdminLock } from '../git/worktree-admin-lock.js';
 import { errorMessage } from '../../errors/error-message.js';
 
 /**
- * A read-only look at the trunk: a detached worktree that a planner reads and runs checks in.
- * It has no branch, so nothing made in it can land; `followTrunk` brings it to the trunk's
+ * A read-only look at main: a detached worktree that a planner reads and runs checks in.
+ * It has no branch, so nothing made in it can land; `followTrunk` brings it to main's
  * latest commit and drops anything a command changed or left behind (ignored files aside).
  */
 export interface MainView {
   readonly path: string;
-  /** The trunk commit the view shows now. */
+  /** Main commit the view shows now. */
   readonly commit: () => string;
-  /** Moves the view to the trunk's current commit. Returns an error message instead of throwing. */
-  followTrunk(): Promise<string | null>;
+  /** Moves the view to main's current commit. Returns an error message instead of throwing. */
+  followMain(): Promise<string | null>;
   remove(): Promise<void>;
 }
 
@@ -32,14 +32,14 @@ async function isPristine(view: GitWorkTree, commit: string): Promise<boolean> {
 }
 
 /**
- * Makes a view at `<parentDir>/<id>` on the trunk's current commit, or on `at` (a commit the
- * trunk reached, such as a worker's merge, to check what main was then). Throws when git cannot.
+ * Makes a view at `<parentDir>/<id>` on main's current commit, or on `at` (a commit
+ * main reached, such as a worker's merge, to check what main was then). Throws when git cannot.
  */
 export async function createMainView(repo: Repository, options: { id: string; parentDir: string; at?: string }): Promise<MainView> {
   const path = resolve(options.parentDir, options.id);
   if (await pathExists(path)) throw new Error(`Cannot create the view ${options.id}: ${path} already exists.`);
   await mkdir(resolve(options.parentDir), { recursive: true });
-  let commit = options.at ?? (await resolveBranch(repo, repo.trunk));
+  let commit = options.at ?? (await resolveBranch(repo, repo.mainBranch));
   // --force: a view whose directory a killed process already deleted may still be registered
   // under the same id; the directory itself is checked above.
   const args = ['worktree', 'add', '--quiet', '--force', '--detach', path, commit];
@@ -57,10 +57,10 @@ export async function createMainView(repo: Repository, options: { id: string; pa
   return {
     path,
     commit: () => commit,
-    async followTrunk() {
+    async followMain() {
       let latest: string;
       try {
-        latest = await resolveBranch(repo, repo.trunk);
+        latest = await resolveBranch(repo, repo.mainBranch);
       } catch (error) {
         return errorMessage(error);
       }

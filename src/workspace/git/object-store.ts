@@ -8,7 +8,7 @@ import type { ObjectType, TreeEntry } from './git-objects.js';
 /**
  * A repository's object database, as one long-lived `git cat-file --batch` for reading (any
  * object, loose or packed) and plain files for writing loose objects. Trees are immutable, so
- * parsed ones are kept: every merge reads the same few trees of the trunk.
+ * parsed ones are kept: every merge reads the same few trees of main.
  */
 export interface ObjectStore {
   /** The object's type and content, or null when the repository has no such object. */
@@ -27,7 +27,7 @@ const CACHE_LIMIT = 20_000;
 class GitObjectStore implements ObjectStore {
   private readonly reader: CatFileReader;
   private readonly trees = new Map<string, readonly TreeEntry[]>();
-  /** Commits this process wrote or read: the trunk's new commits are read back by every merge. */
+  /** Commits this process wrote or read: main's new commits are read back by every merge. */
   private readonly commits = new Map<string, Buffer>();
   private readonly written = new Map<string, true>();
   private temporaryCounter = 0;
@@ -69,7 +69,7 @@ class GitObjectStore implements ObjectStore {
 
   /**
    * Written synchronously on purpose: objects are small (a tree, a commit), and a merge holding
-   * the trunk's turn must not yield to the event loop for each file operation while other
+   * main's turn must not yield to the event loop for each file operation while other
    * merges are starting git processes.
    */
   private writeNow(type: ObjectType, content: Buffer): string {

@@ -6,7 +6,7 @@ import { isDirectory } from '../files/path-exists.js';
 
 /** A rebase stopped in a worktree, waiting for its conflicts to be resolved. */
 export interface RebaseInProgress {
-  /** The commit being rebased onto: the trunk commit the conflicts are against. */
+  /** The commit being rebased onto: main commit the conflicts are against. */
   readonly onto: string;
 }
 

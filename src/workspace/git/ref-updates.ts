@@ -4,7 +4,7 @@ import { runGit, setKeepsProcessAlive, spawnGit } from './git.js';
 
 /**
  * Branch refs read in-process and moved by one long-lived `git update-ref --stdin`: reading
- * the trunk and swapping it are in every merge's serial section, where a git process per step
+ * main and swapping it are in every merge's serial section, where a git process per step
  * (about 10 ms of CPU each) would be the whole cost.
  */
 export interface RefUpdates {
@@ -151,7 +151,7 @@ class FilesRefUpdates implements RefUpdates {
 
   async readBranch(branch: string): Promise<string | null> {
     const ref = `refs/heads/${branch}`;
-    // Read synchronously: 41 bytes, in the middle of a merge's turn on the trunk (see object-store.ts).
+    // Read synchronously: 41 bytes, in the middle of a merge's turn on main (see object-store.ts).
     const value = readLooseRef(join(this.gitDir, ref)) ?? undefined;
     if (value !== undefined && OID.test(value)) return value;
     // Packed, symbolic, or being rewritten by another tool: let git answer.

@@ -4,14 +4,14 @@ import type { ObjectStore } from './object-store.js';
 import { createRefUpdates } from './ref-updates.js';
 import type { RefUpdates } from './ref-updates.js';
 import type { Repository } from './repository.js';
-import { createTrunkHistory } from './trunk-history.js';
-import type { TrunkHistory } from './trunk-history.js';
+import { createMainHistory } from './main-history.js';
+import type { MainHistory } from './main-history.js';
 
-/** What every merge into one repository shares in this process: its objects, its refs, what is known of its trunk. */
+/** What every merge into one repository shares in this process: its objects, its refs, what is known of its main. */
 export interface RepositoryObjects {
   readonly store: ObjectStore;
   readonly refs: RefUpdates;
-  readonly history: TrunkHistory;
+  readonly history: MainHistory;
 }
 
 const opened = new Map<string, Promise<RepositoryObjects | null>>();
@@ -47,7 +47,7 @@ async function openRepositoryObjects(repo: Repository): Promise<RepositoryObject
   return {
     store: createObjectStore(repo.root, repo.gitDir),
     refs: createRefUpdates(repo.root, repo.gitDir),
-    history: createTrunkHistory(),
+    history: createMainHistory(),
   };
 }
 

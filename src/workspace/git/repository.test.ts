@@ -23,12 +23,12 @@ describe('openRepository', () => {
   it('finds the root, the trunk and the common git directory, from a subdirectory too', async () => {
     const repo = opened(await openRepository(join(temporary.root, 'src')));
     const root = await realpath(temporary.root);
-    expect(repo).toEqual({ root, trunk: 'main', gitDir: join(root, '.git') });
+    expect(repo).toEqual({ root, mainBranch: 'main', gitDir: join(root, '.git') });
   });
 
   it('takes the trunk from the branch that is checked out', async () => {
     await temporary.git(['switch', '--quiet', '-c', 'develop']);
-    expect(opened(await openRepository(temporary.root)).trunk).toBe('develop');
+    expect(opened(await openRepository(temporary.root)).mainBranch).toBe('develop');
   });
 
   it('says when the directory does not exist', async () => {

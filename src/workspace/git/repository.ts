@@ -9,7 +9,7 @@ export interface Repository {
   /** Absolute path of the checkout's top-level directory. */
   readonly root: string;
   /** The branch checked out in that checkout, which colony's merges land on (normally "main"). */
-  readonly trunk: string;
+  readonly mainBranch: string;
   /** Absolute path of the common git directory, shared by every worktree of the repository. */
   readonly gitDir: string;
 }
@@ -54,15 +54,15 @@ export async function openRepository(dir: string): Promise<OpenRepositoryResult>
       error: `The checkout at ${root} has a detached HEAD, so there is no branch to land work on. Check out the branch to work on (for example \`git switch main\`) and try again.`,
     };
   }
-  const trunk = headRef.slice('refs/heads/'.length);
+  const mainBranch = headRef.slice('refs/heads/'.length);
   const commit = await runGit(root, ['rev-parse', '--verify', '--quiet', 'HEAD^{commit}']);
   if (commit.code !== 0) {
     return {
       ok: false,
-      error: `The repository at ${root} has no commits yet on ${trunk}. Make a first commit (for example \`git commit --allow-empty -m "Start"\`) and try again.`,
+      error: `The repository at ${root} has no commits yet on ${mainBranch}. Make a first commit (for example \`git commit --allow-empty -m "Start"\`) and try again.`,
     };
   }
-  return { ok: true, repo: { root, trunk, gitDir } };
+  return { ok: true, repo: { root, mainBranch, gitDir } };
 }
 
 /**

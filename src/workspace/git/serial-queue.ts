@@ -1,7 +1,7 @@
 /**
  * Runs actions one at a time per key, in the order they asked (first come, first served), and
  * any number at once across keys. Process-wide on purpose: what it guards (a repository's
- * worktree records, its trunk) is shared by everything in the process that works on it.
+ * worktree records, its main) is shared by everything in the process that works on it.
  */
 export function createSerialQueue(): <T>(key: string, action: () => Promise<T>) => Promise<T> {
   const tails = new Map<string, Promise<void>>();

@@ -23,7 +23,7 @@ async function sideCommit(parent: string, name: string): Promise<string> {
 
 beforeEach(async () => {
   setup = await createMergeTestSetup();
-  start = await setup.trunkCommit();
+  start = await setup.mainCommit();
   commits = [];
   for (let step = 1; step <= 3; step += 1) {
     await setup.temporary.write('step.txt', `${step}\n`);
@@ -236,7 +236,7 @@ describe('commitsBetween and commitSubject', () => {
     await setup.temporary.commitAll('Feature two');
     await setup.temporary.git(['switch', '--quiet', 'main']);
     await setup.temporary.git(['merge', '--quiet', '--no-ff', '-m', 'Merge feature', 'feature']);
-    const merge = await setup.trunkCommit();
+    const merge = await setup.mainCommit();
     const between = await commitsBetween(setup.repo, at(0), merge);
     expect(between).toEqual([at(1), at(2), merge]);
     expect(between).not.toContain(featureOne);

@@ -108,7 +108,7 @@ export async function tagGreen(repo: Repository, options: { prefix: string; comm
 
 /**
  * The commits after `good` up to and including `bad`, oldest first, along the first-parent line
- * (the trunk's own history: one commit per landing, a merge counted as itself), or every
+ * (main's own history: one commit per landing, a merge counted as itself), or every
  * first-parent ancestor of `bad` when `good` is null. Throws when git cannot list them.
  */
 export async function commitsBetween(repo: Repository, good: string | null, bad: string): Promise<string[]> {
@@ -144,14 +144,14 @@ async function swapRef(
   return { ok: false, error: first ?? `git update-ref exited ${result.code}` };
 }
 
-/** Why `branch` cannot be the green branch (not a name git takes, or the trunk itself), or null when it can. */
+/** Why `branch` cannot be the green branch (not a name git takes, or main itself), or null when it can. */
 export async function greenBranchProblem(repo: Repository, branch: string): Promise<string | null> {
   const checked = branch.startsWith('-') || branch === 'HEAD' ? null : await runGit(repo.root, ['check-ref-format', '--branch', branch]);
   if (checked === null || checked.code !== 0 || checked.stdout.trim() !== branch) {
     return `${JSON.stringify(branch)} is not a branch name git accepts (git check-ref-format --branch). Choose another name for the green branch, such as "green".`;
   }
-  if (branch === repo.trunk) {
-    return `The green branch cannot be ${branch}: that is the trunk colony lands work on. Choose another name for the green branch, such as "green".`;
+  if (branch === repo.mainBranch) {
+    return `The green branch cannot be ${branch}: that is the branch colony lands work on. Choose another name for the green branch, such as "green".`;
   }
   return null;
 }
@@ -190,7 +190,7 @@ async function notForward(repo: Repository, branch: string, at: string, to: stri
   const relation = behind.ok && behind.yes ? `which already comes after ${short(to)}` : `which is not an ancestor of ${short(to)} (the two have diverged)`;
   return (
     `${where}, ${relation}. colony only moves ${branch} forward, so it left it there. ` +
-    `To let colony move it again, delete it (\`git branch -D ${branch}\`) or reset it to a commit of the trunk (\`git branch -f ${branch} ${short(to)}\`).`
+    `To let colony move it again, delete it (\`git branch -D ${branch}\`) or reset it to a commit of main (\`git branch -f ${branch} ${short(to)}\`).`
   );
 }
 

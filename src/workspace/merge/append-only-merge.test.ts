@@ -5,15 +5,15 @@ describe('mergeAppendOnly', () => {
   const base = "export * from './a.js';\n";
 
   it("keeps the trunk's appended lines first, then the workspace's", () => {
-    const trunk = `${base}export * from './b.js';\n`;
+    const main = `${base}export * from './b.js';\n`;
     const workspace = `${base}export * from './c.js';\n`;
-    expect(mergeAppendOnly(base, trunk, workspace)).toBe(`${base}export * from './b.js';\nexport * from './c.js';\n`);
+    expect(mergeAppendOnly(base, main, workspace)).toBe(`${base}export * from './b.js';\nexport * from './c.js';\n`);
   });
 
   it('keeps every line of the workspace block, even lines the trunk also appended', () => {
-    const trunk = 'def f():\n    return 1\n';
+    const main = 'def f():\n    return 1\n';
     const workspace = 'def g():\n    return 1\n';
-    expect(mergeAppendOnly('', trunk, workspace)).toBe('def f():\n    return 1\ndef g():\n    return 1\n');
+    expect(mergeAppendOnly('', main, workspace)).toBe('def f():\n    return 1\ndef g():\n    return 1\n');
     const braces = mergeAppendOnly(base, `${base}function a() {\n}\n\n`, `${base}function b() {\n}\n\n`);
     expect(braces).toBe(`${base}function a() {\n}\n\nfunction b() {\n}\n\n`);
   });

@@ -5,23 +5,23 @@ import type { GitWorkTree } from '../git/git.js';
 /**
  * The conflicts that cost an agent nothing: both sides only appended lines to the end of the
  * same file (a registry, an index of exports, a changelog), or made the identical change.
- * Such a file is merged as the trunk's version followed by the workspace's appended block (only
- * skipped when the trunk already holds that whole block, or the part of it the trunk's own
+ * Such a file is merged as main's version followed by the workspace's appended block (only
+ * skipped when main already holds that whole block, or the part of it main's own
  * addition starts it with); anything else is a real conflict for the agent.
  */
-export function mergeAppendOnly(base: string, trunk: string, workspace: string): string | null {
-  if (base.includes('\0') || trunk.includes('\0') || workspace.includes('\0')) return null;
-  if (trunk === workspace) return trunk;
+export function mergeAppendOnly(base: string, main: string, workspace: string): string | null {
+  if (base.includes('\0') || main.includes('\0') || workspace.includes('\0')) return null;
+  if (main === workspace) return main;
   if (base !== '' && !base.endsWith('\n')) return null;
-  if (!trunk.startsWith(base) || !workspace.startsWith(base)) return null;
-  const trunkAdded = linesOf(trunk.slice(base.length));
+  if (!main.startsWith(base) || !workspace.startsWith(base)) return null;
+  const mainAdded = linesOf(main.slice(base.length));
   const workspaceAdded = linesOf(workspace.slice(base.length));
   // Only whole blocks count as already there: single lines like `}` or a blank line repeat
   // legitimately, and dropping one would corrupt the workspace's addition.
-  if (containsBlock(trunkAdded, workspaceAdded)) return trunk;
-  const extra = startsWithBlock(workspaceAdded, trunkAdded) ? workspaceAdded.slice(trunkAdded.length) : workspaceAdded;
-  const separator = trunk === '' || trunk.endsWith('\n') ? '' : '\n';
-  return `${trunk}${separator}${extra.join('\n')}\n`;
+  if (containsBlock(mainAdded, workspaceAdded)) return main;
+  const extra = startsWithBlock(workspaceAdded, mainAdded) ? workspaceAdded.slice(mainAdded.length) : workspaceAdded;
+  const separator = main === '' || main.endsWith('\n') ? '' : '\n';
+  return `${main}${separator}${extra.join('\n')}\n`;
 }
 
 function startsWithBlock(lines: readonly string[], block: readonly string[]): boolean {
@@ -42,7 +42,7 @@ function linesOf(text: string): string[] {
   return lines;
 }
 
-/** One index stage of a conflicted path (1 base, 2 the trunk side of a rebase, 3 the workspace side), or null when absent. */
+/** One index stage of a conflicted path (1 base, 2 main side of a rebase, 3 the workspace side), or null when absent. */
 async function stage(worktree: GitWorkTree, number: 1 | 2 | 3, path: string): Promise<string | null> {
   // The blob as stored: `cat-file` applies no filter or text conversion the configuration names.
   const result = await runGit(worktree, ['cat-file', 'blob', `:${number}:${path}`]);
@@ -64,8 +64,8 @@ export async function resolveAppendOnlyConflicts(worktree: GitWorkTree, files: r
   const resolved: string[] = [];
   const remaining: string[] = [];
   for (const file of files) {
-    const [base, trunk, workspace] = await Promise.all([stage(worktree, 1, file), stage(worktree, 2, file), stage(worktree, 3, file)]);
-    const merged = base === null || trunk === null || workspace === null ? null : mergeAppendOnly(base, trunk, workspace);
+    const [base, main, workspace] = await Promise.all([stage(worktree, 1, file), stage(worktree, 2, file), stage(worktree, 3, file)]);
+    const merged = base === null || main === null || workspace === null ? null : mergeAppendOnly(base, main, workspace);
     if (merged === null) {
       remaining.push(file);
       continue;

@@ -10,15 +10,15 @@ import type { Workspace } from '../workspace.js';
 
 /**
  * The in-process half of a merge: the workspace's commits (and what is uncommitted, as one
- * more commit) replayed onto a trunk commit by merging trees in this process, without a
+ * more commit) replayed onto a main commit by merging trees in this process, without a
  * worktree. It covers every merge whose files do not clash, or clash only in ways colony
  * settles itself; anything else is left to git's rebase in the workspace (`merge-to-main.ts`).
  */
 
-/** The workspace's work, ready to replay: its own commits since the trunk, oldest first, plus the uncommitted change. */
+/** The workspace's work, ready to replay: its own commits since main, oldest first, plus the uncommitted change. */
 export interface PreparedWork {
   readonly chain: readonly ChainCommit[];
-  /** The branch's commit: the last of `chain`, or the trunk commit it sits on when `chain` is empty. */
+  /** The branch's commit: the last of `chain`, or main commit it sits on when `chain` is empty. */
   readonly head: string;
   readonly headTree: string;
 }
@@ -58,7 +58,7 @@ async function rebaseStopped(gitDir: string): Promise<boolean> {
 /**
  * Stages everything in the workspace and turns it into commits on its branch: what is
  * uncommitted becomes one commit with `message`, and the branch moves to it (through the same
- * ref process as the trunk, compare-and-swap). The workspace is then clean, so nothing done
+ * ref process as main, compare-and-swap). The workspace is then clean, so nothing done
  * to it later can be taken for the agent's own uncommitted work.
  */
 export async function prepareWork(objects: RepositoryObjects, workspace: Workspace, message: string): Promise<PrepareResult> {
@@ -80,7 +80,7 @@ export async function prepareWork(objects: RepositoryObjects, workspace: Workspa
   const chain: ChainCommit[] = [];
   let current = branchCommit;
   while (!objects.history.has(current)) {
-    if (chain.length >= CHAIN_LIMIT) return { kind: 'fallback', reason: `more than ${CHAIN_LIMIT} commits since the trunk` };
+    if (chain.length >= CHAIN_LIMIT) return { kind: 'fallback', reason: `more than ${CHAIN_LIMIT} commits since main` };
     const commit = await readCommit(objects, current);
     const parent = commit.parents[0];
     if (commit.parents.length !== 1 || parent === undefined) return { kind: 'fallback', reason: 'the branch holds a merge or root commit' };

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { mergeToMain } from './merge-to-main.js';
 import type { MergeCheck, MergeOutcome } from './merge-to-main.js';
-import { advanceTrunkNow, createMergeTestSetup, eventRecorder } from '../testing/merge-setup.js';
+import { advanceMainNow, createMergeTestSetup, eventRecorder } from '../testing/merge-setup.js';
 import type { MergeTestSetup } from '../testing/merge-setup.js';
 
 function landed(outcome: MergeOutcome): Extract<MergeOutcome, { status: 'landed' }> {
@@ -44,7 +44,7 @@ describe('landing in-process', () => {
     expect(await temporary.git(['log', '--format=%s|%an|%cn', 'main'])).toBe(
       'Write the second doc|colony|colony\nWrite the first doc|Agent Smith|colony\nOther change|colony|colony\nStart|colony|colony\n',
     );
-    // The workspace now is the trunk, files and all, and the repository is sound.
+    // The workspace now is main, files and all, and the repository is sound.
     expect((await temporary.git(['rev-parse', 'HEAD'], workspace.path)).trim()).toBe(outcome.commit);
     expect(await temporary.read('other.txt', workspace.path)).toBe('other\n');
     expect(await temporary.git(['status', '--porcelain'], workspace.path)).toBe('');
@@ -126,11 +126,11 @@ describe('landing in-process', () => {
       const workspace = await setup.workspace('w1');
       const other = await setup.workspace('w2');
       await temporary.write('theirs.txt', 'theirs\n', other.path);
-      const trunk = landed(await mergeToMain(repo, other, { message: 'Theirs' })).commit;
+      const mainCommit = landed(await mergeToMain(repo, other, { message: 'Theirs' })).commit;
       await temporary.write('src/app.ts', 'export const app = broken;\n', workspace.path);
       const outcome = await mergeToMain(repo, workspace, { message: 'Break it', check: failsOnBrokenApp });
-      expect(outcome).toEqual({ status: 'check-failed', output: 'src/app.ts: broken build', mainBefore: trunk });
-      expect(await setup.trunkCommit()).toBe(trunk);
+      expect(outcome).toEqual({ status: 'check-failed', output: 'src/app.ts: broken build', mainBefore: mainCommit });
+      expect(await setup.mainCommit()).toBe(mainCommit);
       expect(await temporary.read('theirs.txt', workspace.path)).toBe('theirs\n');
       expect(await temporary.git(['status', '--porcelain'], workspace.path)).toBe('');
       await temporary.write('src/app.ts', 'export const app = 4;\n', workspace.path);
@@ -145,7 +145,7 @@ describe('landing in-process', () => {
       let checks = 0;
       const check: MergeCheck = async () => {
         checks += 1;
-        if (checks === 1) advanceTrunkNow(repo);
+        if (checks === 1) advanceMainNow(repo);
         return { ok: true };
       };
       const outcome = landed(await mergeToMain(repo, workspace, { message: 'Mine', check }));

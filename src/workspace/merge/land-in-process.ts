@@ -6,14 +6,14 @@ import type { MergeCheck, MergeIntent, MergeOutcome } from './merge-outcome.js';
 import type { RepositoryObjects } from '../git/repository-objects.js';
 import type { Repository } from '../git/repository.js';
 import { changedPaths } from './tree-merge.js';
-import { withTrunkTurn } from './trunk-turn.js';
+import { withMainTurn } from './main-turn.js';
 import type { Workspace } from '../workspace.js';
 
 /**
- * Landing without a worktree rebase: the workspace's work is committed, replayed onto the
- * trunk in this process (in parallel with every other merge), and only re-reading the trunk,
+ * Landing without a worktree rebase: the workspace's work is committed, replayed onto
+ * main in this process (in parallel with every other merge), and only re-reading main,
  * replaying again if it moved (cheap: the trees are cached) and the compare-and-swap take the
- * trunk's turn. A merge costs three git processes, all outside the turn: `add`, `write-tree`
+ * main's turn. A merge costs three git processes, all outside the turn: `add`, `write-tree`
  * and the `reset --keep` that brings the workspace to the landed commit. 'fallback' hands the
  * merge to the rebase path: a stopped rebase, a conflict colony cannot settle, an unusual branch.
  */
@@ -34,12 +34,12 @@ export type InProcessOutcome = MergeOutcome | { readonly status: 'fallback'; rea
 
 type TurnResult = InProcessOutcome | { readonly status: 'lost-race' };
 
-async function readTrunk(landing: InProcessLanding): Promise<string> {
+async function readMain(landing: InProcessLanding): Promise<string> {
   const { repo, objects } = landing;
-  const trunk = await objects.refs.readBranch(repo.trunk);
-  if (trunk === null) throw new Error(`The trunk ${repo.trunk} has no commit.`);
-  await objects.history.advanceTo(objects.store, trunk);
-  return trunk;
+  const mainCommit = await objects.refs.readBranch(repo.mainBranch);
+  if (mainCommit === null) throw new Error(`Main ${repo.mainBranch} has no commit.`);
+  await objects.history.advanceTo(objects.store, mainCommit);
+  return mainCommit;
 }
 
 function conflictFallback(replay: Extract<ReplayResult, { kind: 'conflict' }>): InProcessOutcome {
@@ -47,7 +47,7 @@ function conflictFallback(replay: Extract<ReplayResult, { kind: 'conflict' }>): 
 }
 
 function alreadyThere(repo: Repository): MergeOutcome {
-  return { status: 'nothing-to-merge', reason: `Every change in the workspace is already on ${repo.trunk}.` };
+  return { status: 'nothing-to-merge', reason: `Every change in the workspace is already on ${repo.mainBranch}.` };
 }
 
 /** Runs the merge check on `tip` in the workspace; null when it passed (or there is none). */
@@ -61,7 +61,7 @@ async function runCheck(landing: InProcessLanding, tip: string, mainBefore: stri
   return result.ok ? null : { status: 'check-failed', output: result.output, mainBefore };
 }
 
-/** Inside the trunk's turn: replay again if the trunk moved since `replayed` was made, then swap. */
+/** Inside main's turn: replay again if main moved since `replayed` was made, then swap. */
 async function swapInTurn(
   landing: InProcessLanding,
   work: PreparedWork,
@@ -70,7 +70,7 @@ async function swapInTurn(
 ): Promise<TurnResult> {
   const { repo, objects, workspace } = landing;
   let { mainBefore, tip, autoResolved } = replayed;
-  const current = await readTrunk(landing);
+  const current = await readMain(landing);
   if (current !== mainBefore) {
     // A checked replay must be checked again, and that runs outside the turn.
     if (landing.check !== undefined || attempts.made >= landing.maxAttempts) return { status: 'lost-race' };
@@ -82,36 +82,36 @@ async function swapInTurn(
     ({ tip, autoResolved } = again);
   }
   if (tip === mainBefore) return alreadyThere(repo);
-  const unrecorded = announceIntent(landing.onIntent, { commit: tip, mainBefore, branch: workspace.branch }, repo.trunk);
+  const unrecorded = announceIntent(landing.onIntent, { commit: tip, mainBefore, branch: workspace.branch }, repo.mainBranch);
   if (unrecorded !== null) return unrecorded;
-  const swapped = await objects.refs.swap([{ ref: `refs/heads/${repo.trunk}`, next: tip, expected: mainBefore }]);
+  const swapped = await objects.refs.swap([{ ref: `refs/heads/${repo.mainBranch}`, next: tip, expected: mainBefore }]);
   const landed: TurnResult = { status: 'landed', commit: tip, mainBefore, attempts: attempts.made, files: [], autoResolved: [...autoResolved], waitMs: 0 };
   if (swapped.ok) return landed;
-  const after = await objects.refs.readBranch(repo.trunk);
-  // git can end after committing and before saying so: the trunk at the tip is a landing.
+  const after = await objects.refs.readBranch(repo.mainBranch);
+  // git can end after committing and before saying so: main at the tip is a landing.
   if (after === tip) return landed;
   // Moved by another process, being moved right now, or a git that died before answering:
-  // worth another attempt, which reads the trunk afresh.
+  // worth another attempt, which reads main afresh.
   if (after !== mainBefore || swapped.unanswered || /\.lock'?: File exists/.test(swapped.error)) return { status: 'lost-race' };
-  return { status: 'failed', error: `Could not move ${repo.trunk} to the merged commit: ${swapped.error}` };
+  return { status: 'failed', error: `Could not move ${repo.mainBranch} to the merged commit: ${swapped.error}` };
 }
 
 export async function landInProcess(landing: InProcessLanding): Promise<InProcessOutcome> {
   const { repo, objects, workspace } = landing;
   const started = landing.now();
-  await readTrunk(landing);
+  await readMain(landing);
   const prepared = await prepareWork(objects, workspace, landing.message);
   if (prepared.kind === 'fallback') return { status: 'fallback', reason: prepared.reason };
   if (prepared.kind === 'failed') return { status: 'failed', error: prepared.error };
   const work = prepared.work;
   if (work.chain.length === 0) {
-    return { status: 'nothing-to-merge', reason: `The workspace has no changes beyond ${repo.trunk}: nothing is uncommitted and every commit is already on ${repo.trunk}.` };
+    return { status: 'nothing-to-merge', reason: `The workspace has no changes beyond ${repo.mainBranch}: nothing is uncommitted and every commit is already on ${repo.mainBranch}.` };
   }
   const attempts = { made: 0 };
   let waitMs = 0;
   while (attempts.made < landing.maxAttempts) {
     attempts.made += 1;
-    const mainBefore = await readTrunk(landing);
+    const mainBefore = await readMain(landing);
     const replayed = await replayOnto(objects, work, mainBefore);
     if (replayed.kind === 'conflict') return conflictFallback(replayed);
     if (replayed.tip === mainBefore) return alreadyThere(repo);
@@ -119,7 +119,7 @@ export async function landInProcess(landing: InProcessLanding): Promise<InProces
     const checked = await runCheck(landing, replayed.tip, mainBefore);
     if (checked !== null) return checked;
     const queued = landing.now();
-    const outcome = await withTrunkTurn(repo, async () => {
+    const outcome = await withMainTurn(repo, async () => {
       waitMs += landing.now() - queued;
       return swapInTurn(landing, work, { mainBefore, tip: replayed.tip, autoResolved: replayed.autoResolved }, attempts);
     });
@@ -129,7 +129,7 @@ export async function landInProcess(landing: InProcessLanding): Promise<InProces
   }
   return {
     status: 'failed',
-    error: `${repo.trunk} moved ${landing.maxAttempts} times while this workspace was merging; other merges kept landing first. Call merge again.`,
+    error: `${repo.mainBranch} moved ${landing.maxAttempts} times while this workspace was merging; other merges kept landing first. Call merge again.`,
   };
 }
 
@@ -146,7 +146,7 @@ async function finishLanding(
   waitMs: number,
 ): Promise<MergeOutcome> {
   const { objects, workspace } = landing;
-  // The trunk has moved: from here on nothing may turn the landing into a failure. What
+  // Main has moved: from here on nothing may turn the landing into a failure. What
   // cannot be worked out (the files, if git's reader died) is left out rather than fatal.
   const files = await landedFiles(objects, outcome).catch(() => []);
   const moved = await moveWorkspaceTo(workspace, outcome.commit);

@@ -41,7 +41,7 @@ describe('mergeToMain with conflicts', () => {
     expect(hasConflictMarkers(text)).toBe(true);
     expect(text).toContain('retries: 5');
     expect(text).toContain('retries: 7');
-    expect(await setup.trunkCommit()).toBe(firstCommit);
+    expect(await setup.mainCommit()).toBe(firstCommit);
     expect(recorder.events.map((event) => eventBodySchema.parse(event))).toEqual([
       { type: 'merge.attempted', data: { branch: 'colony/second', mainBefore: firstCommit, attempt: 1 } },
       { type: 'merge.conflicted', data: { files: ['config.ts'], mainBefore: firstCommit } },
@@ -67,7 +67,7 @@ describe('mergeToMain with conflicts', () => {
     const outcome = landed(await mergeToMain(repo, second, { message: 'unused', onEvent: recorder.onEvent }));
     expect(outcome.mainBefore).toBe(firstCommit);
     expect(outcome.files.sort()).toEqual(['config.ts', 'extra.txt']);
-    expect(await setup.trunkCommit()).toBe(outcome.commit);
+    expect(await setup.mainCommit()).toBe(outcome.commit);
     expect(await temporary.git(['show', 'main:config.ts'])).toBe(resolved);
     expect(await temporary.git(['log', '--format=%s', 'main'])).toBe('Seven retries\nFive retries\nStart\n');
     expect(await temporary.git(['rev-list', '--count', '--merges', 'main'])).toBe('0\n');
@@ -80,19 +80,19 @@ describe('mergeToMain with conflicts', () => {
     const { temporary, repo } = setup;
     // The first workspace lands a change to notes.txt too, after config.ts.
     await temporary.write('notes.txt', NOTES.replace('second line', 'second line, edited first'), first.path);
-    const trunk = landed(await mergeToMain(repo, first, { message: 'Edit notes' })).commit;
+    const mainCommit = landed(await mergeToMain(repo, first, { message: 'Edit notes' })).commit;
     // The second workspace has two commits, each clashing with one of those.
     await temporary.write('config.ts', CONFIG.replace('retries: 3', 'retries: 7'), second.path);
     await temporary.commitAll('Seven retries', second.path);
     await temporary.write('notes.txt', NOTES.replace('second line', 'second line, edited second'), second.path);
     await temporary.commitAll('Edit notes differently', second.path);
 
-    expect(await mergeToMain(repo, second, { message: 'unused' })).toEqual({ status: 'conflicted', files: ['config.ts'], mainBefore: trunk });
+    expect(await mergeToMain(repo, second, { message: 'unused' })).toEqual({ status: 'conflicted', files: ['config.ts'], mainBefore: mainCommit });
     await temporary.write('config.ts', CONFIG.replace('retries: 3', 'retries: 6'), second.path);
     const recorder = eventRecorder();
     const next = await mergeToMain(repo, second, { message: 'unused', onEvent: recorder.onEvent });
-    expect(next).toEqual({ status: 'conflicted', files: ['notes.txt'], mainBefore: trunk });
-    expect(recorder.events).toEqual([{ type: 'merge.conflicted', data: { files: ['notes.txt'], mainBefore: trunk } }]);
+    expect(next).toEqual({ status: 'conflicted', files: ['notes.txt'], mainBefore: mainCommit });
+    expect(recorder.events).toEqual([{ type: 'merge.conflicted', data: { files: ['notes.txt'], mainBefore: mainCommit } }]);
     expect(hasConflictMarkers(await temporary.read('notes.txt', second.path))).toBe(true);
 
     await temporary.write('notes.txt', 'first line\nsecond line, edited by both\n', second.path);
@@ -108,7 +108,7 @@ describe('mergeToMain with conflicts', () => {
     await temporary.write('config.ts', CONFIG.replace('retries: 3', 'retries: 5'), second.path);
     const outcome = await mergeToMain(repo, second, { message: 'unused' });
     expect(outcome).toMatchObject({ status: 'nothing-to-merge' });
-    expect(await setup.trunkCommit()).toBe(firstCommit);
+    expect(await setup.mainCommit()).toBe(firstCommit);
     expect(await temporary.git(['status', '--porcelain'], second.path)).toBe('');
   });
 });

@@ -6,7 +6,7 @@ import { mergeToMain } from './merge-to-main.js';
 import type { MergeIntent, MergeOutcome } from './merge-to-main.js';
 import { closeRepositoryObjects } from '../git/repository-objects.js';
 import type { Repository } from '../git/repository.js';
-import { advanceTrunkNow, createMergeTestSetup, eventRecorder } from '../testing/merge-setup.js';
+import { advanceMainNow, createMergeTestSetup, eventRecorder } from '../testing/merge-setup.js';
 import type { MergeTestSetup } from '../testing/merge-setup.js';
 import type { Workspace } from '../workspace.js';
 
@@ -17,7 +17,7 @@ function landed(outcome: MergeOutcome): Extract<MergeOutcome, { status: 'landed'
   return outcome;
 }
 
-/** Reads a ref synchronously, as an `onIntent` callback must: inside the trunk's turn, before the swap. */
+/** Reads a ref synchronously, as an `onIntent` callback must: inside main's turn, before the swap. */
 function commitNow(gitDir: string, ref: string): string {
   return execFileSync('git', ['--git-dir', gitDir, 'rev-parse', ref], { encoding: 'utf8', env: { PATH: process.env.PATH ?? '' } }).trim();
 }
@@ -47,9 +47,9 @@ const paths: { readonly via: 'in-process' | 'rebase'; prepare(setup: MergeTestSe
   },
 ];
 
-/** The patch id of every commit on the trunk that changes something: a duplicated patch shows up twice. */
-async function trunkPatchIds(setup: MergeTestSetup): Promise<string[]> {
-  const log = await setup.temporary.git(['log', '-p', '--no-ext-diff', '--no-textconv', setup.repo.trunk]);
+/** The patch id of every commit on main that changes something: a duplicated patch shows up twice. */
+async function mainPatchIds(setup: MergeTestSetup): Promise<string[]> {
+  const log = await setup.temporary.git(['log', '-p', '--no-ext-diff', '--no-textconv', setup.repo.mainBranch]);
   const ids = await runGit(setup.repo.root, ['patch-id', '--stable'], { input: log });
   return ids.stdout.trim().split('\n').map((line) => line.split(' ')[0] ?? '');
 }
@@ -70,9 +70,9 @@ describe.each(paths)('merge intents, landing $via', ({ via, prepare }) => {
   });
 
   it('announces the swap before the trunk moves, with the commit it is about to land', async () => {
-    const mainBefore = await setup.trunkCommit();
+    const mainBefore = await setup.mainCommit();
     const intents: MergeIntent[] = [];
-    const trunkAtIntent: string[] = [];
+    const mainAtIntent: string[] = [];
     const recorder = eventRecorder();
     const outcome = landed(
       await mergeToMain(repo, workspace, {
@@ -80,13 +80,13 @@ describe.each(paths)('merge intents, landing $via', ({ via, prepare }) => {
         onEvent: recorder.onEvent,
         onIntent: (intent) => {
           intents.push(intent);
-          trunkAtIntent.push(commitNow(repo.gitDir, `refs/heads/${repo.trunk}`));
+          mainAtIntent.push(commitNow(repo.gitDir, `refs/heads/${repo.mainBranch}`));
         },
       }),
     );
     expect(recorder.events.find((event) => event.type === 'merge.landed')?.data).toMatchObject({ via });
     expect(intents).toEqual([{ commit: outcome.commit, mainBefore, branch: 'colony/w1' }]);
-    expect(trunkAtIntent).toEqual([mainBefore]);
+    expect(mainAtIntent).toEqual([mainBefore]);
   });
 
   it('announces every swap it attempts, and only the last one lands', async () => {
@@ -97,7 +97,7 @@ describe.each(paths)('merge intents, landing $via', ({ via, prepare }) => {
         onIntent: (intent) => {
           intents.push(intent);
           // Another process lands between the announcement and the swap, which then fails.
-          if (intents.length === 1) advanceTrunkNow(repo);
+          if (intents.length === 1) advanceMainNow(repo);
         },
       }),
     );
@@ -111,7 +111,7 @@ describe.each(paths)('merge intents, landing $via', ({ via, prepare }) => {
   });
 
   it('leaves the trunk alone when the intent cannot be recorded, and lands when called again', async () => {
-    const mainBefore = await setup.trunkCommit();
+    const mainBefore = await setup.mainCommit();
     const recorder = eventRecorder();
     const outcome = await mergeToMain(repo, workspace, {
       message: 'Seven retries',
@@ -121,7 +121,7 @@ describe.each(paths)('merge intents, landing $via', ({ via, prepare }) => {
       },
     });
     expect(outcome).toEqual({ status: 'failed', error: expect.stringMatching(/could not record the merge of colony\/w1 before landing it \(disk full\), so main was not moved/) });
-    expect(await setup.trunkCommit()).toBe(mainBefore);
+    expect(await setup.mainCommit()).toBe(mainBefore);
     expect(recorder.events.map((event) => event.type)).not.toContain('merge.landed');
     const intents: MergeIntent[] = [];
     const again = landed(await mergeToMain(repo, workspace, { message: 'Seven retries', onIntent: (intent) => intents.push(intent) }));
@@ -132,7 +132,7 @@ describe.each(paths)('merge intents, landing $via', ({ via, prepare }) => {
 
   it('lands nothing twice when the process died right after the swap, even once the trunk changed those lines again', async () => {
     const { temporary } = setup;
-    // Something lands first, so the work is replayed onto a trunk its branch is not based on:
+    // Something lands first, so the work is replayed onto a main its branch is not based on:
     // what lands is another commit than the one on the workspace's branch.
     const before = await setup.workspace('before');
     await temporary.write('before.txt', 'landed first\n', before.path);
@@ -147,15 +147,15 @@ describe.each(paths)('merge intents, landing $via', ({ via, prepare }) => {
       }),
     );
     if (via === 'in-process') expect(headAtSwap).not.toBe(first.commit);
-    // The workspace as the killed process left it: its branch where it was when the trunk moved.
+    // The workspace as the killed process left it: its branch where it was when main moved.
     await temporary.git(['reset', '--quiet', '--hard', headAtSwap], workspace.path);
     await closeRepositoryObjects(repo);
     // After the restart, and before the agent merges again, another merge changes those very lines.
     const later = await setup.workspace('later');
     const landedConfig = await temporary.read('config.ts', later.path);
     await temporary.write('config.ts', landedConfig.replace(/retries: \d/, 'retries: 9'), later.path);
-    const trunk = landed(await mergeToMain(repo, later, { message: 'Nine retries' })).commit;
-    const commits = await temporary.git(['rev-list', '--count', repo.trunk]);
+    const mainCommit = landed(await mergeToMain(repo, later, { message: 'Nine retries' })).commit;
+    const commits = await temporary.git(['rev-list', '--count', repo.mainBranch]);
 
     expect(await settleInterruptedMerge(repo, [{ commit: first.commit, mainBefore: first.mainBefore, branch: workspace.branch }])).toEqual({
       landed: true,
@@ -164,10 +164,10 @@ describe.each(paths)('merge intents, landing $via', ({ via, prepare }) => {
     });
     const again = await mergeToMain(repo, workspace, { message: 'Seven retries, again' });
     expect(again).toMatchObject({ status: 'nothing-to-merge' });
-    expect(await setup.trunkCommit()).toBe(trunk);
-    expect(await temporary.git(['rev-list', '--count', repo.trunk])).toBe(commits);
-    expect(await temporary.git(['show', `${repo.trunk}:config.ts`])).toBe(CONFIG.replace('retries: 3', 'retries: 9'));
-    const patchIds = await trunkPatchIds(setup);
+    expect(await setup.mainCommit()).toBe(mainCommit);
+    expect(await temporary.git(['rev-list', '--count', repo.mainBranch])).toBe(commits);
+    expect(await temporary.git(['show', `${repo.mainBranch}:config.ts`])).toBe(CONFIG.replace('retries: 3', 'retries: 9'));
+    const patchIds = await mainPatchIds(setup);
     expect(new Set(patchIds).size).toBe(patchIds.length);
   });
 });
@@ -189,8 +189,8 @@ describe('settleInterruptedMerge', () => {
     await temporary.write('two.txt', 'two\n', workspace.path);
     const intents: MergeIntent[] = [];
     const outcome = landed(await mergeToMain(repo, workspace, { message: 'Two files', onIntent: (intent) => intents.push(intent) }));
-    advanceTrunkNow(repo);
-    advanceTrunkNow(repo);
+    advanceMainNow(repo);
+    advanceMainNow(repo);
     expect(await settleInterruptedMerge(repo, intents)).toEqual({ landed: true, commit: outcome.commit, files: ['one.txt', 'two.txt'] });
 
     const unlanded = (await temporary.git(['commit-tree', `${outcome.commit}^{tree}`, '-p', outcome.mainBefore, '-m', 'Never landed'])).trim();

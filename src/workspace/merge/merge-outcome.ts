@@ -3,16 +3,16 @@ import { errorMessage } from '../../errors/error-message.js';
 
 /**
  * How one `mergeToMain` call ended.
- * - landed: the trunk now points at `commit`, whose first parent chain leads to `mainBefore`;
+ * - landed: main now points at `commit`, whose first parent chain leads to `mainBefore`;
  *   `files` changed between the two.
- * - conflicted: the workspace's changes clash with the trunk at `mainBefore`. A rebase is left
+ * - conflicted: the workspace's changes clash with main at `mainBefore`. A rebase is left
  *   in progress in the workspace with conflict markers in `files`; edit them, then call
  *   `mergeToMain` again. Also returned when a resolution still holds markers (then `files`
  *   lists those).
- * - nothing-to-merge: no change beyond what the trunk already has.
- * - check-failed: the merge check failed on the work replayed onto the trunk at `mainBefore`;
- *   the workspace now holds that replayed work (the trunk's changes and its own), so the agent
- *   can fix it there and merge again. The trunk is untouched.
+ * - nothing-to-merge: no change beyond what main already has.
+ * - check-failed: the merge check failed on the work replayed onto main at `mainBefore`;
+ *   the workspace now holds that replayed work (main's changes and its own), so the agent
+ *   can fix it there and merge again. Main is untouched.
  * - failed: git could not do what was needed; `error` says what and what to do.
  */
 export type MergeOutcome =
@@ -24,11 +24,11 @@ export type MergeOutcome =
       readonly files: string[];
       /** Files whose conflicts colony settled itself because both sides only appended lines. */
       readonly autoResolved: string[];
-      /** Milliseconds spent waiting for the trunk's turn (other merges landing first). */
+      /** Milliseconds spent waiting for main's turn (other merges landing first). */
       readonly waitMs: number;
       /**
-       * Set when the work landed but the workspace could not be brought to the new trunk
-       * commit (git's reason); its next merge catches up, or `git reset --keep <trunk>` does.
+       * Set when the work landed but the workspace could not be brought to the new main
+       * commit (git's reason); its next merge catches up, or `git reset --keep <main>` does.
        */
       readonly workspaceBehind?: string;
     }
@@ -40,34 +40,34 @@ export type MergeOutcome =
 export interface MergeToMainOptions {
   /** The commit message for changes not yet committed in the workspace. */
   readonly message: string;
-  /** How many times to re-read the trunk after losing a race to another merge; default 10. */
+  /** How many times to re-read main after losing a race to another merge; default 10. */
   readonly maxAttempts?: number;
   /** Receives merge.attempted, merge.conflicted and merge.landed as they happen. */
   readonly onEvent?: (event: EventBody) => void;
   /** Milliseconds since the epoch, for the durations in events; default Date.now. */
   readonly now?: () => number;
   /**
-   * A check run in the workspace on its work replayed onto the trunk, before the trunk moves
-   * (`--merge-check`). When the trunk moves while it runs, the work is replayed again and
+   * A check run in the workspace on its work replayed onto main, before main moves
+   * (`--merge-check`). When main moves while it runs, the work is replayed again and
    * checked again. Off when absent.
    */
   readonly check?: MergeCheck;
   /**
-   * Told, inside the trunk's turn and immediately before each compare-and-swap of the trunk
-   * (every attempt, on either path), which commit the trunk is about to move to. The caller
+   * Told, inside main's turn and immediately before each compare-and-swap of main
+   * (every attempt, on either path), which commit main is about to move to. The caller
    * records the intent and makes it durable before returning, so that after a crash
    * `settleInterruptedMerge` can tell whether the merge landed. Called synchronously: nothing
-   * else moves the trunk in this process meanwhile. If it throws, the trunk is not moved and
+   * else moves main in this process meanwhile. If it throws, main is not moved and
    * the merge ends as 'failed', the work left committed on the workspace's branch.
    */
   readonly onIntent?: (intent: MergeIntent) => void;
 }
 
-/** A compare-and-swap of the trunk about to be attempted: from `mainBefore` to `commit`, landing `branch`. */
+/** A compare-and-swap of main about to be attempted: from `mainBefore` to `commit`, landing `branch`. */
 export interface MergeIntent {
-  /** The commit the trunk will point at if the swap succeeds. */
+  /** The commit main will point at if the swap succeeds. */
   readonly commit: string;
-  /** The commit the trunk must still point at for the swap to succeed. */
+  /** The commit main must still point at for the swap to succeed. */
   readonly mainBefore: string;
   /** The workspace's branch whose work `commit` holds. */
   readonly branch: string;
@@ -79,10 +79,10 @@ export type MergeCheck = (workspacePath: string) => Promise<{ readonly ok: true 
 
 /**
  * Hands `intent` to the caller's `onIntent` just before a swap. Returns the outcome to end the
- * merge with when the caller could not record it (the trunk must not move then), or null to
+ * merge with when the caller could not record it (main must not move then), or null to
  * go on with the swap.
  */
-export function announceIntent(onIntent: ((intent: MergeIntent) => void) | undefined, intent: MergeIntent, trunk: string): MergeOutcome | null {
+export function announceIntent(onIntent: ((intent: MergeIntent) => void) | undefined, intent: MergeIntent, mainBranch: string): MergeOutcome | null {
   if (onIntent === undefined) return null;
   try {
     onIntent(intent);
@@ -91,7 +91,7 @@ export function announceIntent(onIntent: ((intent: MergeIntent) => void) | undef
     const reason = errorMessage(error);
     return {
       status: 'failed',
-      error: `colony could not record the merge of ${intent.branch} before landing it (${reason}), so ${trunk} was not moved. The work is committed in the workspace; call merge again.`,
+      error: `colony could not record the merge of ${intent.branch} before landing it (${reason}), so ${mainBranch} was not moved. The work is committed in the workspace; call merge again.`,
     };
   }
 }

@@ -3,7 +3,7 @@ import { eventBodySchema } from '../../events/event-types.js';
 import { runGit } from '../git/git.js';
 import { mergeToMain } from './merge-to-main.js';
 import type { MergeOutcome } from './merge-to-main.js';
-import { advanceTrunkNow, createMergeTestSetup, eventRecorder } from '../testing/merge-setup.js';
+import { advanceMainNow, createMergeTestSetup, eventRecorder } from '../testing/merge-setup.js';
 import type { MergeTestSetup } from '../testing/merge-setup.js';
 
 function landed(outcome: MergeOutcome): Extract<MergeOutcome, { status: 'landed' }> {
@@ -23,17 +23,17 @@ describe('mergeToMain', () => {
   it('commits pending changes, moves the trunk and reports the files and events', async () => {
     const { temporary, repo } = setup;
     const workspace = await setup.workspace('w1');
-    const base = await setup.trunkCommit();
+    const base = await setup.mainCommit();
     await temporary.write('src/app.ts', 'export const app = 2;\n', workspace.path);
     await temporary.write('src/new.ts', 'export const added = true;\n', workspace.path);
     const recorder = eventRecorder();
-    // Started, queued for the trunk's turn, given it, landed.
+    // Started, queued for main's turn, given it, landed.
     const clock = [1_000, 1_100, 1_100, 1_250];
     const outcome = landed(
       await mergeToMain(repo, workspace, { message: 'Change the app\n\nAnd add a module.', onEvent: recorder.onEvent, now: () => clock.shift() ?? 0 }),
     );
     expect(outcome).toEqual({ status: 'landed', commit: expect.stringMatching(/^[0-9a-f]{40}$/), mainBefore: base, attempts: 1, files: ['src/app.ts', 'src/new.ts'], autoResolved: [], waitMs: 0 });
-    expect(await setup.trunkCommit()).toBe(outcome.commit);
+    expect(await setup.mainCommit()).toBe(outcome.commit);
     expect((await temporary.git(['rev-parse', `${outcome.commit}^`])).trim()).toBe(base);
     expect(await temporary.git(['log', '-1', '--format=%B', outcome.commit])).toBe('Change the app\n\nAnd add a module.\n');
     expect((await temporary.git(['rev-parse', 'HEAD'], workspace.path)).trim()).toBe(outcome.commit);
@@ -106,7 +106,7 @@ describe('mergeToMain', () => {
   it('retries when the trunk moves between reading and swapping it', async () => {
     const { temporary, repo } = setup;
     const workspace = await setup.workspace('w1');
-    const base = await setup.trunkCommit();
+    const base = await setup.mainCommit();
     await temporary.write('mine.txt', 'mine\n', workspace.path);
     let interloper = '';
     const recorder = eventRecorder();
@@ -115,7 +115,7 @@ describe('mergeToMain', () => {
         message: 'Mine',
         onEvent: (event) => {
           recorder.onEvent(event);
-          if (event.type === 'merge.attempted' && event.data.attempt === 1) interloper = advanceTrunkNow(repo);
+          if (event.type === 'merge.attempted' && event.data.attempt === 1) interloper = advanceMainNow(repo);
         },
       }),
     );
@@ -134,7 +134,7 @@ describe('mergeToMain', () => {
       message: 'Mine',
       maxAttempts: 3,
       onEvent: (event) => {
-        if (event.type === 'merge.attempted') advanceTrunkNow(repo);
+        if (event.type === 'merge.attempted') advanceMainNow(repo);
       },
     });
     expect(outcome).toEqual({ status: 'failed', error: expect.stringMatching(/main moved 3 times/) });
@@ -144,7 +144,7 @@ describe('mergeToMain', () => {
 
   it('lands two workspaces merging at the same moment, one after the other', async () => {
     const { temporary, repo } = setup;
-    const base = await setup.trunkCommit();
+    const base = await setup.mainCommit();
     const left = await setup.workspace('left');
     const right = await setup.workspace('right');
     await temporary.write('left.txt', 'left\n', left.path);
@@ -155,7 +155,7 @@ describe('mergeToMain', () => {
     // The second one had to be rebased onto (or retried against) the first one's commit.
     expect(first.mainBefore).toBe(base);
     expect(second.mainBefore).toBe(first.commit);
-    expect(await setup.trunkCommit()).toBe(second.commit);
+    expect(await setup.mainCommit()).toBe(second.commit);
     expect(await temporary.git(['rev-list', '--count', '--merges', 'main'])).toBe('0\n');
     expect(await temporary.git(['rev-list', '--count', 'main'])).toBe('3\n');
     expect(await temporary.git(['ls-tree', '--name-only', 'main'])).toBe('README.md\nleft.txt\nright.txt\nsrc\n');

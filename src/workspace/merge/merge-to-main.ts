@@ -5,7 +5,7 @@ import { resolveAppendOnlyConflicts } from './append-only-merge.js';
 import { countCommitsAhead } from '../git/commits-ahead.js';
 import { landInProcess } from './land-in-process.js';
 import { repositoryObjects } from '../git/repository-objects.js';
-import { withTrunkTurn } from './trunk-turn.js';
+import { withMainTurn } from './main-turn.js';
 import { filesWithConflictMarkers } from './conflict-markers.js';
 import { describeFailure, runGit, splitNul } from '../git/git.js';
 import type { GitResult } from '../git/git.js';
@@ -32,7 +32,7 @@ interface MergeContext {
   readonly emit: (event: EventBody) => void;
   /** Files settled by the harness during this call, for the landing's record. */
   readonly autoResolved: string[];
-  /** Time spent queued for the trunk's turn. */
+  /** Time spent queued for main's turn. */
   readonly waited: { ms: number };
   readonly check: MergeCheck | undefined;
   readonly onIntent: ((intent: MergeIntent) => void) | undefined;
@@ -144,7 +144,7 @@ async function rebaseOnto(context: MergeContext, mainBefore: string): Promise<St
 /**
  * Gets the workspace to a branch that holds all its work as commits: finishes a stopped
  * rebase, then commits whatever is uncommitted. Stops with 'nothing-to-merge' when the
- * branch has nothing the trunk lacks.
+ * branch has nothing main lacks.
  */
 async function prepareBranch(context: MergeContext, message: string): Promise<Step> {
   const worktree = context.workspace;
@@ -159,13 +159,13 @@ async function prepareBranch(context: MergeContext, message: string): Promise<St
   if (!onBranch.ok) return onBranch;
   const committed = await commitPendingChanges(context, message);
   if (!committed.ok) return committed;
-  const trunk = context.repo.trunk;
-  const ahead = await countCommitsAhead(context.workspace, trunk, ['HEAD']);
+  const mainBranch = context.repo.mainBranch;
+  const ahead = await countCommitsAhead(context.workspace, mainBranch, ['HEAD']);
   if (!ahead.ok) return stop({ status: 'failed', error: ahead.error });
   if (ahead.count > 0) return proceed;
   return stop({
     status: 'nothing-to-merge',
-    reason: `The workspace has no changes beyond ${trunk}: nothing is uncommitted and every commit is already on ${trunk}.`,
+    reason: `The workspace has no changes beyond ${mainBranch}: nothing is uncommitted and every commit is already on ${mainBranch}.`,
   });
 }
 
@@ -182,7 +182,7 @@ async function changedFiles(context: MergeContext, from: string, to: string): Pr
   return splitNul(result.stdout);
 }
 
-async function landOnTrunk(context: MergeContext, options: MergeToMainOptions, maxAttempts: number): Promise<MergeOutcome> {
+async function landOnMain(context: MergeContext, options: MergeToMainOptions, maxAttempts: number): Promise<MergeOutcome> {
   const { repo, now } = context;
   const started = now();
   const prepared = await prepareBranch(context, options.message);
@@ -190,26 +190,26 @@ async function landOnTrunk(context: MergeContext, options: MergeToMainOptions, m
 
   const attempts = { made: 0, max: maxAttempts };
   while (attempts.made < maxAttempts) {
-    // The expensive part, rebasing onto the trunk as it is now, runs alongside every other
-    // merge; only checking the trunk and moving it (rebasing again if it moved meanwhile)
+    // The expensive part, rebasing onto main as it is now, runs alongside every other
+    // merge; only checking main and moving it (rebasing again if it moved meanwhile)
     // takes turns, first come first served, so within this process no merge starves.
     attempts.made += 1;
-    const mainBefore = await resolveBranch(repo, repo.trunk);
+    const mainBefore = await resolveBranch(repo, repo.mainBranch);
     const rebased = await rebaseIfBehind(context, mainBefore, attempts.made);
     if (!rebased.ok) return rebased.outcome;
     const checked = await runCheck(context, mainBefore);
     if (!checked.ok) return checked.outcome;
     const queued = now();
-    const outcome = await withTrunkTurn(repo, () => {
+    const outcome = await withMainTurn(repo, () => {
       context.waited.ms += now() - queued;
-      return swapTrunk(context, mainBefore, attempts, () => now() - started);
+      return swapMain(context, mainBefore, attempts, () => now() - started);
     });
-    // Another process moved the trunk between the read and the swap: try again.
+    // Another process moved main between the read and the swap: try again.
     if (outcome !== 'lost-race') return outcome;
   }
   return {
     status: 'failed',
-    error: `${repo.trunk} moved ${maxAttempts} times while this workspace was merging; other merges kept landing first. Call merge again.`,
+    error: `${repo.mainBranch} moved ${maxAttempts} times while this workspace was merging; other merges kept landing first. Call merge again.`,
   };
 }
 
@@ -232,11 +232,11 @@ async function rebaseIfBehind(context: MergeContext, mainBefore: string, attempt
 }
 
 /**
- * The serial section: when the trunk moved since `rebasedOnto` was read, rebase onto where it
+ * The serial section: when main moved since `rebasedOnto` was read, rebase onto where it
  * is now (nobody in this process can move it meanwhile), then compare-and-swap it to the
  * branch. 'lost-race' when another process moved it first.
  */
-async function swapTrunk(
+async function swapMain(
   context: MergeContext,
   rebasedOnto: string,
   attempts: { made: number; readonly max: number },
@@ -244,7 +244,7 @@ async function swapTrunk(
 ): Promise<MergeOutcome | 'lost-race'> {
   const { repo, workspace } = context;
   let mainBefore = rebasedOnto;
-  const current = await resolveBranch(repo, repo.trunk);
+  const current = await resolveBranch(repo, repo.mainBranch);
   if (current !== mainBefore) {
     // A checked rebase must be checked again, and that runs outside the turn.
     if (attempts.made >= attempts.max || context.check !== undefined) return 'lost-race';
@@ -256,11 +256,11 @@ async function swapTrunk(
   const attempt = attempts.made;
   const commit = await headCommit(context);
   if (commit === mainBefore) {
-    return { status: 'nothing-to-merge', reason: `Every change in the workspace is already on ${repo.trunk}.` };
+    return { status: 'nothing-to-merge', reason: `Every change in the workspace is already on ${repo.mainBranch}.` };
   }
-  const unrecorded = announceIntent(context.onIntent, { commit, mainBefore, branch: workspace.branch }, repo.trunk);
+  const unrecorded = announceIntent(context.onIntent, { commit, mainBefore, branch: workspace.branch }, repo.mainBranch);
   if (unrecorded !== null) return unrecorded;
-  const swapArgs = ['update-ref', '-m', `colony: merge ${workspace.branch}`, `refs/heads/${repo.trunk}`, commit, mainBefore];
+  const swapArgs = ['update-ref', '-m', `colony: merge ${workspace.branch}`, `refs/heads/${repo.mainBranch}`, commit, mainBefore];
   const swapped = await git(context, swapArgs);
   if (swapped.code === 0) {
     const files = await changedFiles(context, mainBefore, commit);
@@ -269,26 +269,26 @@ async function swapTrunk(
     context.emit({ type: 'merge.landed', data: { commit, mainBefore, attempts: attempt, files, durationMs: elapsedMs(), autoResolved, waitMs, via: 'rebase' } });
     return { status: 'landed', commit, mainBefore, attempts: attempt, files, autoResolved, waitMs };
   }
-  // A trunk that moved since it was read, or is being moved right now (its lock is held),
+  // Main having moved since it was read, or being moved right now (its lock is held),
   // is a lost race worth retrying; anything else would fail the same way again.
-  const moved = (await resolveBranch(repo, repo.trunk)) !== mainBefore;
+  const moved = (await resolveBranch(repo, repo.mainBranch)) !== mainBefore;
   if (!moved && !LOCK_HELD.test(swapped.stderr)) return gitFailure(swapArgs, swapped);
   return 'lost-race';
 }
 
 /**
- * Lands the workspace's work on the trunk: commits what is uncommitted, replays it onto the
- * trunk's current commit, and moves the trunk with a compare-and-swap ref update, retrying
+ * Lands the workspace's work on main: commits what is uncommitted, replays it onto the
+ * main's current commit, and moves main with a compare-and-swap ref update, retrying
  * when another merge won the race. The replay is done in-process when the trees merge cleanly
  * (`land-in-process.ts`), and by git's rebase in the workspace otherwise. Conflicts where both
  * sides only appended lines are settled here; real ones are handed back as 'conflicted' with
  * the rebase left stopped; calling again after editing the files finishes it. After 'landed'
- * the workspace's branch is the new trunk commit, so work can go on in the same workspace.
+ * the workspace's branch is the new main commit, so work can go on in the same workspace.
  *
- * Every compare-and-swap of the trunk is announced to `onIntent` first, inside the turn, so
- * the caller can make it durable; one it cannot record ends the merge as 'failed' with the
- * trunk untouched. A call after one that landed but died before the workspace caught up lands
- * nothing twice: the work already on the trunk is dropped from the replay (or skipped by git's
+ * Every compare-and-swap of main is announced to `onIntent` first, inside the turn, so
+ * the caller can make it durable; one it cannot record ends the merge as 'failed' with
+ * main untouched. A call after one that landed but died before the workspace caught up lands
+ * nothing twice: the work already on main is dropped from the replay (or skipped by git's
  * rebase), and the outcome is 'nothing-to-merge'.
  *
  * Never throws for what git or the disk does (that is a 'failed' outcome); throws only for
@@ -323,11 +323,11 @@ export async function mergeToMain(repo: Repository, workspace: Workspace, option
       if (outcome.status !== 'fallback') return outcome;
     }
     const context: MergeContext = { repo, workspace, emit, autoResolved: [], waited: { ms: 0 }, check: options.check, onIntent: options.onIntent, now };
-    return await landOnTrunk(context, options, maxAttempts);
+    return await landOnMain(context, options, maxAttempts);
   } catch (error) {
     // A throwing event handler is the caller's bug, not a merge failure: let it surface.
     if (handlerFailures.includes(error)) throw error;
     const reason = errorMessage(error);
-    return { status: 'failed', error: `Merging ${workspace.branch} into ${repo.trunk} stopped: ${reason}` };
+    return { status: 'failed', error: `Merging ${workspace.branch} into ${repo.mainBranch} stopped: ${reason}` };
   }
 }

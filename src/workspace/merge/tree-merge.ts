@@ -6,7 +6,7 @@ import type { ObjectStore } from '../git/object-store.js';
 /**
  * Three-way merges of trees, in-process. A path changed on one side only takes that side; the
  * same change on both sides is kept once; a file both sides only appended to is merged as the
- * trunk's version followed by the other side's block (the rule of `append-only-merge.ts`).
+ * main's version followed by the other side's block (the rule of `append-only-merge.ts`).
  * Anything else is a conflict, which the caller hands to git (and, if git cannot settle it, to
  * the agent): this merge never writes markers and never guesses.
  */
@@ -33,7 +33,7 @@ function byName(entries: readonly TreeEntry[]): Map<string, TreeEntry> {
   return new Map(entries.map((entry) => [entry.name, entry]));
 }
 
-/** Files larger than this are left to git: merging them here would hold the trunk's turn. */
+/** Files larger than this are left to git: merging them here would hold main's turn. */
 const MERGEABLE_BYTES = 1024 * 1024;
 
 /** The text of a blob, or null when it is binary, not valid UTF-8 or large (such files are never merged here). */

@@ -7,7 +7,7 @@ import { createWorktreeProvider } from '../providers/worktree/worktree-provider.
 /**
  * One process of the cross-process merge race: makes WORKSPACES workspaces in REPO, then has
  * each land ROUNDS changes (a file of its own each round, and a line appended to a shared
- * file), all at once, with whatever else merges into the same trunk from other processes.
+ * file), all at once, with whatever else merges into the same main from other processes.
  * Prints one JSON line: what landed, any outcome that was not 'landed', and how many landed in-process.
  */
 const repoPath = process.env.REPO ?? '';

@@ -15,7 +15,7 @@ export interface MergeTestSetup {
   readonly temporary: TemporaryRepository;
   readonly repo: Repository;
   workspace(id: string): Promise<Workspace>;
-  trunkCommit(): Promise<string>;
+  mainCommit(): Promise<string>;
 }
 
 export async function createMergeTestSetup(files?: Readonly<Record<string, string>>): Promise<MergeTestSetup> {
@@ -28,7 +28,7 @@ export async function createMergeTestSetup(files?: Readonly<Record<string, strin
     temporary,
     repo,
     workspace: (id) => createWorktreeProvider(repo).create({ id, parentDir }),
-    trunkCommit: async () => (await temporary.git(['rev-parse', `refs/heads/${repo.trunk}`])).trim(),
+    mainCommit: async () => (await temporary.git(['rev-parse', `refs/heads/${repo.mainBranch}`])).trim(),
   };
 }
 
@@ -39,10 +39,10 @@ export function eventRecorder(): { readonly events: EventBody[]; readonly onEven
 }
 
 /**
- * Moves the trunk forward by one empty commit, synchronously, so it can run inside an
- * `onEvent` callback between a merge reading the trunk and swapping it.
+ * Moves main forward by one empty commit, synchronously, so it can run inside an
+ * `onEvent` callback between a merge reading main and swapping it.
  */
-export function advanceTrunkNow(repo: Repository): string {
+export function advanceMainNow(repo: Repository): string {
   const git = (args: readonly string[]): string =>
     execFileSync('git', ['--git-dir', repo.gitDir, ...args], {
       encoding: 'utf8',
@@ -56,8 +56,8 @@ export function advanceTrunkNow(repo: Repository): string {
         GIT_COMMITTER_EMAIL: COLONY_IDENTITY.email,
       },
     }).trim();
-  const parent = git(['rev-parse', `refs/heads/${repo.trunk}`]);
+  const parent = git(['rev-parse', `refs/heads/${repo.mainBranch}`]);
   const commit = git(['commit-tree', `${parent}^{tree}`, '-p', parent, '-m', 'Someone else landed first']);
-  git(['update-ref', `refs/heads/${repo.trunk}`, commit, parent]);
+  git(['update-ref', `refs/heads/${repo.mainBranch}`, commit, parent]);
   return commit;
 }

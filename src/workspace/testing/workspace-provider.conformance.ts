@@ -55,7 +55,7 @@ export function describeWorkspaceProviderConformance(name: string, open: OpenWor
     });
 
     const git = (args: readonly string[], cwd?: string) => temporary.git(args, cwd);
-    const trunkCommit = async () => (await git(['rev-parse', 'refs/heads/main'])).trim();
+    const mainCommit = async () => (await git(['rev-parse', 'refs/heads/main'])).trim();
     const create = (id: string, sharedLayers?: readonly string[]) =>
       provider.create({ id, parentDir, ...(sharedLayers === undefined ? {} : { sharedLayers }) });
 
@@ -66,7 +66,7 @@ export function describeWorkspaceProviderConformance(name: string, open: OpenWor
         path: join(parentDir, 'task-1'),
         gitDir: join(repo.gitDir, 'worktrees', 'task-1'),
         branch: 'colony/task-1',
-        baseCommit: await trunkCommit(),
+        baseCommit: await mainCommit(),
         method: provider.method,
       });
       expect(await temporary.read('src/app.ts', workspace.path)).toBe('export const app = 1;\n');
@@ -88,7 +88,7 @@ export function describeWorkspaceProviderConformance(name: string, open: OpenWor
       await temporary.write('src/app.ts', 'export const app = 2;\n');
       await temporary.write('src/later.ts', 'export const later = true;\n');
       await git(['rm', '--quiet', 'README.md']);
-      const moved = await temporary.commitAll('Move the trunk');
+      const moved = await temporary.commitAll('Move main');
       const second = await create('late');
       expect(second.baseCommit).toBe(moved);
       expect(await temporary.read('src/app.ts', second.path)).toBe('export const app = 2;\n');

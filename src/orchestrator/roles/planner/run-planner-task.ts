@@ -126,7 +126,7 @@ export async function runPlannerTask(
         // While colony cannot write (a full disk), a planner's messages cannot be taken either:
         // it waits for the disk rather than calling its model over and over without them.
         if (context.disk?.isFull() === true) await context.disk.flush(signal);
-        const problem = await view.followTrunk();
+        const problem = await view.followMain();
         // Asked last, after every wait: a call the budget allows is the next thing recorded, so
         // a limit used up in between makes this call the last one rather than one more after it.
         const spending = budget?.beforeModelCall() ?? null;

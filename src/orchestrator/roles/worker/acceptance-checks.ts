@@ -21,7 +21,7 @@ const EVENT_OUTPUT_CHARS = 4_000;
 const HANDOFF_TAIL_LINES = 25;
 const HANDOFF_TAIL_CHARS = 2_000;
 
-/** Why nothing ran when no work of the worker's is on the trunk. */
+/** Why nothing ran when no work of the worker's is on main. */
 export const NOTHING_LANDED = 'nothing landed';
 
 export interface AcceptanceCheckRequest {
@@ -31,7 +31,7 @@ export interface AcceptanceCheckRequest {
   readonly commands: readonly string[];
   /** The status the handoff states, recorded with the outcome. */
   readonly claimed: HandoffStatus;
-  /** The worker's last landed commit on the trunk, or null when none of its work landed. */
+  /** The worker's last landed commit on main, or null when none of its work landed. */
   readonly commit: string | null;
   /** Where the checkout is made (and removed again). */
   readonly viewsDir: string;
@@ -54,9 +54,9 @@ export type AcceptanceOutcome =
 type CheckedResult = EventData<'acceptance.checked'>['results'][number];
 
 /**
- * Runs a task's acceptance commands on the trunk at `commit`, each in a fresh detached checkout
+ * Runs a task's acceptance commands on main at `commit`, each in a fresh detached checkout
  * of that commit (made under `viewsDir` and removed after), and records `acceptance.checked`.
- * The trunk may have moved on since: the checks judge the worker's merge, not whatever landed
+ * Main may have moved on since: the checks judge the worker's merge, not whatever landed
  * after it. Without a commit nothing runs and the verdict says nothing landed. Never throws for
  * what git or the commands do: a checkout that cannot be made is a verdict that says so.
  */

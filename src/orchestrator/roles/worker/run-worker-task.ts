@@ -34,7 +34,7 @@ export interface WorkerTask {
   readonly title: string;
   /** The brief, in Markdown, exactly as the worker will read it. */
   readonly body: string;
-  /** Commands that must pass on the trunk at the worker's last landed commit; none when empty or absent. */
+  /** Commands that must pass on main at the worker's last landed commit; none when empty or absent. */
   readonly acceptance?: readonly string[];
 }
 
@@ -48,7 +48,7 @@ export type WorkerContext = Pick<
 export interface WorkerClaim {
   readonly task: WorkerTask;
   readonly signal?: AbortSignal | undefined;
-  /** Awaited after each landing of the worker's work on the trunk, before the agent hears of it. */
+  /** Awaited after each landing of the worker's work on main, before the agent hears of it. */
   readonly onLanded?: ((commit: string) => Promise<void>) | undefined;
   /** The planner agent that published the task, when it came from a planner. */
   readonly parentAgentId?: string | null | undefined;
@@ -105,7 +105,7 @@ export async function runWorkerTask(context: WorkerContext, claim: WorkerClaim):
   const freshnessSettings = context.settings.freshness;
   const freshness = loopFreshness(freshnessSettings, 'worker', context.workerModel.spec, context.prompts);
   const evidenceRequest = context.prompts.text('evidence-reminder');
-  // Read from the workspace, which starts at the trunk's latest: what the run has built so far counts.
+  // Read from the workspace, which starts at main's latest: what the run has built so far counts.
   const systemPrompt = fillPlaceholders(context.prompts.text('worker'), { TEST_COMMAND: testCommandSentence(detectProjectTestCommand(workspace.path)) });
   const tools = [
     ...createWorkerFileTools(workspace.path, { runProcess }),
@@ -113,7 +113,7 @@ export async function runWorkerTask(context: WorkerContext, claim: WorkerClaim):
       onEvent: recorder.record,
       ...(context.settings.mergeCheck === null ? {} : { check: commandMergeCheck(context.settings.mergeCheck, runProcess, claim.signal) }),
       onLanded,
-      // The intent is on disk before the trunk moves, so a restart can tell whether this merge landed.
+      // The intent is on disk before main moves, so a restart can tell whether this merge landed.
       onIntent: (intent) => {
         recorder.record({ type: 'merge.intended', data: intent });
         events.flush();
@@ -182,7 +182,7 @@ export async function runWorkerTask(context: WorkerContext, claim: WorkerClaim):
 
   // Stopped with the run, not finished: the workspace stays as it is for `colony resume`.
   const stoppedWithRun = (): WorkerResult => {
-    const handoff = finalHandoff(outcome, null, landed, [`Its workspace ${workspace.path} was kept for the run to resume.`], repo.trunk, null);
+    const handoff = finalHandoff(outcome, null, landed, [`Its workspace ${workspace.path} was kept for the run to resume.`], repo.mainBranch, null);
     endAgent(recorder, outcome, handoff);
     return { agentId, handoff, keptWorkspace: workspace.path, salvaged: null };
   };
@@ -190,7 +190,7 @@ export async function runWorkerTask(context: WorkerContext, claim: WorkerClaim):
   const budgetStop = claim.budget?.stoppedBy() ?? null;
   // Checked before the workspace is judged: a restart during the checks finds the worker as it
   // ended, workspace and all, and runs them again before its one handoff.
-  const claimed = finalHandoff(outcome, submitted, landed, [], repo.trunk, budgetStop).status;
+  const claimed = finalHandoff(outcome, submitted, landed, [], repo.mainBranch, budgetStop).status;
   const checked =
     acceptance.length === 0
       ? null
@@ -212,10 +212,10 @@ export async function runWorkerTask(context: WorkerContext, claim: WorkerClaim):
   const reclaimed = await reclaimWorkspace(repo, context.workspaces, workspace, recorder.record);
   const notes = [
     ...placed.notes,
-    ...(reclaimed.salvaged === null ? [] : [describeSalvage(reclaimed.salvaged, repo.trunk)]),
+    ...(reclaimed.salvaged === null ? [] : [describeSalvage(reclaimed.salvaged, repo.mainBranch)]),
     ...(reclaimed.kept === null ? [] : [`Its workspace was kept, not removed: ${reclaimed.kept.reason}`]),
   ];
-  const handoff = { ...finalHandoff(outcome, submitted, landed, notes, repo.trunk, budgetStop), ...(checked === null ? {} : { acceptance: checked }) };
+  const handoff = { ...finalHandoff(outcome, submitted, landed, notes, repo.mainBranch, budgetStop), ...(checked === null ? {} : { acceptance: checked }) };
   recorder.record({ type: 'handoff.submitted', data: { taskId: task.id, handoff } });
   endAgent(recorder, outcome, handoff);
   return { agentId, handoff, keptWorkspace: reclaimed.kept?.path ?? null, salvaged: reclaimed.salvaged };
@@ -230,7 +230,7 @@ interface PlacedWorkspace {
 }
 
 /**
- * The worker's workspace: a fresh one at the trunk, or, for a worker taken up again after a
+ * The worker's workspace: a fresh one at main, or, for a worker taken up again after a
  * restart, the one it had, with its uncommitted work, when it is still there. When it is gone
  * the worker gets a fresh one and is told what that means.
  */
@@ -249,7 +249,7 @@ async function placeWorkspace(
       return { workspace: reopened.workspace, notice: null, notes: [] };
     }
     const fresh = await createWorkspace(context, `${agentId}-${attempt}`, record);
-    const gone = `colony restarted, and your workspace could not be taken up again (${reopened.reason}). You are now in a fresh workspace at ${context.repo.trunk}'s latest commit, ${fresh.path}: work you had not merged is not in it. Check what ${context.repo.trunk} already has before you go on.`;
+    const gone = `colony restarted, and your workspace could not be taken up again (${reopened.reason}). You are now in a fresh workspace at ${context.repo.mainBranch}'s latest commit, ${fresh.path}: work you had not merged is not in it. Check what ${context.repo.mainBranch} already has before you go on.`;
     return { workspace: fresh, notice: gone, notes: [`After a restart its workspace could not be taken up again (${reopened.reason}); it went on in a fresh one.`] };
   }
   return { workspace: await createWorkspace(context, agentId, record), notice: null, notes: [] };
@@ -309,7 +309,7 @@ function finalHandoff(
   submitted: Handoff | null,
   landed: readonly string[],
   workspaceNotes: readonly string[],
-  trunk: string,
+  mainBranch: string,
   budgetStop: Exhaustion | null,
 ): Handoff {
   if (outcome.status === 'ended' && submitted !== null) {
@@ -326,7 +326,7 @@ function finalHandoff(
         lastToolCall === null ? 'It made no tool call.' : `Its last tool call was ${lastToolCall}.`,
       ],
       commits: landed,
-      notes: [...(landed.length > 0 ? [`Some of its work landed on ${trunk}; the rest of the task is not done.`] : []), ...workspaceNotes],
+      notes: [...(landed.length > 0 ? [`Some of its work landed on ${mainBranch}; the rest of the task is not done.`] : []), ...workspaceNotes],
     });
   }
   return syntheticFailureHandoff({
@@ -337,7 +337,7 @@ function finalHandoff(
       lastToolCall === null ? 'It made no tool call.' : `Its last tool call was ${lastToolCall}.`,
       ...workspaceNotes,
     ],
-    concerns: landed.length > 0 ? [`Some of its work landed on ${trunk} before it ended; check it is complete.`] : [],
+    concerns: landed.length > 0 ? [`Some of its work landed on ${mainBranch} before it ended; check it is complete.`] : [],
   });
 }
 

@@ -16,19 +16,19 @@ export interface BaseCheckout {
 
 export interface BaseCheckoutsOptions {
   /**
-   * A base is reused while the trunk differs from it by at most this many files: each
+   * A base is reused while main differs from it by at most this many files: each
    * workspace then brings itself forward, copying up only those files. Beyond it, a new base
-   * of the trunk is made and waited for.
+   * of main is made and waited for.
    */
   readonly reuseUpToFiles?: number;
   /** From this many changed files on, a new base is made in the background while the old one is still used. */
   readonly refreshFromFiles?: number;
 }
 
-/** The base checkouts of one repository in one directory: made once per trunk commit, shared, and deleted when nothing uses them. */
+/** The base checkouts of one repository in one directory: made once per main commit, shared, and deleted when nothing uses them. */
 export interface BaseCheckouts {
-  /** A base for a workspace at `trunkCommit`, counted as used until `release`. Throws when it cannot be made. */
-  acquire(trunkCommit: string): Promise<BaseCheckout>;
+  /** A base for a workspace at `mainCommit`, counted as used until `release`. Throws when it cannot be made. */
+  acquire(mainCommit: string): Promise<BaseCheckout>;
   release(base: BaseCheckout): void;
   /** The base of exactly `commit`, made if missing, not counted as used (for remounting a workspace left behind). */
   ensure(commit: string): Promise<BaseCheckout>;
@@ -97,24 +97,24 @@ export function createBaseCheckouts(repo: Repository, basesDir: string, options:
   };
 
   return {
-    async acquire(trunkCommit) {
+    async acquire(mainCommit) {
       const current: BaseCheckout | null = newest;
-      if (current === null || current.commit === trunkCommit) {
-        const base = await ensure(trunkCommit);
+      if (current === null || current.commit === mainCommit) {
+        const base = await ensure(mainCommit);
         becomeNewest(base);
         return use(base);
       }
-      const changed = await changedFiles(current.commit, trunkCommit);
+      const changed = await changedFiles(current.commit, mainCommit);
       // A newer base took over meanwhile, and the old one may be pruned at any moment: start again.
-      if (newest !== current) return this.acquire(trunkCommit);
+      if (newest !== current) return this.acquire(mainCommit);
       if (changed > reuseUpTo) {
-        const base = await ensure(trunkCommit);
+        const base = await ensure(mainCommit);
         if (newest === current) becomeNewest(base);
         return use(base);
       }
       if (changed >= refreshFrom && building.size === 0) {
         // Workers keep starting on the current base meanwhile; the next ones get the new one.
-        ensure(trunkCommit).then(
+        ensure(mainCommit).then(
           (base) => becomeNewest(base),
           () => undefined,
         );

@@ -25,7 +25,7 @@ export interface OverlayProviderOptions extends BaseCheckoutsOptions {
 }
 
 /**
- * Workspaces as overlay mounts (Linux, root): one read-only checkout of a trunk commit, shared
+ * Workspaces as overlay mounts (Linux, root): one read-only checkout of a main commit, shared
  * by every workspace, as the lower layer, and per workspace an upper layer that receives only
  * what the agent changes. git's worktree record is written directly, with an index linked from
  * the base, so git sees an ordinary linked worktree whose files are all up to date.
@@ -51,7 +51,7 @@ export function createOverlayProvider(repo: Repository, options: OverlayProvider
     const layers = layerPaths(id);
     if (await pathExists(layers.root)) throw new Error(`Cannot create workspace ${id}: its layers ${layers.root} already exist.`);
     const branch = workspaceBranch(id);
-    const baseCommit = await resolveBranch(repo, repo.trunk);
+    const baseCommit = await resolveBranch(repo, repo.mainBranch);
     const base = await bases.acquire(baseCommit);
     const undo: (() => Promise<unknown>)[] = [];
 
@@ -88,7 +88,7 @@ export function createOverlayProvider(repo: Repository, options: OverlayProvider
     };
     const bringForward = async (): Promise<string | null> => {
       if (base.commit === baseCommit) return null;
-      // The base is older than the trunk: a two-way merge writes only the files that differ.
+      // The base is older than main: a two-way merge writes only the files that differ.
       const args = ['read-tree', '-m', '-u', base.commit, baseCommit];
       const forward = await runGit({ path, gitDir: worktreeAdminDir(repo, id) }, args);
       return forward.code === 0 ? null : describeFailure(args, forward);
@@ -185,7 +185,7 @@ export function createOverlayProvider(repo: Repository, options: OverlayProvider
   return {
     method: 'overlay',
     prepare: async () => {
-      const base = await bases.acquire(await resolveBranch(repo, repo.trunk));
+      const base = await bases.acquire(await resolveBranch(repo, repo.mainBranch));
       bases.release(base);
     },
     create,

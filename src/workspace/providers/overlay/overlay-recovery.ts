@@ -16,7 +16,7 @@ export interface OverlayRecord {
   readonly id: string;
   readonly path: string;
   readonly branch: string;
-  /** The trunk commit the workspace started from. */
+  /** Main commit the workspace started from. */
   readonly baseCommit: string;
   /** The commit of the base checkout below it (older than `baseCommit` when it was brought forward). */
   readonly base: string;

@@ -14,7 +14,7 @@ import { withWorktreeAdminLock } from '../../git/worktree-admin-lock.js';
 import { errorMessage } from '../../../errors/error-message.js';
 
 /**
- * Workspaces as `git worktree add -b colony/<id> <parentDir>/<id> <trunk commit>`: a full
+ * Workspaces as `git worktree add -b colony/<id> <parentDir>/<id> <main commit>`: a full
  * checkout per workspace sharing the repository's object store. Works wherever git does; the
  * fallback when overlay mounts are not available.
  */
@@ -50,9 +50,9 @@ export function createWorktreeProvider(repo: Repository): WorkspaceProvider {
 /** Filesystems allocate whole blocks; 4 KiB is what ext4, XFS and APFS use by default. */
 const BLOCK_BYTES = 4096;
 
-/** The disk a checkout of the trunk takes: every file and directory rounded up to whole blocks. */
+/** The disk a checkout of main takes: every file and directory rounded up to whole blocks. */
 async function estimateCheckoutBytes(repo: Repository): Promise<number> {
-  const result = await runGit(repo.root, ['ls-tree', '-r', '-t', '-l', '-z', `refs/heads/${repo.trunk}`]);
+  const result = await runGit(repo.root, ['ls-tree', '-r', '-t', '-l', '-z', `refs/heads/${repo.mainBranch}`]);
   if (result.code !== 0) return 0;
   let total = BLOCK_BYTES;
   for (const entry of result.stdout.split('\0')) {
@@ -74,9 +74,9 @@ async function createWorktreeWorkspace(repo: Repository, options: CreateWorkspac
   const branch = workspaceBranch(id);
   if (await pathExists(path)) throw new Error(`Cannot create workspace ${id}: ${path} already exists.`);
   await mkdir(resolve(options.parentDir), { recursive: true });
-  // The commit, not the branch name: the trunk may move meanwhile, and baseCommit must be
+  // The commit, not the branch name: main may move meanwhile, and baseCommit must be
   // exactly what was checked out.
-  const baseCommit = await resolveBranch(repo, repo.trunk);
+  const baseCommit = await resolveBranch(repo, repo.mainBranch);
   const args = ['worktree', 'add', '--quiet', '-b', branch, path, baseCommit];
   const result = await withWorktreeAdminLock(repo, () => runGit(repo.root, args));
   if (result.code !== 0) throw new Error(`Cannot create workspace ${id}: ${describeFailure(args, result)}`);
@@ -184,15 +184,15 @@ async function findWorktrees(repo: Repository, parentDir: string): Promise<Found
       problems.push(`The worktree at ${entry.path} has no record under ${repo.gitDir}/worktrees that names it; left alone.`);
       continue;
     }
-    const baseCommit = await mergeBaseWithTrunk(repo, entry.head);
+    const baseCommit = await mergeBaseWithMain(repo, entry.head);
     workspaces.push({ id, path: entry.path, branch: workspaceBranch(id), baseCommit, method: 'worktree', gitDir });
   }
   return { workspaces, problems };
 }
 
-/** Where a found workspace's HEAD left the trunk: the best account of what it was made from. */
-async function mergeBaseWithTrunk(repo: Repository, head: string | null): Promise<string> {
+/** Where a found workspace's HEAD left main: the best account of what it was made from. */
+async function mergeBaseWithMain(repo: Repository, head: string | null): Promise<string> {
   if (head === null) return '';
-  const result = await runGit(repo.root, ['merge-base', `refs/heads/${repo.trunk}`, head]);
+  const result = await runGit(repo.root, ['merge-base', `refs/heads/${repo.mainBranch}`, head]);
   return result.code === 0 ? result.stdout.trim() : head;
 }
