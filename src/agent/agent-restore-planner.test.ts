@@ -41,7 +41,7 @@ function restoredPlanner(events: readonly ColonyEvent[], turns: ScriptedTurn[], 
     recorder,
     maxSteps: 10,
     inbox,
-    restore: { conversation, generation: 2, answerInterrupted: async (each) => interruptedAnswer(each), ...restore },
+    restore: { conversation, attempt: 2, answerInterrupted: async (each) => interruptedAnswer(each), ...restore },
   });
   return { log, recorder, model, inbox, conversation, outcome, runs };
 }

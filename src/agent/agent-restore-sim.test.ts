@@ -73,7 +73,7 @@ async function twoLives(tools: AnyTool[], task: string, state: KillSwitch, inbox
   ]);
   const durable = recorder.durable();
   const log = restartedLog(createMemoryEventStore, durable);
-  const restore = { conversation: rebuildConversation(durable), generation: 2, answerInterrupted: async (call: ToolCall) => interruptedAnswer(call) };
+  const restore = { conversation: rebuildConversation(durable), attempt: 2, answerInterrupted: async (call: ToolCall) => interruptedAnswer(call) };
   const second = { log, recorder: testRecorder(log), inbox: inbox?.() };
   const outcome: Promise<AgentOutcome> = runAgent({
     model: simModel(),

@@ -40,7 +40,7 @@ function firstLife(tools: AnyTool[], turns: Parameters<typeof capturingModel>[0]
 }
 
 /** Colony starts again from `events` and runs the agent's next life from them. */
-function nextLife(events: readonly ColonyEvent[], tools: AnyTool[], turns: ScriptedTurn[], options: { maxSteps?: number; generation?: number; answer?: (c: Parameters<typeof interruptedAnswer>[0]) => Promise<ToolResult> } = {}) {
+function nextLife(events: readonly ColonyEvent[], tools: AnyTool[], turns: ScriptedTurn[], options: { maxSteps?: number; attempt?: number; answer?: (c: Parameters<typeof interruptedAnswer>[0]) => Promise<ToolResult> } = {}) {
   const log: AgentLog = restartedLog(createMemoryEventStore, events);
   const recorder: TestRecorder = testRecorder(log);
   const model = capturingModel(turns);
@@ -52,7 +52,7 @@ function nextLife(events: readonly ColonyEvent[], tools: AnyTool[], turns: Scrip
     task: 'not used either',
     recorder,
     maxSteps: options.maxSteps ?? 10,
-    restore: { conversation, generation: options.generation ?? 2, answerInterrupted: options.answer ?? (async (each) => interruptedAnswer(each)) },
+    restore: { conversation, attempt: options.attempt ?? 2, answerInterrupted: options.answer ?? (async (each) => interruptedAnswer(each)) },
   });
   return { log, recorder, model, conversation, outcome };
 }
@@ -77,7 +77,7 @@ describe('runAgent restoring a rebuilt conversation', () => {
 
     const after = next.log.read({ agentId: AGENT_ID }).slice(durable.length);
     expect(next.recorder.trail.slice(0, 6)).toEqual(['agent.restored', 'tool.ended', 'flush', 'tool.started', 'flush', 'tool.ended']);
-    expect(after[0]?.data).toEqual({ generation: 2, step: 1, interrupted: 1, notStarted: 1 });
+    expect(after[0]?.data).toEqual({ attempt: 2, step: 1, interrupted: 1, notStarted: 1 });
     expect(after[1]?.data).toEqual({ step: 1, callId: 'c2', name: 'slow_command', ok: false, output: INTERRUPTED, durationMs: 0 });
     expect(after.find((event) => event.type === 'model.requested')?.data).toMatchObject({ step: 2 });
     expect(next.model.seen[0]?.slice(-3)).toEqual([
@@ -170,13 +170,13 @@ describe('runAgent restoring a rebuilt conversation', () => {
     const rebuilt = rebuildConversation(durable);
     expect([rebuilt.interrupted.map(({ call: each }) => each.id), rebuilt.notStarted]).toEqual([['c2'], []]);
 
-    const third = nextLife(durable, tools, [{ toolCalls: [call('c3', 'finish', { summary: 'done' })] }], { generation: 3 });
+    const third = nextLife(durable, tools, [{ toolCalls: [call('c3', 'finish', { summary: 'done' })] }], { attempt: 3 });
     expect(await third.outcome).toEqual({ status: 'ended', steps: 2 });
     expect(runs).toEqual(['slow_command one', 'slow_command two', 'finish']);
     const restored = third.log.read({ agentId: AGENT_ID }).filter((event) => event.type === 'agent.restored');
     expect(restored.map((event) => event.data)).toEqual([
-      { generation: 2, step: 1, interrupted: 1, notStarted: 1 },
-      { generation: 3, step: 1, interrupted: 1, notStarted: 0 },
+      { attempt: 2, step: 1, interrupted: 1, notStarted: 1 },
+      { attempt: 3, step: 1, interrupted: 1, notStarted: 0 },
     ]);
     expect(third.model.seen[0]?.filter((message) => message.role === 'tool').map((message) => message.content)).toEqual([INTERRUPTED, INTERRUPTED]);
   });

@@ -7,8 +7,8 @@ import { answerCall, notRun, runToolCalls, type ToolTurn } from './tool-turn.js'
 /** What an agent rebuilt after a restart goes on from (see `AgentLoopOptions.restore`). */
 export interface AgentRestore {
   readonly conversation: RebuiltConversation;
-  /** generation of this incarnation (the task's attempt), recorded in agent.restored */
-  readonly generation: number;
+  /** The task's attempt the agent goes on in, recorded in agent.restored. */
+  readonly attempt: number;
   /** the answer to a call that was in flight when the harness stopped; see interruptedAnswer() for the default */
   readonly answerInterrupted: (call: ToolCall) => Promise<ToolResult>;
   /**
@@ -62,7 +62,7 @@ export async function resumeTurn(restore: AgentRestore, turn: Omit<ToolTurn, 'st
   const { step, interrupted, notStarted } = conversation;
   turn.recorder.record({
     type: 'agent.restored',
-    data: { generation: restore.generation, step, interrupted: interrupted.length, notStarted: notStarted.length },
+    data: { attempt: restore.attempt, step, interrupted: interrupted.length, notStarted: notStarted.length },
   });
   let ended = restore.lastTurnEnded === true;
   let lastToolCall: string | null = null;

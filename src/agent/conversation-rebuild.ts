@@ -41,7 +41,7 @@ interface OpenTurn {
 
 /**
  * Rebuilds one agent's conversation from its events (all of one agent id, in seq order, any
- * number of incarnations): exactly the messages its loop held after the last recorded event.
+ * number of attempts): exactly the messages its loop held after the last recorded event.
  * The loop records every message it adds (`agent.started` the system prompt and the task,
  * `message.received` and `agent.nudged` user messages, `model.responded` the answers,
  * `tool.ended` the results as sent) and every cut it makes to fit the context window
@@ -68,7 +68,7 @@ export function rebuildConversation(events: readonly ColonyEvent[]): RebuiltConv
     }
     switch (event.type) {
       case 'agent.started':
-        // A later incarnation may record its start again; the model saw the first one.
+        // A later attempt may record its start again; the model saw the first one.
         opening ??= [
           { role: 'system', content: event.data.systemPrompt },
           { role: 'user', content: event.data.task },

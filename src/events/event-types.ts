@@ -7,9 +7,10 @@ import { workspaceBodies } from './bodies/workspace-bodies.js';
  * Every event colony records, as one discriminated union on `type`. Names are
  * noun.past-tense-verb. A payload only ever gains optional fields within a version; a change
  * that breaks readers bumps EVENT_VERSION, and `event-versions.ts` reads what earlier versions
- * wrote as it reads now. Version 2 renamed `agent.unparked` to `agent.unparked`.
+ * wrote as it reads now. Version 2 renamed `agent.resumed` to `agent.unparked`; version 3 renamed
+ * `agent.restored`'s `generation` to `attempt`.
  */
-export const EVENT_VERSION = 2;
+export const EVENT_VERSION = 3;
 
 const bodies = [...runAgentBodies, ...workspaceBodies, ...taskBodies] as const;
 

@@ -10,6 +10,15 @@ export const RENAMED_EVENT_TYPES: readonly { readonly from: string; readonly to:
   { from: 'agent.resumed', to: 'agent.unparked', in: 2 },
 ];
 
+/**
+ * The payload fields renamed since the first version: in an event of `type` (its type now)
+ * recorded before version `in`, the field `from` is read as `to`.
+ */
+export const RENAMED_EVENT_FIELDS: readonly { readonly type: EventType; readonly from: string; readonly to: string; readonly in: number }[] = [
+  // A restored agent's claim of its task was its `generation`; it is the task's attempt, as in `agent.started` and the task store.
+  { type: 'agent.restored', from: 'generation', to: 'attempt', in: 3 },
+];
+
 /** The type an event recorded under `type` at version `v` has now. */
 export function currentEventType(type: string, v: number): string {
   for (const rename of RENAMED_EVENT_TYPES) if (rename.from === type && v < rename.in) return rename.to;
@@ -21,4 +30,15 @@ export function recordedEventTypes(types: readonly string[]): string[] {
   const names = new Set(types);
   for (const rename of RENAMED_EVENT_TYPES) if (names.has(rename.to)) names.add(rename.from);
   return [...names];
+}
+
+/** The payload of an event of `type` (its type now) recorded at version `v`, its renamed fields under their names now. */
+export function currentEventData(type: string, v: number, data: Record<string, unknown>): Record<string, unknown> {
+  let current = data;
+  for (const rename of RENAMED_EVENT_FIELDS) {
+    if (rename.type !== type || v >= rename.in || !(rename.from in current)) continue;
+    const { [rename.from]: value, ...rest } = current;
+    current = { ...rest, [rename.to]: value };
+  }
+  return current;
 }

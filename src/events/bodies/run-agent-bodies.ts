@@ -182,14 +182,14 @@ export const runAgentBodies = [
   }),
   z.object({
     /**
-     * The agent was rebuilt from its recorded conversation after colony stopped, and goes on as
-     * incarnation `generation` after model call `step`. Of that call's tool calls, `interrupted`
+     * The agent was rebuilt from its recorded conversation after colony stopped, and goes on in
+     * the task's attempt `attempt` after model call `step`. Of that call's tool calls, `interrupted`
      * were running when colony stopped: they are answered (a `tool.ended` each) without running
      * them again. `notStarted` never started: they run now, as the rest of that turn.
      */
     type: z.literal('agent.restored'),
     data: z.object({
-      generation: z.number().int().positive(),
+      attempt: z.number().int().positive(),
       step: z.number().int().nonnegative(),
       interrupted: z.number().int().nonnegative(),
       notStarted: z.number().int().nonnegative(),

@@ -225,7 +225,7 @@ describe('foldRunStatus', () => {
     expect(stopped.agents).toMatchObject([{ id: 'worker-a', state: 'failed' }]);
 
     log.append('run-1', 'system', { type: 'run.resumed', data: { resumes: 1, lastSeq: 4, released: ['task-a'], repaired: 0, clearedLocks: [] } });
-    log.append('run-1', 'worker-a', { type: 'agent.restored', data: { generation: 2, step: 1, interrupted: 0, notStarted: 0 } });
+    log.append('run-1', 'worker-a', { type: 'agent.restored', data: { attempt: 2, step: 1, interrupted: 0, notStarted: 0 } });
     const resumed = statusOf({ events: log.events(), tasks: [], deliveredHandoffs: [] });
     expect(resumed.run).toMatchObject({ state: 'running', resumes: 1, endedAt: null });
     expect(resumed.agents).toMatchObject([{ id: 'worker-a', state: 'running', endedAt: null }]);
@@ -394,7 +394,7 @@ describe('foldRunStatus', () => {
     log.append('run-1', 'system', runStarted('Goal'));
     log.append('run-1', 'worker-a', agentStarted('worker', 'task-a', 'A'));
     log.append('run-1', 'worker-a', { type: 'agent.parked', data: { step: 2, kind: 'rate-limit', message: '429', attempts: 6, waitMs: 10_000 } });
-    log.append('run-1', 'worker-a', { type: 'agent.restored', data: { generation: 2, step: 1, interrupted: 0, notStarted: 0 } });
+    log.append('run-1', 'worker-a', { type: 'agent.restored', data: { attempt: 2, step: 1, interrupted: 0, notStarted: 0 } });
     expect(statusOf({ events: log.events(), tasks: [], deliveredHandoffs: [] }).agents[0]?.state).toBe('running');
   });
 

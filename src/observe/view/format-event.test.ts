@@ -184,8 +184,8 @@ describe('describeEvent for providers and parked agents', () => {
   });
 
   it('says how an agent rebuilt after a restart finishes the turn it was in', () => {
-    expect(describeEvent(event({ type: 'agent.restored', data: { generation: 2, step: 5, interrupted: 1, notStarted: 2 } }))).toBe(
-      'restored after a restart as generation 2, after step 5: 1 interrupted call(s) answered without running, 2 call(s) that never started to run',
+    expect(describeEvent(event({ type: 'agent.restored', data: { attempt: 2, step: 5, interrupted: 1, notStarted: 2 } }))).toBe(
+      'restored after a restart in attempt 2, after step 5: 1 interrupted call(s) answered without running, 2 call(s) that never started to run',
     );
   });
 });

@@ -60,8 +60,8 @@ export function describeEvent(event: ColonyEvent): string {
     case 'agent.unparked':
       return `resumed step ${event.data.step} after ${seconds(event.data.parkedMs)} parked`;
     case 'agent.restored': {
-      const { generation, step, interrupted, notStarted } = event.data;
-      return `restored after a restart as generation ${generation}, after step ${step}: ${interrupted} interrupted call(s) answered without running, ${notStarted} call(s) that never started to run`;
+      const { attempt, step, interrupted, notStarted } = event.data;
+      return `restored after a restart in attempt ${attempt}, after step ${step}: ${interrupted} interrupted call(s) answered without running, ${notStarted} call(s) that never started to run`;
     }
     case 'provider.limited': {
       const direction = event.data.to < event.data.from ? 'lowered' : 'raised';

@@ -61,7 +61,7 @@ export interface RunContext {
   /** How long each of a task's acceptance commands may run; ten minutes when absent. */
   readonly acceptanceTimeoutMs?: number | undefined;
   /**
-   * On resume: the agent an earlier incarnation of the run started on each task (task id →
+   * On resume: the agent an earlier session of the run started on each task (task id →
    * agent id). A task claimed again goes back to that agent, its conversation rebuilt.
    */
   readonly priorAgents?: ReadonlyMap<string, string> | undefined;

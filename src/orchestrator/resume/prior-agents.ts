@@ -6,7 +6,7 @@ import type { EventStore } from '../../store/events/event-store.js';
 import type { TaskRecord } from '../../store/tasks/task-store.js';
 
 /**
- * An agent an earlier incarnation of the run started on a task that is still open: `colony
+ * An agent an earlier session of the run started on a task that is still open: `colony
  * resume` gives the task back to it (same id, its conversation rebuilt from the log) rather
  * than to a new agent that would know nothing of what was done.
  */

@@ -30,7 +30,7 @@ export interface TakeUpRunOptions {
 /**
  * Settles what the stopped process left, before anything runs again. The run lock is held, so
  * whoever held the run's leases is gone: its running tasks are opened for this runner (each
- * claim counts a new generation). The log gets what the task table proves happened but the
+ * claim counts a new attempt). The log gets what the task table proves happened but the
  * crash kept it from recording. Git locks a killed git process left are cleared. Each open
  * task keeps the agent it had, and each such worker its workspace. Records `run.resumed`.
  */

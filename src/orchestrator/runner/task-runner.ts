@@ -147,7 +147,7 @@ export async function runTasks(options: TaskRunnerOptions): Promise<RunnerOutcom
     const already = running.get(task.id);
     if (already !== undefined) {
       // This runner's own lease ran out (a stalled event loop, a full disk) and it claimed the
-      // task again: the agent already running it carries on under the new generation.
+      // task again: the agent already running it carries on under the new attempt.
       already.lease.attempt = task.attempt;
       return;
     }

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { EVENT_VERSION, eventBodySchema } from '../../events/event-types.js';
-import { currentEventType } from '../../events/event-versions.js';
+import { currentEventData, currentEventType } from '../../events/event-versions.js';
 import type { ColonyEvent, EventBody, EventType } from '../../events/event-types.js';
 import { newId } from '../../events/ids.js';
 import type { EventInput } from './event-store.js';
@@ -113,9 +113,10 @@ export class EventStamper {
 
 /**
  * Rebuilds the event a record was made from, with its own fresh copy of the payload, under the
- * name its type has now (a record an earlier version wrote may have an older one).
+ * names its type and fields have now (a record an earlier version wrote may have older ones).
  */
 export function eventFromRecord(record: EventRecord): ColonyEvent {
+  const type = currentEventType(record.type, record.v);
   // The record was validated when it was appended, so the parsed payload matches its type.
   return {
     seq: record.seq,
@@ -124,7 +125,7 @@ export function eventFromRecord(record: EventRecord): ColonyEvent {
     runId: record.runId,
     agentId: record.agentId,
     ts: record.ts,
-    type: currentEventType(record.type, record.v),
-    data: JSON.parse(record.data),
+    type,
+    data: currentEventData(type, record.v, JSON.parse(record.data) as Record<string, unknown>),
   } as ColonyEvent;
 }

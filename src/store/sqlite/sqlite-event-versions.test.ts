@@ -60,4 +60,26 @@ describe('a log an earlier version wrote', () => {
       store.close();
     }
   });
+
+  it('reads the attempt of an agent restored in version 2, recorded as its generation, as attempt', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'colony-versions-'));
+    dirs.push(dir);
+    const path = join(dir, 'colony.db');
+    openSqliteEventStore(path).close();
+    const db = new Database(path);
+    const insert = db.prepare('INSERT INTO events (seq, id, v, run_id, agent_id, type, ts, data) VALUES (?, ?, ?, ?, ?, ?, ?, ?)');
+    insert.run(1, 'event-v2', 2, 'run-1', 'worker-1', 'agent.restored', 1_700_000_000_000, JSON.stringify({ generation: 2, step: 5, interrupted: 1, notStarted: 0 }));
+    db.close();
+    const store = openSqliteEventStore(path);
+    try {
+      store.append({ runId: 'run-1', agentId: 'worker-1', type: 'agent.restored', data: { attempt: 3, step: 9, interrupted: 0, notStarted: 0 } });
+      const events = store.read({ types: ['agent.restored'] });
+      expect(events.map((event) => [event.v, event.data])).toEqual([
+        [2, { attempt: 2, step: 5, interrupted: 1, notStarted: 0 }],
+        [EVENT_VERSION, { attempt: 3, step: 9, interrupted: 0, notStarted: 0 }],
+      ]);
+    } finally {
+      store.close();
+    }
+  });
 });

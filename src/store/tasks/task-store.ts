@@ -130,10 +130,10 @@ export interface ClaimRequest {
 }
 
 /**
- * Who runs a task, and which incarnation: `attempt` is the task's claim count when `holder`
- * took it, so it names one generation of the agent. A write that carries a lease is a fencing
+ * Who runs a task, and which attempt: `attempt` is the task's claim count when `holder`
+ * took it, so it names one attempt at the task. A write that carries a lease is a fencing
  * token: the store applies it only while the task is still running under that holder at that
- * attempt, so an agent from an older generation (its lease expired and the task was claimed
+ * attempt, so an agent from an older attempt (its lease expired and the task was claimed
  * again, by another runner or the same one) cannot change what the newer one owns.
  */
 export interface Lease {
@@ -149,13 +149,13 @@ export type CompleteResult =
 
 /**
  * The tasks of a run and who works on them: publishing, claims and leases (fenced by
- * generation), closing with a handoff, and planners' andons, which pause claims below a task.
+ * attempt), closing with a handoff, and planners' andons, which pause claims below a task.
  */
 export interface TaskQueue {
   /**
    * Publishes a task, open. With `publisher` (the lease of the planner publishing it), the
    * parent must be running under that lease, else nothing is created and the result says which
-   * generation runs the parent now. Root tasks are created without one. Throws when the id is
+   * attempt runs the parent now. Root tasks are created without one. Throws when the id is
    * taken, the parent is not a task of the same run, or a root task names a publisher
    * (programmer errors).
    */
@@ -173,7 +173,7 @@ export interface TaskQueue {
   complete(taskId: string, lease: Lease, handoff: Handoff, now: number): CompleteResult;
   /**
    * Opens every running task of the run, without a lease, and returns them as they are now
-   * (their `attempt` unchanged: the next claim counts the new generation). For resuming a run
+   * (their `attempt` unchanged: the next claim counts the new attempt). For resuming a run
    * whose runner is known to be gone (its run lock was free): its leases need not expire first.
    */
   releaseAbandoned(runId: string, now: number): TaskRecord[];
@@ -280,7 +280,7 @@ export interface RunControlStore {
  * - Writes made on a task's behalf are fenced by its `Lease` (holder and attempt): `complete`,
  *   `release`, a `createTask` with a `publisher`, and a `takeInbox` or `setAndon` given a lease
  *   change nothing unless the task is running under that holder at that attempt. A re-claim,
- *   even by the same holder, makes every earlier generation's writes stale.
+ *   even by the same holder, makes every earlier attempt's writes stale.
  * - `renewLeases` extends every lease `holder` holds on running tasks to at least
  *   `now + leaseMs` (never shortens one) and returns how many it holds.
  * - `release` gives a running task back (open, no lease) when the lease is current.

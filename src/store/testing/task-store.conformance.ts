@@ -11,7 +11,7 @@ const ROOT = rootTask().id;
 /**
  * The one suite every TaskStore implementation must pass. `open` is called before each test
  * and must return an empty store. Times are passed in, so nothing here waits on a clock. The
- * tests of generations (fencing by lease) and of resuming live in
+ * tests of attempts (fencing by lease) and of resuming live in
  * `task-store-fencing.conformance.ts`, those of the user's hold and people's messages in
  * `task-store-steering.conformance.ts`; both run as part of this suite.
  */

@@ -37,7 +37,7 @@ export type BoardContext = Pick<RunContext, 'runId' | 'tasks' | 'wakeups' | 'now
 export interface BoardExtras {
   /**
    * The lease the planner runs under: its publishes and andon are fenced by it, so an older
-   * incarnation of the planner (its lease lapsed and the task was claimed again) changes nothing.
+   * attempt of the planner (its lease lapsed and the task was claimed again) changes nothing.
    */
   readonly lease?: () => Lease;
   /** The planner's `finish` before a restart, when nothing was published after it. */
@@ -104,7 +104,7 @@ export function createPlannerBoard(context: BoardContext, task: TaskRecord, agen
       recorder.record({ type: 'scratchpad.written', data: { content } });
     },
     setAndon(paused, reason) {
-      // A stale incarnation's andon is refused by the store and changes nothing.
+      // A stale attempt's andon is refused by the store and changes nothing.
       if (!context.tasks.setAndon(task.id, paused, context.now(), extras.lease?.())) return;
       recorder.record({ type: 'andon.changed', data: { taskId: task.id, paused, reason } });
       if (!paused) context.wakeups.wake(RUNNER_WAKEUP);

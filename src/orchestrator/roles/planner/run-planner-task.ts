@@ -144,7 +144,7 @@ export async function runPlannerTask(
         : {
             restore: {
               conversation: prior.conversation,
-              generation: task.attempt,
+              attempt: task.attempt,
               answerInterrupted: answerInterruptedCalls({ prior, repo: context.repo, record: recorder.record }),
               // A planner that had finished goes on as after any finish: it waits for what is due, or ends.
               lastTurnEnded: endingCallSucceeded(prior.conversation, ['finish']),
@@ -183,7 +183,7 @@ export async function runPlannerTask(
  * The planner's inbox as the loop sees it, rendering each stored message as the text the
  * planner reads. `missed` (messages taken before a restart but never recorded in its
  * conversation) come first, once. Takes are fenced by the planner's lease: an older
- * incarnation of the planner takes nothing.
+ * attempt of the planner takes nothing.
  */
 function plannerInbox(context: PlannerContext, task: TaskRecord, lease: () => Lease, missed: readonly InboxMessage[]): AgentInbox {
   const render = (message: InboxMessage): string => {

@@ -57,7 +57,7 @@ export interface WorkerClaim {
   /** The run's budget as this worker sees it; no limit when absent. */
   readonly budget?: AgentBudget | undefined;
   /**
-   * The agent an earlier incarnation of the run had on this task (`colony resume`): the worker
+   * The agent an earlier session of the run had on this task (`colony resume`): the worker
    * goes on as that agent, in its workspace when it is still there, its conversation rebuilt.
    */
   readonly prior?: PriorAgent | null | undefined;
@@ -171,7 +171,7 @@ export async function runWorkerTask(context: WorkerContext, claim: WorkerClaim):
       : {
           restore: {
             conversation: prior.conversation,
-            generation: claim.attempt ?? 1,
+            attempt: claim.attempt ?? 1,
             answerInterrupted: answerInterruptedCalls({ prior, repo, record: recorder.record, onLanded, workspace }),
             // A worker that had submitted its handoff ends without another model call.
             lastTurnEnded: endingCallSucceeded(prior.conversation, ['submit_handoff']),
