@@ -66,23 +66,23 @@ export function startRunDisplay(ctx: CommandContext, options: RunDisplayOptions)
 
 /** The run's log, opened once the run has made it: until then it reads as empty. */
 function lazyLog(stateDir: string): EventReader & { close(): void } {
-  let store: EventStore | null = null;
+  let events: EventStore | null = null;
   return {
     read(query: EventQuery) {
-      if (store === null) {
+      if (events === null) {
         const path = eventsDatabasePath(stateDir);
         if (!existsSync(path)) return [];
         try {
-          store = openSqliteEventStore(path);
+          events = openSqliteEventStore(path);
         } catch {
           // The run is making the file this moment: it is opened on a later frame.
           return [];
         }
       }
-      return store.read(query);
+      return events.read(query);
     },
     close() {
-      store?.close();
+      events?.close();
     },
   };
 }

@@ -10,7 +10,7 @@ import type { DiskGuard } from './disk-guard.js';
  * recorded. With a disk guard, `flush` waits out a full disk rather than failing.
  */
 export function createAgentRecorder(
-  store: EventStore,
+  events: EventStore,
   runId: string,
   agentId: string,
   onEvent?: (event: ColonyEvent) => void,
@@ -27,10 +27,10 @@ export function createAgentRecorder(
   };
   return {
     record(body: EventBody) {
-      const event = store.append({ ...body, runId, agentId });
+      const event = events.append({ ...body, runId, agentId });
       onEvent?.(event);
     },
-    flush: disk === undefined ? () => store.flush() : flushThroughGuard(disk),
+    flush: disk === undefined ? () => events.flush() : flushThroughGuard(disk),
   };
 }
 

@@ -22,7 +22,7 @@ describe('merge_to_main', () => {
     await temporary.write('mine.txt', 'mine\n', workspace.path);
     const mainBefore = await setup.mainCommit();
     const refusing = createMergeToMainTool(repo, workspace, {
-      onEvent: () => undefined,
+      record: () => undefined,
       onLanded: () => undefined,
       onIntent: () => {
         throw new Error('the event log is read-only');
@@ -34,7 +34,7 @@ describe('merge_to_main', () => {
 
     const intents: MergeIntent[] = [];
     const landedOn: string[] = [];
-    const tool = createMergeToMainTool(repo, workspace, { onEvent: () => undefined, onLanded: (commit) => void landedOn.push(commit), onIntent: (intent) => intents.push(intent) });
+    const tool = createMergeToMainTool(repo, workspace, { record: () => undefined, onLanded: (commit) => void landedOn.push(commit), onIntent: (intent) => intents.push(intent) });
     expect(await tool.execute({ message: 'Mine' }, toolContext())).toMatchObject({ ok: true });
     expect(intents).toEqual([{ commit: await setup.mainCommit(), mainBefore, branch: 'colony/w1' }]);
     expect(landedOn).toEqual([intents[0]?.commit]);

@@ -13,7 +13,7 @@ const parameters = z.object({
 });
 
 export interface MergeToolOptions {
-  readonly onEvent: (event: EventBody) => void;
+  readonly record: (event: EventBody) => void;
   /** Told the new commit of main each time this workspace's work lands; awaited before the tool answers. */
   readonly onLanded: (commit: string) => Promise<void> | void;
   /** The project's merge check, run on the replayed work before main moves (`--merge-check`); none when absent. */
@@ -39,7 +39,7 @@ export function createMergeToMainTool(
     async execute(input) {
       const outcome = await mergeToMain(repo, workspace, {
         message: input.message,
-        onEvent: options.onEvent,
+        record: options.record,
         ...(options.check === undefined ? {} : { check: options.check }),
         ...(options.onIntent === undefined ? {} : { onIntent: options.onIntent }),
       });

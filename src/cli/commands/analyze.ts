@@ -55,8 +55,8 @@ function analyze(ctx: CommandContext, flags: AnalyzeFlags): number {
 }
 
 /** The analysis of one run of a store, read page by page: the fold keeps figures, not events, so a log of millions fits in little memory. */
-export function analyzeStoredRun(store: EventStore, runId: string): RunAnalysis {
+export function analyzeStoredRun(events: EventStore, runId: string): RunAnalysis {
   const fold = createRunAnalysisFold({ runId });
-  for (const event of readAll(store, { runId })) fold.add(event);
+  for (const event of readAll(events, { runId })) fold.add(event);
   return fold.result();
 }

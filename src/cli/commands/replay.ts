@@ -36,7 +36,7 @@ export function registerReplayCommand(program: Command, ctx: CommandContext): vo
 async function replay(ctx: CommandContext, flags: ReplayFlags): Promise<number> {
   const opened = openRunLog(ctx, flags, 'colony replay', flags.json !== true);
   if (opened === null) return ctx.exitCode;
-  const { store, terminal } = opened;
+  const { events: store, terminal } = opened;
   try {
     const found = openReplay(store, flags.run);
     if (!found.ok) {

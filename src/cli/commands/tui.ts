@@ -33,7 +33,7 @@ export function registerTuiCommand(program: Command, ctx: CommandContext): void 
 async function tui(ctx: CommandContext, flags: TuiFlags): Promise<number> {
   const opened = openRunLog(ctx, flags, 'colony tui');
   if (opened === null) return ctx.exitCode;
-  const { store, stateDir, terminal } = opened;
+  const { events: store, stateDir, terminal } = opened;
   if (terminal === undefined) throw new Error('openRunLog returned no terminal for a command that needs one');
   try {
     const shown = shownRun(store, flags.run);
@@ -50,7 +50,7 @@ async function tui(ctx: CommandContext, flags: TuiFlags): Promise<number> {
  * The log of the state directory a viewing command names, opened for reading, and the
  * terminal to draw on; null after saying what is missing (no terminal, no log, no such run).
  */
-export function openRunLog(ctx: CommandContext, flags: TuiFlags, command: string, needsTerminal = true): { store: EventStore; stateDir: string; terminal: Terminal | undefined } | null {
+export function openRunLog(ctx: CommandContext, flags: TuiFlags, command: string, needsTerminal = true): { events: EventStore; stateDir: string; terminal: Terminal | undefined } | null {
   const stateDir = stateDirOf(ctx, flags);
   const terminal = ctx.terminal;
   if (needsTerminal && terminal === undefined) {
@@ -69,12 +69,12 @@ export function openRunLog(ctx: CommandContext, flags: TuiFlags, command: string
     usageError(ctx, flags.run === undefined ? `there is no run in ${stateDir} yet.` : `there is no run ${flags.run} in ${stateDir}.`, 'colony status lists the latest run; start one with colony run GOAL.md.');
     return null;
   }
-  return { store, stateDir, terminal };
+  return { events: store, stateDir, terminal };
 }
 
 /** The run a viewer shows (the given one, or the one started last) and the repository it recorded. */
-export function shownRun(store: EventStore, runId: string | undefined): { runId: string; repo: string | null } {
-  const started = store.read({ types: ['run.started'], ...(runId === undefined ? {} : { runId }) }).at(-1);
+export function shownRun(events: EventStore, runId: string | undefined): { runId: string; repo: string | null } {
+  const started = events.read({ types: ['run.started'], ...(runId === undefined ? {} : { runId }) }).at(-1);
   if (started === undefined) throw new Error('shownRun is called only once openRunLog found the run');
   return { runId: started.runId, repo: started.type === 'run.started' ? started.data.repo : null };
 }

@@ -101,20 +101,20 @@ async function runInRepository(
 ): Promise<WorkSessionResult> {
   const { repo, stateDir } = session;
   const startCommit = (await runGit(repo.root, ['rev-parse', `refs/heads/${repo.mainBranch}`])).stdout.trim();
-  let store: EventStore;
+  let events: EventStore;
   try {
-    store = createRedactingEventStore(openSqliteEventStore(eventsDatabasePath(stateDir)), createSecretRedactor(options.secrets ?? []));
+    events = createRedactingEventStore(openSqliteEventStore(eventsDatabasePath(stateDir)), createSecretRedactor(options.secrets ?? []));
   } catch (error) {
     return { ok: false, error: `cannot open the event log: ${errorMessage(error)}` };
   }
   const checkout = startCheckoutSync(repo, startCommit);
   const started = Date.now();
   // A forced quit (process.exit) still writes the events recorded in its last moments.
-  const closeOnExit = () => store.close();
+  const closeOnExit = () => events.close();
   process.once('exit', closeOnExit);
   try {
     const record = (body: EventBody) => {
-      const event = store.append({ ...body, runId, agentId: 'system' });
+      const event = events.append({ ...body, runId, agentId: 'system' });
       options.onEvent?.(event);
     };
     record({ type: 'run.started', data: { mode: 'work', repo: repo.root, model: options.model.spec, title: task.title } });
@@ -139,7 +139,7 @@ async function runInRepository(
     const result = await runWorkerTask(
       {
         repo,
-        events: store,
+        events: events,
         runId,
         workerModel: options.model,
         dependencyLayer,
@@ -177,6 +177,6 @@ async function runInRepository(
   } finally {
     process.off('exit', closeOnExit);
     await closeRepositoryObjects(repo);
-    store.close();
+    events.close();
   }
 }

@@ -37,7 +37,7 @@ describe('landing in-process', () => {
     const first = landed(await mergeToMain(repo, other, { message: 'Other change' }));
 
     const recorder = eventRecorder();
-    const outcome = landed(await mergeToMain(repo, workspace, { message: 'Write the second doc', onEvent: recorder.onEvent }));
+    const outcome = landed(await mergeToMain(repo, workspace, { message: 'Write the second doc', record: recorder.record }));
     expect(landedVia(recorder.events)).toEqual(['in-process']);
     expect(outcome.mainBefore).toBe(first.commit);
     expect(outcome.files).toEqual(['docs/one.md', 'docs/two.md']);
@@ -59,7 +59,7 @@ describe('landing in-process', () => {
     await temporary.write('src/index.ts', "export * from './app';\nexport * from './right';\n", right.path);
     landed(await mergeToMain(repo, left, { message: 'Left' }));
     const recorder = eventRecorder();
-    const outcome = landed(await mergeToMain(repo, right, { message: 'Right', onEvent: recorder.onEvent }));
+    const outcome = landed(await mergeToMain(repo, right, { message: 'Right', record: recorder.record }));
     expect(outcome.autoResolved).toEqual(['src/index.ts']);
     expect(landedVia(recorder.events)).toEqual(['in-process']);
     expect(await temporary.git(['show', 'main:src/index.ts'])).toBe("export * from './app';\nexport * from './left';\nexport * from './right';\n");
@@ -77,7 +77,7 @@ describe('landing in-process', () => {
     expect(await temporary.read('src/app.ts', right.path)).toMatch(/^<<<<<<< /m);
     await temporary.write('src/app.ts', 'export const app = 5;\n', right.path);
     const recorder = eventRecorder();
-    landed(await mergeToMain(repo, right, { message: 'unused', onEvent: recorder.onEvent }));
+    landed(await mergeToMain(repo, right, { message: 'unused', record: recorder.record }));
     expect(landedVia(recorder.events)).toEqual(['rebase']);
     expect(await temporary.git(['show', 'main:src/app.ts'])).toBe('export const app = 5;\n');
   });
@@ -114,7 +114,7 @@ describe('landing in-process', () => {
         return { ok: true };
       };
       const recorder = eventRecorder();
-      landed(await mergeToMain(repo, workspace, { message: 'Mine', check, onEvent: recorder.onEvent }));
+      landed(await mergeToMain(repo, workspace, { message: 'Mine', check, record: recorder.record }));
       expect(seen).toEqual(['mine.txt,theirs.txt']);
       expect(recorder.events.filter((event) => event.type === 'merge.checked').map((event) => event.data)).toEqual([
         expect.objectContaining({ passed: true }),

@@ -35,7 +35,7 @@ describe('mergeToMain with conflicts', () => {
     const { temporary, repo } = setup;
     await temporary.write('config.ts', CONFIG.replace('retries: 3', 'retries: 7'), second.path);
     const recorder = eventRecorder();
-    const outcome = await mergeToMain(repo, second, { message: 'Seven retries', onEvent: recorder.onEvent });
+    const outcome = await mergeToMain(repo, second, { message: 'Seven retries', record: recorder.record });
     expect(outcome).toEqual({ status: 'conflicted', files: ['config.ts'], mainBefore: firstCommit });
     const text = await temporary.read('config.ts', second.path);
     expect(hasConflictMarkers(text)).toBe(true);
@@ -55,7 +55,7 @@ describe('mergeToMain with conflicts', () => {
     expect(await mergeToMain(repo, second, { message: 'Seven retries' })).toMatchObject({ status: 'conflicted' });
 
     const recorder = eventRecorder();
-    const again = await mergeToMain(repo, second, { message: 'unused', onEvent: recorder.onEvent });
+    const again = await mergeToMain(repo, second, { message: 'unused', record: recorder.record });
     expect(again).toEqual({ status: 'conflicted', files: ['config.ts'], mainBefore: firstCommit });
     expect(recorder.events).toEqual([]);
     // Staging a file that still has markers does not hide them.
@@ -64,7 +64,7 @@ describe('mergeToMain with conflicts', () => {
 
     const resolved = CONFIG.replace('retries: 3', 'retries: 6');
     await temporary.write('config.ts', resolved, second.path);
-    const outcome = landed(await mergeToMain(repo, second, { message: 'unused', onEvent: recorder.onEvent }));
+    const outcome = landed(await mergeToMain(repo, second, { message: 'unused', record: recorder.record }));
     expect(outcome.mainBefore).toBe(firstCommit);
     expect(outcome.files.sort()).toEqual(['config.ts', 'extra.txt']);
     expect(await setup.mainCommit()).toBe(outcome.commit);
@@ -90,7 +90,7 @@ describe('mergeToMain with conflicts', () => {
     expect(await mergeToMain(repo, second, { message: 'unused' })).toEqual({ status: 'conflicted', files: ['config.ts'], mainBefore: mainCommit });
     await temporary.write('config.ts', CONFIG.replace('retries: 3', 'retries: 6'), second.path);
     const recorder = eventRecorder();
-    const next = await mergeToMain(repo, second, { message: 'unused', onEvent: recorder.onEvent });
+    const next = await mergeToMain(repo, second, { message: 'unused', record: recorder.record });
     expect(next).toEqual({ status: 'conflicted', files: ['notes.txt'], mainBefore: mainCommit });
     expect(recorder.events).toEqual([{ type: 'merge.conflicted', data: { files: ['notes.txt'], mainBefore: mainCommit } }]);
     expect(hasConflictMarkers(await temporary.read('notes.txt', second.path))).toBe(true);
@@ -153,7 +153,7 @@ describe('mergeToMain with concurrent appends', () => {
 
     await temporary.write('config.ts', CONFIG.replace('retries: 3', 'retries: 7'), second.path);
     const recorder = eventRecorder();
-    const outcome = landed(await mergeToMain(repo, second, { message: 'Second', onEvent: recorder.onEvent }));
+    const outcome = landed(await mergeToMain(repo, second, { message: 'Second', record: recorder.record }));
     expect(outcome.autoResolved).toEqual([]);
     expect(await temporary.git(['show', 'main:notes.txt'])).toBe(`${NOTES}from first\nfrom second\n`);
   });
@@ -167,7 +167,7 @@ describe('mergeToMain with concurrent appends', () => {
     landed(await mergeToMain(repo, first, { message: 'First' }));
     await temporary.write('notes.txt', `${NOTES}from second\n`, second.path);
     const recorder = eventRecorder();
-    const outcome = landed(await mergeToMain(repo, second, { message: 'Second', onEvent: recorder.onEvent }));
+    const outcome = landed(await mergeToMain(repo, second, { message: 'Second', record: recorder.record }));
     expect(outcome.autoResolved).toEqual(['notes.txt']);
     expect(await temporary.git(['show', 'main:notes.txt'])).toBe(`${NOTES}from first\nfrom second\n`);
     expect(await temporary.git(['log', '--format=%s', 'main'])).toBe('Second\nFirst\nStart\n');

@@ -77,7 +77,7 @@ describe.each(paths)('merge intents, landing $via', ({ via, prepare }) => {
     const outcome = landed(
       await mergeToMain(repo, workspace, {
         message: 'Seven retries',
-        onEvent: recorder.onEvent,
+        record: recorder.record,
         onIntent: (intent) => {
           intents.push(intent);
           mainAtIntent.push(commitNow(repo.gitDir, `refs/heads/${repo.mainBranch}`));
@@ -115,7 +115,7 @@ describe.each(paths)('merge intents, landing $via', ({ via, prepare }) => {
     const recorder = eventRecorder();
     const outcome = await mergeToMain(repo, workspace, {
       message: 'Seven retries',
-      onEvent: recorder.onEvent,
+      record: recorder.record,
       onIntent: () => {
         throw new Error('disk full');
       },

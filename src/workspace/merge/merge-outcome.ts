@@ -43,7 +43,7 @@ export interface MergeToMainOptions {
   /** How many times to re-read main after losing a race to another merge; default 10. */
   readonly maxAttempts?: number;
   /** Receives merge.attempted, merge.conflicted and merge.landed as they happen. */
-  readonly onEvent?: (event: EventBody) => void;
+  readonly record?: (event: EventBody) => void;
   /** Milliseconds since the epoch, for the durations in events; default Date.now. */
   readonly now?: () => number;
   /**

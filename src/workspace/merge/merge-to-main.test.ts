@@ -30,7 +30,7 @@ describe('mergeToMain', () => {
     // Started, queued for main's turn, given it, landed.
     const clock = [1_000, 1_100, 1_100, 1_250];
     const outcome = landed(
-      await mergeToMain(repo, workspace, { message: 'Change the app\n\nAnd add a module.', onEvent: recorder.onEvent, now: () => clock.shift() ?? 0 }),
+      await mergeToMain(repo, workspace, { message: 'Change the app\n\nAnd add a module.', record: recorder.record, now: () => clock.shift() ?? 0 }),
     );
     expect(outcome).toEqual({ status: 'landed', commit: expect.stringMatching(/^[0-9a-f]{40}$/), mainBefore: base, attempts: 1, files: ['src/app.ts', 'src/new.ts'], autoResolved: [], waitMs: 0 });
     expect(await setup.mainCommit()).toBe(outcome.commit);
@@ -57,7 +57,7 @@ describe('mergeToMain', () => {
   it('says there is nothing to merge for an untouched workspace, and emits nothing', async () => {
     const workspace = await setup.workspace('idle');
     const recorder = eventRecorder();
-    const outcome = await mergeToMain(setup.repo, workspace, { message: 'unused', onEvent: recorder.onEvent });
+    const outcome = await mergeToMain(setup.repo, workspace, { message: 'unused', record: recorder.record });
     expect(outcome).toEqual({ status: 'nothing-to-merge', reason: expect.stringMatching(/no changes beyond main/) });
     expect(recorder.events).toEqual([]);
   });
@@ -113,8 +113,8 @@ describe('mergeToMain', () => {
     const outcome = landed(
       await mergeToMain(repo, workspace, {
         message: 'Mine',
-        onEvent: (event) => {
-          recorder.onEvent(event);
+        record: (event) => {
+          recorder.record(event);
           if (event.type === 'merge.attempted' && event.data.attempt === 1) interloper = advanceMainNow(repo);
         },
       }),
@@ -133,7 +133,7 @@ describe('mergeToMain', () => {
     const outcome = await mergeToMain(repo, workspace, {
       message: 'Mine',
       maxAttempts: 3,
-      onEvent: (event) => {
+      record: (event) => {
         if (event.type === 'merge.attempted') advanceMainNow(repo);
       },
     });

@@ -292,7 +292,7 @@ async function swapMain(
  * rebase), and the outcome is 'nothing-to-merge'.
  *
  * Never throws for what git or the disk does (that is a 'failed' outcome); throws only for
- * a malformed `maxAttempts` or an `onEvent` that throws. One caller per workspace at a time; any number of workspaces may
+ * a malformed `maxAttempts` or a `record` that throws. One caller per workspace at a time; any number of workspaces may
  * merge concurrently.
  */
 export type { MergeCheck, MergeIntent, MergeOutcome, MergeToMainOptions } from './merge-outcome.js';
@@ -300,11 +300,11 @@ export type { MergeCheck, MergeIntent, MergeOutcome, MergeToMainOptions } from '
 export async function mergeToMain(repo: Repository, workspace: Workspace, options: MergeToMainOptions): Promise<MergeOutcome> {
   const maxAttempts = options.maxAttempts ?? DEFAULT_MAX_ATTEMPTS;
   if (!Number.isInteger(maxAttempts) || maxAttempts < 1) throw new Error(`maxAttempts must be a positive integer, got ${maxAttempts}`);
-  const onEvent = options.onEvent ?? (() => undefined);
+  const record = options.record ?? (() => undefined);
   const handlerFailures: unknown[] = [];
   const emit = (event: EventBody): void => {
     try {
-      onEvent(event);
+      record(event);
     } catch (error) {
       handlerFailures.push(error);
       throw error;

@@ -59,7 +59,7 @@ await Promise.all(
       const outcome = await mergeToMain(repo, workspace, {
         message: `Land ${change}`,
         maxAttempts: 50,
-        onEvent: (event) => {
+        record: (event) => {
           if (event.type === 'merge.landed' && event.data.via === 'in-process') inProcess += 1;
         },
       });

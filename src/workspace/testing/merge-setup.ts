@@ -33,14 +33,14 @@ export async function createMergeTestSetup(files?: Readonly<Record<string, strin
 }
 
 /** Collects the events a merge emits, in order. */
-export function eventRecorder(): { readonly events: EventBody[]; readonly onEvent: (event: EventBody) => void } {
+export function eventRecorder(): { readonly events: EventBody[]; readonly record: (event: EventBody) => void } {
   const events: EventBody[] = [];
-  return { events, onEvent: (event) => events.push(event) };
+  return { events, record: (event) => events.push(event) };
 }
 
 /**
  * Moves main forward by one empty commit, synchronously, so it can run inside an
- * `onEvent` callback between a merge reading main and swapping it.
+ * `record` callback between a merge reading main and swapping it.
  */
 export function advanceMainNow(repo: Repository): string {
   const git = (args: readonly string[]): string =>

@@ -110,7 +110,7 @@ export async function runWorkerTask(context: WorkerContext, claim: WorkerClaim):
   const tools = [
     ...createWorkerFileTools(workspace.path, { runProcess }),
     createMergeToMainTool(repo, workspace, {
-      onEvent: recorder.record,
+      record: recorder.record,
       ...(context.settings.mergeCheck === null ? {} : { check: commandMergeCheck(context.settings.mergeCheck, runProcess, claim.signal) }),
       onLanded,
       // The intent is on disk before main moves, so a restart can tell whether this merge landed.
