@@ -1,6 +1,6 @@
 import { openSteering } from '../orchestrator/session/steering-access.js';
 import { currentWorkerLimit, setWorkers, stopAgent } from '../orchestrator/steering/steering-controls.js';
-import { holdRun, releaseRun, sendToPlanner, type SteeringStores } from '../orchestrator/steering/steering.js';
+import { pullRunAndon, releaseRunAndon, sendToPlanner, type SteeringStores } from '../orchestrator/steering/steering.js';
 import type { SteeringOutcome, TuiActions } from '../ui/tui/tui-source.js';
 import { errorMessage } from '../errors/error-message.js';
 
@@ -32,14 +32,14 @@ export function steeringActions(stateDir: string, secrets: readonly string[], sh
     return { ok: true, message: set.request === null ? `The run already runs up to ${workers} worker(s) at once.` : `Up to ${workers} worker(s) at once from now on.` };
   };
   return {
-    toggleHold: (reason) =>
+    toggleAndon: (reason) =>
       steer((stores, runId) => {
-        if (stores.tasks.runHold(runId)?.held === true) {
-          const released = releaseRun(stores, runId, 'released from the terminal UI');
+        if (stores.tasks.runAndon(runId)?.paused === true) {
+          const released = releaseRunAndon(stores, runId, 'released from the terminal UI');
           return released.ok ? { ok: true, message: 'Spawning released: tasks are claimed again.' } : { ok: false, message: released.error };
         }
-        const held = holdRun(stores, runId, reason);
-        return held.ok ? { ok: true, message: 'Spawning paused across the run (andon): no task is claimed until you press a again.' } : { ok: false, message: held.error };
+        const pulled = pullRunAndon(stores, runId, reason);
+        return pulled.ok ? { ok: true, message: 'Spawning paused across the run (andon): no task is claimed until you press a again.' } : { ok: false, message: pulled.error };
       }),
     say: (target, text) =>
       steer((stores, runId) => {

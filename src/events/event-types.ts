@@ -8,7 +8,7 @@ import { workspaceBodies } from './bodies/workspace-bodies.js';
  * noun.past-tense-verb. A payload only ever gains optional fields within a version; a change
  * that breaks readers bumps EVENT_VERSION, and `event-versions.ts` reads what earlier versions
  * wrote as it reads now. Version 2 renamed `agent.resumed` to `agent.unparked`; version 3 renamed
- * `agent.restored`'s `generation` to `attempt`.
+ * `agent.restored`'s `generation` to `attempt` and `andon.changed`'s `holdSeq` to `andonSeq`.
  */
 export const EVENT_VERSION = 3;
 

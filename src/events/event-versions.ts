@@ -17,6 +17,8 @@ export const RENAMED_EVENT_TYPES: readonly { readonly from: string; readonly to:
 export const RENAMED_EVENT_FIELDS: readonly { readonly type: EventType; readonly from: string; readonly to: string; readonly in: number }[] = [
   // A restored agent's claim of its task was its `generation`; it is the task's attempt, as in `agent.started` and the task store.
   { type: 'agent.restored', from: 'generation', to: 'attempt', in: 3 },
+  // The user's pause of a whole run was its hold; it is the run's andon, as the event's own type says.
+  { type: 'andon.changed', from: 'holdSeq', to: 'andonSeq', in: 3 },
 ];
 
 /** The type an event recorded under `type` at version `v` has now. */

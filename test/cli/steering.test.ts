@@ -145,7 +145,7 @@ describe('steering a live run', () => {
     const held = await runColonyProcess(['andon', '--reason', 'over lunch', '--repo', repo.dir], repo.dir);
     expect(held.stdout).toContain('The run is not running now; this holds when you continue it with colony resume.');
     const again = await runCli(['andon', '--reason', 'over lunch', '--repo', repo.dir, '--json']);
-    expect(JSON.parse(again.stdout)).toMatchObject({ held: true, reason: 'over lunch', changed: false, live: false });
+    expect(JSON.parse(again.stdout)).toMatchObject({ paused: true, reason: 'over lunch', changed: false, live: false });
     const text = 'Numbers next, please.';
     const said = await runColonyProcess(['say', text, '--repo', repo.dir], repo.dir);
     expect(said.stdout).toMatch(/^Sent to the root planner planner-\S+ \(task task-\S+, "toolbox"\) of run run-\S+: the run is not running, so it reads it when you continue the run with colony resume\.\n$/);

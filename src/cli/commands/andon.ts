@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { holdRun, releaseRun } from '../../orchestrator/steering/steering.js';
+import { pullRunAndon, releaseRunAndon } from '../../orchestrator/steering/steering.js';
 import { EXIT_OK, usageError, type CommandContext } from '../command-context.js';
 import { addSteeringOptions, steerRun } from '../state-dir-flags.js';
 
@@ -29,14 +29,14 @@ function andon(ctx: CommandContext, flags: AndonFlags): number {
     const runId = access.run.runId;
     const releasing = flags.release === true;
     const reason = flags.reason ?? (releasing ? 'released by the user' : 'paused by the user');
-    const result = releasing ? releaseRun(access.stores, runId, reason) : holdRun(access.stores, runId, reason);
+    const result = releasing ? releaseRunAndon(access.stores, runId, reason) : pullRunAndon(access.stores, runId, reason);
     if (!result.ok) {
       usageError(ctx, result.error);
       return ctx.exitCode;
     }
-    const held = access.stores.tasks.runHold(runId);
+    const andon = access.stores.tasks.runAndon(runId);
     if (flags.json === true) {
-      ctx.stdout(`${JSON.stringify({ runId, held: held !== null, reason: held?.reason ?? reason, changed: result.change !== null, live: access.live }, null, 2)}\n`);
+      ctx.stdout(`${JSON.stringify({ runId, paused: andon !== null, reason: andon?.reason ?? reason, changed: result.change !== null, live: access.live }, null, 2)}\n`);
       return EXIT_OK;
     }
     const later = access.live ? '' : ' The run is not running now; this holds when you continue it with colony resume.';
@@ -49,7 +49,7 @@ function andon(ctx: CommandContext, flags: AndonFlags): number {
     } else {
       ctx.stdout(
         result.change === null
-          ? `Spawning was already paused by you across run ${runId} (${held?.reason ?? reason}): nothing changed.\n`
+          ? `Spawning was already paused by you across run ${runId} (${andon?.reason ?? reason}): nothing changed.\n`
           : `Spawning paused across run ${runId}: no task is claimed until you run colony andon --release; agents already running go on.${later}\n`,
       );
     }

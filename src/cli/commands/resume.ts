@@ -50,8 +50,8 @@ async function resume(ctx: CommandContext, flags: ResumeFlags): Promise<number> 
   const display = startRunDisplay(ctx, { tui: showsTui(ctx, flags), stateDir: found.stateDir, repoDir, progress });
   if (progress !== undefined && !showsTui(ctx, flags)) {
     ctx.stderr(`colony resume: ${describeUnfinishedRun(run)}, resumed ${run.resumes} time(s) before\n`);
-    const hold = userHoldOf(found.stateDir, run.runId);
-    if (hold !== null) ctx.stderr(`colony resume: spawning is paused by you (${hold}): no task starts until colony andon --release\n`);
+    const andon = userAndonOf(found.stateDir, run.runId);
+    if (andon !== null) ctx.stderr(`colony resume: spawning is paused by you (${andon}): no task starts until colony andon --release\n`);
   }
   let result: RunSessionResult;
   try {
@@ -85,17 +85,17 @@ function resolveRecorded(ctx: CommandContext, spec: string, run: ResumableRun): 
   return null;
 }
 
-/** The reason of the user's hold on the run, or null when it is not held (or the store cannot say). */
-function userHoldOf(stateDir: string, runId: string): string | null {
+/** The reason of the user's andon on the run, or null when it is not paused (or the store cannot say). */
+function userAndonOf(stateDir: string, runId: string): string | null {
   try {
     const tasks = openSqliteTaskStore(eventsDatabasePath(stateDir), { readOnly: true });
     try {
-      return tasks.runHold(runId)?.reason ?? null;
+      return tasks.runAndon(runId)?.reason ?? null;
     } finally {
       tasks.close();
     }
   } catch {
-    // A task table from before holds existed, or none at all: nothing is held.
+    // A task table from before run andons existed, or none at all: nothing is paused.
     return null;
   }
 }

@@ -63,8 +63,8 @@ export const taskBodies = [
   z.object({
     /**
      * A planner pulled or released its andon (`taskId`: nothing below that task is claimed while
-     * it is paused), or the user held or released the whole run with `colony andon` (`by:
-     * 'user'`, `taskId` null: no task of the run is claimed while it is held; `holdSeq` is the
+     * it is paused), or the user pulled or released the run's andon with `colony andon` (`by:
+     * 'user'`, `taskId` null: no task of the run is claimed while it is paused; `andonSeq` is the
      * change's place in the task store). Without `by`, a planner's.
      */
     type: z.literal('andon.changed'),
@@ -73,7 +73,7 @@ export const taskBodies = [
       paused: z.boolean(),
       reason: z.string(),
       by: z.enum(['planner', 'user']).optional(),
-      holdSeq: z.number().int().optional(),
+      andonSeq: z.number().int().optional(),
     }),
   }),
   z.object({

@@ -46,7 +46,7 @@ function headerLines(status: RunStatus): string[] {
   // A run colony stopped, or one whose process died (a crash, a kill), can be taken up again.
   if (run.mode === 'run' && (run.state === 'stopped' || run.state === 'interrupted')) lines.push(`  Continue it with: colony resume --repo ${run.repo}`);
   if (status.workers !== null) lines.push(`Workers: up to ${count(status.workers)} at once`);
-  if (status.userHold !== null) lines.push(`Spawning paused by you: ${oneLine(status.userHold.reason, 100)} — release with colony andon --release`);
+  if (status.userAndon !== null) lines.push(`Spawning paused by you: ${oneLine(status.userAndon.reason, 100)} — release with colony andon --release`);
   if (status.pausedTaskIds.length > 0) lines.push(`Andon pulled below: ${status.pausedTaskIds.join(', ')}`);
   if (status.budget !== null) lines.push(...budgetLines(status.budget));
   if (status.sandbox !== null) lines.push(sandboxLine(status.sandbox));

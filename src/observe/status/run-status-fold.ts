@@ -3,7 +3,7 @@ import type { AgentRole } from '../../events/event-fields.js';
 import { handoffStatusSchema, isFalseClaim } from '../../events/handoff.js';
 import type { TaskStatus } from '../../store/tasks/task-store.js';
 import { createGreenHealthFold, type GreenHealth } from '../green-health.js';
-import type { AcceptanceStatus, AgentState, AgentStatus, BudgetEvent, GreenStatus, RunStatus, RunStatusContext, SandboxStatus, UserHold } from './types.js';
+import type { AcceptanceStatus, AgentState, AgentStatus, BudgetEvent, GreenStatus, RunStatus, RunStatusContext, SandboxStatus, UserAndon } from './types.js';
 
 export interface RunStatusFoldOptions {
   /** Fold only this run. Without it the fold follows the run started last, starting over at each `run.started`. */
@@ -96,7 +96,7 @@ export function createRunStatusFold(options: RunStatusFoldOptions = {}): RunStat
   let totals = emptyTotals();
   let agents = new Map<string, AgentRecord>();
   let paused = new Set<string>();
-  let userHold: UserHold | null = null;
+  let userAndon: UserAndon | null = null;
   let workers: number | null = null;
   let budget: BudgetRecord | null = null;
   let sandbox: { -readonly [K in keyof SandboxStatus]: SandboxStatus[K] } | null = null;
@@ -123,7 +123,7 @@ export function createRunStatusFold(options: RunStatusFoldOptions = {}): RunStat
     totals = emptyTotals();
     agents = new Map();
     paused = new Set();
-    userHold = null;
+    userAndon = null;
     workers = null;
     budget = null;
     sandbox = null;
@@ -241,7 +241,7 @@ export function createRunStatusFold(options: RunStatusFoldOptions = {}): RunStat
         if (agent !== undefined) agent.summary = event.data.summary;
         return;
       case 'andon.changed':
-        if (event.data.taskId === null) userHold = event.data.paused ? { reason: event.data.reason, since: event.ts } : null;
+        if (event.data.taskId === null) userAndon = event.data.paused ? { reason: event.data.reason, since: event.ts } : null;
         else if (event.data.paused) paused.add(event.data.taskId);
         else paused.delete(event.data.taskId);
         return;
@@ -362,7 +362,7 @@ export function createRunStatusFold(options: RunStatusFoldOptions = {}): RunStat
       toolCalls: totals.toolCalls,
       compaction: { count: totals.compactions, tokens: totals.compactionTokens },
       pausedTaskIds: [...paused],
-      userHold: userHold === null ? null : { ...userHold },
+      userAndon: userAndon === null ? null : { ...userAndon },
       workers,
       agents: [...agents.values()].map((agent): AgentStatus => ({ ...agent, costUsd: roundDollars(agent.costUsd) })),
       budget:

@@ -79,7 +79,7 @@ export interface RunStatus {
   /** Tasks whose andon is pulled: nothing below them is claimed until it is released. */
   readonly pausedTaskIds: readonly string[];
   /** The user's hold on the whole run (`colony andon`): no task is claimed until it is released; null when none. */
-  readonly userHold: UserHold | null;
+  readonly userAndon: UserAndon | null;
   /** The most workers that may run at once: the run's `--workers`, or what the user set since (`colony workers`); null before it was recorded. */
   readonly workers: number | null;
   /** In the order they started. */
@@ -99,8 +99,8 @@ export interface RunStatus {
  */
 export type GreenStatus = Omit<GreenHealth, 'commitsBetweenGreen'>;
 
-/** The user's hold on a whole run, as the log recorded it. */
-export interface UserHold {
+/** The user's andon on a whole run, as the log recorded it. */
+export interface UserAndon {
   readonly reason: string;
   /** When it was recorded, in milliseconds since the epoch. */
   readonly since: number;

@@ -127,10 +127,10 @@ describe('describeEvent for the tree', () => {
   });
 
   it("describes the user's hold, a goal edit and a message left for a planner", () => {
-    expect(describeEvent(event({ type: 'andon.changed', data: { taskId: null, paused: true, reason: 'reviewing main', by: 'user', holdSeq: 1 } }))).toBe(
+    expect(describeEvent(event({ type: 'andon.changed', data: { taskId: null, paused: true, reason: 'reviewing main', by: 'user', andonSeq: 1 } }))).toBe(
       'spawning paused across the whole run by the user: reviewing main',
     );
-    expect(describeEvent(event({ type: 'andon.changed', data: { taskId: null, paused: false, reason: 'looks fine', by: 'user', holdSeq: 2 } }))).toBe(
+    expect(describeEvent(event({ type: 'andon.changed', data: { taskId: null, paused: false, reason: 'looks fine', by: 'user', andonSeq: 2 } }))).toBe(
       'spawning released across the whole run by the user: looks fine',
     );
     expect(describeEvent(event({ type: 'goal.changed', data: { path: '/srv/GOAL.md', added: 3, removed: 1, goal: '# Goal' } }))).toBe(

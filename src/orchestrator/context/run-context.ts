@@ -66,8 +66,8 @@ export interface RunContext {
    */
   readonly priorAgents?: ReadonlyMap<string, string> | undefined;
   /**
-   * Records in the log what people did through the task store (messages left, the user's hold
-   * set or lifted), from any process. The runner calls it before it claims, a planner before it
+   * Records in the log what people did through the task store (messages left, the user's andon
+   * pulled or released), from any process. The runner calls it before it claims, a planner before it
    * takes its inbox, so the record comes before what it allowed. Absent: nothing steers the run.
    */
   readonly steering?: SteeringWriter | undefined;

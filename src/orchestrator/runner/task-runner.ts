@@ -216,7 +216,7 @@ export async function runTasks(options: TaskRunnerOptions): Promise<RunnerOutcom
   try {
     while (!agents.signal.aborted && isOpen(tasks.getTask(options.rootTaskId))) {
       context.budget?.tick();
-      // A hold the user lifted (from any process) is in the log before the claims it allows.
+      // An andon the user released (from any process) is in the log before the claims it allows.
       context.steering?.recordSteering();
       // Nothing new starts while colony cannot write its state; what runs goes on.
       if (context.disk === undefined || context.disk.canStartAgents()) {

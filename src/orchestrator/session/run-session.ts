@@ -240,7 +240,7 @@ export async function driveRun(drive: DriveRunOptions): Promise<RunSessionResult
       return workspaces;
     }
     const wakeups = new Wakeups();
-    // Messages, the user's hold and the goal file, while the run goes (`colony say`, `colony andon`, an edited goal).
+    // Messages, the user's andon and the goal file, while the run goes (`colony say`, `colony andon`, an edited goal).
     // The worker limit the user set last (`colony workers`) outlasts a restart.
     const controls = createRunControls(workerLimitFromLog(events, runId, start.settings.workers));
     const steering = startSteering({ events, tasks, runId, rootTaskId, goalPath: start.settings.goalPath, record: system.record, wakeups, secrets: options.secrets ?? [], now: Date.now, effects: controls.effects });

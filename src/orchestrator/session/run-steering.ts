@@ -33,7 +33,7 @@ export interface RunSteeringOptions {
 export interface RunSteering {
   /**
    * Records what people did to the run through the task store. The runner calls it before it
-   * claims (so a lifted hold is in the log before the claims it allows) and each planner before
+   * claims (so a released andon is in the log before the claims it allows) and each planner before
    * it takes its inbox (so `message.sent` comes before its `message.received`).
    */
   readonly writer: SteeringWriter;

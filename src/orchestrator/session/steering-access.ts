@@ -78,5 +78,5 @@ function noRunToSteer(events: EventStore, stateDir: string): string {
   if (started === undefined) return `there is no colony run in ${stateDir}. Start one with colony run GOAL.md.`;
   const ended = runs.findLast((event) => event.type === 'run.ended' && event.runId === started.runId);
   const how = ended?.type === 'run.ended' ? ` (${ended.data.status})` : '';
-  return `the last run in ${stateDir}, ${started.runId}, has ended${how}: there is no planner to tell and nothing to hold. colony status shows how it went; start a new run with colony run GOAL.md.`;
+  return `the last run in ${stateDir}, ${started.runId}, has ended${how}: there is no planner to tell and nothing to pause. colony status shows how it went; start a new run with colony run GOAL.md.`;
 }

@@ -9,7 +9,7 @@ export interface UserStopSwitch {
 }
 
 /**
- * What the user changes in a running run's process besides messages and the hold: the worker
+ * What the user changes in a running run's process besides messages and the run's andon: the worker
  * limit the runner reads before each claim, and the stops it acts on. The steering recorder
  * drives it (`effects`) as it records each request; the runner reads `workers` and attaches to
  * `stops`. Made before either, so requests recorded before the runner starts count too.

@@ -35,7 +35,7 @@ export type StopResult =
 /**
  * Sets how many workers the run may run at once from now on. More start as tasks wait for
  * them; with fewer, no worker is stopped: the runner claims no new one until fewer than
- * `workers` run. Planners never count. Kept in the task store like the user's hold, so it
+ * `workers` run. Planners never count. Kept in the task store like the user's andon, so it
  * works from any process and a resumed run keeps it. Refuses a number that is not a whole
  * number from 1 to MAX_WORKERS, and a state directory without the run.
  */

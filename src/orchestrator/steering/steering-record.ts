@@ -13,7 +13,7 @@ import type { UserStop } from './user-stop.js';
 export interface SteeringWriter {
   /**
    * Records what people did to the run in the task store that the log does not hold yet (a
-   * message left for a planner: `message.sent`; the user's hold set or lifted:
+   * message left for a planner: `message.sent`; the user's andon pulled or released:
    * `andon.changed`; a new worker limit: `workers.changed`; a stop: `agent.stop-requested`),
    * each once and in the store's order, wakes whoever waits on it, and acts on the requests
    * (see `SteeringEffects`).
@@ -43,7 +43,7 @@ export interface SteeringRecorderOptions {
   readonly record: (body: EventBody) => void;
   /**
    * Wakes a waiting planner (by its task id) for its message, and the runner (`RUNNER_WAKEUP`)
-   * when the hold is lifted; absent in a process that runs no agents.
+   * when the run's andon is released; absent in a process that runs no agents.
    */
   readonly wake?: (key: string) => void;
   /** Acts on the requests recorded; absent in a process that runs no agents. */
@@ -53,8 +53,8 @@ export interface SteeringRecorderOptions {
 interface Marks {
   /** The highest inbox seq recorded as `message.sent`. */
   message: number;
-  /** The highest hold change recorded as `andon.changed`. */
-  hold: number;
+  /** The highest run andon change recorded as `andon.changed`. */
+  andon: number;
   /** The highest request recorded as `workers.changed` or `agent.stop-requested`. */
   request: number;
   /** The worker limit as the log has it (the run's setting, then each change); null before `run.configured`. */
@@ -72,17 +72,17 @@ export function createSteeringRecorder(options: SteeringRecorderOptions): Steeri
   return {
     recordSteering() {
       marks ??= recordedMarks(options.events, runId);
-      // Inbox and hold rows are numbered in the order they were committed, so everything above
+      // Inbox and run andon rows are numbered in the order they were committed, so everything above
       // the mark is new, however many processes wrote them.
       for (const message of tasks.personMessages(runId, marks.message)) {
         record({ type: 'message.sent', data: { recipientTaskId: message.recipientTaskId, text: message.text ?? '', inboxSeq: message.seq } });
         marks.message = message.seq;
         options.wake?.(message.recipientTaskId);
       }
-      for (const change of tasks.runHoldChanges(runId, marks.hold)) {
-        record({ type: 'andon.changed', data: { taskId: null, paused: change.held, reason: change.reason, by: 'user', holdSeq: change.seq } });
-        marks.hold = change.seq;
-        if (!change.held) options.wake?.(RUNNER_WAKEUP);
+      for (const change of tasks.runAndonChanges(runId, marks.andon)) {
+        record({ type: 'andon.changed', data: { taskId: null, paused: change.paused, reason: change.reason, by: 'user', andonSeq: change.seq } });
+        marks.andon = change.seq;
+        if (!change.paused) options.wake?.(RUNNER_WAKEUP);
       }
       for (const request of tasks.runRequests(runId, marks.request)) {
         if (request.kind === 'workers') {
@@ -112,10 +112,10 @@ function latestAgentOn(events: EventStore, runId: string, taskId: string): strin
 }
 
 function recordedMarks(events: EventStore, runId: string): Marks {
-  const marks: Marks = { message: 0, hold: 0, request: 0, workers: null };
+  const marks: Marks = { message: 0, andon: 0, request: 0, workers: null };
   for (const event of events.read({ runId, types: ['message.sent', 'andon.changed', 'run.configured', 'workers.changed', 'agent.stop-requested', 'green.requested'] })) {
     if (event.type === 'message.sent') marks.message = Math.max(marks.message, event.data.inboxSeq);
-    else if (event.type === 'andon.changed' && event.data.holdSeq !== undefined) marks.hold = Math.max(marks.hold, event.data.holdSeq);
+    else if (event.type === 'andon.changed' && event.data.andonSeq !== undefined) marks.andon = Math.max(marks.andon, event.data.andonSeq);
     else if (event.type === 'run.configured') marks.workers = event.data.settings.workers;
     else if (event.type === 'workers.changed') {
       marks.request = Math.max(marks.request, event.data.requestSeq);

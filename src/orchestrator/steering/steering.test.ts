@@ -11,7 +11,7 @@ import type { NewTask, TaskStore } from '../../store/tasks/task-store.js';
 import { createAgentRecorder } from '../agent-recorder.js';
 import { RUNNER_WAKEUP } from '../wakeups.js';
 import { createSteeringRecorder, type SteeringWriter } from './steering-record.js';
-import { holdRun, listPlanners, releaseRun, sendToPlanner, type SteeringStores } from './steering.js';
+import { pullRunAndon, listPlanners, releaseRunAndon, sendToPlanner, type SteeringStores } from './steering.js';
 
 const RUN = 'run-1';
 
@@ -100,26 +100,26 @@ describe('steering a run', () => {
 
   it('holds and releases the run, each change recorded once as the user’s, the release waking the runner', () => {
     const stores: SteeringStores = { events, tasks, writer: writerFor() };
-    const held = holdRun(stores, RUN, 'reviewing main', 100);
-    expect(held).toMatchObject({ ok: true, hold: { held: true, reason: 'reviewing main' }, change: { held: true } });
-    expect(holdRun(stores, RUN, 'reviewing main', 101)).toMatchObject({ ok: true, change: null });
+    const held = pullRunAndon(stores, RUN, 'reviewing main', 100);
+    expect(held).toMatchObject({ ok: true, andon: { paused: true, reason: 'reviewing main' }, change: { paused: true } });
+    expect(pullRunAndon(stores, RUN, 'reviewing main', 101)).toMatchObject({ ok: true, change: null });
     expect(tasks.claim({ runId: RUN, holder: 'runner', kinds: ['worker', 'planner'], now: 200, leaseMs: 1_000 })).toBeNull();
-    expect(releaseRun(stores, RUN, 'looks fine', 300)).toMatchObject({ ok: true, change: { held: false, reason: 'looks fine' } });
-    expect(releaseRun(stores, RUN, 'again', 301)).toEqual({ ok: true, change: null });
+    expect(releaseRunAndon(stores, RUN, 'looks fine', 300)).toMatchObject({ ok: true, change: { paused: false, reason: 'looks fine' } });
+    expect(releaseRunAndon(stores, RUN, 'again', 301)).toEqual({ ok: true, change: null });
     expect(tasks.claim({ runId: RUN, holder: 'runner', kinds: ['worker'], now: 400, leaseMs: 1_000 })?.id).toBe('task-pad');
     expect(steeringEvents().map((event) => event.type === 'andon.changed' && event.data)).toEqual([
-      { taskId: null, paused: true, reason: 'reviewing main', by: 'user', holdSeq: 1 },
-      { taskId: null, paused: false, reason: 'looks fine', by: 'user', holdSeq: 2 },
+      { taskId: null, paused: true, reason: 'reviewing main', by: 'user', andonSeq: 1 },
+      { taskId: null, paused: false, reason: 'looks fine', by: 'user', andonSeq: 2 },
     ]);
     expect(woken).toEqual([RUNNER_WAKEUP]);
-    expect(holdRun(stores, 'run-9', 'x').ok).toBe(false);
+    expect(pullRunAndon(stores, 'run-9', 'x').ok).toBe(false);
   });
 
   it('leaves the record to the process that writes the log: it records what others did once, in order, after a restart too', () => {
     // Another process (no writer) holds the run and leaves two messages.
     const elsewhere: SteeringStores = { events, tasks };
     sendToPlanner(elsewhere, RUN, null, 'One.', 100);
-    holdRun(elsewhere, RUN, 'wait', 101);
+    pullRunAndon(elsewhere, RUN, 'wait', 101);
     expect(steeringEvents()).toEqual([]);
     const writer = writerFor();
     writer.recordSteering();

@@ -1,10 +1,10 @@
 import type { AgentRole } from '../../events/event-fields.js';
 import type { EventStore } from '../../store/events/event-store.js';
-import type { RunHoldChange, TaskRecord, TaskStatus, TaskStore } from '../../store/tasks/task-store.js';
+import type { RunAndonChange, TaskRecord, TaskStatus, TaskStore } from '../../store/tasks/task-store.js';
 import type { SteeringWriter } from './steering-record.js';
 
 /**
- * How a person steers a run while it goes: a message to one of its planners, and the hold on
+ * How a person steers a run while it goes: a message to one of its planners, and the andon on
  * the whole run. Plain functions over the run's stores, for the CLI (`colony say`, `colony
  * andon`) and for UIs in the run's own process. They write to the task store only, which any
  * process may write; the record in the event log is the `writer`'s (see `SteeringWriter`).
@@ -35,14 +35,14 @@ export type SendResult =
   | { readonly ok: true; readonly recipient: PlannerSummary; readonly inboxSeq: number }
   | { readonly ok: false; readonly error: string };
 
-export type HoldResult =
-  /** `change` is null when the run was already held for the same reason. */
-  | { readonly ok: true; readonly hold: RunHoldChange; readonly change: RunHoldChange | null }
+export type RunAndonResult =
+  /** `change` is null when the run was already paused for the same reason. */
+  | { readonly ok: true; readonly andon: RunAndonChange; readonly change: RunAndonChange | null }
   | { readonly ok: false; readonly error: string };
 
-export type ReleaseResult =
+export type RunAndonReleaseResult =
   /** `change` is null when the run was not held, so there was nothing to release. */
-  | { readonly ok: true; readonly change: RunHoldChange | null }
+  | { readonly ok: true; readonly change: RunAndonChange | null }
   | { readonly ok: false; readonly error: string };
 
 /**
@@ -76,23 +76,23 @@ export function sendToPlanner(stores: SteeringStores, runId: string, target: str
 }
 
 /**
- * Holds the whole run for the user: no task of it is claimed, by any runner, until
+ * Pulls the user's andon on the whole run: no task of it is claimed, by any runner, until
  * `releaseRun`; agents already running go on. It is kept in the task store, so it outlasts the
  * process, and no planner's andon lifts it.
  */
-export function holdRun(stores: SteeringStores, runId: string, reason: string, now = Date.now()): HoldResult {
-  if (rootTaskOf(stores.tasks, runId) === null) return { ok: false, error: `there is no run ${runId} in this state directory to hold.` };
-  const change = stores.tasks.setRunHold(runId, true, reason, now);
+export function pullRunAndon(stores: SteeringStores, runId: string, reason: string, now = Date.now()): RunAndonResult {
+  if (rootTaskOf(stores.tasks, runId) === null) return { ok: false, error: `there is no run ${runId} in this state directory to pause.` };
+  const change = stores.tasks.setRunAndon(runId, true, reason, now);
   stores.writer?.recordSteering();
-  const hold = stores.tasks.runHold(runId);
-  if (hold === null) throw new Error(`run ${runId} is not held right after it was held`);
-  return { ok: true, hold, change };
+  const andon = stores.tasks.runAndon(runId);
+  if (andon === null) throw new Error(`run ${runId} is not paused right after its andon was pulled`);
+  return { ok: true, andon, change };
 }
 
-/** Lifts the user's hold on the run: its tasks are claimed again (within half a second in a running process). */
-export function releaseRun(stores: SteeringStores, runId: string, reason: string, now = Date.now()): ReleaseResult {
+/** Releases the user's andon on the run: its tasks are claimed again (within half a second in a running process). */
+export function releaseRunAndon(stores: SteeringStores, runId: string, reason: string, now = Date.now()): RunAndonReleaseResult {
   if (rootTaskOf(stores.tasks, runId) === null) return { ok: false, error: `there is no run ${runId} in this state directory to release.` };
-  const change = stores.tasks.setRunHold(runId, false, reason, now);
+  const change = stores.tasks.setRunAndon(runId, false, reason, now);
   stores.writer?.recordSteering();
   return { ok: true, change };
 }

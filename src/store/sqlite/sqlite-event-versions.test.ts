@@ -61,7 +61,7 @@ describe('a log an earlier version wrote', () => {
     }
   });
 
-  it('reads the attempt of an agent restored in version 2, recorded as its generation, as attempt', () => {
+  it('reads the fields version 3 renamed under their names now: a restored agent\'s generation as its attempt, the run hold\'s seq as andonSeq', () => {
     const dir = mkdtempSync(join(tmpdir(), 'colony-versions-'));
     dirs.push(dir);
     const path = join(dir, 'colony.db');
@@ -69,6 +69,7 @@ describe('a log an earlier version wrote', () => {
     const db = new Database(path);
     const insert = db.prepare('INSERT INTO events (seq, id, v, run_id, agent_id, type, ts, data) VALUES (?, ?, ?, ?, ?, ?, ?, ?)');
     insert.run(1, 'event-v2', 2, 'run-1', 'worker-1', 'agent.restored', 1_700_000_000_000, JSON.stringify({ generation: 2, step: 5, interrupted: 1, notStarted: 0 }));
+    insert.run(2, 'andon-v2', 2, 'run-1', 'system', 'andon.changed', 1_700_000_000_001, JSON.stringify({ taskId: null, paused: true, reason: 'lunch', by: 'user', holdSeq: 4 }));
     db.close();
     const store = openSqliteEventStore(path);
     try {
@@ -78,6 +79,7 @@ describe('a log an earlier version wrote', () => {
         [2, { attempt: 2, step: 5, interrupted: 1, notStarted: 0 }],
         [EVENT_VERSION, { attempt: 3, step: 9, interrupted: 0, notStarted: 0 }],
       ]);
+      expect(store.read({ types: ['andon.changed'] }).map((event) => event.data)).toEqual([{ taskId: null, paused: true, reason: 'lunch', by: 'user', andonSeq: 4 }]);
     } finally {
       store.close();
     }

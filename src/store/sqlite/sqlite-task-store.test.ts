@@ -279,7 +279,7 @@ describe('openSqliteTaskStore', () => {
     });
     const store = open();
     expect(store.personMessages(RUN_ID, 0).map((message) => message.text)).toEqual(['Left before the upgrade.']);
-    expect(store.runHold(RUN_ID)).toBeNull();
+    expect(store.runAndon(RUN_ID)).toBeNull();
     expect(store.claim(workerClaim('runner-a', 3, 1_000))).toBeNull();
     expect(store.claim({ runId: RUN_ID, holder: 'runner-a', kinds: ['planner'], now: 3, leaseMs: 1_000 })?.id).toBe(ROOT);
   });

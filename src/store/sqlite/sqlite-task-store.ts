@@ -4,7 +4,7 @@ import { openReadOnlyStoreConnection, openSqliteStoreConnection } from './sqlite
 import { TASK_TABLE_SCHEMA } from './sqlite-task-schema.js';
 import { INBOX_COLUMNS, TASK_COLUMNS, acceptanceToJson, handoffToJson, messageFromRow, pathsToJson, taskFromRow } from './sqlite-task-rows.js';
 import type { InboxRow, TaskRow } from './sqlite-task-rows.js';
-import { SqliteRunHolds } from './sqlite-run-holds.js';
+import { SqliteRunAndons } from './sqlite-run-andons.js';
 import { SqliteRunRequests } from './sqlite-run-requests.js';
 import { isCurrentLease, staleLeaseReason } from '../tasks/task-lease.js';
 import type {
@@ -15,7 +15,7 @@ import type {
   MessageSender,
   Lease,
   NewTask,
-  RunHoldChange,
+  RunAndonChange,
   RunRequest,
   TaskRecord,
   TaskStore,
@@ -82,7 +82,7 @@ function checkTime(name: string, value: number): void {
 class SqliteTaskStore implements TaskStore {
   private readonly statements = new Map<string, Database.Statement>();
   private readonly inTransaction: <Result>(work: () => Result) => Result;
-  private readonly holds = new SqliteRunHolds((sql) => this.statement(sql));
+  private readonly andons = new SqliteRunAndons((sql) => this.statement(sql));
   private readonly requests: SqliteRunRequests;
   private closed = false;
 
@@ -174,8 +174,8 @@ class SqliteTaskStore implements TaskStore {
     const [firstKind, secondKind = firstKind] = [...new Set(request.kinds)];
     if (firstKind === undefined) return null;
     return this.inTransaction(() => {
-      // The user's hold on the run stops every claim, read in the same transaction as the claim.
-      if (this.holds.isHeld(request.runId)) return null;
+      // The user's andon on the run stops every claim, read in the same transaction as the claim.
+      if (this.andons.isPaused(request.runId)) return null;
       const candidate = this.statement(CLAIM_CANDIDATE_SQL).get({
         runId: request.runId,
         firstKind,
@@ -341,21 +341,21 @@ class SqliteTaskStore implements TaskStore {
       .all(runId) as string[];
   }
 
-  setRunHold(runId: string, held: boolean, reason: string, now: number): RunHoldChange | null {
+  setRunAndon(runId: string, paused: boolean, reason: string, now: number): RunAndonChange | null {
     this.checkWritable();
-    checkTime('setRunHold now', now);
-    return this.inTransaction(() => this.holds.change(runId, held, reason, now));
+    checkTime('setRunAndon now', now);
+    return this.inTransaction(() => this.andons.change(runId, paused, reason, now));
   }
 
-  runHold(runId: string): RunHoldChange | null {
+  runAndon(runId: string): RunAndonChange | null {
     this.checkOpen();
-    const latest = this.holds.latest(runId);
-    return latest?.held === true ? latest : null;
+    const latest = this.andons.latest(runId);
+    return latest?.paused === true ? latest : null;
   }
 
-  runHoldChanges(runId: string, afterSeq: number): RunHoldChange[] {
+  runAndonChanges(runId: string, afterSeq: number): RunAndonChange[] {
     this.checkOpen();
-    return this.holds.after(runId, afterSeq);
+    return this.andons.after(runId, afterSeq);
   }
 
   requestWorkers(runId: string, workers: number, reason: string, now: number): RunRequest {
@@ -435,7 +435,7 @@ class SqliteTaskStore implements TaskStore {
 }
 
 /**
- * Opens (creating it and its folder when missing) the task table, inboxes and run holds in the SQLite
+ * Opens (creating it and its folder when missing) the task table, inboxes and run andons in the SQLite
  * file at `path`, which may be the event log's file: the two are separate schema parts, each
  * used through its own connection. WAL mode, `synchronous = FULL` (a returned claim or
  * delivery is on disk), the busy timeout (default 5000 ms). Throws with what to do when the

@@ -3,7 +3,7 @@ import type { TaskStore } from './task-store.js';
 
 /**
  * A task store that redacts what agents and people write into it (task briefs, handoffs, inbox
- * messages, the reasons of run holds and requests), as `createRedactingEventStore` does for events.
+ * messages, the reasons of run andons and requests), as `createRedactingEventStore` does for events.
  * Everything else is `store`'s.
  */
 export function createRedactingTaskStore(store: TaskStore, redactor: SecretRedactor): TaskStore {
@@ -25,9 +25,9 @@ export function createRedactingTaskStore(store: TaskStore, redactor: SecretRedac
     movableChildren: (parentTaskId) => store.movableChildren(parentTaskId),
     setAndon: (taskId, paused, now, lease) => store.setAndon(taskId, paused, now, lease),
     pausedTasks: (runId) => store.pausedTasks(runId),
-    setRunHold: (runId, held, reason, now) => store.setRunHold(runId, held, redactor.redactText(reason), now),
-    runHold: (runId) => store.runHold(runId),
-    runHoldChanges: (runId, afterSeq) => store.runHoldChanges(runId, afterSeq),
+    setRunAndon: (runId, paused, reason, now) => store.setRunAndon(runId, paused, redactor.redactText(reason), now),
+    runAndon: (runId) => store.runAndon(runId),
+    runAndonChanges: (runId, afterSeq) => store.runAndonChanges(runId, afterSeq),
     requestWorkers: (runId, workers, reason, now) => store.requestWorkers(runId, workers, redactor.redactText(reason), now),
     requestStop: (runId, taskId, reason, now) => store.requestStop(runId, taskId, redactor.redactText(reason), now),
     requestGreen: (runId, reason, now) => store.requestGreen(runId, redactor.redactText(reason), now),

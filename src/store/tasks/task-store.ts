@@ -74,22 +74,22 @@ export interface InboxMessage {
 }
 
 /**
- * One change of the user's hold on a whole run (`colony andon`). While the latest change of a
- * run holds it, no task of that run is claimed, by any runner. It is the user's alone: a
+ * One change of the user's andon on a whole run (`colony andon`). While the latest change of a
+ * run pauses it, no task of that run is claimed, by any runner. It is the user's alone: a
  * planner's andon neither sets nor lifts it.
  */
-export interface RunHoldChange {
-  /** Position among all hold changes of the store; strictly increasing. */
+export interface RunAndonChange {
+  /** Position among all run andon changes of the store; strictly increasing. */
   readonly seq: number;
   readonly runId: string;
   /** True when this change holds the run, false when it releases it. */
-  readonly held: boolean;
+  readonly paused: boolean;
   readonly reason: string;
   readonly changedAt: number;
 }
 
 /**
- * One request a person made of a running run besides messages and the hold: a new limit on the
+ * One request a person made of a running run besides messages and the run's andon: a new limit on the
  * workers running at once (`colony workers`), or a stop of the agent on one task (`colony
  * stop`). Rows are only ever added, numbered in commit order, so the process that writes the
  * run's log records each once and acts on it, whichever process made it and whenever.
@@ -220,23 +220,23 @@ export interface TaskInboxes {
 }
 
 /**
- * What people ask of a run, kept for its process to act on: the user's hold, worker limits,
+ * What people ask of a run, kept for its process to act on: the user's andon, worker limits,
  * stops, green snapshots, and people's messages, each readable from a seq on (what a log has
  * yet to record).
  */
 export interface RunControlStore {
   /**
-   * Holds (`held` true) or releases the whole run for the user: while it is held, `claim` hands
-   * out no task of the run, of any kind, however its andons stand; tasks already running keep
-   * their leases and can complete. Kept apart from the tasks' andons, so no planner's `setAndon`
-   * changes it. Returns the change, or null when nothing changed (releasing a run that is not
-   * held, or holding one already held for the same reason).
+   * Pulls (`paused` true) or releases the user's andon on the whole run: while it is pulled,
+   * `claim` hands out no task of the run, of any kind, however its tasks' andons stand; tasks
+   * already running keep their leases and can complete. Kept apart from the tasks' andons, so no
+   * planner's `setAndon` changes it. Returns the change, or null when nothing changed (releasing
+   * a run that is not paused, or pausing one already paused for the same reason).
    */
-  setRunHold(runId: string, held: boolean, reason: string, now: number): RunHoldChange | null;
-  /** The change that holds the run now, or null when the run is not held. */
-  runHold(runId: string): RunHoldChange | null;
-  /** The run's hold changes with a seq above `afterSeq`, oldest first (what a log has yet to record). */
-  runHoldChanges(runId: string, afterSeq: number): RunHoldChange[];
+  setRunAndon(runId: string, paused: boolean, reason: string, now: number): RunAndonChange | null;
+  /** The change that pauses the run now, or null when the run is not paused. */
+  runAndon(runId: string): RunAndonChange | null;
+  /** The run's andon changes with a seq above `afterSeq`, oldest first (what a log has yet to record). */
+  runAndonChanges(runId: string, afterSeq: number): RunAndonChange[];
   /**
    * Asks the run to run at most `workers` workers at once from now on. Kept as a request, not a
    * setting: the run's own process reads it (`runRequests`), records it and acts on it, so it
@@ -271,7 +271,7 @@ export interface RunControlStore {
  * - `claim` is atomic: of any number of concurrent claimers (in this process or others on the
  *   same store), exactly one gets a given task. It takes the oldest claimable task (in creation
  *   order) of the given kinds in the run: open, or running with a lease that expired before
- *   `now`; never one with a paused ancestor (andon), and none at all while the run is held
+ *   `now`; never one with a paused ancestor (andon), and none at all while the run's andon is pulled
  *   (`setRunHold`). A task whose own andon is paused stays
  *   claimable, so a planner that paused its subtree can still be re-claimed after its runner
  *   died; only the tasks below it wait. `claim` sets the lease and increments `attempt`.

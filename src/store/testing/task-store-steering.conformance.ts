@@ -41,7 +41,7 @@ export function describeTaskStoreSteering(open: () => TaskStoreUnderTest): void 
 
     it('claims no task of a held run, open or with an expired lease, until the user releases it; other runs go on', () => {
       const worker = claimOne('worker-1', 'runner-a', 1_000, ['worker']);
-      expect(store.setRunHold(RUN_ID, true, 'reviewing main', 1_050)).toMatchObject({ runId: RUN_ID, held: true, reason: 'reviewing main', changedAt: 1_050 });
+      expect(store.setRunAndon(RUN_ID, true, 'reviewing main', 1_050)).toMatchObject({ runId: RUN_ID, paused: true, reason: 'reviewing main', changedAt: 1_050 });
       // worker-1's lease expired at 1,100; the root and planner-p are open: none is handed out.
       expect(store.claim(request('runner-b', 5_000))).toBeNull();
       expect(store.claim(request('runner-b', 5_000, RUN_ID, ['worker']))).toBeNull();
@@ -51,45 +51,45 @@ export function describeTaskStoreSteering(open: () => TaskStoreUnderTest): void 
       // What runs goes on: its holder renews and completes it.
       expect(store.renewLeases('runner-a', 5_000, 100)).toBe(1);
       expect(store.complete('worker-1', worker, handoffOf('done', 'Built.'), 5_010).ok).toBe(true);
-      expect(store.setRunHold(RUN_ID, false, 'main is fine', 6_000)).toMatchObject({ held: false, reason: 'main is fine' });
+      expect(store.setRunAndon(RUN_ID, false, 'main is fine', 6_000)).toMatchObject({ paused: false, reason: 'main is fine' });
       expect(store.claim(request('runner-b', 6_100))?.id).toBe(ROOT);
       expect(store.claim(request('runner-b', 6_100))?.id).toBe('planner-p');
     });
 
     it("is not lifted by a planner's andon, and does not show as one", () => {
-      store.setRunHold(RUN_ID, true, 'hold everything', 1_000);
+      store.setRunAndon(RUN_ID, true, 'hold everything', 1_000);
       expect(store.setAndon(ROOT, true, 1_100)).toBe(true);
       expect(store.setAndon(ROOT, false, 1_200)).toBe(true);
       expect(store.setAndon('planner-p', false, 1_300)).toBe(true);
-      expect(store.runHold(RUN_ID)).toMatchObject({ held: true, reason: 'hold everything' });
+      expect(store.runAndon(RUN_ID)).toMatchObject({ paused: true, reason: 'hold everything' });
       expect(store.pausedTasks(RUN_ID)).toEqual([]);
       expect(store.claim(request('runner-a', 2_000))).toBeNull();
     });
 
     it('still counts open children as movable while the run is held: their planner waits for the user', () => {
       const before = store.movableChildren('planner-p');
-      store.setRunHold(RUN_ID, true, 'wait', 1_000);
+      store.setRunAndon(RUN_ID, true, 'wait', 1_000);
       expect(before).toBe(1);
       expect(store.movableChildren('planner-p')).toBe(1);
       expect(store.openChildren('planner-p')).toBe(1);
     });
 
     it('keeps each change once, in order, and makes no change that would change nothing', () => {
-      expect(store.setRunHold(RUN_ID, false, 'nothing to release', 1_000)).toBeNull();
-      expect(store.runHold(RUN_ID)).toBeNull();
-      const first = store.setRunHold(RUN_ID, true, 'first', 1_100);
-      expect(store.setRunHold(RUN_ID, true, 'first', 1_200)).toBeNull();
-      const second = store.setRunHold(RUN_ID, true, 'a better reason', 1_300);
-      expect(store.runHold(RUN_ID)).toEqual(second);
-      const released = store.setRunHold(RUN_ID, false, 'done looking', 1_400);
-      expect(store.setRunHold(RUN_ID, false, 'again', 1_500)).toBeNull();
-      expect(store.runHold(RUN_ID)).toBeNull();
+      expect(store.setRunAndon(RUN_ID, false, 'nothing to release', 1_000)).toBeNull();
+      expect(store.runAndon(RUN_ID)).toBeNull();
+      const first = store.setRunAndon(RUN_ID, true, 'first', 1_100);
+      expect(store.setRunAndon(RUN_ID, true, 'first', 1_200)).toBeNull();
+      const second = store.setRunAndon(RUN_ID, true, 'a better reason', 1_300);
+      expect(store.runAndon(RUN_ID)).toEqual(second);
+      const released = store.setRunAndon(RUN_ID, false, 'done looking', 1_400);
+      expect(store.setRunAndon(RUN_ID, false, 'again', 1_500)).toBeNull();
+      expect(store.runAndon(RUN_ID)).toBeNull();
       expect(first).not.toBeNull();
-      const all = store.runHoldChanges(RUN_ID, 0);
+      const all = store.runAndonChanges(RUN_ID, 0);
       expect(all).toEqual([first, second, released]);
       expect(all.map((change) => change.seq)).toEqual([...all.map((change) => change.seq)].sort((a, b) => a - b));
-      expect(store.runHoldChanges(RUN_ID, first?.seq ?? 0)).toEqual([second, released]);
-      expect(store.runHoldChanges('run-2', 0)).toEqual([]);
+      expect(store.runAndonChanges(RUN_ID, first?.seq ?? 0)).toEqual([second, released]);
+      expect(store.runAndonChanges('run-2', 0)).toEqual([]);
     });
 
     it("lists the messages people left in a run's inboxes after a seq, taken or not, and no handoff", () => {
@@ -160,11 +160,11 @@ export function describeTaskStoreSteering(open: () => TaskStoreUnderTest): void 
         context.skip();
         return;
       }
-      const hold = store.setRunHold(RUN_ID, true, 'over the weekend', 1_000);
+      const hold = store.setRunAndon(RUN_ID, true, 'over the weekend', 1_000);
       const requests = [store.requestWorkers(RUN_ID, 3, 'fewer', 1_010), store.requestStop(RUN_ID, 'planner-p', 'wrong slice', 1_020)];
       store.close();
       const reopened = reopen();
-      expect(reopened.runHold(RUN_ID)).toEqual(hold);
+      expect(reopened.runAndon(RUN_ID)).toEqual(hold);
       expect(reopened.runRequests(RUN_ID, 0)).toEqual(requests);
       expect(reopened.claim(request('runner-b', 2_000))).toBeNull();
       reopened.close();

@@ -25,7 +25,7 @@ function recordingActions() {
     return { ok: true, message: `done: ${call.join(' ')}` };
   };
   const actions: TuiActions = {
-    toggleHold: (reason) => answer('hold', reason),
+    toggleAndon: (reason) => answer('andon', reason),
     say: (target, text) => answer('say', target, text),
     stop: (target, reason) => answer('stop', target, reason),
     setWorkers: (workers) => answer('workers', workers),
@@ -81,7 +81,7 @@ describe('the terminal UI on a live run', () => {
     const ui = mount(<TuiApp source={source} actions={actions} size={SIZE} frameMs={20} />);
     await ui.until('worker-1');
     await ui.press('a');
-    await ui.until('done: hold held from the terminal UI');
+    await ui.until('done: andon paused from the terminal UI');
     await ui.press('j', 'm');
     await ui.until('Message to planner-root:');
     await ui.press('B', 'u', 'i', 'l', 'd', ' ', 'i', 't', '\r');
@@ -93,7 +93,7 @@ describe('the terminal UI on a live run', () => {
     await ui.press('y');
     await ui.until('done: stop worker-1');
     expect(calls).toEqual([
-      ['hold', 'held from the terminal UI'],
+      ['andon', 'paused from the terminal UI'],
       ['say', 'planner-root', 'Build it'],
       ['workers', 3],
       ['change workers', 1],

@@ -33,7 +33,7 @@ export function Header({ view, width, mode }: HeaderProps) {
   const series = (pick: (point: RunView['throughput'][number]) => number) => sparkline(view.throughput.map(pick), SPARK_WIDTH);
   const errors = view.errors.counts;
   const failures = errors['agent-failure'] + errors.hung;
-  const hold = status.userHold === null ? null : `HELD (andon): ${status.userHold.reason}`;
+  const hold = status.userAndon === null ? null : `HELD (andon): ${status.userAndon.reason}`;
   const health = status.green === null ? null : mainHealthOf(status.green, status.run.startedAt + status.run.durationMs);
   const first = `colony ${status.run.id} ${status.run.state} ${shortDuration(status.run.durationMs)} ·  · ${mode}`;
   const rest = (health === null ? 0 : health.width) + (hold === null ? 0 : hold.length + 3);

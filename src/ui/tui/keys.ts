@@ -148,7 +148,7 @@ function steeringKey(context: KeyContext, input: string): boolean {
   const workers = view?.status.workers ?? null;
   switch (input) {
     case 'a':
-      report(actions.toggleHold('held from the terminal UI'));
+      report(actions.toggleAndon('paused from the terminal UI'));
       return true;
     case 'x':
       if (agent === null) context.say(false, 'Select an agent to stop first.');

@@ -48,7 +48,7 @@ export interface SteeringOutcome {
  */
 export interface TuiActions {
   /** Holds spawning across the run, or releases the hold when there is one (as the store says now, not as the screen last showed). */
-  toggleHold(reason: string): SteeringOutcome;
+  toggleAndon(reason: string): SteeringOutcome;
   /** `target` null: the root planner. */
   say(target: string | null, text: string): SteeringOutcome;
   stop(target: string, reason: string): SteeringOutcome;
