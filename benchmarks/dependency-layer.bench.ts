@@ -40,7 +40,7 @@ export async function benchDependencyLayers(): Promise<BenchRow[]> {
     const installStarted = performance.now();
     const layer = await prepareDependencyLayer(repo, { cacheDir, commit });
     const installMs = performance.now() - installStarted;
-    if (!layer.ok) throw new Error(`cannot prepare the layer: ${layer.reason}`);
+    if (!layer.ok) throw new Error(`cannot prepare the layer: ${layer.error}`);
     const reuseStarted = performance.now();
     const reused = await prepareDependencyLayer(repo, { cacheDir, commit });
     const reuseMs = performance.now() - reuseStarted;
@@ -66,7 +66,7 @@ export async function benchDependencyLayers(): Promise<BenchRow[]> {
         const started = performance.now();
         const result = await linkDependencyLayer(workspace.path, layer.layerDir);
         linkMs.push(performance.now() - started);
-        if (!result.ok) throw new Error(result.reason);
+        if (!result.ok) throw new Error(result.error);
       }
       const withKb = diskKb([layer.layerDir, ...linked.map((workspace) => workspace.path)]);
       const removeMs = await removeAll(repo, linked);
@@ -79,7 +79,7 @@ export async function benchDependencyLayers(): Promise<BenchRow[]> {
           const started = performance.now();
           const installed = await runNpmCi({ dir: workspace.path, environment: installEnvironment(process.env), timeoutMs: 20 * 60_000 });
           ciMs = performance.now() - started;
-          if (!installed.ok) throw new Error(installed.reason);
+          if (!installed.ok) throw new Error(installed.error);
         } else {
           await cp(join(layer.layerDir, 'node_modules'), join(workspace.path, 'node_modules'), { recursive: true, verbatimSymlinks: true });
         }

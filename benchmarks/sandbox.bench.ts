@@ -40,7 +40,7 @@ export async function benchSandbox(settings: BenchSettings = {}): Promise<BenchS
     for (const method of ['bubblewrap', 'unshare'] as SandboxMethod[]) {
       const opening = await openSandbox({ method, runId: `bench-sandbox-${method}-${process.pid}` });
       if (!opening.ok) {
-        notes.push(`${method} not measured: ${opening.problem}`);
+        notes.push(`${method} not measured: ${opening.error}`);
         continue;
       }
       const spillDir = join(root, `spill-${method}`);

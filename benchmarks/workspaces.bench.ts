@@ -159,7 +159,7 @@ export async function benchWorkspaces(): Promise<BenchRow[]> {
     const diskBudget = Math.min(free.bavail * free.bsize * 0.25, 40 * 2 ** 30);
     const rows: BenchRow[] = [];
     const perWorkspace = new Map<string, Figures>();
-    process.stdout.write(`  ${origin}: ${files.toLocaleString('en-US')} files; overlay ${overlay.ok ? 'available' : `not available (${overlay.reason})`}\n`);
+    process.stdout.write(`  ${origin}: ${files.toLocaleString('en-US')} files; overlay ${overlay.ok ? 'available' : `not available (${overlay.error})`}\n`);
     for (const count of counts) {
       for (const method of methods) {
         const label = `${method.name}, ${count} workspace${count === 1 ? '' : 's'}`;

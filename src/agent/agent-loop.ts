@@ -216,7 +216,7 @@ export async function runAgent(options: AgentLoopOptions): Promise<AgentOutcome>
         ...(options.stopWaiting === undefined ? {} : { stopWaiting: options.stopWaiting }),
       });
     const fitted = await fit(compactionFailedAt);
-    if (!fitted.ok) return fail(step - 1, fitted.reason);
+    if (!fitted.ok) return fail(step - 1, fitted.error);
     compactionFailedAt = fitted.failedAt ?? null;
     let asked = await ask();
     if (context?.compaction === true && !asked.result.ok && asked.result.error.kind === 'context-length' && asked.stopped === undefined) {
@@ -225,7 +225,7 @@ export async function runAgent(options: AgentLoopOptions): Promise<AgentOutcome>
       windowTokens = Math.max(MIN_CONTEXT_WINDOW, Math.floor(estimator.estimate(messages, extraChars) * 0.95));
       context.windowTokens = windowTokens;
       const refitted = await fit(null);
-      if (!refitted.ok) return fail(step - 1, refitted.reason);
+      if (!refitted.ok) return fail(step - 1, refitted.error);
       asked = await ask();
     }
     const { result, durationMs, stopped } = asked;

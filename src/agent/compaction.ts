@@ -49,7 +49,7 @@ export interface CompactionStep {
  * What became of the conversation: it fits (perhaps made smaller; `failedAt` set when a summary
  * was asked for and could not be had), or it cannot be made to fit.
  */
-export type Fitted = { readonly ok: true; readonly failedAt?: number } | { readonly ok: false; readonly reason: string };
+export type Fitted = { readonly ok: true; readonly failedAt?: number } | { readonly ok: false; readonly error: string };
 
 /**
  * Makes `messages` fit under the policy's threshold before the next model call, in place:
@@ -81,7 +81,7 @@ export async function fitToWindow(messages: Message[], step: CompactionStep): Pr
   const after = estimator.estimate(messages, step.extraChars);
   if (after <= policy.windowTokens) return summarised === null ? { ok: true } : { ok: true, failedAt: shrunk };
   const reason = summarised ?? `the last ${policy.keptTurns} turns alone are too large`;
-  return { ok: false, reason: `the conversation does not fit the model's context window (${after} tokens of ${policy.windowTokens}) and compaction could not make it fit: ${reason}` };
+  return { ok: false, error: `the conversation does not fit the model's context window (${after} tokens of ${policy.windowTokens}) and compaction could not make it fit: ${reason}` };
 }
 
 /** Room left for the summary itself when choosing how many turns to keep: a tenth of the window, at most 4,000 tokens. */

@@ -66,8 +66,8 @@ export function sandboxSettingsOf(flags: SandboxFlags): { ok: true; settings: Sa
   };
   const checked = resolveCommandLimits(limits);
   if (!checked.ok) {
-    const flag = Object.entries(LIMIT_FLAGS).find(([name]) => checked.problem.includes(` ${name} `))?.[1] ?? 'a --command-* flag';
-    return { ok: false, error: `${flag} is too small: ${checked.problem.replace(/the command limit \w+/, 'it')}.` };
+    const flag = Object.entries(LIMIT_FLAGS).find(([name]) => checked.error.includes(` ${name} `))?.[1] ?? 'a --command-* flag';
+    return { ok: false, error: `${flag} is too small: ${checked.error.replace(/the command limit \w+/, 'it')}.` };
   }
   return { ok: true, settings: { method: flags.sandbox, network: network.policy, limits } };
 }

@@ -79,7 +79,7 @@ describe.skipIf(unavailable !== null)(`a harness that is not root${unavailable =
   });
 
   it('refuses the unshare fallback, which needs root', () => {
-    expect(report.unshare).toMatchObject({ ok: false, problem: expect.stringMatching(/needs root/), fix: expect.stringMatching(/bubblewrap/) });
+    expect(report.unshare).toMatchObject({ ok: false, error: expect.stringMatching(/needs root/), fix: expect.stringMatching(/bubblewrap/) });
   });
 
   it('leaves no process and no cgroup of its run behind', () => {

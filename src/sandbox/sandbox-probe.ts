@@ -27,7 +27,7 @@ const PROBE_TIMEOUT_MS = 20_000;
 export async function probeConfinedSandbox(
   confined: ConfinedSandbox,
   method: 'bubblewrap' | 'unshare',
-): Promise<{ problem: string; fix: string } | null> {
+): Promise<{ error: string; fix: string } | null> {
   const directory = mkdtempSync(join(tmpdir(), 'colony-sandbox-probe-'));
   try {
     const { uid, gid } = confined.identityOf(PROBE_AGENT);
@@ -53,7 +53,7 @@ export async function probeConfinedSandbox(
       ': > probe-file && echo workspace-writable',
     ].join('\n');
     const result = await runner({ command, cwd: workspace, timeoutMs: PROBE_TIMEOUT_MS });
-    if (result.startError !== null) return { problem: `the sandbox probe could not run a command: ${result.startError}`, fix: fixFor(result.startError) };
+    if (result.startError !== null) return { error: `the sandbox probe could not run a command: ${result.startError}`, fix: fixFor(result.startError) };
     const lines = result.output.trim().split('\n');
     const problems: string[] = [];
     if (result.timedOut) problems.push(`it did not finish within ${PROBE_TIMEOUT_MS / 1000} s`);
@@ -63,7 +63,7 @@ export async function probeConfinedSandbox(
     if (!lines.includes('workspace-writable')) problems.push('it could not write its workspace');
     if (problems.length === 0) return null;
     return {
-      problem: `the sandbox probe command did not behave as confined: ${problems.join('; ')} (output: ${result.output.trim().slice(0, 500)})`,
+      error: `the sandbox probe command did not behave as confined: ${problems.join('; ')} (output: ${result.output.trim().slice(0, 500)})`,
       fix: `check that ${method === 'bubblewrap' ? 'bwrap' : 'unshare'}, setpriv and prlimit are the distribution's own (not wrappers), or choose --sandbox none to run commands unconfined`,
     };
   } finally {

@@ -35,7 +35,7 @@ export const PROGRAM_PACKAGES: Readonly<Record<string, string>> = {
 export function findPrograms<Name extends string>(
   names: readonly Name[],
   directories: readonly string[],
-): { ok: true; programs: Record<Name, string> } | { ok: false; problem: string; fix: string } {
+): { ok: true; programs: Record<Name, string> } | { ok: false; error: string; fix: string } {
   const programs = {} as Record<Name, string>;
   const missing: Name[] = [];
   for (const name of names) {
@@ -47,7 +47,7 @@ export function findPrograms<Name extends string>(
   const packages = [...new Set(missing.map((name) => PROGRAM_PACKAGES[name] ?? name))];
   return {
     ok: false,
-    problem: `${missing.join(', ')} ${missing.length === 1 ? 'is' : 'are'} not installed (looked in ${directories.join(':')})`,
+    error: `${missing.join(', ')} ${missing.length === 1 ? 'is' : 'are'} not installed (looked in ${directories.join(':')})`,
     fix: `install ${packages.join(' and ')}: \`apt-get install ${packages.join(' ')}\` on Debian and Ubuntu, \`dnf install ${packages.join(' ')}\` on Fedora`,
   };
 }

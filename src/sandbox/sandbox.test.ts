@@ -17,7 +17,7 @@ describe('opening a sandbox', () => {
 
   it('runs commands unconfined with none, and says so', async () => {
     const opening = await openSandbox({ method: 'none', runId: 'none-test', limits: { maxSpillBytes: 1_000 } });
-    if (!opening.ok) throw new Error(opening.problem);
+    if (!opening.ok) throw new Error(opening.error);
     expect(opening.sandbox.method).toBe('none');
     expect(opening.sandbox.summary).toMatch(/^commands are NOT confined/);
     const workspace = join(directory, 'workspace');
@@ -42,7 +42,7 @@ describe('opening a sandbox', () => {
   it('refuses limits below what a command needs', async () => {
     expect(await openSandbox({ method: 'none', runId: 'limits', limits: { memoryBytes: 1024 } })).toEqual({
       ok: false,
-      problem: `the command limit memoryBytes must be a whole number of at least ${8 * 1024 ** 2}, got 1024`,
+      error: `the command limit memoryBytes must be a whole number of at least ${8 * 1024 ** 2}, got 1024`,
       fix: 'pass limits that are whole numbers at or above the minimum named',
     });
   });
@@ -51,14 +51,14 @@ describe('opening a sandbox', () => {
     const opening = await openSandbox({ method: 'bubblewrap', runId: 'missing', programDirectories: [directory] });
     expect(opening).toEqual({
       ok: false,
-      problem: `bwrap, setpriv, prlimit are not installed (looked in ${directory})`,
+      error: `bwrap, setpriv, prlimit are not installed (looked in ${directory})`,
       fix: 'install bubblewrap and util-linux: `apt-get install bubblewrap util-linux` on Debian and Ubuntu, `dnf install bubblewrap util-linux` on Fedora',
     });
   });
 
   it.skipIf(process.getuid?.() !== 0)('fails closed, naming the need, when no cgroup hierarchy with the controllers is there', async () => {
     const opening = await openSandbox({ method: 'bubblewrap', runId: 'no-cgroups', cgroupSources: { procSelfCgroup: '0::/\n', mountInfo: '' } });
-    expect(opening).toEqual({ ok: false, problem: expect.stringMatching(/no cgroup file system with the memory and pids controllers/), fix: CGROUP_FIX });
+    expect(opening).toEqual({ ok: false, error: expect.stringMatching(/no cgroup file system with the memory and pids controllers/), fix: CGROUP_FIX });
     expect(CGROUP_FIX).toMatch(/run colony as root.*delegated cgroup v2 subtree/);
   });
 
@@ -68,7 +68,7 @@ describe('opening a sandbox', () => {
     writeFileSync(join(own, 'cgroup.controllers'), 'cpu io\n');
     const mountInfo = `35 24 0:30 / ${join(directory, 'cgroup2')} rw - cgroup2 cgroup2 rw`;
     const opening = await openSandbox({ method: 'unshare', runId: 'v2', cgroupSources: { procSelfCgroup: '0::/user.slice\n', mountInfo } });
-    expect(opening).toEqual({ ok: false, problem: `the cgroup v2 controllers memory and pids are not available in ${own} (cgroup.controllers: "cpu io")`, fix: CGROUP_FIX });
+    expect(opening).toEqual({ ok: false, error: `the cgroup v2 controllers memory and pids are not available in ${own} (cgroup.controllers: "cpu io")`, fix: CGROUP_FIX });
   });
 
   /**
@@ -92,7 +92,7 @@ describe('opening a sandbox', () => {
   it.skipIf(!confined)('fails closed with the user-namespace fix when bubblewrap cannot make its namespaces', async () => {
     const programDirectories = withStandIn('bwrap', 'echo "bwrap: No permissions to creating new namespace, likely because the kernel does not allow non-privileged user namespaces." >&2; exit 1');
     const opening = await openSandbox({ method: 'bubblewrap', runId: `no-userns-${process.pid}`, programDirectories });
-    expect(opening).toEqual({ ok: false, problem: expect.stringMatching(/^the sandbox probe could not run a command: .*No permissions to creating new namespace/), fix: USER_NAMESPACE_FIX });
+    expect(opening).toEqual({ ok: false, error: expect.stringMatching(/^the sandbox probe could not run a command: .*No permissions to creating new namespace/), fix: USER_NAMESPACE_FIX });
     expect(USER_NAMESPACE_FIX).toMatch(/user\.max_user_namespaces.*kernel\.unprivileged_userns_clone=1.*kernel\.apparmor_restrict_unprivileged_userns=0/);
     expect(runCgroupsLeft('no-userns')).toEqual([]);
   });
@@ -101,7 +101,7 @@ describe('opening a sandbox', () => {
     const setpriv = findProgram('setpriv', defaultProgramDirectories());
     const programDirectories = withStandIn('setpriv', `while [ "$1" != "--" ]; do shift; done; shift; exec ${setpriv} --reuid 2000000999 --regid 2000000000 --clear-groups -- "$@"`);
     const opening = await openSandbox({ method: 'bubblewrap', runId: `no-uid-${process.pid}`, programDirectories });
-    expect(opening).toMatchObject({ ok: false, problem: expect.stringMatching(/did not behave as confined: it ran as uid 2000000999 gid 2000000000, not 2000000001 and 2000000000/) });
+    expect(opening).toMatchObject({ ok: false, error: expect.stringMatching(/did not behave as confined: it ran as uid 2000000999 gid 2000000000, not 2000000001 and 2000000000/) });
   });
 
   it('has the documented defaults', () => {

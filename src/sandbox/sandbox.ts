@@ -11,7 +11,7 @@ import { SpillDirectory } from './process/spill-directory.js';
 import type { Sandbox, SandboxMethod } from './types.js';
 
 
-export type SandboxOpening = { ok: true; sandbox: Sandbox } | { ok: false; problem: string; fix: string };
+export type SandboxOpening = { ok: true; sandbox: Sandbox } | { ok: false; error: string; fix: string };
 
 export interface OpenSandboxOptions {
   readonly method: SandboxMethod;
@@ -42,17 +42,17 @@ export const DEFAULT_SANDBOX_GID = 2_000_000_000;
  */
 export async function openSandbox(options: OpenSandboxOptions): Promise<SandboxOpening> {
   const limits = resolveCommandLimits(options.limits);
-  if (!limits.ok) return { ok: false, problem: limits.problem, fix: 'pass limits that are whole numbers at or above the minimum named' };
+  if (!limits.ok) return { ok: false, error: limits.error, fix: 'pass limits that are whole numbers at or above the minimum named' };
   const parentEnvironment = options.parentEnvironment ?? process.env;
   if (options.method === 'none') return { ok: true, sandbox: unconfinedSandbox(limits.limits, parentEnvironment) };
   if (process.platform !== 'linux') {
-    return { ok: false, problem: `the ${options.method} sandbox needs Linux; this is ${process.platform}`, fix: 'run colony on Linux, or choose --sandbox none to run commands unconfined' };
+    return { ok: false, error: `the ${options.method} sandbox needs Linux; this is ${process.platform}`, fix: 'run colony on Linux, or choose --sandbox none to run commands unconfined' };
   }
   const root = process.getuid?.() === 0;
   if (options.method === 'unshare' && !root) {
     return {
       ok: false,
-      problem: 'the unshare sandbox needs root: it switches each agent to its own uid and mounts in a new namespace',
+      error: 'the unshare sandbox needs root: it switches each agent to its own uid and mounts in a new namespace',
       fix: 'run colony as root, or use --sandbox bubblewrap, which works without root',
     };
   }
@@ -60,9 +60,9 @@ export async function openSandbox(options: OpenSandboxOptions): Promise<SandboxO
   const found = findPrograms(names, options.programDirectories ?? defaultProgramDirectories(parentEnvironment));
   if (!found.ok) return found;
   const layout = resolveCgroupLayout(options.cgroupSources ?? readCgroupSources());
-  if (!layout.ok) return { ok: false, problem: layout.problem, fix: CGROUP_FIX };
+  if (!layout.ok) return { ok: false, error: layout.error, fix: CGROUP_FIX };
   const cgroups = openRunCgroups(layout.layout, options.runId);
-  if (!cgroups.ok) return { ok: false, problem: cgroups.problem, fix: CGROUP_FIX };
+  if (!cgroups.ok) return { ok: false, error: cgroups.error, fix: CGROUP_FIX };
   const located: Readonly<Record<string, string>> = found.programs;
   const programs = {
     bwrap: located.bwrap ?? '',

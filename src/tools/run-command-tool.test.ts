@@ -73,7 +73,7 @@ describe('run_command', () => {
 
   it('says where the full output is when the runner spilled it', async () => {
     const spill = SpillDirectory.open({ hostDirectory: join(fixture.root, 'spill'), visibleDirectory: join(fixture.root, 'spill'), owner: null, maxBytes: 200_000 });
-    if (!spill.ok) throw new Error(spill.problem);
+    if (!spill.ok) throw new Error(spill.error);
     const tool = createRunCommandTool(fixture.root, { runProcess: createLocalProcessRunner({ spill: spill.directory }) });
     const whole = await tool.execute({ command: 'seq 1 20000' }, toolContext());
     const path = join(fixture.root, 'spill', 'cmd-1.log');

@@ -161,10 +161,10 @@ describe.each(methods.filter((method) => method.enabled))('reopenWorkspace ($nam
   it('says why when the workspace’s files are gone, or it never existed', async () => {
     await method.destroy(workspace, storageDir);
     const gone = await reopen();
-    expect(gone).toEqual({ ok: false, reason: expect.stringMatching(/^The workspace agent-1 cannot be reopened: .*(is gone|lost its upper layer)/) });
+    expect(gone).toEqual({ ok: false, error: expect.stringMatching(/^The workspace agent-1 cannot be reopened: .*(is gone|lost its upper layer)/) });
     expect(await reopenWorkspace(method.open(repo, storageDir), parentDir, 'nobody')).toEqual({
       ok: false,
-      reason: expect.stringMatching(/^The workspace nobody cannot be reopened: .* know of a workspace nobody under /),
+      error: expect.stringMatching(/^The workspace nobody cannot be reopened: .* know of a workspace nobody under /),
     });
   });
 });

@@ -12,7 +12,7 @@ import type { WorkspaceProvider } from './workspace-provider.js';
  */
 export type ReopenedWorkspace =
   | { readonly ok: true; readonly workspace: Workspace; readonly clearedLocks: readonly string[] }
-  | { readonly ok: false; readonly reason: string };
+  | { readonly ok: false; readonly error: string };
 
 /**
  * The workspace made for `id` under `parentDir` by this provider before a restart, usable again
@@ -31,16 +31,16 @@ export async function reopenWorkspace(provider: WorkspaceProvider, parentDir: st
     const path = join(resolve(parentDir), id);
     const related = found.problems.filter((problem) => problem.includes(path) || problem.includes(` ${id} `));
     const why = related.length > 0 ? related.join(' ') : `Neither the ${provider.method} method's records nor git know of a workspace ${id} under ${parentDir}.`;
-    return { ok: false, reason: `The workspace ${id} cannot be reopened: ${why}` };
+    return { ok: false, error: `The workspace ${id} cannot be reopened: ${why}` };
   }
   if (!(await isDirectory(workspace.path))) {
     return {
       ok: false,
-      reason: `The workspace ${id} cannot be reopened: its directory ${workspace.path} is gone, and its uncommitted work with it. Commits it made are on the branch ${workspace.branch}.`,
+      error: `The workspace ${id} cannot be reopened: its directory ${workspace.path} is gone, and its uncommitted work with it. Commits it made are on the branch ${workspace.branch}.`,
     };
   }
   if (!(await isDirectory(workspace.gitDir))) {
-    return { ok: false, reason: `The workspace ${id} cannot be reopened: git's record of it, ${workspace.gitDir}, is gone.` };
+    return { ok: false, error: `The workspace ${id} cannot be reopened: git's record of it, ${workspace.gitDir}, is gone.` };
   }
   const locks = await lockFilesIn(workspace.gitDir);
   const clearedLocks = await removeStaleLocks(locks, [workspace.path, workspace.gitDir]);

@@ -29,7 +29,7 @@ export type UnmergedWork =
     }
   | { readonly status: 'unreadable'; readonly reason: string };
 
-type Check = { readonly ok: true } | { readonly ok: false; readonly reason: string };
+type Check = { readonly ok: true } | { readonly ok: false; readonly error: string };
 
 function unreadable(reason: string): UnmergedWork {
   return { status: 'unreadable', reason };
@@ -53,7 +53,7 @@ export async function unmergedWork(repo: Repository, workspace: Workspace): Prom
 
 async function readUnmergedWork(repo: Repository, workspace: Workspace): Promise<UnmergedWork | null> {
   const identity = await checkIsWorkspaceWorktree(repo, workspace);
-  if (!identity.ok) return unreadable(identity.reason);
+  if (!identity.ok) return unreadable(identity.error);
   const status = await readStatus(workspace, { untracked: true });
   if (!status.ok) return unreadable(`Could not read the status of the workspace at ${workspace.path}: ${status.error}`);
   const ahead = await countCommitsAhead(workspace, repo.mainBranch, ['HEAD', `refs/heads/${workspace.branch}`]);
@@ -81,12 +81,12 @@ async function readUnmergedWork(repo: Repository, workspace: Workspace): Promise
  * own commits then went elsewhere, so such a workspace is kept for a person to look at.
  */
 async function checkIsWorkspaceWorktree(repo: Repository, workspace: Workspace): Promise<Check> {
-  if (!(await isDirectory(workspace.path))) return { ok: false, reason: `The workspace directory ${workspace.path} is gone, so git cannot read it.` };
+  if (!(await isDirectory(workspace.path))) return { ok: false, error: `The workspace directory ${workspace.path} is gone, so git cannot read it.` };
   const [adminReal, recordsReal] = await Promise.all([realpath(workspace.gitDir).catch(() => null), realpath(join(repo.gitDir, 'worktrees')).catch(() => null)]);
   if (adminReal === null || recordsReal === null || dirname(adminReal) !== recordsReal) {
-    return { ok: false, reason: `git's record of the workspace at ${workspace.path} (${workspace.gitDir}) is gone or is not one of ${repo.root}'s worktrees.` };
+    return { ok: false, error: `git's record of the workspace at ${workspace.path} (${workspace.gitDir}) is gone or is not one of ${repo.root}'s worktrees.` };
   }
   const problem = await checkWorktreeGitFile(workspace.path, workspace.gitDir);
-  if (problem !== null) return { ok: false, reason: `The workspace at ${workspace.path} is not as colony made it, so the agent's own commits may have gone elsewhere: ${problem}` };
+  if (problem !== null) return { ok: false, error: `The workspace at ${workspace.path} is not as colony made it, so the agent's own commits may have gone elsewhere: ${problem}` };
   return { ok: true };
 }

@@ -110,7 +110,7 @@ async function demoSandbox(ctx: CommandContext): Promise<SandboxMethod> {
     return 'bubblewrap';
   }
   ctx.stdout(
-    `colony demo: the sandbox is not available here (${probe.problem}; to fix it: ${probe.fix}).\n` +
+    `colony demo: the sandbox is not available here (${probe.error}; to fix it: ${probe.fix}).\n` +
       "The demo's simulated agents only run the example's own tests, so it runs them unconfined. colony run would refuse.\n\n",
   );
   return 'none';

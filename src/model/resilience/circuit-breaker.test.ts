@@ -36,7 +36,7 @@ describe('the circuit breaker', () => {
   it('fails calls fast while open, saying why and when it tries again', () => {
     const { clock, breaker, call } = breakerWithClock();
     for (let failure = 0; failure < 3; failure += 1) call('fault', 'timeout: no answer');
-    const refused = { ok: false, failures: 3, reason: 'timeout: no answer', retryAt: clock.now() + 30_000 };
+    const refused = { ok: false, failures: 3, error: 'timeout: no answer', retryAt: clock.now() + 30_000 };
     expect(breaker.peek()).toEqual(refused);
     clock.advance(29_999);
     expect(breaker.pass()).toEqual(refused);

@@ -25,7 +25,7 @@ export type BreakerPass =
       readonly ok: false;
       readonly failures: number;
       /** The last failure before the circuit opened. */
-      readonly reason: string;
+      readonly error: string;
       /** When a trial call will be let through; null while one is under way. */
       readonly retryAt: number | null;
     };
@@ -83,7 +83,7 @@ export function createCircuitBreaker(config: Partial<CircuitBreakerConfig> = {},
     const seen = current();
     if (seen.name === 'closed') return { ok: true, trial: false };
     if (seen.name === 'half-open' && !seen.trialUnderWay) return { ok: true, trial: true };
-    return { ok: false, failures: seen.failures, reason: seen.reason, retryAt: seen.trialUnderWay ? null : seen.retryAt };
+    return { ok: false, failures: seen.failures, error: seen.reason, retryAt: seen.trialUnderWay ? null : seen.retryAt };
   }
 
   function pass(): BreakerPass {

@@ -173,7 +173,7 @@ function limitNotice(provider: string, change: LimitChange): ProviderNotice {
 }
 
 function circuitOpenError(provider: string, pass: Extract<BreakerPass, { ok: false }>, now: number): ModelError {
-  const why = `${pass.failures} failure(s) in a row, the last: ${pass.reason}`;
+  const why = `${pass.failures} failure(s) in a row, the last: ${pass.error}`;
   if (pass.retryAt === null) {
     return modelError(
       'circuit-open',

@@ -27,7 +27,7 @@ export function writeError(
   writeJson(response, status, format.errorBody(status, message, code), headers);
 }
 
-export type BodyResult = { readonly ok: true; readonly text: string } | { readonly ok: false; readonly tooLarge: true };
+export type BodyResult = { readonly ok: true; readonly text: string } | { readonly ok: false; readonly error: string };
 
 /** The whole request body as text; refuses more than MAX_BODY_BYTES. */
 export function readBody(request: IncomingMessage): Promise<BodyResult> {
@@ -40,7 +40,7 @@ export function readBody(request: IncomingMessage): Promise<BodyResult> {
       if (size > MAX_BODY_BYTES) tooLarge = true;
       else chunks.push(chunk);
     });
-    request.on('end', () => resolve(tooLarge ? { ok: false, tooLarge: true } : { ok: true, text: Buffer.concat(chunks).toString('utf8') }));
+    request.on('end', () => resolve(tooLarge ? { ok: false, error: `the request body is larger than ${MAX_BODY_BYTES} bytes` } : { ok: true, text: Buffer.concat(chunks).toString('utf8') }));
     request.on('error', reject);
   });
 }

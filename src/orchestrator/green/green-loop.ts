@@ -121,7 +121,7 @@ export async function startGreenLoop(options: GreenLoopOptions): Promise<GreenLo
   const advance = async (commit: string): Promise<void> => {
     const moved = await advanceGreenBranch(repo, { branch: settings.branch, to: commit });
     if (!moved.ok) {
-      blocked(commit, moved.reason);
+      blocked(commit, moved.error);
       return;
     }
     blockedReason = null;
@@ -130,7 +130,7 @@ export async function startGreenLoop(options: GreenLoopOptions): Promise<GreenLo
     if (settings.tag) {
       const tagged = await tagGreen(repo, { prefix: settings.branch, commit });
       if (tagged.ok) tag = tagged.tag;
-      else blocked(commit, `it moved, but the tag was not made: ${tagged.reason}`);
+      else blocked(commit, `it moved, but the tag was not made: ${tagged.error}`);
     }
     options.record({ type: 'green.advanced', data: { branch: settings.branch, from: moved.from, to: commit, tag } });
   };

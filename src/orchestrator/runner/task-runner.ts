@@ -118,7 +118,7 @@ export async function runTasks(options: TaskRunnerOptions): Promise<RunnerOutcom
     if (completed === null) return;
     if (!completed.ok) {
       // Another runner holds the task now (this lease expired): its agent will hand off instead.
-      record({ type: 'task.released', data: { taskId: task.id, reason: `this runner lost the task before its handoff could be delivered: ${completed.reason}` } });
+      record({ type: 'task.released', data: { taskId: task.id, reason: `this runner lost the task before its handoff could be delivered: ${completed.error}` } });
       return;
     }
     record({ type: 'handoff.delivered', data: { taskId: task.id, parentTaskId: task.parentTaskId, status: execution.handoff.status } });

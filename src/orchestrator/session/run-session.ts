@@ -387,7 +387,7 @@ function createRootTask(tasks: TaskStore, system: AgentRecorder, runId: string, 
     { id: newShortId('task'), runId, parentTaskId: null, createdBy: null, kind: 'planner', title: start.goal.title, body: start.goal.body, scope: null, retryOf: null },
     Date.now(),
   );
-  if (!created.ok) throw new Error(`the root task could not be created: ${created.reason}`);
+  if (!created.ok) throw new Error(`the root task could not be created: ${created.error}`);
   const root = created.task;
   system.record({ type: 'task.created', data: { taskId: root.id, parentTaskId: null, kind: 'planner', title: root.title, scope: null, retryOf: null } });
   return root.id;

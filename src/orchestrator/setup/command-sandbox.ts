@@ -59,7 +59,7 @@ export async function openCommandRunners(options: OpenCommandRunnersOptions): Pr
     return {
       ok: false,
       error:
-        `cannot confine agents' commands here: ${opened.problem}\n` +
+        `cannot confine agents' commands here: ${opened.error}\n` +
         `To fix it: ${opened.fix}\n` +
         'Or, to run every command an agent writes unconfined, with your own permissions, pass --sandbox none.',
     };

@@ -34,12 +34,12 @@ export function sandboxedInstall(commands: CommandRunners): RunInstall {
       ...(request.signal === undefined ? {} : { signal: request.signal }),
     });
     const tail = result.output.trim().slice(-OUTPUT_TAIL_CHARS);
-    if (result.startError !== null) return { ok: false, reason: `could not run ${command}: ${result.startError}` };
-    if (result.timedOut) return { ok: false, reason: `${command} was stopped: it did not finish within ${Math.round(request.timeoutMs / 1000)} s. ${tail}`.trim() };
-    if (result.aborted) return { ok: false, reason: `${command} was stopped: it was cancelled. ${tail}`.trim() };
+    if (result.startError !== null) return { ok: false, error: `could not run ${command}: ${result.startError}` };
+    if (result.timedOut) return { ok: false, error: `${command} was stopped: it did not finish within ${Math.round(request.timeoutMs / 1000)} s. ${tail}`.trim() };
+    if (result.aborted) return { ok: false, error: `${command} was stopped: it was cancelled. ${tail}`.trim() };
     if (result.exitCode === 0) return { ok: true };
     const how = result.outOfMemory ? 'out of memory' : result.exitCode === null ? `killed by ${result.signal ?? 'a signal'}` : `exit ${result.exitCode}`;
-    return { ok: false, reason: `${command} failed (${how}): ${tail}` };
+    return { ok: false, error: `${command} failed (${how}): ${tail}` };
   };
 }
 

@@ -48,7 +48,7 @@ export async function prepareSharedDependencies(options: PrepareSharedDependenci
     const { key, layerDir, reused, bytes } = layer;
     options.record({ type: 'dependencies.prepared', data: { key, layerDir, reused, bytes, durationMs } });
   } else {
-    options.record({ type: 'dependencies.skipped', data: { reason: layer.reason } });
+    options.record({ type: 'dependencies.skipped', data: { reason: layer.error } });
   }
   const collected = await collectDependencyLayers(cacheDir, { protect: layer.ok ? [layer.key] : [] });
   if (collected.removed.length > 0 || collected.problems.length > 0) {
@@ -67,5 +67,5 @@ export async function linkSharedDependencies(workspacePath: string, layerDir: st
   const linked = await linkDependencyLayer(workspacePath, layerDir);
   const durationMs = Math.round(performance.now() - started);
   if (linked.ok) record({ type: 'dependencies.linked', data: { path: workspacePath, files: linked.files, durationMs } });
-  else record({ type: 'dependencies.skipped', data: { reason: linked.reason } });
+  else record({ type: 'dependencies.skipped', data: { reason: linked.error } });
 }

@@ -45,12 +45,12 @@ describe('the cgroup layout', () => {
   it('says which v1 controllers are missing', () => {
     const mountInfo = HYBRID_MOUNTS.split('\n').filter((line) => !line.includes('freezer')).join('\n');
     const result = resolveCgroupLayout({ procSelfCgroup: '8:pids:/\n4:memory:/\n0::/\n', mountInfo });
-    expect(result).toEqual({ ok: false, problem: 'cgroup v1 is mounted with only memory, pids of the memory, pids and freezer controllers colony needs' });
+    expect(result).toEqual({ ok: false, error: 'cgroup v1 is mounted with only memory, pids of the memory, pids and freezer controllers colony needs' });
   });
 
   it('says when no cgroup file system is mounted at all', () => {
     const result = resolveCgroupLayout({ procSelfCgroup: '0::/\n', mountInfo: '22 1 8:1 / / rw - ext4 /dev/sda1 rw' });
     expect(result.ok).toBe(false);
-    expect(result.ok ? '' : result.problem).toMatch(/no cgroup file system/);
+    expect(result.ok ? '' : result.error).toMatch(/no cgroup file system/);
   });
 });

@@ -37,7 +37,7 @@ const V1_CONTROLLERS = ['memory', 'pids', 'freezer'] as const;
  * mount without controllers); otherwise the v2 mount is used and its controllers are checked
  * when the run's cgroup is made.
  */
-export function resolveCgroupLayout(sources: CgroupSources): { ok: true; layout: CgroupLayout } | { ok: false; problem: string } {
+export function resolveCgroupLayout(sources: CgroupSources): { ok: true; layout: CgroupLayout } | { ok: false; error: string } {
   const mounts = parseMountInfo(sources.mountInfo);
   const membership = parseProcSelfCgroup(sources.procSelfCgroup);
   const v1: Partial<Record<(typeof V1_CONTROLLERS)[number], string>> = {};
@@ -56,7 +56,7 @@ export function resolveCgroupLayout(sources: CgroupSources): { ok: true; layout:
   const found = Object.keys(v1);
   return {
     ok: false,
-    problem:
+    error:
       found.length > 0
         ? `cgroup v1 is mounted with only ${found.join(', ')} of the memory, pids and freezer controllers colony needs`
         : 'no cgroup file system with the memory and pids controllers is mounted (looked for cgroup v1 and v2 in /proc/self/mountinfo)',

@@ -24,14 +24,14 @@ describe.skipIf(!usable)(`the cgroup v1 driver${usable ? '' : ' (skipped: needs 
 
   it('makes the run’s parent under the process’s own cgroup in each hierarchy', () => {
     const opened = openCgroupsV1(v1, runName);
-    if (!opened.ok) throw new Error(opened.problem);
+    if (!opened.ok) throw new Error(opened.error);
     cgroups = opened.cgroups;
     for (const parent of [v1.memory, v1.pids, v1.freezer]) expect(existsSync(join(parent, runName))).toBe(true);
   });
 
   it('writes the limits, takes in a launched process tree, kills it frozen and removes the cgroup', async () => {
     const made = cgroups?.create('cmd-1', { memoryBytes: 64 * 1024 ** 2, maxProcesses: 16 });
-    if (made === undefined || !made.ok) throw new Error(made?.ok === false ? made.problem : 'not opened');
+    if (made === undefined || !made.ok) throw new Error(made?.ok === false ? made.error : 'not opened');
     const memory = join(v1.memory, runName, 'cmd-1');
     expect(readFileSync(join(memory, 'memory.limit_in_bytes'), 'utf8').trim()).toBe(String(64 * 1024 ** 2));
     if (existsSync(join(memory, 'memory.memsw.limit_in_bytes'))) {
@@ -69,7 +69,7 @@ describe.skipIf(!usable)(`what the cgroup v1 driver leaves behind${usable ? '' :
     // The pids hierarchy given as the freezer one: its directory has no freezer.state.
     try {
       const opened = openCgroupsV1({ ...v1, freezer: v1.pids }, runName);
-      expect(opened).toEqual({ ok: false, problem: 'the cgroup v1 hierarchies lack freezer.state' });
+      expect(opened).toEqual({ ok: false, error: 'the cgroup v1 hierarchies lack freezer.state' });
       for (const parent of [v1.memory, v1.pids]) expect(existsSync(join(parent, runName))).toBe(false);
     } finally {
       for (const parent of [v1.memory, v1.pids]) removeEmptyCgroupNow(join(parent, runName));
@@ -93,7 +93,7 @@ describe.skipIf(!usable)(`what the cgroup v1 driver leaves behind${usable ? '' :
     try {
       await new Promise((resolve) => sleeper.stdout?.once('data', resolve));
       const opened = openRunCgroups(v1, `test-sweeper-${process.pid}`);
-      if (!opened.ok) throw new Error(opened.problem);
+      if (!opened.ok) throw new Error(opened.error);
       cgroups = opened.cgroups;
       for (const directory of stale) expect(existsSync(directory)).toBe(false);
       for (const directory of [...busy, ...idle]) expect(existsSync(join(directory, 'agent-1'))).toBe(true);

@@ -35,7 +35,7 @@ export function openCgroupsV1(layout: V1Layout, runName: string): RunCgroupsOpen
   // What was made is removed again before a failure is returned: nothing of a run that never opened stays.
   const fail = (problem: string): RunCgroupsOpening => {
     for (const controller of CONTROLLERS) removeEmptyCgroupNow(run[controller]);
-    return { ok: false, problem };
+    return { ok: false, error: problem };
   };
   for (const controller of CONTROLLERS) {
     const problem = makeCgroupDirectory(run[controller]);
@@ -67,11 +67,11 @@ function commandDirectories(run: Directories, name: string): Directories {
   return { memory: join(run.memory, name), pids: join(run.pids, name), freezer: join(run.freezer, name) };
 }
 
-function createCommandCgroup(run: Directories, name: string, limits: CgroupLimits): { ok: true; cgroup: CommandCgroup } | { ok: false; problem: string } {
+function createCommandCgroup(run: Directories, name: string, limits: CgroupLimits): { ok: true; cgroup: CommandCgroup } | { ok: false; error: string } {
   const directories = commandDirectories(run, name);
   const fail = (problem: string) => {
     void removeCommandCgroup(directories);
-    return { ok: false as const, problem };
+    return { ok: false as const, error: problem };
   };
   for (const controller of CONTROLLERS) {
     const problem = makeCgroupDirectory(directories[controller]);

@@ -33,7 +33,7 @@ describe('the cgroup v2 driver against a fake cgroup root', () => {
   it('enables memory and pids below its own cgroup and the run’s, and writes each command’s limits', async () => {
     const own = fakeOwnCgroup([4242]);
     const opened = openCgroupsV2({ version: 2, own }, 'colony-run-1', 4242);
-    if (!opened.ok) throw new Error(opened.problem);
+    if (!opened.ok) throw new Error(opened.error);
     expect(readFileSync(join(own, 'cgroup.subtree_control'), 'utf8')).toBe('+memory +pids');
     expect(readFileSync(join(own, 'colony-run-1', 'cgroup.subtree_control'), 'utf8')).toBe('+memory +pids');
     expect(opened.cgroups.description).toBe(`cgroup v2: ${join(own, 'colony-run-1')}`);
@@ -42,7 +42,7 @@ describe('the cgroup v2 driver against a fake cgroup root', () => {
     mkdirSync(command);
     writeFileSync(join(command, 'memory.swap.max'), 'max\n');
     const made = opened.cgroups.create('agent-1', { memoryBytes: 128 * 1024 ** 2, maxProcesses: 64 });
-    if (!made.ok) throw new Error(made.problem);
+    if (!made.ok) throw new Error(made.error);
     expect(readFileSync(join(command, 'memory.max'), 'utf8')).toBe(String(128 * 1024 ** 2));
     expect(readFileSync(join(command, 'memory.swap.max'), 'utf8')).toBe('0');
     expect(readFileSync(join(command, 'pids.max'), 'utf8')).toBe('64');
@@ -67,7 +67,7 @@ describe('the cgroup v2 driver against a fake cgroup root', () => {
     writeFileSync(join(own, 'cgroup.controllers'), 'cpu io\n');
     expect(openCgroupsV2({ version: 2, own }, 'colony-run-3', 4242)).toEqual({
       ok: false,
-      problem: `the cgroup v2 controllers memory and pids are not available in ${own} (cgroup.controllers: "cpu io")`,
+      error: `the cgroup v2 controllers memory and pids are not available in ${own} (cgroup.controllers: "cpu io")`,
     });
   });
 
@@ -77,7 +77,7 @@ describe('the cgroup v2 driver against a fake cgroup root', () => {
     rmSync(join(own, 'cgroup.subtree_control'));
     mkdirSync(join(own, 'cgroup.subtree_control'));
     const opened = openCgroupsV2({ version: 2, own }, 'colony-run-4', 4242);
-    expect(opened.ok ? '' : opened.problem).toBe(
+    expect(opened.ok ? '' : opened.error).toBe(
       `cannot enable the memory and pids controllers below ${own}: it holds other processes (977, 978), and a cgroup that holds processes cannot hand controllers to its children`,
     );
   });
@@ -89,7 +89,7 @@ describe('the cgroup v2 driver against a fake cgroup root', () => {
     mkdirSync(join(own, 'cgroup.subtree_control'));
     writeFileSync(join(own, 'cgroup.subtree_control', 'placeholder'), '');
     const first = openCgroupsV2({ version: 2, own }, 'colony-run-5', process.pid);
-    expect(first.ok ? '' : first.problem).toMatch(/could not write "\+memory \+pids"/);
+    expect(first.ok ? '' : first.error).toMatch(/could not write "\+memory \+pids"/);
     expect(readFileSync(join(own, HARNESS_LEAF, 'cgroup.procs'), 'utf8')).toBe(String(process.pid));
 
     // The process now sits in the leaf, which the kernel shows with the controllers handed down.
@@ -99,7 +99,7 @@ describe('the cgroup v2 driver against a fake cgroup root', () => {
     writeFileSync(join(leaf, 'cgroup.controllers'), 'memory pids\n');
     writeFileSync(join(leaf, 'cgroup.subtree_control'), '');
     const second = openCgroupsV2({ version: 2, own: leaf }, 'colony-run-6', process.pid);
-    if (!second.ok) throw new Error(second.problem);
+    if (!second.ok) throw new Error(second.error);
     expect(second.cgroups.directories).toEqual([join(own, 'colony-run-6')]);
     expect(existsSync(join(leaf, HARNESS_LEAF))).toBe(false);
     expect(existsSync(join(leaf, 'colony-run-6'))).toBe(false);
@@ -114,7 +114,7 @@ describe('the cgroup v2 driver against a fake cgroup root', () => {
     writeFileSync(join(own, 'cgroup.controllers'), 'memory pids\n');
     writeFileSync(join(own, 'cgroup.subtree_control'), 'memory pids\n');
     const opened = openCgroupsV2({ version: 2, own }, 'colony-run-7', 4242);
-    expect(opened.ok ? '' : opened.problem).toMatch(/ENAMETOOLONG/);
+    expect(opened.ok ? '' : opened.error).toMatch(/ENAMETOOLONG/);
     expect(existsSync(join(own, 'colony-run-7'))).toBe(false);
   });
 
@@ -131,7 +131,7 @@ describe('the cgroup v2 driver against a fake cgroup root', () => {
     writeFileSync(join(own, 'colony-busy', 'agent-1', 'cgroup.procs'), `${process.pid}\n`);
     mkdirSync(join(own, 'colony-unmarked'));
     const opened = openRunCgroups({ version: 2, own }, 'sweeper');
-    if (!opened.ok) throw new Error(opened.problem);
+    if (!opened.ok) throw new Error(opened.error);
     expect(existsSync(join(own, 'colony-stale'))).toBe(false);
     for (const kept of ['colony-idle', 'colony-busy', 'colony-unmarked', 'colony-sweeper']) expect(existsSync(join(own, kept))).toBe(true);
     expect(existsSync(join(own, 'colony-sweeper', ownerMarkerName() ?? ''))).toBe(true);

@@ -42,16 +42,16 @@ export function openCgroupsV2(layout: V2Layout, runName: string, ownPid: number)
   if (unavailable.length > 0) {
     return {
       ok: false,
-      problem: `the cgroup v2 controllers ${unavailable.join(' and ')} are not available in ${own} (cgroup.controllers: "${available.join(' ')}")`,
+      error: `the cgroup v2 controllers ${unavailable.join(' and ')} are not available in ${own} (cgroup.controllers: "${available.join(' ')}")`,
     };
   }
   const handedDown = handControllersDown(own, ownPid);
-  if (handedDown !== null) return { ok: false, problem: handedDown };
+  if (handedDown !== null) return { ok: false, error: handedDown };
   const run = join(own, runName);
   const problem = makeCgroupDirectory(run) ?? writeCgroupFile(join(run, 'cgroup.subtree_control'), enable(NEEDED));
   if (problem !== null) {
     removeEmptyCgroupNow(run);
-    return { ok: false, problem };
+    return { ok: false, error: problem };
   }
   const cgroups: RunCgroups = {
     version: 2,
@@ -92,9 +92,9 @@ function handControllersDown(own: string, ownPid: number): string | null {
   return makeCgroupDirectory(leaf) ?? writeCgroupFile(join(leaf, 'cgroup.procs'), String(ownPid)) ?? writeCgroupFile(subtreeControl, enable(NEEDED));
 }
 
-function createCommandCgroup(directory: string, limits: CgroupLimits): { ok: true; cgroup: CommandCgroup } | { ok: false; problem: string } {
+function createCommandCgroup(directory: string, limits: CgroupLimits): { ok: true; cgroup: CommandCgroup } | { ok: false; error: string } {
   const made = makeCgroupDirectory(directory);
-  if (made !== null) return { ok: false, problem: made };
+  if (made !== null) return { ok: false, error: made };
   const limitProblem =
     writeCgroupFile(join(directory, 'memory.max'), String(limits.memoryBytes)) ??
     // Swap is accounted separately on v2; without this a command could spill past its limit into swap.
@@ -102,7 +102,7 @@ function createCommandCgroup(directory: string, limits: CgroupLimits): { ok: tru
     writeCgroupFile(join(directory, 'pids.max'), String(limits.maxProcesses));
   if (limitProblem !== null) {
     void removeCommandCgroup(directory);
-    return { ok: false, problem: limitProblem };
+    return { ok: false, error: limitProblem };
   }
   const pids = (): number[] => readPids(join(directory, 'cgroup.procs'));
   return {

@@ -33,7 +33,7 @@ export function openRunCgroups(layout: CgroupLayout, runId: string, ownPid: numb
   if (marked !== null) {
     // Nothing has run in it yet, so it is empty and goes at once.
     removeRunCgroupsNow(run.directories);
-    return { ok: false, problem: marked };
+    return { ok: false, error: marked };
   }
   openRuns.add(run.directories);
   if (openRuns.size === 1) process.on('exit', removeOpenRunsNow);

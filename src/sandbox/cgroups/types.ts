@@ -30,9 +30,9 @@ export interface RunCgroups {
   readonly directories: readonly string[];
   /** Where the run's cgroups are, for a log line. */
   readonly description: string;
-  create(name: string, limits: CgroupLimits): { ok: true; cgroup: CommandCgroup } | { ok: false; problem: string };
+  create(name: string, limits: CgroupLimits): { ok: true; cgroup: CommandCgroup } | { ok: false; error: string };
   /** Kills and removes every command cgroup left, then the run's parent. */
   close(): Promise<void>;
 }
 
-export type RunCgroupsOpening = { ok: true; cgroups: RunCgroups } | { ok: false; problem: string };
+export type RunCgroupsOpening = { ok: true; cgroups: RunCgroups } | { ok: false; error: string };

@@ -68,7 +68,7 @@ export function createConfinedRunner(options: ConfinedRunnerOptions): RunProcess
     const problem = checkLimits(request) ?? (await checkWorkingDirectory(request.cwd)) ?? checkInside(workspace, request.cwd);
     if (problem !== null) return notStarted(problem, false);
     const made = options.cgroups.create(options.nextCgroupName(), options.limits);
-    if (!made.ok) return notStarted(`could not make the command's cgroup: ${made.problem}`, false);
+    if (!made.ok) return notStarted(`could not make the command's cgroup: ${made.error}`, false);
     const cgroup = made.cgroup;
     const output = new CommandOutput(request.maxOutputBytes ?? DEFAULT_MAX_OUTPUT_BYTES, options.spill?.next() ?? null);
     let child: ChildProcess;

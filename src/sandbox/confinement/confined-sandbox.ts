@@ -55,7 +55,7 @@ export function createConfinedSandbox(settings: ConfinedSandboxSettings): Confin
       owner: identity,
       maxBytes: settings.limits.maxSpillBytes,
     });
-    if (!spill.ok) return async () => ({ ...NOT_STARTED, limits: settings.limits, startError: spill.problem });
+    if (!spill.ok) return async () => ({ ...NOT_STARTED, limits: settings.limits, startError: spill.error });
     const workspace = resolve(confinement.workspace);
     const plan: ConfinementPlan = {
       tools: settings.programs,

@@ -36,7 +36,7 @@ export type CommandLimitOverrides = { readonly [Name in keyof CommandLimits]?: C
 /** The defaults with `overrides` applied, or why they cannot be used. */
 export function resolveCommandLimits(
   overrides: CommandLimitOverrides = {},
-): { ok: true; limits: CommandLimits } | { ok: false; problem: string } {
+): { ok: true; limits: CommandLimits } | { ok: false; error: string } {
   const given = Object.entries(overrides).filter(([, value]) => value !== undefined);
   const limits: CommandLimits = { ...DEFAULT_COMMAND_LIMITS, ...Object.fromEntries(given) };
   const minimums: Record<keyof CommandLimits, number> = {
@@ -51,7 +51,7 @@ export function resolveCommandLimits(
   for (const name of Object.keys(minimums) as (keyof CommandLimits)[]) {
     const value = limits[name];
     if (!Number.isSafeInteger(value) || value < minimums[name]) {
-      return { ok: false, problem: `the command limit ${name} must be a whole number of at least ${minimums[name]}, got ${value}` };
+      return { ok: false, error: `the command limit ${name} must be a whole number of at least ${minimums[name]}, got ${value}` };
     }
   }
   return { ok: true, limits };

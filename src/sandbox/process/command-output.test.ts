@@ -14,7 +14,7 @@ describe('command output with a spill file', () => {
 
   const spillDirectory = (maxBytes: number, keep?: number) => {
     const opened = SpillDirectory.open({ hostDirectory: join(directory, 'spill'), visibleDirectory: '/tmp/colony-output', owner: null, maxBytes, ...(keep === undefined ? {} : { keep }) });
-    if (!opened.ok) throw new Error(opened.problem);
+    if (!opened.ok) throw new Error(opened.error);
     return opened.directory;
   };
 

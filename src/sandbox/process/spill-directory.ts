@@ -12,7 +12,7 @@ export interface SpillTarget {
   /** Bytes kept at most; the rest of the output is counted, not written. */
   readonly maxBytes: number;
   /** Creates the file and returns a descriptor open for writing, or why it could not. */
-  open(): { ok: true; fd: number } | { ok: false; problem: string };
+  open(): { ok: true; fd: number } | { ok: false; error: string };
 }
 
 export interface SpillDirectoryOptions {
@@ -49,12 +49,12 @@ export class SpillDirectory {
   }
 
   /** Creates the directory (mode 0755) and reads which files it already holds. */
-  static open(options: SpillDirectoryOptions): { ok: true; directory: SpillDirectory } | { ok: false; problem: string } {
+  static open(options: SpillDirectoryOptions): { ok: true; directory: SpillDirectory } | { ok: false; error: string } {
     try {
       mkdirSync(options.hostDirectory, { recursive: true, mode: 0o755 });
       return { ok: true, directory: new SpillDirectory(options) };
     } catch (error) {
-      return { ok: false, problem: `could not make the output spill directory ${options.hostDirectory}: ${errorMessage(error)}` };
+      return { ok: false, error: `could not make the output spill directory ${options.hostDirectory}: ${errorMessage(error)}` };
     }
   }
 
@@ -70,14 +70,14 @@ export class SpillDirectory {
     };
   }
 
-  private create(number: number, path: string): { ok: true; fd: number } | { ok: false; problem: string } {
+  private create(number: number, path: string): { ok: true; fd: number } | { ok: false; error: string } {
     let fd: number | undefined;
     try {
       fd = openSync(path, 'w', 0o400);
       if (this.options.owner !== null) fchownSync(fd, this.options.owner.uid, this.options.owner.gid);
     } catch (error) {
       if (fd !== undefined) closeSync(fd);
-      return { ok: false, problem: errorMessage(error) };
+      return { ok: false, error: errorMessage(error) };
     }
     this.existing.push(number);
     this.prune();

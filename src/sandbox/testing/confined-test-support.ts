@@ -40,7 +40,7 @@ function missingNeed(method: Exclude<SandboxMethod, 'none'>): string | null {
   const missing = programs.filter((name) => findProgram(name, defaultProgramDirectories()) === null);
   if (missing.length > 0) return `they need ${missing.join(', ')} (apt-get install ${method === 'bubblewrap' ? 'bubblewrap ' : 'iproute2 '}util-linux)`;
   const layout = resolveCgroupLayout(readCgroupSources());
-  return layout.ok ? null : `they need cgroups: ${layout.problem}`;
+  return layout.ok ? null : `they need cgroups: ${layout.error}`;
 }
 
 /** Opens a sandbox for a test file; each file passes its own uid base so parallel files never share a uid. */
@@ -56,7 +56,7 @@ export async function openTestSandbox(options: {
     uidBase: options.uidBase,
     limits: { ...TEST_LIMITS, ...options.limits },
   });
-  if (!opening.ok) throw new Error(`the sandbox did not open: ${opening.problem} (fix: ${opening.fix})`);
+  if (!opening.ok) throw new Error(`the sandbox did not open: ${opening.error} (fix: ${opening.fix})`);
   return opening.sandbox;
 }
 

@@ -7,11 +7,11 @@ import { readCgroupSources, resolveCgroupLayout } from '../cgroups/cgroup-layout
 import { openRunCgroups } from '../cgroups/cgroups.js';
 
 const layout = resolveCgroupLayout(readCgroupSources());
-if (!layout.ok) throw new Error(layout.problem);
+if (!layout.ok) throw new Error(layout.error);
 const opened = openRunCgroups(layout.layout, process.argv[2] ?? 'exit-test');
-if (!opened.ok) throw new Error(opened.problem);
+if (!opened.ok) throw new Error(opened.error);
 const made = opened.cgroups.create('agent-1', { memoryBytes: 64 * 1024 ** 2, maxProcesses: 16 });
-if (!made.ok) throw new Error(made.problem);
+if (!made.ok) throw new Error(made.error);
 const join = 'for f in "$@"; do echo $$ > "$f"; done; exec sleep 100';
 const sleeper = spawn('/bin/sh', ['-c', join, 'sh', ...made.cgroup.procsFiles], { stdio: 'ignore', detached: true });
 const start = Date.now();

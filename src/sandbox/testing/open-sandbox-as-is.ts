@@ -25,5 +25,5 @@ if (bubblewrap.ok) {
 }
 if (unshare.ok) await unshare.sandbox.close();
 const describeOpening = (opening: typeof bubblewrap) =>
-  opening.ok ? { ok: true, summary: opening.sandbox.summary } : { ok: false, problem: opening.problem, fix: opening.fix };
+  opening.ok ? { ok: true, summary: opening.sandbox.summary } : { ok: false, error: opening.error, fix: opening.fix };
 process.stdout.write(JSON.stringify({ bubblewrap: describeOpening(bubblewrap), unshare: describeOpening(unshare), result }));

@@ -68,27 +68,27 @@ function hasType(value: unknown, type: FieldType): boolean {
 }
 
 type Arguments = Record<string, unknown>;
-type Validation = { ok: true; args: Arguments } | { ok: false; kind: RejectionKind; message: string };
+type Validation = { ok: true; args: Arguments } | { ok: false; kind: RejectionKind; error: string };
 
 function validate(call: ToolCall): Validation {
   const fields = FIELDS[call.name];
-  if (fields === undefined) return { ok: false, kind: 'unknown-tool', message: `There is no tool named ${call.name}.` };
+  if (fields === undefined) return { ok: false, kind: 'unknown-tool', error: `There is no tool named ${call.name}.` };
   let args: unknown;
   try {
     args = JSON.parse(call.input);
   } catch {
-    return { ok: false, kind: 'invalid-json', message: `The arguments of ${call.name} are not valid JSON.` };
+    return { ok: false, kind: 'invalid-json', error: `The arguments of ${call.name} are not valid JSON.` };
   }
   if (typeof args !== 'object' || args === null || Array.isArray(args)) {
-    return { ok: false, kind: 'wrong-type', message: 'The arguments must be a JSON object.' };
+    return { ok: false, kind: 'wrong-type', error: 'The arguments must be a JSON object.' };
   }
   const record = args as Arguments;
   for (const [name, field] of Object.entries(fields)) {
     const value = record[name];
     if (value === undefined) {
-      if (field.required) return { ok: false, kind: 'missing-field', message: `${call.name} needs ${name}.` };
+      if (field.required) return { ok: false, kind: 'missing-field', error: `${call.name} needs ${name}.` };
     } else if (!hasType(value, field.type)) {
-      return { ok: false, kind: 'wrong-type', message: `${name} of ${call.name} must be a ${field.type}.` };
+      return { ok: false, kind: 'wrong-type', error: `${name} of ${call.name} must be a ${field.type}.` };
     }
   }
   return { ok: true, args: record };
@@ -105,7 +105,7 @@ export function createToolExecutor(dir: string, hooks: ExecutorHooks = {}): (cal
   let merges = 0;
   return (call) => {
     const validation = validate(call);
-    if (!validation.ok) return { call, content: validation.message, isError: true, rejected: validation.kind };
+    if (!validation.ok) return { call, content: validation.error, isError: true, rejected: validation.kind };
     const injected = hooks.failCall?.(call, validation.args) ?? null;
     if (injected !== null) return { call, content: injected, isError: true, rejected: null };
     const args = validation.args;

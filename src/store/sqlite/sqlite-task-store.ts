@@ -118,7 +118,7 @@ class SqliteTaskStore implements TaskStore {
         }
         if (publisher !== undefined) {
           const stale = staleLeaseReason(parent, publisher, `The planner of task ${parent.id}`, `this publish of task ${task.id}`);
-          if (stale !== null) return { ok: false, reason: stale };
+          if (stale !== null) return { ok: false, error: stale };
         }
         pausedAncestors = parent.pausedAncestors + parent.paused;
       }
@@ -216,9 +216,9 @@ class SqliteTaskStore implements TaskStore {
     const handoffJson = handoffToJson(taskId, handoff);
     return this.inTransaction((): CompleteResult => {
       const current = this.taskRow(taskId);
-      if (current === undefined) return { ok: false, reason: `There is no task ${taskId}.` };
+      if (current === undefined) return { ok: false, error: `There is no task ${taskId}.` };
       const stale = staleLeaseReason(current, lease, `Task ${taskId}`, 'this handoff');
-      if (stale !== null) return { ok: false, reason: stale };
+      if (stale !== null) return { ok: false, error: stale };
       const closed = this.statement(
         'UPDATE tasks SET status = ?, closed_at = ?, handoff = ?, lease_expires_at = NULL ' +
           `WHERE seq = ? RETURNING ${TASK_COLUMNS}`,

@@ -141,11 +141,11 @@ export interface Lease {
   readonly attempt: number;
 }
 
-export type CreateTaskResult = { readonly ok: true; readonly task: TaskRecord } | { readonly ok: false; readonly reason: string };
+export type CreateTaskResult = { readonly ok: true; readonly task: TaskRecord } | { readonly ok: false; readonly error: string };
 
 export type CompleteResult =
   | { readonly ok: true; readonly task: TaskRecord; readonly delivered: InboxMessage | null }
-  | { readonly ok: false; readonly reason: string };
+  | { readonly ok: false; readonly error: string };
 
 /**
  * The tasks of a run and who works on them: publishing, claims and leases (fenced by

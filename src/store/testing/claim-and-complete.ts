@@ -33,7 +33,7 @@ for (;;) {
   await sleep(1);
   const result = store.complete(task.id, { holder, attempt: task.attempt }, handoffOf('done', `Completed by ${holder}.`), Date.now());
   if (result.ok) completed.push(task.id);
-  else refusals.push(result.reason);
+  else refusals.push(result.error);
 }
 store.close();
 console.log(JSON.stringify({ holder, completed, refusals }));

@@ -56,11 +56,11 @@ export function describeTaskStoreFencing(open: () => TaskStoreUnderTest): void {
 
       const publish = store.createTask(childTask('worker-late', 'planner-p'), 1_200, older);
       expect(publish.ok).toBe(false);
-      expect(!publish.ok && publish.reason).toMatch(/planner-p.*attempt 2.*attempt 1.*ignored/);
+      expect(!publish.ok && publish.error).toMatch(/planner-p.*attempt 2.*attempt 1.*ignored/);
       expect(store.takeInbox('planner-p', older)).toEqual([]);
       expect(store.setAndon('planner-p', true, 1_200, older)).toBe(false);
       const handoff = store.complete('planner-p', older, handoffOf('done', 'Stale.'), 1_200);
-      expect(!handoff.ok && handoff.reason).toMatch(/attempt 2.*attempt 1/);
+      expect(!handoff.ok && handoff.error).toMatch(/attempt 2.*attempt 1/);
       expect(store.release('planner-p', older)).toBe(false);
 
       expect(store.listTasks(RUN_ID)).toEqual(before);
@@ -81,7 +81,7 @@ export function describeTaskStoreFencing(open: () => TaskStoreUnderTest): void {
       expect(second).toEqual({ holder: 'runner-a', attempt: 2 });
       const stale = store.complete('worker-1', first, handoffOf('done', 'From attempt 1.'), 1_150);
       expect(stale.ok).toBe(false);
-      expect(!stale.ok && stale.reason).toMatch(/worker-1 is run by attempt 2 \(held by runner-a\).*attempt 1 \(held by runner-a\)/);
+      expect(!stale.ok && stale.error).toMatch(/worker-1 is run by attempt 2 \(held by runner-a\).*attempt 1 \(held by runner-a\)/);
       expect(store.release('worker-1', first)).toBe(false);
       expect(store.getTask('worker-1')).toMatchObject({ status: 'running', leaseHolder: 'runner-a', attempt: 2 });
       expect(store.complete('worker-1', second, handoffOf('done', 'From attempt 2.'), 1_160)).toMatchObject({
@@ -111,17 +111,17 @@ export function describeTaskStoreFencing(open: () => TaskStoreUnderTest): void {
       const stale = store.createTask(childTask('worker-2', 'planner-p'), 1_150, first);
       expect(stale).toEqual({
         ok: false,
-        reason: expect.stringMatching(/^The planner of task planner-p is run by attempt 2.*worker-2 came from attempt 1.*ignored/),
+        error: expect.stringMatching(/^The planner of task planner-p is run by attempt 2.*worker-2 came from attempt 1.*ignored/),
       });
       expect(store.getTask('worker-2')).toBeNull();
       expect(store.createTask(childTask('worker-2', 'planner-p'), 1_160, second).ok).toBe(true);
       expect(store.release('planner-p', second)).toBe(true);
       const open = store.createTask(childTask('worker-3', 'planner-p'), 1_170, second);
-      expect(!open.ok && open.reason).toMatch(/planner-p is open.*attempt 2/);
+      expect(!open.ok && open.error).toMatch(/planner-p is open.*attempt 2/);
       const third = claimAs('planner-p', 'runner-b', 1_180, 'planner');
       store.complete('planner-p', third, handoffOf('done', 'Planned.'), 1_190);
       const closed = store.createTask(childTask('worker-3', 'planner-p'), 1_200, third);
-      expect(!closed.ok && closed.reason).toMatch(/planner-p is already closed \(done\).*attempt 3/);
+      expect(!closed.ok && closed.error).toMatch(/planner-p is already closed \(done\).*attempt 3/);
       expect(store.listChildren('planner-p').map((task) => task.id)).toEqual(['worker-1', 'worker-2']);
     });
 

@@ -42,7 +42,7 @@ export function childTask(
 
 /** The task a `createTask` made; a refusal fails the test that expected none. */
 export function createdTask(result: CreateTaskResult): TaskRecord {
-  if (!result.ok) throw new Error(`createTask was refused: ${result.reason}`);
+  if (!result.ok) throw new Error(`createTask was refused: ${result.error}`);
   return result.task;
 }
 

@@ -215,7 +215,7 @@ export function describeTaskStoreConformance(name: string, open: () => TaskStore
       expect(reclaimed).toMatchObject({ id: 'worker-1', leaseHolder: 'runner-b', leaseExpiresAt: 1_201, attempt: 2 });
       const late = store.complete('worker-1', lease('runner-a'), handoffOf('done', 'Late.'), 1_150);
       expect(late.ok).toBe(false);
-      expect(!late.ok && late.reason).toMatch(/worker-1/);
+      expect(!late.ok && late.error).toMatch(/worker-1/);
       expect(store.release('worker-1', lease('runner-a'))).toBe(false);
       expect(store.renewLeases('runner-a', 1_150, 1_000)).toBe(0);
       expect(store.getTask('worker-1')).toEqual(reclaimed);
@@ -263,7 +263,7 @@ export function describeTaskStoreConformance(name: string, open: () => TaskStore
         followUps: ['Keep comments in the printer'],
       });
       const result = store.complete('worker-1', lease('runner-a'), handoff, 2_000);
-      if (!result.ok) throw new Error(result.reason);
+      if (!result.ok) throw new Error(result.error);
       expect(result.task).toMatchObject({
         id: 'worker-1',
         status: 'partial',
@@ -286,7 +286,7 @@ export function describeTaskStoreConformance(name: string, open: () => TaskStore
       });
       const again = store.complete('worker-1', lease('runner-a'), handoffOf('done', 'Again.'), 3_000);
       expect(again.ok).toBe(false);
-      expect(!again.ok && again.reason).toMatch(/worker-1/);
+      expect(!again.ok && again.error).toMatch(/worker-1/);
       expect(store.getTask('worker-1')).toEqual(result.task);
       expect(store.unreadCount(ROOT)).toBe(1);
       expect(store.deliveredHandoffs(RUN_ID)).toEqual([result.delivered]);
@@ -313,7 +313,7 @@ export function describeTaskStoreConformance(name: string, open: () => TaskStore
       expect(unclaimed.ok).toBe(false);
       expect(store.getTask('worker-1')).toEqual(before);
       const unknown = store.complete('no-such-task', lease('runner-a'), handoffOf('done', 'Done.'), 1_000);
-      expect(!unknown.ok && unknown.reason).toMatch(/no-such-task/);
+      expect(!unknown.ok && unknown.error).toMatch(/no-such-task/);
       const claimed = store.claim(request('runner-a', 1_000));
       const stranger = store.complete('worker-1', lease('runner-b'), handoffOf('done', 'Done.'), 1_000);
       expect(stranger.ok).toBe(false);
@@ -381,7 +381,7 @@ export function describeTaskStoreConformance(name: string, open: () => TaskStore
       store.createTask(childTask('worker-1', ROOT), 200);
       store.claim(request('runner-a', 1_000));
       const result = store.complete('worker-1', lease('runner-a'), handoffOf('done', 'Done.', { notes: ['kept'] }), 1_100);
-      if (!result.ok) throw new Error(result.reason);
+      if (!result.ok) throw new Error(result.error);
       result.task.handoff?.notes.push('changed');
       result.delivered?.handoff?.notes.push('changed');
       const read = store.getTask('worker-1');

@@ -48,7 +48,7 @@ function countingInstall(): { readonly runInstall: RunInstall; readonly requests
 }
 
 function expectLayer(layer: DependencyLayer): Extract<DependencyLayer, { ok: true }> {
-  if (!layer.ok) throw new Error(`expected a layer, got: ${layer.reason}`);
+  if (!layer.ok) throw new Error(`expected a layer, got: ${layer.error}`);
   return layer;
 }
 
@@ -150,9 +150,9 @@ describe('prepareDependencyLayer', { timeout: TIMEOUT_MS }, () => {
     const layer = await prepareDependencyLayer(project.repo, { cacheDir, commit: broken });
     expect(layer.ok).toBe(false);
     if (layer.ok) return;
-    expect(layer.reason).toMatch(/npm could not install/);
+    expect(layer.error).toMatch(/npm could not install/);
     // npm's own words about the archive it could not read.
-    expect(layer.reason).toMatch(/TAR_BAD_ARCHIVE/);
+    expect(layer.error).toMatch(/TAR_BAD_ARCHIVE/);
     expect(await layerFolders(cacheDir)).toEqual([]);
     expect(await readdir(join(cacheDir, '.staging'))).toEqual([]);
   });
@@ -161,14 +161,14 @@ describe('prepareDependencyLayer', { timeout: TIMEOUT_MS }, () => {
     await project.temporary.git(['rm', '--quiet', 'package-lock.json']);
     const commit = await project.temporary.commitAll('Drop the lockfile');
     const layer = await prepareDependencyLayer(project.repo, { cacheDir, commit });
-    expect(layer).toEqual({ ok: false, reason: expect.stringMatching(/no package-lock\.json/) });
+    expect(layer).toEqual({ ok: false, error: expect.stringMatching(/no package-lock\.json/) });
   });
 
   it('says why there is no layer for a repository without package.json', async () => {
     await project.temporary.git(['rm', '--quiet', 'package.json', 'package-lock.json']);
     const commit = await project.temporary.commitAll('Not a node project');
     const layer = await prepareDependencyLayer(project.repo, { cacheDir, commit });
-    expect(layer).toEqual({ ok: false, reason: 'the repository has no package.json at its root' });
+    expect(layer).toEqual({ ok: false, error: 'the repository has no package.json at its root' });
   });
 
   it('reads the commit, not the checkout', async () => {

@@ -32,7 +32,7 @@ export interface PrepareDependencyLayerOptions {
  */
 export type DependencyLayer =
   | { readonly ok: true; readonly layerDir: string; readonly key: string; readonly reused: boolean; readonly bytes: number }
-  | { readonly ok: false; readonly reason: string };
+  | { readonly ok: false; readonly error: string };
 
 const DEFAULT_TIMEOUT_MS = 10 * 60_000;
 
@@ -52,11 +52,11 @@ const inProgress = new Map<string, Promise<DependencyLayer>>();
  * other uses the winner's layer. Callers in one process share one install.
  *
  * Never throws: a repository without an npm lockfile, a failed install (with the tail of npm's
- * output), a full disk, all come back as `{ ok: false, reason }`, and the run goes on without
+ * output), a full disk, all come back as `{ ok: false, error }`, and the run goes on without
  * a layer.
  */
 export async function prepareDependencyLayer(repo: Repository, options: PrepareDependencyLayerOptions): Promise<DependencyLayer> {
-  if (options.signal?.aborted === true) return { ok: false, reason: 'the preparation was cancelled' };
+  if (options.signal?.aborted === true) return { ok: false, error: 'the preparation was cancelled' };
   const inputs = await readDependencyInputs(repo, options.commit);
   if (!inputs.ok) return inputs;
   const cacheDir = resolve(options.cacheDir);
@@ -78,9 +78,9 @@ async function ensureLayer(
   const layerDir = join(cacheDir, key);
   const existing = await useExistingLayer(cacheDir, layerDir);
   if (existing.state === 'usable') return { ok: true, layerDir, key, reused: true, bytes: existing.bytes };
-  if (existing.state === 'broken') return { ok: false, reason: existing.reason };
+  if (existing.state === 'broken') return { ok: false, error: existing.reason };
 
-  const fail = (reason: string): DependencyLayer => ({ ok: false, reason });
+  const fail = (reason: string): DependencyLayer => ({ ok: false, error: reason });
   let staging: string;
   try {
     await mkdir(join(cacheDir, STAGING_DIR), { recursive: true });
@@ -99,7 +99,7 @@ async function ensureLayer(
       timeoutMs: options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
       ...(options.signal === undefined ? {} : { signal: options.signal }),
     });
-    if (!installed.ok) return fail(`npm could not install the dependencies of ${options.commit.slice(0, 12)}: ${installed.reason}`);
+    if (!installed.ok) return fail(`npm could not install the dependencies of ${options.commit.slice(0, 12)}: ${installed.error}`);
     const modules = join(staging, 'node_modules');
     if (!(await isDirectory(modules))) return fail('npm ci reported success but made no node_modules folder');
     // Workspaces share these files (hard links, or an overlay's lower layer): no agent may change one in place.

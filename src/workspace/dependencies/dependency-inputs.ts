@@ -18,7 +18,7 @@ export interface InstallInputFile {
  */
 export type DependencyInputs =
   | { readonly ok: true; readonly key: string; readonly files: readonly InstallInputFile[] }
-  | { readonly ok: false; readonly reason: string };
+  | { readonly ok: false; readonly error: string };
 
 /** Bumped when the layout of a layer changes, so no older layer is taken for a newer one. */
 const LAYER_FORMAT = 'colony-dependency-layer/1';
@@ -43,9 +43,9 @@ export async function readDependencyInputs(repo: Repository, commit: string): Pr
   if (!rootEntries.ok) return rootEntries;
   const entries = rootEntries.entries;
   const packageEntry = blobEntry(entries, 'package.json');
-  if (packageEntry === null) return { ok: false, reason: 'the repository has no package.json at its root' };
+  if (packageEntry === null) return { ok: false, error: 'the repository has no package.json at its root' };
   const lockfilePath = ['npm-shrinkwrap.json', 'package-lock.json'].find((path) => blobEntry(entries, path) !== null);
-  if (lockfilePath === undefined) return { ok: false, reason: missingLockfileReason(entries) };
+  if (lockfilePath === undefined) return { ok: false, error: missingLockfileReason(entries) };
   const lockfileEntry = blobEntry(entries, lockfilePath) as TreeEntry;
   const npmrcEntry = blobEntry(entries, '.npmrc');
 
@@ -53,18 +53,18 @@ export async function readDependencyInputs(repo: Repository, commit: string): Pr
   const lockfileText = await readBlob(repo, lockfileEntry.oid);
   const npmrcText = npmrcEntry === null ? '' : await readBlob(repo, npmrcEntry.oid);
   if (packageText === null || lockfileText === null || npmrcText === null) {
-    return { ok: false, reason: `git could not read package.json, ${lockfilePath} or .npmrc at ${commit}` };
+    return { ok: false, error: `git could not read package.json, ${lockfilePath} or .npmrc at ${commit}` };
   }
   const manifest = parseJsonObject(packageText);
-  if (manifest === null) return { ok: false, reason: 'package.json is not a JSON object' };
+  if (manifest === null) return { ok: false, error: 'package.json is not a JSON object' };
   if (manifest.workspaces !== undefined) {
-    return { ok: false, reason: 'package.json declares npm workspaces, whose packages npm installs into the repository’s own folders; a shared layer holds only the root node_modules' };
+    return { ok: false, error: 'package.json declares npm workspaces, whose packages npm installs into the repository’s own folders; a shared layer holds only the root node_modules' };
   }
   const lockfile = parseJsonObject(lockfileText);
-  if (lockfile === null) return { ok: false, reason: `${lockfilePath} is not a JSON object` };
+  if (lockfile === null) return { ok: false, error: `${lockfilePath} is not a JSON object` };
   const local = localTarballs(lockfile, lockfilePath);
   if (!local.ok) return local;
-  if (local.packageCount === 0) return { ok: false, reason: `${lockfilePath} lists no dependencies, so there is nothing to share` };
+  if (local.packageCount === 0) return { ok: false, error: `${lockfilePath} lists no dependencies, so there is nothing to share` };
 
   const tarballEntries = await listTree(repo, commit, local.paths);
   if (!tarballEntries.ok) return tarballEntries;
@@ -75,7 +75,7 @@ export async function readDependencyInputs(repo: Repository, commit: string): Pr
   if (npmrcEntry !== null) files.push({ path: '.npmrc', mode: npmrcEntry.mode, oid: npmrcEntry.oid });
   for (const path of local.paths) {
     const entry = blobEntry(tarballEntries.entries, path);
-    if (entry === null) return { ok: false, reason: `${lockfilePath} installs from ${path}, which is not a file in commit ${commit.slice(0, 12)}` };
+    if (entry === null) return { ok: false, error: `${lockfilePath} installs from ${path}, which is not a file in commit ${commit.slice(0, 12)}` };
     files.push({ path, mode: entry.mode, oid: entry.oid });
   }
 
@@ -127,10 +127,10 @@ function missingLockfileReason(entries: ReadonlyMap<string, TreeEntry>): string 
 function localTarballs(
   lockfile: Record<string, unknown>,
   lockfilePath: string,
-): { readonly ok: true; readonly paths: string[]; readonly packageCount: number } | { readonly ok: false; readonly reason: string } {
+): { readonly ok: true; readonly paths: string[]; readonly packageCount: number } | { readonly ok: false; readonly error: string } {
   const packages = lockfile.packages;
   if (typeof packages !== 'object' || packages === null) {
-    return { ok: false, reason: `${lockfilePath} has no "packages" section (lockfile version 1, from npm 6); run \`npm install\` with npm 7 or later and commit the new lockfile` };
+    return { ok: false, error: `${lockfilePath} has no "packages" section (lockfile version 1, from npm 6); run \`npm install\` with npm 7 or later and commit the new lockfile` };
   }
   const paths = new Set<string>();
   let packageCount = 0;
@@ -139,13 +139,13 @@ function localTarballs(
     packageCount += 1;
     const entry = value as Record<string, unknown>;
     if (entry.link === true) {
-      return { ok: false, reason: `${lockfilePath} links the local package ${location} from the repository; a shared layer cannot hold what npm installs into the repository's own folders` };
+      return { ok: false, error: `${lockfilePath} links the local package ${location} from the repository; a shared layer cannot hold what npm installs into the repository's own folders` };
     }
     const resolved = entry.resolved;
     if (typeof resolved !== 'string' || !resolved.startsWith('file:')) continue;
     const path = posix.normalize(resolved.slice('file:'.length));
     if (path.startsWith('/') || path === '..' || path.startsWith('../')) {
-      return { ok: false, reason: `${lockfilePath} installs ${location} from ${resolved}, outside the repository` };
+      return { ok: false, error: `${lockfilePath} installs ${location} from ${resolved}, outside the repository` };
     }
     paths.add(path);
   }
@@ -156,12 +156,12 @@ async function listTree(
   repo: Repository,
   commit: string,
   paths: readonly string[],
-): Promise<{ readonly ok: true; readonly entries: Map<string, TreeEntry> } | { readonly ok: false; readonly reason: string }> {
+): Promise<{ readonly ok: true; readonly entries: Map<string, TreeEntry> } | { readonly ok: false; readonly error: string }> {
   const entries = new Map<string, TreeEntry>();
   if (paths.length === 0) return { ok: true, entries };
   const args = ['ls-tree', '-z', '--full-tree', commit, '--', ...paths];
   const result = await runGit(repo.root, args);
-  if (result.code !== 0) return { ok: false, reason: `cannot read the tree of ${commit}: ${describeFailure(args, result)}` };
+  if (result.code !== 0) return { ok: false, error: `cannot read the tree of ${commit}: ${describeFailure(args, result)}` };
   for (const line of splitNul(result.stdout)) {
     const match = /^(\d+) (\w+) ([0-9a-f]+)\t(.*)$/s.exec(line);
     if (match !== null) entries.set(match[4] as string, { mode: match[1] as string, type: match[2] as string, oid: match[3] as string });

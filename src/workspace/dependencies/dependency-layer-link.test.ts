@@ -21,7 +21,7 @@ let workspaceCount = 0;
 async function preparedProject(options: { readonly ignoreNodeModules?: boolean } = {}): Promise<{ project: NodeProject; layerDir: string }> {
   const project = await createNodeProject(options);
   const layer = await prepareDependencyLayer(project.repo, { cacheDir: project.cacheDir, commit: project.commit });
-  if (!layer.ok) throw new Error(layer.reason);
+  if (!layer.ok) throw new Error(layer.error);
   return { project, layerDir: layer.layerDir };
 }
 
@@ -64,7 +64,7 @@ describe('linkDependencyLayer', { timeout: TIMEOUT_MS }, () => {
     try {
       const workspace = await newWorkspace(project);
       const linked = await linkDependencyLayer(workspace.path, layerDir);
-      expect(linked).toEqual({ ok: false, reason: expect.stringMatching(/node_modules is not ignored .*git add --all/) });
+      expect(linked).toEqual({ ok: false, error: expect.stringMatching(/node_modules is not ignored .*git add --all/) });
       await expect(stat(join(workspace.path, 'node_modules'))).rejects.toThrow(/ENOENT/);
       expect(await liveUsers(layerDir)).toEqual([]);
     } finally {
@@ -77,7 +77,7 @@ describe('linkDependencyLayer', { timeout: TIMEOUT_MS }, () => {
     const workspace = await newWorkspace(project);
     await mkdir(join(workspace.path, 'node_modules'));
     const linked = await linkDependencyLayer(workspace.path, layerDir);
-    expect(linked).toEqual({ ok: false, reason: expect.stringMatching(/already has node_modules/) });
+    expect(linked).toEqual({ ok: false, error: expect.stringMatching(/already has node_modules/) });
   });
 
   it('leaves the layer untouched when a worker installs other dependencies in its workspace', async () => {

@@ -9,7 +9,7 @@ import { errorMessage } from '../../errors/error-message.js';
 /** What linking did: the top-level entries it made in the workspace and how many files they hold. */
 export type LinkDependencyLayerResult =
   | { readonly ok: true; readonly entries: readonly string[]; readonly files: number }
-  | { readonly ok: false; readonly reason: string };
+  | { readonly ok: false; readonly error: string };
 
 /**
  * Files copied into each workspace rather than linked, because npm rewrites them in place:
@@ -34,12 +34,12 @@ export async function linkDependencyLayer(workspacePath: string, layerDir: strin
   try {
     names = (await readdir(layerDir, { withFileTypes: true })).map((entry) => ({ name: entry.name, directory: entry.isDirectory() }));
   } catch (error) {
-    return { ok: false, reason: `the dependency layer ${layerDir} cannot be read: ${errorMessage(error)}` };
+    return { ok: false, error: `the dependency layer ${layerDir} cannot be read: ${errorMessage(error)}` };
   }
-  if (names.length === 0) return { ok: false, reason: `the dependency layer ${layerDir} is empty` };
+  if (names.length === 0) return { ok: false, error: `the dependency layer ${layerDir} is empty` };
   for (const { name, directory } of names) {
     const refusal = await whyNotLink(workspacePath, name, directory);
-    if (refusal !== null) return { ok: false, reason: refusal };
+    if (refusal !== null) return { ok: false, error: refusal };
   }
   let files = 0;
   const made: string[] = [];
@@ -53,7 +53,7 @@ export async function linkDependencyLayer(workspacePath: string, layerDir: strin
     for (const name of made) await rm(join(workspacePath, name), { recursive: true, force: true }).catch(() => undefined);
     const crossDevice = error instanceof Error && 'code' in error && error.code === 'EXDEV';
     const why = crossDevice ? 'the layer is on another file system than the workspace, and hard links cannot cross file systems' : errorMessage(error);
-    return { ok: false, reason: `cannot link the dependency layer ${layerDir} into ${workspacePath}: ${why}` };
+    return { ok: false, error: `cannot link the dependency layer ${layerDir} into ${workspacePath}: ${why}` };
   }
   return { ok: true, entries: names.map((entry) => entry.name), files };
 }

@@ -11,7 +11,7 @@ export interface InstallRequest {
 }
 
 /** How an install ended. A failure carries the tail of npm's output, which says why. */
-export type InstallResult = { readonly ok: true } | { readonly ok: false; readonly reason: string };
+export type InstallResult = { readonly ok: true } | { readonly ok: false; readonly error: string };
 
 /** Runs one install. `runNpmCi` is the real one; tests wrap it to count or inspect calls. */
 export type RunInstall = (request: InstallRequest) => Promise<InstallResult>;
@@ -81,7 +81,7 @@ export function installEnvironment(parent: Readonly<Record<string, string | unde
  * group, which is killed as a whole when the install times out or is cancelled.
  */
 export function runNpmCi(request: InstallRequest): Promise<InstallResult> {
-  if (request.signal?.aborted === true) return Promise.resolve({ ok: false, reason: 'the install was cancelled before it started' });
+  if (request.signal?.aborted === true) return Promise.resolve({ ok: false, error: 'the install was cancelled before it started' });
   return new Promise((resolve) => {
     const child = spawn('npm', NPM_CI_ARGS, { cwd: request.dir, env: { ...request.environment }, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
     let output = '';
@@ -119,10 +119,10 @@ export function runNpmCi(request: InstallRequest): Promise<InstallResult> {
       request.signal?.removeEventListener('abort', onAbort);
       const tail = output.trim().slice(-OUTPUT_TAIL_CHARS);
       const command = `npm ${NPM_CI_ARGS.join(' ')}`;
-      if (startError !== null) resolve({ ok: false, reason: `could not run ${command}: ${startError}` });
-      else if (stoppedBecause !== null) resolve({ ok: false, reason: `${command} was stopped: ${stoppedBecause}. ${tail}`.trim() });
+      if (startError !== null) resolve({ ok: false, error: `could not run ${command}: ${startError}` });
+      else if (stoppedBecause !== null) resolve({ ok: false, error: `${command} was stopped: ${stoppedBecause}. ${tail}`.trim() });
       else if (code === 0) resolve({ ok: true });
-      else resolve({ ok: false, reason: `${command} failed (${code === null ? `killed by ${signal ?? 'a signal'}` : `exit ${code}`}): ${tail}` });
+      else resolve({ ok: false, error: `${command} failed (${code === null ? `killed by ${signal ?? 'a signal'}` : `exit ${code}`}): ${tail}` });
     });
   });
 }

@@ -65,7 +65,7 @@ describe('advanceGreenBranch', () => {
     await setup.temporary.git(['update-ref', 'refs/heads/green', side]);
     const result = await advanceGreenBranch(setup.repo, { branch: 'green', to: at(2) });
     expect(result.ok).toBe(false);
-    const reason = result.ok ? '' : result.reason;
+    const reason = result.ok ? '' : result.error;
     expect(reason).toContain(`green points at ${side.slice(0, 12)} ("Someone else")`);
     expect(reason).toContain('diverged');
     expect(reason).toContain('only moves green forward');
@@ -78,7 +78,7 @@ describe('advanceGreenBranch', () => {
     await advanceGreenBranch(setup.repo, { branch: 'green', to: at(2) });
     const result = await advanceGreenBranch(setup.repo, { branch: 'green', to: at(0) });
     expect(result.ok).toBe(false);
-    expect(result.ok ? '' : result.reason).toContain(`which already comes after ${at(0).slice(0, 12)}`);
+    expect(result.ok ? '' : result.error).toContain(`which already comes after ${at(0).slice(0, 12)}`);
     expect(await refOf('refs/heads/green')).toBe(at(2));
   });
 
@@ -86,7 +86,7 @@ describe('advanceGreenBranch', () => {
     for (const branch of ['bad..name', 'HEAD', '-x', 'with space', '@{-1}', 'main']) {
       const result = await advanceGreenBranch(setup.repo, { branch, to: at(2) });
       expect(result.ok, branch).toBe(false);
-      expect(result.ok ? '' : result.reason).toContain('Choose another name for the green branch');
+      expect(result.ok ? '' : result.error).toContain('Choose another name for the green branch');
     }
     expect(await refOf('refs/heads/main')).toBe(at(2));
     expect((await setup.temporary.git(['for-each-ref', '--format=%(refname)', 'refs/heads/'])).trim()).toBe('refs/heads/main');
@@ -94,7 +94,7 @@ describe('advanceGreenBranch', () => {
 
   it('refuses a commit that does not exist', async () => {
     const result = await advanceGreenBranch(setup.repo, { branch: 'green', to: 'f'.repeat(40) });
-    expect(result.ok ? '' : result.reason).toContain('no such commit');
+    expect(result.ok ? '' : result.error).toContain('no such commit');
     expect(await refOf('refs/heads/green')).toBeNull();
   });
 
@@ -103,7 +103,7 @@ describe('advanceGreenBranch', () => {
     const checkout = join(setup.temporary.base, 'green-checkout');
     await setup.temporary.git(['worktree', 'add', '--quiet', checkout, 'green']);
     const result = await advanceGreenBranch(setup.repo, { branch: 'green', to: at(2) });
-    expect(result.ok ? '' : result.reason).toContain(`checked out in ${checkout}`);
+    expect(result.ok ? '' : result.error).toContain(`checked out in ${checkout}`);
     expect(await refOf('refs/heads/green')).toBe(at(0));
   });
 
@@ -111,7 +111,7 @@ describe('advanceGreenBranch', () => {
     await advanceGreenBranch(setup.repo, { branch: 'green', to: at(0) });
     writeFileSync(join(setup.repo.gitDir, 'refs', 'heads', 'green.lock'), '');
     const result = await advanceGreenBranch(setup.repo, { branch: 'green', to: at(2) });
-    const reason = result.ok ? '' : result.reason;
+    const reason = result.ok ? '' : result.error;
     expect(reason).toMatch(new RegExp(`^colony could not move green from ${at(0).slice(0, 12)} to ${at(2).slice(0, 12)}: fatal: .*cannot lock ref 'refs/heads/green': .*green\\.lock`));
     expect(await refOf('refs/heads/green')).toBe(at(0));
   });
@@ -120,7 +120,7 @@ describe('advanceGreenBranch', () => {
     await setup.temporary.git(['branch', 'other', at(0)]);
     await setup.temporary.git(['symbolic-ref', 'refs/heads/green', 'refs/heads/other']);
     const result = await advanceGreenBranch(setup.repo, { branch: 'green', to: at(2) });
-    expect(result.ok ? '' : result.reason).toContain('is a symbolic ref to refs/heads/other');
+    expect(result.ok ? '' : result.error).toContain('is a symbolic ref to refs/heads/other');
     expect(await refOf('refs/heads/other')).toBe(at(0));
   });
 });
@@ -172,14 +172,14 @@ describe('refs moved by another process between the read and the write', () => {
     const result = await advanceGreenBranch(setup.repo, { branch: 'green', to: at(2) });
     expect(existsSync(armFile)).toBe(false);
     expect(result.ok).toBe(false);
-    expect(result.ok ? '' : result.reason).toContain(`moved it to ${side.slice(0, 12)} while colony was moving green from ${at(0).slice(0, 12)}`);
+    expect(result.ok ? '' : result.error).toContain(`moved it to ${side.slice(0, 12)} while colony was moving green from ${at(0).slice(0, 12)}`);
     expect(await refOf('refs/heads/green')).toBe(side);
   });
 
   it('refuses to overwrite a branch someone made meanwhile', async () => {
     moveBeforeNextWrite('refs/heads/green', at(1));
     const result = await advanceGreenBranch(setup.repo, { branch: 'green', to: at(2) });
-    expect(result.ok ? '' : result.reason).toContain(`moved it to ${at(1).slice(0, 12)} while colony was moving green from nothing`);
+    expect(result.ok ? '' : result.error).toContain(`moved it to ${at(1).slice(0, 12)} while colony was moving green from nothing`);
     expect(await refOf('refs/heads/green')).toBe(at(1));
   });
 
@@ -215,7 +215,7 @@ describe('tagGreen', () => {
     expect((await tagGreen(setup.repo, { prefix: 'bad..prefix', commit: at(0) })).ok).toBe(false);
     expect((await tagGreen(setup.repo, { prefix: '', commit: at(0) })).ok).toBe(false);
     const missing = await tagGreen(setup.repo, { prefix: 'green', commit: 'e'.repeat(40) });
-    expect(missing.ok ? '' : missing.reason).toContain('no such commit');
+    expect(missing.ok ? '' : missing.error).toContain('no such commit');
     expect((await setup.temporary.git(['tag', '--list'])).trim()).toBe('');
   });
 });

@@ -2,9 +2,9 @@ import { describeFailure, runGit, splitNul } from '../git/git.js';
 import type { Repository } from '../git/repository.js';
 
 /** What `advanceGreenBranch` did: `from` is where the branch was (null when colony made it). */
-export type GreenAdvance = { ok: true; from: string | null; moved: boolean } | { ok: false; reason: string };
+export type GreenAdvance = { ok: true; from: string | null; moved: boolean } | { ok: false; error: string };
 
-export type GreenTag = { ok: true; tag: string } | { ok: false; reason: string };
+export type GreenTag = { ok: true; tag: string } | { ok: false; error: string };
 
 /** The old value `git update-ref` takes for "this ref must not exist yet". */
 const ZERO_ID = '0000000000000000000000000000000000000000';
@@ -24,31 +24,31 @@ const TAG_ATTEMPTS = 20;
 export async function advanceGreenBranch(repo: Repository, options: { branch: string; to: string }): Promise<GreenAdvance> {
   const { branch } = options;
   const invalid = await greenBranchProblem(repo, branch);
-  if (invalid !== null) return { ok: false, reason: invalid };
+  if (invalid !== null) return { ok: false, error: invalid };
   const to = await resolveCommit(repo, options.to);
-  if (to === null) return { ok: false, reason: `colony cannot move ${branch} to ${options.to}: no such commit in ${repo.root}.` };
+  if (to === null) return { ok: false, error: `colony cannot move ${branch} to ${options.to}: no such commit in ${repo.root}.` };
   const ref = `refs/heads/${branch}`;
   const symbolic = await runGit(repo.root, ['symbolic-ref', '--quiet', ref]);
   if (symbolic.code === 0) {
     const target = symbolic.stdout.trim();
     return {
       ok: false,
-      reason: `${branch} is a symbolic ref to ${target}, so moving it would move ${target}; colony left it. Delete it (\`git symbolic-ref --delete ${ref}\`) and colony makes ${branch} a branch of its own.`,
+      error: `${branch} is a symbolic ref to ${target}, so moving it would move ${target}; colony left it. Delete it (\`git symbolic-ref --delete ${ref}\`) and colony makes ${branch} a branch of its own.`,
     };
   }
   const from = await readRef(repo, ref);
-  if (!from.ok) return { ok: false, reason: from.error };
+  if (!from.ok) return { ok: false, error: from.error };
   if (from.commit === to) return { ok: true, from: to, moved: false };
   if (from.commit !== null) {
     const forward = await isAncestor(repo, from.commit, to);
-    if (!forward.ok) return { ok: false, reason: forward.error };
-    if (!forward.yes) return { ok: false, reason: await notForward(repo, branch, from.commit, to) };
+    if (!forward.ok) return { ok: false, error: forward.error };
+    if (!forward.yes) return { ok: false, error: await notForward(repo, branch, from.commit, to) };
   }
   const checkedOut = await checkoutOf(repo, ref);
   if (checkedOut !== null) {
     return {
       ok: false,
-      reason:
+      error:
         `The branch ${branch} is checked out in ${checkedOut}; moving it would leave that checkout's files behind the branch, so colony left it ${from.commit === null ? 'unborn' : `at ${short(from.commit)}`}. ` +
         `Switch that checkout to another branch (for example \`git -C ${checkedOut} switch --detach\`) and colony moves ${branch} at its next passing check.`,
     };
@@ -59,12 +59,12 @@ export async function advanceGreenBranch(repo: Repository, options: { branch: st
   const before = from.commit === null ? 'nothing' : short(from.commit);
   if (now.ok && now.commit === from.commit) {
     // Not a race: git could not write the ref (a lock another git holds, a full disk).
-    return { ok: false, reason: `colony could not move ${branch} from ${before} to ${short(to)}: ${swapped.error}. colony tries again at its next passing check.` };
+    return { ok: false, error: `colony could not move ${branch} from ${before} to ${short(to)}: ${swapped.error}. colony tries again at its next passing check.` };
   }
   const where = now.ok ? (now.commit === null ? 'deleted it' : `moved it to ${short(now.commit)}`) : 'changed it';
   return {
     ok: false,
-    reason:
+    error:
       `Something else ${where} while colony was moving ${branch} from ${before} to ${short(to)}, ` +
       `so colony left it as that made it (${swapped.error}). colony tries again at its next passing check.`,
   };
@@ -80,13 +80,13 @@ export async function tagGreen(repo: Repository, options: { prefix: string; comm
   const { prefix } = options;
   const format = await runGit(repo.root, ['check-ref-format', `refs/tags/${prefix}-1`]);
   if (prefix === '' || prefix.startsWith('-') || format.code !== 0) {
-    return { ok: false, reason: `${JSON.stringify(prefix)} cannot start a tag name: git refuses refs/tags/${prefix}-1. Choose a tag prefix such as "green".` };
+    return { ok: false, error: `${JSON.stringify(prefix)} cannot start a tag name: git refuses refs/tags/${prefix}-1. Choose a tag prefix such as "green".` };
   }
   const commit = await resolveCommit(repo, options.commit);
-  if (commit === null) return { ok: false, reason: `colony cannot tag ${options.commit}: no such commit in ${repo.root}.` };
+  if (commit === null) return { ok: false, error: `colony cannot tag ${options.commit}: no such commit in ${repo.root}.` };
   const listArgs = ['for-each-ref', '--format=%(refname)', 'refs/tags/'];
   const listed = await runGit(repo.root, listArgs);
-  if (listed.code !== 0) return { ok: false, reason: describeFailure(listArgs, listed) };
+  if (listed.code !== 0) return { ok: false, error: describeFailure(listArgs, listed) };
   const numbered = new RegExp(`^refs/tags/${escapeRegExp(prefix)}-(\\d+)$`);
   let highest = 0;
   for (const name of listed.stdout.split('\n')) {
@@ -103,7 +103,7 @@ export async function tagGreen(repo: Repository, options: { prefix: string; comm
     const exists = await readRef(repo, `refs/tags/${tag}`);
     if (!exists.ok || exists.commit === null) break;
   }
-  return { ok: false, reason: `colony could not tag ${short(commit)} as ${prefix}-<n> from ${prefix}-${highest + 1}: ${lastError}` };
+  return { ok: false, error: `colony could not tag ${short(commit)} as ${prefix}-<n> from ${prefix}-${highest + 1}: ${lastError}` };
 }
 
 /**

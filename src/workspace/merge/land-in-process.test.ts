@@ -97,7 +97,7 @@ describe('landing in-process', () => {
     const failsOnBrokenApp: MergeCheck = async (path) => {
       const { readFile } = await import('node:fs/promises');
       const text = await readFile(join(path, 'src/app.ts'), 'utf8');
-      return text.includes('broken') ? { ok: false, output: 'src/app.ts: broken build' } : { ok: true };
+      return text.includes('broken') ? { ok: false, error: 'src/app.ts: broken build' } : { ok: true };
     };
 
     it('lands work that passes, checked on the work replayed onto the trunk', async () => {

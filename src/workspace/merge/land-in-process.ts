@@ -58,7 +58,7 @@ async function runCheck(landing: InProcessLanding, tip: string, mainBefore: stri
   const started = landing.now();
   const result = await landing.check(landing.workspace.path);
   landing.emit({ type: 'merge.checked', data: { commit: tip, mainBefore, passed: result.ok, durationMs: landing.now() - started } });
-  return result.ok ? null : { status: 'check-failed', output: result.output, mainBefore };
+  return result.ok ? null : { status: 'check-failed', output: result.error, mainBefore };
 }
 
 /** Inside main's turn: replay again if main moved since `replayed` was made, then swap. */

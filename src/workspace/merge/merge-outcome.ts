@@ -74,7 +74,7 @@ export interface MergeIntent {
 }
 
 /** Runs the merge check in `workspacePath`; a failure carries the output to show the agent. */
-export type MergeCheck = (workspacePath: string) => Promise<{ readonly ok: true } | { readonly ok: false; readonly output: string }>;
+export type MergeCheck = (workspacePath: string) => Promise<{ readonly ok: true } | { readonly ok: false; readonly error: string }>;
 
 
 /**

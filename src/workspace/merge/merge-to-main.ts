@@ -39,12 +39,13 @@ interface MergeContext {
   readonly now: () => number;
 }
 
-type Step = { readonly ok: true } | { readonly ok: false; readonly outcome: MergeOutcome };
+/** A step of a merge: go on, or stop the merge with its outcome. */
+type Step = { readonly stopped: false } | { readonly stopped: true; readonly outcome: MergeOutcome };
 
-const proceed: Step = { ok: true };
+const proceed: Step = { stopped: false };
 
 function stop(outcome: MergeOutcome): Step {
-  return { ok: false, outcome };
+  return { stopped: true, outcome };
 }
 
 function gitFailure(args: readonly string[], result: GitResult): MergeOutcome {
@@ -82,7 +83,7 @@ async function continueRebase(context: MergeContext, rebase: RebaseInProgress): 
   }
   if ((await unmergedFiles(worktree)).length > 0) {
     const settled = await settleRebase(context, rebase.onto);
-    if (settled.ok) await forgetConflictedFiles(worktree);
+    if (!settled.stopped) await forgetConflictedFiles(worktree);
     return settled;
   }
   return failed(continueArgs, continued);
@@ -153,12 +154,12 @@ async function prepareBranch(context: MergeContext, message: string): Promise<St
     await forgetConflictedFiles(worktree);
   } else {
     const continued = await continueRebase(context, rebase);
-    if (!continued.ok) return continued;
+    if (continued.stopped) return continued;
   }
   const onBranch = await checkOnBranch(context);
-  if (!onBranch.ok) return onBranch;
+  if (onBranch.stopped) return onBranch;
   const committed = await commitPendingChanges(context, message);
-  if (!committed.ok) return committed;
+  if (committed.stopped) return committed;
   const mainBranch = context.repo.mainBranch;
   const ahead = await countCommitsAhead(context.workspace, mainBranch, ['HEAD']);
   if (!ahead.ok) return stop({ status: 'failed', error: ahead.error });
@@ -186,7 +187,7 @@ async function landOnMain(context: MergeContext, options: MergeToMainOptions, ma
   const { repo, now } = context;
   const started = now();
   const prepared = await prepareBranch(context, options.message);
-  if (!prepared.ok) return prepared.outcome;
+  if (prepared.stopped) return prepared.outcome;
 
   const attempts = { made: 0, max: maxAttempts };
   while (attempts.made < maxAttempts) {
@@ -196,9 +197,9 @@ async function landOnMain(context: MergeContext, options: MergeToMainOptions, ma
     attempts.made += 1;
     const mainBefore = await resolveBranch(repo, repo.mainBranch);
     const rebased = await rebaseIfBehind(context, mainBefore, attempts.made);
-    if (!rebased.ok) return rebased.outcome;
+    if (rebased.stopped) return rebased.outcome;
     const checked = await runCheck(context, mainBefore);
-    if (!checked.ok) return checked.outcome;
+    if (checked.stopped) return checked.outcome;
     const queued = now();
     const outcome = await withMainTurn(repo, () => {
       context.waited.ms += now() - queued;
@@ -220,7 +221,7 @@ async function runCheck(context: MergeContext, mainBefore: string): Promise<Step
   const commit = await headCommit(context);
   const result = await context.check(context.workspace.path);
   context.emit({ type: 'merge.checked', data: { commit, mainBefore, passed: result.ok, durationMs: context.now() - started } });
-  return result.ok ? proceed : stop({ status: 'check-failed', output: result.output, mainBefore });
+  return result.ok ? proceed : stop({ status: 'check-failed', output: result.error, mainBefore });
 }
 
 /** Records the attempt and rebases the branch onto `mainBefore` unless it is already based on it. */
@@ -251,7 +252,7 @@ async function swapMain(
     attempts.made += 1;
     mainBefore = current;
     const rebased = await rebaseIfBehind(context, mainBefore, attempts.made);
-    if (!rebased.ok) return rebased.outcome;
+    if (rebased.stopped) return rebased.outcome;
   }
   const attempt = attempts.made;
   const commit = await headCommit(context);

@@ -84,17 +84,17 @@ describe('objects and tree merges in-process', () => {
     const base = await baseTree();
     const editedOne = await treeAfter('main', () => temporary.write('src/app.ts', 'export const app = 2;\n'));
     const editedTwo = await treeAfter('main', () => temporary.write('src/app.ts', 'export const app = 3;\n'));
-    expect(await mergeTrees(store, base, editedOne, editedTwo)).toEqual({ ok: false, conflict: 'src/app.ts' });
+    expect(await mergeTrees(store, base, editedOne, editedTwo)).toEqual({ ok: false, error: 'src/app.ts changed on both sides in ways a tree merge cannot settle', conflict: 'src/app.ts' });
 
     const deleted = await treeAfter('main', () => temporary.git(['rm', '--quiet', 'src/app.ts']).then(() => undefined));
-    expect(await mergeTrees(store, base, editedOne, deleted)).toEqual({ ok: false, conflict: 'src/app.ts' });
+    expect(await mergeTrees(store, base, editedOne, deleted)).toEqual({ ok: false, error: 'src/app.ts changed on both sides in ways a tree merge cannot settle', conflict: 'src/app.ts' });
 
     const folder = await treeAfter('main', async () => {
       await temporary.git(['rm', '--quiet', 'docs/guide.md']);
       await temporary.write('docs/guide.md/part.md', 'Part\n');
     });
     const edited = await treeAfter('main', () => temporary.write('docs/guide.md', 'Guide, edited\n'));
-    expect(await mergeTrees(store, base, edited, folder)).toEqual({ ok: false, conflict: 'docs/guide.md' });
+    expect(await mergeTrees(store, base, edited, folder)).toEqual({ ok: false, error: 'docs/guide.md changed on both sides in ways a tree merge cannot settle', conflict: 'docs/guide.md' });
   });
 
   it('keeps one side\'s deletion next to the other\'s addition, and drops the folder it emptied', async () => {

@@ -12,7 +12,12 @@ import type { ObjectStore } from '../git/object-store.js';
  */
 export type TreeMergeResult =
   | { readonly ok: true; readonly tree: string; readonly autoResolved: readonly string[] }
-  | { readonly ok: false; readonly conflict: string };
+  | {
+      readonly ok: false;
+      readonly error: string;
+      /** The path both sides changed in ways this merge cannot settle. */
+      readonly conflict: string;
+    };
 
 interface MergeState {
   readonly store: ObjectStore;
@@ -103,7 +108,7 @@ export async function mergeTrees(store: ObjectStore, base: string, ours: string,
   if (theirs === base) return { ok: true, tree: ours, autoResolved: [] };
   const state: MergeState = { store, autoResolved: [], conflict: null };
   const entries = await mergeLevel(state, '', base, ours, theirs);
-  if (entries === null || state.conflict !== null) return { ok: false, conflict: state.conflict ?? '' };
+  if (entries === null || state.conflict !== null) return { ok: false, error: `${state.conflict ?? 'a path'} changed on both sides in ways a tree merge cannot settle`, conflict: state.conflict ?? '' };
   return { ok: true, tree: await store.writeTree(entries), autoResolved: state.autoResolved };
 }
 

@@ -40,6 +40,6 @@ export async function chooseWorkspaceProvider(
     const reason = choice === 'overlay' ? 'overlay workspaces were asked for' : `overlay mounts work in ${options.storageDir}`;
     return { ok: true, provider: createOverlayProvider(repo, options), forced: choice === 'overlay', reason };
   }
-  if (choice === 'overlay') return { ok: false, error: `overlay workspaces were asked for, but they cannot be used: ${support.reason}` };
-  return { ok: true, provider: createWorktreeProvider(repo), forced: false, reason: `overlay workspaces cannot be used: ${support.reason}` };
+  if (choice === 'overlay') return { ok: false, error: `overlay workspaces were asked for, but they cannot be used: ${support.error}` };
+  return { ok: true, provider: createWorktreeProvider(repo), forced: false, reason: `overlay workspaces cannot be used: ${support.error}` };
 }

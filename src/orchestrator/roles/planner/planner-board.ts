@@ -64,7 +64,7 @@ export function createPlannerBoard(context: BoardContext, task: TaskRecord, agen
       context.now(),
       extras.lease?.(),
     );
-    if (!created.ok) return { ok: false, error: created.reason };
+    if (!created.ok) return { ok: false, error: created.error };
     const taskId = created.task.id;
     recorder.record(taskCreatedEvent(created.task));
     // Recorded before any runner can act on it.

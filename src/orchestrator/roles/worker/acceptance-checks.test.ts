@@ -79,7 +79,7 @@ describe('acceptance checks', () => {
     const merged = commitOnMain('landed.txt', 'x\n');
     const noisy = `for i in $(seq 1 3000); do echo "line $i"; done; echo 'the last words' >&2; exit 3`;
     const outcome = await runAcceptanceChecks(request([noisy, 'true'], merged));
-    if (!outcome.ok) throw new Error(outcome.reason);
+    if (!outcome.ok) throw new Error(outcome.error);
     expect(outcome.verdict).toMatchObject({ commit: merged, passed: false, skipped: null });
     const [failed, passed] = outcome.verdict.results;
     expect(failed).toMatchObject({ command: noisy, passed: false, exitCode: 3, timedOut: false });
@@ -99,7 +99,7 @@ describe('acceptance checks', () => {
   it('stop a command at its time limit and count it as failed', async () => {
     const merged = commitOnMain('landed.txt', 'x\n');
     const outcome = await runAcceptanceChecks(request(['sleep 20'], merged, { commandTimeoutMs: 300 }));
-    if (!outcome.ok) throw new Error(outcome.reason);
+    if (!outcome.ok) throw new Error(outcome.error);
     expect(outcome.verdict.passed).toBe(false);
     expect(outcome.verdict.results).toMatchObject([{ command: 'sleep 20', passed: false, exitCode: null, timedOut: true }]);
   });

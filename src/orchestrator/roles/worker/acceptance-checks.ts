@@ -49,7 +49,7 @@ export interface AcceptanceCheckRequest {
 export type AcceptanceOutcome =
   | { readonly ok: true; readonly verdict: AcceptanceVerdict }
   /** The signal stopped the checks before they ended: there is no verdict, and nothing was recorded as checked. */
-  | { readonly ok: false; readonly reason: string };
+  | { readonly ok: false; readonly error: string };
 
 type CheckedResult = EventData<'acceptance.checked'>['results'][number];
 
@@ -78,7 +78,7 @@ export async function runAcceptanceChecks(request: AcceptanceCheckRequest): Prom
     const deadline = performance.now() + (request.totalMs ?? ACCEPTANCE_TOTAL_MS);
     const results: CheckedResult[] = [];
     for (const command of commands) {
-      if (request.signal.aborted) return { ok: false, reason: stopReason(request.signal) };
+      if (request.signal.aborted) return { ok: false, error: stopReason(request.signal) };
       const left = Math.floor(deadline - performance.now());
       if (left <= 0) {
         results.push({ command, exitCode: null, timedOut: true, durationMs: 0, output: 'not run: the checks before it used up the time all of them may take' });
@@ -86,7 +86,7 @@ export async function runAcceptanceChecks(request: AcceptanceCheckRequest): Prom
       }
       const timeoutMs = Math.min(request.commandTimeoutMs ?? ACCEPTANCE_COMMAND_TIMEOUT_MS, left);
       const result = await run({ command, cwd: view.path, timeoutMs, signal: request.signal });
-      if (result.aborted) return { ok: false, reason: stopReason(request.signal) };
+      if (result.aborted) return { ok: false, error: stopReason(request.signal) };
       results.push(checkedResult(command, result));
     }
     return { ok: true, verdict: recordVerdict(request, commit, null, results) };
@@ -105,7 +105,7 @@ export async function checkAcceptance(request: AcceptanceCheckRequest): Promise<
   const checked = await runAcceptanceChecks(request);
   if (checked.ok) return checked.verdict;
   if (request.signal.reason === RUN_STOPPED) return RUN_STOPPED;
-  return { commit: null, passed: false, skipped: `the checks were stopped before they ended: ${checked.reason}`, results: [] };
+  return { commit: null, passed: false, skipped: `the checks were stopped before they ended: ${checked.error}`, results: [] };
 }
 
 function checkedResult(command: string, result: ProcessResult): CheckedResult {

@@ -20,6 +20,6 @@ export function commandMergeCheck(command: string, runProcess: RunProcess, signa
       : result.startError !== null
         ? 'could not start'
         : `exited with ${result.exitCode ?? 'a signal'}`;
-    return { ok: false, output: `\`${command}\` ${how}:\n${tail}` };
+    return { ok: false, error: `\`${command}\` ${how}:\n${tail}` };
   };
 }

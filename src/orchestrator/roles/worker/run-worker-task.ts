@@ -249,8 +249,8 @@ async function placeWorkspace(
       return { workspace: reopened.workspace, notice: null, notes: [] };
     }
     const fresh = await createWorkspace(context, `${agentId}-${attempt}`, record);
-    const gone = `colony restarted, and your workspace could not be taken up again (${reopened.reason}). You are now in a fresh workspace at ${context.repo.mainBranch}'s latest commit, ${fresh.path}: work you had not merged is not in it. Check what ${context.repo.mainBranch} already has before you go on.`;
-    return { workspace: fresh, notice: gone, notes: [`After a restart its workspace could not be taken up again (${reopened.reason}); it went on in a fresh one.`] };
+    const gone = `colony restarted, and your workspace could not be taken up again (${reopened.error}). You are now in a fresh workspace at ${context.repo.mainBranch}'s latest commit, ${fresh.path}: work you had not merged is not in it. Check what ${context.repo.mainBranch} already has before you go on.`;
+    return { workspace: fresh, notice: gone, notes: [`After a restart its workspace could not be taken up again (${reopened.error}); it went on in a fresh one.`] };
   }
   return { workspace: await createWorkspace(context, agentId, record), notice: null, notes: [] };
 }

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { mountOverlay, unmountOverlay } from './overlay-mount.js';
 import { errorMessage } from '../../../errors/error-message.js';
 
-export type OverlaySupport = { readonly ok: true } | { readonly ok: false; readonly reason: string };
+export type OverlaySupport = { readonly ok: true } | { readonly ok: false; readonly error: string };
 
 /**
  * Whether overlay workspaces work in `dir`: Linux, root, and one real overlay mount made,
@@ -13,8 +13,8 @@ export type OverlaySupport = { readonly ok: true } | { readonly ok: false; reado
  * nothing behind; never throws.
  */
 export async function probeOverlaySupport(dir: string): Promise<OverlaySupport> {
-  if (process.platform !== 'linux') return { ok: false, reason: `overlay mounts are a Linux feature and this is ${process.platform}` };
-  if (process.getuid?.() !== 0) return { ok: false, reason: 'mounting an overlay needs root, and colony is not running as root' };
+  if (process.platform !== 'linux') return { ok: false, error: `overlay mounts are a Linux feature and this is ${process.platform}` };
+  if (process.getuid?.() !== 0) return { ok: false, error: 'mounting an overlay needs root, and colony is not running as root' };
   const probe = join(dir, `probe-${process.pid}-${randomBytes(4).toString('hex')}`);
   const lower = join(probe, 'lower');
   const upper = join(probe, 'upper');
@@ -24,25 +24,25 @@ export async function probeOverlaySupport(dir: string): Promise<OverlaySupport> 
     await writeFile(join(lower, 'seen.txt'), 'lower\n');
   } catch (error) {
     await rm(probe, { recursive: true, force: true }).catch(() => undefined);
-    return { ok: false, reason: `cannot make a test overlay in ${dir}: ${errorMessage(error)}` };
+    return { ok: false, error: `cannot make a test overlay in ${dir}: ${errorMessage(error)}` };
   }
   const mounted = await mountOverlay({ lowerDirs: [lower], upperDir: upper, workDir: join(probe, 'work') }, target);
   if (!mounted.ok) {
     await rm(probe, { recursive: true, force: true }).catch(() => undefined);
-    return { ok: false, reason: mounted.error };
+    return { ok: false, error: mounted.error };
   }
   let verdict: OverlaySupport = { ok: true };
   try {
     await writeFile(join(target, 'seen.txt'), 'upper\n');
     const lowerAfter = await readFile(join(lower, 'seen.txt'), 'utf8');
     const upperAfter = await readFile(join(upper, 'seen.txt'), 'utf8');
-    if (lowerAfter !== 'lower\n' || upperAfter !== 'upper\n') verdict = { ok: false, reason: `a write through a test overlay in ${probe} did not land in its upper layer` };
+    if (lowerAfter !== 'lower\n' || upperAfter !== 'upper\n') verdict = { ok: false, error: `a write through a test overlay in ${probe} did not land in its upper layer` };
   } catch (error) {
-    verdict = { ok: false, reason: `writing through a test overlay in ${probe} failed: ${errorMessage(error)}` };
+    verdict = { ok: false, error: `writing through a test overlay in ${probe} failed: ${errorMessage(error)}` };
   }
   const unmounted = await unmountOverlay(target);
   // Never delete through a mount that is still there: the files would go, the mount would stay.
-  if (!unmounted.ok) return { ok: false, reason: `${unmounted.error}; the test overlay at ${target} is left mounted` };
+  if (!unmounted.ok) return { ok: false, error: `${unmounted.error}; the test overlay at ${target} is left mounted` };
   await rm(probe, { recursive: true, force: true }).catch(() => undefined);
   return verdict;
 }
