@@ -72,7 +72,7 @@ describe('colony tui, in a real terminal, on a live run', () => {
       // run cannot end before the steering is seen through, however fast the machine.
       tui.keys(['a']);
       await tui.waitFor('Spawning paused across the run (andon)');
-      await tui.waitFor('HELD (andon)');
+      await tui.waitFor('PAUSED (andon)');
       const held = await waitForLoggedEvent(stateDir, (event) => event.type === 'andon.changed' && event.data.paused && event.data.by === 'user');
 
       // The root planner's page: its transcript, with a tool call and what the tool answered.

@@ -33,18 +33,18 @@ export function Header({ view, width, mode }: HeaderProps) {
   const series = (pick: (point: RunView['throughput'][number]) => number) => sparkline(view.throughput.map(pick), SPARK_WIDTH);
   const errors = view.errors.counts;
   const failures = errors['agent-failure'] + errors.hung;
-  const hold = status.userAndon === null ? null : `HELD (andon): ${status.userAndon.reason}`;
+  const andon = status.userAndon === null ? null : `PAUSED (andon): ${status.userAndon.reason}`;
   const health = status.green === null ? null : mainHealthOf(status.green, status.run.startedAt + status.run.durationMs);
   const first = `colony ${status.run.id} ${status.run.state} ${shortDuration(status.run.durationMs)} ·  · ${mode}`;
-  const rest = (health === null ? 0 : health.width) + (hold === null ? 0 : hold.length + 3);
+  const rest = (health === null ? 0 : health.width) + (andon === null ? 0 : andon.length + 3);
   const titleWidth = Math.max(TITLE_MIN, Math.min(TITLE_MAX, width - first.length - rest));
   return (
     <Box flexDirection="column">
       <Text wrap="truncate">
         <Text bold>colony</Text> {status.run.id} <Text color={stateColor(status.run.state)}>{status.run.state}</Text> {shortDuration(status.run.durationMs)} · {fit(status.run.title, titleWidth)} · {mode}
         {health === null ? null : <MainHealth health={health} />}
-        {hold === null ? '' : ' · '}
-        {hold === null ? null : <Text color="red" bold>{hold}</Text>}
+        {andon === null ? '' : ' · '}
+        {andon === null ? null : <Text color="red" bold>{andon}</Text>}
       </Text>
       <Text wrap="truncate">
         agents {agents.length}: {running} running {count('waiting')} waiting {ended} ended · workers {workersAtWork}

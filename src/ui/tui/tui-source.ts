@@ -47,7 +47,7 @@ export interface SteeringOutcome {
  * finished run). Each is what `colony andon`, `colony say`, `colony stop` and `colony workers` do.
  */
 export interface TuiActions {
-  /** Holds spawning across the run, or releases the hold when there is one (as the store says now, not as the screen last showed). */
+  /** Pulls the user's andon on the run, or releases it when it is pulled (as the store says now, not as the screen last showed). */
   toggleAndon(reason: string): SteeringOutcome;
   /** `target` null: the root planner. */
   say(target: string | null, text: string): SteeringOutcome;

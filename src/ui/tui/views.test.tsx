@@ -64,7 +64,7 @@ describe('the header', () => {
   it('shows the user\'s hold in the first line', () => {
     const { store, run } = treeRun();
     run.append('system', { type: 'andon.changed', data: { taskId: null, paused: true, reason: 'lunch', by: 'user', andonSeq: 1 } });
-    expect(show(<Header view={viewOf(store, run)} width={100} mode="live" />).split('\n')[0]).toContain('HELD (andon): lunch');
+    expect(show(<Header view={viewOf(store, run)} width={100} mode="live" />).split('\n')[0]).toContain('PAUSED (andon): lunch');
   });
 
   it('shows main\'s health in the first line: ok or red and for how long, the share of time red, and where green points', () => {
