@@ -144,6 +144,48 @@ describe('the task runner', () => {
     expect(tasks.deliveredHandoffs('run-1')).toEqual([]);
   });
 
+  it('claims nothing once the run is stopped, even when the stop lands while it admits workers one by one', async () => {
+    const briefs = [PAD_TASK, CASE_TASK, SLUG_TASK];
+    const { context, root, seen } = await setUp(scriptedPlanner(() => ({ text: 'Waiting.' })), simModel('sim?latency=300'));
+    // Nine tasks wait to be claimed when the run starts, as after a planner's first turn of a large goal.
+    for (let n = 0; n < 9; n += 1) {
+      const brief = briefs[n % 3] ?? PAD_TASK;
+      tasks.createTask({ id: `task-${n + 1}`, runId: 'run-1', parentTaskId: root.id, createdBy: null, kind: 'worker', title: `Build part ${n + 1}`, body: brief, scope: null, retryOf: null }, Date.now());
+    }
+    // The quota measures the workspaces before each worker it admits: the runner waits between claims.
+    const quota = createWorkspaceQuota({ provider: context.workspaces, capBytes: Number.MAX_SAFE_INTEGER, record: () => undefined });
+    const controller = new AbortController();
+    let stoppedAt: number | null = null;
+    const outcome = await runTasks({
+      context: {
+        ...context,
+        workspaces: quota.provider,
+        workspaceQuota: quota,
+        onEvent: (event) => {
+          context.onEvent?.(event);
+          // SIGTERM arrives just after the second worker's claim, in the middle of admitting more.
+          if (stoppedAt === null && seen.filter((each) => each.type === 'task.claimed' && each.data.kind === 'worker').length === 2) {
+            stoppedAt = seen.length;
+            controller.abort();
+          }
+        },
+      },
+      holder: 'runner-1',
+      workers: () => 9,
+      leaseMs: 30_000,
+      rootTaskId: root.id,
+      signal: controller.signal,
+    });
+
+    expect(outcome.rootHandoff).toBeNull();
+    expect(stoppedAt).not.toBeNull();
+    expect(seen.slice(stoppedAt ?? 0).filter((event) => event.type === 'task.claimed')).toEqual([]);
+    const workers = tasks.listTasks('run-1').filter((task) => task.kind === 'worker');
+    expect(workers).toHaveLength(9);
+    expect(workers.map((task) => task.attempt).sort()).toEqual([0, 0, 0, 0, 0, 0, 0, 1, 1]);
+    expect(workers.every((task) => task.status === 'open' && task.leaseHolder === null)).toBe(true);
+  }, 60_000);
+
   it('holds new workers back while their workspaces would pass the disk cap, and runs them once space is freed', async () => {
     const planner = scriptedPlanner((request, index) => {
       if (index === 0) {

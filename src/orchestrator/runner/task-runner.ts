@@ -204,6 +204,9 @@ export async function runTasks(options: TaskRunnerOptions): Promise<RunnerOutcom
   };
 
   const claim = (kinds: readonly TaskKind[]): TaskRecord | null => {
+    // A stopping run claims nothing: the stop can land while the runner waits between claims
+    // (for the workspace quota), and a task claimed then would only be given back at once.
+    if (agents.signal.aborted) return null;
     try {
       return tasks.claim({ runId: context.runId, holder, kinds, now: context.now(), leaseMs });
     } catch (error) {
