@@ -1,4 +1,4 @@
-import { writeFileSync } from 'node:fs';
+import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { ColonyEvent } from '../../src/events/event-types.js';
@@ -114,6 +114,25 @@ describe('colony run', () => {
     const reflect = await runCli(['run', join(repo.dir, 'GOAL.md'), '--repo', repo.dir, '--reflect-every', 'planners=3']);
     expect(reflect.code).toBe(2);
     expect(reflect.stderr).toContain('--reflect-every takes a number of steps');
+  });
+});
+
+describe('colony run refusing a goal before anything is recorded', () => {
+  it('refuses a goal that is not text, and a free-form goal given to the sim, with exit 2 and what to do', async () => {
+    writeFileSync(join(repo.dir, 'program.bin'), Buffer.from([0x7f, 0x45, 0x4c, 0x46, 0x02, 0x01, 0x01, 0x00, 0x03, 0x00, 0x3e, 0x00]));
+    const binary = await runCli(['run', join(repo.dir, 'program.bin'), '--repo', repo.dir, '--model', 'sim', '--state', join(repo.dir, '..', 'binary-state')]);
+    expect(binary.code).toBe(2);
+    expect(binary.stderr).toContain(`the goal file ${join(repo.dir, 'program.bin')} is not text (it is not UTF-8, or it holds NUL bytes)`);
+
+    const freeForm = join(repo.dir, '..', 'FREE.md');
+    writeFileSync(freeForm, '# Make the CLI faster\n\nMake `toolbox --help` answer in under 100 ms.\n');
+    const sim = await runCli(['run', freeForm, '--repo', repo.dir, '--model', 'sim?seed=3', '--state', join(repo.dir, '..', 'sim-state')]);
+    expect(sim.code).toBe(2);
+    expect(sim.stderr).toContain('the simulated model (sim) builds only goals written for it');
+    expect(sim.stderr).toContain('colony sim-server');
+    expect(existsSync(join(repo.dir, '..', 'binary-state'))).toBe(false);
+    expect(existsSync(join(repo.dir, '..', 'sim-state'))).toBe(false);
+    expect(existsSync(join(repo.dir, '.colony'))).toBe(false);
   });
 });
 

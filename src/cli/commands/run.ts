@@ -27,6 +27,7 @@ import { formatRunSummary, readRunStatus } from './run-report.js';
 import { addSandboxOptions, reportSandboxSettings, type SandboxFlags } from '../sandbox-options.js';
 import { addFreshnessOptions, freshnessOf, type FreshnessFlags } from '../freshness-options.js';
 import { addGreenOptions, greenSettingsOf, type GreenFlags } from '../green-options.js';
+import { simGoalProblem } from '../sim-goal.js';
 import { startRunDisplay } from '../run-display.js';
 import { defaultStateDir } from '../../orchestrator/setup/state-directory.js';
 
@@ -198,6 +199,11 @@ async function run(ctx: CommandContext, goalPath: string, flags: RunFlags): Prom
   if (workerModel === null) return ctx.exitCode;
   const plannerModel = flags.plannerModel === undefined ? workerModel : resolveOne(ctx, flags.plannerModel, flags, prices);
   if (plannerModel === null) return ctx.exitCode;
+  const simProblem = simGoalProblem(resolve(ctx.cwd, goalPath), [workerModel.spec, plannerModel.spec]);
+  if (simProblem !== null) {
+    usageError(ctx, simProblem.error, simProblem.hint);
+    return ctx.exitCode;
+  }
   if (flags.budgetUsd !== undefined) {
     // A limit in dollars means nothing for calls whose price is unknown: refuse it rather than count them as free.
     const unpriced = [...new Set([workerModel.spec, plannerModel.spec])].filter((spec) => modelPrice(spec, prices) === null);
