@@ -47,7 +47,8 @@ export function findPrograms<Name extends string>(
   const packages = [...new Set(missing.map((name) => PROGRAM_PACKAGES[name] ?? name))];
   return {
     ok: false,
-    error: `${missing.join(', ')} ${missing.length === 1 ? 'is' : 'are'} not installed (looked in ${directories.join(':')})`,
+    // Where it looked is PATH and the system's sbin folders: a long list that tells the user nothing the fix does not.
+    error: `${missing.join(', ')} ${missing.length === 1 ? 'is' : 'are'} not installed`,
     fix: `install ${packages.join(' and ')}: \`apt-get install ${packages.join(' ')}\` on Debian and Ubuntu, \`dnf install ${packages.join(' ')}\` on Fedora`,
   };
 }

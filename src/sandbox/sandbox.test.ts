@@ -51,7 +51,7 @@ describe('opening a sandbox', () => {
     const opening = await openSandbox({ method: 'bubblewrap', runId: 'missing', programDirectories: [directory] });
     expect(opening).toEqual({
       ok: false,
-      error: `bwrap, setpriv, prlimit are not installed (looked in ${directory})`,
+      error: 'bwrap, setpriv, prlimit are not installed',
       fix: 'install bubblewrap and util-linux: `apt-get install bubblewrap util-linux` on Debian and Ubuntu, `dnf install bubblewrap util-linux` on Fedora',
     });
   });
