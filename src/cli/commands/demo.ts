@@ -11,6 +11,7 @@ import { EXIT_FAILED, EXIT_OK, positiveInteger, usageError, type CommandContext 
 import { formatRunSummary, readRunStatus } from './run-report.js';
 import { openSandbox } from '../../sandbox/sandbox.js';
 import { type SandboxMethod } from '../../sandbox/types.js';
+import { shellWord } from '../../errors/shell-word.js';
 
 const EXAMPLE_NAME = 'toolbox';
 const EXAMPLE = new URL(`../../../examples/${EXAMPLE_NAME}/`, import.meta.url);
@@ -85,12 +86,12 @@ async function demo(ctx: CommandContext, flags: DemoFlags): Promise<number> {
   ctx.stdout(
     [
       'Look around:',
-      `  git -C ${repoDir} log --oneline --graph main`,
-      `  npx colony status --repo ${repoDir}`,
-      `  npx colony replay --repo ${repoDir} --speed 2     # the run again, in the terminal UI`,
-      `  npx colony analyze --repo ${repoDir}`,
-      `  npx colony green --repo ${repoDir}                  # where the green branch is, and how often main was red`,
-      `  npx colony events --repo ${repoDir} --type handoff.submitted`,
+      `  git -C ${shellWord(repoDir)} log --oneline --graph main`,
+      `  npx colony status --repo ${shellWord(repoDir)}`,
+      `  npx colony replay --repo ${shellWord(repoDir)} --speed 2     # the run again, in the terminal UI`,
+      `  npx colony analyze --repo ${shellWord(repoDir)}`,
+      `  npx colony green --repo ${shellWord(repoDir)}                  # where the green branch is, and how often main was red`,
+      `  npx colony events --repo ${shellWord(repoDir)} --type handoff.submitted`,
       '',
     ].join('\n'),
   );

@@ -36,4 +36,29 @@ describe('the summary colony run prints', () => {
     expect(formatRunSummary(result, status)).toContain('\ngreen: aaaaaaaaaaaa (1 snapshot, none red)\n');
     expect(formatRunSummary(result, status === null ? null : { ...status, green: null })).not.toContain('green:');
   });
+
+  it('quotes the paths in the commands it prints, so a path with a space pastes as one argument', () => {
+    const { store, run } = openScriptedRun();
+    run.endRun('stopped');
+    const status = foldRunStatus({ events: store.read(), tasks: [], deliveredHandoffs: [] });
+    const result: Extract<RunSessionResult, { ok: true }> = {
+      ok: true,
+      runId: run.runId,
+      status: 'stopped',
+      budgetExhausted: null,
+      rootHandoff: null,
+      check: null,
+      mainBranch: 'main',
+      mainCommit: GREEN,
+      stateDir: "/home/ann/My Projects/it's/.colony",
+      checkoutProblem: null,
+      failure: null,
+      durationMs: 1_000,
+      workspaceMethod: 'worktree',
+      sandboxMethod: 'none',
+    };
+    const summary = formatRunSummary(result, status);
+    expect(summary).toContain("--state '/home/ann/My Projects/it'\\''s/.colony'");
+    expect(summary).toContain("More: colony status --state '/home/ann/My Projects/it'\\''s/.colony'; colony events --state '/home/ann/My Projects/it'\\''s/.colony'");
+  });
 });

@@ -9,6 +9,7 @@ import { eventsDatabasePath } from '../../orchestrator/setup/state-directory.js'
 import { openSqliteEventStore } from '../../store/sqlite/sqlite-event-store.js';
 import { openSqliteTaskStore } from '../../store/sqlite/sqlite-task-store.js';
 import type { TaskStore } from '../../store/tasks/task-store.js';
+import { shellWord } from '../../errors/shell-word.js';
 
 /**
  * The status of a run in a state directory: the given run, or the one started last. Null when
@@ -74,8 +75,8 @@ export function formatRunSummary(result: Extract<RunSessionResult, { ok: true }>
   }
   if (status?.budget != null) lines.push(...budgetLines(status.budget).map((line) => line.replace(/^(\w+):/, (_, name: string) => `${name.toLowerCase()}:`)));
   if (result.status === 'stopped') {
-    lines.push(`The run was stopped; its unfinished tasks wait, with their agents' conversations and workspaces. Continue it with: colony resume --repo ${status?.run.repo ?? '.'} --state ${result.stateDir}`);
+    lines.push(`The run was stopped; its unfinished tasks wait, with their agents' conversations and workspaces. Continue it with: colony resume --repo ${shellWord(status?.run.repo ?? '.')} --state ${shellWord(result.stateDir)}`);
   }
-  lines.push(`${result.mainBranch} is at ${result.mainCommit.slice(0, 12)}. More: colony status --state ${result.stateDir}; colony events --state ${result.stateDir}`, '');
+  lines.push(`${result.mainBranch} is at ${result.mainCommit.slice(0, 12)}. More: colony status --state ${shellWord(result.stateDir)}; colony events --state ${shellWord(result.stateDir)}`, '');
   return lines.join('\n');
 }

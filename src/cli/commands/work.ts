@@ -9,6 +9,7 @@ import { addSandboxOptions, reportSandboxSettings, type SandboxFlags } from '../
 import { announcingPromptOverrides } from '../prompt-override-notice.js';
 import type { WorkspaceMethodChoice } from '../../workspace/providers/choose-workspace-provider.js';
 import { EXIT_FAILED, EXIT_OK, positiveInteger, usageError, workspacesOption, type CommandContext } from '../command-context.js';
+import { shellWord } from '../../errors/shell-word.js';
 
 interface WorkFlags extends SandboxFlags {
   readonly repo: string;
@@ -91,7 +92,7 @@ async function work(ctx: CommandContext, taskPath: string, flags: WorkFlags): Pr
     ctx.stdout(`${JSON.stringify(outcome, null, 2)}\n`);
   } else {
     ctx.stdout(formatHandoff(result.handoff));
-    ctx.stdout(`\n${result.mainBranch} is at ${result.mainCommit.slice(0, 12)}. Events: colony events --state ${result.stateDir}\n`);
+    ctx.stdout(`\n${result.mainBranch} is at ${result.mainCommit.slice(0, 12)}. Events: colony events --state ${shellWord(result.stateDir)}\n`);
     if (result.checkoutProblem !== null) ctx.stderr(`colony: your checkout was not updated: ${result.checkoutProblem}\n`);
   }
   return result.handoff.status === 'done' ? EXIT_OK : EXIT_FAILED;

@@ -1,5 +1,6 @@
 import { formatAmount } from '../../events/budget-figures.js';
 import type { AgentStatus, BudgetEvent, BudgetStatus, GreenStatus, RunStatus, SandboxStatus } from './types.js';
+import { shellWord } from '../../errors/shell-word.js';
 
 /** Failed workers listed one by one under a planner before the rest are only counted. */
 const MAX_FAILED_LISTED = 10;
@@ -44,7 +45,7 @@ function headerLines(status: RunStatus): string[] {
     lines.push(`Compactions: ${count(status.compaction.count)} (${count(status.compaction.tokens)} tokens, ${share.toFixed(1)}% of all)`);
   }
   // A run colony stopped, or one whose process died (a crash, a kill), can be taken up again.
-  if (run.mode === 'run' && (run.state === 'stopped' || run.state === 'interrupted')) lines.push(`  Continue it with: colony resume --repo ${run.repo}`);
+  if (run.mode === 'run' && (run.state === 'stopped' || run.state === 'interrupted')) lines.push(`  Continue it with: colony resume --repo ${shellWord(run.repo)}`);
   if (status.workers !== null) lines.push(`Workers: up to ${count(status.workers)} at once`);
   if (status.userAndon !== null) lines.push(`Spawning paused by you: ${oneLine(status.userAndon.reason, 100)} — release with colony andon --release`);
   if (status.pausedTaskIds.length > 0) lines.push(`Andon pulled below: ${status.pausedTaskIds.join(', ')}`);

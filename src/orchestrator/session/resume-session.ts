@@ -14,6 +14,7 @@ import { prepareSession } from './session-prelude.js';
 import { withSessionCommands } from './session-commands.js';
 import { defaultStateDir, eventsDatabasePath } from '../setup/state-directory.js';
 import { chooseWorkspaces } from '../setup/workspace-setup.js';
+import { shellWord } from '../../errors/shell-word.js';
 
 export interface ResumeSessionOptions {
   readonly repoDir: string;
@@ -42,7 +43,7 @@ export async function readUnfinishedRun(repoDir: string, stateDirOption: string 
   if (!opened.ok) return opened;
   const stateDir = resolve(stateDirOption ?? defaultStateDir(opened.repo.root));
   if (!existsSync(eventsDatabasePath(stateDir))) {
-    return { ok: false, error: `there is no run to resume: ${stateDir} holds no colony log. Start one with \`colony run GOAL.md\`${stateDirOption === undefined ? '' : ` --state ${stateDir}`}.` };
+    return { ok: false, error: `there is no run to resume: ${stateDir} holds no colony log. Start one with \`colony run GOAL.md\`${stateDirOption === undefined ? '' : ` --state ${shellWord(stateDir)}`}.` };
   }
   const stores = openRunStores(stateDir, []);
   if (!stores.ok) return stores;
@@ -99,7 +100,7 @@ export async function runResumeSession(given: ResumeSessionOptions): Promise<Run
       if (resolve(run.repo) !== session.repo.root) {
         return {
           ok: false,
-          error: `the unfinished run ${describeUnfinishedRun(run)} in ${session.stateDir} works on ${run.repo}, not on ${session.repo.root}: resume it with \`colony resume --repo ${run.repo} --state ${session.stateDir}\`.`,
+          error: `the unfinished run ${describeUnfinishedRun(run)} in ${session.stateDir} works on ${run.repo}, not on ${session.repo.root}: resume it with \`colony resume --repo ${shellWord(run.repo)} --state ${shellWord(session.stateDir)}\`.`,
         };
       }
       const { settings } = run;

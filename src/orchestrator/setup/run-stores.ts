@@ -9,6 +9,7 @@ import type { TaskStore } from '../../store/tasks/task-store.js';
 import { describeUnfinishedRun, findUnfinishedRun, type UnfinishedRun } from './run-history.js';
 import { eventsDatabasePath } from './state-directory.js';
 import { errorMessage } from '../../errors/error-message.js';
+import { shellWord } from '../../errors/shell-word.js';
 
 /** The unfinished run in a state directory's log, without creating a log where there is none. */
 export function readUnfinishedIn(stateDir: string): { readonly ok: true; readonly run: UnfinishedRun | null } | { readonly ok: false; readonly error: string } {
@@ -62,7 +63,7 @@ export function openRunStores(stateDir: string, secrets: readonly string[], dura
 
 /** Why `colony run` refuses to start over an unfinished run, and the two ways on. */
 export function unfinishedRunError(run: UnfinishedRun, stateDir: string, stateGiven: boolean): string {
-  const where = stateGiven ? ` --state ${stateDir}` : '';
+  const where = stateGiven ? ` --state ${shellWord(stateDir)}` : '';
   return (
     `${stateDir} holds an unfinished run, ${describeUnfinishedRun(run)}. ` +
     `Continue it with \`colony resume${where}\` (add --repo if you passed one), or start over with \`colony run GOAL${where} --new\`: ` +

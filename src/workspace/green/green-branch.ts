@@ -1,5 +1,6 @@
 import { describeFailure, runGit, splitNul } from '../git/git.js';
 import type { Repository } from '../git/repository.js';
+import { shellWord } from '../../errors/shell-word.js';
 
 /** What `advanceGreenBranch` did: `from` is where the branch was (null when colony made it). */
 export type GreenAdvance = { ok: true; from: string | null; moved: boolean } | { ok: false; error: string };
@@ -50,7 +51,7 @@ export async function advanceGreenBranch(repo: Repository, options: { branch: st
       ok: false,
       error:
         `The branch ${branch} is checked out in ${checkedOut}; moving it would leave that checkout's files behind the branch, so colony left it ${from.commit === null ? 'unborn' : `at ${short(from.commit)}`}. ` +
-        `Switch that checkout to another branch (for example \`git -C ${checkedOut} switch --detach\`) and colony moves ${branch} at its next passing check.`,
+        `Switch that checkout to another branch (for example \`git -C ${shellWord(checkedOut)} switch --detach\`) and colony moves ${branch} at its next passing check.`,
     };
   }
   const swapped = await swapRef(repo, { ref, next: to, expected: from.commit, message: `colony: the check passed on ${short(to)}` });
