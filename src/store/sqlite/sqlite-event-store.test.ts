@@ -218,7 +218,7 @@ describe('openSqliteEventStore', () => {
     first.append(toolStartedInput(subject, 1));
     first.flush();
     second.append(toolStartedInput(subject, 2));
-    expect(() => second.flush()).toThrow(/takes one writing process.*PostgreSQL store/s);
+    expect(() => second.flush()).toThrow(/takes one writing process.*must wait for the first to end, and other processes may only read it/s);
     expect(first.read().map((event) => event.seq)).toEqual([1]);
     opened.splice(opened.indexOf(second), 1);
   });

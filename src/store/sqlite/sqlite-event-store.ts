@@ -205,15 +205,15 @@ class SqliteEventStore implements EventStore {
     const count = this.pending.length;
     const code = sqliteCode(error);
     const unwritten = count === 1 ? 'The 1 unwritten event is' : `The ${count} unwritten events are`;
-    const kept = `${unwritten} kept in memory; call flush() again once the cause is fixed.`;
+    const kept = `${unwritten} kept in memory and written at the next try once the cause is fixed; a process that ends before then loses them.`;
     let message: string;
     if (code === 'SQLITE_CONSTRAINT_PRIMARYKEY') {
       message =
         `Another connection appended events to ${this.path} with the seq numbers this store had handed out. ` +
-        'A SQLite event log takes one writing process; open other connections only to read, ' +
-        'or use the PostgreSQL store for several writers.';
+        'A SQLite event log takes one writing process: a second colony run on the same state directory ' +
+        'must wait for the first to end, and other processes may only read it.';
     } else if (isDiskFull(error)) {
-      message = `The disk holding ${this.path} is full, so no event could be written. ${unwritten} kept in memory; free some space, then call flush() again.`;
+      message = `The disk holding ${this.path} is full, so no event could be written. ${unwritten} kept in memory; free some space and colony writes them (a run waits for the space, new agents held back until then).`;
     } else if (code.startsWith('SQLITE_BUSY')) {
       message =
         `${this.path} stayed locked by another writer for more than ${this.busyTimeoutMs} ms. ` +
