@@ -3,11 +3,12 @@ import { randomBytes } from 'node:crypto';
 import { chmodSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, expect, it } from 'vitest';
 import { startModelServer, type Fault, type ModelServer } from '../../src/model/server/model-server.js';
 import { createSimLanguageModel } from '../../src/sim/sim-language-model.js';
 import { parseSimSpec } from '../../src/sim/sim-options.js';
 import { runCli, type CliRun } from '../testing/example-repository.js';
+import { describeRuns } from '../testing/runs-need-sandbox.js';
 
 /**
  * Keys planted in the environment of a real `colony run` (the default variable and the one
@@ -90,7 +91,7 @@ function echoingFault(status: number): Fault {
   return { status, retryAfterSeconds: 0, body: JSON.stringify({ error: { message, type: 'server_error', code: null } }) };
 }
 
-describe('secrets in a real colony run over the OpenAI-compatible protocol', () => {
+describeRuns('secrets in a real colony run over the OpenAI-compatible protocol', () => {
   let server: ModelServer;
   let project: { dir: string; cleanup(): void };
   const saved: Record<string, string | undefined> = {};

@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { ColonyEvent } from '../../src/events/event-types.js';
 import { parseScenario } from '../../src/sim/scenario/scenario.js';
 import type { RunAnalysis } from '../../src/observe/analysis/types.js';
@@ -9,6 +9,7 @@ import { openSqliteEventStore } from '../../src/store/sqlite/sqlite-event-store.
 import { runColonyProcess } from '../testing/colony-process.js';
 import { createExampleRepository, runCli, type ExampleRepository } from '../testing/example-repository.js';
 import { status } from '../testing/run-checks.js';
+import { describeRuns } from '../testing/runs-need-sandbox.js';
 
 /** The run takes about ten seconds alone; a loaded machine gets room. */
 const RUN_TIMEOUT_MS = 120_000;
@@ -44,7 +45,7 @@ afterAll(() => {
   repo.cleanup();
 });
 
-describe('colony analyze', () => {
+describeRuns('colony analyze', () => {
   it('names the crashed tasks exactly as the log recorded their agents failing, with the reasons', () => {
     const taskOf = new Map(events.flatMap((event) => (event.type === 'agent.started' ? [[event.agentId, event.data.taskId] as const] : [])));
     const failures = events.flatMap((event) => (event.type === 'agent.failed' ? [{ taskId: taskOf.get(event.agentId), reason: event.data.reason }] : []));

@@ -1,9 +1,10 @@
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, expect, it } from 'vitest';
 import type { ColonyEvent } from '../../src/events/event-types.js';
 import { openSqliteTaskStore } from '../../src/store/sqlite/sqlite-task-store.js';
 import { readLoggedEvents, runColonyProcess, waitForLoggedEvent } from '../testing/colony-process.js';
 import { createExampleRepository, runCli, type ExampleRepository } from '../testing/example-repository.js';
+import { describeRuns } from '../testing/runs-need-sandbox.js';
 
 /** Each run here takes 15 to 40 seconds on the slowed sim; a loaded machine takes longer. */
 const TEST_TIMEOUT_MS = 180_000;
@@ -62,7 +63,7 @@ function mostAtOnceAfter(events: readonly ColonyEvent[], fromSeq: number): { mos
   return { most, started };
 }
 
-describe('changing the worker limit and stopping agents from another process', () => {
+describeRuns('changing the worker limit and stopping agents from another process', () => {
   it('runs no more than one worker at once after `colony workers 1`, and the run still ends done', async () => {
     const running = startRun('sim?seed=3&latency=50..150', 3);
     // Two workers at once: the run's --workers 3 is in force.

@@ -1,8 +1,9 @@
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, rmSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import { runColonyProcess, readLoggedEvents } from '../testing/colony-process.js';
+import { describeRuns } from '../testing/runs-need-sandbox.js';
 
 /**
  * Runs recorded by colony at event version 1, before the rooms and renames: text-kit run to its
@@ -16,7 +17,7 @@ const FINISHED = `${RECORDED_AT}/finished`;
 const CRASHED = `${RECORDED_AT}/crashed`;
 const tarball = (name: string) => fileURLToPath(new URL(`../testing/logs/text-kit-${name}.tar.gz`, import.meta.url));
 
-describe('a log an earlier colony recorded', () => {
+describeRuns('a log an earlier colony recorded', () => {
   beforeAll(() => {
     rmSync(RECORDED_AT, { recursive: true, force: true });
     mkdirSync(RECORDED_AT, { mode: 0o755 });

@@ -1,10 +1,11 @@
 import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { ColonyEvent } from '../../src/events/event-types.js';
 import { openSqliteEventStore } from '../../src/store/sqlite/sqlite-event-store.js';
 import { createExampleRepository, runCli, type ExampleRepository } from '../testing/example-repository.js';
+import { describeRuns } from '../testing/runs-need-sandbox.js';
 
 let repo: ExampleRepository;
 let state: string;
@@ -31,7 +32,7 @@ function parse(stdout: string): ColonyEvent[] {
     .map((line) => JSON.parse(line) as ColonyEvent);
 }
 
-describe('colony events', () => {
+describeRuns('colony events', () => {
   it('reads a state directory given with --state, and the repository stays clean of it', async () => {
     const all = parse((await runCli(['events', '--state', state, '--json'])).stdout);
     expect(all[0]?.type).toBe('run.started');

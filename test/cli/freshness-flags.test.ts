@@ -1,8 +1,9 @@
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, expect, it } from 'vitest';
 import type { ColonyEvent } from '../../src/events/event-types.js';
 import { createExampleRepository, runCli, type ExampleRepository } from '../testing/example-repository.js';
 import { keepModules } from '../testing/small-goal.js';
+import { describeRuns } from '../testing/runs-need-sandbox.js';
 
 const RUN_TIMEOUT_MS = 120_000;
 
@@ -17,7 +18,7 @@ afterEach(() => {
   repo.cleanup();
 });
 
-describe('colony run with freshness flags', () => {
+describeRuns('colony run with freshness flags', () => {
   it('records the windows, threshold and reminder intervals it was given, and reminds each role on that schedule', async () => {
     const result = await runCli([
       'run', join(repo.dir, 'GOAL.md'), '--repo', repo.dir, '--workers', '2',

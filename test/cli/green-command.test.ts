@@ -1,9 +1,10 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, expect, it } from 'vitest';
 import { readLoggedEvents, runColonyProcess, waitForLoggedEvent } from '../testing/colony-process.js';
 import { createExampleRepository, runCli, type ExampleRepository } from '../testing/example-repository.js';
 import { keepModules } from '../testing/small-goal.js';
+import { describeRuns } from '../testing/runs-need-sandbox.js';
 
 const TEST_TIMEOUT_MS = 180_000;
 
@@ -29,7 +30,7 @@ interface GreenJson {
   green: string | null;
 }
 
-describe('colony green', () => {
+describeRuns('colony green', () => {
   it('asks a running run for a snapshot, and with no run going takes it itself: green moves on a pass, and a break is traced to its commit', async () => {
     // A slowed run with no snapshots of its own: only the one asked for, and the release.
     const run = runCli(['run', join(repo.dir, 'GOAL.md'), '--repo', repo.dir, '--model', 'sim?seed=2&latency=150..300', '--workers', '1', '--green-every', 'off', '--quiet']);

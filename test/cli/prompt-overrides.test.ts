@@ -1,10 +1,11 @@
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, expect, it } from 'vitest';
 import type { ColonyEvent } from '../../src/events/event-types.js';
 import Database from 'better-sqlite3';
 import { createExampleRepository, runCli, type ExampleRepository } from '../testing/example-repository.js';
+import { describeRuns } from '../testing/runs-need-sandbox.js';
 
 let repo: ExampleRepository;
 
@@ -69,7 +70,7 @@ const WORKER_OVERRIDE = [
   '',
 ].join('\n');
 
-describe('prompt overrides', () => {
+describeRuns('prompt overrides', () => {
   it('give a worker the repository’s prompt, with the test command filled in, and are recorded and announced', async () => {
     const path = override('worker.md', WORKER_OVERRIDE);
     const result = await runCli(['work', join(repo.dir, 'tasks', '01-pad.md'), '--repo', repo.dir, '--model', 'sim?seed=3', '--quiet']);

@@ -1,12 +1,13 @@
 import { existsSync, readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, expect, it } from 'vitest';
 import type { ColonyEvent } from '../../src/events/event-types.js';
 import { createExampleRepository, projectTestsPass, runCli, unmountUnder, type ExampleRepository } from '../testing/example-repository.js';
 import { chaosProblems } from '../testing/chaos-checks.js';
 import { readLoggedEvents } from '../testing/colony-process.js';
 import { expectGreenRun } from '../testing/run-checks.js';
+import { describeRuns } from '../testing/runs-need-sandbox.js';
 
 const RUN_TIMEOUT_MS = 300_000;
 const MODEL = 'sim?seed=4&latency=20..60';
@@ -48,7 +49,7 @@ function events(): ColonyEvent[] {
   return readLoggedEvents(join(repo.dir, '.colony'));
 }
 
-describe('colony resume', () => {
+describeRuns('colony resume', () => {
   it('says there is nothing to resume, with exit 2, where no run was recorded', async () => {
     const result = await runCli(['resume', '--repo', repo.dir]);
     expect(result.code).toBe(2);

@@ -1,9 +1,10 @@
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, expect, it } from 'vitest';
 import type { ColonyEvent } from '../../src/events/event-types.js';
 import { createExampleRepository, runCli, type ExampleRepository } from '../testing/example-repository.js';
 import { expectGreenRun } from '../testing/run-checks.js';
 import { keepModules } from '../testing/small-goal.js';
+import { describeRuns } from '../testing/runs-need-sandbox.js';
 
 const RUN_TIMEOUT_MS = 120_000;
 
@@ -27,7 +28,7 @@ async function events(types: string): Promise<ColonyEvent[]> {
     .map((line) => JSON.parse(line) as ColonyEvent);
 }
 
-describe('colony run with acceptance checks', () => {
+describeRuns('colony run with acceptance checks', () => {
   it('catches workers that merge failing work and claim done; the planner retries them and the run ends green', async () => {
     // Every first attempt is wrong, and every worker whose first attempt fails lies about it.
     const result = await runCli(['run', join(repo.dir, 'GOAL.md'), '--repo', repo.dir, '--model', 'sim?seed=3&bug=1&lie=1', '--workers', '2']);

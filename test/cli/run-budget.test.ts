@@ -1,8 +1,9 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, expect, it } from 'vitest';
 import { expectSpendWithinOneCallPerAgent, expectWoundDown, readRun } from '../testing/budget-checks.js';
 import { createExampleRepository, runCli, type ExampleRepository } from '../testing/example-repository.js';
+import { describeRuns } from '../testing/runs-need-sandbox.js';
 
 /** A whole run of the small example takes seconds to tens of seconds, more on a loaded machine. */
 const RUN_TIMEOUT_MS = 300_000;
@@ -24,7 +25,7 @@ function runArgs(...extra: string[]): string[] {
   return ['run', join(repo.dir, 'GOAL.md'), '--repo', repo.dir, '--model', SIM, '--workers', '4', ...extra];
 }
 
-describe('colony run with a budget', () => {
+describeRuns('colony run with a budget', () => {
   it('winds the tree down when the token budget is used up: one last call each, a handoff for every task, the limit named', async () => {
     // The whole example takes about 300,000 tokens on the sim.
     const result = await runCli(runArgs('--budget-tokens', '120000'));

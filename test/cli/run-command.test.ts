@@ -4,6 +4,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { ColonyEvent } from '../../src/events/event-types.js';
 import { createExampleRepository, runCli, type ExampleRepository } from '../testing/example-repository.js';
 import { expectGreenRun } from '../testing/run-checks.js';
+import { describeRuns } from '../testing/runs-need-sandbox.js';
 
 /** A whole run of the small example takes tens of seconds, more on a loaded machine. */
 const RUN_TIMEOUT_MS = 300_000;
@@ -18,7 +19,7 @@ afterEach(() => {
   repo.cleanup();
 });
 
-describe('colony run', () => {
+describeRuns('colony run', () => {
   it('builds the small example with a root planner and four workers, and reports it', async () => {
     const result = await runCli(['run', join(repo.dir, 'GOAL.md'), '--repo', repo.dir, '--model', 'sim', '--workers', '4', '--json']);
     expect(result.code).toBe(0);

@@ -1,10 +1,11 @@
 import { chmodSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, expect, it } from 'vitest';
 import type { ColonyEvent } from '../../src/events/event-types.js';
 import { writeLongScenario } from '../../src/sim/scenario/long-scenario.js';
 import { runCli } from '../testing/example-repository.js';
+import { describeRuns } from '../testing/runs-need-sandbox.js';
 
 /** Two runs of sixty modules; each takes tens of seconds, more on a loaded machine. */
 const RUN_TIMEOUT_MS = 400_000;
@@ -31,7 +32,7 @@ async function eventsOf(repo: string, types: string): Promise<ColonyEvent[]> {
   return listed.stdout.trim().split('\n').filter((line) => line !== '').map((line) => JSON.parse(line) as ColonyEvent);
 }
 
-describe('compaction keeps a long-running planner alive', () => {
+describeRuns('compaction keeps a long-running planner alive', () => {
   it('a root planner that hears back from sixty tasks stays inside a small window by summarising, and the run ends green; without compaction it outgrows the window and fails', async () => {
     const repo = join(dir, 'repo');
     const kept = await runCli(['run', goalPath, '--repo', repo, '--model', MODEL, '--workers', '8', '--json']);

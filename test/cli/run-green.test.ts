@@ -1,10 +1,11 @@
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, expect, it } from 'vitest';
 import type { ColonyEvent } from '../../src/events/event-types.js';
 import { GREEN_FIXUP_OPENING } from '../../src/protocol/message-openings.js';
 import { brokenOnPurposePaths } from '../../src/sim/reading/skip-tests-protocol.js';
 import { createExampleRepository, projectTestsPass, runCli, type ExampleRepository } from '../testing/example-repository.js';
 import { expectGreenRun } from '../testing/run-checks.js';
+import { describeRuns } from '../testing/runs-need-sandbox.js';
 
 const RUN_TIMEOUT_MS = 240_000;
 
@@ -31,7 +32,7 @@ function dataOf<T extends ColonyEvent['type']>(events: readonly ColonyEvent[], t
   return events.filter((event): event is Extract<ColonyEvent, { type: T }> => event.type === type);
 }
 
-describe('colony run with the green loop', () => {
+describeRuns('colony run with the green loop', () => {
   it('finds every break workers merged untested, bisects it to the commit the sim broke on purpose, tells its planner once, and ends green', async () => {
     // Workers are told to merge without testing; 30% of first attempts are wrong, so main really goes red.
     const result = await runCli(['run', join(repo.dir, 'GOAL.md'), '--repo', repo.dir, '--model', 'sim?seed=1&bug=0.3&skiptests=1', '--workers', '4', '--green-every', '1']);

@@ -1,7 +1,8 @@
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import { createExampleRepository, runCli, type ExampleRepository } from '../testing/example-repository.js';
 import { expectGreenRun, type StatusJson } from '../testing/run-checks.js';
+import { describeRuns } from '../testing/runs-need-sandbox.js';
 
 let repo: ExampleRepository;
 
@@ -21,7 +22,7 @@ function plannerDepth(agents: StatusJson['agents'], id: string): number {
   return depth;
 }
 
-describe('colony run on the large example', () => {
+describeRuns('colony run on the large example', () => {
   it('builds 169 modules with nested sub-planners and 16 workers, green on main, one handoff per task', async () => {
     const result = await runCli(['run', join(repo.dir, 'GOAL.md'), '--repo', repo.dir, '--model', 'sim', '--workers', '16', '--quiet']);
     expect(result.stderr).toBe('');

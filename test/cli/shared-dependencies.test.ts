@@ -1,10 +1,11 @@
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, expect, it } from 'vitest';
 import type { ColonyEvent } from '../../src/events/event-types.js';
 import { recordDirOf } from '../../src/workspace/dependencies/dependency-layer-records.js';
 import { createExampleRepository, runCli, type ExampleRepository } from '../testing/example-repository.js';
+import { describeRuns } from '../testing/runs-need-sandbox.js';
 
 const TIMEOUT_MS = 180_000;
 
@@ -47,7 +48,7 @@ function ofType<T extends ColonyEvent['type']>(events: readonly ColonyEvent[], t
   return events.filter((event): event is Extract<ColonyEvent, { type: T }> => event.type === type);
 }
 
-describe('shared dependency installs in colony work', { timeout: TIMEOUT_MS }, () => {
+describeRuns('shared dependency installs in colony work', { timeout: TIMEOUT_MS }, () => {
   beforeEach(() => {
     repo = createNodeExample('text-kit');
   });
@@ -101,7 +102,7 @@ describe('shared dependency installs in colony work', { timeout: TIMEOUT_MS }, (
   });
 });
 
-describe('shared dependency installs in colony run', { timeout: 300_000 }, () => {
+describeRuns('shared dependency installs in colony run', { timeout: 300_000 }, () => {
   it('prepares the install once for the run and links it into every worker’s worktree workspace', async () => {
     repo = createNodeExample('toolbox');
     const result = await runCli(['run', join(repo.dir, 'GOAL.md'), '--repo', repo.dir, '--model', 'sim', '--workers', '4', '--workspaces', 'worktree', '--json']);

@@ -1,9 +1,10 @@
 import type { ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, expect, it } from 'vitest';
 import { expectSpendWithinOneCallPerAgent, expectWoundDown } from '../testing/budget-checks.js';
 import { createExampleRepository, projectTestsPass, runCli, type ExampleRepository } from '../testing/example-repository.js';
 import { startSimServer, stopSimServer } from '../testing/sim-server-process.js';
+import { describeRuns } from '../testing/runs-need-sandbox.js';
 
 
 let server: ChildProcess;
@@ -28,7 +29,7 @@ afterEach(() => {
   repo.cleanup();
 });
 
-describe('the sim over real wire protocols', () => {
+describeRuns('the sim over real wire protocols', () => {
   it('finishes the task as openai-compatible:sim against colony sim-server', async () => {
     const task = join(repo.dir, 'tasks', '04-chunk.md');
     const result = await runCli(['work', task, '--repo', repo.dir, '--model', 'openai-compatible:sim', '--base-url', baseUrl, '--json']);

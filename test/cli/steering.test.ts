@@ -1,10 +1,11 @@
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, expect, it } from 'vitest';
 import type { ColonyEvent } from '../../src/events/event-types.js';
 import { readLoggedEvents, runColonyProcess, waitForLoggedEvent } from '../testing/colony-process.js';
 import { createExampleRepository, runCli, type ExampleRepository } from '../testing/example-repository.js';
+import { describeRuns } from '../testing/runs-need-sandbox.js';
 
 /** Each run here takes 10 to 25 seconds on the sim; a loaded machine takes longer. */
 const TEST_TIMEOUT_MS = 120_000;
@@ -34,7 +35,7 @@ function ofType<Type extends ColonyEvent['type']>(events: readonly ColonyEvent[]
   return events.filter((event): event is Extract<ColonyEvent, { type: Type }> => event.type === type);
 }
 
-describe('steering a live run', () => {
+describeRuns('steering a live run', () => {
   it('tells the root planner once when its goal file is edited mid-run', async () => {
     const running = startRun('sim?seed=3&latency=50..150', 3);
     // The root planner has published and waits for handoffs when the first work lands.

@@ -1,11 +1,12 @@
 import { execFileSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, expect, it } from 'vitest';
 import type { ColonyEvent } from '../../src/events/event-types.js';
 import { readLoggedEvents, waitForLoggedEvent } from '../testing/colony-process.js';
 import { createExampleRepository, runCli, type ExampleRepository } from '../testing/example-repository.js';
 import { openColonyInTmux, type TmuxTerminal } from '../testing/tmux-terminal.js';
+import { describeRuns } from '../testing/runs-need-sandbox.js';
 
 /** The run is slowed down so there is time to steer it; a loaded machine takes longer. */
 const TEST_TIMEOUT_MS = 240_000;
@@ -54,7 +55,7 @@ function mostWorkersAtOnce(events: readonly ColonyEvent[], afterSeq: number): nu
   return most;
 }
 
-describe('colony tui, in a real terminal, on a live run', () => {
+describeRuns('colony tui, in a real terminal, on a live run', () => {
   it(
     'shows agents appear and end, a tool call\'s output, and steers: andon, workers, a message to the root planner',
     async () => {
@@ -147,7 +148,7 @@ describe('colony tui, in a real terminal, on a live run', () => {
   );
 });
 
-describe('colony replay', () => {
+describeRuns('colony replay', () => {
   it(
     'of a finished run ends on the state colony status reports',
     async () => {

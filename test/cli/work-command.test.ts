@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { ColonyEvent } from '../../src/events/event-types.js';
 import { createExampleRepository, projectTestsPass, runCli, type ExampleRepository } from '../testing/example-repository.js';
+import { describeRuns, RUNS_UNAVAILABLE } from '../testing/runs-need-sandbox.js';
 
 let repo: ExampleRepository;
 
@@ -28,7 +29,7 @@ function indexOfType(events: readonly ColonyEvent[], type: string): number {
   return events.findIndex((event) => event.type === type);
 }
 
-describe('colony work', () => {
+describeRuns('colony work', () => {
   it('finishes a module task with the sim: main gains the module, its test and the index line', async () => {
     const task = join(repo.dir, 'tasks', '01-pad.md');
     const result = await runCli(['work', task, '--repo', repo.dir, '--model', 'sim?seed=3', '--json']);
@@ -114,7 +115,7 @@ describe('colony work', () => {
   });
 });
 
-describe('colony work keeps work that did not land', () => {
+describeRuns('colony work keeps work that did not land', () => {
   it('salvages the work of a worker stopped by its step budget onto its branch, removes the workspace, and says where', async () => {
     const task = join(repo.dir, 'tasks', '01-pad.md');
     const before = repo.git('rev-parse', 'main');
@@ -138,7 +139,7 @@ describe('colony work keeps work that did not land', () => {
   });
 });
 
-describe('colony work --workspaces', () => {
+describeRuns('colony work --workspaces', () => {
   it('makes the workspace the way it is told, and says so in the events and the outcome', async () => {
     const task = join(repo.dir, 'tasks', '01-pad.md');
     const result = await runCli(['work', task, '--repo', repo.dir, '--model', 'sim?seed=3', '--workspaces', 'worktree', '--json']);
@@ -222,7 +223,7 @@ describe('colony work refuses bad input before changing anything', () => {
     expect(result.stderr).toMatch(/is a file, not a directory: pass another path with --state/);
   });
 
-  it('while another run works on the same repository', async () => {
+  it.skipIf(RUNS_UNAVAILABLE !== null)('while another run works on the same repository', async () => {
     const slow = runCli(['work', task(), '--repo', repo.dir, '--model', 'sim?latency=150', '--quiet']);
     const holder = join(repo.dir, '.git', 'colony-run.lock.json');
     await expect.poll(() => existsSync(holder), { timeout: 5000 }).toBe(true);

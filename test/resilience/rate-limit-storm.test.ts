@@ -1,7 +1,7 @@
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import { runAgent, type AgentOutcome } from '../../src/agent/agent-loop.js';
 import { type AgentRecorder } from '../../src/agent/types.js';
 import type { EventBody, EventData } from '../../src/events/event-types.js';
@@ -13,6 +13,7 @@ import { createSimLanguageModel } from '../../src/sim/sim-language-model.js';
 import { parseSimSpec } from '../../src/sim/sim-options.js';
 import { createSubmitHandoffTool } from '../../src/tools/submit-handoff-tool.js';
 import { createWorkerFileTools } from '../../src/tools/worker-file-tools.js';
+import { describeRuns } from '../testing/runs-need-sandbox.js';
 
 /**
  * A hundred worker agents on the sim, served over real HTTP and called through the
@@ -83,7 +84,7 @@ function count(run: AgentRun, type: EventBody['type']): number {
   return run.events.filter((event) => event.type === type).length;
 }
 
-describe('a 429 storm', () => {
+describeRuns('a 429 storm', () => {
   it(`slows ${AGENTS} agents down, parks the ones whose retries run out, and loses none of them`, async () => {
     const guards = createProviderGuards({ gate: { initialLimit: 32 } });
     const modelFor = (maxAttempts: number) => {

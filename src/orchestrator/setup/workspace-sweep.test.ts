@@ -18,6 +18,7 @@ import { acquireRunLock, type RunLock } from './run-lock.js';
 import { overlayStorageDirOf, stateLockPath, workspacesDirOf } from './state-directory.js';
 import { runWorkSession } from '../session/work-session.js';
 import { sweepWorkspaces } from './workspace-sweep.js';
+import { describeRuns } from '../../../test/testing/runs-need-sandbox.js';
 
 const overlay = await probeOverlaySupport(tmpdir());
 
@@ -152,7 +153,7 @@ describe('sweepWorkspaces', () => {
   });
 });
 
-describe('a live run’s workspaces', () => {
+describeRuns('a live run’s workspaces', () => {
   it('are never swept: a second session is refused before it looks at them', async () => {
     const temporary = await createTemporaryRepository({ 'README.md': '# project\n' });
     const stateDir = join(await realpath(temporary.base), 'state');
