@@ -7,6 +7,14 @@ import { formatRunSummary } from './run-report.js';
 
 const GREEN = 'a'.repeat(40);
 
+type FinishedRun = Extract<RunSessionResult, { ok: true }>;
+
+/** What `colony run` returns for a run that ended, main at GREEN. */
+function finishedRun(runId: string, given: Pick<FinishedRun, 'status' | 'stateDir' | 'durationMs'>): FinishedRun {
+  const none = { budgetExhausted: null, rootHandoff: null, check: null, checkoutProblem: null, failure: null };
+  return { ok: true, runId, ...given, ...none, mainBranch: 'main', mainCommit: GREEN, workspaceMethod: 'worktree', sandboxMethod: 'none' };
+}
+
 describe('the summary colony run prints', () => {
   it('says where green points and how often main was red', () => {
     const { store, run } = openScriptedRun();
@@ -17,22 +25,7 @@ describe('the summary colony run prints', () => {
     run.append('system', greenAdvanced(GREEN, null, 'green-1'));
     run.endRun('done');
     const status = foldRunStatus({ events: store.read(), tasks: [], deliveredHandoffs: [] });
-    const result: Extract<RunSessionResult, { ok: true }> = {
-      ok: true,
-      runId: run.runId,
-      status: 'done',
-      budgetExhausted: null,
-      rootHandoff: null,
-      check: null,
-      mainBranch: 'main',
-      mainCommit: GREEN,
-      stateDir: '/srv/project/.colony',
-      checkoutProblem: null,
-      failure: null,
-      durationMs: 20_000,
-      workspaceMethod: 'worktree',
-      sandboxMethod: 'none',
-    };
+    const result = finishedRun(run.runId, { status: 'done', stateDir: '/srv/project/.colony', durationMs: 20_000 });
     expect(formatRunSummary(result, status)).toContain('\ngreen: aaaaaaaaaaaa (1 snapshot, none red)\n');
     expect(formatRunSummary(result, status === null ? null : { ...status, green: null })).not.toContain('green:');
   });
@@ -41,22 +34,7 @@ describe('the summary colony run prints', () => {
     const { store, run } = openScriptedRun();
     run.endRun('stopped');
     const status = foldRunStatus({ events: store.read(), tasks: [], deliveredHandoffs: [] });
-    const result: Extract<RunSessionResult, { ok: true }> = {
-      ok: true,
-      runId: run.runId,
-      status: 'stopped',
-      budgetExhausted: null,
-      rootHandoff: null,
-      check: null,
-      mainBranch: 'main',
-      mainCommit: GREEN,
-      stateDir: "/home/ann/My Projects/it's/.colony",
-      checkoutProblem: null,
-      failure: null,
-      durationMs: 1_000,
-      workspaceMethod: 'worktree',
-      sandboxMethod: 'none',
-    };
+    const result = finishedRun(run.runId, { status: 'stopped', stateDir: "/home/ann/My Projects/it's/.colony", durationMs: 1_000 });
     const summary = formatRunSummary(result, status);
     expect(summary).toContain("--state '/home/ann/My Projects/it'\\''s/.colony'");
     expect(summary).toContain("More: colony status --state '/home/ann/My Projects/it'\\''s/.colony'; colony events --state '/home/ann/My Projects/it'\\''s/.colony'");
