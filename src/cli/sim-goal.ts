@@ -1,3 +1,4 @@
+import { parseModelSpec } from '../model/model-spec.js';
 import { readBriefFile } from '../orchestrator/session/brief-file.js';
 import { parseScenario } from '../sim/scenario/scenario.js';
 
@@ -9,8 +10,7 @@ import { parseScenario } from '../sim/scenario/scenario.js';
  * says why.
  */
 export function simGoalProblem(goalPath: string, modelSpecs: readonly string[]): { readonly error: string; readonly hint: string } | null {
-  // A spec is `provider[:model][?options]`.
-  if (!modelSpecs.some((spec) => spec.trim().split(/[:?]/)[0] === 'sim')) return null;
+  if (!modelSpecs.some((spec) => parseModelSpec(spec)?.provider === 'sim')) return null;
   const goal = readBriefFile(goalPath, 'goal');
   if (!goal.ok) return null;
   const scenario = parseScenario(goal.body);

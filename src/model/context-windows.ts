@@ -1,4 +1,5 @@
 import { priceKey } from './prices.js';
+import { parseModelSpec } from './model-spec.js';
 
 /** Input tokens a model accepts in one request, by model key (`provider:model`, or `sim`). */
 export type ContextWindowTable = Readonly<Record<string, number>>;
@@ -31,7 +32,6 @@ export const DEFAULT_CONTEXT_WINDOW = 128_000;
 export const MIN_CONTEXT_WINDOW = 2_000;
 
 const DATE_SUFFIX = /-(\d{8}|\d{4}-\d{2}-\d{2})$/;
-const SPEC = /^([a-z][a-z0-9-]*)(?::([^?]*))?(?:\?(.*))?$/;
 
 /** What the user said with `--context-window`: one size for every model, and sizes by model key. */
 export interface ContextWindowOverrides {
@@ -48,15 +48,14 @@ export const NO_CONTEXT_WINDOW_OVERRIDES: ContextWindowOverrides = { all: null, 
  */
 export function contextWindowFor(spec: string, overrides: ContextWindowOverrides = NO_CONTEXT_WINDOW_OVERRIDES): number {
   if (overrides.all !== null) return overrides.all;
-  const match = SPEC.exec(spec.trim());
-  if (match === null) return DEFAULT_CONTEXT_WINDOW;
-  const provider = match[1] ?? '';
-  const modelId = match[2] ?? '';
+  const parsed = parseModelSpec(spec);
+  if (parsed === null) return DEFAULT_CONTEXT_WINDOW;
+  const { provider, modelId } = parsed;
   const exact = priceKey(provider, modelId);
   const undated = priceKey(provider, modelId.replace(DATE_SUFFIX, ''));
   const own = overrides.byModel[exact] ?? overrides.byModel[undated];
   if (own !== undefined) return own;
-  const simContext = provider === 'sim' ? new URLSearchParams(match[3] ?? '').get('context') : null;
+  const simContext = provider === 'sim' ? parsed.options.get('context') : null;
   if (simContext !== null && /^\d+$/.test(simContext)) return Number(simContext);
   return KNOWN_CONTEXT_WINDOWS[exact] ?? KNOWN_CONTEXT_WINDOWS[undated] ?? DEFAULT_CONTEXT_WINDOW;
 }

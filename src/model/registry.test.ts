@@ -4,8 +4,9 @@ import { startModelServer } from './server/model-server.js';
 import type { ModelServer } from './server/model-server.js';
 import { createChatModel } from './providers/language-model-chat.js';
 import { resolveModel } from './registry.js';
-import type { ModelFactory, ParsedSpec, ResolveResult } from './registry.js';
+import type { ModelFactory, ResolveResult } from './registry.js';
 import { createScriptedLanguageModel } from './testing/scripted-language-model.js';
+import type { ParsedSpec } from './model-spec.js';
 
 const KEYS = { OPENAI_API_KEY: 'sk-openai-secret', ANTHROPIC_API_KEY: 'sk-ant-secret', MY_KEY: 'sk-mine-secret' };
 

@@ -8,6 +8,7 @@ import type { Sleep } from './providers/language-model-chat.js';
 import { priceFor, type ModelPrice, type PriceTable } from './prices.js';
 import { PROCESS_PROVIDER_GUARDS, type ProviderGuard, type ProviderGuards } from './resilience/provider-guard.js';
 import type { RetryPolicy } from './resilience/retry.js';
+import { parseModelSpec, type ParsedSpec } from './model-spec.js';
 
 export interface ResolveOptions {
   /** Overrides the provider's address (`--base-url`); required by `openai-compatible`. */
@@ -33,15 +34,6 @@ export interface ResolveOptions {
 
 export type ResolveResult = { readonly ok: true; readonly model: ChatModel } | { readonly ok: false; readonly error: string };
 
-/** A model spec taken apart: `provider[:model][?options]`. */
-export interface ParsedSpec {
-  readonly spec: string;
-  readonly provider: string;
-  /** Empty when the spec has no `:model` part. */
-  readonly modelId: string;
-  readonly options: URLSearchParams;
-}
-
 /** Makes models for one provider prefix. */
 export interface ModelFactory {
   /** How a spec for this provider is written, listed when a spec cannot be resolved. */
@@ -53,8 +45,6 @@ export interface ModelFactory {
 function fetchOf(options: ResolveOptions): { readonly fetch?: typeof globalThis.fetch } {
   return options.fetch === undefined ? {} : { fetch: options.fetch };
 }
-
-const SPEC_PATTERN = /^([a-z][a-z0-9-]*)(?::([^?]*))?(?:\?(.*))?$/;
 
 export const BUILT_IN_FACTORIES: Readonly<Record<string, ModelFactory>> = {
   openai: {
@@ -119,19 +109,12 @@ export function resolveModel(
   const accepted = `Accepted forms: ${Object.values(all)
     .map((factory) => factory.form)
     .join(', ')}.`;
-  const match = SPEC_PATTERN.exec(spec.trim());
-  if (match === null) return { ok: false, error: `The model spec "${spec}" is malformed. ${accepted}` };
-  const provider = match[1] ?? '';
-  const factory = all[provider];
+  const parsed = parseModelSpec(spec);
+  if (parsed === null) return { ok: false, error: `The model spec "${spec}" is malformed. ${accepted}` };
+  const factory = all[parsed.provider];
   if (factory === undefined) {
-    return { ok: false, error: `The model spec "${spec}" names an unknown provider "${provider}". ${accepted}` };
+    return { ok: false, error: `The model spec "${spec}" names an unknown provider "${parsed.provider}". ${accepted}` };
   }
-  const parsed: ParsedSpec = {
-    spec: spec.trim(),
-    provider,
-    modelId: match[2] ?? '',
-    options: new URLSearchParams(match[3] ?? ''),
-  };
   return factory.create(parsed, options);
 }
 
@@ -140,9 +123,8 @@ export function resolveModel(
  * `prices`; null when the price is not known (or the spec does not parse).
  */
 export function modelPrice(spec: string, prices: PriceTable = {}): ModelPrice | null {
-  const match = SPEC_PATTERN.exec(spec.trim());
-  if (match === null) return null;
-  return priceFor(match[1] ?? '', match[2] ?? '', prices);
+  const parsed = parseModelSpec(spec);
+  return parsed === null ? null : priceFor(parsed.provider, parsed.modelId, prices);
 }
 
 type Checked = { readonly ok: true; readonly baseUrl: string | undefined } | { readonly ok: false; readonly error: string };
