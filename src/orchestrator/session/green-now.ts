@@ -1,5 +1,4 @@
 import { existsSync } from 'node:fs';
-import { join } from 'node:path';
 import { DEFAULT_GREEN_SETTINGS, resolveRunSettings, type GreenSettings, type RunSettings } from '../../events/run-settings.js';
 import type { EventStore } from '../../store/events/event-store.js';
 import { resolveBranch } from '../../workspace/workspace.js';
@@ -11,7 +10,7 @@ import { loadPromptSet } from '../prompts/prompt-set.js';
 import { openRunStores } from '../setup/run-stores.js';
 import { lockSession } from './session-prelude.js';
 import { withSessionCommands } from './session-commands.js';
-import { eventsDatabasePath } from '../setup/state-directory.js';
+import { eventsDatabasePath, viewsDirOf } from '../setup/state-directory.js';
 import { Wakeups } from '../wakeups.js';
 import { goalAsItStands, runDependencyLayer, runGreenBase } from '../green/green-state.js';
 
@@ -83,7 +82,7 @@ export async function runGreenNow(options: GreenNowOptions): Promise<GreenNowRes
           events,
           tasks,
           rootTaskId: last.rootTaskId ?? '',
-          viewsDir: join(stateDir, 'views'),
+          viewsDir: viewsDirOf(stateDir),
           commands,
           dependencyLayer: runDependencyLayer(events, logRunId, existsSync),
           prompts: loaded.prompts,

@@ -1,5 +1,4 @@
 import { closeRepositoryObjects } from '../../workspace/git/repository-objects.js';
-import { join } from 'node:path';
 import type { ColonyEvent, EventBody, EventData } from '../../events/event-types.js';
 import type { Handoff } from '../../events/handoff.js';
 import { newShortId } from '../../events/ids.js';
@@ -31,7 +30,7 @@ import { loadPromptSet, type PromptSet } from '../prompts/prompt-set.js';
 import { prepareSession, type PreparedSession } from './session-prelude.js';
 import { prepareSharedDependencies } from '../setup/shared-dependencies.js';
 import { sandboxedInstall } from '../setup/sandboxed-install.js';
-import { workspacesDirOf } from '../setup/state-directory.js';
+import { viewsDirOf, workspacesDirOf } from '../setup/state-directory.js';
 import { startSteering } from './run-steering.js';
 import { createRunControls, workerLimitFromLog } from '../steering/run-controls.js';
 import { runTasks } from '../runner/task-runner.js';
@@ -244,7 +243,7 @@ export async function driveRun(drive: DriveRunOptions): Promise<RunSessionResult
     // The worker limit the user set last (`colony workers`) outlasts a restart.
     const controls = createRunControls(workerLimitFromLog(events, runId, start.settings.workers));
     const steering = startSteering({ events, tasks, runId, rootTaskId, goalPath: start.settings.goalPath, record: system.record, wakeups, secrets: options.secrets ?? [], now: Date.now, effects: controls.effects });
-    const viewsDir = join(stateDir, 'views');
+    const viewsDir = viewsDirOf(stateDir);
     // Planners' and snapshots' views left by a process that died with them; nothing of this state runs yet.
     await removeLeftoverViews(repo, viewsDir);
     const green = await startGreenLoop({

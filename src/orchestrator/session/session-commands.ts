@@ -1,9 +1,8 @@
-import { join } from 'node:path';
 import { newShortId } from '../../events/ids.js';
 import { lateRecorder, openCommandRunners, type CommandRunners, type LateRecorder } from '../setup/command-sandbox.js';
 import type { PreparedSession } from './session-prelude.js';
 import { dependencyCacheDir } from '../setup/shared-dependencies.js';
-import { workspacesDirOf } from '../setup/state-directory.js';
+import { viewsDirOf, workspacesDirOf } from '../setup/state-directory.js';
 import { DEFAULT_SANDBOX_SETTINGS, type SandboxSettings } from '../../events/run-settings.js';
 
 /** What a session's body gets: its run id, the runners for its agents' commands, and a recorder for what the sandbox reports before the run's own exists. */
@@ -32,7 +31,7 @@ export async function withSessionCommands<Result>(
     runId,
     repo: session.repo,
     stateDir: session.stateDir,
-    workDirs: [dependencyCacheDir(session.stateDir), workspacesDirOf(session.stateDir), join(session.stateDir, 'views')],
+    workDirs: [dependencyCacheDir(session.stateDir), workspacesDirOf(session.stateDir), viewsDirOf(session.stateDir)],
     record: late.record,
   });
   if (!opened.ok) return opened;

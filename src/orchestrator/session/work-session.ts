@@ -1,4 +1,3 @@
-import { join } from 'node:path';
 import { closeRepositoryObjects } from '../../workspace/git/repository-objects.js';
 import type { ColonyEvent, EventBody } from '../../events/event-types.js';
 import type { Handoff } from '../../events/handoff.js';
@@ -19,7 +18,7 @@ import { loadPromptSet, type PromptSet } from '../prompts/prompt-set.js';
 import { prepareSession, type PreparedSession } from './session-prelude.js';
 import { prepareSharedDependencies } from '../setup/shared-dependencies.js';
 import { sandboxedInstall } from '../setup/sandboxed-install.js';
-import { eventsDatabasePath, workspacesDirOf } from '../setup/state-directory.js';
+import { eventsDatabasePath, viewsDirOf, workspacesDirOf } from '../setup/state-directory.js';
 import type { SalvagedWork } from '../setup/workspace-reclaim.js';
 import { chooseWorkspaces, startWorkspaces, type ChosenWorkspaces } from '../setup/workspace-setup.js';
 import type { CommandRunners, LateRecorder } from '../setup/command-sandbox.js';
@@ -139,13 +138,13 @@ async function runInRepository(
     const result = await runWorkerTask(
       {
         repo,
-        events: events,
+        events,
         runId,
         workerModel: options.model,
         dependencyLayer,
         workspaces: workspaces.provider,
         workspacesDir: workspacesDirOf(stateDir),
-        viewsDir: join(stateDir, 'views'),
+        viewsDir: viewsDirOf(stateDir),
         prompts,
         commands,
         onEvent: options.onEvent,

@@ -22,6 +22,11 @@ export function workspacesDirOf(stateDir: string): string {
   return join(stateDir, 'workspaces');
 }
 
+/** Where a state directory's runs make planners' and checks' views of main. */
+export function viewsDirOf(stateDir: string): string {
+  return join(stateDir, 'views');
+}
+
 /** Where overlay workspaces keep their shared base checkouts and their own layers. */
 export function overlayStorageDirOf(stateDir: string): string {
   return join(workspacesDirOf(stateDir), '.overlay');
