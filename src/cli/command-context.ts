@@ -1,6 +1,6 @@
 import { InvalidArgumentError, Option } from 'commander';
 import type { Terminal } from './terminal-ui.js';
-import { WORKSPACE_METHOD_CHOICES } from '../workspace/providers/choose-workspace-provider.js';
+import { WORKSPACE_METHOD_CHOICES } from '../workspace/workspace-method-choice.js';
 
 export const EXIT_OK = 0;
 export const EXIT_FAILED = 1;

@@ -1,20 +1,5 @@
 import { Command, CommanderError } from 'commander';
-import { registerAnalyzeCommand } from './commands/analyze.js';
-import { registerAndonCommand } from './commands/andon.js';
-import { registerDemoCommand } from './commands/demo.js';
-import { registerEventsCommand } from './commands/events.js';
-import { registerResumeCommand } from './commands/resume.js';
-import { registerRunCommand } from './commands/run.js';
-import { registerSayCommand } from './commands/say.js';
-import { registerSimServerCommand } from './commands/sim-server.js';
-import { registerStatusCommand } from './commands/status.js';
-import { registerStopCommand } from './commands/stop.js';
-import { registerWorkCommand } from './commands/work.js';
-import { registerWorkersCommand } from './commands/workers.js';
-import { registerGreenCommand } from './commands/green.js';
-import { registerBenchCommand } from './commands/bench.js';
-import { registerReplayCommand } from './commands/replay.js';
-import { registerTuiCommand } from './commands/tui.js';
+import { COMMANDS, commandNamed } from './command-table.js';
 import { EXIT_FAILED, EXIT_USAGE, type CommandContext } from './command-context.js';
 import { handleInterrupts, type InterruptHandling } from './interrupts.js';
 import type { Terminal } from './terminal-ui.js';
@@ -84,22 +69,11 @@ async function runProgram(argv: readonly string[], ctx: CommandContext): Promise
     .showHelpAfterError('(run with --help to see the options)')
     .exitOverride()
     .configureOutput({ writeOut: ctx.stdout, writeErr: ctx.stderr });
-  registerRunCommand(program, ctx);
-  registerResumeCommand(program, ctx);
-  registerStatusCommand(program, ctx);
-  registerSayCommand(program, ctx);
-  registerAndonCommand(program, ctx);
-  registerWorkersCommand(program, ctx);
-  registerGreenCommand(program, ctx);
-  registerStopCommand(program, ctx);
-  registerWorkCommand(program, ctx);
-  registerEventsCommand(program, ctx);
-  registerTuiCommand(program, ctx);
-  registerReplayCommand(program, ctx);
-  registerAnalyzeCommand(program, ctx);
-  registerSimServerCommand(program, ctx);
-  registerDemoCommand(program, ctx);
-  registerBenchCommand(program, ctx);
+  const named = commandNamed(argv);
+  for (const entry of COMMANDS) {
+    const command = program.command(entry.name).description(entry.description);
+    if (entry === named) (await entry.load())(command, ctx);
+  }
 
   if (argv.length === 0) {
     ctx.stderr(program.helpInformation());

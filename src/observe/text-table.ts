@@ -35,9 +35,15 @@ export function duration(ms: number): string {
   return `${Math.floor(totalSeconds / 3600)}h ${pad(Math.floor((totalSeconds % 3600) / 60))}m`;
 }
 
-/** A whole number with thousands separators. */
+/**
+ * A whole number with thousands separators, `12,345`. Written out rather than asked of
+ * `toLocaleString`, whose first call loads the locale data: about 10 ms of CPU on every
+ * `colony status`, a fifth of what a bare Node start costs.
+ */
 export function count(value: number): string {
-  return value.toLocaleString('en-US');
+  const digits = String(Math.round(Math.abs(value)));
+  const grouped = digits.replace(/\B(?=(\d{3})+$)/g, ',');
+  return value < 0 ? `-${grouped}` : grouped;
 }
 
 /** A share from 0 to 1 as a percentage. */

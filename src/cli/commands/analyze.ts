@@ -17,10 +17,8 @@ interface AnalyzeFlags {
   readonly json?: boolean;
 }
 
-export function registerAnalyzeCommand(program: Command, ctx: CommandContext): void {
-  program
-    .command('analyze')
-    .description('Answer what a person debugging a run asks, from its event log: slow and failing commands, stalls and loops, conflicts, retries, crashes, cost, time to land, main health.')
+export function defineAnalyzeCommand(command: Command, ctx: CommandContext): void {
+  command
     .option('--repo <dir>', 'the repository the run works on', '.')
     .option('--state <dir>', 'the state directory (default: <repo>/.colony)')
     .option('--run <id>', 'the run to analyse (default: the latest)')

@@ -11,10 +11,8 @@ interface AndonFlags {
   readonly json?: boolean;
 }
 
-export function registerAndonCommand(program: Command, ctx: CommandContext): void {
-  const command = program
-    .command('andon')
-    .description('Pause spawning across the whole run: no task is claimed until you release it (--release); agents already running go on.')
+export function defineAndonCommand(command: Command, ctx: CommandContext): void {
+  command
     .option('--release', 'release your pause: tasks are claimed again')
     .option('--reason <text>', 'why, recorded with the change and shown by colony status');
   addSteeringOptions(command)

@@ -7,9 +7,7 @@ import { registerBenchWorkspaces } from './bench-workspaces.js';
  * `colony bench <what>`: measurements of colony's own parts on the user's machine and
  * repository, each a subcommand registered here.
  */
-export function registerBenchCommand(program: Command, ctx: CommandContext): Command {
-  const bench = program.command('bench').description("Measure colony's parts on this machine and a repository.");
-  registerBenchWorkspaces(bench, ctx);
-  registerBenchMergeCommand(bench, ctx);
-  return bench;
+export function defineBenchCommand(command: Command, ctx: CommandContext): void {
+  registerBenchWorkspaces(command, ctx);
+  registerBenchMergeCommand(command, ctx);
 }

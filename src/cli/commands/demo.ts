@@ -26,10 +26,8 @@ interface DemoFlags {
   readonly quiet?: boolean;
 }
 
-export function registerDemoCommand(program: Command, ctx: CommandContext): void {
-  program
-    .command('demo')
-    .description('Build the bundled example project with the simulated model: a root planner and workers that merge into main.')
+export function defineDemoCommand(command: Command, ctx: CommandContext): void {
+  command
     .option('--dir <dir>', 'where to put the example repository (default: a new temporary directory)')
     .option('--model <spec>', 'the model to use', DEFAULT_MODEL)
     .option('--workers <n>', 'the most workers running at once', positiveInteger, 4)
@@ -87,11 +85,11 @@ async function demo(ctx: CommandContext, flags: DemoFlags): Promise<number> {
     [
       'Look around:',
       `  git -C ${shellWord(repoDir)} log --oneline --graph main`,
-      `  npx colony status --repo ${shellWord(repoDir)}`,
-      `  npx colony replay --repo ${shellWord(repoDir)} --speed 2     # the run again, in the terminal UI`,
-      `  npx colony analyze --repo ${shellWord(repoDir)}`,
-      `  npx colony green --repo ${shellWord(repoDir)}                  # where the green branch is, and how often main was red`,
-      `  npx colony events --repo ${shellWord(repoDir)} --type handoff.submitted`,
+      `  colony status --repo ${shellWord(repoDir)}`,
+      `  colony replay --repo ${shellWord(repoDir)} --speed 2     # the run again, in the terminal UI`,
+      `  colony analyze --repo ${shellWord(repoDir)}`,
+      `  colony green --repo ${shellWord(repoDir)}                  # where the green branch is, and how often main was red`,
+      `  colony events --repo ${shellWord(repoDir)} --type handoff.submitted`,
       '',
     ].join('\n'),
   );

@@ -24,10 +24,8 @@ interface EventsFlags {
 
 const FOLLOW_POLL_MS = 200;
 
-export function registerEventsCommand(program: Command, ctx: CommandContext): void {
-  program
-    .command('events')
-    .description('Print the event log of the runs in a repository (or a state directory).')
+export function defineEventsCommand(command: Command, ctx: CommandContext): void {
+  command
     .option('--repo <dir>', 'the repository whose runs to show', '.')
     .option('--state <dir>', 'the state directory (default: <repo>/.colony)')
     .option('--json', 'one JSON object per line')

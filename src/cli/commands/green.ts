@@ -29,10 +29,8 @@ const POLL_MS = 250;
 /** How often it makes sure a run is still going to answer it. */
 const LIVENESS_MS = 2_000;
 
-export function registerGreenCommand(program: Command, ctx: CommandContext): void {
-  program
-    .command('green')
-    .description("Where the green branch is and how main's health went; with --now, a snapshot of main now: the green branch moves to it if the check passes, and a failure is traced to the commit that brought it.")
+export function defineGreenCommand(command: Command, ctx: CommandContext): void {
+  command
     .option('--repo <dir>', 'the repository the run works on', '.')
     .option('--state <dir>', 'the state directory (default: <repo>/.colony)')
     .option('--now', "snapshot main now: a running run's green loop takes it next; with no run going, it is taken here")

@@ -17,10 +17,8 @@ interface ReplayFlags {
   readonly json?: boolean;
 }
 
-export function registerReplayCommand(program: Command, ctx: CommandContext): void {
-  program
-    .command('replay')
-    .description('Play a recorded run back in the terminal UI from its log alone: at a speed, paused, or one event at a time.')
+export function defineReplayCommand(command: Command, ctx: CommandContext): void {
+  command
     .option('--repo <dir>', 'the repository the run worked on', '.')
     .option('--state <dir>', 'the state directory the run used (default: <repo>/.colony)')
     .option('--run <id>', 'the run to play (default: the latest)')

@@ -18,10 +18,8 @@ interface ResumeFlags extends ProgressFlags {
   readonly state?: string;
 }
 
-export function registerResumeCommand(program: Command, ctx: CommandContext): void {
-  const command = program
-    .command('resume')
-    .description('Continue the run that stopped or crashed in a repository, where it stopped, with the same tree, settings and budgets.')
+export function defineResumeCommand(command: Command, ctx: CommandContext): void {
+  command
     .option('--repo <dir>', 'the git repository the run works on', '.')
     .option('--state <dir>', 'the state directory the run used (default: <repo>/.colony)');
   addProgressOptions(command).action(async (flags: ResumeFlags) => {

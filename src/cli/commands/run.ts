@@ -11,7 +11,7 @@ import type { Exhaustion } from '../../orchestrator/budget/budget-ledger.js';
 import { runRunSession, type RunSessionResult } from '../../orchestrator/session/run-session.js';
 import type { RunStatus } from '../../observe/status/types.js';
 import { formatAmount } from '../../events/budget-figures.js';
-import type { WorkspaceMethodChoice } from '../../workspace/providers/choose-workspace-provider.js';
+import type { WorkspaceMethodChoice } from '../../workspace/workspace-method-choice.js';
 import {
   byteSize,
   commandText,
@@ -115,10 +115,8 @@ const PROGRESS_EVENTS: ReadonlySet<EventType> = new Set<EventType>([
   'agent.stop-requested',
 ]);
 
-export function registerRunCommand(program: Command, ctx: CommandContext): void {
-  const command = program
-    .command('run')
-    .description('Build a goal with a tree of agents: a root planner, sub-planners and workers that merge into main.')
+export function defineRunCommand(command: Command, ctx: CommandContext): void {
+  command
     .argument('<goal>', 'a Markdown file describing the goal')
     .option('--repo <dir>', 'the git repository to build in', '.')
     .option('--model <spec>', "the workers' model: sim[?options], openai:<model>, anthropic:<model>, openai-compatible:<model>", 'sim')

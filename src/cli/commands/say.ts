@@ -10,10 +10,8 @@ interface SayFlags {
   readonly json?: boolean;
 }
 
-export function registerSayCommand(program: Command, ctx: CommandContext): void {
-  const command = program
-    .command('say')
-    .description('Send a message to a planner of the run: the root planner, or the one named with --to. It reads it before its next model call.')
+export function defineSayCommand(command: Command, ctx: CommandContext): void {
+  command
     .argument('<message...>', 'what to tell the planner (quote it, or give it as several words)')
     .option('--to <id>', 'the task id or agent id of the planner to tell (default: the root planner); colony status lists them');
   addSteeringOptions(command)

@@ -11,10 +11,8 @@ interface SimServerFlags {
   readonly sim: string;
 }
 
-export function registerSimServerCommand(program: Command, ctx: CommandContext): void {
-  program
-    .command('sim-server')
-    .description('Serve the simulated model over the OpenAI chat completions and Anthropic messages protocols.')
+export function defineSimServerCommand(command: Command, ctx: CommandContext): void {
+  command
     .option('--port <port>', 'the port to listen on (0 picks a free one)', parsePort, 8787)
     .option('--host <host>', 'the address to listen on', '127.0.0.1')
     .option('--sim <spec>', 'the simulated model to serve, e.g. "sim?seed=7&bug=0.2"', 'sim')

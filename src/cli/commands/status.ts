@@ -11,10 +11,8 @@ interface StatusFlags {
   readonly json?: boolean;
 }
 
-export function registerStatusCommand(program: Command, ctx: CommandContext): void {
-  program
-    .command('status')
-    .description('Report a run, live or finished: agents, tasks, handoffs, commits, tokens, cost and the tree.')
+export function defineStatusCommand(command: Command, ctx: CommandContext): void {
+  command
     .option('--repo <dir>', 'the repository the run works on', '.')
     .option('--state <dir>', 'the state directory (default: <repo>/.colony)')
     .option('--run <id>', 'the run to report (default: the latest)')

@@ -10,10 +10,8 @@ interface StopFlags {
   readonly json?: boolean;
 }
 
-export function registerStopCommand(program: Command, ctx: CommandContext): void {
-  const command = program
-    .command('stop')
-    .description("Stop one agent of the run (a worker or a sub-planner): its task closes as failed with your reason, and its planner hears it and may publish the work again.")
+export function defineStopCommand(command: Command, ctx: CommandContext): void {
+  command
     .argument('<id>', 'the task id or agent id of the agent to stop; colony status lists them')
     .option('--reason <text>', 'why, told to its planner in the handoff');
   addSteeringOptions(command)

@@ -18,10 +18,8 @@ interface TuiFlags {
   readonly run?: string;
 }
 
-export function registerTuiCommand(program: Command, ctx: CommandContext): void {
-  program
-    .command('tui')
-    .description('Watch and steer a run in the terminal, live or finished: the agent tree, throughput, the event tail, each agent\'s transcript.')
+export function defineTuiCommand(command: Command, ctx: CommandContext): void {
+  command
     .option('--repo <dir>', 'the repository the run works on', '.')
     .option('--state <dir>', 'the state directory the run uses (default: <repo>/.colony)')
     .option('--run <id>', 'the run to show (default: the latest)')

@@ -7,7 +7,7 @@ import { formatEventLine } from '../../observe/view/format-event.js';
 import { runWorkSession } from '../../orchestrator/session/work-session.js';
 import { addSandboxOptions, reportSandboxSettings, type SandboxFlags } from '../sandbox-options.js';
 import { announcingPromptOverrides } from '../prompt-override-notice.js';
-import type { WorkspaceMethodChoice } from '../../workspace/providers/choose-workspace-provider.js';
+import type { WorkspaceMethodChoice } from '../../workspace/workspace-method-choice.js';
 import { EXIT_FAILED, EXIT_OK, positiveInteger, usageError, workspacesOption, type CommandContext } from '../command-context.js';
 import { shellWord } from '../../errors/shell-word.js';
 
@@ -25,10 +25,8 @@ interface WorkFlags extends SandboxFlags {
   readonly quiet?: boolean;
 }
 
-export function registerWorkCommand(program: Command, ctx: CommandContext): void {
-  const command = program
-    .command('work')
-    .description('Run one worker on one task: it works in its own workspace, merges into main and hands off.')
+export function defineWorkCommand(command: Command, ctx: CommandContext): void {
+  command
     .argument('<task>', 'a Markdown file describing the task')
     .option('--repo <dir>', 'the git repository to work on', '.')
     .option('--model <spec>', 'the model: sim[?options], openai:<model>, anthropic:<model>, openai-compatible:<model>')

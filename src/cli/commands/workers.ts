@@ -10,10 +10,8 @@ interface WorkersFlags {
   readonly json?: boolean;
 }
 
-export function registerWorkersCommand(program: Command, ctx: CommandContext): void {
-  const command = program
-    .command('workers')
-    .description('Change how many workers the run may run at once. With fewer, running workers go on and no new one starts until fewer run.')
+export function defineWorkersCommand(command: Command, ctx: CommandContext): void {
+  command
     .argument('<n>', `the most workers at once, from 1 to ${MAX_WORKERS} (planners do not count)`)
     .option('--reason <text>', 'why, recorded with the change');
   addSteeringOptions(command)

@@ -1,6 +1,7 @@
 import { formatAmount } from '../../events/budget-figures.js';
 import type { AgentStatus, BudgetEvent, BudgetStatus, GreenStatus, RunStatus, SandboxStatus } from './types.js';
 import { shellWord } from '../../errors/shell-word.js';
+import { count, oneLine } from '../text-table.js';
 
 /** Failed workers listed one by one under a planner before the rest are only counted. */
 const MAX_FAILED_LISTED = 10;
@@ -195,14 +196,6 @@ export function wallTime(ms: number): string {
   return `${seconds}s`;
 }
 
-function count(value: number): string {
-  return value.toLocaleString('en-US');
-}
-
-function oneLine(text: string, max: number): string {
-  const flat = text.replace(/\s+/g, ' ').trim();
-  return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
-}
 
 /** `Sandbox: bubblewrap, network only registry.npmjs.org (12 request(s) allowed, 2 refused)`; unconfined runs say so. */
 function sandboxLine(sandbox: SandboxStatus): string {

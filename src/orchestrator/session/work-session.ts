@@ -8,7 +8,7 @@ import type { EventStore } from '../../store/events/event-store.js';
 import { createRedactingEventStore } from '../../store/events/redacting-event-store.js';
 import { openSqliteEventStore } from '../../store/sqlite/sqlite-event-store.js';
 import { runGit } from '../../workspace/git/git.js';
-import type { WorkspaceMethodChoice } from '../../workspace/providers/choose-workspace-provider.js';
+import type { WorkspaceMethodChoice } from '../../workspace/workspace-method-choice.js';
 import type { WorkspaceMethod } from '../../workspace/workspace.js';
 import { readBriefFile } from './brief-file.js';
 import { createRedactingChatModel } from './redacting-chat-model.js';

@@ -1,6 +1,7 @@
 import { statfs } from 'node:fs/promises';
 import type { EventBody } from '../../events/event-types.js';
-import { chooseWorkspaceProvider, type WorkspaceMethodChoice } from '../../workspace/providers/choose-workspace-provider.js';
+import { chooseWorkspaceProvider } from '../../workspace/providers/choose-workspace-provider.js';
+import type { WorkspaceMethodChoice } from '../../workspace/workspace-method-choice.js';
 import { createOverlayProvider } from '../../workspace/providers/overlay/overlay-provider.js';
 import type { Repository } from '../../workspace/git/repository.js';
 import type { WorkspaceProvider } from '../../workspace/workspace-provider.js';

@@ -2,15 +2,10 @@ import { mkdir } from 'node:fs/promises';
 import { createOverlayProvider, type OverlayProviderOptions } from './overlay/overlay-provider.js';
 import { probeOverlaySupport } from './overlay/overlay-probe.js';
 import type { Repository } from '../git/repository.js';
-import type { WorkspaceMethod } from '../workspace.js';
+import type { WorkspaceMethodChoice } from '../workspace-method-choice.js';
 import type { WorkspaceProvider } from '../workspace-provider.js';
 import { createWorktreeProvider } from './worktree/worktree-provider.js';
 import { errorMessage } from '../../errors/error-message.js';
-
-/** What the user asked for: a method, or `auto` (overlay where it works, worktree elsewhere). */
-export type WorkspaceMethodChoice = 'auto' | WorkspaceMethod;
-
-export const WORKSPACE_METHOD_CHOICES: readonly WorkspaceMethodChoice[] = ['auto', 'overlay', 'worktree'];
 
 export type ChosenWorkspaceProvider =
   | { readonly ok: true; readonly provider: WorkspaceProvider; readonly forced: boolean; readonly reason: string }

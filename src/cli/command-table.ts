@@ -1,0 +1,46 @@
+import type { Command } from 'commander';
+import type { CommandContext } from './command-context.js';
+
+/** Adds a command's arguments, options and action to it, once it is named and described. */
+export type DefineCommand = (command: Command, ctx: CommandContext) => void;
+
+/**
+ * One of colony's commands: its name and description, which the top-level help lists, and its
+ * module, loaded only when the command runs or its own help is asked for. `colony status`
+ * then loads what a status needs and not the model providers, the sandbox or the terminal UI.
+ */
+export interface CommandEntry {
+  readonly name: string;
+  readonly description: string;
+  readonly load: () => Promise<DefineCommand>;
+}
+
+export const COMMANDS: readonly CommandEntry[] = [
+  { name: 'run', description: 'Build a goal with a tree of agents: a root planner, sub-planners and workers that merge into main.', load: async () => (await import('./commands/run.js')).defineRunCommand },
+  { name: 'resume', description: 'Continue the run that stopped or crashed in a repository, where it stopped, with the same tree, settings and budgets.', load: async () => (await import('./commands/resume.js')).defineResumeCommand },
+  { name: 'status', description: 'Report a run, live or finished: agents, tasks, handoffs, commits, tokens, cost and the tree.', load: async () => (await import('./commands/status.js')).defineStatusCommand },
+  { name: 'say', description: 'Send a message to a planner of the run: the root planner, or the one named with --to. It reads it before its next model call.', load: async () => (await import('./commands/say.js')).defineSayCommand },
+  { name: 'andon', description: 'Pause spawning across the whole run: no task is claimed until you release it (--release); agents already running go on.', load: async () => (await import('./commands/andon.js')).defineAndonCommand },
+  { name: 'workers', description: 'Change how many workers the run may run at once. With fewer, running workers go on and no new one starts until fewer run.', load: async () => (await import('./commands/workers.js')).defineWorkersCommand },
+  { name: 'green', description: "Where the green branch is and how main's health went; with --now, a snapshot of main now: the green branch moves to it if the check passes, and a failure is traced to the commit that brought it.", load: async () => (await import('./commands/green.js')).defineGreenCommand },
+  { name: 'stop', description: "Stop one agent of the run (a worker or a sub-planner): its task closes as failed with your reason, and its planner hears it and may publish the work again.", load: async () => (await import('./commands/stop.js')).defineStopCommand },
+  { name: 'work', description: 'Run one worker on one task: it works in its own workspace, merges into main and hands off.', load: async () => (await import('./commands/work.js')).defineWorkCommand },
+  { name: 'events', description: 'Print the event log of the runs in a repository (or a state directory).', load: async () => (await import('./commands/events.js')).defineEventsCommand },
+  { name: 'tui', description: 'Watch and steer a run in the terminal, live or finished: the agent tree, throughput, the event tail, each agent\'s transcript.', load: async () => (await import('./commands/tui.js')).defineTuiCommand },
+  { name: 'replay', description: 'Play a recorded run back in the terminal UI from its log alone: at a speed, paused, or one event at a time.', load: async () => (await import('./commands/replay.js')).defineReplayCommand },
+  { name: 'analyze', description: 'Answer what a person debugging a run asks, from its event log: slow and failing commands, stalls and loops, conflicts, retries, crashes, cost, time to land, main health.', load: async () => (await import('./commands/analyze.js')).defineAnalyzeCommand },
+  { name: 'sim-server', description: 'Serve the simulated model over the OpenAI chat completions and Anthropic messages protocols.', load: async () => (await import('./commands/sim-server.js')).defineSimServerCommand },
+  { name: 'demo', description: 'Build the bundled example project with the simulated model: a root planner and workers that merge into main.', load: async () => (await import('./commands/demo.js')).defineDemoCommand },
+  { name: 'bench', description: "Measure colony's parts on this machine and a repository.", load: async () => (await import('./commands/bench.js')).defineBenchCommand },
+];
+
+/**
+ * The command `argv` names, when it names one: its first word (`colony status --json`), or the
+ * word after `help` (`colony help status`). Null for `colony --help`, `--version` or a typo,
+ * which need only the names and descriptions.
+ */
+export function commandNamed(argv: readonly string[]): CommandEntry | null {
+  const words = argv.filter((arg) => !arg.startsWith('-'));
+  const name = words[0] === 'help' ? words[1] : words[0];
+  return COMMANDS.find((entry) => entry.name === name) ?? null;
+}

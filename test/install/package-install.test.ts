@@ -1,0 +1,115 @@
+import { execFile } from 'node:child_process';
+import { chmodSync, cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { describeRuns } from '../testing/runs-need-sandbox.js';
+
+const execFileAsync = promisify(execFile);
+const CHECKOUT = resolve(import.meta.dirname, '..', '..');
+
+/**
+ * colony as a user installs it: the package `npm pack` makes, installed with `npm install -g`
+ * into a new prefix, run from a directory outside the checkout with a PATH that reaches only
+ * that prefix's `colony`. Installing builds better-sqlite3 from source on a machine that cannot
+ * fetch its prebuilt binary, so this takes about a minute.
+ */
+describeRuns('the installed package', () => {
+  let home: string;
+  let prefix: string;
+  let away: string;
+  let tarball: string;
+
+  const colony = (args: readonly string[], cwd = away) =>
+    execFileAsync(join(prefix, 'bin', 'colony'), args, {
+      cwd,
+      env: { PATH: `${join(prefix, 'bin')}:${process.env.PATH ?? ''}`, HOME: home },
+      encoding: 'utf8',
+      maxBuffer: 64 * 1024 * 1024,
+    });
+
+  /** The packages a command loads, recorded by a resolve hook the process loads first. */
+  const packagesLoadedBy = async (args: readonly string[]) => {
+    const log = join(away, 'resolved.txt');
+    const preload = join(away, 'record-packages.mjs');
+    rmSync(log, { force: true });
+    await execFileAsync(process.execPath, ['--import', pathToFileURL(preload).href, join(prefix, 'bin', 'colony'), ...args], { cwd: away, env: { PATH: process.env.PATH ?? '', HOME: home } });
+    const urls = readFileSync(log, 'utf8').trim().split('\n');
+    // The innermost node_modules names the package; colony's own modules are not counted.
+    const packages = urls.flatMap((url) => /.*\/node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(url)?.[1] ?? []);
+    return new Set(packages.filter((name) => name !== 'colony-harness'));
+  };
+
+  beforeAll(async () => {
+    const base = mkdtempSync(join(tmpdir(), 'colony-install-'));
+    // The sandboxed agents run as other users, who must get through to their workspaces.
+    chmodSync(base, 0o755);
+    home = join(base, 'home');
+    prefix = join(base, 'prefix');
+    away = join(base, 'away');
+    for (const dir of [home, away]) mkdirSync(dir);
+    const hooks = join(away, 'resolve-hooks.mjs');
+    writeFileSync(
+      hooks,
+      `import { appendFileSync } from 'node:fs';\nexport async function resolve(specifier, context, next) {\n  const resolved = await next(specifier, context);\n  appendFileSync(${JSON.stringify(join(away, 'resolved.txt'))}, resolved.url + '\\n');\n  return resolved;\n}\n`,
+    );
+    writeFileSync(join(away, 'record-packages.mjs'), `import { register } from 'node:module';\nregister(${JSON.stringify(pathToFileURL(hooks).href)});\n`);
+    await execFileAsync('npm', ['pack', '--silent', '--pack-destination', base], { cwd: CHECKOUT, encoding: 'utf8' });
+    const packed = readdirSync(base).find((name) => name.endsWith('.tgz'));
+    if (packed === undefined) throw new Error(`npm pack left no tarball in ${base}`);
+    tarball = join(base, packed);
+    await execFileAsync('npm', ['install', '--global', '--prefix', prefix, '--prefer-offline', '--no-audit', '--no-fund', tarball], {
+      cwd: base,
+      encoding: 'utf8',
+    });
+  }, 600_000);
+
+  afterAll(() => {
+    if (prefix !== undefined) rmSync(resolve(prefix, '..'), { recursive: true, force: true });
+  });
+
+  it('ships compiled JavaScript, the texts it reads and the examples, and no TypeScript', async () => {
+    const { stdout } = await execFileAsync('tar', ['-tzf', tarball], { encoding: 'utf8' });
+    const files = stdout.trim().split('\n');
+    expect(files).toContain('package/dist/cli/bin.js');
+    expect(files).toContain('package/dist/orchestrator/prompts/worker.md');
+    expect(files).toContain('package/examples/toolbox/GOAL.md');
+    expect(files.filter((file) => file.endsWith('.ts') || file.endsWith('.tsx'))).toEqual([]);
+    expect(files.filter((file) => file.startsWith('package/dist/') && (file.includes('.test.') || file.includes('/testing/')))).toEqual([]);
+    const installed = join(prefix, 'lib', 'node_modules', 'colony-harness');
+    expect(existsSync(join(installed, 'node_modules', 'tsx'))).toBe(false);
+  });
+
+  it('answers --version and --help', async () => {
+    expect((await colony(['--version'])).stdout.trim()).toMatch(/^\d+\.\d+\.\d+$/);
+    const help = (await colony(['--help'])).stdout;
+    for (const name of ['run', 'resume', 'status', 'tui', 'demo', 'sim-server']) expect(help).toMatch(new RegExp(`^  ${name}\\b`, 'm'));
+  });
+
+  it('loads, for --help, no package but commander', async () => {
+    expect([...(await packagesLoadedBy(['--help']))]).toEqual(['commander']);
+  });
+
+  it('runs the demo, and colony run of an example it ships, to done', async () => {
+    const demo = await colony(['demo', '--dir', join(away, 'demo'), '--quiet']);
+    expect(demo.stdout).toMatch(/: done in /);
+    expect(demo.stdout).toMatch(/commits landed: 12\b/);
+
+    const repo = join(away, 'text-kit');
+    cpSync(join(prefix, 'lib', 'node_modules', 'colony-harness', 'examples', 'text-kit'), repo, { recursive: true });
+    const git = (args: readonly string[]) => execFileAsync('git', ['-c', 'user.name=t', '-c', 'user.email=t@example.com', ...args], { cwd: repo });
+    await git(['init', '-q', '-b', 'main']);
+    await git(['add', '-A']);
+    await git(['commit', '-qm', 'the example']);
+    const run = await colony(['run', 'GOAL.md', '--repo', '.', '--model', 'sim', '--workers', '4'], repo);
+    expect(run.stdout).toMatch(/: done in /);
+    const status = await colony(['status', '--repo', repo, '--json']);
+    expect(JSON.parse(status.stdout)).toMatchObject({ run: { state: 'done' } });
+    // A status reads the store, and loads none of the model providers or the terminal UI.
+    const loaded = await packagesLoadedBy(['status', '--repo', repo]);
+    for (const heavy of ['ai', '@ai-sdk/openai', '@ai-sdk/anthropic', 'ink', 'react']) expect(loaded.has(heavy)).toBe(false);
+    expect(loaded.has('better-sqlite3')).toBe(true);
+  }, 300_000);
+});
