@@ -51,8 +51,9 @@ export type ModelErrorKind =
   /** The provider's circuit breaker is open: colony is not calling it until its cool-down passes. */
   | 'circuit-open'
   /**
-   * The provider has not answered once in this process and still cannot be reached: most
-   * likely a wrong address, not a busy provider, so it is not worth waiting for.
+   * No model API can be reached at the address, and waiting will not change that: it has not
+   * answered once in this process and still cannot be reached, or Node's fetch refuses its
+   * port. Most likely a wrong address, not a busy provider, so it is not worth waiting for.
    */
   | 'unreachable'
   | 'aborted';

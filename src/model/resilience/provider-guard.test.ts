@@ -131,6 +131,25 @@ describe('a provider that has never answered', () => {
     expect(refused.error.message).toContain('ECONNREFUSED');
   });
 
+  it.each([
+    ['openai-compatible:coder', 6000],
+    ['openai-compatible:coder', 1],
+    ['anthropic:claude-sonnet-4-5', 6000],
+  ])('says %s at a port fetch refuses (%i) is one, at once and without retrying', async (spec, port) => {
+    const baseUrl = `http://127.0.0.1:${port}/v1`;
+    const guards = createProviderGuards();
+    const resolved = resolveModel(spec, { baseUrl, env: { ANTHROPIC_API_KEY: 'key' }, providers: guards, retry: { maxAttempts: 3 }, sleep: async () => undefined });
+    if (!resolved.ok) throw new Error(resolved.error);
+    const failed = await resolved.model.call(REQUEST);
+    expect(failed).toMatchObject({ ok: false, attempts: 1, error: { kind: 'unreachable', retryable: false } });
+    if (failed.ok) throw new Error('expected a failure');
+    expect(failed.error.message).toContain(`Node's fetch refuses to connect to port ${port}`);
+    expect(failed.error.message).toContain('Serve the API on another port and pass that address in --base-url.');
+    expect(failed.error.message).not.toMatch(/could not be read/);
+    // The refusal is the same for every later call, and just as quick.
+    expect(await resolved.model.call(REQUEST)).toMatchObject({ ok: false, attempts: 1, error: { kind: 'unreachable' } });
+  });
+
   it('counts a server that accepts connections but never responds as never having answered', async () => {
     const sockets: Socket[] = [];
     const silent = createServer((socket) => void sockets.push(socket));

@@ -84,6 +84,20 @@ describe('classifyError', () => {
     expect(classifyError(new TypeError('terminated'))).toMatchObject({ kind: 'network' });
   });
 
+  it('classifies a port fetch refuses to connect to as unreachable, never retried, naming the port when it can', () => {
+    const refused = new APICallError({
+      message: 'Cannot connect to API: bad port',
+      url: 'http://127.0.0.1:6000/v1/chat/completions',
+      requestBodyValues: {},
+      cause: new Error('bad port'),
+    });
+    expect(classifyError(refused)).toMatchObject({ kind: 'unreachable', retryable: false, status: null });
+    expect(classifyError(refused).message).toContain('port 6000');
+    expect(classifyError(new TypeError('fetch failed', { cause: new Error('bad port') })).message).toContain(
+      "Node's fetch refuses to connect to the port of its address",
+    );
+  });
+
   it('classifies timeouts as timeouts to retry', () => {
     expect(classifyError(fetchFailure('UND_ERR_HEADERS_TIMEOUT', 'Headers Timeout Error'))).toMatchObject({ kind: 'timeout', retryable: true });
     expect(classifyError(new DOMException('The operation timed out.', 'TimeoutError'))).toMatchObject({ kind: 'timeout' });

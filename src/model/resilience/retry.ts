@@ -105,6 +105,8 @@ export function classifyError(error: unknown, context: ErrorContext = {}): Model
   if (APICallError.isInstance(error) && error.statusCode !== undefined && error.statusCode >= 400) {
     return classifyHttpError(error, error.statusCode, context);
   }
+  const blocked = blockedPortFailure(error);
+  if (blocked !== null) return blocked;
   const connection = connectionFailure(error);
   if (connection !== null) return connection;
   if (APICallError.isInstance(error)) {
@@ -142,6 +144,42 @@ function connectionFailure(error: unknown): ModelError | null {
     if (link.message !== '' && !detail.includes(link.message)) detail += detail === '' ? link.message : `: ${link.message}`;
   }
   return modelError('network', `The connection to the provider failed: ${detail}`, null, true);
+}
+
+/**
+ * Node's fetch refuses, before connecting, a URL whose port is on the fetch standard's list of
+ * blocked ports (1, 25, 6000 and some eighty others), with only the words "bad port". No
+ * server is involved, so no retry or wait can help: the address must change.
+ */
+function blockedPortFailure(error: unknown): ModelError | null {
+  const chain = errorChain(error);
+  if (!chain.some((link) => BAD_PORT_MESSAGE.test(link.message))) return null;
+  const port = requestPort(chain);
+  const which = port === null ? 'the port of its address' : `port ${port}`;
+  return modelError(
+    'unreachable',
+    `Node's fetch refuses to connect to ${which}: it is one of the ports the fetch standard blocks in every client, ` +
+      'so no request left this machine. Serve the API on another port and pass that address in --base-url.',
+    null,
+    false,
+  );
+}
+
+/** undici's whole message for a port on the blocked list. */
+const BAD_PORT_MESSAGE = /^bad port$/i;
+
+/** The explicit port of the URL the SDK was calling, when one of the errors names it. */
+function requestPort(chain: readonly Error[]): string | null {
+  for (const link of chain) {
+    if (!APICallError.isInstance(link)) continue;
+    try {
+      const { port } = new URL(link.url);
+      return port === '' ? null : port;
+    } catch {
+      return null;
+    }
+  }
+  return null;
 }
 
 /** The error and its causes, outermost first. */
