@@ -6,6 +6,7 @@ import type { ChatModel } from './chat-model.js';
 import { createChatModel } from './providers/language-model-chat.js';
 import type { Sleep } from './providers/language-model-chat.js';
 import { priceFor, type ModelPrice, type PriceTable } from './prices.js';
+import { refuseHtmlAnswers } from './resilience/html-answers.js';
 import { PROCESS_PROVIDER_GUARDS, type ProviderGuard, type ProviderGuards } from './resilience/provider-guard.js';
 import type { RetryPolicy } from './resilience/retry.js';
 import { parseModelSpec, type ParsedSpec } from './model-spec.js';
@@ -41,24 +42,19 @@ export interface ModelFactory {
   create(parsed: ParsedSpec, options: ResolveOptions): ResolveResult;
 }
 
-/** The provider SDKs' `fetch` setting: the test's own when given, theirs otherwise. */
-function fetchOf(options: ResolveOptions): { readonly fetch?: typeof globalThis.fetch } {
-  return options.fetch === undefined ? {} : { fetch: options.fetch };
-}
-
 export const BUILT_IN_FACTORIES: Readonly<Record<string, ModelFactory>> = {
   openai: {
     form: 'openai:<model>',
     create: (parsed, options) =>
       withApiKey(parsed, options, 'OPENAI_API_KEY', 'https://api.openai.com/v1', (apiKey, baseUrl) =>
-        createOpenAI({ apiKey, baseURL: baseUrl, ...fetchOf(options) }).chat(parsed.modelId),
+        createOpenAI({ apiKey, baseURL: baseUrl, fetch: refuseHtmlAnswers(options.fetch, baseUrl) }).chat(parsed.modelId),
       ),
   },
   anthropic: {
     form: 'anthropic:<model>',
     create: (parsed, options) =>
       withApiKey(parsed, options, 'ANTHROPIC_API_KEY', 'https://api.anthropic.com/v1', (apiKey, baseUrl) =>
-        createAnthropic({ apiKey, baseURL: baseUrl, ...fetchOf(options) })(parsed.modelId),
+        createAnthropic({ apiKey, baseURL: baseUrl, fetch: refuseHtmlAnswers(options.fetch, baseUrl) })(parsed.modelId),
       ),
   },
   'openai-compatible': {
@@ -85,7 +81,7 @@ export const BUILT_IN_FACTORIES: Readonly<Record<string, ModelFactory>> = {
         baseURL: checked.baseUrl,
         includeUsage: true,
         ...(apiKey === undefined ? {} : { apiKey }),
-        ...fetchOf(options),
+        fetch: refuseHtmlAnswers(options.fetch, checked.baseUrl),
       }).chatModel(parsed.modelId);
       const guard = guardFor(parsed, options, checked.baseUrl);
       return { ok: true, model: chatModelFor(languageModel, parsed, options, { apiKeyEnv: options.apiKeyEnv, guard }) };

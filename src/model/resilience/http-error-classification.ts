@@ -1,6 +1,7 @@
 import type { APICallError } from '@ai-sdk/provider';
 import type { ModelError } from '../chat-model.js';
 import { modelError } from '../model-error.js';
+import { isHtmlContentType } from './html-answers.js';
 
 /** How providers word "the prompt does not fit the context window". */
 const CONTEXT_WINDOW_PATTERN =
@@ -16,7 +17,8 @@ export interface ErrorContext {
 
 /** An HTTP error answer from a provider, classified by its status and, where it matters, body. */
 export function classifyHttpError(error: APICallError, status: number, context: ErrorContext): ModelError {
-  const detail = `HTTP ${status}: ${error.message}`;
+  const page = isHtmlContentType(headerValue(error.responseHeaders ?? {}, 'content-type')) ? ', an HTML page' : '';
+  const detail = `HTTP ${status}: ${error.message}${page}`;
   const retryAfterMs = parseRetryAfterMs(error.responseHeaders, context.now ?? Date.now);
   if ((status === 400 || status === 413) && CONTEXT_WINDOW_PATTERN.test(`${error.message}\n${error.responseBody ?? ''}`)) {
     return contextLengthError(detail, status);

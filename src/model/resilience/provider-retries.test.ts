@@ -48,6 +48,8 @@ const PROVIDERS: readonly Provider[] = [
 ];
 
 const SECRET = 'sk-secret-value-123';
+/** What a login page in front of an API answers, whatever was asked. */
+const LOGIN_PAGE = '<!DOCTYPE html>\n<html><head><meta charset="utf-8"><title>\n  Sign in - Example Corp\n</title></head><body><form>...</form></body></html>';
 const REQUEST: ModelRequest = { messages: [{ role: 'user', content: 'Say hi.' }], tools: [] };
 
 describe.each(PROVIDERS)('retries through $spec', (provider) => {
@@ -156,6 +158,32 @@ describe.each(PROVIDERS)('retries through $spec', (provider) => {
     expect(result.error.message).toContain('--api-key-env');
     expect(result.error.message).not.toContain(SECRET);
     expect(running.requests).toHaveLength(1);
+  });
+
+  it.each([200, 401, 404])('says a web page answered with %i is one, with its title and what to check, and does not retry it', async (status) => {
+    const { model, running } = await setUp([{ status, body: LOGIN_PAGE, contentType: 'text/html; charset=utf-8' }]);
+    const result = await model.call(REQUEST);
+    expect(result).toMatchObject({ ok: false, attempts: 1, error: { kind: 'unreachable', status, retryable: false } });
+    if (result.ok) throw new Error('expected a failure');
+    expect(result.error.message).toBe(
+      `The server at ${running.url}/v1 answered with an HTML page (HTTP ${status}, "Sign in - Example Corp"), not a model's answer: ` +
+        "is --base-url the API's address (often ending in /v1)? A proxy or a login page between colony and the API answers like this too.",
+    );
+    expect(running.requests).toHaveLength(1);
+  });
+
+  it("retries a gateway's error page like any 502, and says it was a page", async () => {
+    const notices = await retriedOnceAfter({ status: 502, body: '<html><head><title>502 Bad Gateway</title></head></html>', contentType: 'text/html' });
+    expect(notices.map((notice) => [notice.error.kind, notice.error.status])).toEqual([['server', 502]]);
+    expect(notices[0]?.error.message).toMatch(/\(HTTP 502: .*, an HTML page\)/);
+  });
+
+  it("takes a proxy's 413 page for what it says, a request too large, not for a wrong address", async () => {
+    const { model } = await setUp([{ status: 413, body: '<html><title>413 Request Entity Too Large</title></html>', contentType: 'text/html' }]);
+    const result = await model.call(REQUEST);
+    expect(result).toMatchObject({ ok: false, attempts: 1, error: { kind: 'bad-request', status: 413, retryable: false } });
+    if (result.ok) throw new Error('expected a failure');
+    expect(result.error.message).toMatch(/\(HTTP 413: .*, an HTML page\)/);
   });
 
   it('gives up after maxAttempts with the last error and the attempt count', async () => {

@@ -1,6 +1,7 @@
 import { APICallError } from '@ai-sdk/provider';
 import type { ModelError } from '../chat-model.js';
 import { classifyHttpError, classifyStreamErrorObject } from './http-error-classification.js';
+import { HtmlAnswerError } from './html-answers.js';
 import type { ErrorContext } from './http-error-classification.js';
 import { abortedError, modelError } from '../model-error.js';
 
@@ -90,12 +91,15 @@ const GARBAGE_MESSAGE = /^(JSON parsing failed|Type validation failed|Invalid JS
  * What went wrong with a model call, in the terms a retry policy acts on. Accepts anything a
  * provider throws or puts in an `error` stream part: the SDK's APICallError (HTTP status,
  * headers, body), parse and validation errors from an unreadable answer, network errors from
- * fetch, AbortError, and the plain error objects providers send inside a stream.
+ * fetch, a web page where the answer should be (HtmlAnswerError), AbortError, and the plain
+ * error objects providers send inside a stream.
  */
 export function classifyError(error: unknown, context: ErrorContext = {}): ModelError {
   if (isAbortError(error)) {
     return abortedError();
   }
+  const page = errorChain(error).find((link): link is HtmlAnswerError => link instanceof HtmlAnswerError);
+  if (page !== undefined) return modelError('unreachable', page.message, page.status, false);
   if (isTimeoutError(error)) {
     return modelError('timeout', `The model call timed out: ${messageOf(error)}`, null, true);
   }

@@ -8,8 +8,11 @@ import type { ModelCall, ResponseIdentity, WireFormat } from './wire-format.js';
  * handling. The server takes one from the front of its queue per generation request.
  */
 export type Fault =
-  /** Answer this HTTP status in the provider's error format, or with `body` verbatim when given. */
-  | { readonly status: number; readonly retryAfterSeconds?: number; readonly body?: string }
+  /**
+   * Answer this HTTP status in the provider's error format, or with `body` verbatim when given,
+   * as `contentType` (JSON when absent): a web page from a proxy, say.
+   */
+  | { readonly status: number; readonly retryAfterSeconds?: number; readonly body?: string; readonly contentType?: string }
   /** Send the start of a 200 answer, then nothing, until the client hangs up. */
   | { readonly stallAfterFirstChunk: true }
   /** Send a 200 whose body cannot be parsed. */
@@ -32,7 +35,7 @@ export function playTransportFault(
     const headers: Record<string, string> =
       fault.retryAfterSeconds === undefined ? {} : { 'retry-after': String(fault.retryAfterSeconds) };
     if (fault.body !== undefined) {
-      response.writeHead(fault.status, { 'content-type': 'application/json', ...headers });
+      response.writeHead(fault.status, { 'content-type': fault.contentType ?? 'application/json', ...headers });
       response.end(fault.body);
     } else {
       writeError(response, format, fault.status, defaultMessage(fault), headers);
