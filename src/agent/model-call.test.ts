@@ -10,8 +10,9 @@ import type { AgentRecorder } from './types.js';
 import { callModelForStep, type ParkingOptions } from './model-call.js';
 
 /**
- * Parking decided over real HTTP: an address that has never answered fails the call with a
- * clear error, while a provider that answered once and then went away parks the agent.
+ * Parking decided over real HTTP: an address that has never answered, or never once succeeded,
+ * fails the call with a clear error, while a provider that answered once and then went away
+ * parks the agent.
  */
 const REQUEST: ModelRequest = { messages: [{ role: 'user', content: 'Say hi.' }], tools: [] };
 
@@ -42,6 +43,29 @@ describe('callModelForStep against a provider that cannot be reached', () => {
     expect(failed.data.message).toContain(`openai-compatible at ${baseUrl} has not answered once since this run started`);
     expect(failed.data.message).toContain('ECONNREFUSED');
     expect(failed.data.message).toContain('--base-url');
+  });
+
+  it('fails the call at once, without parking, when the provider has answered only with server errors', async () => {
+    const running = await startModelServer({ model: createScriptedLanguageModel([{ text: 'hi' }]) });
+    server = running;
+    running.storm({ status: 500 }, 600_000);
+    const events: EventBody[] = [];
+    const parks: number[] = [];
+    const outcome = await callModelForStep({
+      model: modelAt(`${running.url}/v1`),
+      request: REQUEST,
+      step: 1,
+      signal: new AbortController().signal,
+      recorder: recorderInto(events),
+      parking: { sleep: async (ms) => void parks.push(ms) },
+    });
+    expect(outcome.result).toMatchObject({ ok: false, attempts: 2, error: { kind: 'unreachable', status: 500 } });
+    expect(parks).toEqual([]);
+    expect(events.map((event) => event.type)).toEqual(['model.requested', 'model.retried', 'model.failed']);
+    const failed = events.at(-1);
+    if (failed?.type !== 'model.failed') throw new Error('expected model.failed last');
+    expect(failed.data.message).toContain('--base-url');
+    expect(failed.data.message).toContain("the server's logs");
   });
 
   it('parks the agent when a provider that answered before goes away', async () => {

@@ -52,9 +52,10 @@ export type ModelErrorKind =
   | 'circuit-open'
   /**
    * No model API can be reached at the address, and waiting will not change that: it has not
-   * answered once in this process and still cannot be reached, Node's fetch refuses its port,
-   * or what answers is a web page (a proxy's, a login's), not the API. Most likely a wrong
-   * address, not a busy provider, so it is not worth waiting for.
+   * answered once in this process and still cannot be reached, it has answered only with
+   * server errors and never once succeeded, Node's fetch refuses its port, or what answers is
+   * a web page (a proxy's, a login's), not the API. Most likely a wrong address or a broken
+   * server, not a busy provider, so it is not worth waiting for.
    */
   | 'unreachable'
   | 'aborted';

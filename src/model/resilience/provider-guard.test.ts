@@ -53,10 +53,11 @@ async function setUp(faults: Fault[], answers: number, config: ProviderGuardConf
 
 describe('provider guards over HTTP', () => {
   it('opens the circuit after failures in a row, fails fast without calling the provider, and closes after a trial', async () => {
-    const { running, clock, baseUrl, model } = await setUp([{ status: 500 }, { resetConnection: true }, { status: 502 }], 1, {
-      breaker: { failureThreshold: 3, coolDownMs: 30_000 },
-    });
+    const { running, clock, baseUrl, model } = await setUp([], 2, { breaker: { failureThreshold: 3, coolDownMs: 30_000 } });
     const chat = model('coder');
+    // A provider that has worked: its failures from now on are an outage, worth waiting out.
+    expect(await chat.call(REQUEST)).toMatchObject({ ok: true, turn: { text: 'answer 1' } });
+    running.faults.push({ status: 500 }, { resetConnection: true }, { status: 502 });
     const notices: ProviderNotice[] = [];
     const first = chat.call(REQUEST, { onProvider: (notice) => notices.push(notice), onRetry: () => setImmediate(() => clock.advance(1_000)) });
     const failed = await first;
@@ -76,12 +77,12 @@ describe('provider guards over HTTP', () => {
     if (refused.ok) throw new Error('expected a refusal');
     expect(refused.error.message).toContain(`colony stopped calling openai-compatible at ${baseUrl} after 3 failure(s) in a row`);
     expect(refused.error.message).toMatch(/it will try again at \d{4}-\d\d-\d\dT[\d:.]+Z \(in 30 s\)/);
-    expect(running.requests).toHaveLength(3);
+    expect(running.requests).toHaveLength(4);
 
     clock.advance(30_000);
     const closing: ProviderNotice[] = [];
     const trial = await chat.call(REQUEST, { onProvider: (notice) => closing.push(notice) });
-    expect(trial).toMatchObject({ ok: true, turn: { text: 'answer 1' } });
+    expect(trial).toMatchObject({ ok: true, turn: { text: 'answer 2' } });
     expect(closing).toEqual([{ type: 'circuit-closed', provider: `openai-compatible at ${baseUrl}`, openMs: 30_000 }]);
   });
 
@@ -189,6 +190,60 @@ describe('a provider that has never answered', () => {
     server = null;
     const down = await model.call(REQUEST);
     expect(down).toMatchObject({ ok: false, attempts: 3, error: { kind: 'network', retryable: true } });
+  });
+});
+
+describe('a provider that has never succeeded', () => {
+  /** A server that answers every generation request with `fault`; a model with the default retries, whose waits are counted, not slept. */
+  async function failingFromTheStart(fault: Fault, retry: { maxAttempts?: number } = {}) {
+    const running = await startModelServer({ model: createScriptedLanguageModel([{ text: 'hi' }]) });
+    server = running;
+    running.storm(fault, 600_000);
+    const clock = createManualClock();
+    const guards = createProviderGuards({}, clock);
+    const baseUrl = `${running.url}/v1`;
+    const waits: number[] = [];
+    const resolved = resolveModel('openai-compatible:coder', {
+      baseUrl,
+      env: {},
+      providers: guards,
+      retry,
+      // The longest backoff the jitter can draw.
+      random: () => 0.999,
+      sleep: (ms) => {
+        waits.push(ms);
+        clock.advance(ms);
+        return Promise.resolve();
+      },
+      now: clock.now,
+    });
+    if (!resolved.ok) throw new Error(resolved.error);
+    return { running, baseUrl, guard: guards.guardFor('openai-compatible', baseUrl), model: resolved.model, waits };
+  }
+
+  it('fails a server that answers only 500s within seconds, naming --base-url and its logs, and every later call at once', async () => {
+    const { running, baseUrl, guard, model, waits } = await failingFromTheStart({ status: 500 });
+    const failed = await model.call(REQUEST);
+    // Five 500s open the circuit, which refuses the sixth attempt.
+    expect(failed).toMatchObject({ ok: false, attempts: 5, error: { kind: 'unreachable', retryable: false, status: 500 } });
+    if (failed.ok) throw new Error('expected a failure');
+    expect(failed.error.message).toContain(`openai-compatible at ${baseUrl} has answered every call since this run started with a server error`);
+    expect(failed.error.message).toContain('The last error: server: The provider failed to answer (HTTP 500');
+    expect(failed.error.message).toContain('Check that --base-url is the address of the model API');
+    expect(failed.error.message).toContain("look in the server's logs");
+    expect(running.requests).toHaveLength(5);
+    // Seconds, not minutes, at the longest the jitter allows.
+    expect(waits.reduce((sum, ms) => sum + ms, 0)).toBeLessThan(16_000);
+    expect([guard.hasAnswered(), guard.hasSucceeded()]).toEqual([true, false]);
+
+    const refused = await model.call(REQUEST);
+    expect(refused).toMatchObject({ ok: false, attempts: 0, error: { kind: 'unreachable', status: 500 } });
+    expect(running.requests).toHaveLength(5);
+  });
+
+  it('keeps waiting on 503s, which a server answers while it starts', async () => {
+    const { model } = await failingFromTheStart({ status: 503 }, { maxAttempts: 3 });
+    expect(await model.call(REQUEST)).toMatchObject({ ok: false, attempts: 3, error: { kind: 'server', status: 503, retryable: true } });
   });
 });
 

@@ -28,11 +28,15 @@ export interface ProviderGuard {
   admit(signal?: AbortSignal): Promise<Admission>;
   /** Whether any attempt has had an HTTP response from the provider, of any status, since the guard was made. */
   hasAnswered(): boolean;
+  /** Whether any attempt has had a model's whole answer from the provider since the guard was made. */
+  hasSucceeded(): boolean;
   /**
    * What a call that failed for good with `error` fails with: `error`, unless the provider has
-   * never answered and `error` says it cannot be reached for now. Then it is an `unreachable`
-   * error naming the address, the last failure and what to check, since waiting for a provider
-   * that was never there does not help: the address is most likely wrong.
+   * never answered and `error` says it cannot be reached for now, or it has never once
+   * succeeded and `error` is one more of its server errors (an overload aside). Then it is an
+   * `unreachable` error naming the address, the last failure and what to check, since waiting
+   * for a provider that was never there, or never worked, does not help: the address is most
+   * likely wrong, or the server broken.
    */
   finalError(error: ModelError): ModelError;
 }
@@ -74,6 +78,7 @@ export function createProviderGuard(provider: string, config: ProviderGuardConfi
   const gate = createProviderGate(config.gate, clock);
   const breaker = createCircuitBreaker(config.breaker, now);
   let answered = false;
+  let succeeded = false;
   /** The last attempt that failed, named in the `unreachable` message. */
   let lastFailure: ModelError | null = null;
 
@@ -93,6 +98,7 @@ export function createProviderGuard(provider: string, config: ProviderGuardConfi
       ok: true,
       settle(error, responded) {
         if (responded || error === null) answered = true;
+        if (error === null) succeeded = true;
         if (error !== null && error.kind !== 'aborted') lastFailure = error;
         const notices: ProviderNotice[] = [];
         const limitChange = permit.release(gateOutcome(error));
@@ -114,21 +120,33 @@ export function createProviderGuard(provider: string, config: ProviderGuardConfi
   }
 
   function finalError(error: ModelError): ModelError {
-    if (answered || !NO_ANSWER_KINDS.has(error.kind)) return error;
     // An open circuit says only that earlier attempts failed; the failure that opened it says why.
     const last = error.kind === 'circuit-open' && lastFailure !== null ? lastFailure : error;
-    return modelError(
-      'unreachable',
-      `${provider} has not answered once since this run started: no HTTP response of any status came back. ` +
-        `The last error: ${last.kind}: ${last.message.replace(/\.$/, '')}. ` +
-        'Check that --base-url is the address of the server (with its path, such as /v1), ' +
-        'that the network from this machine reaches it, and that the server is running.',
-      null,
-      false,
-    );
+    const lastError = `The last error: ${last.kind}: ${last.message.replace(/\.$/, '')}.`;
+    if (!answered && NO_ANSWER_KINDS.has(error.kind)) {
+      return modelError(
+        'unreachable',
+        `${provider} has not answered once since this run started: no HTTP response of any status came back. ${lastError} ` +
+          'Check that --base-url is the address of the server (with its path, such as /v1), ' +
+          'that the network from this machine reaches it, and that the server is running.',
+        null,
+        false,
+      );
+    }
+    if (!succeeded && (error.kind === 'server' || error.kind === 'circuit-open') && isServerFailure(last)) {
+      return modelError(
+        'unreachable',
+        `${provider} has answered every call since this run started with a server error, not once with a model's answer. ${lastError} ` +
+          'Check that --base-url is the address of the model API (with its path, such as /v1) ' +
+          "and look in the server's logs for why it fails; colony does not wait for a server that has never worked.",
+        last.status,
+        false,
+      );
+    }
+    return error;
   }
 
-  return { provider, gate, breaker, admit, hasAnswered: () => answered, finalError };
+  return { provider, gate, breaker, admit, hasAnswered: () => answered, hasSucceeded: () => succeeded, finalError };
 }
 
 /**
@@ -137,6 +155,14 @@ export function createProviderGuard(provider: string, config: ProviderGuardConfi
  * these, so an open circuit is one of them too.
  */
 const NO_ANSWER_KINDS: ReadonlySet<ModelError['kind']> = new Set(['network', 'timeout', 'stall', 'circuit-open']);
+
+/**
+ * A server error that is not the server saying it is busy: an overload, or a 503, which servers
+ * answer while they start (llama.cpp's while it loads the model), are worth waiting for.
+ */
+function isServerFailure(error: ModelError): boolean {
+  return error.kind === 'server' && error.status !== 503 && !isOverload(error);
+}
 
 /** A rate limit, or a provider saying it is overloaded: 529, or 503 with a retry-after. */
 export function isOverload(error: ModelError): boolean {
