@@ -74,5 +74,7 @@ describeRuns('a run whose provider has never succeeded', () => {
     expect(printed).toMatch(/root planner: failed: .*has answered every call since this run started with a server error/);
     expect(printed).toContain('Check that --base-url is the address of the model API');
     expect(printed).toContain("look in the server's logs");
+    // The reason's own full stop ends the handoff's sentence; no second one follows it.
+    expect(printed).toContain('a server that has never worked.\n');
   }, 120_000);
 });

@@ -241,7 +241,7 @@ function syntheticPlannerHandoff(outcome: AgentOutcome, role: AgentRole): Handof
   const reason = outcome.status === 'failed' ? outcome.reason : 'it ended without calling finish';
   const lastToolCall = outcome.status === 'failed' ? outcome.lastToolCall : null;
   return syntheticFailureHandoff({
-    summary: `The ${role} ended without finishing its scope: ${reason}.`,
+    summary: `The ${role} ended without finishing its scope: ${reason.replace(/\.$/, '')}.`,
     notes: [`It made ${outcome.steps} model call(s).`, lastToolCall === null ? 'It made no tool call.' : `Its last tool call was ${lastToolCall}.`],
     concerns: ['Tasks it published may still be open or may have landed work; check main before planning its scope again.'],
   });

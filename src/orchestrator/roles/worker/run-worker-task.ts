@@ -330,7 +330,7 @@ function finalHandoff(
     });
   }
   return syntheticFailureHandoff({
-    summary: `The worker ended without a handoff: ${reason}.`,
+    summary: `The worker ended without a handoff: ${reason.replace(/\.$/, '')}.`,
     commits: landed,
     notes: [
       `It made ${outcome.steps} model call(s).`,
