@@ -2,6 +2,7 @@ import { InvalidArgumentError, type Command } from 'commander';
 import { runMergeBench } from '../../bench/merge/merge-bench.js';
 import type { LandedCheck, MergeBenchFigures } from '../../bench/merge/merge-bench.js';
 import { EXIT_FAILED, EXIT_OK, positiveInteger, type CommandContext } from '../command-context.js';
+import { count } from '../../observe/text-table.js';
 
 interface BenchMergeFlags {
   readonly mergers: number;
@@ -90,7 +91,6 @@ async function benchMerge(ctx: CommandContext, flags: BenchMergeFlags): Promise<
   return EXIT_OK;
 }
 
-const count = (value: number): string => Math.round(value).toLocaleString('en-US');
 const percent = (share: number): string => `${(share * 100).toFixed(0)}%`;
 
 const WAIT_SOURCES: Readonly<Record<MergeBenchFigures['waitSource'], string>> = {

@@ -196,7 +196,6 @@ export function wallTime(ms: number): string {
   return `${seconds}s`;
 }
 
-
 /** `Sandbox: bubblewrap, network only registry.npmjs.org (12 request(s) allowed, 2 refused)`; unconfined runs say so. */
 function sandboxLine(sandbox: SandboxStatus): string {
   const requests = sandbox.networkAllowed + sandbox.networkRefused === 0 ? '' : ` (${count(sandbox.networkAllowed)} request(s) allowed, ${count(sandbox.networkRefused)} refused)`;

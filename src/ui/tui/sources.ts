@@ -2,6 +2,7 @@ import type { AgentTranscript } from '../../observe/replay/agent-transcript.js';
 import type { ReplayRun } from '../../observe/replay/replay-run.js';
 import type { FollowedRun } from '../../observe/replay/run-reader.js';
 import type { RunView } from '../../observe/view/run-view.js';
+import { count } from '../../observe/text-table.js';
 import type { ReplayControls, TuiSource } from './tui-source.js';
 
 /** Reads an agent's changes for its diff page (the workspace's diff, the commits it landed). */
@@ -33,7 +34,7 @@ export function liveSource(run: FollowedRun, diff: DiffReader, clock: () => numb
   };
   return {
     describe: () => {
-      if (!run.caughtUp) return `reading the log… ${read.toLocaleString('en-US')} events`;
+      if (!run.caughtUp) return `reading the log… ${count(read)} events`;
       const state = view?.status.run.state ?? 'running';
       return state === 'running' ? 'live' : `ended ${state}`;
     },
