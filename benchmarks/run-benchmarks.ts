@@ -9,6 +9,7 @@ import { benchGreen } from './green.bench.js';
 import { benchLongRun } from './long-run.bench.js';
 import { benchMerge } from './merge.bench.js';
 import { benchSandbox } from './sandbox.bench.js';
+import { benchStartup } from './startup.bench.js';
 import { benchToolCallOverhead } from './tool-call-overhead.bench.js';
 import { benchManyAgents, benchTreeAt64, benchTreeRun, benchTreeWithFaults } from './tree-run.bench.js';
 import { benchTui } from './tui.bench.js';
@@ -20,6 +21,7 @@ import { benchWorkspaces } from './workspaces.bench.js';
  * the date in docs/benchmarks.md (newest run first, older runs kept below).
  */
 const allSuites: { name: string; title: string; run: (settings: BenchSettings) => Promise<BenchRow[] | BenchSection> }[] = [
+  { name: 'startup', title: 'Starting colony: --help and status against bare node', run: benchStartup },
   { name: 'tool-call', title: 'Harness overhead per tool call', run: benchToolCallOverhead },
   { name: 'event-log', title: 'Event log appends', run: () => benchEventAppend() },
   { name: 'tree', title: 'The tree: the large example at 1 to 64 workers', run: benchTreeRun },

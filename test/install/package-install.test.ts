@@ -107,9 +107,10 @@ describeRuns('the installed package', () => {
     expect(run.stdout).toMatch(/: done in /);
     const status = await colony(['status', '--repo', repo, '--json']);
     expect(JSON.parse(status.stdout)).toMatchObject({ run: { state: 'done' } });
-    // A status reads the store, and loads none of the model providers or the terminal UI.
+    // A status reads the store, and loads none of the model providers or the terminal UI, nor
+    // the published zod: the package's own one-file build of it.
     const loaded = await packagesLoadedBy(['status', '--repo', repo]);
-    for (const heavy of ['ai', '@ai-sdk/openai', '@ai-sdk/anthropic', 'ink', 'react']) expect(loaded.has(heavy)).toBe(false);
+    for (const heavy of ['ai', '@ai-sdk/openai', '@ai-sdk/anthropic', 'ink', 'react', 'zod']) expect(loaded.has(heavy)).toBe(false);
     expect(loaded.has('better-sqlite3')).toBe(true);
   }, 300_000);
 });
