@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { stoppedReason } from '../events/agent-stops.js';
 import type { ChatModel } from '../model/chat-model.js';
 import { MIN_CONTEXT_WINDOW } from '../model/context-windows.js';
 import { conversationLength, type Message } from '../model/messages.js';
@@ -303,5 +304,5 @@ async function waitForMessages(inbox: AgentInbox, step: number, signal: AbortSig
 export function stoppedBecause(signal: AbortSignal): string {
   const reason: unknown = signal.reason;
   const explanation = typeof reason === 'object' && reason !== null ? (reason as { explanation?: unknown }).explanation : undefined;
-  return typeof explanation === 'string' ? `stopped: ${explanation}` : 'stopped: the run was cancelled';
+  return stoppedReason(typeof explanation === 'string' ? explanation : 'the run was cancelled');
 }

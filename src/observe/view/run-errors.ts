@@ -1,3 +1,4 @@
+import { isStoppedReason } from '../../events/agent-stops.js';
 import type { ColonyEvent } from '../../events/event-types.js';
 
 /** What went wrong, of the things a run recovers from or reports. */
@@ -70,7 +71,8 @@ export function createRunErrorsFold(keepRecent = 50): RunErrorsFold {
           if (!event.data.ok) note(event, 'tool-failure', `${event.data.name}: ${event.data.output}`);
           return;
         case 'agent.failed':
-          note(event, 'agent-failure', event.data.reason);
+          // A stopped agent did not fail: a stopped run's agents would count as failures after its resume.
+          if (!isStoppedReason(event.data.reason)) note(event, 'agent-failure', event.data.reason);
           return;
         case 'agent.hung':
           note(event, 'hung', `${event.data.hungAgentId} recorded nothing for ${Math.round(event.data.silentMs / 1000)} s`);
