@@ -80,7 +80,10 @@ describeRuns('colony resume', () => {
 
     const resumed = await runCli(['resume', '--repo', repo.dir, '--json']);
     expect(resumed.code, resumed.stderr).toBe(0);
-    expect(JSON.parse(resumed.stdout)).toMatchObject({ runId, status: 'done', check: { passed: true } });
+    const outcome = JSON.parse(resumed.stdout) as { durationMs: number; summary: { run: { durationMs: number } } };
+    expect(outcome).toMatchObject({ runId, status: 'done', check: { passed: true } });
+    // One wall time, from the run's first start: the summary's is the one status shows.
+    expect(outcome.durationMs).toBe(outcome.summary.run.durationMs);
     await expectGreenRun(repo);
     expect(chaosProblems(repo.dir, join(repo.dir, '.colony'), runId)).toEqual([]);
 

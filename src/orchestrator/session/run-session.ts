@@ -95,6 +95,7 @@ export type RunSessionResult =
       readonly checkoutProblem: string | null;
       /** Why colony stopped the run itself (its store failed), or null. */
       readonly failure: string | null;
+      /** From the run's first start to its end, as `run.ended` records it (and `colony status` shows). */
       readonly durationMs: number;
       readonly workspaceMethod: WorkspaceMethod;
       readonly sandboxMethod: CommandRunners['method'];
@@ -175,7 +176,6 @@ export async function driveRun(drive: DriveRunOptions): Promise<RunSessionResult
   const { repo, stateDir } = session;
   const startCommit = await resolveBranch(repo, repo.mainBranch);
   const checkout = startCheckoutSync(repo, startCommit);
-  const started = Date.now();
   const signal = options.signal ?? new AbortController().signal;
   try {
     // The budget folds every event of the run as it is recorded, before anyone else hears of it,
@@ -331,7 +331,9 @@ export async function driveRun(drive: DriveRunOptions): Promise<RunSessionResult
     // Nothing is left to share once every worker has ended: no hidden copy of the repository
     // stays behind (what workspaces kept for `colony resume` still need is kept).
     await workspaces.provider.close();
-    system.record({ type: 'run.ended', data: { status, durationMs: Date.now() - start.startedAt } });
+    // One wall time for the run, from its first start: what the log records is what the summary prints.
+    const durationMs = Date.now() - start.startedAt;
+    system.record({ type: 'run.ended', data: { status, durationMs } });
     await disk.flush();
     return {
       ok: true,
@@ -345,7 +347,7 @@ export async function driveRun(drive: DriveRunOptions): Promise<RunSessionResult
       stateDir,
       checkoutProblem,
       failure: outcome.failure,
-      durationMs: Date.now() - started,
+      durationMs,
       workspaceMethod: workspaces.provider.method,
       sandboxMethod: commands.method,
     };
