@@ -33,9 +33,9 @@ export function defineGreenCommand(command: Command, ctx: CommandContext): void 
   command
     .option('--repo <dir>', 'the repository the run works on', '.')
     .option('--state <dir>', 'the state directory (default: <repo>/.colony)')
-    .option('--now', "snapshot main now: a running run's green loop takes it next; with no run going, it is taken here")
-    .option('--check <command>', "with --now and no run going: the check to run (default: the last run's)", commandText)
-    .option('--tag', 'with --now and no run going: tag the commit if the green branch moves to it')
+    .option('--now', "snapshot main now: a running run's green loop takes it next; once the last run has ended, it is taken here, in that run's log")
+    .option('--check <command>', "with --now and the last run ended: the check to run (default: that run's)", commandText)
+    .option('--tag', 'with --now and the last run ended: tag the commit if the green branch moves to it')
     .option('--json', 'print the outcome as JSON')
     .action(async (flags: GreenFlags) => {
       ctx.exitCode = await green(ctx, flags);
@@ -120,7 +120,7 @@ async function askRunningRun(ctx: CommandContext, access: LiveAccess, stateDir: 
   const answer = await awaitAnswer(ctx, events, runId, request.seq, stateDir);
   if (answer === null) return EXIT_FAILED;
   if (answer.kind === 'gone') {
-    ctx.stderr(`colony: ${answer.why} Ask again with colony green --now: with no run going, the snapshot is taken here.\n`);
+    ctx.stderr(`colony: ${answer.why} Ask again with colony green --now: once the run has ended, the snapshot is taken here.\n`);
     return EXIT_FAILED;
   }
   if (answer.kind === 'blocked') {
