@@ -5,10 +5,14 @@ import { Option, type Command } from 'commander';
 import { resolveModel } from '../../model/registry.js';
 import { CLI_MODEL_FACTORIES } from '../model-factories.js';
 import { formatEventLine } from '../../observe/view/format-event.js';
-import { runRunSession } from '../../orchestrator/session/run-session.js';
+import { runRunSession, type RunSessionResult } from '../../orchestrator/session/run-session.js';
+import { defaultStateDir } from '../../orchestrator/setup/state-directory.js';
+import type { ColonyEvent } from '../../events/event-types.js';
 import { runGit } from '../../workspace/git/git.js';
 import { EXIT_FAILED, EXIT_OK, positiveInteger, usageError, type CommandContext } from '../command-context.js';
 import { formatRunSummary, readRunStatus } from './run-report.js';
+import { showsTui } from './run.js';
+import { startRunDisplay } from '../run-display.js';
 import { openSandbox } from '../../sandbox/sandbox.js';
 import { type SandboxMethod } from '../../sandbox/types.js';
 import { shellWord } from '../../errors/shell-word.js';
@@ -24,6 +28,8 @@ interface DemoFlags {
   readonly workers: number;
   readonly sandbox?: SandboxMethod;
   readonly quiet?: boolean;
+  /** False with `--no-tui`. */
+  readonly tui?: boolean;
 }
 
 export function defineDemoCommand(command: Command, ctx: CommandContext): void {
@@ -39,6 +45,7 @@ export function defineDemoCommand(command: Command, ctx: CommandContext): void {
       ]),
     )
     .option('--quiet', 'print no progress lines')
+    .option('--no-tui', 'print progress lines instead of the terminal UI, even in a terminal')
     .action(async (flags: DemoFlags) => {
       ctx.exitCode = await demo(ctx, flags);
     });
@@ -62,20 +69,28 @@ async function demo(ctx: CommandContext, flags: DemoFlags): Promise<number> {
   await runGit(repoDir, ['commit', '-q', '-m', `${EXAMPLE_NAME}: the starting point`]);
   ctx.stdout(`colony demo: building examples/${EXAMPLE_NAME} in ${repoDir} with ${flags.model}, up to ${flags.workers} workers at once\n\n`);
 
-  const result = await runRunSession({
-    repoDir,
-    workerModel: resolved.model,
-    plannerModel: resolved.model,
-    settings: {
-      goalPath: join(repoDir, 'GOAL.md'),
-      workers: flags.workers,
-      sandbox: { method: sandbox, network: sandbox === 'none' ? { kind: 'all' } : { kind: 'none' } },
-      workerMaxSteps: 60,
-      plannerMaxSteps: 500,
-    },
-    signal: ctx.signal,
-    ...(flags.quiet === true ? {} : { onEvent: (event) => DEMO_EVENTS.has(event.type) && ctx.stdout(`  ${formatEventLine(event)}\n`) }),
-  });
+  // In a terminal the demo is the product: the terminal UI over the run, then the summary.
+  const progress = flags.quiet === true ? undefined : (event: ColonyEvent) => DEMO_EVENTS.has(event.type) && ctx.stdout(`  ${formatEventLine(event)}\n`);
+  const display = startRunDisplay(ctx, { tui: showsTui(ctx, flags), stateDir: defaultStateDir(repoDir), repoDir, progress });
+  let result: RunSessionResult;
+  try {
+    result = await runRunSession({
+      repoDir,
+      workerModel: resolved.model,
+      plannerModel: resolved.model,
+      settings: {
+        goalPath: join(repoDir, 'GOAL.md'),
+        workers: flags.workers,
+        sandbox: { method: sandbox, network: sandbox === 'none' ? { kind: 'all' } : { kind: 'none' } },
+        workerMaxSteps: 60,
+        plannerMaxSteps: 500,
+      },
+      signal: ctx.signal,
+      onEvent: display.onEvent,
+    });
+  } finally {
+    await display.close();
+  }
   if (!result.ok) {
     usageError(ctx, result.error);
     return ctx.exitCode;
@@ -109,8 +124,8 @@ async function demoSandbox(ctx: CommandContext): Promise<SandboxMethod> {
     return 'bubblewrap';
   }
   ctx.stdout(
-    `colony demo: the sandbox is not available here (${probe.error}; to fix it: ${probe.fix}).\n` +
-      "The demo's simulated agents only run the example's own tests, so it runs them unconfined. colony run would refuse.\n\n",
+    `colony demo: no sandbox here, so its simulated agents run the example's own tests unconfined (colony run would refuse): ${probe.error}.\n` +
+      `To fix it: ${probe.fix}.\n\n`,
   );
   return 'none';
 }
