@@ -147,6 +147,7 @@ function fixFor(error: ModelError, model: ModelToCheck, keyEnv: string | null, b
       ? 'the server wants a key: put it in an environment variable and name it with --api-key-env NAME'
       : `put a valid key for this provider in ${keyEnv}, or name the variable that holds one with --api-key-env NAME`;
   }
+  if (/ports the fetch standard blocks/.test(error.message)) return `serve the API on another port and pass that address in --base-url (now ${baseUrl})`;
   if (error.kind === 'unreachable' || error.kind === 'network' || error.kind === 'timeout') {
     return model.baseUrl === undefined
       ? `check that this machine reaches ${baseUrl} (a proxy or a firewall in between?)`
