@@ -126,6 +126,8 @@ describe('the model check', () => {
     });
     const check = await checkOne('openai-compatible:coder', server.url);
     expect(check).toMatchObject({ status: 'fail', detail: expect.stringMatching(/answered with an HTML page \(HTTP 200, "Sign in to the proxy"\)/), fix: expect.stringContaining('/v1') });
+    // The listing's answer says it all: no completion is tried on a page.
+    expect(server.requests.map((request) => `${request.method} ${request.path}`)).toEqual(['GET /models']);
   });
 
   it('fails a missing key before any request', async () => {
