@@ -70,6 +70,13 @@ describe('colony doctor', () => {
     expect(report.checks.find((check) => check.name === 'model sim (workers, planners)')).toMatchObject({ status: 'pass', tokens: { input: 0, output: 0 } });
   });
 
+  it('refuses a sandbox it does not know with exit 2, naming the ones it takes', async () => {
+    const result = await runCli(['doctor', '--repo', plain, '--sandbox', 'docker']);
+    expect(result.code).toBe(2);
+    expect(result.stdout).toBe('');
+    expect(result.stderr).toContain("argument 'docker' is invalid. Allowed choices are bubblewrap, unshare, none.");
+  });
+
   it('checks the planners\' model apart from the workers\', and never prints a refused key', async () => {
     const result = await runCli(
       ['doctor', '--repo', repo.dir, '--sandbox', 'none', '--model', 'openai:gpt-5.2', '--planner-model', 'sim', '--base-url', refusingUrl, '--api-key-env', 'DOCTOR_KEY'],
