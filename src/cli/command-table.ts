@@ -31,6 +31,7 @@ export const COMMANDS: readonly CommandEntry[] = [
   { name: 'analyze', description: 'Answer what a person debugging a run asks, from its event log: slow and failing commands, stalls and loops, conflicts, retries, crashes, cost, time to land, main health.', load: async () => (await import('./commands/analyze.js')).defineAnalyzeCommand },
   { name: 'sim-server', description: 'Serve the simulated model over the OpenAI chat completions and Anthropic messages protocols.', load: async () => (await import('./commands/sim-server.js')).defineSimServerCommand },
   { name: 'demo', description: 'Build the bundled example project with the simulated model: a root planner and workers that merge into main.', load: async () => (await import('./commands/demo.js')).defineDemoCommand },
+  { name: 'doctor', description: 'Check that this machine can run colony: Node, git, the sandbox, the repository and its state directory, the disk and the models; one line per check with the fix for each failure.', load: async () => (await import('./commands/doctor.js')).defineDoctorCommand },
   { name: 'bench', description: "Measure colony's parts on this machine and a repository.", load: async () => (await import('./commands/bench.js')).defineBenchCommand },
 ];
 

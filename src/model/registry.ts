@@ -42,18 +42,38 @@ export interface ModelFactory {
   create(parsed: ParsedSpec, options: ResolveOptions): ResolveResult;
 }
 
+/**
+ * Where each hosted provider is reached when no --base-url is given, and which environment
+ * variable holds its key when no --api-key-env is given. `openai-compatible` has neither.
+ */
+export const PROVIDER_DEFAULTS = {
+  openai: { baseUrl: 'https://api.openai.com/v1', apiKeyEnv: 'OPENAI_API_KEY' },
+  anthropic: { baseUrl: 'https://api.anthropic.com/v1', apiKeyEnv: 'ANTHROPIC_API_KEY' },
+} as const satisfies Readonly<Record<string, ProviderDefaults>>;
+
+export interface ProviderDefaults {
+  readonly baseUrl: string;
+  readonly apiKeyEnv: string;
+}
+
+/** The defaults of `provider`, or null for a provider that has none (`openai-compatible`, `sim`). */
+export function providerDefaults(provider: string): ProviderDefaults | null {
+  const all: Readonly<Record<string, ProviderDefaults>> = PROVIDER_DEFAULTS;
+  return all[provider] ?? null;
+}
+
 export const BUILT_IN_FACTORIES: Readonly<Record<string, ModelFactory>> = {
   openai: {
     form: 'openai:<model>',
     create: (parsed, options) =>
-      withApiKey(parsed, options, 'OPENAI_API_KEY', 'https://api.openai.com/v1', (apiKey, baseUrl) =>
+      withApiKey(parsed, options, PROVIDER_DEFAULTS.openai, (apiKey, baseUrl) =>
         createOpenAI({ apiKey, baseURL: baseUrl, fetch: refuseHtmlAnswers(options.fetch, baseUrl) }).chat(parsed.modelId),
       ),
   },
   anthropic: {
     form: 'anthropic:<model>',
     create: (parsed, options) =>
-      withApiKey(parsed, options, 'ANTHROPIC_API_KEY', 'https://api.anthropic.com/v1', (apiKey, baseUrl) =>
+      withApiKey(parsed, options, PROVIDER_DEFAULTS.anthropic, (apiKey, baseUrl) =>
         createAnthropic({ apiKey, baseURL: baseUrl, fetch: refuseHtmlAnswers(options.fetch, baseUrl) })(parsed.modelId),
       ),
   },
@@ -152,16 +172,15 @@ function checkProviderSpec(parsed: ParsedSpec, options: ResolveOptions): Checked
 function withApiKey(
   parsed: ParsedSpec,
   options: ResolveOptions,
-  defaultKeyEnv: string,
-  defaultBaseUrl: string,
+  defaults: ProviderDefaults,
   makeModel: (apiKey: string, baseUrl: string) => LanguageModelV3,
 ): ResolveResult {
   const checked = checkProviderSpec(parsed, options);
   if (!checked.ok) return checked;
-  const keyEnv = options.apiKeyEnv ?? defaultKeyEnv;
+  const keyEnv = options.apiKeyEnv ?? defaults.apiKeyEnv;
   const key = readKey(options, keyEnv);
   if (!key.ok) return key;
-  const baseUrl = checked.baseUrl ?? defaultBaseUrl;
+  const baseUrl = checked.baseUrl ?? defaults.baseUrl;
   const guard = guardFor(parsed, options, baseUrl);
   return { ok: true, model: chatModelFor(makeModel(key.apiKey, baseUrl), parsed, options, { apiKeyEnv: keyEnv, guard }) };
 }

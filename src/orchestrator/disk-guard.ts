@@ -139,10 +139,15 @@ export function createDiskGuard(options: DiskGuardOptions): DiskGuard {
 function defaultReserve(path: string): number {
   try {
     const info = statfsSync(path);
-    return Math.min(RESERVE_BYTES, Math.floor(info.blocks * info.bsize * RESERVE_SHARE));
+    return diskReserveBytes(info.blocks * info.bsize);
   } catch {
     return RESERVE_BYTES;
   }
+}
+
+/** The free space below which no agent starts on a file system of `totalBytes`: 256 MiB, or 5% of a smaller one. */
+export function diskReserveBytes(totalBytes: number): number {
+  return Math.min(RESERVE_BYTES, Math.floor(totalBytes * RESERVE_SHARE));
 }
 
 function freeBytes(path: string): number | null {

@@ -92,6 +92,28 @@ describeRuns('the installed package', () => {
     expect([...(await packagesLoadedBy(['--help']))]).toEqual(['commander']);
   });
 
+  it('checks the machine with colony doctor: every check passes or warns, without loading a model provider', async () => {
+    const repo = join(away, 'doctor-repo');
+    cpSync(join(prefix, 'lib', 'node_modules', 'colony-harness', 'examples', 'toolbox'), repo, { recursive: true });
+    const git = (args: readonly string[]) => execFileAsync('git', ['-c', 'user.name=t', '-c', 'user.email=t@example.com', ...args], { cwd: repo });
+    await git(['init', '-q', '-b', 'main']);
+    await git(['add', '-A']);
+    await git(['commit', '-qm', 'the example']);
+    // A failed check exits 1, and execFile rejects with what it printed.
+    const { stdout } = await colony(['doctor'], repo);
+    const lines = stdout.trimEnd().split('\n');
+    expect(lines.filter((line) => !/^(pass|warn) {2}\S.*?: \S|^ {6}fix: \S/.test(line))).toEqual([lines.at(-1)]);
+    expect(lines.at(-1)).toMatch(/^verdict: colony can run here \(\d+ checks, none failed/);
+    for (const name of ['node', 'git', 'repository', 'repository path', 'state directory', 'disk', 'sandbox programs', 'cgroups', 'sandbox', 'model sim (workers, planners)']) {
+      expect(lines.some((line) => line.startsWith(`pass  ${name}: `) || line.startsWith(`warn  ${name}: `))).toBe(true);
+    }
+    expect(JSON.parse((await colony(['doctor', '--json'], repo)).stdout)).toMatchObject({ ok: true });
+    // The doctor leaves the repository as it found it: no state directory, no probe left behind.
+    expect(readdirSync(repo)).not.toContain('.colony');
+    const loaded = await packagesLoadedBy(['doctor', '--repo', repo]);
+    expect([...loaded].filter((name) => name === 'ai' || name.startsWith('@ai-sdk/') || name === 'ink' || name === 'react')).toEqual([]);
+  }, 120_000);
+
   it('runs the demo, and colony run of an example it ships, to done', async () => {
     const demo = await colony(['demo', '--dir', join(away, 'demo'), '--quiet']);
     expect(demo.stdout).toMatch(/: done in /);

@@ -67,17 +67,11 @@ export async function openCommandRunners(options: OpenCommandRunnersOptions): Pr
   const sandbox = opened.sandbox;
   if (sandbox.sharedGroup !== null) {
     // The state directory itself is colony's: it is opened to the run's group below.
-    const blocked = unreachableFor(sandbox.sharedGroup, [dirname(options.stateDir), options.repo.gitDir]);
+    const blocked = unreachableFor(sandbox.sharedGroup, agentPathsOf(options.stateDir, options.repo.gitDir));
     if (blocked !== null) {
       await sandbox.close();
-      return {
-        ok: false,
-        error:
-          `cannot confine agents' commands here: they run as other users, who cannot get through ${blocked} (only its owner may enter it), ` +
-          `so they could not reach their workspaces or the repository.\n` +
-          `To fix it: let others through it with \`chmod o+x ${blocked}\` (they still cannot list or read what is inside), ` +
-          'or keep the repository and --state somewhere they can reach.',
-      };
+      const problem = blockedPathProblem(blocked);
+      return { ok: false, error: `cannot confine agents' commands here: ${problem.error}.\nTo fix it: ${problem.fix}.` };
     }
   }
   let proxy: EgressProxy | null = null;
@@ -203,19 +197,37 @@ export function unconfinedCommandRunners(): CommandRunners {
 }
 
 /**
+ * The paths agents running as other uids must get through to: every directory above the state
+ * directory (the state directory itself is colony's, and opened to the run's group), and the
+ * repository's git directory, which every workspace reads.
+ */
+export function agentPathsOf(stateDir: string, gitDir: string): string[] {
+  return [dirname(stateDir), gitDir];
+}
+
+/**
  * The first directory on the way to any of `paths` (themselves included) that a process in
  * group `gid` may not enter, or null when every one of them lets it through. bubblewrap opens
  * what it binds as the agent's uid, so a private home (mode 0700) above a repository stops it.
+ * With `gid` null (a run's group is its own, unknown before it starts), only `o+x` lets through.
  */
-function unreachableFor(gid: number, paths: readonly string[]): string | null {
+export function unreachableFor(gid: number | null, paths: readonly string[]): string | null {
   for (const path of paths) {
     for (let dir = path; ; dir = dirname(dir)) {
       const info = statOrNull(dir);
-      if (info !== null && (info.mode & 0o001) === 0 && !(info.gid === gid && (info.mode & 0o010) !== 0)) return dir;
+      if (info !== null && (info.mode & 0o001) === 0 && !(gid !== null && info.gid === gid && (info.mode & 0o010) !== 0)) return dir;
       if (dirname(dir) === dir) break;
     }
   }
   return null;
+}
+
+/** What a directory agents cannot get through costs, and the fix, each a clause without its full stop. */
+export function blockedPathProblem(blocked: string): { error: string; fix: string } {
+  return {
+    error: `the agents run as other users, who cannot get through ${blocked} (only its owner may enter it), so they could not reach their workspaces or the repository`,
+    fix: `let others through it with \`chmod o+x ${blocked}\` (they still cannot list or read what is inside), or keep the repository and --state somewhere they can reach`,
+  };
 }
 
 function statOrNull(path: string): { mode: number; gid: number } | null {
