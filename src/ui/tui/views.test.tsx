@@ -118,6 +118,48 @@ describe('the agent tree', () => {
     expect(treeRows(view.agents, new Set(), 'cost').map((row) => row.agent.id)).toEqual(['planner-root', 'worker-3', 'planner-sub', 'worker-1', 'worker-2']);
   });
 
+  it('lines its column heading up with the rows, and keeps ids and states whole at 80 columns', () => {
+    const { store, run } = treeRun();
+    run.startAgent('planner-deep', 'sub-planner', 'task-deep', 'Plan the standard library modules one by one', { agentId: 'planner-sub', taskId: 'task-sub' });
+    run.startAgent('worker-a1b2c3d4', 'worker', 'task-long', 'Build src/strings/template.js with fillTemplate and its tests', { agentId: 'planner-deep', taskId: 'task-deep' });
+    const view = viewOf(store, run);
+    const lines = show(<AgentTree rows={treeRows(view.agents, new Set(), 'tree')} selectedId={null} sort="tree" width={80} height={10} now={run.now} />).split('\n');
+    const [heading, ...rows] = lines.filter((line) => line.trim() !== '');
+    if (heading === undefined) throw new Error('no heading');
+    const stateAt = heading.indexOf('state');
+    const doingAt = heading.indexOf('doing');
+    for (const row of rows) {
+      expect(row.length, row).toBeLessThanOrEqual(80);
+      // Each state starts under "state", what it does under "doing", and the cost ends under "cost".
+      expect(row.slice(stateAt, doingAt).trim(), row).toMatch(/^(running|waiting|done)$/);
+      expect(row[stateAt - 1], row).toBe(' ');
+      expect(row.length, row).toBe(heading.length);
+      expect(row.endsWith('$0.00') || row.endsWith('$0.01'), row).toBe(true);
+    }
+    expect(heading.endsWith(' cost')).toBe(true);
+    for (const id of ['planner-root', 'planner-sub', 'planner-deep', 'worker-1', 'worker-a1b2c3d4']) expect(lines.some((line) => line.includes(` ${id} `)), id).toBe(true);
+    // Only the title gives way: the deepest worker's is shortened, its id and state are whole.
+    expect(rows.find((row) => row.includes('worker-a1b2c3d4'))).toMatch(/worker worker-a1b2c3d4 Build\S*… +running /);
+  });
+
+  it('puts agents at work before ended ones, and leaves ended ones out on request', () => {
+    const { store, run } = openScriptedRun();
+    run.startAgent('worker-early', 'worker', 'task-early', 'Write the lexer', SCRIPTED_ROOT);
+    run.handOff('worker-early', 'task-early', 'task-root', 'done', 'Lexer in', 3);
+    run.tick(1_000);
+    run.startAgent('worker-late', 'worker', 'task-late', 'Write the printer', SCRIPTED_ROOT);
+    const view = viewOf(store, run);
+    expect(treeRows(view.agents, new Set(), 'tree').map((row) => row.agent.id)).toEqual(['planner-root', 'worker-late', 'worker-early']);
+    const shown = treeRows(view.agents, new Set(), 'tree', true);
+    expect(shown.map((row) => row.agent.id)).toEqual(['planner-root', 'worker-late']);
+    expect(show(<AgentTree rows={shown} selectedId={null} sort="tree" hiddenEnded={1} width={100} height={10} now={run.now} />).split('\n')[0]).toMatch(/^agents \(sorted by tree, 1 ended hidden\) +state/);
+    run.handOff('worker-late', 'task-late', 'task-root', 'done', 'Printer in', 3);
+    run.handOff('planner-root', 'task-root', null, 'done', 'All in', 9);
+    const ended = viewOf(store, run);
+    expect(treeRows(ended.agents, new Set(), 'tree', true)).toEqual([]);
+    expect(show(<AgentTree rows={[]} selectedId={null} sort="tree" hiddenEnded={3} width={100} height={10} now={run.now} />)).toContain('Every agent has ended: 3 hidden, f shows them.');
+  });
+
   it('draws only the rows that fit, around the selection', () => {
     const { store, run } = openScriptedRun('Many');
     for (let index = 0; index < 500; index += 1) run.startAgent(`worker-${index}`, 'worker', `task-${index}`, `Module ${index}`, { agentId: 'planner-root', taskId: 'task-root' });
