@@ -42,12 +42,15 @@ export function Header({ view, width, mode, hideEnded = false }: HeaderProps) {
   const andonWidth = andon === null ? 0 : andon.length + 3;
   const health = status.green === null ? null : mainHealthOf(status.green, now, width - first.length - TITLE_MIN - andonWidth);
   const room = width - first.length - andonWidth - (health === null ? 0 : health.width);
-  // A line too narrow for even a few letters of the title leaves it out: the run's id names the run.
+  // A line too narrow for even a few letters of the title leaves it out, and then the word
+  // colony: the run's id names the run, and main's health is not cut.
   const title = room < Math.min(TITLE_MIN, status.run.title.length) ? null : fit(status.run.title, Math.max(TITLE_MIN, Math.min(TITLE_MAX, room)));
+  const named = title !== null || room + 3 >= 0;
   return (
     <Box flexDirection="column">
       <Text wrap="truncate">
-        <Text bold>colony</Text> {status.run.id} <Text color={stateColor(status.run.state)}>{status.run.state}</Text> {shortDuration(status.run.durationMs)} · {title === null ? '' : `${title} · `}
+        {named ? <Text bold>colony </Text> : null}
+        {status.run.id} <Text color={stateColor(status.run.state)}>{status.run.state}</Text> {shortDuration(status.run.durationMs)} · {title === null ? '' : `${title} · `}
         {mode}
         {health === null ? null : <MainHealth health={health} />}
         {andon === null ? '' : ' · '}

@@ -88,6 +88,9 @@ describe('the header', () => {
     // Main's health is worth more than a few letters of the title, which the run's id stands for.
     expect(lines[0]).toBe('colony run-scripted running 9s · replay 1x paused at 09:00:09 (40%) · main ok');
     expect(lines[1]).toContain('1 ended (hidden)');
+    // A longer source line leaves out the word colony too, so main's health is still whole.
+    const longer = show(<Header view={viewOf(store, run)} width={80} mode="replay 1024x playing at 09:00:09 (40%)" />).split('\n')[0];
+    expect(longer).toBe('run-scripted running 9s · replay 1024x playing at 09:00:09 (40%) · main ok');
     expect(lines[2]).toBe('tasks 1/4 closed 25% · 3 running 1 done · commits 1');
     expect(lines[3]).toMatch(/^commits\/min [▁-█]+ [\d.]+ {2}tools\/min [▁-█]+ [\d.]+ {2}tokens\/min [▁-█]+ [\d.]+k?$/);
   });
