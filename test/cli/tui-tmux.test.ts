@@ -160,6 +160,32 @@ describeRuns('colony replay', () => {
         expect(replayed.status[part], part).toEqual(status[part]);
       }
 
+      // At 80 columns, paused after four tasks closed: the header's lines, the list's heading
+      // over its columns, and every agent's id whole.
+      const events = readLoggedEvents(stateDir);
+      const closed = ofType(events, 'handoff.delivered').filter((event) => event.data.parentTaskId !== null);
+      const fourth = closed[3];
+      if (fourth === undefined) throw new Error(`the run closed ${closed.length} tasks; the test needs four`);
+      const ids = new Set(ofType(events, 'agent.started').map((event) => event.agentId));
+      terminal = openColonyInTmux(['replay', '--state', stateDir, '--at', new Date(fourth.ts).toISOString(), '--paused'], repo.dir, { columns: 80, rows: 30 });
+      const narrow = (await terminal.waitFor(/agents \(sorted by tree\)/)).split('\n');
+      expect(narrow[0]).toMatch(/^colony run-\w+ running \d+s · .*replay 1x paused at /);
+      expect(narrow[1]).toMatch(/^agents \d+: \d+ running \d+ waiting \d+ ended · workers \d+\/3 · \S+ tok \$\d/);
+      expect(narrow[2]).toMatch(new RegExp(`^tasks 4/${closed.length} closed \\d+% (<1m|~\\d+m) left · .*commits \\d+`));
+      expect(narrow[3]).toMatch(/^commits\/min [▁-█]+ [\d.]+ {2}tools\/min [▁-█]+ [\d.]+ {2}tokens\/min [▁-█]+ [\d.]+k?$/);
+      const headingAt = narrow.findIndex((line) => line.startsWith('agents (sorted by tree)'));
+      const heading = narrow[headingAt] ?? '';
+      const rows = narrow.slice(headingAt + 1).filter((line) => /^ *[▾▸ ] (root|planner|worker) /.test(line));
+      expect(rows.length).toBeGreaterThan(2);
+      for (const row of rows) {
+        expect(row.slice(heading.indexOf('state'), heading.indexOf('doing')).trim(), row).toMatch(/^(running|waiting|done|partial|blocked|failed)$/);
+        expect(row.trimEnd().length, row).toBe(heading.trimEnd().length);
+        const id = /(?:root|planner|worker) ((?:planner|worker)-\w+)/.exec(row)?.[1] ?? '';
+        expect(ids.has(id), `${id} in ${row}`).toBe(true);
+      }
+      for (const line of narrow) expect(line.length, line).toBeLessThanOrEqual(80);
+      terminal.close();
+
       // In the terminal: played back fast, it reaches the end and says so.
       terminal = openColonyInTmux(['replay', '--state', stateDir, '--speed', '1024'], repo.dir);
       await terminal.waitFor(/replay 1024x at the end/, 60_000);

@@ -55,6 +55,19 @@ describe('the run view', () => {
     expect(view.status.commits.landed).toBe(1);
   });
 
+  it('records when each task closed, and forgets it when a task is released to run again', () => {
+    const { store, run } = openLog();
+    twoWorkers(run);
+    const closedAt = (fold: ReturnType<typeof createRunViewFold>) => Object.fromEntries((fold.snapshot(run.now)?.tasks ?? []).map((task) => [task.id, task.closedAt]));
+    const fold = createRunViewFold();
+    for (const event of store.read()) fold.add(event);
+    // worker-a handed off 61 s after the start; worker-b is still at work, and so is the root.
+    expect(closedAt(fold)).toEqual({ 'task-root': null, 'task-a': SCRIPT_T0 + 61_000, 'task-b': null });
+    run.append('system', { type: 'task.released', data: { taskId: 'task-a', reason: 'lease lost' } });
+    for (const event of store.read({ afterSeq: fold.lastSeq })) fold.add(event);
+    expect(closedAt(fold)['task-a']).toBeNull();
+  });
+
   it('counts throughput per minute, with quiet minutes as zeros', () => {
     const { store, run } = openLog();
     twoWorkers(run);

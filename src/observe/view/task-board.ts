@@ -16,6 +16,8 @@ export interface TaskEntry {
   readonly claims: number;
   /** The task this one publishes again, when its planner retried one. */
   readonly retryOf: string | null;
+  /** When its handoff was delivered and it closed; null while it is open or running. */
+  readonly closedAt: number | null;
 }
 
 /** A handoff as submitted, with who sent it and when. */
@@ -71,6 +73,7 @@ export function createTaskBoardFold(keepHandoffs = 200): TaskBoardFold {
               agentId: null,
               claims: 0,
               retryOf: event.data.retryOf,
+              closedAt: null,
             });
           }
           return;
@@ -88,13 +91,18 @@ export function createTaskBoardFold(keepHandoffs = 200): TaskBoardFold {
         }
         case 'task.released': {
           const task = tasks.get(event.data.taskId);
-          if (task !== undefined) task.status = 'open';
+          if (task === undefined) return;
+          task.status = 'open';
+          task.closedAt = null;
           return;
         }
         case 'handoff.delivered': {
           const task = tasks.get(event.data.taskId);
           const status = handoffStatusSchema.safeParse(event.data.status);
-          if (task !== undefined) task.status = status.success ? status.data : 'failed';
+          if (task !== undefined) {
+            task.status = status.success ? status.data : 'failed';
+            task.closedAt = event.ts;
+          }
           if (event.data.parentTaskId !== null) delivered += 1;
           return;
         }

@@ -2,60 +2,53 @@ import { Box, Text } from 'ink';
 import type { AgentView } from '../../observe/view/run-view.js';
 import { dollars, fit, shortDuration, shortNumber } from './figures.js';
 import { stateColor } from './header.js';
+import { headingLine, leadWidth, nameCell, treeColumns, type TreeColumns } from './tree-columns.js';
 import type { TreeRow, TreeSort } from './tree-rows.js';
 
 export interface AgentTreeProps {
   readonly rows: readonly TreeRow[];
   readonly selectedId: string | null;
   readonly sort: TreeSort;
+  /** Ended agents left out of `rows` (the `f` key); the heading says how many. */
+  readonly hiddenEnded?: number;
   readonly width: number;
   /** Lines for rows; the tree scrolls to keep the selected row in them. */
   readonly height: number;
   readonly now: number;
 }
 
-const ROLE_LABEL: Readonly<Record<string, string>> = { 'root-planner': 'root', 'sub-planner': 'planner', worker: 'worker' };
-
 /**
  * The agent tree, one line per agent, scrolled to the selection: only the lines that fit are
- * drawn, so a tree of hundreds of agents costs a screenful per frame.
+ * drawn, so a tree of hundreds of agents costs a screenful per frame. The heading and the rows
+ * share one set of column widths, made wide enough for the shown rows' ids.
  */
-export function AgentTree({ rows, selectedId, sort, width, height, now }: AgentTreeProps) {
+export function AgentTree({ rows, selectedId, sort, hiddenEnded = 0, width, height, now }: AgentTreeProps) {
   const selected = Math.max(0, rows.findIndex((row) => row.agent.id === selectedId));
   const lines = Math.max(1, height - 1);
   const first = Math.min(Math.max(0, selected - Math.floor(lines / 2)), Math.max(0, rows.length - lines));
   const shown = rows.slice(first, first + lines);
-  const position = rows.length > lines ? ` ${first + 1}-${first + shown.length} of ${rows.length}` : '';
-  const doingWidth = doingColumn(width);
+  const position = rows.length > lines ? { first: first + 1, last: first + shown.length, of: rows.length } : null;
+  const columns = treeColumns(width, Math.max(0, ...shown.map(leadWidth)));
   return (
     <Box flexDirection="column" height={height}>
       <Text dimColor wrap="truncate">
-        {fit(`agents (sorted by ${sort})${position}   ${'state'.padEnd(8)} ${'doing'.padEnd(doingWidth)} ${'steps'.padStart(5)} ${'tokens'.padStart(6)} ${'cost'.padStart(6)}`, width)}
+        {headingLine(columns, { sort, position, hiddenEnded })}
       </Text>
       {shown.map((row) => (
-        <AgentLine key={row.agent.id} row={row} selected={row.agent.id === selectedId} width={width} doingWidth={doingWidth} now={now} />
+        <AgentLine key={row.agent.id} row={row} selected={row.agent.id === selectedId} columns={columns} now={now} />
       ))}
+      {rows.length === 0 && hiddenEnded > 0 ? <Text dimColor>{fit(`Every agent has ended: ${hiddenEnded} hidden, f shows them.`, width)}</Text> : null}
     </Box>
   );
 }
 
-/** The "doing" column: a quarter of the width, within reason, so a narrow terminal keeps room for names. */
-function doingColumn(width: number): number {
-  return Math.max(12, Math.min(30, Math.floor(width / 4)));
-}
-
-function AgentLine({ row, selected, width, doingWidth, now }: { row: TreeRow; selected: boolean; width: number; doingWidth: number; now: number }) {
+function AgentLine({ row, selected, columns, now }: { row: TreeRow; selected: boolean; columns: TreeColumns; now: number }) {
   const { agent } = row;
-  const caret = row.children === 0 ? ' ' : row.collapsed ? '▸' : '▾';
-  const hidden = row.collapsed ? ` (+${row.children})` : '';
-  const figures = `${String(agent.steps).padStart(5)} ${shortNumber(agent.tokens).padStart(6)} ${dollars(agent.costUsd).padStart(6)}`;
-  const doing = fit(describeDoing(agent, now), doingWidth).padEnd(doingWidth);
-  const state = agent.state.padEnd(8);
-  const nameWidth = Math.max(10, width - figures.length - doing.length - state.length - 4);
-  const name = fit(`${'  '.repeat(row.depth)}${caret} ${ROLE_LABEL[agent.role] ?? agent.role} ${agent.id}${hidden} ${agent.title}`, nameWidth).padEnd(nameWidth);
+  const figures = `${String(agent.steps).padStart(columns.steps)} ${shortNumber(agent.tokens).padStart(columns.tokens)} ${dollars(agent.costUsd).padStart(columns.cost)}`;
+  const doing = fit(describeDoing(agent, now), columns.doing).padEnd(columns.doing);
   return (
     <Text wrap="truncate" inverse={selected}>
-      {name} <Text color={stateColor(agent.state)}>{state}</Text> {doing} {figures}
+      {nameCell(row, columns.name)} <Text color={stateColor(agent.state)}>{agent.state.padEnd(columns.state)}</Text> {doing} {figures}
     </Text>
   );
 }

@@ -3,7 +3,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { openReplay } from '../../observe/replay/replay-run.js';
 import { followRun } from '../../observe/replay/run-reader.js';
 import { SCRIPT_T0, openScriptedRun, SCRIPTED_ROOT } from '../../observe/testing/scripted-run.js';
-import { TuiApp } from './app.js';
+import { keyHelp, TuiApp } from './app.js';
 import { liveSource, replaySource } from './sources.js';
 import type { SteeringOutcome, TuiActions } from './tui-source.js';
 
@@ -102,6 +102,25 @@ describe('the terminal UI on a live run', () => {
     ]);
   });
 
+  it('hides ended agents on f and shows them again, saying so in the header, the list heading and the keys', async () => {
+    const { store, run, clock } = liveRun();
+    run.handOff('worker-1', 'task-1', 'task-root', 'done', 'Lexer in', 1);
+    run.startAgent('worker-2', 'worker', 'task-2', 'Write the printer', SCRIPTED_ROOT);
+    const source = liveSource(followRun(store), () => Promise.resolve(''), () => clock.now);
+    const ui = mount(<TuiApp source={source} actions={recordingActions().actions} size={{ columns: 80, rows: 30 }} frameMs={20} />);
+    await ui.until('worker-1 Write');
+    expect(ui.frame()).toContain('f hide ended');
+    await ui.press('f');
+    await ui.until('1 ended (hidden)');
+    expect(ui.frame()).toMatch(/agents by tree, 1 ended hidden +state/);
+    expect(ui.frame()).toContain('f show ended');
+    expect(ui.frame()).not.toContain('worker-1 Write');
+    expect(ui.frame()).toContain('worker-2 Write');
+    await ui.press('f');
+    await ui.until('worker-1 Write');
+    expect(ui.frame()).not.toContain('(hidden)');
+  });
+
   it('asks before q stops a run it is attached to, and quits only on yes', async () => {
     const { store, clock } = liveRun();
     const quit = vi.fn();
@@ -180,5 +199,28 @@ describe('the terminal UI on a replay', () => {
     // Stepping through the rest shows the second worker when its start is reached.
     for (let index = 0; index < 12 && !ui.frame().includes('worker-2'); index += 1) await ui.press('.');
     await ui.until('worker-2 Write the printer');
+  });
+});
+
+describe('the key help', () => {
+  it('fits 80 columns in fewer words, and names every key it has room for on a wide terminal', () => {
+    for (const screen of ['tree', 'detail'] as const) {
+      for (const steerable of [true, false]) {
+        for (const replay of [true, false]) {
+          // A replay is never steered.
+          if (steerable && replay) continue;
+          const facts = { screen, steerable, replay, hideEnded: false };
+          const narrow = keyHelp(facts, 80);
+          expect(narrow.length, narrow).toBeLessThanOrEqual(80);
+          expect(narrow).toMatch(/ · q quit$/);
+          if (screen === 'tree') expect(narrow).toContain('f hide ended');
+          if (steerable) expect(narrow).toContain('x stop');
+          if (replay) expect(narrow).toContain('. step');
+        }
+      }
+    }
+    expect(keyHelp({ screen: 'tree', steerable: true, replay: false, hideEnded: true }, 160)).toBe(
+      '↑↓ select  enter open  space fold  s sort  f show ended · a andon  x stop  w/+/- workers  m message · q quit',
+    );
   });
 });

@@ -7,9 +7,9 @@ import { AgentTree } from './agent-tree.js';
 import { detailLines } from './detail-lines.js';
 import { EventTail } from './event-tail.js';
 import { Footer, type PromptState } from './footer.js';
-import { Header } from './header.js';
+import { HEADER_LINES, Header } from './header.js';
 import { handleKeys, type KeyContext, type Screen } from './keys.js';
-import { TREE_SORTS, treeRows, type TreeSort } from './tree-rows.js';
+import { TREE_SORTS, treeRows, type TreeRow, type TreeSort } from './tree-rows.js';
 import type { TuiActions, TuiSource } from './tui-source.js';
 import { errorMessage } from '../../errors/error-message.js';
 
@@ -35,11 +35,12 @@ interface UiState {
   readonly selectedId: string | null;
   readonly collapsed: ReadonlySet<string>;
   readonly sort: TreeSort;
+  /** Ended agents are left out of the tree (the `f` key). */
+  readonly hideEnded: boolean;
   readonly prompt: PromptState | null;
   readonly flash: { readonly ok: boolean; readonly text: string; readonly at: number } | null;
 }
 
-const HEADER_LINES = 4;
 const TAIL_LINES = 8;
 const FOOTER_LINES = 2;
 const FLASH_MS = 6_000;
@@ -51,13 +52,13 @@ export function TuiApp({ source, actions, size, frameMs = 250, quitQuestion = nu
   const [view, setView] = useState<RunView | null>(() => readFrame(source).view);
   // What the keys change lives in a ref, read afresh by every key press: keys that arrive
   // faster than the screen redraws (typing, a paste) each see what the one before did.
-  const ui = useRef<UiState>({ screen: { kind: 'tree' }, selectedId: null, collapsed: new Set(), sort: 'tree', prompt: null, flash: null });
+  const ui = useRef<UiState>({ screen: { kind: 'tree' }, selectedId: null, collapsed: new Set(), sort: 'tree', hideEnded: false, prompt: null, flash: null });
   const [, redraw] = useState(0);
   const update = (change: Partial<UiState>) => {
     ui.current = { ...ui.current, ...change };
     redraw((count) => count + 1);
   };
-  const { screen, collapsed, sort, prompt, flash } = ui.current;
+  const { screen, collapsed, sort, hideEnded, prompt, flash } = ui.current;
   const [transcript, setTranscript] = useState<AgentTranscript | null>(null);
   const [diff, setDiff] = useState<string | null>(null);
 
@@ -118,8 +119,9 @@ export function TuiApp({ source, actions, size, frameMs = 250, quitQuestion = nu
     };
   }, [source, tab, detailAgent, transcriptAgent]);
 
-  const rows = useMemo(() => treeRows(view?.agents ?? [], collapsed, sort), [view, collapsed, sort]);
-  const selected = ui.current.selectedId ?? rows[0]?.agent.id ?? null;
+  const rows = useMemo(() => treeRows(view?.agents ?? [], collapsed, sort, hideEnded), [view, collapsed, sort, hideEnded]);
+  const selected = selectedIn(rows, ui.current.selectedId);
+  const hiddenEnded = hideEnded ? (view?.agents ?? []).filter((agent) => agent.endedAt !== null).length : 0;
   // A short terminal gives up the event tail before the tree: the screen never outgrows it.
   const tailLines = screen.kind === 'tree' ? Math.max(0, Math.min(TAIL_LINES, terminal.rows - HEADER_LINES - FOOTER_LINES - 6)) : 0;
   const bodyHeight = Math.max(2, terminal.rows - HEADER_LINES - FOOTER_LINES - tailLines);
@@ -132,10 +134,10 @@ export function TuiApp({ source, actions, size, frameMs = 250, quitQuestion = nu
       return ui.current.screen;
     },
     get rows() {
-      return treeRows(view?.agents ?? [], ui.current.collapsed, ui.current.sort);
+      return treeRows(view?.agents ?? [], ui.current.collapsed, ui.current.sort, ui.current.hideEnded);
     },
     get selectedId() {
-      return ui.current.selectedId ?? rows[0]?.agent.id ?? null;
+      return selectedIn(this.rows, ui.current.selectedId);
     },
     view,
     get prompt() {
@@ -154,6 +156,7 @@ export function TuiApp({ source, actions, size, frameMs = 250, quitQuestion = nu
       else next.delete(agentId);
       update({ collapsed: next });
     },
+    toggleHideEnded: () => update({ hideEnded: !ui.current.hideEnded }),
     nextSort: () => update({ sort: TREE_SORTS[(TREE_SORTS.indexOf(ui.current.sort) + 1) % TREE_SORTS.length] ?? 'tree' }),
     setPrompt: (next) => update({ prompt: next }),
     say: (ok, text) => update({ flash: { ok, text, at: Date.now() } }),
@@ -177,16 +180,16 @@ export function TuiApp({ source, actions, size, frameMs = 250, quitQuestion = nu
   const detailAgentView = detailAgent === null ? null : (view.agents.find((agent) => agent.id === detailAgent) ?? null);
   return (
     <Box flexDirection="column" width={terminal.columns}>
-      <Header view={view} width={terminal.columns} mode={source.describe()} />
+      <Header view={view} width={terminal.columns} mode={source.describe()} hideEnded={hideEnded} />
       {screen.kind === 'detail' ? (
         <AgentDetail agent={detailAgentView} agentId={screen.agentId} tab={screen.tab} lines={lines} offset={screen.offset} width={terminal.columns} height={bodyHeight} />
       ) : (
         <>
-          <AgentTree rows={rows} selectedId={selected} sort={sort} width={terminal.columns} height={bodyHeight} now={source.now()} />
+          <AgentTree rows={rows} selectedId={selected} sort={sort} hiddenEnded={hiddenEnded} width={terminal.columns} height={bodyHeight} now={source.now()} />
           {tailLines === 0 ? null : <EventTail tail={view.tail} width={terminal.columns} height={tailLines} />}
         </>
       )}
-      <Footer prompt={prompt} flash={shownFlash} keys={keyHelp(screen.kind, actions !== null, source.replay !== null)} width={terminal.columns} />
+      <Footer prompt={prompt} flash={shownFlash} keys={keyHelp({ screen: screen.kind, steerable: actions !== null, replay: source.replay !== null, hideEnded }, terminal.columns)} width={terminal.columns} />
     </Box>
   );
 }
@@ -205,11 +208,42 @@ function readFrame(source: TuiSource): { view: RunView | null; error: string | n
   }
 }
 
-function keyHelp(screen: Screen['kind'], steerable: boolean, replay: boolean): string {
+/** The selected agent: the one chosen, while it is in the list; else the first row. */
+function selectedIn(rows: readonly TreeRow[], chosen: string | null): string | null {
+  return chosen !== null && rows.some((row) => row.agent.id === chosen) ? chosen : (rows[0]?.agent.id ?? null);
+}
+
+/** What the footer's key help depends on. */
+export interface KeyHelpFacts {
+  readonly screen: Screen['kind'];
+  readonly steerable: boolean;
+  readonly replay: boolean;
+  readonly hideEnded: boolean;
+}
+
+/**
+ * The keys there are, in the longest wording that fits `width`: a narrow terminal is told the
+ * keys in fewer words (the arrows, `g`/`G` and `+`/`-` are left to the docs) rather than cut mid-word.
+ */
+export function keyHelp({ screen, steerable, replay, hideEnded }: KeyHelpFacts, width: number): string {
+  const ended = `f ${hideEnded ? 'show' : 'hide'} ended`;
   const steering = steerable ? ' a andon  x stop  w/+/- workers  m message ·' : '';
+  const steeringShort = steerable ? ' a andon  x stop  w workers  m msg ·' : '';
   const playback = replay ? ' p play/pause  . step  < > speed ·' : '';
-  if (screen === 'detail') return `1-4/tab pages  ↑↓ PgUp PgDn g G scroll  esc back ·${steering}${playback} q quit`;
-  return `↑↓ select  enter open  space fold  s sort ·${steering}${playback} q quit`;
+  const playbackShort = replay ? ' p play  . step  < > speed ·' : '';
+  const wordings =
+    screen === 'detail'
+      ? [
+          `1-4/tab pages  ↑↓ PgUp PgDn g G scroll  esc back ·${steering}${playback} q quit`,
+          `1-4 pages  ↑↓ PgUp PgDn g G  esc back ·${steeringShort}${playbackShort} q quit`,
+          `1-4 pages  ↑↓ PgUp PgDn  esc back ·${steeringShort}${playbackShort} q quit`,
+        ]
+      : [
+          `↑↓ select  enter open  space fold  s sort  ${ended} ·${steering}${playback} q quit`,
+          `enter open  space fold  s sort  ${ended} ·${steeringShort}${playbackShort} q quit`,
+          `space fold  s sort  ${ended} ·${steeringShort}${playbackShort} q quit`,
+        ];
+  return wordings.find((wording) => wording.length <= width) ?? wordings.at(-1) ?? '';
 }
 
 function useTerminalSize(fixed: TuiAppProps['size']): { columns: number; rows: number } {

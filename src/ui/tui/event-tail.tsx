@@ -15,7 +15,7 @@ export function EventTail({ tail, width, height }: EventTailProps) {
   const shown = tail.slice(-Math.max(0, height - 1));
   return (
     <Box flexDirection="column" height={height}>
-      <Text dimColor>{fit(`events ${'─'.repeat(width)}`, width)}</Text>
+      <Text dimColor>{`events ${'─'.repeat(Math.max(0, width - 7))}`.slice(0, width)}</Text>
       {shown.map((line) => (
         <Text key={line.seq} wrap="truncate" {...(ALARMING.has(line.type) ? { color: 'red' } : {})}>
           {fit(`${clockTime(line.ts)} ${line.agentId.padEnd(14)} ${line.text}`, width)}

@@ -2,60 +2,108 @@ import { Box, Text } from 'ink';
 import type { GreenStatus } from '../../observe/status/types.js';
 import type { RunView } from '../../observe/view/run-view.js';
 import { dollars, fit, shortDuration, shortNumber } from './figures.js';
-import { sparkline } from './sparkline.js';
+import { perMinute, rateFigure, sparkline } from './sparkline.js';
+import { roughDuration, taskProgress } from './time-left.js';
 
 export interface HeaderProps {
   readonly view: RunView;
   readonly width: number;
   /** What the source adds to the first line: "live", "replay 4x paused", "reading the log 40%". */
   readonly mode: string;
+  /** Whether the agent list leaves ended agents out (the `f` key); the agents line says so. */
+  readonly hideEnded?: boolean;
 }
 
-const SPARK_WIDTH = 20;
+/** The lines the header takes, its rule included. */
+export const HEADER_LINES = 5;
+/** Each sparkline is as wide as the line leaves, between these. */
+const SPARK_MIN = 4;
+const SPARK_MAX = 20;
 /** The run's title gets what the first line leaves, between these. */
 const TITLE_MIN = 8;
 const TITLE_MAX = 40;
 
-/** The run in three lines: what it is and how it stands (main's health too), totals, and throughput per minute. */
-export function Header({ view, width, mode }: HeaderProps) {
+/**
+ * The run in four lines: what it is and how it stands (main's health too); agents, workers and
+ * spending; tasks closed out of all with the time left, commits and the trouble met; and
+ * throughput per minute, each sparkline with its rate as a figure.
+ */
+export function Header({ view, width, mode, hideEnded = false }: HeaderProps) {
   const { status } = view;
   const agents = view.agents;
   const count = (state: string) => agents.filter((agent) => agent.state === state).length;
-  const running = count('running');
   const workersAtWork = agents.filter((agent) => agent.role === 'worker' && agent.endedAt === null).length;
   const limit = status.workers === null ? '' : `/${status.workers}`;
   const ended = agents.filter((agent) => agent.endedAt !== null).length;
-  const byStatus = Object.entries(status.tasks.byStatus)
-    .filter(([, tasks]) => tasks > 0)
-    .map(([name, tasks]) => `${tasks} ${name}`)
-    .join(' ');
   const cost = `${dollars(status.costUsd)}${status.costKnown ? '' : '+'}`;
-  const series = (pick: (point: RunView['throughput'][number]) => number) => sparkline(view.throughput.map(pick), SPARK_WIDTH);
-  const errors = view.errors.counts;
-  const failures = errors['agent-failure'] + errors.hung;
   const andon = status.userAndon === null ? null : `PAUSED (andon): ${status.userAndon.reason}`;
-  const health = status.green === null ? null : mainHealthOf(status.green, status.run.startedAt + status.run.durationMs);
+  const now = status.run.startedAt + status.run.durationMs;
   const first = `colony ${status.run.id} ${status.run.state} ${shortDuration(status.run.durationMs)} ·  · ${mode}`;
-  const rest = (health === null ? 0 : health.width) + (andon === null ? 0 : andon.length + 3);
-  const titleWidth = Math.max(TITLE_MIN, Math.min(TITLE_MAX, width - first.length - rest));
+  const andonWidth = andon === null ? 0 : andon.length + 3;
+  const health = status.green === null ? null : mainHealthOf(status.green, now, width - first.length - TITLE_MIN - andonWidth);
+  const room = width - first.length - andonWidth - (health === null ? 0 : health.width);
+  // A line too narrow for even a few letters of the title leaves it out, and then the word
+  // colony: the run's id names the run, and main's health is not cut.
+  const title = room < Math.min(TITLE_MIN, status.run.title.length) ? null : fit(status.run.title, Math.max(TITLE_MIN, Math.min(TITLE_MAX, room)));
+  const named = title !== null || room + 3 >= 0;
   return (
     <Box flexDirection="column">
       <Text wrap="truncate">
-        <Text bold>colony</Text> {status.run.id} <Text color={stateColor(status.run.state)}>{status.run.state}</Text> {shortDuration(status.run.durationMs)} · {fit(status.run.title, titleWidth)} · {mode}
+        {named ? <Text bold>colony </Text> : null}
+        {status.run.id} <Text color={stateColor(status.run.state)}>{status.run.state}</Text> {shortDuration(status.run.durationMs)} · {title === null ? '' : `${title} · `}
+        {mode}
         {health === null ? null : <MainHealth health={health} />}
         {andon === null ? '' : ' · '}
         {andon === null ? null : <Text color="red" bold>{andon}</Text>}
       </Text>
       <Text wrap="truncate">
-        agents {agents.length}: {running} running {count('waiting')} waiting {ended} ended · workers {workersAtWork}
-        {limit} · tasks {status.tasks.total}: {byStatus === '' ? 'none yet' : byStatus} · commits {status.commits.landed} · {shortNumber(status.tokens.total)} tok {cost}
+        agents {agents.length}: {count('running')} running {count('waiting')} waiting {ended} ended{hideEnded ? ' (hidden)' : ''} · workers {workersAtWork}
+        {limit} · {shortNumber(status.tokens.total)} tok {cost}
       </Text>
-      <Text wrap="truncate">
-        commits/min {series((point) => point.commits)} tools/min {series((point) => point.toolCalls)} tokens/min {series((point) => point.tokens)} · retries {errors['model-retry']} conflicts {errors['merge-conflict']} failures {failures}
-      </Text>
+      <Text wrap="truncate">{tasksLine(view, now, width)}</Text>
+      <Text wrap="truncate">{throughputLine(view, now, width)}</Text>
       <Text dimColor>{'─'.repeat(Math.max(0, width))}</Text>
     </Box>
   );
+}
+
+/**
+ * `tasks 9/12 closed 75% ~1m left · 1 open 2 running 9 done · commits 9 · retries 0 conflicts 1 failures 0`.
+ * Where the line would not fit, the trouble counts that are zero are left out.
+ */
+export function tasksLine(view: RunView, now: number, width: number): string {
+  const { status } = view;
+  const closedAt = view.tasks.flatMap((task) => (task.parentTaskId !== null && task.closedAt !== null ? [task.closedAt] : []));
+  const progress = taskProgress({ closedAt, total: status.tasks.total, now, startedAt: status.run.startedAt, running: status.run.endedAt === null });
+  const left = progress.leftMs === null ? '' : ` ${roughDuration(progress.leftMs)} left`;
+  const byStatus = Object.entries(status.tasks.byStatus)
+    .filter(([, tasks]) => tasks > 0)
+    .map(([name, tasks]) => `${tasks} ${name}`)
+    .join(' ');
+  const tasks = `${progress.total === 0 ? 'tasks none yet' : `tasks ${progress.closed}/${progress.total} closed ${Math.floor(progress.share * 100)}%${left} · ${byStatus}`} · commits ${status.commits.landed}`;
+  const errors = view.errors.counts;
+  const trouble: [string, number][] = [
+    ['retries', errors['model-retry']],
+    ['conflicts', errors['merge-conflict']],
+    ['failures', errors['agent-failure'] + errors.hung],
+  ];
+  const all = `${tasks} · ${trouble.map(([name, times]) => `${name} ${times}`).join(' ')}`;
+  if (all.length <= width) return all;
+  const some = trouble.filter(([, times]) => times > 0).map(([name, times]) => `${name} ${times}`);
+  return some.length === 0 ? tasks : `${tasks} · ${some.join(' ')}`;
+}
+
+/** `commits/min ▁▃█▅ 3  tools/min ▂▅█▇ 40  tokens/min ▂▆█▇ 12k`: the sparklines share what the figures leave. */
+export function throughputLine(view: RunView, now: number, width: number): string {
+  const series = [
+    { label: 'commits/min', values: view.throughput.map((point) => ({ start: point.start, value: point.commits })) },
+    { label: 'tools/min', values: view.throughput.map((point) => ({ start: point.start, value: point.toolCalls })) },
+    { label: 'tokens/min', values: view.throughput.map((point) => ({ start: point.start, value: point.tokens })) },
+  ].map((entry) => ({ ...entry, figure: rateFigure(perMinute(entry.values, now, view.status.run.startedAt)) }));
+  // Each series takes its label, a space, its bars, a space and its figure; two spaces between series.
+  const words = series.reduce((sum, entry) => sum + entry.label.length + entry.figure.length + 2, 0) + 2 * (series.length - 1);
+  const bars = Math.max(SPARK_MIN, Math.min(SPARK_MAX, Math.floor((width - words) / series.length)));
+  return series.map((entry) => `${entry.label} ${sparkline(entry.values.map((point) => point.value), bars)} ${entry.figure}`).join('  ');
 }
 
 /** Main's health as the first line shows it, in parts, with how many columns it takes. */
@@ -70,13 +118,17 @@ interface MainHealthParts {
 /**
  * Main's health in a few words: `main ok · 8% red · green a1b2c3d4`, or `main RED 3m05s` while
  * the latest snapshot failed (for how long, up to `now`), and `blocked` when the green branch
- * cannot move.
+ * cannot move. Where `room` is short, the green branch and then the share of time red are left
+ * out, whole.
  */
-function mainHealthOf(green: GreenStatus, now: number): MainHealthParts {
+function mainHealthOf(green: GreenStatus, now: number, room: number): MainHealthParts {
   const state = green.redNow ? `main RED ${shortDuration(now - (green.since ?? now))}` : green.lastSnapshot === null ? 'main unchecked' : 'main ok';
-  const rest = ` · ${Math.round(green.redShare * 100)}% red · green ${green.commit === null ? 'none yet' : green.commit.slice(0, 8)}`;
+  const share = ` · ${Math.round(green.redShare * 100)}% red`;
   const blocked = green.blocked !== null;
-  return { state, color: green.redNow ? 'red' : green.lastSnapshot === null ? 'gray' : 'green', rest, blocked, width: 3 + state.length + rest.length + (blocked ? 8 : 0) };
+  const fixed = 3 + state.length + (blocked ? 8 : 0);
+  const wordings = [`${share} · green ${green.commit === null ? 'none yet' : green.commit.slice(0, 8)}`, share, ''];
+  const rest = wordings.find((wording) => fixed + wording.length <= room) ?? '';
+  return { state, color: green.redNow ? 'red' : green.lastSnapshot === null ? 'gray' : 'green', rest, blocked, width: fixed + rest.length };
 }
 
 function MainHealth({ health }: { readonly health: MainHealthParts }) {

@@ -27,6 +27,8 @@ export interface KeyContext {
   /** Folds (true), unfolds (false) or flips (undefined) the agents below one agent. */
   toggleCollapsed(agentId: string, collapse?: boolean): void;
   nextSort(): void;
+  /** Leaves ended agents out of the tree, or puts them back. */
+  toggleHideEnded(): void;
   setPrompt(prompt: PromptState | null): void;
   /** Shows a line in the footer: what a key did, or why it could not. */
   say(ok: boolean, text: string): void;
@@ -94,6 +96,7 @@ function treeKey(context: KeyContext, input: string, key: Key): void {
   else if (input === 'g' || key.home) move(0);
   else if (input === 'G' || key.end) move(rows.length - 1);
   else if (input === 's') context.nextSort();
+  else if (input === 'f') context.toggleHideEnded();
   else if (row === undefined) return;
   else if (key.return) context.setScreen({ kind: 'detail', agentId: row.agent.id, tab: 'transcript', offset: 0 });
   else if (input === ' ') context.toggleCollapsed(row.agent.id);

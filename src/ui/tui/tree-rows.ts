@@ -1,6 +1,6 @@
 import type { AgentView } from '../../observe/view/run-view.js';
 
-/** How siblings are ordered: as they started, busiest first, or costliest first. */
+/** How siblings are ordered: at work first as they started, busiest first, or costliest first. */
 export type TreeSort = 'tree' | 'activity' | 'cost';
 export const TREE_SORTS: readonly TreeSort[] = ['tree', 'activity', 'cost'];
 
@@ -17,10 +17,12 @@ const STATE_ORDER: Readonly<Record<string, number>> = { running: 0, parked: 1, w
 
 /**
  * The agent tree as the lines to draw: each agent under the one that published its task,
- * siblings in `sort` order, nothing below a collapsed agent. An agent whose parent is not in
- * the list (the root planner, `colony work`) starts a tree of its own.
+ * siblings in `sort` order, nothing below a collapsed agent, and no ended agent with
+ * `hideEnded`. An agent whose parent is not in the list (the root planner, `colony work`, a
+ * worker whose ended planner is hidden) starts a tree of its own.
  */
-export function treeRows(agents: readonly AgentView[], collapsed: ReadonlySet<string>, sort: TreeSort): TreeRow[] {
+export function treeRows(all: readonly AgentView[], collapsed: ReadonlySet<string>, sort: TreeSort, hideEnded = false): TreeRow[] {
+  const agents = hideEnded ? all.filter((agent) => agent.endedAt === null) : all;
   const ids = new Set(agents.map((agent) => agent.id));
   const children = new Map<string | null, AgentView[]>();
   for (const agent of agents) {
@@ -50,7 +52,9 @@ export function treeRows(agents: readonly AgentView[], collapsed: ReadonlySet<st
 function comparator(sort: TreeSort): (left: AgentView, right: AgentView) => number {
   switch (sort) {
     case 'tree':
-      return (left, right) => left.startedAt - right.startedAt;
+      // Agents at work before ended ones, so a long run's finished workers do not push the
+      // running ones below the fold; each group as it started.
+      return (left, right) => Number(left.endedAt !== null) - Number(right.endedAt !== null) || left.startedAt - right.startedAt;
     case 'cost':
       return (left, right) => right.costUsd - left.costUsd || right.tokens - left.tokens || left.startedAt - right.startedAt;
     case 'activity':

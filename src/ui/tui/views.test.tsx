@@ -3,14 +3,14 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { buildAgentTranscript } from '../../observe/replay/agent-transcript.js';
 import { createRunViewFold, type RunView } from '../../observe/view/run-view.js';
 import { greenAdvanced, greenBisected, greenBlocked, greenChecked } from '../../observe/testing/green-events.js';
-import { openScriptedRun, SCRIPTED_ROOT, type ScriptedRun } from '../../observe/testing/scripted-run.js';
+import { openScriptedRun, SCRIPT_T0, SCRIPTED_ROOT, type ScriptedRun } from '../../observe/testing/scripted-run.js';
 import type { EventStore } from '../../store/events/event-store.js';
 import { AgentDetail } from './agent-detail.js';
 import { AgentTree } from './agent-tree.js';
 import { detailLines } from './detail-lines.js';
 import { EventTail } from './event-tail.js';
-import { Header } from './header.js';
-import { sparkline } from './sparkline.js';
+import { Header, tasksLine, throughputLine } from './header.js';
+import { perMinute, rateFigure, sparkline } from './sparkline.js';
 import { treeRows } from './tree-rows.js';
 
 /** A run with a root planner, a sub-planner with two workers, and a worker of the root's. */
@@ -55,10 +55,58 @@ describe('the header', () => {
     const frame = show(<Header view={viewOf(store, run)} width={100} mode="live" />);
     expect(frame).toContain('run-scripted running');
     expect(frame).toContain('Build the parser · live');
-    expect(frame).toContain('agents 5: 4 running 0 waiting 1 ended');
-    expect(frame).toContain('tasks 4: 3 running 1 done');
-    expect(frame).toContain('commits 1');
+    expect(frame).toContain('agents 5: 4 running 0 waiting 1 ended · workers 2 · ');
+    expect(frame).toContain('tasks 1/4 closed 25% · 3 running 1 done · commits 1 · retries 0 conflicts 0 failures 0');
     expect(frame).toMatch(/tools\/min [▁-█]+/);
+  });
+
+  it('shows the share of tasks closed, and the time left once enough closed', () => {
+    const { store, run } = openScriptedRun();
+    const titles = ['Lexer', 'Parser', 'Printer', 'Checker', 'Docs', 'Bench'];
+    titles.forEach((title, index) => run.startAgent(`worker-${index}`, 'worker', `task-${index}`, title, SCRIPTED_ROOT));
+    const now = () => viewOf(store, run);
+    const line = () => tasksLine(now(), run.now, 100);
+    run.tick(60_000);
+    run.handOff('worker-0', 'task-0', 'task-root', 'done', 'in', 3);
+    run.tick(60_000);
+    run.handOff('worker-1', 'task-1', 'task-root', 'done', 'in', 3);
+    // Two closed say nothing of a rate yet.
+    expect(line()).toMatch(/^tasks 2\/6 closed 33% · 4 running 2 done · commits 0/);
+    run.tick(60_000);
+    run.handOff('worker-2', 'task-2', 'task-root', 'failed', 'no', 3);
+    // Three closed in three minutes: a task a minute, and three more to go.
+    expect(line()).toMatch(/^tasks 3\/6 closed 50% ~3m left · 3 running 2 done 1 failed/);
+    for (const index of [3, 4, 5]) run.handOff(`worker-${index}`, `task-${index}`, 'task-root', 'done', 'in', 3);
+    expect(line()).toMatch(/^tasks 6\/6 closed 100% · 5 done 1 failed/);
+  });
+
+  it('keeps each line to 80 columns, leaving out zero counts and the title rather than cutting words', () => {
+    const { store, run } = treeRun();
+    run.append('system', greenChecked('d'.repeat(40), true));
+    const lines = show(<Header view={viewOf(store, run)} width={80} mode="replay 1x paused at 09:00:09 (40%)" hideEnded />).split('\n');
+    for (const line of lines) expect(line.length, line).toBeLessThanOrEqual(80);
+    // Main's health is worth more than a few letters of the title, which the run's id stands for.
+    expect(lines[0]).toBe('colony run-scripted running 9s · replay 1x paused at 09:00:09 (40%) · main ok');
+    expect(lines[1]).toContain('1 ended (hidden)');
+    // A longer source line leaves out the word colony too, so main's health is still whole.
+    const longer = show(<Header view={viewOf(store, run)} width={80} mode="replay 1024x playing at 09:00:09 (40%)" />).split('\n')[0];
+    expect(longer).toBe('run-scripted running 9s · replay 1024x playing at 09:00:09 (40%) · main ok');
+    expect(lines[2]).toBe('tasks 1/4 closed 25% · 3 running 1 done · commits 1');
+    expect(lines[3]).toMatch(/^commits\/min [▁-█]+ [\d.]+ {2}tools\/min [▁-█]+ [\d.]+ {2}tokens\/min [▁-█]+ [\d.]+k?$/);
+  });
+
+  it('writes a figure beside each sparkline: the rate per minute over its last five minutes', () => {
+    const { store, run } = treeRun();
+    const line = throughputLine(viewOf(store, run), run.now, 100);
+    // One commit, four tool calls and 3 * 1,200 tokens... in the run's first 9 s: the counts so far.
+    expect(line).toMatch(/^commits\/min ▁* ?█ 1 {2}tools\/min █ 4 {2}tokens\/min █ [\d.]+k$/);
+    const start = SCRIPT_T0;
+    const points = [0, 1, 2, 3, 4, 5].map((minute) => ({ start: start + minute * 60_000, value: minute === 5 ? 6 : 2 }));
+    // The last five minutes: 2 + 2 + 2 + 2 in four whole ones and 6 in the half that has passed.
+    expect(perMinute(points, start + 5.5 * 60_000, start)).toBeCloseTo(14 / 4.5);
+    expect(perMinute([{ start, value: 3 }], start + 10_000, start)).toBe(3);
+    expect(perMinute([], start, start)).toBe(0);
+    expect([0.44, 3, 12.4, 12_345].map(rateFigure)).toEqual(['0.4', '3', '12', '12k']);
   });
 
   it('shows the user\'s hold in the first line', () => {
@@ -116,6 +164,48 @@ describe('the agent tree', () => {
     const frame = show(<AgentTree rows={folded} selectedId={null} sort="tree" width={100} height={10} now={run.now} />);
     expect(frame).toContain('▸ planner planner-sub (+2) The print');
     expect(treeRows(view.agents, new Set(), 'cost').map((row) => row.agent.id)).toEqual(['planner-root', 'worker-3', 'planner-sub', 'worker-1', 'worker-2']);
+  });
+
+  it('lines its column heading up with the rows, and keeps ids and states whole at 80 columns', () => {
+    const { store, run } = treeRun();
+    run.startAgent('planner-deep', 'sub-planner', 'task-deep', 'Plan the standard library modules one by one', { agentId: 'planner-sub', taskId: 'task-sub' });
+    run.startAgent('worker-a1b2c3d4', 'worker', 'task-long', 'Build src/strings/template.js with fillTemplate and its tests', { agentId: 'planner-deep', taskId: 'task-deep' });
+    const view = viewOf(store, run);
+    const lines = show(<AgentTree rows={treeRows(view.agents, new Set(), 'tree')} selectedId={null} sort="tree" width={80} height={10} now={run.now} />).split('\n');
+    const [heading, ...rows] = lines.filter((line) => line.trim() !== '');
+    if (heading === undefined) throw new Error('no heading');
+    const stateAt = heading.indexOf('state');
+    const doingAt = heading.indexOf('doing');
+    for (const row of rows) {
+      expect(row.length, row).toBeLessThanOrEqual(80);
+      // Each state starts under "state", what it does under "doing", and the cost ends under "cost".
+      expect(row.slice(stateAt, doingAt).trim(), row).toMatch(/^(running|waiting|done)$/);
+      expect(row[stateAt - 1], row).toBe(' ');
+      expect(row.length, row).toBe(heading.length);
+      expect(row.endsWith('$0.00') || row.endsWith('$0.01'), row).toBe(true);
+    }
+    expect(heading.endsWith(' cost')).toBe(true);
+    for (const id of ['planner-root', 'planner-sub', 'planner-deep', 'worker-1', 'worker-a1b2c3d4']) expect(lines.some((line) => line.includes(` ${id} `)), id).toBe(true);
+    // Only the title gives way: the deepest worker's is shortened, its id and state are whole.
+    expect(rows.find((row) => row.includes('worker-a1b2c3d4'))).toMatch(/worker worker-a1b2c3d4 Build\S*… +running /);
+  });
+
+  it('puts agents at work before ended ones, and leaves ended ones out on request', () => {
+    const { store, run } = openScriptedRun();
+    run.startAgent('worker-early', 'worker', 'task-early', 'Write the lexer', SCRIPTED_ROOT);
+    run.handOff('worker-early', 'task-early', 'task-root', 'done', 'Lexer in', 3);
+    run.tick(1_000);
+    run.startAgent('worker-late', 'worker', 'task-late', 'Write the printer', SCRIPTED_ROOT);
+    const view = viewOf(store, run);
+    expect(treeRows(view.agents, new Set(), 'tree').map((row) => row.agent.id)).toEqual(['planner-root', 'worker-late', 'worker-early']);
+    const shown = treeRows(view.agents, new Set(), 'tree', true);
+    expect(shown.map((row) => row.agent.id)).toEqual(['planner-root', 'worker-late']);
+    expect(show(<AgentTree rows={shown} selectedId={null} sort="tree" hiddenEnded={1} width={100} height={10} now={run.now} />).split('\n')[0]).toMatch(/^agents \(sorted by tree, 1 ended hidden\) +state/);
+    run.handOff('worker-late', 'task-late', 'task-root', 'done', 'Printer in', 3);
+    run.handOff('planner-root', 'task-root', null, 'done', 'All in', 9);
+    const ended = viewOf(store, run);
+    expect(treeRows(ended.agents, new Set(), 'tree', true)).toEqual([]);
+    expect(show(<AgentTree rows={[]} selectedId={null} sort="tree" hiddenEnded={3} width={100} height={10} now={run.now} />)).toContain('Every agent has ended: 3 hidden, f shows them.');
   });
 
   it('draws only the rows that fit, around the selection', () => {
