@@ -24,6 +24,11 @@ export interface CommandContext {
    * UI draws there. Absent when either is a pipe or a file, and in tests.
    */
   readonly terminal?: Terminal;
+  /**
+   * False with `--no-color` or a non-empty `NO_COLOR` (https://no-color.org): the terminal UI,
+   * the only output colony colours, draws without colours. Absent means true.
+   */
+  readonly color?: boolean;
   /** Set by the command that ran. */
   exitCode: number;
 }

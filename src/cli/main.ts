@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { Command, CommanderError } from 'commander';
 import { COMMANDS, commandNamed } from './command-table.js';
 import { EXIT_FAILED, EXIT_USAGE, type CommandContext } from './command-context.js';
@@ -9,8 +10,11 @@ import { createSecretRedactor, secretsInEnvironment } from '../events/secret-red
  * Entry point of the `colony` command: parses `argv` (without node and the script) and returns
  * the exit code: 0 success, 1 the work failed, 2 bad usage.
  */
-export async function main(argv: readonly string[], context: Partial<CommandContext> = {}): Promise<number> {
+export async function main(givenArgv: readonly string[], context: Partial<CommandContext> = {}): Promise<number> {
   const env = context.env ?? process.env;
+  // `--no-color` is taken wherever it stands, before or after the command's name.
+  const argv = givenArgv.filter((arg) => arg !== NO_COLOR_FLAG);
+  const color = context.color ?? (argv.length === givenArgv.length && (env.NO_COLOR ?? '') === '');
   // Keys can come back in a provider's error or a URL a command prints: nothing colony writes
   // to the terminal carries them.
   const secrets = secretsInEnvironment(env, apiKeyVariablesIn(argv));
@@ -27,6 +31,7 @@ export async function main(argv: readonly string[], context: Partial<CommandCont
     cwd: context.cwd ?? process.cwd(),
     signal: context.signal ?? interrupts?.signal ?? new AbortController().signal,
     ...terminalOf(context),
+    color,
     exitCode: 0,
   };
   try {
@@ -43,6 +48,14 @@ export async function main(argv: readonly string[], context: Partial<CommandCont
     // the vanished terminal's settings and abort.
     if (interrupts?.hungUp() === true) process.kill(process.pid, 'SIGHUP');
   }
+}
+
+const NO_COLOR_FLAG = '--no-color';
+
+/** colony's version, from the package it is part of (a checkout's or an install's package.json). */
+function packageVersion(): string {
+  const manifest = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version?: unknown };
+  return typeof manifest.version === 'string' ? manifest.version : 'unknown';
 }
 
 /** The process's terminal, when colony runs in one and the caller did not redirect its output. */
@@ -65,7 +78,8 @@ function apiKeyVariablesIn(argv: readonly string[]): string[] {
 async function runProgram(argv: readonly string[], ctx: CommandContext): Promise<number> {
   const program = new Command('colony')
     .description('Run many LLM coding agents on one repository.')
-    .version('0.1.0')
+    .version(packageVersion())
+    .option(NO_COLOR_FLAG, 'draw the terminal UI without colours, in any command (as NO_COLOR=1 does)')
     .showHelpAfterError('(run with --help to see the options)')
     .exitOverride()
     .configureOutput({ writeOut: ctx.stdout, writeErr: ctx.stderr });

@@ -51,7 +51,7 @@ export function startRunDisplay(ctx: CommandContext, options: RunDisplayOptions)
       onQuit: interrupt,
       onInterrupt: interrupt,
     },
-    { exitOnCtrlC: false },
+    { exitOnCtrlC: false, color: ctx.color ?? true },
   );
   return {
     onEvent: announcingPromptOverrides({ ...ctx, stderr: (text) => heldBack.push(text) }, undefined),

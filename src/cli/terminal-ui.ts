@@ -1,6 +1,7 @@
 import { render } from 'ink';
 import { createElement } from 'react';
 import { TuiApp, type TuiAppProps } from '../ui/tui/app.js';
+import { ColorsContext } from '../ui/tui/colors.js';
 
 /** The terminal a UI draws on: both ends must be a TTY. */
 export interface Terminal {
@@ -18,9 +19,15 @@ const MAX_FPS = 8;
 export function showTerminalUi(
   terminal: Terminal,
   props: TuiAppProps,
-  options: { readonly exitOnCtrlC: boolean; /** Takes the UI down when aborted: the terminal hung up, or colony was told to stop. */ readonly signal?: AbortSignal },
+  options: {
+    readonly exitOnCtrlC: boolean;
+    /** False draws without colours (NO_COLOR, `--no-color`). */
+    readonly color: boolean;
+    /** Takes the UI down when aborted: the terminal hung up, or colony was told to stop. */
+    readonly signal?: AbortSignal;
+  },
 ): { readonly closed: Promise<void>; close(): void } {
-  const instance = render(createElement(TuiApp, props), {
+  const instance = render(createElement(ColorsContext.Provider, { value: options.color }, createElement(TuiApp, props)), {
     stdin: terminal.stdin,
     stdout: terminal.stdout,
     exitOnCtrlC: options.exitOnCtrlC,

@@ -8,6 +8,10 @@ import { createExampleRepository, runCli, type ExampleRepository } from '../test
 import { openColonyInTmux, type TmuxTerminal } from '../testing/tmux-terminal.js';
 import { describeRuns } from '../testing/runs-need-sandbox.js';
 
+/** An escape that sets a foreground colour, as tmux writes what its pane shows. */
+// eslint-disable-next-line no-control-regex
+const COLOUR = /\x1b\[(?:\d+;)*(?:3[0-7]|9[0-7]|38;)[\d;]*m/;
+
 /** The run is slowed down so there is time to steer it; a loaded machine takes longer. */
 const TEST_TIMEOUT_MS = 240_000;
 
@@ -169,7 +173,7 @@ describeRuns('colony replay', () => {
       const ids = new Set(ofType(events, 'agent.started').map((event) => event.agentId));
       terminal = openColonyInTmux(['replay', '--state', stateDir, '--at', new Date(fourth.ts).toISOString(), '--paused'], repo.dir, { columns: 80, rows: 30 });
       const narrow = (await terminal.waitFor(/agents \(sorted by tree\)/)).split('\n');
-      expect(narrow[0]).toMatch(/^colony run-\w+ running \d+s · .*replay 1x paused at /);
+      expect(narrow[0]).toMatch(/^(colony )?run-\w+ running \d+s · .*replay 1x paused at /);
       expect(narrow[1]).toMatch(/^agents \d+: \d+ running \d+ waiting \d+ ended · workers \d+\/3 · \S+ tok \$\d/);
       expect(narrow[2]).toMatch(new RegExp(`^tasks 4/${closed.length} closed \\d+% (<1m|~\\d+m) left · .*commits \\d+`));
       expect(narrow[3]).toMatch(/^commits\/min [▁-█]+ [\d.]+ {2}tools\/min [▁-█]+ [\d.]+ {2}tokens\/min [▁-█]+ [\d.]+k?$/);
@@ -190,6 +194,8 @@ describeRuns('colony replay', () => {
       terminal = openColonyInTmux(['replay', '--state', stateDir, '--speed', '1024'], repo.dir);
       await terminal.waitFor(/replay 1024x at the end/, 60_000);
       await terminal.waitFor(/colony run-\w+ done/);
+      // Drawn in colour, unless NO_COLOR or --no-color says not to: then in bold, dim and inverse alone.
+      expect(terminal.screen(true)).toMatch(COLOUR);
 
       // The terminal going away (a closed SSH session) ends it: nothing is left running.
       const replaying = `replay --state ${stateDir}`;
@@ -199,6 +205,14 @@ describeRuns('colony replay', () => {
       const deadline = Date.now() + 20_000;
       while (processesRunning(replaying).length > 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 100));
       expect(processesRunning(replaying)).toEqual([]);
+      for (const [flags, env] of [[['--no-color'], {}], [[], { NO_COLOR: '1' }]] as const) {
+        terminal = openColonyInTmux(['replay', '--state', stateDir, '--speed', '1024', ...flags], repo.dir, undefined, env);
+        await terminal.waitFor(/replay 1024x at the end/, 60_000);
+        await terminal.waitFor(/colony run-\w+ done/);
+        expect(terminal.screen(true), JSON.stringify({ flags, env })).not.toMatch(COLOUR);
+        terminal.close();
+        terminal = null;
+      }
     },
     TEST_TIMEOUT_MS,
   );

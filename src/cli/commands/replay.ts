@@ -55,7 +55,7 @@ async function replay(ctx: CommandContext, flags: ReplayFlags): Promise<number> 
     if (at !== null) run.advanceTo(at);
     if (terminal === undefined) throw new Error('openRunLog returned no terminal for a command that needs one');
     const source = replaySource(run, agentDiffReader(shownRun(store, run.runId).repo ?? resolve(ctx.cwd, flags.repo)), { speed: flags.speed, paused: flags.paused === true });
-    await showTerminalUi(terminal, { source, actions: null }, { exitOnCtrlC: true, signal: ctx.signal }).closed;
+    await showTerminalUi(terminal, { source, actions: null }, { exitOnCtrlC: true, color: ctx.color ?? true, signal: ctx.signal }).closed;
     return EXIT_OK;
   } finally {
     store.close();

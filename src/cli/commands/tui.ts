@@ -36,7 +36,7 @@ async function tui(ctx: CommandContext, flags: TuiFlags): Promise<number> {
   try {
     const shown = shownRun(store, flags.run);
     const source = liveSource(followRun(store, { runId: shown.runId }), agentDiffReader(shown.repo ?? resolve(ctx.cwd, flags.repo)));
-    const ui = showTerminalUi(terminal, { source, actions: steeringActions(stateDir, ctx.secrets ?? [], shown.runId) }, { exitOnCtrlC: true, signal: ctx.signal });
+    const ui = showTerminalUi(terminal, { source, actions: steeringActions(stateDir, ctx.secrets ?? [], shown.runId) }, { exitOnCtrlC: true, color: ctx.color ?? true, signal: ctx.signal });
     await ui.closed;
     return EXIT_OK;
   } finally {

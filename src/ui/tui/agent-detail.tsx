@@ -3,6 +3,7 @@ import type { AgentView } from '../../observe/view/run-view.js';
 import { dollars, fit, shortNumber } from './figures.js';
 import { stateColor } from './header.js';
 import { DETAIL_TABS, type DetailTab } from './detail-lines.js';
+import { usePaint } from './colors.js';
 
 export interface AgentDetailProps {
   readonly agent: AgentView | null;
@@ -18,6 +19,7 @@ export interface AgentDetailProps {
 
 /** One agent's page: who it is, then a tab of its transcript, scratchpad, handoffs or diff, scrolled. */
 export function AgentDetail({ agent, agentId, tab, lines, offset, width, height }: AgentDetailProps) {
+  const paint = usePaint();
   const room = Math.max(1, height - 2);
   const first = Math.min(Math.max(0, offset), Math.max(0, lines.length - room));
   const shown = lines.slice(first, first + room);
@@ -29,7 +31,7 @@ export function AgentDetail({ agent, agentId, tab, lines, offset, width, height 
         {agent === null ? null : (
           <Text>
             {' '}
-            {agent.role} <Text color={stateColor(agent.state)}>{agent.state}</Text> · {fit(agent.title, 50)} · {agent.steps} steps · {shortNumber(agent.tokens)} tok · {dollars(agent.costUsd)}
+            {agent.role} <Text {...paint(stateColor(agent.state))}>{agent.state}</Text> · {fit(agent.title, 50)} · {agent.steps} steps · {shortNumber(agent.tokens)} tok · {dollars(agent.costUsd)}
           </Text>
         )}
       </Text>

@@ -4,6 +4,7 @@ import { dollars, fit, shortDuration, shortNumber } from './figures.js';
 import { stateColor } from './header.js';
 import { headingLine, leadWidth, nameCell, treeColumns, type TreeColumns } from './tree-columns.js';
 import type { TreeRow, TreeSort } from './tree-rows.js';
+import { usePaint } from './colors.js';
 
 export interface AgentTreeProps {
   readonly rows: readonly TreeRow[];
@@ -43,12 +44,13 @@ export function AgentTree({ rows, selectedId, sort, hiddenEnded = 0, width, heig
 }
 
 function AgentLine({ row, selected, columns, now }: { row: TreeRow; selected: boolean; columns: TreeColumns; now: number }) {
+  const paint = usePaint();
   const { agent } = row;
   const figures = `${String(agent.steps).padStart(columns.steps)} ${shortNumber(agent.tokens).padStart(columns.tokens)} ${dollars(agent.costUsd).padStart(columns.cost)}`;
   const doing = fit(describeDoing(agent, now), columns.doing).padEnd(columns.doing);
   return (
     <Text wrap="truncate" inverse={selected}>
-      {nameCell(row, columns.name)} <Text color={stateColor(agent.state)}>{agent.state.padEnd(columns.state)}</Text> {doing} {figures}
+      {nameCell(row, columns.name)} <Text {...paint(stateColor(agent.state))}>{agent.state.padEnd(columns.state)}</Text> {doing} {figures}
     </Text>
   );
 }

@@ -1,5 +1,6 @@
 import { Box, Text } from 'ink';
 import { fit } from './figures.js';
+import { usePaint } from './colors.js';
 
 /** A line that asks for input: a message, a number, a yes or no. */
 export interface PromptState {
@@ -19,14 +20,15 @@ export interface FooterProps {
 
 /** The last two lines: what a key just did (or the prompt being typed), and the keys there are. */
 export function Footer({ prompt, flash, keys, width }: FooterProps) {
+  const paint = usePaint();
   return (
     <Box flexDirection="column" height={2}>
       {prompt !== null ? (
-        <Text wrap="truncate" color="yellow">
+        <Text wrap="truncate" {...paint('yellow')}>
           {fit(`${prompt.label} ${prompt.text}`, width - 1)}█
         </Text>
       ) : flash !== null ? (
-        <Text wrap="truncate" color={flash.ok ? 'green' : 'red'}>
+        <Text wrap="truncate" {...paint(flash.ok ? 'green' : 'red')}>
           {fit(flash.text, width)}
         </Text>
       ) : (

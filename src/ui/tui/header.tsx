@@ -4,6 +4,7 @@ import type { RunView } from '../../observe/view/run-view.js';
 import { dollars, fit, shortDuration, shortNumber } from './figures.js';
 import { perMinute, rateFigure, sparkline } from './sparkline.js';
 import { roughDuration, taskProgress } from './time-left.js';
+import { usePaint } from './colors.js';
 
 export interface HeaderProps {
   readonly view: RunView;
@@ -29,6 +30,7 @@ const TITLE_MAX = 40;
  * throughput per minute, each sparkline with its rate as a figure.
  */
 export function Header({ view, width, mode, hideEnded = false }: HeaderProps) {
+  const paint = usePaint();
   const { status } = view;
   const agents = view.agents;
   const count = (state: string) => agents.filter((agent) => agent.state === state).length;
@@ -50,11 +52,11 @@ export function Header({ view, width, mode, hideEnded = false }: HeaderProps) {
     <Box flexDirection="column">
       <Text wrap="truncate">
         {named ? <Text bold>colony </Text> : null}
-        {status.run.id} <Text color={stateColor(status.run.state)}>{status.run.state}</Text> {shortDuration(status.run.durationMs)} · {title === null ? '' : `${title} · `}
+        {status.run.id} <Text {...paint(stateColor(status.run.state))}>{status.run.state}</Text> {shortDuration(status.run.durationMs)} · {title === null ? '' : `${title} · `}
         {mode}
         {health === null ? null : <MainHealth health={health} />}
         {andon === null ? '' : ' · '}
-        {andon === null ? null : <Text color="red" bold>{andon}</Text>}
+        {andon === null ? null : <Text {...paint('red')} bold>{andon}</Text>}
       </Text>
       <Text wrap="truncate">
         agents {agents.length}: {count('running')} running {count('waiting')} waiting {ended} ended{hideEnded ? ' (hidden)' : ''} · workers {workersAtWork}
@@ -132,14 +134,15 @@ function mainHealthOf(green: GreenStatus, now: number, room: number): MainHealth
 }
 
 function MainHealth({ health }: { readonly health: MainHealthParts }) {
+  const paint = usePaint();
   return (
     <Text>
       {' · '}
-      <Text color={health.color} bold={health.color === 'red'}>
+      <Text {...paint(health.color)} bold={health.color === 'red'}>
         {health.state}
       </Text>
       {health.rest}
-      {health.blocked ? <Text color="magenta"> blocked</Text> : null}
+      {health.blocked ? <Text {...paint('magenta')}> blocked</Text> : null}
     </Text>
   );
 }
