@@ -84,5 +84,9 @@ describe('colony config', () => {
     expect(broken.code).toBe(2);
     expect(broken.stderr).toContain(`colony: ${join(repo, 'colony.toml')}: there is no setting "brnach" in [green]; did you mean "branch"?`);
     expect(broken.stderr).toContain('The settings in [green]: check, every, branch, tag, check-timeout.');
+
+    const missing = await runCli(['config', '--repo', join(base, 'nowhere')]);
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toContain(`colony: ${join(base, 'nowhere')} does not exist.`);
   });
 });

@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import { EXIT_OK, usageError, type CommandContext } from '../command-context.js';
@@ -26,6 +27,10 @@ export function defineConfigCommand(command: Command, ctx: CommandContext): void
 
 function config(ctx: CommandContext, flags: ConfigFlags, command: Command): number {
   const repoDir = resolve(ctx.cwd, flags.repo);
+  if (!existsSync(repoDir)) {
+    usageError(ctx, `${repoDir} does not exist.`, 'Pass the repository whose settings to show with --repo, or run colony config inside it.');
+    return ctx.exitCode;
+  }
   const configured = configureCommand(command, ctx.env, repoDir);
   if (!configured.ok) {
     usageError(ctx, configured.error, configured.hint ?? FIX_HINT);
