@@ -11,5 +11,6 @@ export type SettingDefault = { readonly literal: string } | { readonly means: st
 export function settingDefault(setting: Setting, flagDefault: unknown): SettingDefault {
   if (flagDefault !== undefined) return { literal: parsedLiteral(setting.kind, flagDefault) };
   if (setting.defaultLiteral !== undefined) return { literal: setting.defaultLiteral };
-  return setting.unset ?? { means: 'not set', example: '""' };
+  if (setting.unset !== undefined) return setting.unset;
+  throw new Error(`the setting for ${setting.flag} has no default: its flag gives none, and the table neither a defaultLiteral nor what unset means`);
 }
