@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { parse, TomlError } from 'smol-toml';
 import { errorMessage } from '../../errors/error-message.js';
 import { closestName } from './closest-name.js';
-import { secretKeyMessage, isSecretKey, secretProblem } from './secret-checks.js';
+import { hideKeyLikeWords, isSecretKey, secretKeyMessage, secretProblem } from './secret-checks.js';
 import { SETTINGS, TABLES, settingName } from './setting-table.js';
 import { isTable } from './value-text.js';
 import type { GivenValue, GivenValues, Setting, TableName } from './types.js';
@@ -34,7 +34,7 @@ export function readConfigFile(file: string, kind: ConfigFileKind): GivenValues 
     return {
       ok: false,
       error: `${file}, line ${error.line}, column ${error.column}: this is not valid TOML: ${reason}.`,
-      hint: `${excerpt.filter((line) => line.trim() !== '').join('\n')}\n(colony init writes a colony.toml with every setting, to copy from.)`,
+      hint: `${hideKeyLikeWords(excerpt.filter((line) => line.trim() !== '').join('\n'))}\n(colony init writes a colony.toml with every setting, to copy from.)`,
     };
   }
   return settingsOf(file, kind, document);

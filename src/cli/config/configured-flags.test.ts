@@ -190,6 +190,10 @@ describe('configuring colony run', () => {
     const error = errorOf(configure().configuration);
     expect(error).toContain(`${join(repo, 'colony.toml')}, line 2, column 9: this is not valid TOML: invalid value.`);
     expect(error).toContain('2:  model = sim');
+    // The lines shown around a syntax error never show a key.
+    projectFile('api-key-env = sk-abcdefghijklmnopqrstuvwx\n');
+    expect(errorOf(configure().configuration)).toContain('1:  api-key-env = [redacted]');
+    expect(errorOf(configure().configuration)).not.toContain('sk-abcdefghijklmnopqrstuvwx');
   });
 
   it('refuses API keys in files and variables without repeating them', () => {

@@ -52,3 +52,8 @@ export function secretProblem(where: string, setting: Setting, value: unknown): 
   }
   return null;
 }
+
+/** `text` with every word shaped like a key replaced, for showing a line of a file that may hold one (a TOML syntax error's excerpt). */
+export function hideKeyLikeWords(text: string): string {
+  return text.replace(/[^\s'"=:,;]+/g, (word) => (KNOWN_KEY.test(word) || KEY_LIKE.test(word) ? '[redacted]' : word));
+}
