@@ -16,8 +16,10 @@ export interface CommandEntry {
 }
 
 export const COMMANDS: readonly CommandEntry[] = [
-  { name: 'run', description: 'Build a goal with a tree of agents: a root planner, sub-planners and workers that merge into main.', load: async () => (await import('./commands/run.js')).defineRunCommand },
+  { name: 'run', description: 'Build a goal with a tree of agents: a root planner, sub-planners and workers that merge into main. Flags left out come from COLONY_* variables, colony.toml and your ~/.config/colony/config.toml (see colony config).', load: async () => (await import('./commands/run.js')).defineRunCommand },
   { name: 'resume', description: 'Continue the run that stopped or crashed in a repository, where it stopped, with the same tree, settings and budgets.', load: async () => (await import('./commands/resume.js')).defineResumeCommand },
+  { name: 'init', description: 'Set a repository up for colony: a colony.toml with every setting commented out, and a GOAL.md template to fill in.', load: async () => (await import('./config/init-command.js')).defineInitCommand },
+  { name: 'config', description: 'Show the settings colony run would use in a repository and where each comes from: a flag, a COLONY_* variable, colony.toml, your own config file, or the default.', load: async () => (await import('./config/config-command.js')).defineConfigCommand },
   { name: 'status', description: 'Report a run, live or finished: agents, tasks, handoffs, commits, tokens, cost and the tree.', load: async () => (await import('./commands/status.js')).defineStatusCommand },
   { name: 'say', description: 'Send a message to a planner of the run: the root planner, or the one named with --to. It reads it before its next model call.', load: async () => (await import('./commands/say.js')).defineSayCommand },
   { name: 'andon', description: 'Pause spawning across the whole run: no task is claimed until you release it (--release); agents already running go on.', load: async () => (await import('./commands/andon.js')).defineAndonCommand },

@@ -12,6 +12,7 @@ import { usageError, type CommandContext } from '../command-context.js';
 import { sandboxWarning } from '../sandbox-options.js';
 import { startRunDisplay } from '../run-display.js';
 import { addProgressOptions, finishRun, progressPrinter, showsTui, type ProgressFlags } from './run.js';
+import { applyConfiguration } from '../config/apply-configuration.js';
 
 interface ResumeFlags extends ProgressFlags {
   readonly repo: string;
@@ -22,8 +23,10 @@ export function defineResumeCommand(command: Command, ctx: CommandContext): void
   command
     .option('--repo <dir>', 'the git repository the run works on', '.')
     .option('--state <dir>', 'the state directory the run used (default: <repo>/.colony)');
-  addProgressOptions(command).action(async (flags: ResumeFlags) => {
-    ctx.exitCode = await resume(ctx, flags);
+  addProgressOptions(command).action(async (_given: ResumeFlags, self: Command) => {
+    // The run's own settings were recorded; of the configuration only what shows it (tui) applies.
+    const configured = applyConfiguration<ResumeFlags>(ctx, self);
+    if (configured !== null) ctx.exitCode = await resume(configured.ctx, configured.flags);
   });
 }
 

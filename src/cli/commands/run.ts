@@ -30,6 +30,7 @@ import { addGreenOptions, greenSettingsOf, type GreenFlags } from '../green-opti
 import { simGoalProblem } from '../sim-goal.js';
 import { startRunDisplay } from '../run-display.js';
 import { defaultStateDir } from '../../orchestrator/setup/state-directory.js';
+import { applyConfiguration } from '../config/apply-configuration.js';
 
 interface RunFlags extends SandboxFlags, FreshnessFlags, GreenFlags {
   readonly repo: string;
@@ -140,8 +141,10 @@ export function defineRunCommand(command: Command, ctx: CommandContext): void {
   addProgressOptions(command);
   addFreshnessOptions(command);
   addGreenOptions(command);
-  addSandboxOptions(command).action(async (goalPath: string, flags: RunFlags) => {
-    ctx.exitCode = await run(ctx, goalPath, flags);
+  addSandboxOptions(command).action(async (goalPath: string, _given: RunFlags, self: Command) => {
+    // Flags left out come from COLONY_* variables, colony.toml and the user's file, in that order.
+    const configured = applyConfiguration<RunFlags>(ctx, self);
+    if (configured !== null) ctx.exitCode = await run(configured.ctx, goalPath, configured.flags);
   });
 }
 
