@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -89,6 +89,38 @@ describe('colony doctor', () => {
     expect(lines[refused]).toContain(`${refusingUrl} with the key in DOCTOR_KEY: The provider refused the API key (HTTP 401`);
     expect(lines[refused + 1]).toBe('      fix: put a valid key for this provider in DOCTOR_KEY, or name the variable that holds one with --api-key-env NAME');
     expect(result.stdout + result.stderr).not.toContain(KEY);
+  });
+});
+
+describe('colony doctor with a configuration', () => {
+  it("checks the models colony run would use: colony.toml's, under a COLONY_* variable, under a flag", async () => {
+    const configured = createExampleRepository();
+    try {
+      writeFileSync(join(configured.dir, 'colony.toml'), 'model = "sim?seed=3"\nplanner-model = "sim?seed=4"\n\n[sandbox]\nmethod = "none"\n');
+      const names = async (args: readonly string[], env: Record<string, string | undefined> = {}) => {
+        const result = await runCli(['doctor', '--repo', configured.dir, '--json', ...args], { env: { PATH: process.env.PATH, ...env } });
+        const report = JSON.parse(result.stdout) as { checks: { name: string }[] };
+        return report.checks.map((check) => check.name);
+      };
+      expect(await names([])).toEqual(expect.arrayContaining(['model sim?seed=3 (workers)', 'model sim?seed=4 (planners)']));
+      expect(await names([], { COLONY_PLANNER_MODEL: 'sim?seed=5' })).toContain('model sim?seed=5 (planners)');
+      expect(await names(['--planner-model', 'sim?seed=6'], { COLONY_PLANNER_MODEL: 'sim?seed=5' })).toContain('model sim?seed=6 (planners)');
+    } finally {
+      configured.cleanup();
+    }
+  });
+
+  it('refuses a configuration file with a typo, as colony run does', async () => {
+    const configured = createExampleRepository();
+    try {
+      writeFileSync(join(configured.dir, 'colony.toml'), 'modle = "sim"\n');
+      const result = await runCli(['doctor', '--repo', configured.dir], { env: { PATH: process.env.PATH } });
+      expect(result.code).toBe(2);
+      expect(result.stderr).toContain('colony.toml');
+      expect(result.stderr).toContain('modle');
+    } finally {
+      configured.cleanup();
+    }
   });
 });
 

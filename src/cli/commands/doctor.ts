@@ -7,6 +7,7 @@ import type { SandboxMethod } from '../../sandbox/types.js';
 import { openRepository } from '../../workspace/git/repository.js';
 import { probeOverlaySupport } from '../../workspace/providers/overlay/overlay-probe.js';
 import { EXIT_FAILED, EXIT_OK, type CommandContext } from '../command-context.js';
+import { applyConfiguration } from '../config/apply-configuration.js';
 import { doctorJson, formatDoctorReport } from '../doctor/format-doctor.js';
 import type { ModelToCheck } from '../doctor/types.js';
 import { runDoctor, type DoctorProbes } from '../doctor/run-doctor.js';
@@ -34,8 +35,11 @@ export function defineDoctorCommand(command: Command, ctx: CommandContext): void
     .option('--api-key-env <name>', 'the environment variable holding the API key')
     .addOption(new Option('--sandbox <method>', "the sandbox to check, as colony run takes it").choices(['bubblewrap', 'unshare', 'none']).default('bubblewrap'))
     .option('--json', 'print the checks and the verdict as JSON')
-    .action(async (flags: DoctorFlags) => {
-      ctx.exitCode = await doctor(ctx, flags);
+    .action(async (_given: DoctorFlags, self: Command) => {
+      // The models and sandbox checked are the ones colony run would use here: flags, then
+      // COLONY_* variables, colony.toml and the user's file.
+      const configured = applyConfiguration<DoctorFlags>(ctx, self);
+      if (configured !== null) ctx.exitCode = await doctor(configured.ctx, configured.flags);
     });
 }
 
