@@ -10,16 +10,21 @@ import { writeLongScenario } from '../src/sim/scenario/long-scenario.js';
  * A goal three times the root planner's context window: 600 modules (the long scenario's) under
  * a section of notes, one paragraph a module, some 900 KB in all, built by `colony run` with up
  * to 500 workers. The run is the real command in a process of its own, so its peak memory
- * (VmHWM) is the harness's alone. A second run is stopped with SIGTERM once hundreds of workers
- * are busy: how long it takes to end stopped, whether anything was claimed after the signal,
- * and how far each task's attempt count moved.
+ * (VmHWM) is the harness's alone. `large-goal-stop` sends another run SIGTERM while about a
+ * hundred workers are busy: how long it takes to end stopped, whether anything was claimed after
+ * the signal, and how far each task's attempt count moved.
  */
 
 const MODULES = 600;
 const WORKERS = 500;
 const BIN = new URL('../bin/colony.js', import.meta.url).pathname;
-/** Workers busy at once before the second run is sent SIGTERM. */
-const BUSY_BEFORE_STOP = 300;
+/**
+ * Workers running at once when the second run is sent SIGTERM. On 2 cores the run keeps about a
+ * hundred busy (workspaces, merges and test runs take the CPU), so the signal comes at that or,
+ * failing it, once a third of the modules have landed.
+ */
+const BUSY_BEFORE_STOP = 100;
+const LANDED_BEFORE_STOP = MODULES / 3;
 
 function note(index: number): string {
   const number = String(index + 1).padStart(4, '0');
@@ -73,17 +78,19 @@ function statusKb(pid: number, field: string): number | null {
   }
 }
 
-function busyWorkers(database: string): number {
+/** Workers running now, and modules landed so far. */
+function progress(database: string): { busy: number; landed: number } {
   try {
     const reader = new Database(database, { readonly: true, fileMustExist: true });
     try {
-      const row = reader.prepare("SELECT COUNT(*) AS busy FROM tasks WHERE kind = 'worker' AND status = 'running'").get() as { busy: number };
-      return row.busy;
+      const { busy } = reader.prepare("SELECT COUNT(*) AS busy FROM tasks WHERE kind = 'worker' AND status = 'running'").get() as { busy: number };
+      const { landed } = reader.prepare("SELECT COUNT(*) AS landed FROM events WHERE type = 'merge.landed'").get() as { landed: number };
+      return { busy, landed };
     } finally {
       reader.close();
     }
   } catch {
-    return 0;
+    return { busy: 0, landed: 0 };
   }
 }
 
@@ -110,8 +117,8 @@ async function runColony(goal: string, repo: string, model: string, stopWhenBusy
   const sampler = setInterval(() => {
     if (child.pid !== undefined) peakKb = Math.max(peakKb, statusKb(child.pid, 'VmHWM') ?? 0);
     if (!stopWhenBusy || stopAt !== null) return;
-    const busy = busyWorkers(database);
-    if (busy < BUSY_BEFORE_STOP) return;
+    const { busy, landed } = progress(database);
+    if (busy < BUSY_BEFORE_STOP && landed < LANDED_BEFORE_STOP) return;
     stopAt = { at: Date.now(), busy, attempts: attempts(database) };
     child.kill('SIGTERM');
   }, 500);
@@ -150,9 +157,19 @@ function stopFigures(database: string, stop: { at: number; busy: number; attempt
   }
 }
 
-export async function benchLargeGoal(): Promise<BenchRow[]> {
+/** The goal of three windows built to done: wall time and peak memory. */
+export function benchLargeGoal(): Promise<BenchRow[]> {
+  return benchLargeGoalRuns([false]);
+}
+
+/** The same goal, sent SIGTERM while its workers are busy: how the stop went. */
+export function benchLargeGoalStop(): Promise<BenchRow[]> {
+  return benchLargeGoalRuns([true]);
+}
+
+async function benchLargeGoalRuns(stops: readonly boolean[]): Promise<BenchRow[]> {
   const rows: BenchRow[] = [];
-  for (const stop of [false, true]) {
+  for (const stop of stops) {
     const dir = mkdtempSync(join(tmpdir(), 'colony-bench-large-goal-'));
     // Agents' commands run as other users, who must get through to the repository.
     chmodSync(dir, 0o711);
@@ -171,7 +188,7 @@ export async function benchLargeGoal(): Promise<BenchRow[]> {
       }
       const figuresOfStop = figures.stop;
       if (figuresOfStop === null) {
-        rows.push({ name: 'goal of three windows, SIGTERM: stopped', value: 0, unit: '', note: `never had ${BUSY_BEFORE_STOP} workers busy; exit ${figures.code}` });
+        rows.push({ name: 'goal of three windows, SIGTERM: stopped', value: 0, unit: '', note: `ended before ${BUSY_BEFORE_STOP} workers were busy or ${LANDED_BEFORE_STOP} modules landed; exit ${figures.code}` });
         continue;
       }
       rows.push({
