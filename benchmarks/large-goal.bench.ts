@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import type { BenchRow } from './bench-row.js';
+import { unmountUnder } from '../test/testing/example-repository.js';
 import { writeLongScenario } from '../src/sim/scenario/long-scenario.js';
 
 /**
@@ -200,6 +201,8 @@ async function benchLargeGoalRuns(stops: readonly boolean[]): Promise<BenchRow[]
       rows.push({ name: 'goal of three windows, SIGTERM: tasks claimed after the signal', value: figuresOfStop.claimsAfter, unit: 'claims', target: '0', note: `the last claim before it ${figuresOfStop.lastClaimBeforeMs ?? '-'} ms earlier` });
       rows.push({ name: 'goal of three windows, SIGTERM: tasks whose attempt count grew by more than one', value: figuresOfStop.grewByMoreThanOne, unit: 'tasks', target: '0', note: `of ${figuresOfStop.tasksAtStop} tasks at the signal` });
     } finally {
+      // A stopped run keeps its workers' workspaces for `colony resume`: overlay mounts among them.
+      unmountUnder(dir);
       rmSync(dir, { recursive: true, force: true });
     }
   }
