@@ -6,6 +6,7 @@ import { benchDependencyLayers } from './dependency-layer.bench.js';
 import { benchDurability, benchKilledRun } from './durability.bench.js';
 import { benchEventAppend } from './event-append.bench.js';
 import { benchGreen } from './green.bench.js';
+import { benchLargeGoal, benchLargeGoalStop } from './large-goal.bench.js';
 import { benchLongRun } from './long-run.bench.js';
 import { benchMerge } from './merge.bench.js';
 import { benchSandbox } from './sandbox.bench.js';
@@ -37,6 +38,8 @@ const allSuites: { name: string; title: string; run: (settings: BenchSettings) =
   { name: 'killed-run', title: 'A run killed twenty times and resumed', run: () => benchKilledRun() },
   { name: 'green', title: 'The green branch: main red and back to green', run: () => benchGreen() },
   { name: 'long-run', title: 'A long run kept inside its context window by compaction', run: () => benchLongRun() },
+  { name: 'large-goal', title: 'A goal three times the planner’s context window, with 500 workers', run: () => benchLargeGoal() },
+  { name: 'large-goal-stop', title: 'A goal three times the planner’s context window, stopped with SIGTERM while its workers run', run: () => benchLargeGoalStop() },
   { name: 'tui', title: 'The terminal UI on a large log', run: () => benchTui() },
 ];
 

@@ -76,8 +76,13 @@ const sandboxSchema = z.object({
  * recorded before they existed; `resolveRunSettings` gives those runs the defaults.
  */
 export const recordedRunSettingsSchema = z.object({
-  /** The goal file as given; the goal itself is the root task's brief. */
+  /**
+   * The goal file as given, or for a goal given inline (`--goal "..."`) the file colony wrote it
+   * to in the state directory; the goal itself is the root task's brief.
+   */
   goalPath: z.string(),
+  /** Whether the goal came as a file or inline; runs recorded before `--goal` came from a file. */
+  goalSource: z.enum(['file', 'inline']).default('file'),
   workerModel: z.string(),
   plannerModel: z.string(),
   /** `--base-url`, or null. */

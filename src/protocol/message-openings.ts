@@ -37,3 +37,13 @@ export const USER_MESSAGE_HEADER = 'Message from the user:';
 
 /** A handoff as it reaches the planner that asked: `Handoff from task <id> "<title>"`, then its fields. */
 export const HANDOFF_OPENING = 'Handoff from task';
+
+/**
+ * Where a planner reads its brief when the brief is too large to put in its conversation whole
+ * (`orchestrator/roles/planner/large-brief.md`): its first message is the opening and a notice
+ * naming this file, which its read_file and search reach.
+ */
+export const LARGE_BRIEF_FILE = '.colony/brief.md';
+
+/** The words of that notice that say the brief goes on in the file. */
+export const LARGE_BRIEF_NOTICE = 'it is too large to show here whole,';

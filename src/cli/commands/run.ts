@@ -8,7 +8,8 @@ import { modelPrice, resolveModel } from '../../model/registry.js';
 import { CLI_MODEL_FACTORIES } from '../model-factories.js';
 import { formatEventLine } from '../../observe/view/format-event.js';
 import type { Exhaustion } from '../../orchestrator/budget/budget-ledger.js';
-import { runRunSession, type RunSessionResult } from '../../orchestrator/session/run-session.js';
+import { runRunSession, type GoalGiven, type RunSessionResult } from '../../orchestrator/session/run-session.js';
+import { DEFAULT_MAX_BRIEF_BYTES } from '../../orchestrator/session/brief-file.js';
 import type { RunStatus } from '../../observe/status/types.js';
 import { formatAmount } from '../../events/budget-figures.js';
 import type { WorkspaceMethodChoice } from '../../workspace/workspace-method-choice.js';
@@ -56,6 +57,9 @@ interface RunFlags extends SandboxFlags, FreshnessFlags, GreenFlags {
   readonly verbose?: boolean;
   readonly new?: boolean;
   readonly hangAfter?: number;
+  /** `--goal`: the goal as text, instead of a file. */
+  readonly goal?: string;
+  readonly maxGoalSize: number;
 }
 
 /** How much a run prints as it goes: `--json` and `--quiet` print nothing, `--verbose` every event. */
@@ -118,7 +122,9 @@ const PROGRESS_EVENTS: ReadonlySet<EventType> = new Set<EventType>([
 
 export function defineRunCommand(command: Command, ctx: CommandContext): void {
   command
-    .argument('<goal>', 'a Markdown file describing the goal')
+    .argument('[goal]', 'a Markdown file describing the goal (or give it inline with --goal)')
+    .option('--goal <text>', 'the goal as text, instead of a file: colony keeps it in the state directory for colony resume')
+    .option('--max-goal-size <size>', 'the largest goal colony reads, e.g. 64M', byteSize, DEFAULT_MAX_BRIEF_BYTES)
     .option('--repo <dir>', 'the git repository to build in', '.')
     .option('--model <spec>', "the workers' model: sim[?options], openai:<model>, anthropic:<model>, openai-compatible:<model>", 'sim')
     .option('--planner-model <spec>', "the planners' model (default: the workers' model)")
@@ -141,11 +147,25 @@ export function defineRunCommand(command: Command, ctx: CommandContext): void {
   addProgressOptions(command);
   addFreshnessOptions(command);
   addGreenOptions(command);
-  addSandboxOptions(command).action(async (goalPath: string, _given: RunFlags, self: Command) => {
+  addSandboxOptions(command).action(async (goalPath: string | undefined, _given: RunFlags, self: Command) => {
     // Flags left out come from COLONY_* variables, colony.toml and the user's file, in that order.
     const configured = applyConfiguration<RunFlags>(ctx, self);
-    if (configured !== null) ctx.exitCode = await run(configured.ctx, goalPath, configured.flags);
+    if (configured === null) return;
+    const goal = goalOf(goalPath, configured.flags);
+    if (!goal.ok) {
+      usageError(ctx, goal.error, 'Give the goal one way: colony run GOAL.md, or colony run --goal "Build ...".');
+      return;
+    }
+    ctx.exitCode = await run(configured.ctx, goal.given, configured.flags);
   });
+}
+
+/** The goal as the command was given it: a file or `--goal`, exactly one of the two. */
+function goalOf(goalPath: string | undefined, flags: RunFlags): { readonly ok: true; readonly given: GoalGiven } | { readonly ok: false; readonly error: string } {
+  if (goalPath !== undefined && flags.goal !== undefined) return { ok: false, error: `colony run was given both a goal file (${goalPath}) and --goal.` };
+  if (goalPath !== undefined) return { ok: true, given: { goalPath } };
+  if (flags.goal !== undefined) return { ok: true, given: { goalText: flags.goal } };
+  return { ok: false, error: 'colony run needs a goal: a Markdown file, or the text with --goal.' };
 }
 
 /** `--hang-after`: a number of minutes, at least one, so ordinary pauses between calls never count as a hang. */
@@ -184,7 +204,8 @@ function resolveOne(ctx: CommandContext, spec: string, flags: RunFlags, prices: 
   return null;
 }
 
-async function run(ctx: CommandContext, goalPath: string, flags: RunFlags): Promise<number> {
+async function run(ctx: CommandContext, given: GoalGiven, flags: RunFlags): Promise<number> {
+  const goal = 'goalPath' in given ? { goalPath: resolve(ctx.cwd, given.goalPath) } : given;
   const sandbox = reportSandboxSettings(ctx, flags);
   if (sandbox === null) return ctx.exitCode;
   let prices: PriceTable = {};
@@ -200,7 +221,7 @@ async function run(ctx: CommandContext, goalPath: string, flags: RunFlags): Prom
   if (workerModel === null) return ctx.exitCode;
   const plannerModel = flags.plannerModel === undefined ? workerModel : resolveOne(ctx, flags.plannerModel, flags, prices);
   if (plannerModel === null) return ctx.exitCode;
-  const simProblem = simGoalProblem(resolve(ctx.cwd, goalPath), [workerModel.spec, plannerModel.spec]);
+  const simProblem = simGoalProblem(goal, [workerModel.spec, plannerModel.spec], flags.maxGoalSize);
   if (simProblem !== null) {
     usageError(ctx, simProblem.error, simProblem.hint);
     return ctx.exitCode;
@@ -229,8 +250,9 @@ async function run(ctx: CommandContext, goalPath: string, flags: RunFlags): Prom
       repoDir,
       workerModel,
       plannerModel,
+      maxGoalBytes: flags.maxGoalSize,
       settings: {
-        goalPath: resolve(ctx.cwd, goalPath),
+        ...goal,
         workers: flags.workers,
         workerMaxSteps: flags.maxSteps,
         plannerMaxSteps: flags.plannerMaxSteps,

@@ -33,6 +33,7 @@ export const SETTINGS: readonly Setting[] = [
   { key: 'shared-deps', flag: '--no-shared-deps', kind: 'switch', meaning: "install the repository's npm dependencies once for all workers" },
   { key: 'workspaces', flag: '--workspaces', kind: 'text', meaning: 'how workspaces are made: auto, overlay or worktree' },
   { key: 'workspace-disk-cap', flag: '--workspace-disk-cap', kind: 'size', meaning: 'the most disk all workspaces may take together', unset: { means: 'a fifth of the free space', example: '"20G"' } },
+  { key: 'max-goal-size', flag: '--max-goal-size', kind: 'size', meaning: 'the largest goal colony reads', defaultLiteral: '"16M"' },
   { key: 'hang-after', flag: '--hang-after', kind: 'number', meaning: 'minutes a worker may record nothing before it is stopped (at least 1)' },
   { key: 'tui', flag: '--no-tui', kind: 'switch', meaning: 'show the terminal UI when colony runs in a terminal (run and resume)' },
 
@@ -105,10 +106,10 @@ export const TABLES: readonly { readonly name: TableName; readonly meaning: stri
 
 /**
  * Flags of `colony run` that no file gives: they say how one invocation behaves (`--new`,
- * `--json`, `--quiet`, `--verbose`), or where it works (`--repo` finds the project file, and
- * `--state` is named on each command that reads the run).
+ * `--json`, `--quiet`, `--verbose`), what it builds (`--goal`, as the goal file is), or where it
+ * works (`--repo` finds the project file, and `--state` is named on each command that reads the run).
  */
-export const INVOCATION_FLAGS: readonly string[] = ['--repo', '--state', '--new', '--json', '--quiet', '--verbose', '--help'];
+export const INVOCATION_FLAGS: readonly string[] = ['--repo', '--state', '--new', '--goal', '--json', '--quiet', '--verbose', '--help'];
 
 /** How a setting is named in messages and in `colony config`: `workers`, `budget.usd` (TOML's own dotted form). */
 export function settingName(setting: Setting): string {

@@ -4,6 +4,7 @@ import type { RecordedRunSettings } from '../run-settings.js';
 export function runSettingsFixture(overrides: Partial<RecordedRunSettings> = {}): RecordedRunSettings {
   return {
     goalPath: '/srv/GOAL.md',
+    goalSource: 'file',
     workerModel: 'sim',
     plannerModel: 'sim',
     baseUrl: null,

@@ -1,3 +1,5 @@
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { closeRepositoryObjects } from '../../workspace/git/repository-objects.js';
 import type { ColonyEvent, EventBody, EventData } from '../../events/event-types.js';
 import type { Handoff } from '../../events/handoff.js';
@@ -17,7 +19,7 @@ import { createDiskGuard } from '../disk-guard.js';
 import type { UnfinishedRun } from '../setup/run-history.js';
 import { takeUpRun, type ResumedRun } from '../resume/resume-run.js';
 import { abandonRun, openRunStores, readUnfinishedIn, unfinishedRunError, type RunStores } from '../setup/run-stores.js';
-import { readBriefFile } from './brief-file.js';
+import { DEFAULT_MAX_BRIEF_BYTES, readBriefFile, readBriefText } from './brief-file.js';
 import { createRedactingChatModel } from './redacting-chat-model.js';
 import { startCheckoutSync } from '../setup/checkout-sync.js';
 import { startGreenLoop } from '../green/green-loop.js';
@@ -30,7 +32,7 @@ import { loadPromptSet, type PromptSet } from '../prompts/prompt-set.js';
 import { prepareSession, type PreparedSession } from './session-prelude.js';
 import { prepareSharedDependencies } from '../setup/shared-dependencies.js';
 import { sandboxedInstall } from '../setup/sandboxed-install.js';
-import { viewsDirOf, workspacesDirOf } from '../setup/state-directory.js';
+import { goalsDirOf, viewsDirOf, workspacesDirOf } from '../setup/state-directory.js';
 import { startSteering } from './run-steering.js';
 import { createRunControls, workerLimitFromLog } from '../steering/run-controls.js';
 import { runTasks } from '../runner/task-runner.js';
@@ -51,7 +53,9 @@ export interface RunSessionOptions {
    * What the run is told, recorded for `colony resume` (see `runSettingsSchema`): what is left
    * out takes the schema's default. The models' specs are the models' own.
    */
-  readonly settings: Omit<RunSettingsInput, 'workerModel' | 'plannerModel'>;
+  readonly settings: Omit<RunSettingsInput, 'workerModel' | 'plannerModel' | 'goalPath' | 'goalSource'> & GoalGiven;
+  /** The largest goal read (`--max-goal-size`); DEFAULT_MAX_BRIEF_BYTES when absent. */
+  readonly maxGoalBytes?: number | undefined;
   readonly signal?: AbortSignal | undefined;
   readonly onEvent?: ((event: ColonyEvent) => void) | undefined;
   /**
@@ -73,6 +77,13 @@ export interface RunSessionOptions {
   /** Commits a green bisect checks at once; half the cores (at least one) when absent. */
   readonly bisectParallel?: number | undefined;
 }
+
+/**
+ * The goal: a file, or text given inline (`colony run --goal "..."`), which colony writes to a
+ * file in the state directory (`goals/<run>.md`) and records as the run's goal file, so the
+ * run reads the same on `colony resume`, and editing that file steers it like any goal file.
+ */
+export type GoalGiven = { readonly goalPath: string } | { readonly goalText: string };
 
 export type RunSessionResult =
   | { readonly ok: false; readonly error: string }
@@ -115,11 +126,13 @@ export async function runRunSession(given: RunSessionOptions): Promise<RunSessio
   const workerModel = createRedactingChatModel(given.workerModel, redactor);
   const plannerModel = given.plannerModel === given.workerModel ? workerModel : createRedactingChatModel(given.plannerModel, redactor);
   const options: RunSessionOptions = { ...given, workerModel, plannerModel };
-  const settings = settingsOf(options);
-  const goal = readBriefFile(settings.goalPath, 'goal');
+  const cap = { maxBytes: options.maxGoalBytes ?? DEFAULT_MAX_BRIEF_BYTES, raiseWith: '--max-goal-size' };
+  const goalGiven = options.settings;
+  const goal = 'goalText' in goalGiven ? readBriefText(goalGiven.goalText, 'goal', cap) : readBriefFile(goalGiven.goalPath, 'goal', cap);
   if (!goal.ok) return goal;
   const session = await prepareSession(options.repoDir, options.stateDir);
   if (!session.ok) return session;
+  const settings = settingsOf(options, recordedGoalOf(goalGiven, session.stateDir));
   try {
     const loaded = loadPromptSet(session.repo.root);
     if (!loaded.ok) return loaded;
@@ -132,6 +145,9 @@ export async function runRunSession(given: RunSessionOptions): Promise<RunSessio
     if (unfinished.run !== null && options.newRun !== true) return { ok: false, error: unfinishedRunError(unfinished.run, session.stateDir, options.stateDir !== undefined) };
     const chosen = await chooseWorkspaces(session.repo, session.stateDir, settings.workspaces);
     if (!chosen.ok) return chosen;
+    // Written once nothing can refuse the run any more but the run's own start.
+    const kept = keepInlineGoal(goalGiven, settings.goalPath);
+    if (!kept.ok) return kept;
     return await withSessionCommands(session, settings.sandbox, async ({ runId, commands, late }) => {
       const stores = openRunStores(session.stateDir, options.secrets ?? [], options.durable ?? true);
       if (!stores.ok) return stores;
@@ -394,9 +410,28 @@ function createRootTask(tasks: TaskStore, system: AgentRecorder, runId: string, 
   return root.id;
 }
 
-/** The settings a new run records for `colony resume`: the options' with the defaults filled in. */
-function settingsOf(options: RunSessionOptions): RunSettings {
-  return resolveRunSettings({ ...options.settings, workerModel: options.workerModel.spec, plannerModel: options.plannerModel.spec });
+/** The settings a new run records for `colony resume`: the options' with the defaults filled in and the goal file it keeps. */
+function settingsOf(options: RunSessionOptions, goal: Pick<RunSettings, 'goalPath' | 'goalSource'>): RunSettings {
+  // An inline goal's text is not a setting: it is the root task's brief (the schema drops it).
+  return resolveRunSettings({ ...options.settings, ...goal, workerModel: options.workerModel.spec, plannerModel: options.plannerModel.spec });
+}
+
+/** The goal file a run records: the one given, or a new file in the state directory for an inline goal. */
+function recordedGoalOf(given: GoalGiven, stateDir: string): Pick<RunSettings, 'goalPath' | 'goalSource'> {
+  if ('goalPath' in given) return { goalPath: given.goalPath, goalSource: 'file' };
+  return { goalPath: join(goalsDirOf(stateDir), `${newShortId('goal')}.md`), goalSource: 'inline' };
+}
+
+/** Writes an inline goal to the file the run records it at; nothing to do for a goal file. */
+function keepInlineGoal(given: GoalGiven, path: string): { readonly ok: true } | { readonly ok: false; readonly error: string } {
+  if (!('goalText' in given)) return { ok: true };
+  try {
+    mkdirSync(dirname(path), { recursive: true });
+    writeFileSync(path, given.goalText, { flag: 'wx' });
+  } catch (error) {
+    return { ok: false, error: `colony could not keep the goal given with --goal in ${path}: ${errorMessage(error)}` };
+  }
+  return { ok: true };
 }
 
 /** The run's budget ledger; none when no limit was set. */

@@ -27,6 +27,11 @@ export function viewsDirOf(stateDir: string): string {
   return join(stateDir, 'views');
 }
 
+/** Where runs keep the goals given inline (`colony run --goal "..."`), one file a run, so `colony resume` and the goal watch have a file as for any goal. */
+export function goalsDirOf(stateDir: string): string {
+  return join(stateDir, 'goals');
+}
+
 /** Where overlay workspaces keep their shared base checkouts and their own layers. */
 export function overlayStorageDirOf(stateDir: string): string {
   return join(workspacesDirOf(stateDir), '.overlay');

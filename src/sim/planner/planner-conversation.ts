@@ -40,6 +40,9 @@ export function readPlannerParts(parts: ConversationParts): PlannerConversation 
       newUserMessages = [];
       newGreenReports = [];
       reflection = false;
+      // The notes it took of a goal read in parts (paged-goal.ts): its own words, never shrunk.
+      const note = message.text.split('\n').find((line) => line.startsWith(GOAL_NOTES_OPENING));
+      if (note !== undefined) events.push({ kind: 'goal-notes', position: first + events.length, text: note.slice(GOAL_NOTES_OPENING.length) });
       for (const raw of message.toolCalls) {
         const action = { raw, call: readPlannerCall(raw), result: results.get(raw.id) ?? null };
         if (action.call?.name === TOOL_NAMES.writeScratchpad) scratchpad = false;
@@ -91,7 +94,12 @@ export type PlannerEvent =
   | { readonly kind: 'handoff'; readonly position: number; readonly handoff: HandoffMessage }
   | { readonly kind: 'user-message'; readonly position: number; readonly text: string }
   /** colony's fix-up message: main's green check fails, and the failure came with a commit of one of this planner's tasks. */
-  | { readonly kind: 'green-fixup'; readonly position: number; readonly failures: readonly string[] };
+  | { readonly kind: 'green-fixup'; readonly position: number; readonly failures: readonly string[] }
+  /** What its own answer noted of a page of a goal read in parts: JSON, as paged-goal.ts writes it. */
+  | { readonly kind: 'goal-notes'; readonly position: number; readonly text: string };
+
+/** The line of an answer that holds its notes of the page of the goal it read last. */
+export const GOAL_NOTES_OPENING = 'Goal notes: ';
 
 /** Everything the sim planner takes from its conversation. It never looks anywhere else. */
 export interface PlannerConversation {

@@ -10,6 +10,7 @@ import type { FinishInput, PlannerCall } from './planner-tool-calls.js';
 import type { Scenario } from '../scenario/scenario.js';
 import { parseScenario } from '../scenario/scenario.js';
 import type { SimOptions } from '../sim-options.js';
+import { briefModulePaths, goalNotesLine, MAX_READ_ERRORS, pageRead, pagedGoalOf, pagedScenario, withinPage, type GoalNotes, type PagedGoal } from './paged-goal.js';
 import { TOOL_NAMES } from '../../protocol/tool-names.js';
 
 /** What the sim planner means to say and do this turn. */
@@ -40,7 +41,7 @@ export const MAX_PUBLISH_CALLS_PER_ANSWER = 40;
  */
 export function planPlannerTurn(conversation: PlannerConversation, toolNames: readonly string[], options: SimOptions): PlannedPlannerTurn {
   const tools = new Set(toolNames);
-  const { decided, standing, scenario } = decide(conversation, tools, options);
+  const { decided, standing, scenario, notes } = decide(conversation, tools, options);
   const acknowledged = [
     ...conversation.newUserMessages.map((text) => `Noted your message ("${firstLine(text)}"); it does not change my plan. `),
     ...conversation.newGreenReports.map((failures) => acknowledgeGreenReport(failures, scenario)),
@@ -49,7 +50,9 @@ export function planPlannerTurn(conversation: PlannerConversation, toolNames: re
   const rewrite =
     conversation.reminders.scratchpad && tools.has(TOOL_NAMES.writeScratchpad) && !decided.calls.some((call) => call.name === TOOL_NAMES.writeScratchpad);
   const scratchpad: PlannerCall[] = rewrite ? [{ name: TOOL_NAMES.writeScratchpad, input: { content: `${standing.scratchpad}\nNext: ${decided.text}` } }] : [];
-  return { text: `${acknowledged.join('')}${reflected}${decided.text}`, calls: [...scratchpad, ...decided.calls] };
+  // Notes of the page just read, on a line of their own, so what it found outlives the page's text.
+  const noted = notes === null ? '' : `\n${goalNotesLine(notes)}`;
+  return { text: `${acknowledged.join('')}${reflected}${decided.text}${noted}`, calls: [...scratchpad, ...decided.calls] };
 }
 
 /** Where the planner stands, in words: for a reflection, and for a scratchpad written on request. */
@@ -69,11 +72,15 @@ interface Decision {
   readonly standing: Standing;
   /** The brief's scenario; null when it has no usable colony-spec. */
   readonly scenario: Scenario | null;
+  /** Notes of the page of a goal read in parts that this answer is the first to see; null when there are none. */
+  readonly notes: GoalNotes | null;
 }
 
 function decide(conversation: PlannerConversation, tools: ReadonlySet<string>, options: SimOptions): Decision {
   const owner = conversation.scope === null ? 'the goal' : conversation.scope;
-  const parsed = parseScenario(conversation.brief);
+  const paged = pagedGoalOf(conversation, options);
+  if (paged !== null && paged.cursor.phase !== 'done') return readingDecision(paged, owner, tools);
+  const parsed = paged === null ? parseScenario(conversation.brief) : pagedScenario(paged);
   if (!parsed.ok) {
     const progress = 'my brief has no usable colony-spec, so there is nothing I can plan';
     const decided = finish(tools, 'My brief does not say what to build, so I am finishing as blocked.', {
@@ -82,31 +89,64 @@ function decide(conversation: PlannerConversation, tools: ReadonlySet<string>, o
       notes: [parsed.error],
       feedback: ['Give the planner a brief with a colony-spec block holding JSON with "project" and "modules", as the note shows.'],
     });
-    return { decided, standing: { owner, progress, scratchpad: `Progress: ${progress}.` }, scenario: null };
+    return { decided, standing: { owner, progress, scratchpad: `Progress: ${progress}.` }, scenario: null, notes: paged?.unnoted ?? null };
   }
   const { scenario } = parsed;
   const ledger = readLedger(conversation, scenario);
   const base = baseFolderOf(scenario.modules.map((module) => module.path));
   const pending = publishCalls(scenario, ledger, base, tools, options);
-  const calls = pending.slice(0, MAX_PUBLISH_CALLS_PER_ANSWER);
+  // A goal read in parts: only what a page in the conversation still holds can be copied into a brief.
+  const ready = paged === null ? pending : pending.filter((call) => callModulePaths(call).every((path) => paged.atHand.has(path)));
+  const calls = paged === null ? ready.slice(0, MAX_PUBLISH_CALLS_PER_ANSWER) : withinPage(ready, paged, MAX_PUBLISH_CALLS_PER_ANSWER);
   const later = pending.length - calls.length;
+  const reads = paged === null || ready.length > calls.length ? [] : rereads(paged, pending.filter((call) => !ready.includes(call)));
   const standing = {
     owner,
     progress: progressOf(ledger),
     scratchpad: scratchpadContent(ledger, base, owner, { publishing: calls.length, later }),
   };
-  return { decided: decideWith(conversation, tools, { scenario, ledger, calls, standing }), standing, scenario };
+  return { decided: decideWith(conversation, tools, { scenario, ledger, calls, reads, standing }), standing, scenario, notes: paged?.unnoted ?? null };
+}
+
+/** Paging through the goal file for its module list: the next page, or a finish when the file cannot be read. */
+function readingDecision(paged: PagedGoal, owner: string, tools: ReadonlySet<string>): Decision {
+  const listed = `${paged.modules.length} module${plural(paged.modules.length)} listed so far`;
+  const standing = { owner, progress: `reading the goal in parts, ${listed}`, scratchpad: `Reading ${paged.notice.path} in parts: ${listed}; next line ${paged.cursor.line} of ${paged.notice.lines}.` };
+  if (paged.readErrors >= MAX_READ_ERRORS || !tools.has(TOOL_NAMES.readFile)) {
+    const decided = finish(tools, `I cannot read ${paged.notice.path}, so I am finishing as blocked.`, {
+      status: 'blocked',
+      summary: `My goal is too large to show whole and I could not read the file it is in (${paged.notice.path}); I published no tasks.`,
+      notes: [`read_file failed ${paged.readErrors} time(s) in a row at line ${paged.cursor.line}.`],
+    });
+    return { decided, standing, scenario: null, notes: paged.unnoted };
+  }
+  const last = Math.min(paged.cursor.line + paged.pageLines - 1, paged.notice.lines);
+  const text = `The goal is too large to show whole; reading ${paged.notice.path} in parts for its module list: lines ${paged.cursor.line}-${last} of ${paged.notice.lines} (${listed}).`;
+  return { decided: { text, calls: [pageRead(paged, paged.cursor.line)] }, standing, scenario: null, notes: paged.unnoted };
+}
+
+/** The modules a publishing call carries, as its brief's colony-spec names them. */
+function callModulePaths(call: PlannerCall): string[] {
+  return call.name === TOOL_NAMES.createTask || call.name === TOOL_NAMES.delegate ? briefModulePaths(call.input.brief) : [];
+}
+
+/** A read of the lines that hold the first modules to publish whose specs are no longer in the conversation. */
+function rereads(paged: PagedGoal, waiting: readonly PlannerCall[]): PlannerCall[] {
+  const lines = waiting.flatMap(callModulePaths).filter((path) => !paged.atHand.has(path)).map((path) => paged.lineOf.get(path) ?? 1);
+  return lines.length === 0 ? [] : [pageRead(paged, Math.min(...lines))];
 }
 
 interface Facts {
   readonly scenario: Scenario;
   readonly ledger: PlannerLedger;
   readonly calls: readonly PlannerCall[];
+  /** Reads of the goal file the publishing needs first (a goal read in parts). */
+  readonly reads: readonly PlannerCall[];
   readonly standing: Standing;
 }
 
 function decideWith(conversation: PlannerConversation, tools: ReadonlySet<string>, facts: Facts): PlannedPlannerTurn {
-  const { scenario, ledger, calls, standing } = facts;
+  const { scenario, ledger, calls, reads, standing } = facts;
   const refusal = ledger.releaseRefusal;
   // Refused, and nothing has landed since: a done finish would be refused again.
   const refused = refusal !== null && refusal.position > ledger.lastHandoffPosition ? refusal : null;
@@ -116,8 +156,9 @@ function decideWith(conversation: PlannerConversation, tools: ReadonlySet<string
   }
   if (calls.length > 0) {
     const scratchpad: PlannerCall[] = tools.has(TOOL_NAMES.writeScratchpad) ? [{ name: TOOL_NAMES.writeScratchpad, input: { content: standing.scratchpad } }] : [];
-    return { text: publishText(calls, ledger.tasks.length === 0), calls: [...scratchpad, ...calls] };
+    return { text: publishText(calls, ledger.tasks.length === 0), calls: [...scratchpad, ...calls, ...reads] };
   }
+  if (reads.length > 0) return { text: 'Reading again the lines of the goal that hold what I publish next.', calls: reads };
   const open = ledger.tasks.filter((task) => task.handoff === null);
   if (open.length > 0) {
     const shown = open.slice(0, MAX_IDS_SHOWN).map((task) => task.id);

@@ -50,6 +50,16 @@ const ledgerStateSchema = z.object({
 
 export type LedgerState = z.infer<typeof ledgerStateSchema>;
 
+const phaseSchema = z.enum(['before-spec', 'spec', 'modules', 'done']);
+/** What a summary carries of a goal read in parts (paged-goal.ts): where the reading stands, the project, the module list as path, line, function names. */
+export const pagedStateSchema = z.object({
+  cursor: z.object({ line: z.number().int().min(1), phase: phaseSchema }),
+  project: z.object({ test: z.string(), index: z.string() }).nullable(),
+  modules: z.array(z.tuple([z.string(), z.number().int().min(1), z.array(z.string())])),
+  readErrors: z.number().int().min(0),
+});
+export type PagedState = z.infer<typeof pagedStateSchema>;
+
 const plannerCarriedSchema = z.object({
   role: z.literal('planner'),
   /** Answers so far: turns go on counting from here. */
@@ -63,6 +73,8 @@ const plannerCarriedSchema = z.object({
   budgetUsedUp: z.boolean(),
   reminders: z.object({ scratchpad: z.boolean(), reflection: z.boolean() }),
   ledger: ledgerStateSchema,
+  /** Only for a goal too large for the first message, read in parts. */
+  paged: pagedStateSchema.optional(),
 });
 
 export type PlannerCarried = z.infer<typeof plannerCarriedSchema>;

@@ -7,6 +7,7 @@ import { givenUp, needsWork } from './planner-publish.js';
 import type { PlannerCarried } from './planner-state.js';
 import { encodeLedger } from './planner-state.js';
 import { parseScenario } from '../scenario/scenario.js';
+import { encodePagedGoal, pagedGoalOf, pagedScenario } from './paged-goal.js';
 import type { SimOptions } from '../sim-options.js';
 import { TOOL_NAMES } from '../../protocol/tool-names.js';
 
@@ -22,8 +23,9 @@ const PLANNER_TOOLS: ReadonlySet<string> = new Set([TOOL_NAMES.createTask, TOOL_
  */
 export function plannerSummary(parts: ConversationParts, options: SimOptions): { lines: string[]; state: PlannerCarried } {
   const conversation = readPlannerParts(parts);
-  const parsed = parseScenario(conversation.brief);
-  const scenario = parsed.ok ? parsed.scenario : null;
+  const paged = pagedGoalOf(conversation, options);
+  const parsed = paged === null ? parseScenario(conversation.brief) : paged.cursor.phase === 'done' ? pagedScenario(paged) : null;
+  const scenario = parsed?.ok === true ? parsed.scenario : null;
   const ledger = scenario === null ? null : readLedger(conversation, scenario);
   const owner = conversation.scope === null ? 'the goal' : `\`${conversation.scope}\``;
   const next = nextPlannerStep(conversation, PLANNER_TOOLS, options);
@@ -39,7 +41,12 @@ export function plannerSummary(parts: ConversationParts, options: SimOptions): {
       ledger === null
         ? { tasks: [], modules: [], lastHandoff: -1, lastTestRun: null, testRunErrors: [], pending: [], releaseRefusal: null }
         : encodeLedger(ledger, scenario),
+    ...(paged === null ? {} : { paged: encodePagedGoal(paged) }),
   };
+  if (paged !== null && paged.cursor.phase !== 'done') {
+    const lines = [`Goal: ${owner}, too large to show whole: reading ${paged.notice.path} in parts, ${paged.modules.length} modules listed so far.`, `Next step: ${next.text}`];
+    return { lines, state };
+  }
   if (scenario === null || ledger === null) {
     const lines = [`Goal: ${owner}, but the brief has no colony-spec I can plan from.`, `Next step: ${next.text}`];
     return { lines, state };

@@ -36,6 +36,10 @@ const plannerCallSchema = z.discriminatedUnion('name', [
     input: z.object({ command: z.string(), timeout_seconds: z.number().optional() }),
   }),
   z.object({ name: z.literal(TOOL_NAMES.finish), input: finishInputSchema }),
+  z.object({
+    name: z.literal(TOOL_NAMES.readFile),
+    input: z.object({ path: z.string(), offset: z.number().int().min(1).optional(), limit: z.number().int().min(1).optional() }),
+  }),
 ]);
 
 export type PlannerCall = z.infer<typeof plannerCallSchema>;

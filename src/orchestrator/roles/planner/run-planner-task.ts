@@ -1,3 +1,5 @@
+import { rm } from 'node:fs/promises';
+import { join } from 'node:path';
 import { runAgent, type AgentInbox, type AgentOutcome } from '../../../agent/agent-loop.js';
 import { endingCallSucceeded } from '../../../agent/agent-restore.js';
 import { type AgentRecorder } from '../../../agent/types.js';
@@ -17,6 +19,7 @@ import { createAgentRecorder, endAgent } from '../../agent-recorder.js';
 import type { Exhaustion } from '../../budget/budget-ledger.js';
 import { handoffMessage, personMessage } from './handoff-message.js';
 import { createFilesInFlightNotice } from './files-in-flight-notice.js';
+import { plannerBrief, withBriefFile, type PlannerBrief } from './large-brief.js';
 import { createPlannerBoard, handoffFromFinish, type BoardContext } from './planner-board.js';
 import type { RunSettings } from '../../../events/run-settings.js';
 import { RUN_STOPPED, type RunContext } from '../../context/run-context.js';
@@ -78,10 +81,25 @@ export async function runPlannerTask(
     ROLE: context.prompts.text(ROLE_PROMPTS[role]),
     TEST_COMMAND: testCommandSentence(detectProjectTestCommand(view.path)),
   });
+  // A brief too large for the window is read in parts from a file beside the view (large-brief.ts).
+  const briefDir = join(context.viewsDir, `${agentId}.brief`);
+  let brief: PlannerBrief;
+  try {
+    brief = await plannerBrief(task.body, { windowTokens: freshness.context.windowTokens, dir: briefDir, what: role === 'root-planner' ? 'goal' : 'brief' });
+  } catch (error) {
+    await view.remove();
+    const reason = `colony could not write the planner's brief to ${briefDir}: ${errorMessage(error)}`;
+    return { agentId, handoff: syntheticPlannerHandoff({ status: 'failed', steps: 0, reason, lastToolCall: null }, role) };
+  }
+  const viewTools = { readFile: createReadFileTool(view.path), search: createSearchTool(view.path) };
+  const [readFile, search] =
+    brief.file === null
+      ? [viewTools.readFile, viewTools.search]
+      : withBriefFile(viewTools, { readFile: createReadFileTool(brief.file.dir), search: createSearchTool(brief.file.dir), name: brief.file.name });
   const tools = [
-    createReadFileTool(view.path),
+    readFile,
     createListDirTool(view.path),
-    createSearchTool(view.path),
+    search,
     createRunCommandTool(view.path, { runProcess: context.commands.forAgent(agentId, view.path) }),
     ...createPlannerRoleTools({
       ...board,
@@ -99,7 +117,7 @@ export async function runPlannerTask(
       title: task.title,
       model: context.plannerModel.spec,
       systemPrompt,
-      task: task.body,
+      task: brief.message,
       tools: tools.map((tool) => tool.name),
       parentAgentId: task.createdBy,
       attempt: task.attempt,
@@ -113,7 +131,7 @@ export async function runPlannerTask(
       model: context.plannerModel,
       tools,
       systemPrompt,
-      task: task.body,
+      task: brief.message,
       recorder,
       maxSteps: context.settings.plannerMaxSteps,
       signal,
@@ -156,6 +174,7 @@ export async function runPlannerTask(
     outcome = { status: 'failed', steps: 0, reason, lastToolCall: null };
   } finally {
     await view.remove();
+    await rm(briefDir, { recursive: true, force: true }).catch(() => undefined);
   }
 
   // A planner that finished and published nothing since keeps its finish as its handoff, even
