@@ -1,11 +1,13 @@
 import { readFileSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
+import type { EventBody } from '../../events/event-types.js';
 import type { ChatModel, ModelRequest } from '../../model/chat-model.js';
 import type { TaskRecord, TaskStore } from '../../store/tasks/task-store.js';
 import { type ExampleRepository } from '../../../test/testing/example-repository.js';
 import { runTasks } from './task-runner.js';
 import { openTestRun, scriptedPlanner, simModel } from '../../../test/testing/test-run.js';
 import { createWorkspaceQuota } from '../setup/workspace-quota.js';
+import { createSteeringRecorder } from '../steering/steering-record.js';
 
 const PAD_TASK = readFileSync(new URL('../../../examples/text-kit/tasks/01-pad.md', import.meta.url), 'utf8');
 const CASE_TASK = readFileSync(new URL('../../../examples/text-kit/tasks/02-case.md', import.meta.url), 'utf8');
@@ -184,6 +186,52 @@ describe('the task runner', () => {
     expect(workers).toHaveLength(9);
     expect(workers.map((task) => task.attempt).sort()).toEqual([0, 0, 0, 0, 0, 0, 0, 1, 1]);
     expect(workers.every((task) => task.status === 'open' && task.leaseHolder === null)).toBe(true);
+  }, 60_000);
+
+  it("records the user's release made while it admits workers before the claims it allows, never after", async () => {
+    const { context, root, seen } = await setUp(scriptedPlanner(() => ({ text: 'Waiting.' })), simModel('sim?latency=300'));
+    for (let n = 0; n < 3; n += 1) {
+      tasks.createTask({ id: `task-${n + 1}`, runId: 'run-1', parentTaskId: root.id, createdBy: null, kind: 'worker', title: `Build part ${n + 1}`, body: PAD_TASK, scope: null, retryOf: null }, Date.now());
+    }
+    const record = (body: EventBody) => seen.push(context.events.append({ ...body, runId: 'run-1', agentId: 'system' }));
+    const steering = createSteeringRecorder({ events: context.events, tasks, runId: 'run-1', record });
+    // The user held the run from another terminal before it started.
+    tasks.setRunAndon('run-1', true, 'reviewing main', Date.now());
+    const quota = createWorkspaceQuota({ provider: context.workspaces, capBytes: Number.MAX_SAFE_INTEGER, record: () => undefined });
+    let released = false;
+    const controller = new AbortController();
+    const outcome = await runTasks({
+      context: {
+        ...context,
+        steering,
+        workspaces: quota.provider,
+        // The user releases it while the runner measures the workspaces before claiming a worker.
+        workspaceQuota: {
+          ...quota,
+          admit: async (runningWorkers) => {
+            const admitted = await quota.admit(runningWorkers);
+            if (!released) tasks.setRunAndon('run-1', false, 'looks fine', Date.now());
+            released = true;
+            return admitted;
+          },
+        },
+        onEvent: (event) => {
+          context.onEvent?.(event);
+          if (seen.filter((each) => each.type === 'task.claimed' && each.data.kind === 'worker').length === 2) controller.abort();
+        },
+      },
+      holder: 'runner-1',
+      workers: () => 3,
+      leaseMs: 30_000,
+      rootTaskId: root.id,
+      signal: controller.signal,
+    });
+
+    expect(outcome.failure).toBeNull();
+    const order = seen.flatMap((event) => (event.type === 'andon.changed' ? [`andon:${event.data.paused}`] : event.type === 'task.claimed' ? [`claimed:${event.data.kind}`] : []));
+    expect(order.slice(0, 3)).toEqual(['andon:true', 'andon:false', order[2]]);
+    expect(order.slice(2).every((entry) => entry.startsWith('claimed:'))).toBe(true);
+    expect(order.filter((entry) => entry === 'claimed:worker')).toHaveLength(2);
   }, 60_000);
 
   it('holds new workers back while their workspaces would pass the disk cap, and runs them once space is freed', async () => {

@@ -208,7 +208,13 @@ export async function runTasks(options: TaskRunnerOptions): Promise<RunnerOutcom
     // (for the workspace quota), and a task claimed then would only be given back at once.
     if (agents.signal.aborted) return null;
     try {
-      return tasks.claim({ runId: context.runId, holder, kinds, now: context.now(), leaseMs });
+      // The user's andon as the log has it: a change made since the last look (while the runner
+      // waited for the workspace quota, say) is recorded before any claim it allows, and a claim
+      // made then is refused until it is, so no task.claimed lands between a hold and its release.
+      const steering = context.steering;
+      steering?.recordSteering();
+      const runAndonSeq = steering?.recordedAndonSeq();
+      return tasks.claim({ runId: context.runId, holder, kinds, now: context.now(), leaseMs, ...(runAndonSeq === undefined ? {} : { runAndonSeq }) });
     } catch (error) {
       // The disk filled up between the guard's look and the claim: nothing was claimed.
       if (isDiskFull(error)) return null;
@@ -219,7 +225,7 @@ export async function runTasks(options: TaskRunnerOptions): Promise<RunnerOutcom
   try {
     while (!agents.signal.aborted && isOpen(tasks.getTask(options.rootTaskId))) {
       context.budget?.tick();
-      // An andon the user released (from any process) is in the log before the claims it allows.
+      // What people asked (a new worker limit, a stop) is acted on before this round's claims.
       context.steering?.recordSteering();
       // Nothing new starts while colony cannot write its state; what runs goes on.
       if (context.disk === undefined || context.disk.canStartAgents()) {

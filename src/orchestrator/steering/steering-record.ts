@@ -19,6 +19,8 @@ export interface SteeringWriter {
    * (see `SteeringEffects`).
    */
   recordSteering(): void;
+  /** The seq of the run's latest andon change the log has recorded (0: none), for claims to check against (`ClaimRequest.runAndonSeq`). */
+  recordedAndonSeq(): number;
 }
 
 /**
@@ -101,6 +103,10 @@ export function createSteeringRecorder(options: SteeringRecorderOptions): Steeri
         }
         marks.request = request.seq;
       }
+    },
+    recordedAndonSeq() {
+      marks ??= recordedMarks(options.events, runId);
+      return marks.andon;
     },
   };
 }

@@ -122,8 +122,12 @@ describe('steering a run', () => {
     pullRunAndon(elsewhere, RUN, 'wait', 101);
     expect(steeringEvents()).toEqual([]);
     const writer = writerFor();
+    expect(writer.recordedAndonSeq()).toBe(0);
     writer.recordSteering();
     writer.recordSteering();
+    expect(writer.recordedAndonSeq()).toBe(tasks.runAndon(RUN)?.seq);
+    // A restarted process knows the andon its log has before it records anything.
+    expect(writerFor().recordedAndonSeq()).toBe(tasks.runAndon(RUN)?.seq);
     sendToPlanner(elsewhere, RUN, 'task-lib', 'Two.', 102);
     // A restarted process reads what was recorded from the log and records only the rest.
     writerFor().recordSteering();

@@ -13,7 +13,7 @@ function changeFromRow(row: RunAndonRow): RunAndonChange {
  * The user's andons on whole runs in the `run_holds` table (see `TASK_TABLE_SCHEMA`, whose
  * table and `held` column kept the names they were made with), for the SQLite task store: one row
  * per change, a run paused while its latest row says so. Callers run `change` inside their
- * write transaction, and check `isPaused` in the claim's.
+ * write transaction, and read `latest` in the claim's.
  */
 export class SqliteRunAndons {
   constructor(private readonly statement: (sql: string) => Database.Statement) {}
@@ -23,10 +23,6 @@ export class SqliteRunAndons {
       | RunAndonRow
       | undefined;
     return row === undefined ? null : changeFromRow(row);
-  }
-
-  isPaused(runId: string): boolean {
-    return this.latest(runId)?.paused === true;
   }
 
   /** Appends the change unless it changes nothing; the caller holds the write transaction. */

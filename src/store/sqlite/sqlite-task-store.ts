@@ -175,7 +175,9 @@ class SqliteTaskStore implements TaskStore {
     if (firstKind === undefined) return null;
     return this.inTransaction(() => {
       // The user's andon on the run stops every claim, read in the same transaction as the claim.
-      if (this.andons.isPaused(request.runId)) return null;
+      const andon = this.andons.latest(request.runId);
+      if (andon?.paused === true) return null;
+      if (request.runAndonSeq !== undefined && (andon?.seq ?? 0) !== request.runAndonSeq) return null;
       const candidate = this.statement(CLAIM_CANDIDATE_SQL).get({
         runId: request.runId,
         firstKind,

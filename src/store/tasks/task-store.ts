@@ -127,6 +127,13 @@ export interface ClaimRequest {
   readonly kinds: readonly TaskKind[];
   readonly now: number;
   readonly leaseMs: number;
+  /**
+   * The seq of the run's latest andon change as the claimer's log has it (0: none). Given, the
+   * claim hands out nothing unless that is still the run's latest change, read in the claim's
+   * transaction: a change made since (from any process) is recorded first, so no claim lands in
+   * the log between a hold and its release.
+   */
+  readonly runAndonSeq?: number;
 }
 
 /**

@@ -56,6 +56,21 @@ export function describeTaskStoreSteering(open: () => TaskStoreUnderTest): void 
       expect(store.claim(request('runner-b', 6_100))?.id).toBe('planner-p');
     });
 
+    it("claims only while the run's latest andon change is the one the claimer names, when it names one", () => {
+      expect(store.claim({ ...request('runner-a', 1_000), runAndonSeq: 1 })).toBeNull();
+      const held = store.setRunAndon(RUN_ID, true, 'wait', 1_010);
+      const released = store.setRunAndon(RUN_ID, false, 'go', 1_020);
+      // A claimer whose log has only the hold, or nothing, gets nothing until it records the release.
+      expect(store.claim({ ...request('runner-a', 1_100), runAndonSeq: held?.seq ?? -1 })).toBeNull();
+      expect(store.claim({ ...request('runner-a', 1_100), runAndonSeq: 0 })).toBeNull();
+      expect(store.claim({ ...request('runner-a', 1_100, RUN_ID, BOTH, 10_000), runAndonSeq: released?.seq ?? -1 })?.id).toBe(ROOT);
+      // Another run's changes are not this run's.
+      store.createTask(rootTask('run-2'), 1_200);
+      expect(store.claim({ ...request('runner-a', 1_300, 'run-2'), runAndonSeq: 0 })?.id).toBe(rootTask('run-2').id);
+      // Without a seq, only a hold stops it.
+      expect(store.claim(request('runner-a', 1_300))?.id).toBe('planner-p');
+    });
+
     it("is not lifted by a planner's andon, and does not show as one", () => {
       store.setRunAndon(RUN_ID, true, 'hold everything', 1_000);
       expect(store.setAndon(ROOT, true, 1_100)).toBe(true);
