@@ -88,6 +88,12 @@ describeRuns('the installed package', () => {
     for (const name of ['run', 'resume', 'status', 'tui', 'demo', 'sim-server']) expect(help).toMatch(new RegExp(`^  ${name}\\b`, 'm'));
   });
 
+  it('runs from the tarball with npx, without an install', async () => {
+    // npx keeps its own copy under the npm cache, and builds better-sqlite3 there as the install did.
+    const { stdout } = await execFileAsync('npx', ['--yes', '--prefer-offline', '--package', tarball, '--', 'colony', '--version'], { cwd: away, encoding: 'utf8' });
+    expect(stdout.trim()).toBe(JSON.parse(readFileSync(join(CHECKOUT, 'package.json'), 'utf8')).version);
+  }, 600_000);
+
   it('loads, for --help, no package but commander', async () => {
     expect([...(await packagesLoadedBy(['--help']))]).toEqual(['commander']);
   });
@@ -115,7 +121,8 @@ describeRuns('the installed package', () => {
   }, 120_000);
 
   it('runs the demo, and colony run of an example it ships, to done', async () => {
-    const demo = await colony(['demo', '--dir', join(away, 'demo'), '--quiet']);
+    const demo = await colony(['demo', '--dir', join(away, 'demo'), '--no-tui']);
+    expect(demo.stdout).toMatch(/^ {2}\S.* merged [0-9a-f]{12} \(/m);
     expect(demo.stdout).toMatch(/: done in /);
     expect(demo.stdout).toMatch(/commits landed: 12\b/);
 
