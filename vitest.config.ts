@@ -1,4 +1,21 @@
+import { availableParallelism } from 'node:os';
+import { sep } from 'node:path';
+import { BaseSequencer, type TestSpecification } from 'vitest/node';
 import { defineConfig } from 'vitest/config';
+
+/**
+ * The end-to-end files (under test/: whole runs, processes, terminals) first, each group in
+ * vitest's own order: they take a minute or two each where a unit file takes a second, so
+ * starting them first leaves the unit files to fill in at the end instead of one long run
+ * finishing alone. A fresh clone has no timings for vitest to order by, only file sizes.
+ */
+class EndToEndFirst extends BaseSequencer {
+  override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
+    const sorted = await super.sort(files);
+    const endToEnd = (file: TestSpecification) => file.moduleId.includes(`${sep}test${sep}`);
+    return [...sorted.filter(endToEnd), ...sorted.filter((file) => !endToEnd(file))];
+  }
+}
 
 export default defineConfig({
   test: {
@@ -6,6 +23,10 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 30_000,
     pool: 'forks',
+    // A file per core, where vitest leaves one core free: the end-to-end files spend most of
+    // their time waiting on the sim's latency and on child processes, not on their own CPU.
+    maxWorkers: availableParallelism(),
+    sequence: { sequencer: EndToEndFirst },
     globalSetup: ['test/global-setup.ts'],
   },
 });

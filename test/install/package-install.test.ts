@@ -1,4 +1,4 @@
-import { execFile } from 'node:child_process';
+import { execFile, execFileSync } from 'node:child_process';
 import { chmodSync, cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -13,14 +13,33 @@ const CHECKOUT = resolve(import.meta.dirname, '..', '..');
 /**
  * colony as a user installs it: the package `npm pack` makes, installed with `npm install -g`
  * into a new prefix, run from a directory outside the checkout with a PATH that reaches only
- * that prefix's `colony`. Installing builds better-sqlite3 from source on a machine that cannot
- * fetch its prebuilt binary, so this takes about a minute.
+ * that prefix's `colony`.
+ *
+ * better-sqlite3's install script takes its prebuilt binary from GitHub, which this machine
+ * cannot reach, and builds it from source instead: a minute of CPU per install. The installs
+ * here take it from a folder, as prebuild-install does on a machine kept offline
+ * (`npm_config_better_sqlite3_local_prebuilds`), packed from the checkout's own build.
  */
+/**
+ * Packs the checkout's compiled better-sqlite3 as its release asset is named and laid out
+ * (`build/Release/better_sqlite3.node` in `<name>-v<version>-node-v<abi>-<platform>-<arch>.tar.gz`)
+ * into `dir`, and returns `dir`.
+ */
+function packPrebuiltSqlite(dir: string): string {
+  const sqliteDir = join(CHECKOUT, 'node_modules', 'better-sqlite3');
+  const { version } = JSON.parse(readFileSync(join(sqliteDir, 'package.json'), 'utf8')) as { version: string };
+  mkdirSync(dir, { recursive: true });
+  const asset = `better-sqlite3-v${version}-node-v${process.versions.modules}-${process.platform}-${process.arch}.tar.gz`;
+  execFileSync('tar', ['-czf', join(dir, asset), '-C', sqliteDir, 'build/Release/better_sqlite3.node']);
+  return dir;
+}
+
 describeRuns('the installed package', () => {
   let home: string;
   let prefix: string;
   let away: string;
   let tarball: string;
+  let npmEnv: NodeJS.ProcessEnv;
 
   const colony = (args: readonly string[], cwd = away) =>
     execFileAsync(join(prefix, 'bin', 'colony'), args, {
@@ -56,12 +75,14 @@ describeRuns('the installed package', () => {
       `import { appendFileSync } from 'node:fs';\nexport async function resolve(specifier, context, next) {\n  const resolved = await next(specifier, context);\n  appendFileSync(${JSON.stringify(join(away, 'resolved.txt'))}, resolved.url + '\\n');\n  return resolved;\n}\n`,
     );
     writeFileSync(join(away, 'record-packages.mjs'), `import { register } from 'node:module';\nregister(${JSON.stringify(pathToFileURL(hooks).href)});\n`);
+    npmEnv = { ...process.env, npm_config_better_sqlite3_local_prebuilds: packPrebuiltSqlite(join(base, 'prebuilds')) };
     await execFileAsync('npm', ['pack', '--silent', '--pack-destination', base], { cwd: CHECKOUT, encoding: 'utf8' });
     const packed = readdirSync(base).find((name) => name.endsWith('.tgz'));
     if (packed === undefined) throw new Error(`npm pack left no tarball in ${base}`);
     tarball = join(base, packed);
     await execFileAsync('npm', ['install', '--global', '--prefix', prefix, '--prefer-offline', '--no-audit', '--no-fund', tarball], {
       cwd: base,
+      env: npmEnv,
       encoding: 'utf8',
     });
   }, 600_000);
@@ -89,8 +110,8 @@ describeRuns('the installed package', () => {
   });
 
   it('runs from the tarball with npx, without an install', async () => {
-    // npx keeps its own copy under the npm cache, and builds better-sqlite3 there as the install did.
-    const { stdout } = await execFileAsync('npx', ['--yes', '--prefer-offline', '--package', tarball, '--', 'colony', '--version'], { cwd: away, encoding: 'utf8' });
+    // npx keeps its own copy under the npm cache, and installs better-sqlite3 there as the install did.
+    const { stdout } = await execFileAsync('npx', ['--yes', '--prefer-offline', '--package', tarball, '--', 'colony', '--version'], { cwd: away, env: npmEnv, encoding: 'utf8' });
     expect(stdout.trim()).toBe(JSON.parse(readFileSync(join(CHECKOUT, 'package.json'), 'utf8')).version);
   }, 600_000);
 
