@@ -3,8 +3,8 @@ import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import type { ColonyEvent } from '../../src/events/event-types.js';
-import Database from 'better-sqlite3';
 import { createExampleRepository, runCli, type ExampleRepository } from '../testing/example-repository.js';
+import { runCliUntilLanded } from '../testing/colony-process.js';
 import { describeRuns } from '../testing/runs-need-sandbox.js';
 
 let repo: ExampleRepository;
@@ -34,28 +34,8 @@ async function eventsOf(dir: string): Promise<ColonyEvent[]> {
 }
 
 /** Runs `colony run` on the example and stops it, as Ctrl-C does, once a merge has landed. */
-async function runAndStop(): Promise<{ code: number; stderr: string }> {
-  const stop = new AbortController();
-  const database = join(repo.dir, '.colony', 'colony.db');
-  const watcher = setInterval(() => {
-    if (!existsSync(database)) return;
-    const reader = new Database(database, { readonly: true, fileMustExist: true });
-    try {
-      const { landed } = reader.prepare("SELECT COUNT(*) AS landed FROM events WHERE type = 'merge.landed'").get() as { landed: number };
-      if (landed >= 1) stop.abort();
-    } catch {
-      // The log is being created.
-    } finally {
-      reader.close();
-    }
-  }, 20);
-  try {
-    return await runCli(['run', join(repo.dir, 'GOAL.md'), '--repo', repo.dir, '--model', 'sim?seed=4&latency=20..60', '--workers', '2', '--quiet'], {
-      signal: stop.signal,
-    });
-  } finally {
-    clearInterval(watcher);
-  }
+function runAndStop(): Promise<{ code: number; stderr: string }> {
+  return runCliUntilLanded(['run', join(repo.dir, 'GOAL.md'), '--repo', repo.dir, '--model', 'sim?seed=4&latency=20..60', '--workers', '2', '--quiet'], join(repo.dir, '.colony'));
 }
 
 const PLANNER_OVERRIDE = 'You plan for this team. {{ROLE}}\n\nTests: {{TEST_COMMAND}}\n';

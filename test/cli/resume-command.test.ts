@@ -1,11 +1,10 @@
 import { existsSync, readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import type { ColonyEvent } from '../../src/events/event-types.js';
 import { createExampleRepository, projectTestsPass, runCli, unmountUnder, type ExampleRepository } from '../testing/example-repository.js';
 import { chaosProblems } from '../testing/chaos-checks.js';
-import { readLoggedEvents } from '../testing/colony-process.js';
+import { readLoggedEvents, runCliUntilLanded } from '../testing/colony-process.js';
 import { expectGreenRun } from '../testing/run-checks.js';
 import { describeRuns } from '../testing/runs-need-sandbox.js';
 
@@ -23,26 +22,8 @@ afterEach(() => {
 });
 
 /** Starts `colony run` in this process and stops it (as Ctrl-C does) once `landings` merges have landed. */
-async function runAndStop(landings: number, flags: readonly string[] = []): Promise<{ code: number; stdout: string }> {
-  const stop = new AbortController();
-  const database = join(repo.dir, '.colony', 'colony.db');
-  const watcher = setInterval(() => {
-    if (!existsSync(database)) return;
-    const reader = new Database(database, { readonly: true, fileMustExist: true });
-    try {
-      const { landed } = reader.prepare("SELECT COUNT(*) AS landed FROM events WHERE type = 'merge.landed'").get() as { landed: number };
-      if (landed >= landings) stop.abort();
-    } catch {
-      // The log is being created.
-    } finally {
-      reader.close();
-    }
-  }, 20);
-  try {
-    return await runCli(['run', join(repo.dir, 'GOAL.md'), '--repo', repo.dir, '--model', MODEL, '--workers', '3', '--quiet', ...flags], { signal: stop.signal });
-  } finally {
-    clearInterval(watcher);
-  }
+function runAndStop(landings: number, flags: readonly string[] = []): Promise<{ code: number; stdout: string }> {
+  return runCliUntilLanded(['run', join(repo.dir, 'GOAL.md'), '--repo', repo.dir, '--model', MODEL, '--workers', '3', '--quiet', ...flags], join(repo.dir, '.colony'), landings);
 }
 
 function events(): ColonyEvent[] {

@@ -1,9 +1,8 @@
 import { existsSync, readFileSync, truncateSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createExampleRepository, runCli, type ExampleRepository } from '../testing/example-repository.js';
-import { readLoggedEvents } from '../testing/colony-process.js';
+import { readLoggedEvents, runCliUntilLanded } from '../testing/colony-process.js';
 import { keepModules } from '../testing/small-goal.js';
 import { describeRuns } from '../testing/runs-need-sandbox.js';
 
@@ -65,26 +64,7 @@ describeRuns('colony run --goal', () => {
   it('keeps an inline goal in the state directory, records it as the goal file, and a stopped run resumes from it to done', async () => {
     keepModules(repo, ['src/strings/truncate.js', 'src/strings/case.js', 'src/numbers/clamp.js']);
     const goal = readFileSync(join(repo.dir, 'GOAL.md'), 'utf8');
-    const stop = new AbortController();
-    const database = join(repo.dir, '.colony', 'colony.db');
-    const watcher = setInterval(() => {
-      if (!existsSync(database)) return;
-      const reader = new Database(database, { readonly: true, fileMustExist: true });
-      try {
-        const { landed } = reader.prepare("SELECT COUNT(*) AS landed FROM events WHERE type = 'merge.landed'").get() as { landed: number };
-        if (landed >= 1) stop.abort();
-      } catch {
-        // The log is being created.
-      } finally {
-        reader.close();
-      }
-    }, 20);
-    let stopped: Awaited<ReturnType<typeof runCli>>;
-    try {
-      stopped = await runCli(['run', '--goal', goal, '--repo', repo.dir, '--model', MODEL, '--workers', '2', '--quiet'], { signal: stop.signal });
-    } finally {
-      clearInterval(watcher);
-    }
+    const stopped = await runCliUntilLanded(['run', '--goal', goal, '--repo', repo.dir, '--model', MODEL, '--workers', '2', '--quiet'], join(repo.dir, '.colony'));
     expect(stopped.code, stopped.stderr).toBe(1);
     const before = readLoggedEvents(join(repo.dir, '.colony'));
     const configured = before.find((event) => event.type === 'run.configured');

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
 import type { ColonyEvent } from '../../src/events/event-types.js';
-import type { CliRun } from './example-repository.js';
+import { runCli, type CliRun } from './example-repository.js';
 
 const COLONY = fileURLToPath(new URL('../../bin/colony.js', import.meta.url));
 
@@ -56,5 +56,31 @@ export async function waitForLoggedEvent(stateDir: string, matches: (event: Colo
     if (found !== undefined) return found;
     if (Date.now() > deadline) throw new Error(`no matching event in ${stateDir} within ${timeoutMs} ms`);
     await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+/**
+ * Runs `colony` in this process with `argv` and stops it, as Ctrl-C does, once `landings`
+ * merges have landed in the log under `stateDir`.
+ */
+export async function runCliUntilLanded(argv: string[], stateDir: string, landings = 1): Promise<CliRun> {
+  const stop = new AbortController();
+  const database = join(stateDir, 'colony.db');
+  const watcher = setInterval(() => {
+    if (!existsSync(database)) return;
+    const reader = new Database(database, { readonly: true, fileMustExist: true });
+    try {
+      const { landed } = reader.prepare("SELECT COUNT(*) AS landed FROM events WHERE type = 'merge.landed'").get() as { landed: number };
+      if (landed >= landings) stop.abort();
+    } catch {
+      // The log is being created.
+    } finally {
+      reader.close();
+    }
+  }, 20);
+  try {
+    return await runCli(argv, { signal: stop.signal });
+  } finally {
+    clearInterval(watcher);
   }
 }

@@ -33,6 +33,14 @@ describe('the task runner', () => {
     example.cleanup();
   });
 
+  /** `count` open worker tasks under the root, task-1 on, their briefs taken in turn from `briefs`. */
+  function publishWorkers(rootId: string, count: number, briefs: readonly string[]): void {
+    for (let n = 0; n < count; n += 1) {
+      const body = briefs[n % briefs.length] ?? PAD_TASK;
+      tasks.createTask({ id: `task-${n + 1}`, runId: 'run-1', parentTaskId: rootId, createdBy: null, kind: 'worker', title: `Build part ${n + 1}`, body, scope: null, retryOf: null }, Date.now());
+    }
+  }
+
   it('wakes a planner that finished when a late handoff arrives; it replans and finishes again', async () => {
     const planner = scriptedPlanner((request, index) => {
       if (index === 0) {
@@ -150,10 +158,7 @@ describe('the task runner', () => {
     const briefs = [PAD_TASK, CASE_TASK, SLUG_TASK];
     const { context, root, seen } = await setUp(scriptedPlanner(() => ({ text: 'Waiting.' })), simModel('sim?latency=300'));
     // Nine tasks wait to be claimed when the run starts, as after a planner's first turn of a large goal.
-    for (let n = 0; n < 9; n += 1) {
-      const brief = briefs[n % 3] ?? PAD_TASK;
-      tasks.createTask({ id: `task-${n + 1}`, runId: 'run-1', parentTaskId: root.id, createdBy: null, kind: 'worker', title: `Build part ${n + 1}`, body: brief, scope: null, retryOf: null }, Date.now());
-    }
+    publishWorkers(root.id, 9, briefs);
     // The quota measures the workspaces before each worker it admits: the runner waits between claims.
     const quota = createWorkspaceQuota({ provider: context.workspaces, capBytes: Number.MAX_SAFE_INTEGER, record: () => undefined });
     const controller = new AbortController();
@@ -190,9 +195,7 @@ describe('the task runner', () => {
 
   it("records the user's release made while it admits workers before the claims it allows, never after", async () => {
     const { context, root, seen } = await setUp(scriptedPlanner(() => ({ text: 'Waiting.' })), simModel('sim?latency=300'));
-    for (let n = 0; n < 3; n += 1) {
-      tasks.createTask({ id: `task-${n + 1}`, runId: 'run-1', parentTaskId: root.id, createdBy: null, kind: 'worker', title: `Build part ${n + 1}`, body: PAD_TASK, scope: null, retryOf: null }, Date.now());
-    }
+    publishWorkers(root.id, 3, [PAD_TASK]);
     const record = (body: EventBody) => seen.push(context.events.append({ ...body, runId: 'run-1', agentId: 'system' }));
     const steering = createSteeringRecorder({ events: context.events, tasks, runId: 'run-1', record });
     // The user held the run from another terminal before it started.
