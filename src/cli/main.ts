@@ -5,6 +5,7 @@ import { EXIT_FAILED, EXIT_USAGE, type CommandContext } from './command-context.
 import { handleInterrupts, type InterruptHandling } from './interrupts.js';
 import type { Terminal } from './terminal-ui.js';
 import { createSecretRedactor, secretsInEnvironment } from '../events/secret-redaction.js';
+import { DamagedStoreError } from '../store/sqlite/damaged-store-error.js';
 
 /**
  * Entry point of the `colony` command: parses `argv` (without node and the script) and returns
@@ -37,6 +38,11 @@ export async function main(givenArgv: readonly string[], context: Partial<Comman
   try {
     return await runProgram(argv, ctx);
   } catch (error) {
+    // A store's file damaged on disk is the user's to deal with, and its message says how.
+    if (error instanceof DamagedStoreError) {
+      ctx.stderr(`colony: ${error.message}\n`);
+      return EXIT_FAILED;
+    }
     // A bug in colony: say so plainly, with the stack for the report, and fail.
     const detail = error instanceof Error ? (error.stack ?? error.message) : String(error);
     ctx.stderr(`colony: internal error, please report it with what you ran:\n${detail}\n`);

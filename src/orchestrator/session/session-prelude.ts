@@ -1,4 +1,5 @@
 import { join, relative, resolve } from 'node:path';
+import { DAMAGED_FOLDER_SUFFIX } from '../../store/sqlite/damaged-store-error.js';
 import { excludeFromGit, findDirtyFiles, openRepository, type Repository } from '../../workspace/git/repository.js';
 import { repairCheckout } from '../setup/checkout-sync.js';
 import { acquireRunLock, type RunLock } from '../setup/run-lock.js';
@@ -54,9 +55,13 @@ export async function lockSession(repoDir: string, stateDirOption: string | unde
   const stateDir = resolve(stateDirOption ?? defaultStateDir(repo.root));
   const prepared = prepareStateDir(stateDir);
   if (!prepared.ok) return prepared;
-  // colony's state never shows in the user's `git status`, even when this run is refused.
+  // colony's state never shows in the user's `git status`, even when this run is refused, nor
+  // does a damaged state directory the user moved aside as colony asked (see DamagedStoreError).
   const inside = relative(repo.root, stateDir);
-  if (!inside.startsWith('..') && inside !== '') await excludeFromGit(repo, `/${inside}/`);
+  if (!inside.startsWith('..') && inside !== '') {
+    await excludeFromGit(repo, `/${inside}/`);
+    await excludeFromGit(repo, `/${inside}${DAMAGED_FOLDER_SUFFIX}/`);
+  }
   // One run per repository (they would fight over the checkout) and per state directory
   // (they would interleave the event log).
   const repositoryLock = acquireRunLock(join(repo.gitDir, 'colony-run.lock'), `the repository ${repo.root}`);

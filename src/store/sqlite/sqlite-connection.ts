@@ -3,6 +3,9 @@ import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 import { checkSchemaPart, migrateSchemaPart } from './sqlite-migrations.js';
 import type { SchemaPart } from './sqlite-migrations.js';
+import { errorMessage } from '../../errors/error-message.js';
+import { shellWord } from '../../errors/shell-word.js';
+import { DAMAGED_FOLDER_SUFFIX, DamagedStoreError } from './damaged-store-error.js';
 
 /** The SQLite result code better-sqlite3 puts on its errors (`SQLITE_BUSY`, ...), or ''. */
 export function sqliteCode(error: unknown): string {
@@ -12,14 +15,33 @@ export function sqliteCode(error: unknown): string {
   return '';
 }
 
-
-function notADatabase(path: string, contents: string, error: unknown): Error {
-  return new Error(
+function notADatabase(path: string, contents: string, error: unknown): DamagedStoreError {
+  return new DamagedStoreError(
+    path,
     `${path} is not a SQLite database, so it cannot hold colony's ${contents}. ` +
       'Pass the path of a store colony created, or a path where no file exists yet ' +
       'so a new one is made there; move the file away if it is in the way.',
-    { cause: error },
+    error,
   );
+}
+
+function damaged(path: string, contents: string, error: unknown): DamagedStoreError {
+  const folder = dirname(path);
+  return new DamagedStoreError(
+    path,
+    `${path} is damaged (SQLite reads: ${errorMessage(error)}), so colony cannot read the ${contents} kept in it. ` +
+      `To start again and keep what is there, move its folder aside: mv ${shellWord(folder)} ${shellWord(`${folder}${DAMAGED_FOLDER_SUFFIX}`)}; ` +
+      'the next colony run then starts a new run.',
+    error,
+  );
+}
+
+/** The error to throw for what opening a store's file raised: one that says which file is damaged, or the error itself. */
+function openFailure(path: string, contents: string, error: unknown): unknown {
+  const code = sqliteCode(error);
+  if (code === 'SQLITE_NOTADB') return notADatabase(path, contents, error);
+  if (code === 'SQLITE_CORRUPT') return damaged(path, contents, error);
+  return error;
 }
 
 /**
@@ -54,8 +76,7 @@ export function openSqliteStoreConnection(
     return db;
   } catch (error) {
     db.close();
-    if (sqliteCode(error) === 'SQLITE_NOTADB') throw notADatabase(path, contents, error);
-    throw error;
+    throw openFailure(path, contents, error);
   }
 }
 
@@ -77,7 +98,6 @@ export function openReadOnlyStoreConnection(
     return db;
   } catch (error) {
     db.close();
-    if (sqliteCode(error) === 'SQLITE_NOTADB') throw notADatabase(path, contents, error);
-    throw error;
+    throw openFailure(path, contents, error);
   }
 }

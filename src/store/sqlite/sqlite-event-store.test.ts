@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, statSync, truncateSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -12,6 +12,7 @@ import type { EventStore } from '../events/event-store.js';
 import { openEventLogConnection, openSqliteEventStore } from './sqlite-event-store.js';
 import type { SqliteEventStoreOptions } from './sqlite-event-store.js';
 import { sqliteStoreUnderTest } from '../testing/sqlite-store-under-test.js';
+import { DamagedStoreError } from './damaged-store-error.js';
 
 const subject = { runId: 'run-1', agentId: 'agent-a' };
 
@@ -99,6 +100,24 @@ describe('openSqliteEventStore', () => {
       /notes\.db is not a SQLite database, so it cannot hold colony's event log\..*Pass the path of a store colony created/s,
     );
     expect(readFileSync(path, 'utf8')).toBe(garbage);
+  });
+
+  it('reports a log cut short as damaged, naming the file and the folder to move aside, and leaves it alone', () => {
+    const path = join(dir, 'colony.db');
+    const store = open(path);
+    for (let n = 1; n <= 200; n += 1) store.append(toolStartedInput(subject, n));
+    store.close();
+    truncateSync(path, 1_000);
+    let thrown: unknown;
+    try {
+      open(path);
+    } catch (error) {
+      thrown = error;
+    }
+    expect(thrown).toBeInstanceOf(DamagedStoreError);
+    expect(thrown).toMatchObject({ path, message: expect.stringContaining(`${path} is damaged (SQLite reads: database disk image is malformed)`) as string });
+    expect((thrown as Error).message).toContain(`move its folder aside: mv ${dir} ${dir}.damaged;`);
+    expect(statSync(path).size).toBe(1_000);
   });
 
   it('refuses a SQLite database that another program made', () => {
