@@ -1,4 +1,4 @@
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -10,15 +10,21 @@ const COLONY = fileURLToPath(new URL('../../bin/colony.js', import.meta.url));
 
 /** Runs `colony` as a process of its own, as a person in another terminal would, and waits for it to end. */
 export function runColonyProcess(args: readonly string[], cwd: string): Promise<CliRun> {
+  return startColonyProcess(args, cwd).ended;
+}
+
+/** Starts `colony` as a process of its own: the process, and what it printed once it has ended. */
+export function startColonyProcess(args: readonly string[], cwd: string): { readonly child: ChildProcess; readonly ended: Promise<CliRun> } {
   const child = spawn(process.execPath, [COLONY, ...args], { cwd, stdio: ['ignore', 'pipe', 'pipe'], env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/root' } });
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
   child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-  return new Promise((resolve, reject) => {
+  const ended = new Promise<CliRun>((resolve, reject) => {
     child.once('error', reject);
     child.once('close', (code) => resolve({ code: code ?? -1, stdout, stderr }));
   });
+  return { child, ended };
 }
 
 interface EventRow {

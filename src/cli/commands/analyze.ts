@@ -6,7 +6,7 @@ import { type RunAnalysis } from '../../observe/analysis/types.js';
 import { readAll } from '../../observe/replay/run-reader.js';
 import { eventsDatabasePath } from '../../orchestrator/setup/state-directory.js';
 import type { EventStore } from '../../store/events/event-store.js';
-import { openSqliteEventStore } from '../../store/sqlite/sqlite-event-store.js';
+import { openSqliteEventLogToRead } from '../../store/sqlite/sqlite-event-store.js';
 import { EXIT_OK, usageError, type CommandContext } from '../command-context.js';
 import { stateDirOf } from '../state-dir-flags.js';
 
@@ -35,7 +35,7 @@ function analyze(ctx: CommandContext, flags: AnalyzeFlags): number {
     usageError(ctx, `there is no colony event log at ${path}.`, 'Pass the repository a run used with --repo, or its state directory with --state; start one with colony run.');
     return ctx.exitCode;
   }
-  const store = openSqliteEventStore(path);
+  const store = openSqliteEventLogToRead(path);
   try {
     const runId = flags.run ?? store.read({ types: ['run.started'] }).at(-1)?.runId;
     if (runId === undefined || store.read({ runId, types: ['run.started'], limit: 1 }).length === 0) {

@@ -5,7 +5,7 @@ import { EVENT_TYPES, type EventType } from '../../events/event-types.js';
 import { formatEventLine } from '../../observe/view/format-event.js';
 import { eventsDatabasePath } from '../../orchestrator/session/work-session.js';
 import type { EventQuery } from '../../store/events/event-store.js';
-import { openSqliteEventStore } from '../../store/sqlite/sqlite-event-store.js';
+import { openSqliteEventLogToRead } from '../../store/sqlite/sqlite-event-store.js';
 import { EXIT_OK, positiveInteger, usageError, type CommandContext } from '../command-context.js';
 import { stateDirOf } from '../state-dir-flags.js';
 
@@ -52,7 +52,7 @@ async function printEvents(ctx: CommandContext, flags: EventsFlags): Promise<num
     usageError(ctx, `--until ${new Date(flags.until).toISOString()} is before --since ${new Date(flags.since).toISOString()}: no event can be in between.`, 'Swap them, or leave one out.');
     return ctx.exitCode;
   }
-  const store = openSqliteEventStore(path);
+  const store = openSqliteEventLogToRead(path);
   const query: EventQuery = {
     ...(flags.agent === undefined ? {} : { agentId: flags.agent }),
     ...(flags.run === undefined ? {} : { runId: flags.run }),

@@ -4,9 +4,10 @@ import { foldRunStatus } from '../../observe/status/run-status.js';
 import { acceptanceLines, budgetLines, greenLines, wallTime } from '../../observe/status/format-run-status.js';
 import { type RunStatus } from '../../observe/status/types.js';
 import type { RunSessionResult } from '../../orchestrator/session/run-session.js';
-import { acquireRunLock } from '../../orchestrator/setup/run-lock.js';
+import { acquireRunLock, lockHolderIsAlive } from '../../orchestrator/setup/run-lock.js';
 import { eventsDatabasePath } from '../../orchestrator/setup/state-directory.js';
-import { openSqliteEventStore } from '../../store/sqlite/sqlite-event-store.js';
+import { folderIsWritable } from '../../store/sqlite/sqlite-connection.js';
+import { openSqliteEventLogToRead } from '../../store/sqlite/sqlite-event-store.js';
 import { openSqliteTaskStore } from '../../store/sqlite/sqlite-task-store.js';
 import type { TaskStore } from '../../store/tasks/task-store.js';
 import { shellWord } from '../../errors/shell-word.js';
@@ -19,7 +20,7 @@ import { shellWord } from '../../errors/shell-word.js';
 export function readRunStatus(stateDir: string, runId?: string): RunStatus | null {
   const path = eventsDatabasePath(stateDir);
   if (!existsSync(path)) return null;
-  const events = openSqliteEventStore(path);
+  const events = openSqliteEventLogToRead(path);
   // Read-only: a status never creates or migrates the task table under a run. A state
   // directory only `colony work` used has none, and its runs have no tasks.
   let tasks: TaskStore | null;
@@ -47,6 +48,9 @@ export function readRunStatus(stateDir: string, runId?: string): RunStatus | nul
 }
 
 function lockIsFree(stateDir: string): boolean {
+  // A read-only view of the state directory (a read-only mount, a copy kept for the record):
+  // the lock cannot be tried there, but the holder it names is alive or not.
+  if (!folderIsWritable(stateDir)) return !lockHolderIsAlive(join(stateDir, 'run.lock'));
   const taken = acquireRunLock(join(stateDir, 'run.lock'), `the state directory ${stateDir}`);
   if (!taken.ok) return false;
   taken.lock.release();

@@ -3,7 +3,7 @@ import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import { followRun } from '../../observe/replay/run-reader.js';
 import { eventsDatabasePath } from '../../orchestrator/setup/state-directory.js';
-import { openSqliteEventStore } from '../../store/sqlite/sqlite-event-store.js';
+import { openSqliteEventLogToRead } from '../../store/sqlite/sqlite-event-store.js';
 import type { EventStore } from '../../store/events/event-store.js';
 import { liveSource } from '../../ui/tui/sources.js';
 import { agentDiffReader } from '../agent-diff.js';
@@ -60,7 +60,7 @@ export function openRunLog(ctx: CommandContext, flags: TuiFlags, command: string
     usageError(ctx, `there is no colony log at ${path}.`, 'Pass the repository a run used with --repo, or its state directory with --state; start a run with colony run GOAL.md.');
     return null;
   }
-  const store = openSqliteEventStore(path);
+  const store = openSqliteEventLogToRead(path);
   const runs = store.read({ types: ['run.started'], ...(flags.run === undefined ? {} : { runId: flags.run }) });
   if (runs.length === 0) {
     store.close();

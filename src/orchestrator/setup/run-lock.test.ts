@@ -4,7 +4,7 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { acquireRunLock } from './run-lock.js';
+import { acquireRunLock, lockHolderIsAlive } from './run-lock.js';
 
 let dir: string;
 let lockPath: string;
@@ -45,13 +45,16 @@ describe('acquireRunLock', () => {
     if (first.ok) first.lock.release();
     const third = acquireRunLock(lockPath, 'the repository /r');
     expect(third.ok).toBe(true);
+    expect(lockHolderIsAlive(lockPath)).toBe(true);
     if (third.ok) third.lock.release();
     expect(existsSync(`${lockPath}.json`)).toBe(false);
+    expect(lockHolderIsAlive(lockPath)).toBe(false);
   });
 
   it('refuses while another process holds it, and is free as soon as that process dies', async () => {
     const { child, held } = holdInAnotherProcess();
     await held;
+    expect(lockHolderIsAlive(lockPath)).toBe(true);
     expect(acquireRunLock(lockPath, 'the repository /r')).toMatchObject({
       ok: false,
       error: expect.stringMatching(new RegExp(`process ${child.pid}, since just now`)),
@@ -59,7 +62,10 @@ describe('acquireRunLock', () => {
     const exited = once(child, 'exit');
     child.kill('SIGKILL');
     await exited;
-    // Killed without releasing anything: the operating system dropped its lock.
+    // Killed without releasing anything: the operating system dropped its lock, and the holder
+    // file it left names a process that is gone.
+    expect(existsSync(`${lockPath}.json`)).toBe(true);
+    expect(lockHolderIsAlive(lockPath)).toBe(false);
     const taken = acquireRunLock(lockPath, 'the repository /r');
     expect(taken.ok).toBe(true);
     if (taken.ok) taken.lock.release();

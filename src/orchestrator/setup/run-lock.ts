@@ -58,6 +58,23 @@ export function acquireRunLock(path: string, what: string): LockResult {
   };
 }
 
+/**
+ * Whether the holder written beside the lock at `path` is a process alive on this machine, for
+ * where the lock itself cannot be tried (a read-only view of a state directory). That file is
+ * there from the lock's take to its release, and is left behind by a holder that died.
+ */
+export function lockHolderIsAlive(path: string): boolean {
+  const holder = readHolder(`${path}.json`);
+  if (holder === null) return false;
+  try {
+    process.kill(holder.pid, 0);
+    return true;
+  } catch (error) {
+    // EPERM: the process is there, run by another user.
+    return typeof error === 'object' && error !== null && 'code' in error && error.code === 'EPERM';
+  }
+}
+
 function readHolder(path: string): Holder | null {
   try {
     const parsed = JSON.parse(readFileSync(path, 'utf8')) as Partial<Holder>;

@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync } from 'node:fs';
+import { accessSync, constants, existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 import { checkSchemaPart, migrateSchemaPart } from './sqlite-migrations.js';
@@ -83,7 +83,8 @@ export function openSqliteStoreConnection(
 /**
  * Opens a connection that only reads an existing store: it creates nothing and migrates
  * nothing, so it throws, saying what to do, when the file is missing or does not hold `part`
- * at this colony's version.
+ * at this colony's version. In a folder that cannot be written it reads the file as it was
+ * last checkpointed (see `openInReadOnlyFolder`).
  */
 export function openReadOnlyStoreConnection(
   path: string,
@@ -92,7 +93,7 @@ export function openReadOnlyStoreConnection(
   contents: string,
 ): Database.Database {
   if (!existsSync(path)) throw new Error(`${path} does not exist, so there is no ${contents} to read. Check the path.`);
-  const db = new Database(path, { readonly: true, fileMustExist: true, timeout: busyTimeoutMs });
+  const db = folderIsWritable(dirname(path)) ? new Database(path, { readonly: true, fileMustExist: true, timeout: busyTimeoutMs }) : openInReadOnlyFolder(path, contents);
   try {
     checkSchemaPart(db, path, part, contents);
     return db;
@@ -100,4 +101,38 @@ export function openReadOnlyStoreConnection(
     db.close();
     throw openFailure(path, contents, error);
   }
+}
+
+/** Whether this process may create files in `dir` (false on a read-only mount, or without permission). */
+export function folderIsWritable(dir: string): boolean {
+  try {
+    accessSync(dir, constants.W_OK);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * A read-only connection to a store in a folder no file can be made in (a read-only mount, a
+ * copy kept for the record). SQLite reads a WAL-mode file only beside its `-shm` file, which it
+ * cannot make there. Without a `-wal` file beside it, every committed transaction is in the file
+ * itself (the last connection checkpointed it as it closed), so its bytes are read into memory
+ * and opened there, marked in the header (bytes 18 and 19, 2 for WAL) as a rollback-journal file,
+ * which an in-memory database can be; the pages are the same.
+ */
+function openInReadOnlyFolder(path: string, contents: string): Database.Database {
+  if (existsSync(`${path}-wal`)) {
+    if (existsSync(`${path}-shm`)) return new Database(path, { readonly: true, fileMustExist: true });
+    throw new Error(
+      `${path} cannot be read where it is: its folder is read-only, and the ${contents}'s latest changes are in ${path}-wal, ` +
+        'which SQLite reads only with a -shm file it cannot make there. Copy the folder somewhere writable and pass that path instead.',
+    );
+  }
+  const bytes = readFileSync(path);
+  if (bytes.length >= 20 && bytes[18] === 2 && bytes[19] === 2) {
+    bytes[18] = 1;
+    bytes[19] = 1;
+  }
+  return new Database(bytes, { readonly: true });
 }

@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { mkdtempSync, readFileSync, rmSync, statSync, truncateSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, truncateSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -118,6 +118,26 @@ describe('openSqliteEventStore', () => {
     expect(thrown).toMatchObject({ path, message: expect.stringContaining(`${path} is damaged (SQLite reads: database disk image is malformed)`) as string });
     expect((thrown as Error).message).toContain(`move its folder aside: mv ${dir} ${dir}.damaged;`);
     expect(statSync(path).size).toBe(1_000);
+  });
+
+  it('opens read-only when asked: reads what is there, appends nothing, creates nothing', () => {
+    const path = join(dir, 'colony.db');
+    const writer = open(path);
+    writer.append(toolStartedInput(subject, 1));
+    writer.flush();
+    const reader = openSqliteEventStore(path, { readOnly: true });
+    try {
+      expect(reader.read().map((event) => event.seq)).toEqual([1]);
+      expect(() => reader.append(toolStartedInput(subject, 2))).toThrow(`${path} was opened to be read only, so no event can be appended to it.`);
+      writer.append(toolStartedInput(subject, 2));
+      writer.flush();
+      expect(reader.read().map((event) => event.seq)).toEqual([1, 2]);
+    } finally {
+      reader.close();
+      writer.close();
+    }
+    expect(() => openSqliteEventStore(join(dir, 'none.db'), { readOnly: true })).toThrow(/none\.db does not exist, so there is no event log to read/);
+    expect(existsSync(join(dir, 'none.db'))).toBe(false);
   });
 
   it('refuses a SQLite database that another program made', () => {

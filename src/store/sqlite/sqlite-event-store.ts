@@ -4,10 +4,11 @@ import { EventStamper, eventFromRecord, validateEventInput } from '../events/eve
 import type { EventRecord } from '../events/event-record.js';
 import { checkEventQuery, recordMatchesQuery } from '../events/event-query.js';
 import type { EventInput, EventQuery, EventStore } from '../events/event-store.js';
+import { dirname } from 'node:path';
 import { isDiskFull } from './disk-full.js';
 import { EVENT_LOG_SCHEMA } from './sqlite-event-schema.js';
 import { SqliteEventReader } from './sqlite-event-reader.js';
-import { openSqliteStoreConnection, sqliteCode } from './sqlite-connection.js';
+import { folderIsWritable, openReadOnlyStoreConnection, openSqliteStoreConnection, sqliteCode } from './sqlite-connection.js';
 import { errorMessage } from '../../errors/error-message.js';
 
 export interface SqliteEventStoreOptions {
@@ -28,6 +29,12 @@ export interface SqliteEventStoreOptions {
    * colony never opens its log that way.
    */
   readonly durable?: boolean;
+  /**
+   * Only read: nothing is created or migrated, and every append throws. The file must hold the
+   * event log at this colony's version; in a folder that cannot be written it is read as it
+   * was last checkpointed (see `openReadOnlyStoreConnection`).
+   */
+  readonly readOnly?: boolean;
 }
 
 /** Buffered events are written at the latest when this many are waiting. */
@@ -78,6 +85,7 @@ class SqliteEventStore implements EventStore {
     private readonly busyTimeoutMs: number,
     private readonly autoFlushMs: number,
     now: () => number,
+    private readonly readOnly = false,
   ) {
     this.reader = new SqliteEventReader(db);
     this.stamper = new EventStamper(this.reader.maxSeq(), this.reader.lastTs(), now);
@@ -154,6 +162,7 @@ class SqliteEventStore implements EventStore {
 
   private checkWritable(): void {
     this.checkOpen();
+    if (this.readOnly) throw new TypeError(`${this.path} was opened to be read only, so no event can be appended to it.`);
     // A failed background write is retried here, so an append never piles onto a broken log.
     // A full disk is the exception: the log is not broken, only out of room, and refusing the
     // append would lose the event; it waits in memory with the rest until a flush succeeds.
@@ -231,7 +240,21 @@ class SqliteEventStore implements EventStore {
  * or was written by a newer colony.
  */
 export function openSqliteEventStore(path: string, options: SqliteEventStoreOptions = {}): EventStore {
+  if (options.readOnly === true) {
+    const db = openReadOnlyStoreConnection(path, options.busyTimeoutMs ?? DEFAULT_BUSY_TIMEOUT_MS, EVENT_LOG_SCHEMA, 'event log');
+    return new SqliteEventStore(db, path, options.busyTimeoutMs ?? DEFAULT_BUSY_TIMEOUT_MS, options.autoFlushMs ?? DEFAULT_AUTO_FLUSH_MS, options.now ?? Date.now, true);
+  }
   const busyTimeoutMs = options.busyTimeoutMs ?? DEFAULT_BUSY_TIMEOUT_MS;
   const db = openEventLogConnection(path, busyTimeoutMs, options.durable ?? true);
   return new SqliteEventStore(db, path, busyTimeoutMs, options.autoFlushMs ?? DEFAULT_AUTO_FLUSH_MS, options.now ?? Date.now);
+}
+
+/**
+ * Opens the event log at `path` for a command that only reads it: as `openSqliteEventStore`
+ * does where its folder can be written (so a log an earlier colony wrote is brought up to date
+ * first), and read-only where it cannot be (a read-only mount, a copy kept for the record):
+ * nothing is created, migrated or written there.
+ */
+export function openSqliteEventLogToRead(path: string): EventStore {
+  return openSqliteEventStore(path, { readOnly: !folderIsWritable(dirname(path)) });
 }
