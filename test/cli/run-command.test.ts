@@ -97,6 +97,14 @@ describeRuns('colony run', () => {
     expect(dirty.code).toBe(2);
     expect(dirty.stderr).toContain('uncommitted changes (src/index.js)');
     expect(repo.git('status', '--porcelain')).toBe(' M src/index.js\n');
+    // A refused command leaves no state directory it made, lock and all.
+    expect(existsSync(join(repo.dir, '.colony'))).toBe(false);
+    repo.git('checkout', '--', 'src/index.js');
+    for (const refused of [['green', '--now'], ['resume']]) {
+      const result = await runCli([...refused, '--repo', repo.dir]);
+      expect(result.code, refused.join(' ')).toBe(2);
+      expect(existsSync(join(repo.dir, '.colony')), refused.join(' ')).toBe(false);
+    }
 
     const workers = await runCli(['run', join(repo.dir, 'GOAL.md'), '--repo', repo.dir, '--workers', 'many']);
     expect(workers.code).toBe(2);

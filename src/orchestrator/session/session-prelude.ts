@@ -1,4 +1,5 @@
-import { join, relative, resolve } from 'node:path';
+import { existsSync, readdirSync, rmSync } from 'node:fs';
+import { basename, join, relative, resolve } from 'node:path';
 import { DAMAGED_FOLDER_SUFFIX } from '../../store/sqlite/damaged-store-error.js';
 import { excludeFromGit, findDirtyFiles, openRepository, type Repository } from '../../workspace/git/repository.js';
 import { repairCheckout } from '../setup/checkout-sync.js';
@@ -53,6 +54,7 @@ export async function lockSession(repoDir: string, stateDirOption: string | unde
   if (!opened.ok) return opened;
   const { repo } = opened;
   const stateDir = resolve(stateDirOption ?? defaultStateDir(repo.root));
+  const madeStateDir = !existsSync(stateDir);
   const prepared = prepareStateDir(stateDir);
   if (!prepared.ok) return prepared;
   // colony's state never shows in the user's `git status`, even when this run is refused, nor
@@ -71,9 +73,19 @@ export async function lockSession(repoDir: string, stateDirOption: string | unde
     repositoryLock.lock.release();
     return stateLock;
   }
-  const locks: RunLock[] = [stateLock.lock, repositoryLock.lock];
   const release = () => {
-    for (const lock of locks) lock.release();
+    stateLock.lock.release();
+    // A session refused before it recorded anything leaves no state directory it made: what is
+    // in it then is its lock alone. No other process is between opening that lock and taking
+    // it, since each takes the repository's lock, still held here, first.
+    if (madeStateDir && holdsOnlyItsLock(stateDir)) rmSync(stateDir, { recursive: true, force: true });
+    repositoryLock.lock.release();
   };
   return { ok: true, repo, stateDir, stateLock: stateLock.lock, release };
+}
+
+/** Whether the state directory holds nothing but its run lock's files (`run.lock`, its journal, its holder). */
+function holdsOnlyItsLock(stateDir: string): boolean {
+  const lock = basename(stateLockPath(stateDir));
+  return readdirSync(stateDir).every((name) => name === lock || name.startsWith(`${lock}-`) || name.startsWith(`${lock}.`));
 }
