@@ -93,7 +93,12 @@ export function openReadOnlyStoreConnection(
   contents: string,
 ): Database.Database {
   if (!existsSync(path)) throw new Error(`${path} does not exist, so there is no ${contents} to read. Check the path.`);
-  const db = folderIsWritable(dirname(path)) ? new Database(path, { readonly: true, fileMustExist: true, timeout: busyTimeoutMs }) : openInReadOnlyFolder(path, contents);
+  let db: Database.Database;
+  try {
+    db = folderIsWritable(dirname(path)) ? new Database(path, { readonly: true, fileMustExist: true, timeout: busyTimeoutMs }) : openInReadOnlyFolder(path, contents);
+  } catch (error) {
+    throw openFailure(path, contents, error);
+  }
   try {
     checkSchemaPart(db, path, part, contents);
     return db;
