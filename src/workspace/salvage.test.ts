@@ -13,16 +13,19 @@ describe('salvageWorkspace', () => {
     await setup.temporary.remove();
   });
 
-  it('commits uncommitted and untracked files onto the workspace’s branch, saying they were salvaged', async () => {
+  it('commits uncommitted and untracked files onto the workspace’s branch, saying they were salvaged, and keeps it under a salvage ref', async () => {
     const { temporary, repo } = setup;
     const workspace = await setup.workspace('w1');
     await temporary.write('README.md', '# changed\n', workspace.path);
     await temporary.write('src/new.ts', 'export {};\n', workspace.path);
     const mainCommit = await setup.mainCommit();
     const outcome = await salvageWorkspace(repo, workspace, 'The worker ran out of steps.');
-    expect(outcome).toEqual({ ok: true, commit: expect.stringMatching(/^[0-9a-f]{40}$/), files: ['README.md', 'src/new.ts'], branch: 'colony/w1', sideBranch: null });
+    expect(outcome).toEqual({ ok: true, commit: expect.stringMatching(/^[0-9a-f]{40}$/), files: ['README.md', 'src/new.ts'], branch: 'refs/colony/salvaged/w1', sideBranch: null });
     if (!outcome.ok || outcome.commit === null) throw new Error('expected a commit');
     expect((await temporary.git(['rev-parse', 'colony/w1'])).trim()).toBe(outcome.commit);
+    expect((await temporary.git(['rev-parse', 'refs/colony/salvaged/w1'])).trim()).toBe(outcome.commit);
+    // Not a branch: the user's branch list does not grow.
+    expect(await temporary.git(['branch', '--list', '*salvaged*'])).toBe('');
     expect(await temporary.git(['log', '-1', '--format=%B', 'colony/w1'])).toMatch(/^colony salvaged the uncommitted work of workspace w1\n\nThe worker ran out of steps\.\n\nFiles: README\.md, src\/new\.ts/);
     expect(await setup.mainCommit()).toBe(mainCommit);
     expect(await unmergedWork(repo, workspace)).toMatchObject({ status: 'unlanded', uncommittedFiles: [], unmergedCommits: 1 });
@@ -33,18 +36,18 @@ describe('salvageWorkspace', () => {
     const workspace = await setup.workspace('w1');
     await temporary.write('feature.txt', 'x\n', workspace.path);
     const commit = await temporary.commitAll('Feature', workspace.path);
-    expect(await salvageWorkspace(repo, workspace, 'unlanded')).toEqual({ ok: true, commit: null, files: [], branch: 'colony/w1', sideBranch: null });
-    expect((await temporary.git(['rev-parse', 'colony/w1'])).trim()).toBe(commit);
+    expect(await salvageWorkspace(repo, workspace, 'unlanded')).toEqual({ ok: true, commit: null, files: [], branch: 'refs/colony/salvaged/w1', sideBranch: null });
+    expect((await temporary.git(['rev-parse', 'refs/colony/salvaged/w1'])).trim()).toBe(commit);
   });
 
-  it('gives work on a detached HEAD a branch of its own, so removing the workspace loses nothing', async () => {
+  it('gives work on a detached HEAD a salvage ref of its own, so removing the workspace loses nothing', async () => {
     const { temporary, repo } = setup;
     const workspace = await setup.workspace('w1');
     await temporary.git(['switch', '--quiet', '--detach'], workspace.path);
     await temporary.write('detached.txt', 'x\n', workspace.path);
     const outcome = await salvageWorkspace(repo, workspace, 'unlanded');
-    expect(outcome).toMatchObject({ ok: true, files: ['detached.txt'], sideBranch: 'colony/w1-salvaged' });
-    expect(await temporary.git(['show', 'colony/w1-salvaged:detached.txt'])).toBe('x\n');
+    expect(outcome).toMatchObject({ ok: true, files: ['detached.txt'], sideBranch: 'refs/colony/salvaged/w1-salvaged' });
+    expect(await temporary.git(['show', 'refs/colony/salvaged/w1-salvaged:detached.txt'])).toBe('x\n');
     expect((await temporary.git(['rev-parse', 'colony/w1'])).trim()).toBe(await setup.mainCommit());
   });
 
@@ -60,9 +63,9 @@ describe('salvageWorkspace', () => {
     const original = (await temporary.git(['rev-parse', 'colony/w1'])).trim();
     await temporary.write('notes.md', 'two and three\n', workspace.path);
     const outcome = await salvageWorkspace(repo, workspace, 'stopped mid-rebase');
-    expect(outcome).toMatchObject({ ok: true, files: ['notes.md'], branch: 'colony/w1', sideBranch: 'colony/w1-salvaged' });
-    expect(await temporary.git(['show', 'colony/w1-salvaged:notes.md'])).toBe('two and three\n');
-    expect(await temporary.git(['log', '-1', '--format=%B', 'colony/w1-salvaged'])).toContain('A rebase onto main was stopped at a conflict');
-    expect((await temporary.git(['rev-parse', 'colony/w1'])).trim()).toBe(original);
+    expect(outcome).toMatchObject({ ok: true, files: ['notes.md'], branch: 'refs/colony/salvaged/w1', sideBranch: 'refs/colony/salvaged/w1-salvaged' });
+    expect(await temporary.git(['show', 'refs/colony/salvaged/w1-salvaged:notes.md'])).toBe('two and three\n');
+    expect(await temporary.git(['log', '-1', '--format=%B', 'refs/colony/salvaged/w1-salvaged'])).toContain('A rebase onto main was stopped at a conflict');
+    expect((await temporary.git(['rev-parse', 'refs/colony/salvaged/w1'])).trim()).toBe(original);
   });
 });

@@ -3,13 +3,14 @@ import { describeFailure, runGit, splitNul } from './git/git.js';
 import { readRebaseState } from './git/rebase-state.js';
 import type { Repository } from './git/repository.js';
 import type { Workspace } from './workspace.js';
-import { createBranch } from './workspace-branch.js';
+import { createRef, salvageRefFor } from './workspace-branch.js';
 
 /**
  * What salvaging a workspace kept. `commit` is the commit colony made of the uncommitted
- * files (null when there were none); `branch` holds every commit the workspace made;
- * `sideBranch`, when not null, holds work that was not on `branch` (a rebase stopped half-way,
- * or a HEAD the agent moved off its branch).
+ * files (null when there were none); `branch` is the salvage ref (under `SALVAGE_REFS`) that
+ * holds every commit the workspace's branch made; `sideBranch`, when not null, holds work that
+ * was not on that branch (a rebase stopped half-way, or a HEAD the agent moved off its branch):
+ * a salvage ref too, or a branch the agent made itself.
  */
 export type SalvageOutcome =
   | {
@@ -24,9 +25,11 @@ export type SalvageOutcome =
 /**
  * Saves everything a workspace holds that did not land, so the workspace itself can be removed:
  * uncommitted and untracked files (ignored ones aside) are committed where HEAD is, with a
- * message saying they were salvaged and why; commits that would otherwise be reachable from no
- * branch get a branch of their own. Nothing is pushed to main. Never throws: when git
- * fails the outcome says why, and the workspace should be kept.
+ * message saying they were salvaged and why; the branch's commits are kept under a salvage ref
+ * (so the branch can be deleted with the workspace, and the user's branch list holds none of
+ * colony's), and commits that would otherwise be reachable from nothing get a salvage ref of
+ * their own. Nothing is pushed to main. Never throws: when git fails the outcome says why, and
+ * the workspace should be kept.
  */
 export async function salvageWorkspace(repo: Repository, workspace: Workspace, why: string): Promise<SalvageOutcome> {
   const cwd = workspace;
@@ -61,13 +64,19 @@ export async function salvageWorkspace(repo: Repository, workspace: Workspace, w
   }
   const sideBranch = await keepDetachedWork(repo, workspace, rebasing && commit === null);
   if (typeof sideBranch === 'object' && sideBranch !== null) return sideBranch;
-  return { ok: true, commit, files, branch: workspace.branch, sideBranch };
+  // The branch's commits are kept under a salvage ref, so the branch itself can go with the workspace.
+  const ref = salvageRefFor(workspace.branch);
+  const keepArgs = ['update-ref', '--create-reflog', '-m', `colony salvaged workspace ${workspace.id}`, ref, `refs/heads/${workspace.branch}`];
+  const kept = await runGit(repo.root, keepArgs);
+  if (kept.code !== 0) return fail(keepArgs, kept);
+  return { ok: true, commit, files, branch: ref, sideBranch };
 }
 
 /**
  * When HEAD is not the workspace's branch, the commits only HEAD reaches would be lost with
- * the workspace: they get a branch `<branch>-salvaged` (numbered when taken). A stopped rebase
- * with nothing new only holds copies of the branch's own commits, so it needs none.
+ * the workspace: they get a salvage ref of their own, `<branch's salvage ref>-salvaged`
+ * (numbered when taken). A stopped rebase with nothing new only holds copies of the branch's
+ * own commits, so it needs none. A branch the agent made and left HEAD on keeps them already.
  */
 async function keepDetachedWork(repo: Repository, workspace: Workspace, copiesOnly: boolean): Promise<string | null | { ok: false; error: string }> {
   const cwd = workspace;
@@ -81,10 +90,12 @@ async function keepDetachedWork(repo: Repository, workspace: Workspace, copiesOn
   const ahead = await countCommitsAhead(cwd, repo.mainBranch, [head, `^refs/heads/${workspace.branch}`]);
   if (!ahead.ok) return { ok: false, error: `Could not tell whether the workspace's HEAD holds work of its own: ${ahead.error}` };
   if (ahead.count === 0) return null;
+  const base = `${salvageRefFor(workspace.branch)}-salvaged`;
   for (let attempt = 1; attempt <= 20; attempt += 1) {
-    const name = attempt === 1 ? `${workspace.branch}-salvaged` : `${workspace.branch}-salvaged-${attempt}`;
-    const created = await createBranch(repo, name, head);
-    if (created.ok) return name;
+    const ref = attempt === 1 ? base : `${base}-${attempt}`;
+    const created = await createRef(repo, ref, head, `colony salvaged the detached HEAD of workspace ${workspace.id}`);
+    if (created.ok) return ref;
+    if (created.error !== 'taken') return { ok: false, error: `Could not keep the commits on the workspace's detached HEAD ${head}: ${created.error}` };
   }
-  return { ok: false, error: `Could not make a branch for the commits on the workspace's detached HEAD ${head}: ${workspace.branch}-salvaged and its numbered variants are all taken.` };
+  return { ok: false, error: `Could not keep the commits on the workspace's detached HEAD ${head}: ${base} and its numbered variants are all taken.` };
 }

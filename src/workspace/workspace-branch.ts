@@ -6,16 +6,35 @@ import type { RemoveWorkspaceResult, Workspace } from './workspace.js';
 const NO_COMMIT = '0'.repeat(40);
 
 /**
+ * Where colony keeps the work of workspaces it removed before that work landed: refs of its
+ * own, so they stay out of the user's branch list (`git branch`) and are read with
+ * `git log refs/colony/salvaged/<name>`.
+ */
+export const SALVAGE_REFS = 'refs/colony/salvaged/';
+
+/** The salvage ref for a branch (`colony/worker-x` → `refs/colony/salvaged/worker-x`). */
+export function salvageRefFor(branch: string): string {
+  return `${SALVAGE_REFS}${branch.replace(/^colony\//, '')}`;
+}
+
+/**
  * Creates `refs/heads/<branch>` at `commit`, only if no such branch exists (a compare-and-swap
  * against "absent"), with a reflog entry as `git branch` would write. Returns git's reason on failure.
  */
 export async function createBranch(repo: Repository, branch: string, commit: string): Promise<{ ok: true } | { ok: false; error: string }> {
-  const args = ['update-ref', '--create-reflog', '-m', `branch: Created from ${commit}`, `refs/heads/${branch}`, commit, NO_COMMIT];
+  const created = await createRef(repo, `refs/heads/${branch}`, commit, `branch: Created from ${commit}`);
+  return created.ok || created.error !== 'taken' ? created : { ok: false, error: `a branch named '${branch}' already exists` };
+}
+
+/**
+ * Creates `ref` at `commit`, only if no such ref exists (a compare-and-swap against "absent"),
+ * with a reflog entry saying `why`. The error is `taken` when the ref exists, else git's reason.
+ */
+export async function createRef(repo: Repository, ref: string, commit: string, why: string): Promise<{ ok: true } | { ok: false; error: string }> {
+  const args = ['update-ref', '--create-reflog', '-m', why, ref, commit, NO_COMMIT];
   const result = await runGit(repo.root, args);
   if (result.code === 0) return { ok: true };
-  if (/already exists|unable to lock|reference already/i.test(result.stderr)) {
-    return { ok: false, error: `a branch named '${branch}' already exists` };
-  }
+  if (/already exists|unable to lock|reference already/i.test(result.stderr)) return { ok: false, error: 'taken' };
   return { ok: false, error: describeFailure(args, result) };
 }
 
@@ -24,9 +43,10 @@ function branchKept(workspace: Workspace, why: string): RemoveWorkspaceResult {
 }
 
 /**
- * Deletes the workspace's branch if main contains it (or `force`), with a compare-and-swap
- * on the ref so a branch that moved meanwhile is never lost. A branch that is already gone
- * counts as deleted. Never throws for what git does.
+ * Deletes the workspace's branch if its commits are kept elsewhere, in main or under colony's
+ * salvage refs (see `SALVAGE_REFS`), or with `force`; with a compare-and-swap on the ref so a
+ * branch that moved meanwhile is never lost. A branch that is already gone counts as deleted.
+ * Never throws for what git does.
  */
 export async function deleteWorkspaceBranch(repo: Repository, workspace: Workspace, force: boolean): Promise<RemoveWorkspaceResult> {
   const ref = `refs/heads/${workspace.branch}`;
@@ -37,7 +57,7 @@ export async function deleteWorkspaceBranch(repo: Repository, workspace: Workspa
   if (tip.code === 1 && commit === '') return { removed: true };
   if (tip.code !== 0 || commit === '') return branchKept(workspace, describeFailure(tipArgs, tip));
   if (!force) {
-    const ahead = await countCommitsAhead(repo.root, repo.mainBranch, [commit]);
+    const ahead = await countCommitsAhead(repo.root, repo.mainBranch, [commit, '--not', `--glob=${SALVAGE_REFS}*`]);
     if (!ahead.ok) return branchKept(workspace, `could not tell whether ${repo.mainBranch} contains it. ${ahead.error}`);
     if (ahead.count > 0) {
       return branchKept(

@@ -68,6 +68,18 @@ describeRuns('colony run', () => {
     // Every module whose first task died was landed by a retry in the end.
     const doneTitles = new Set(tasks.filter((task) => task.status === 'done').map((task) => task.title.replace(/^(Build|Fix) /, '').split(':')[0]));
     for (const dead of synthetic) expect(doneTitles.has(dead.title.replace(/^Build /, ''))).toBe(true);
+    // What the dead workers left is kept under colony's own refs, and their branches are gone:
+    // of colony's, the user's branch list holds only the green branch.
+    const salvaged = await runCli(['events', '--repo', repo.dir, '--json', '--type', 'workspace.salvaged']);
+    const refs = salvaged.stdout.trim().split('\n').map((line) => (JSON.parse(line) as { data: { branch: string } }).data.branch);
+    expect(refs.length).toBeGreaterThan(0);
+    for (const ref of refs) expect(ref).toMatch(/^refs\/colony\/salvaged\/worker-[a-z0-9]+$/);
+    expect(repo.git('for-each-ref', '--format=%(refname)', 'refs/colony/salvaged/').trim().split('\n').sort()).toEqual(expect.arrayContaining([...refs].sort()));
+    expect(repo.git('branch', '--list')).toBe('  green\n* main\n');
+    // colony status says where the work is and how to look at it.
+    const status = await runCli(['status', '--repo', repo.dir]);
+    expect(status.stdout).toContain(`Salvaged work, not on main: ${refs.length} workspace${refs.length === 1 ? '' : 's'} (look with git log ${refs[0] ?? ''})`);
+    expect(status.stdout).toMatch(new RegExp(`^  ${refs[0] ?? ''} \\(worker-\\S+`, 'm'));
   }, RUN_TIMEOUT_MS);
 
   it('runs the merge check on every merge before main moves, when asked', async () => {

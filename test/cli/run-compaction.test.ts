@@ -61,7 +61,7 @@ describeRuns('compaction keeps a long-running planner alive', () => {
     const failed = (await eventsOf(fresh, 'agent.failed,context.compacted')).filter((event) => event.type === 'agent.failed');
     expect(failed.some((event) => event.type === 'agent.failed' && /context_length_exceeded/.test(event.data.reason))).toBe(true);
     expect((await eventsOf(fresh, 'context.compacted')).length).toBe(0);
-    // A run that failed for good leaves no workspace behind: its stopped workers' work was salvaged onto branches.
+    // A run that failed for good leaves no workspace behind: its stopped workers' work was salvaged under colony's refs.
     expect(readdirSync(join(fresh, '.colony', 'workspaces')).filter((name) => name.startsWith('worker-'))).toEqual([]);
     expect((await eventsOf(fresh, 'workspace.swept')).length).toBeGreaterThan(0);
   }, RUN_TIMEOUT_MS);

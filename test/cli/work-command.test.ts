@@ -116,7 +116,7 @@ describeRuns('colony work', () => {
 });
 
 describeRuns('colony work keeps work that did not land', () => {
-  it('salvages the work of a worker stopped by its step budget onto its branch, removes the workspace, and says where', async () => {
+  it('salvages the work of a worker stopped by its step budget under a ref of colony’s own, removes the workspace and its branch, and says where', async () => {
     const task = join(repo.dir, 'tasks', '01-pad.md');
     const before = repo.git('rev-parse', 'main');
     const result = await runCli(['work', task, '--repo', repo.dir, '--model', 'sim?seed=3', '--max-steps', '3', '--json']);
@@ -130,7 +130,9 @@ describeRuns('colony work keeps work that did not land', () => {
     expect(output.handoff.summary).toMatch(/step budget ran out \(3 model calls\)/);
     expect(output.keptWorkspace).toBeNull();
     expect(output.salvaged.files.sort()).toEqual(['src/text/pad.js', 'src/text/pad.test.js']);
-    expect(output.handoff.notes.join('\n')).toMatch(/2 uncommitted file\(s\) \(.*pad\.js.*\) were committed as [0-9a-f]{12} on the branch colony\/worker-/);
+    expect(output.handoff.notes.join('\n')).toMatch(/2 uncommitted file\(s\) \(.*pad\.js.*\) were committed as [0-9a-f]{12}, kept with its commits as refs\/colony\/salvaged\/worker-\S+ \(see it with git log refs\/colony\/salvaged\/worker-/);
+    expect(output.salvaged.branch).toMatch(/^refs\/colony\/salvaged\/worker-[a-z0-9]+$/);
+    expect(repo.git('branch', '--list', 'colony/*')).toBe('');
     expect(repo.git('show', `${output.salvaged.branch}:src/text/pad.js`)).toContain('padLeft');
     expect(repo.git('log', '-1', '--format=%s', output.salvaged.branch)).toMatch(/^colony salvaged the uncommitted work of workspace worker-/);
     expect(repo.git('worktree', 'list', '--porcelain')).not.toContain('.colony/workspaces');

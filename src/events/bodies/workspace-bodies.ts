@@ -65,8 +65,9 @@ export const workspaceBodies = [
   z.object({
     /**
      * Work a workspace held that had not landed was saved before the workspace was removed:
-     * uncommitted files committed as `commit` on `branch` (null when there were none), and
-     * commits only a detached HEAD reached kept on `sideBranch`.
+     * uncommitted files committed as `commit` (null when there were none), kept with the
+     * branch's commits under the ref `branch` (`refs/colony/salvaged/…`; a branch name in logs
+     * earlier versions wrote), and commits only a detached HEAD reached kept under `sideBranch`.
      */
     type: z.literal('workspace.salvaged'),
     data: z.object({

@@ -52,7 +52,21 @@ function headerLines(status: RunStatus): string[] {
   if (status.pausedTaskIds.length > 0) lines.push(`Andon pulled below: ${status.pausedTaskIds.join(', ')}`);
   if (status.budget !== null) lines.push(...budgetLines(status.budget));
   if (status.sandbox !== null) lines.push(sandboxLine(status.sandbox));
+  lines.push(...salvagedLines(status.salvaged));
   return lines;
+}
+
+/** Which salvage refs hold work that did not land, at most five of them by name, and how to look at one. */
+export function salvagedLines(salvaged: RunStatus['salvaged']): string[] {
+  if (salvaged.length === 0) return [];
+  const shown = salvaged.slice(0, 5).map((work) => {
+    const side = work.sideRef === null ? '' : ` and ${work.sideRef}`;
+    const files = work.files === 0 ? '' : `, ${count(work.files)} uncommitted file${work.files === 1 ? '' : 's'} committed`;
+    return `  ${work.ref}${side} (${work.agentId}${files})`;
+  });
+  const more = salvaged.length > 5 ? [`  and ${count(salvaged.length - 5)} more: colony events --type workspace.salvaged`] : [];
+  const first = salvaged[0]?.ref ?? '';
+  return [`Salvaged work, not on main: ${count(salvaged.length)} workspace${salvaged.length === 1 ? '' : 's'} (look with git log ${shellWord(first)})`, ...shown, ...more];
 }
 
 /**

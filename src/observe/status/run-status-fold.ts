@@ -3,7 +3,7 @@ import type { AgentRole } from '../../events/event-fields.js';
 import { handoffStatusSchema, isFalseClaim } from '../../events/handoff.js';
 import type { TaskStatus } from '../../store/tasks/task-store.js';
 import { createGreenHealthFold, type GreenHealth } from '../green-health.js';
-import type { AcceptanceStatus, AgentState, AgentStatus, BudgetEvent, GreenStatus, RunStatus, RunStatusContext, SandboxStatus, UserAndon } from './types.js';
+import type { AcceptanceStatus, AgentState, AgentStatus, BudgetEvent, GreenStatus, RunStatus, RunStatusContext, SalvagedWorkStatus, SandboxStatus, UserAndon } from './types.js';
 
 export interface RunStatusFoldOptions {
   /** Fold only this run. Without it the fold follows the run started last, starting over at each `run.started`. */
@@ -102,6 +102,7 @@ export function createRunStatusFold(options: RunStatusFoldOptions = {}): RunStat
   let sandbox: { -readonly [K in keyof SandboxStatus]: SandboxStatus[K] } | null = null;
   // The latest verdict per task: checks run again after a restart replace the earlier ones.
   let verdicts = new Map<string, 'passed' | 'failed' | 'not-run' | 'false-claim'>();
+  let salvaged: SalvagedWorkStatus[] = [];
   let green = createGreenHealthFold();
   let lastSeq = 0;
 
@@ -128,6 +129,7 @@ export function createRunStatusFold(options: RunStatusFoldOptions = {}): RunStat
     budget = null;
     sandbox = null;
     verdicts = new Map();
+    salvaged = [];
     green = createGreenHealthFold();
   }
 
@@ -272,6 +274,9 @@ export function createRunStatusFold(options: RunStatusFoldOptions = {}): RunStat
       case 'run.configured':
         workers = event.data.settings.workers;
         return;
+      case 'workspace.salvaged':
+        salvaged.push({ agentId: event.agentId, ref: event.data.branch, sideRef: event.data.sideBranch, files: event.data.files.length });
+        return;
       case 'workers.changed':
         workers = event.data.workers;
         return;
@@ -295,7 +300,6 @@ export function createRunStatusFold(options: RunStatusFoldOptions = {}): RunStat
       case 'dependencies.linked':
       case 'dependencies.collected':
       case 'workspace.method-chosen':
-      case 'workspace.salvaged':
       case 'workspace.swept':
       case 'workspace.quota-reached':
       case 'merge.attempted':
@@ -377,6 +381,7 @@ export function createRunStatusFold(options: RunStatusFoldOptions = {}): RunStat
             },
       sandbox: sandbox === null ? null : { ...sandbox },
       green: green.active ? greenStatusOf(green.result()) : null,
+      salvaged: [...salvaged],
     };
   }
 

@@ -7,7 +7,7 @@ import { createMemoryEventStore } from '../../store/events/memory-event-store.js
 import { handoffOf } from '../../store/testing/task-store-fixtures.js';
 import type { InboxMessage, TaskRecord, TaskStatus } from '../../store/tasks/task-store.js';
 import { foldRunStatus } from './run-status.js';
-import { formatRunStatus } from './format-run-status.js';
+import { formatRunStatus, salvagedLines } from './format-run-status.js';
 import { createRunStatusFold } from './run-status-fold.js';
 import { type RunStatus } from './types.js';
 
@@ -578,5 +578,19 @@ describe('formatRunStatus', () => {
     log.append('run-1', 'planner-b', agentStarted('sub-planner', 'task-b', 'B', 'planner-a'));
     const text = formatRunStatus(statusOf({ events: log.events(), tasks: [], deliveredHandoffs: [] }));
     expect(text.endsWith('Agents:\n  sub-planner planner-a  running  0 steps  A\n    sub-planner planner-b  running  0 steps  B\n')).toBe(true);
+  });
+
+  it('lists salvaged work by its refs, five at most, with how to look at it', () => {
+    expect(salvagedLines([])).toEqual([]);
+    const work = Array.from({ length: 7 }, (_, n) => ({ agentId: `worker-${n}`, ref: `refs/colony/salvaged/worker-${n}`, sideRef: n === 1 ? `refs/colony/salvaged/worker-${n}-salvaged` : null, files: n }));
+    expect(salvagedLines(work)).toEqual([
+      'Salvaged work, not on main: 7 workspaces (look with git log refs/colony/salvaged/worker-0)',
+      '  refs/colony/salvaged/worker-0 (worker-0)',
+      '  refs/colony/salvaged/worker-1 and refs/colony/salvaged/worker-1-salvaged (worker-1, 1 uncommitted file committed)',
+      '  refs/colony/salvaged/worker-2 (worker-2, 2 uncommitted files committed)',
+      '  refs/colony/salvaged/worker-3 (worker-3, 3 uncommitted files committed)',
+      '  refs/colony/salvaged/worker-4 (worker-4, 4 uncommitted files committed)',
+      '  and 2 more: colony events --type workspace.salvaged',
+    ]);
   });
 });

@@ -90,6 +90,20 @@ export interface RunStatus {
   readonly sandbox: SandboxStatus | null;
   /** The green branch and main's health; null when the run recorded no green event and its settings have no green loop. */
   readonly green: GreenStatus | null;
+  /** Work of workspaces removed before it landed, kept under refs of colony's own, in the order it was salvaged. */
+  readonly salvaged: readonly SalvagedWorkStatus[];
+}
+
+/** One workspace's salvaged work (`workspace.salvaged`). */
+export interface SalvagedWorkStatus {
+  /** Who recorded it: the worker whose workspace it was, or `system` for one an earlier run left behind. */
+  readonly agentId: string;
+  /** The ref holding the branch's commits (`refs/colony/salvaged/…`; a branch name in logs earlier versions wrote). */
+  readonly ref: string;
+  /** The ref or branch holding what only a detached HEAD reached, or null. */
+  readonly sideRef: string | null;
+  /** How many uncommitted files colony committed before keeping it. */
+  readonly files: number;
 }
 
 /**

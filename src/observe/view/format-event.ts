@@ -105,7 +105,7 @@ export function describeEvent(event: ColonyEvent): string {
     case 'workspace.salvaged': {
       const commit = event.data.commit === null ? 'no uncommitted files' : `${event.data.files.length} uncommitted file(s) as ${event.data.commit.slice(0, 12)}`;
       const side = event.data.sideBranch === null ? '' : `, detached work on ${event.data.sideBranch}`;
-      return `workspace salvaged onto ${event.data.branch}: ${commit}${side}`;
+      return `workspace salvaged, kept as ${event.data.branch}: ${commit}${side}`;
     }
     case 'workspace.swept':
       return `swept workspaces left by an earlier run: ${event.data.removed.length} removed (${event.data.salvaged.length} salvaged), ${event.data.kept.length} kept, ${event.data.deleted.length} unused base(s) deleted`;

@@ -29,8 +29,8 @@ export interface ReclaimOutcome {
 
 /**
  * Frees a workspace whose agent has ended, losing nothing: a workspace holding nothing unlanded
- * is removed with its branch; one holding unlanded work has it salvaged onto its branch (see
- * `salvageWorkspace`) and is then removed, the branch kept; one git cannot read, or whose
+ * is removed with its branch; one holding unlanded work has it salvaged under colony's salvage
+ * refs (see `salvageWorkspace`) and is then removed with its branch; one git cannot read, or whose
  * salvage fails, is kept and marked so nothing prunes it. Records `workspace.salvaged` and
  * `workspace.removed`. Never throws.
  */
@@ -66,7 +66,7 @@ async function decide(repo: Repository, provider: WorkspaceProvider, workspace: 
     salvaged = { commit: saved.commit, files: saved.files, branch: saved.branch, sideBranch: saved.sideBranch };
     record({ type: 'workspace.salvaged', data: { path: workspace.path, ...salvaged, files: [...saved.files], reason: leftover.reason } });
   }
-  // The branch goes only when main contains it: salvaged work keeps it.
+  // The branch goes when main or a salvage ref holds its commits.
   const removal = await provider.remove(workspace, { deleteBranch: true });
   if (removal.removed || !(await pathExists(workspace.path))) return { removed: true, salvaged, kept: null };
   return keep(removal.reason, salvaged);
@@ -77,10 +77,10 @@ export function describeSalvage(salvaged: SalvagedWork, mainBranch: string): str
   const parts: string[] = [];
   if (salvaged.commit !== null) {
     const shown = salvaged.files.slice(0, 10).join(', ') + (salvaged.files.length > 10 ? `, and ${salvaged.files.length - 10} more` : '');
-    parts.push(`its ${salvaged.files.length} uncommitted file(s) (${shown}) were committed as ${salvaged.commit.slice(0, 12)} on the branch ${salvaged.branch}`);
+    parts.push(`its ${salvaged.files.length} uncommitted file(s) (${shown}) were committed as ${salvaged.commit.slice(0, 12)}, kept with its commits as ${salvaged.branch}`);
   } else {
-    parts.push(`its commits that did not land on ${mainBranch} stay on the branch ${salvaged.branch}`);
+    parts.push(`its commits that did not land on ${mainBranch} are kept as ${salvaged.branch}`);
   }
-  if (salvaged.sideBranch !== null) parts.push(`commits its detached HEAD held are on the branch ${salvaged.sideBranch}`);
-  return `Its workspace was removed after its unlanded work was salvaged: ${parts.join('; ')}. Nothing of it reached ${mainBranch}.`;
+  if (salvaged.sideBranch !== null) parts.push(`commits its detached HEAD held are kept as ${salvaged.sideBranch}`);
+  return `Its workspace was removed after its unlanded work was salvaged: ${parts.join('; ')} (see it with git log ${salvaged.branch}). Nothing of it reached ${mainBranch}.`;
 }

@@ -71,8 +71,9 @@ describe('sweepWorkspaces', () => {
     expect(events.filter((event) => event.type === 'workspace.salvaged')).toHaveLength(1);
     expect(events.filter((event) => event.type === 'workspace.removed')).toHaveLength(3);
     expect(events.at(-1)?.type).toBe('workspace.swept');
-    expect(await temporary.git(['show', 'colony/unsaved:draft.txt'])).toBe('half done\n');
-    expect(await temporary.git(['branch', '--list', 'colony/clean'])).toBe('');
+    // The salvaged work is kept under colony's own refs; of the branches, only the kept workspace's stays.
+    expect(await temporary.git(['show', 'refs/colony/salvaged/unsaved:draft.txt'])).toBe('half done\n');
+    expect(await temporary.git(['branch', '--list', 'colony/*'])).toBe('+ colony/damaged\n');
     expect(await pathExists(unsaved.path)).toBe(false);
     expect(await temporary.read('draft.txt', unsaved.path).catch(() => 'gone')).toBe('gone');
     expect(await temporary.git(['worktree', 'list', '--porcelain'])).toContain(`worktree ${damaged.path}\n`);
@@ -148,7 +149,8 @@ describe('sweepWorkspaces', () => {
     expect((await readOverlayMounts()).filter((mount) => mount.mountPoint.startsWith(stateDir))).toEqual([]);
     expect(await readdir(join(storageDir, 'bases'))).toEqual([]);
     expect(await readdir(join(storageDir, 'layers'))).toEqual([]);
-    expect(await temporary.git(['show', 'colony/unsaved:draft.txt'])).toBe('half done\n');
+    expect(await temporary.git(['show', 'refs/colony/salvaged/unsaved:draft.txt'])).toBe('half done\n');
+    expect(await temporary.git(['branch', '--list', 'colony/*'])).toBe('');
     expect(await temporary.git(['worktree', 'prune', '--dry-run', '--verbose'])).toBe('');
   });
 });
