@@ -9,6 +9,8 @@ export interface TmuxTerminal {
   keys(keys: readonly string[], literal?: boolean): void;
   /** What the pane shows now, one string per line; with `escapes`, with the colours and styles it is drawn in. */
   screen(escapes?: boolean): string;
+  /** Everything the pane printed, the lines scrolled out of view (tmux keeps 2,000) and then the screen. */
+  printed(): string;
   /** Waits until the pane shows `text`; fails with the pane in the message. */
   waitFor(text: string | RegExp, timeoutMs?: number): Promise<string>;
   close(): void;
@@ -33,6 +35,7 @@ export function openColonyInTmux(args: readonly string[], cwd: string, size = { 
       tmux('send-keys', '-t', 'colony', ...(literal ? ['-l'] : []), ...keys);
     },
     screen,
+    printed: () => tmux('capture-pane', '-p', '-S', '-', '-t', 'colony'),
     async waitFor(text, timeoutMs = 30_000) {
       const deadline = Date.now() + timeoutMs;
       for (;;) {
