@@ -1,11 +1,10 @@
 import { existsSync } from 'node:fs';
-import { join } from 'node:path';
 import { foldRunStatus } from '../../observe/status/run-status.js';
 import { acceptanceLines, budgetLines, greenLines, wallTime } from '../../observe/status/format-run-status.js';
 import { type RunStatus } from '../../observe/status/types.js';
 import type { RunSessionResult } from '../../orchestrator/session/run-session.js';
 import { acquireRunLock, lockHolderIsAlive } from '../../orchestrator/setup/run-lock.js';
-import { eventsDatabasePath } from '../../orchestrator/setup/state-directory.js';
+import { eventsDatabasePath, stateLockPath } from '../../orchestrator/setup/state-directory.js';
 import { folderIsWritable } from '../../store/sqlite/sqlite-connection.js';
 import { openSqliteEventLogToRead } from '../../store/sqlite/sqlite-event-store.js';
 import { openSqliteTaskStore } from '../../store/sqlite/sqlite-task-store.js';
@@ -50,8 +49,8 @@ export function readRunStatus(stateDir: string, runId?: string): RunStatus | nul
 function lockIsFree(stateDir: string): boolean {
   // A read-only view of the state directory (a read-only mount, a copy kept for the record):
   // the lock cannot be tried there, but the holder it names is alive or not.
-  if (!folderIsWritable(stateDir)) return !lockHolderIsAlive(join(stateDir, 'run.lock'));
-  const taken = acquireRunLock(join(stateDir, 'run.lock'), `the state directory ${stateDir}`);
+  if (!folderIsWritable(stateDir)) return !lockHolderIsAlive(stateLockPath(stateDir));
+  const taken = acquireRunLock(stateLockPath(stateDir), `the state directory ${stateDir}`);
   if (!taken.ok) return false;
   taken.lock.release();
   return true;

@@ -36,7 +36,7 @@ export function acquireRunLock(path: string, what: string): LockResult {
     db.exec('BEGIN IMMEDIATE');
   } catch (error) {
     db.close();
-    if (!isBusy(error)) return { ok: false, error: `cannot take the lock ${path}: ${errorMessage(error)}` };
+    if (!hasCode(error, 'SQLITE_BUSY')) return { ok: false, error: `cannot take the lock ${path}: ${errorMessage(error)}` };
     const holder = readHolder(`${path}.json`);
     const who = holder === null ? 'another colony run' : `another colony run (process ${holder.pid}, since ${holder.since})`;
     return { ok: false, error: `${who} is working on ${what}. Wait for it to finish, or stop it (Ctrl-C in its terminal).` };
@@ -71,7 +71,7 @@ export function lockHolderIsAlive(path: string): boolean {
     return true;
   } catch (error) {
     // EPERM: the process is there, run by another user.
-    return typeof error === 'object' && error !== null && 'code' in error && error.code === 'EPERM';
+    return hasCode(error, 'EPERM');
   }
 }
 
@@ -84,7 +84,7 @@ function readHolder(path: string): Holder | null {
   }
 }
 
-function isBusy(error: unknown): boolean {
-  return typeof error === 'object' && error !== null && 'code' in error && error.code === 'SQLITE_BUSY';
+function hasCode(error: unknown, code: string): boolean {
+  return typeof error === 'object' && error !== null && 'code' in error && error.code === code;
 }
 

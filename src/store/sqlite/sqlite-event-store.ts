@@ -240,13 +240,12 @@ class SqliteEventStore implements EventStore {
  * or was written by a newer colony.
  */
 export function openSqliteEventStore(path: string, options: SqliteEventStoreOptions = {}): EventStore {
-  if (options.readOnly === true) {
-    const db = openReadOnlyStoreConnection(path, options.busyTimeoutMs ?? DEFAULT_BUSY_TIMEOUT_MS, EVENT_LOG_SCHEMA, 'event log');
-    return new SqliteEventStore(db, path, options.busyTimeoutMs ?? DEFAULT_BUSY_TIMEOUT_MS, options.autoFlushMs ?? DEFAULT_AUTO_FLUSH_MS, options.now ?? Date.now, true);
-  }
   const busyTimeoutMs = options.busyTimeoutMs ?? DEFAULT_BUSY_TIMEOUT_MS;
-  const db = openEventLogConnection(path, busyTimeoutMs, options.durable ?? true);
-  return new SqliteEventStore(db, path, busyTimeoutMs, options.autoFlushMs ?? DEFAULT_AUTO_FLUSH_MS, options.now ?? Date.now);
+  const readOnly = options.readOnly === true;
+  const db = readOnly
+    ? openReadOnlyStoreConnection(path, busyTimeoutMs, EVENT_LOG_SCHEMA, 'event log')
+    : openEventLogConnection(path, busyTimeoutMs, options.durable ?? true);
+  return new SqliteEventStore(db, path, busyTimeoutMs, options.autoFlushMs ?? DEFAULT_AUTO_FLUSH_MS, options.now ?? Date.now, readOnly);
 }
 
 /**
