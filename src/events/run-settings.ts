@@ -93,6 +93,11 @@ export const recordedRunSettingsSchema = z.object({
   prices: z
     .record(z.string(), z.object({ inputPerMTok: z.number(), outputPerMTok: z.number(), cachedInputPerMTok: z.number().optional() }))
     .default({}),
+  /**
+   * The branch the run lands on (`--trunk`, or `colony/<short goal name>` made for the run).
+   * Null in runs recorded before it existed: they landed on the branch checked out.
+   */
+  trunk: z.string().nullable().default(null),
   workers: z.number().int().positive(),
   workerMaxSteps: z.number().int().positive(),
   plannerMaxSteps: z.number().int().positive(),

@@ -7,7 +7,7 @@ import { runCli, type ExampleRepository } from './example-repository.js';
 
 /** The stable part of `colony status --json` that scripts (and these tests) rely on. */
 export interface StatusJson {
-  run: { id: string; state: string };
+  run: { id: string; state: string; trunk: string | null; checkedOut: string | null };
   tasks: { total: number; byStatus: Record<string, number> };
   handoffs: { delivered: number };
   commits: { landed: number };
@@ -16,17 +16,21 @@ export interface StatusJson {
   agents: { id: string; role: string; parentId: string | null; state: string }[];
 }
 
-/** The checks every finished, green run must pass: modules on main, one handoff per task, a consistent status. */
+/**
+ * The checks every finished, green run must pass: modules on the branch it landed on, one
+ * handoff per task, a consistent status.
+ */
 export async function expectGreenRun(repo: ExampleRepository): Promise<{ status: StatusJson; tasks: TaskRecord[] }> {
+  const found = await status(repo);
+  expect(found.run.state).toBe('done');
+  const trunk = found.run.trunk ?? 'main';
   const modules = goalModules(repo);
-  const files = repo.git('ls-tree', '-r', '--name-only', 'main').split('\n');
-  const index = repo.git('show', 'main:src/index.js');
+  const files = repo.git('ls-tree', '-r', '--name-only', trunk).split('\n');
+  const index = repo.git('show', `${trunk}:src/index.js`);
   for (const module of modules) {
     expect(files).toContain(module);
     expect(index).toContain(module.replace(/^src\//, './'));
   }
-  const found = await status(repo);
-  expect(found.run.state).toBe('done');
   const { tasks, deliveredFrom } = taskTable(repo, found.run.id);
   // Exactly once: every task closed, and its handoff delivered once, none missing, none extra.
   expect(tasks.every((task) => task.status !== 'open' && task.status !== 'running')).toBe(true);

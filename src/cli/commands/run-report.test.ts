@@ -11,8 +11,8 @@ type FinishedRun = Extract<RunSessionResult, { ok: true }>;
 
 /** What `colony run` returns for a run that ended, main at GREEN. */
 function finishedRun(runId: string, given: Pick<FinishedRun, 'status' | 'stateDir' | 'durationMs'>): FinishedRun {
-  const none = { budgetExhausted: null, rootHandoff: null, check: null, checkoutProblem: null, failure: null };
-  return { ok: true, runId, ...given, ...none, mainBranch: 'main', mainCommit: GREEN, workspaceMethod: 'worktree', sandboxMethod: 'none' };
+  const none = { budgetExhausted: null, rootHandoff: null, check: null, checkoutProblem: null, trunkProblem: null, failure: null };
+  return { ok: true, runId, ...given, ...none, mainBranch: 'main', checkedOutBranch: 'main', startCommit: GREEN, mainCommit: GREEN, workspaceMethod: 'worktree', sandboxMethod: 'none' };
 }
 
 describe('the summary colony run prints', () => {

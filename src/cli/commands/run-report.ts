@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import { foldRunStatus } from '../../observe/status/run-status.js';
-import { acceptanceLines, budgetLines, greenLines, wallTime } from '../../observe/status/format-run-status.js';
+import { acceptanceLines, budgetLines, greenLines, trunkRewriteLines, wallTime } from '../../observe/status/format-run-status.js';
 import { type RunStatus } from '../../observe/status/types.js';
 import type { RunSessionResult } from '../../orchestrator/session/run-session.js';
 import { acquireRunLock, lockHolderIsAlive } from '../../orchestrator/setup/run-lock.js';
@@ -80,6 +80,35 @@ export function formatRunSummary(result: Extract<RunSessionResult, { ok: true }>
   if (result.status === 'stopped') {
     lines.push(`The run was stopped; its unfinished tasks wait, with their agents' conversations and workspaces. Continue it with: colony resume --repo ${shellWord(status?.run.repo ?? '.')} --state ${shellWord(result.stateDir)}`);
   }
-  lines.push(`${result.mainBranch} is at ${result.mainCommit.slice(0, 12)}. More: colony status --state ${shellWord(result.stateDir)}; colony events --state ${shellWord(result.stateDir)}`, '');
+  if (status !== null) lines.push(...trunkRewriteLines(status.trunkRewrites).map((line) => line.replace(/^Trunk/, 'trunk')));
+  lines.push(...landingLines(result, status?.run.repo ?? null));
+  lines.push(`More: colony status --state ${shellWord(result.stateDir)}; colony events --state ${shellWord(result.stateDir)}`, '');
   return lines.join('\n');
+}
+
+/** Where a run's or a worker's work landed, and how to review it and bring it in. */
+export interface Landing {
+  readonly mainBranch: string;
+  readonly checkedOutBranch: string;
+  readonly startCommit: string;
+  readonly mainCommit: string;
+}
+
+/**
+ * Where the work is: on the branch checked out (kept in step), or on a branch of the run's own,
+ * with the commands to review it and bring it into the user's branch.
+ */
+export function landingLines(landing: Landing, repo: string | null): string[] {
+  const { mainBranch: trunk, checkedOutBranch: yours, mainCommit } = landing;
+  const at = mainCommit.slice(0, 12);
+  if (trunk === yours) return [`${trunk} is at ${at}.`];
+  if (mainCommit === landing.startCommit) return [`${trunk} is at ${at}: nothing landed on it this time. ${yours} was not touched.`];
+  const inRepo = repo === null ? '' : ` --repo ${shellWord(repo)}`;
+  const git = repo === null ? 'git' : `git -C ${shellWord(repo)}`;
+  const range = `${shellWord(yours)}..${shellWord(trunk)}`;
+  return [
+    `The work is on ${trunk} (at ${at}); your ${yours} was not touched.`,
+    `  review it:   ${git} log --oneline ${range}   and   ${git} diff ${shellWord(yours)}...${shellWord(trunk)}`,
+    `  bring it in: colony land${inRepo}   (fast-forwards or merges ${trunk} into ${yours}, the branch checked out)`,
+  ];
 }

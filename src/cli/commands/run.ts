@@ -35,6 +35,7 @@ import { applyConfiguration } from '../config/apply-configuration.js';
 
 interface RunFlags extends SandboxFlags, FreshnessFlags, GreenFlags {
   readonly repo: string;
+  readonly trunk?: string;
   readonly model: string;
   readonly plannerModel?: string;
   readonly baseUrl?: string;
@@ -76,6 +77,7 @@ const PROGRESS_EVENTS: ReadonlySet<EventType> = new Set<EventType>([
   'run.started',
   'run.ended',
   'run.resumed',
+  'trunk.rewritten',
   'disk.full',
   'disk.recovered',
   'agent.hung',
@@ -126,6 +128,7 @@ export function defineRunCommand(command: Command, ctx: CommandContext): void {
     .option('--goal <text>', 'the goal as text, instead of a file: colony keeps it in the state directory for colony resume')
     .option('--max-goal-size <size>', 'the largest goal colony reads, e.g. 64M', byteSize, DEFAULT_MAX_BRIEF_BYTES)
     .option('--repo <dir>', 'the git repository to build in', '.')
+    .option('--trunk <branch>', "the branch the work lands on: an existing branch, or a new one made from the commit checked out (default: a branch of the run's own, colony/<short goal name>; your checked-out branch and files are never moved)")
     .option('--model <spec>', "the workers' model: sim[?options], openai:<model>, anthropic:<model>, openai-compatible:<model>", 'sim')
     .option('--planner-model <spec>', "the planners' model (default: the workers' model)")
     .option('--base-url <url>', 'the API base URL (required for openai-compatible)')
@@ -253,6 +256,7 @@ async function run(ctx: CommandContext, given: GoalGiven, flags: RunFlags): Prom
       maxGoalBytes: flags.maxGoalSize,
       settings: {
         ...goal,
+        trunk: flags.trunk ?? null,
         workers: flags.workers,
         workerMaxSteps: flags.maxSteps,
         plannerMaxSteps: flags.plannerMaxSteps,
@@ -307,6 +311,7 @@ function report(ctx: CommandContext, result: Extract<RunSessionResult, { ok: tru
       check: result.check,
       main: result.mainCommit,
       checkoutProblem: result.checkoutProblem,
+      trunkProblem: result.trunkProblem,
       failure: result.failure,
       budgetExhausted: result.budgetExhausted,
       durationMs: result.durationMs,
@@ -321,6 +326,7 @@ function report(ctx: CommandContext, result: Extract<RunSessionResult, { ok: tru
   if (result.failure !== null) ctx.stderr(`colony: the run was stopped because ${result.failure}\n`);
   if (result.budgetExhausted !== null) ctx.stderr(`colony: ${budgetStopLine(result.budgetExhausted, status)}\n`);
   if (result.checkoutProblem !== null) ctx.stderr(`colony: your checkout was not updated: ${result.checkoutProblem}\n`);
+  if (result.trunkProblem !== null) ctx.stderr(`colony: landed work is missing from ${result.mainBranch}: ${result.trunkProblem}\n`);
 }
 
 /** Which limit ended the run and the figures: `the run's token budget of 100,000 tokens was used up: 104,311 tokens spent in all`. */

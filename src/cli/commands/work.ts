@@ -10,9 +10,11 @@ import { announcingPromptOverrides } from '../prompt-override-notice.js';
 import type { WorkspaceMethodChoice } from '../../workspace/workspace-method-choice.js';
 import { EXIT_FAILED, EXIT_OK, positiveInteger, usageError, workspacesOption, type CommandContext } from '../command-context.js';
 import { shellWord } from '../../errors/shell-word.js';
+import { landingLines } from './run-report.js';
 
 interface WorkFlags extends SandboxFlags {
   readonly repo: string;
+  readonly trunk?: string;
   readonly model?: string;
   readonly baseUrl?: string;
   readonly apiKeyEnv?: string;
@@ -29,6 +31,7 @@ export function defineWorkCommand(command: Command, ctx: CommandContext): void {
   command
     .argument('<task>', 'a Markdown file describing the task')
     .option('--repo <dir>', 'the git repository to work on', '.')
+    .option('--trunk <branch>', "the branch the work lands on (default: a branch of its own, colony/<short task name>, made from the commit checked out)")
     .option('--model <spec>', 'the model: sim[?options], openai:<model>, anthropic:<model>, openai-compatible:<model>')
     .option('--base-url <url>', 'the API base URL (required for openai-compatible)')
     .option('--api-key-env <name>', 'the environment variable holding the API key')
@@ -67,6 +70,7 @@ async function work(ctx: CommandContext, taskPath: string, flags: WorkFlags): Pr
     model: resolved.model,
     ...(flags.state === undefined ? {} : { stateDir: resolve(ctx.cwd, flags.state) }),
     maxSteps: flags.maxSteps,
+    trunk: flags.trunk,
     sharedDependencies: flags.sharedDeps,
     workspaces: flags.workspaces,
     signal: ctx.signal,
@@ -90,7 +94,7 @@ async function work(ctx: CommandContext, taskPath: string, flags: WorkFlags): Pr
     ctx.stdout(`${JSON.stringify(outcome, null, 2)}\n`);
   } else {
     ctx.stdout(formatHandoff(result.handoff));
-    ctx.stdout(`\n${result.mainBranch} is at ${result.mainCommit.slice(0, 12)}. Events: colony events --state ${shellWord(result.stateDir)}\n`);
+    ctx.stdout(`\n${landingLines(result, resolve(ctx.cwd, flags.repo)).join('\n')}\nEvents: colony events --state ${shellWord(result.stateDir)}\n`);
     if (result.checkoutProblem !== null) ctx.stderr(`colony: your checkout was not updated: ${result.checkoutProblem}\n`);
   }
   return result.handoff.status === 'done' ? EXIT_OK : EXIT_FAILED;

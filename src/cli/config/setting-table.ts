@@ -26,6 +26,7 @@ export const SETTINGS: readonly Setting[] = [
     unset: { means: "the provider's usual one, such as OPENAI_API_KEY", example: '"OPENAI_API_KEY"' },
   },
   { key: 'prices', flag: '--prices', kind: 'path', meaning: 'a JSON file of model prices that adds to or overrides the known ones', unset: { means: 'the prices colony knows', example: '"prices.json"' } },
+  { key: 'trunk', flag: '--trunk', kind: 'text', meaning: 'the branch the work lands on', unset: { means: 'a branch of the run\'s own, colony/<short goal name>, made from the commit checked out', example: '"main"' } },
   { key: 'workers', flag: '--workers', kind: 'whole', meaning: 'the most workers running at once (planners do not count)' },
   { key: 'max-steps', flag: '--max-steps', kind: 'whole', meaning: 'the most model calls one worker may make' },
   { key: 'planner-max-steps', flag: '--planner-max-steps', kind: 'whole', meaning: 'the most model calls one planner may make' },
@@ -91,7 +92,7 @@ export const SETTINGS: readonly Setting[] = [
     meaning: 'snapshot main after N landed commits, after M minutes (Mm), both (N,Mm), or off',
     defaultLiteral: everyLiteral(green),
   },
-  { key: 'branch', table: 'green', flag: '--green-branch', kind: 'text', meaning: 'the branch a passing snapshot moves forward (not main)', defaultLiteral: `"${green.branch}"` },
+  { key: 'branch', table: 'green', flag: '--green-branch', kind: 'text', meaning: 'the branch a passing snapshot moves forward (not the trunk)', unset: { means: '"green" beside the branch checked out, "<trunk>-green" beside any other trunk', example: '"green"' } },
   { key: 'tag', table: 'green', flag: '--green-tag', kind: 'switch', meaning: 'tag every commit the green branch moves to', defaultLiteral: String(green.tag) },
   { key: 'check-timeout', table: 'green', flag: '--check-timeout', kind: 'number', meaning: 'minutes a check may run before it counts as failing', defaultLiteral: String(green.checkTimeoutMs / 60_000) },
 ];

@@ -6,7 +6,18 @@ import { recordedRunSettingsSchema } from '../run-settings.js';
 export const runAgentBodies = [
   z.object({
     type: z.literal('run.started'),
-    data: z.object({ mode: z.string(), repo: z.string(), model: z.string(), title: z.string() }),
+    data: z.object({
+      mode: z.string(),
+      repo: z.string(),
+      model: z.string(),
+      title: z.string(),
+      /**
+       * The branch the run lands on, and whether colony made it for the run (from the commit
+       * checked out) or it was there. Absent in runs recorded before runs had a trunk: they
+       * landed on the branch checked out.
+       */
+      trunk: z.object({ branch: z.string(), made: z.boolean(), commit: z.string(), checkedOut: z.string() }).optional(),
+    }),
   }),
   z.object({
     type: z.literal('run.ended'),
@@ -41,6 +52,25 @@ export const runAgentBodies = [
       repaired: z.number().int(),
       /** git lock files a killed git process left in the repository, cleared so merges can go on. */
       clearedLocks: z.array(z.string()),
+    }),
+  }),
+  z.object({
+    /**
+     * Someone other than colony moved the run's trunk so that landed work is gone from it:
+     * `moved` to a commit without commits the run landed (a reset, an amend, a forced move;
+     * `dropped` names them), or `reverted` by a commit on top that put landed files back as
+     * they were (`files`), as a commit made from an index behind the landings does.
+     */
+    type: z.literal('trunk.rewritten'),
+    data: z.object({
+      kind: z.enum(['moved', 'reverted']),
+      branch: z.string(),
+      commit: z.string(),
+      previous: z.string(),
+      /** What git recorded of the move, as `git reflog` shows it. */
+      action: z.string(),
+      dropped: z.array(z.string()),
+      files: z.array(z.string()),
     }),
   }),
   z.object({

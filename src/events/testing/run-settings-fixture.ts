@@ -10,6 +10,7 @@ export function runSettingsFixture(overrides: Partial<RecordedRunSettings> = {})
     baseUrl: null,
     apiKeyEnv: null,
     prices: {},
+    trunk: 'colony/fixture',
     workers: 4,
     workerMaxSteps: 50,
     plannerMaxSteps: 50,

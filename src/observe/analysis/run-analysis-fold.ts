@@ -164,6 +164,7 @@ function foldEvent(state: RunState, event: ColonyEvent): void {
     case 'run.ended':
     case 'run.configured':
     case 'prompts.loaded':
+    case 'trunk.rewritten':
     case 'disk.full':
     case 'disk.recovered':
     case 'agent.ended':

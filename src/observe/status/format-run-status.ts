@@ -32,6 +32,7 @@ function headerLines(status: RunStatus): string[] {
     `Run ${run.id}: ${run.state}${resumed}, wall time ${wallTime(run.durationMs)}`,
     `  ${oneLine(run.title, 100)}`,
     `  colony ${run.mode} on ${run.repo} with ${run.model}, started ${started}`,
+    ...(run.trunk === null ? [] : [`  landing on ${run.trunk}${run.trunk === run.checkedOut ? ', the branch checked out' : ''}`]),
     `Tasks: ${count(tasks.total)} (${counts})`,
     `Handoffs delivered: ${count(status.handoffs.delivered)}`,
     `Commits landed: ${count(status.commits.landed)}`,
@@ -53,7 +54,28 @@ function headerLines(status: RunStatus): string[] {
   if (status.budget !== null) lines.push(...budgetLines(status.budget));
   if (status.sandbox !== null) lines.push(sandboxLine(status.sandbox));
   lines.push(...salvagedLines(status.salvaged));
+  lines.push(...trunkRewriteLines(status.trunkRewrites));
   return lines;
+}
+
+/**
+ * Each move of the trunk by someone else that took landed work off it, naming the commit and
+ * what the user can do; the run's end says whether the work is back on the trunk.
+ */
+export function trunkRewriteLines(rewrites: RunStatus['trunkRewrites']): string[] {
+  return rewrites.map((rewrite) => `Trunk rewritten: ${trunkRewriteText(rewrite)}`);
+}
+
+/** One trunk rewrite in words, naming the commit: as `colony status`, the summary and the event line say it. */
+export function trunkRewriteText(rewrite: RunStatus['trunkRewrites'][number]): string {
+  const commit = rewrite.commit.slice(0, 12);
+  const action = rewrite.action === '' ? '' : ` (${oneLine(rewrite.action, 60)})`;
+  if (rewrite.kind === 'moved') {
+    const dropped = rewrite.dropped.length;
+    return `${rewrite.branch} was moved from ${rewrite.previous.slice(0, 12)} to ${commit}${action} by someone other than colony, taking ${count(dropped)} landed commit${dropped === 1 ? '' : 's'} off it (${rewrite.dropped.slice(0, 3).map((sha) => sha.slice(0, 12)).join(', ')}${dropped > 3 ? ', …' : ''})`;
+  }
+  const files = rewrite.files;
+  return `commit ${commit}${action} on ${rewrite.branch}, not colony's, put ${count(files.length)} landed file${files.length === 1 ? '' : 's'} back as they were before landing (${files.slice(0, 4).join(', ')}${files.length > 4 ? ', …' : ''}): made from an index behind the landings?`;
 }
 
 /** Which salvage refs hold work that did not land, at most five of them by name, and how to look at one. */

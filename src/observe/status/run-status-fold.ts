@@ -3,7 +3,7 @@ import type { AgentRole } from '../../events/event-fields.js';
 import { handoffStatusSchema, isFalseClaim } from '../../events/handoff.js';
 import type { TaskStatus } from '../../store/tasks/task-store.js';
 import { createGreenHealthFold, type GreenHealth } from '../green-health.js';
-import type { AcceptanceStatus, AgentState, AgentStatus, BudgetEvent, GreenStatus, RunStatus, RunStatusContext, SalvagedWorkStatus, SandboxStatus, UserAndon } from './types.js';
+import type { AcceptanceStatus, AgentState, AgentStatus, BudgetEvent, GreenStatus, RunStatus, RunStatusContext, SalvagedWorkStatus, SandboxStatus, TrunkRewriteStatus, UserAndon } from './types.js';
 
 export interface RunStatusFoldOptions {
   /** Fold only this run. Without it the fold follows the run started last, starting over at each `run.started`. */
@@ -28,6 +28,7 @@ interface RunRecord {
   repo: string;
   model: string;
   title: string;
+  trunk?: { branch: string; checkedOut: string } | undefined;
   startedAt: number;
   ended: { status: string; at: number; durationMs: number } | null;
   resumes: number;
@@ -103,6 +104,7 @@ export function createRunStatusFold(options: RunStatusFoldOptions = {}): RunStat
   // The latest verdict per task: checks run again after a restart replace the earlier ones.
   let verdicts = new Map<string, 'passed' | 'failed' | 'not-run' | 'false-claim'>();
   let salvaged: SalvagedWorkStatus[] = [];
+  let trunkRewrites: TrunkRewriteStatus[] = [];
   let green = createGreenHealthFold();
   let lastSeq = 0;
 
@@ -130,6 +132,7 @@ export function createRunStatusFold(options: RunStatusFoldOptions = {}): RunStat
     sandbox = null;
     verdicts = new Map();
     salvaged = [];
+    trunkRewrites = [];
     green = createGreenHealthFold();
   }
 
@@ -277,6 +280,9 @@ export function createRunStatusFold(options: RunStatusFoldOptions = {}): RunStat
       case 'workspace.salvaged':
         salvaged.push({ agentId: event.agentId, ref: event.data.branch, sideRef: event.data.sideBranch, files: event.data.files.length });
         return;
+      case 'trunk.rewritten':
+        trunkRewrites.push(event.data);
+        return;
       case 'workers.changed':
         workers = event.data.workers;
         return;
@@ -344,6 +350,8 @@ export function createRunStatusFold(options: RunStatusFoldOptions = {}): RunStat
         repo: run.repo,
         model: run.model,
         title: run.title,
+        trunk: run.trunk?.branch ?? null,
+        checkedOut: run.trunk?.checkedOut ?? null,
         startedAt: run.startedAt,
         resumes: run.resumes,
         endedAt: ended?.at ?? null,
@@ -382,6 +390,7 @@ export function createRunStatusFold(options: RunStatusFoldOptions = {}): RunStat
       sandbox: sandbox === null ? null : { ...sandbox },
       green: green.active ? greenStatusOf(green.result()) : null,
       salvaged: [...salvaged],
+      trunkRewrites: [...trunkRewrites],
     };
   }
 

@@ -107,7 +107,10 @@ function twoRuns() {
   log.append('run-old', 'system', runEnded('done', 60_000));
 
   log.at(100_000);
-  log.append('run-new', 'system', runStarted('Build the parser'));
+  log.append('run-new', 'system', {
+    type: 'run.started',
+    data: { mode: 'run', repo: '/srv/parser', model: 'sim', title: 'Build the parser', trunk: { branch: 'colony/build-the-parser', made: true, commit: 'a'.repeat(40), checkedOut: 'main' } },
+  });
   log.append('run-new', 'planner-root', agentStarted('root-planner', 'task-root', 'Build the parser', null));
   log.append('run-new', 'planner-root', modelRequested(1));
   log.append('run-new', 'planner-root', modelResponded(1, 100, 10, 0.01));
@@ -172,6 +175,8 @@ describe('foldRunStatus', () => {
       repo: '/srv/parser',
       model: 'sim',
       title: 'Build the parser',
+      trunk: 'colony/build-the-parser',
+      checkedOut: 'main',
       startedAt: T0 + 100_000,
       resumes: 0,
       endedAt: null,
@@ -497,6 +502,7 @@ describe('formatRunStatus', () => {
         'Run run-new: running, wall time 1h 02m 05s',
         '  Build the parser',
         '  colony run on /srv/parser with sim, started 2026-11-29T14:01:40Z',
+        '  landing on colony/build-the-parser',
         'Tasks: 7 (1 open, 2 running, 1 done, 1 partial, 1 blocked, 1 failed)',
         'Handoffs delivered: 3',
         'Commits landed: 1',

@@ -1,4 +1,4 @@
-import type { ColonyEvent } from '../../events/event-types.js';
+import type { ColonyEvent, EventData } from '../../events/event-types.js';
 import type { AgentRole, BudgetMeasure } from '../../events/event-fields.js';
 import type { HandoffStatus } from '../../events/handoff.js';
 import type { InboxMessage, TaskRecord, TaskStatus } from '../../store/tasks/task-store.js';
@@ -49,6 +49,10 @@ export interface RunStatus {
     readonly repo: string;
     readonly model: string;
     readonly title: string;
+    /** The branch the run lands on; null for runs recorded before runs had one (they landed on the branch checked out). */
+    readonly trunk: string | null;
+    /** The branch that was checked out when the run started; null as for `trunk`. */
+    readonly checkedOut: string | null;
     readonly startedAt: number;
     /** How many times `colony resume` took the run up again after it stopped or crashed. */
     readonly resumes: number;
@@ -92,7 +96,12 @@ export interface RunStatus {
   readonly green: GreenStatus | null;
   /** Work of workspaces removed before it landed, kept under refs of colony's own, in the order it was salvaged. */
   readonly salvaged: readonly SalvagedWorkStatus[];
+  /** Moves of the trunk by someone else that took landed work off it (`trunk.rewritten`), in order. */
+  readonly trunkRewrites: readonly TrunkRewriteStatus[];
 }
+
+/** One move of the run's trunk that took landed work off it. */
+export type TrunkRewriteStatus = EventData<'trunk.rewritten'>;
 
 /** One workspace's salvaged work (`workspace.salvaged`). */
 export interface SalvagedWorkStatus {

@@ -1,4 +1,5 @@
 import { formatAmount } from '../../events/budget-figures.js';
+import { trunkRewriteText } from '../status/format-run-status.js';
 import type { ColonyEvent, EventData } from '../../events/event-types.js';
 import type { BudgetMeasure } from '../../events/event-fields.js';
 
@@ -12,7 +13,7 @@ export function formatEventLine(event: ColonyEvent): string {
 export function describeEvent(event: ColonyEvent): string {
   switch (event.type) {
     case 'run.started':
-      return `run started: ${event.data.title} (${event.data.mode}, model ${event.data.model})`;
+      return `run started: ${event.data.title} (${event.data.mode}, model ${event.data.model})${trunkClause(event.data.repo, event.data.trunk)}`;
     case 'run.ended':
       return `run ended: ${event.data.status} after ${seconds(event.data.durationMs)}`;
     case 'run.configured':
@@ -23,6 +24,8 @@ export function describeEvent(event: ColonyEvent): string {
         : `prompts loaded: ${event.data.overridden.map((override) => `${override.name} (sha256 ${override.sha256.slice(0, 12)})`).join(', ')} from the repository, colony's own for the rest`;
     case 'run.resumed':
       return `run resumed (${ordinal(event.data.resumes)} time) after event ${event.data.lastSeq}: ${event.data.released.length} task(s) taken back from the stopped runner${event.data.repaired === 0 ? '' : `, ${event.data.repaired} event(s) restored from the task table`}`;
+    case 'trunk.rewritten':
+      return `trunk rewritten: ${trunkRewriteText(event.data)}`;
     case 'disk.full':
       return `cannot write colony's state in ${event.data.path} (${event.data.freeBytes === null ? 'disk full' : `${event.data.freeBytes} bytes free`}): no new agent starts until it can; ${oneLine(event.data.message)}`;
     case 'disk.recovered':
@@ -273,4 +276,12 @@ function ordinal(n: number): string {
   const teen = n % 100 >= 11 && n % 100 <= 13;
   const suffix = teen ? 'th' : n % 10 === 1 ? 'st' : n % 10 === 2 ? 'nd' : n % 10 === 3 ? 'rd' : 'th';
   return `${n}${suffix}`;
+}
+
+/** Where a run lands: `, landing on colony/x (made from main at 1a2b3c4d5e6f) in /srv/app`. */
+function trunkClause(repo: string, trunk: EventData<'run.started'>['trunk']): string {
+  if (trunk === undefined) return '';
+  if (trunk.branch === trunk.checkedOut) return `, landing on ${trunk.branch}, the branch checked out in ${repo}`;
+  const from = trunk.made ? `made from ${trunk.checkedOut} at ${trunk.commit.slice(0, 12)}` : `at ${trunk.commit.slice(0, 12)}`;
+  return `, landing on ${trunk.branch} (${from}) in ${repo}; ${trunk.checkedOut} is not touched`;
 }

@@ -9,6 +9,7 @@ import { type SnapshotOutcome } from '../green/types.js';
 import { loadPromptSet } from '../prompts/prompt-set.js';
 import { openRunStores } from '../setup/run-stores.js';
 import { lockSession } from './session-prelude.js';
+import { recordedTrunk } from '../../workspace/checkout/trunk-branch.js';
 import { withSessionCommands } from './session-commands.js';
 import { eventsDatabasePath, viewsDirOf } from '../setup/state-directory.js';
 import { Wakeups } from '../wakeups.js';
@@ -51,7 +52,8 @@ export type GreenNowResult =
 export async function runGreenNow(options: GreenNowOptions): Promise<GreenNowResult> {
   const session = await lockSession(options.repoDir, options.stateDir);
   if (!session.ok) return session;
-  const { repo, stateDir } = session;
+  const { stateDir } = session;
+  let repo = session.repo;
   try {
     const loaded = loadPromptSet(repo.root);
     if (!loaded.ok) return loaded;
@@ -72,6 +74,10 @@ export async function runGreenNow(options: GreenNowOptions): Promise<GreenNowRes
         everyCommits: null,
         everyMs: null,
       };
+      // The trunk the run landed on, not the branch checked out now.
+      const trunk = await recordedTrunk(repo, last.settings?.trunk ?? null);
+      if (!trunk.ok) return trunk;
+      repo = trunk.chosen.repo;
       const mainCommit = await resolveBranch(repo, repo.mainBranch);
       const logRunId = last.runId;
       const outcome = await withSessionCommands(session, last.settings?.sandbox, async ({ commands }) => {

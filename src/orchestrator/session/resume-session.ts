@@ -10,7 +10,8 @@ import { describeUnfinishedRun, findUnfinishedRun, type UnfinishedRun } from '..
 import { driveRun, type RunInputs, type RunSessionResult } from './run-session.js';
 import { openRunStores } from '../setup/run-stores.js';
 import { loadPromptSet } from '../prompts/prompt-set.js';
-import { prepareSession } from './session-prelude.js';
+import { dirtyCheckoutProblem, prepareSession } from './session-prelude.js';
+import { recordedTrunk } from '../../workspace/checkout/trunk-branch.js';
 import { withSessionCommands } from './session-commands.js';
 import { defaultStateDir, eventsDatabasePath } from '../setup/state-directory.js';
 import { chooseWorkspaces } from '../setup/workspace-setup.js';
@@ -104,18 +105,24 @@ export async function runResumeSession(given: ResumeSessionOptions): Promise<Run
         };
       }
       const { settings } = run;
+      // The run goes on landing where it landed.
+      const trunk = await recordedTrunk(session.repo, settings.trunk);
+      if (!trunk.ok) return trunk;
+      const onItsTrunk = { ...session, repo: trunk.chosen.repo };
+      const dirty = await dirtyCheckoutProblem(onItsTrunk.repo);
+      if (dirty !== null) return { ok: false, error: dirty };
       // Workspaces are taken up by the method that made them.
       const method = lastMethodChosen(stores.events.read({ runId: run.runId, types: ['workspace.method-chosen'] })) ?? settings.workspaces;
-      const chosen = await chooseWorkspaces(session.repo, session.stateDir, method);
+      const chosen = await chooseWorkspaces(onItsTrunk.repo, session.stateDir, method);
       if (!chosen.ok) return chosen;
       const options: RunInputs = { workerModel, plannerModel, signal: given.signal, onEvent: given.onEvent, secrets: given.secrets };
       return await withSessionCommands(
-        session,
+        onItsTrunk,
         settings.sandbox,
         ({ runId, commands, late }) =>
           driveRun({
             options,
-            session,
+            session: onItsTrunk,
             chosen,
             stores,
             start: { kind: 'resume', unfinished: run, settings, startedAt: run.startedAt },

@@ -21,7 +21,9 @@ import { takeUpRun, type ResumedRun } from '../resume/resume-run.js';
 import { abandonRun, openRunStores, readUnfinishedIn, unfinishedRunError, type RunStores } from '../setup/run-stores.js';
 import { DEFAULT_MAX_BRIEF_BYTES, readBriefFile, readBriefText } from './brief-file.js';
 import { createRedactingChatModel } from './redacting-chat-model.js';
-import { startCheckoutSync } from '../setup/checkout-sync.js';
+import { startTrunkKeeper } from './trunk-keeper.js';
+import type { TrunkLanding } from '../../workspace/checkout/trunk-watch.js';
+import type { EventStore } from '../../store/events/event-store.js';
 import { startGreenLoop } from '../green/green-loop.js';
 import { type ReleaseVerdict } from '../green/types.js';
 import { goalAsItStands, runGreenBase } from '../green/green-state.js';
@@ -29,7 +31,9 @@ import { defaultBisectParallel } from '../green/green-settings.js';
 import type { RunContext } from '../context/run-context.js';
 import { createWorkInFlight } from '../in-flight/work-in-flight.js';
 import { loadPromptSet, type PromptSet } from '../prompts/prompt-set.js';
-import { prepareSession, type PreparedSession } from './session-prelude.js';
+import { dirtyCheckoutProblem, prepareSession, type PreparedSession } from './session-prelude.js';
+import { chooseTrunk, defaultGreenBranch, makeTrunk, type ChosenTrunk } from '../../workspace/checkout/trunk-branch.js';
+import { onTrunk, type Repository } from '../../workspace/git/repository.js';
 import { prepareSharedDependencies } from '../setup/shared-dependencies.js';
 import { sandboxedInstall } from '../setup/sandboxed-install.js';
 import { goalsDirOf, viewsDirOf, workspacesDirOf } from '../setup/state-directory.js';
@@ -100,10 +104,17 @@ export type RunSessionResult =
       readonly rootHandoff: Handoff | null;
       /** The check run on main at the end, or null when there was none (stopped, or no command known). */
       readonly check: MainCheck | null;
+      /** The run's trunk: the branch its work landed on. */
       readonly mainBranch: string;
+      /** The branch checked out in the user's checkout; the trunk itself when the run landed there. */
+      readonly checkedOutBranch: string;
+      /** The trunk's commit when this session of the run started. */
+      readonly startCommit: string;
       readonly mainCommit: string;
       readonly stateDir: string;
       readonly checkoutProblem: string | null;
+      /** Landed work that someone else's move of the trunk took off it and that is still missing, with what to do; null when none is. */
+      readonly trunkProblem: string | null;
       /** Why colony stopped the run itself (its store failed), or null. */
       readonly failure: string | null;
       /** From the run's first start to its end, as `run.ended` records it (and `colony status` shows). */
@@ -132,29 +143,40 @@ export async function runRunSession(given: RunSessionOptions): Promise<RunSessio
   if (!goal.ok) return goal;
   const session = await prepareSession(options.repoDir, options.stateDir);
   if (!session.ok) return session;
-  const settings = settingsOf(options, recordedGoalOf(goalGiven, session.stateDir));
   try {
     const loaded = loadPromptSet(session.repo.root);
     if (!loaded.ok) return loaded;
+    const givenTrunk = options.settings.trunk ?? null;
     // Refused before anything is made, as the green loop would refuse it at its first pass.
-    const greenBranchRefused = await greenBranchProblem(session.repo, settings.green.branch);
-    if (greenBranchRefused !== null) return { ok: false, error: `--green-branch: ${greenBranchRefused}` };
+    const givenGreen = options.settings.green?.branch;
+    if (givenGreen !== undefined) {
+      const greenBranchRefused = await greenBranchProblem(onTrunk(session.repo, givenTrunk ?? session.repo.checkedOutBranch), givenGreen);
+      if (greenBranchRefused !== null) return { ok: false, error: `--green-branch: ${greenBranchRefused}` };
+    }
+    const dirty = givenTrunk === null ? null : await dirtyCheckoutProblem(onTrunk(session.repo, givenTrunk));
+    if (dirty !== null) return { ok: false, error: dirty };
     // Read before anything is made: a refused run leaves no log behind where there was none.
     const unfinished = readUnfinishedIn(session.stateDir);
     if (!unfinished.ok) return unfinished;
     if (unfinished.run !== null && options.newRun !== true) return { ok: false, error: unfinishedRunError(unfinished.run, session.stateDir, options.stateDir !== undefined) };
-    const chosen = await chooseWorkspaces(session.repo, session.stateDir, settings.workspaces);
+    const trunk = await chooseTrunk(session.repo, givenTrunk, goal.title);
+    if (!trunk.ok) return trunk;
+    const chosen = await chooseWorkspaces(trunk.chosen.repo, session.stateDir, options.settings.workspaces ?? 'auto');
     if (!chosen.ok) return chosen;
-    // Written once nothing can refuse the run any more but the run's own start.
+    const settings = settingsOf(options, recordedGoalOf(goalGiven, session.stateDir), trunk.chosen.repo);
+    // The last steps that may refuse, and the first that change the repository: the goal kept, the run's branch made.
     const kept = keepInlineGoal(goalGiven, settings.goalPath);
     if (!kept.ok) return kept;
-    return await withSessionCommands(session, settings.sandbox, async ({ runId, commands, late }) => {
+    const made = await makeTrunk(trunk.chosen);
+    if (!made.ok) return made;
+    const onItsTrunk = { ...session, repo: trunk.chosen.repo };
+    return await withSessionCommands(onItsTrunk, settings.sandbox, async ({ runId, commands, late }) => {
       const stores = openRunStores(session.stateDir, options.secrets ?? [], options.durable ?? true);
       if (!stores.ok) return stores;
       try {
         if (unfinished.run !== null) abandonRun(stores.events, unfinished.run);
-        const start: RunStart = { kind: 'new', goal, settings, startedAt: Date.now() };
-        return await driveRun({ options, session, chosen, stores, start, runId, commands, late, prompts: loaded.prompts });
+        const start: RunStart = { kind: 'new', goal, settings, startedAt: Date.now(), trunk: trunk.chosen };
+        return await driveRun({ options, session: onItsTrunk, chosen, stores, start, runId, commands, late, prompts: loaded.prompts });
       } finally {
         stores.close();
       }
@@ -166,7 +188,14 @@ export async function runRunSession(given: RunSessionOptions): Promise<RunSessio
 
 /** How a run begins: a new one from its goal, or one taken up again by `colony resume`. */
 export type RunStart =
-  | { readonly kind: 'new'; readonly goal: { readonly title: string; readonly body: string }; readonly settings: RunSettings; readonly startedAt: number }
+  | {
+      readonly kind: 'new';
+      readonly goal: { readonly title: string; readonly body: string };
+      readonly settings: RunSettings;
+      readonly startedAt: number;
+      /** The branch the run lands on, made for it or given with `--trunk`. */
+      readonly trunk: ChosenTrunk;
+    }
   | { readonly kind: 'resume'; readonly unfinished: UnfinishedRun; readonly settings: RunSettings; readonly startedAt: number };
 
 /** What a run is given besides its settings, new or resumed: the models and the caller's hooks. */
@@ -191,7 +220,9 @@ export async function driveRun(drive: DriveRunOptions): Promise<RunSessionResult
   const { events, tasks } = drive.stores;
   const { repo, stateDir } = session;
   const startCommit = await resolveBranch(repo, repo.mainBranch);
-  const checkout = startCheckoutSync(repo, startCommit);
+  // The checkout follows a trunk the user has checked out; every trunk is watched for moves by others.
+  let recordTrunk: (body: EventBody) => void = () => undefined;
+  const trunkKeeper = await startTrunkKeeper({ repo, startCommit, earlier: landingsOf(drive.stores.events, runId), record: (body) => recordTrunk(body) });
   const signal = options.signal ?? new AbortController().signal;
   try {
     // The budget folds every event of the run as it is recorded, before anyone else hears of it,
@@ -202,17 +233,19 @@ export async function driveRun(drive: DriveRunOptions): Promise<RunSessionResult
     // The green loop counts landings from the moment it starts.
     let observeGreen: (event: ColonyEvent) => void = () => undefined;
     const onEvent = (event: ColonyEvent): void => {
+      if (event.type === 'merge.landed') trunkKeeper.landed(event.data);
       budget?.observe(event);
       observeGreen(event);
       options.onEvent?.(event);
     };
     const system = createAgentRecorder(events, runId, 'system', onEvent);
+    recordTrunk = system.record;
     const disk = createDiskGuard({ events, path: stateDir, record: system.record, now: Date.now });
     let resumed: ResumedRun | null = null;
     let rootTaskId: string;
     if (start.kind === 'new') {
       recordBudget = system.record;
-      system.record({ type: 'run.started', data: { mode: 'run', repo: repo.root, model: options.workerModel.spec, title: start.goal.title } });
+      system.record({ type: 'run.started', data: { mode: 'run', repo: repo.root, model: options.workerModel.spec, title: start.goal.title, trunk: trunkRecord(repo, start.trunk) } });
       system.record({ type: 'run.configured', data: { settings: start.settings } });
       if (budget !== undefined) system.record({ type: 'budget.set', data: budgetSet(limits, start.startedAt) });
       // With the run's start, before the first flush: a run killed at any later moment has its root to resume.
@@ -248,7 +281,7 @@ export async function driveRun(drive: DriveRunOptions): Promise<RunSessionResult
       ...(resumed === null ? {} : { keep: resumed.keepWorkspaces }),
     });
     if (!workspaces.ok) {
-      await checkout.finish();
+      await trunkKeeper.finish();
       // Nothing ran: the run stays resumable once what kept the workspaces from starting is fixed.
       system.record({ type: 'run.ended', data: { status: 'stopped', durationMs: Date.now() - start.startedAt } });
       system.flush();
@@ -343,7 +376,7 @@ export async function driveRun(drive: DriveRunOptions): Promise<RunSessionResult
     if (status !== 'stopped') {
       await sweepWorkspaces({ repo, stateDir, lock: session.stateLock, workspacesDir: workspacesDirOf(stateDir), providers: [workspaces.provider], record: system.record });
     }
-    const checkoutProblem = await checkout.finish();
+    const { checkoutProblem, trunkProblem } = await trunkKeeper.finish();
     // Nothing is left to share once every worker has ended: no hidden copy of the repository
     // stays behind (what workspaces kept for `colony resume` still need is kept).
     await workspaces.provider.close();
@@ -359,9 +392,12 @@ export async function driveRun(drive: DriveRunOptions): Promise<RunSessionResult
       rootHandoff: outcome.rootHandoff,
       check,
       mainBranch: repo.mainBranch,
+      checkedOutBranch: repo.checkedOutBranch,
+      startCommit,
       mainCommit: await resolveBranch(repo, repo.mainBranch),
       stateDir,
       checkoutProblem,
+      trunkProblem,
       failure: outcome.failure,
       durationMs,
       workspaceMethod: workspaces.provider.method,
@@ -370,6 +406,16 @@ export async function driveRun(drive: DriveRunOptions): Promise<RunSessionResult
   } finally {
     await closeRepositoryObjects(repo);
   }
+}
+
+/** Where a run lands, as `run.started` records it. */
+export function trunkRecord(repo: Repository, trunk: ChosenTrunk): EventData<'run.started'>['trunk'] {
+  return { branch: trunk.trunk, made: trunk.made, commit: trunk.commit, checkedOut: repo.checkedOutBranch };
+}
+
+/** The landings a run recorded so far, oldest first: a resumed run's watch knows them. */
+function landingsOf(events: EventStore, runId: string): TrunkLanding[] {
+  return events.read({ runId, types: ['merge.landed'] }).flatMap((event) => (event.type === 'merge.landed' ? [event.data] : []));
 }
 
 /** The check run on main at the end of a run: the release snapshot's command, commit and verdict. */
@@ -410,10 +456,12 @@ function createRootTask(tasks: TaskStore, system: AgentRecorder, runId: string, 
   return root.id;
 }
 
-/** The settings a new run records for `colony resume`: the options' with the defaults filled in and the goal file it keeps. */
-function settingsOf(options: RunSessionOptions, goal: Pick<RunSettings, 'goalPath' | 'goalSource'>): RunSettings {
+/** The settings a new run records for `colony resume`: the options' with the defaults filled in, the goal file it keeps and its trunk. */
+function settingsOf(options: RunSessionOptions, goal: Pick<RunSettings, 'goalPath' | 'goalSource'>, repo: Repository): RunSettings {
   // An inline goal's text is not a setting: it is the root task's brief (the schema drops it).
-  return resolveRunSettings({ ...options.settings, ...goal, workerModel: options.workerModel.spec, plannerModel: options.plannerModel.spec });
+  const given = options.settings;
+  const green = { ...given.green, branch: given.green?.branch ?? defaultGreenBranch(repo) };
+  return resolveRunSettings({ ...given, ...goal, trunk: repo.mainBranch, green, workerModel: options.workerModel.spec, plannerModel: options.plannerModel.spec });
 }
 
 /** The goal file a run records: the one given, or a new file in the state directory for an inline goal. */

@@ -1,7 +1,7 @@
 import { existsSync, readdirSync, rmSync } from 'node:fs';
 import { basename, join, relative, resolve } from 'node:path';
 import { DAMAGED_FOLDER_SUFFIX } from '../../store/sqlite/damaged-store-error.js';
-import { excludeFromGit, findDirtyFiles, openRepository, type Repository } from '../../workspace/git/repository.js';
+import { excludeFromGit, findDirtyFiles, landsOnCheckout, openRepository, type Repository } from '../../workspace/git/repository.js';
 import { repairCheckout } from '../setup/checkout-sync.js';
 import { acquireRunLock, type RunLock } from '../setup/run-lock.js';
 import { defaultStateDir, prepareStateDir, stateLockPath } from '../setup/state-directory.js';
@@ -20,28 +20,33 @@ export type PreparedSession =
 /**
  * What every session that lands work does first, in this order, changing nothing the user
  * would notice when it refuses: open the repository, prepare the state directory (excluded
- * from git), take the repository's and the state directory's run locks, repair a checkout an
- * earlier run left behind, and refuse a dirty tree. On success the caller must `release()`.
+ * from git), take the repository's and the state directory's run locks, and repair a checkout
+ * an earlier run left behind. On success the caller must `release()`. Whether the tree must be
+ * clean depends on the trunk, which the caller settles next (see `dirtyCheckoutProblem`).
  */
 export async function prepareSession(repoDir: string, stateDirOption: string | undefined): Promise<PreparedSession> {
   const locked = await lockSession(repoDir, stateDirOption);
   if (!locked.ok) return locked;
-  const { repo } = locked;
-  const refuse = (error: string): PreparedSession => {
-    locked.release();
-    return { ok: false, error };
-  };
-  const repaired = await repairCheckout(repo);
-  if (!repaired.ok) return refuse(repaired.error);
+  const repaired = await repairCheckout(locked.repo);
+  if (repaired.ok) return locked;
+  locked.release();
+  return { ok: false, error: repaired.error };
+}
+
+/**
+ * Why a run cannot start on this checkout, or null: a run that lands on the branch checked out
+ * keeps the checkout in step with every landing, so it starts from a clean tree. A run on a
+ * branch of its own never touches the checkout, and the user's edits there do not matter.
+ */
+export async function dirtyCheckoutProblem(repo: Repository): Promise<string | null> {
+  if (!landsOnCheckout(repo)) return null;
   const dirty = await findDirtyFiles(repo);
-  if (dirty.length > 0) {
-    return refuse(
-      `the repository has uncommitted changes (${dirty.slice(0, 5).join(', ')}${dirty.length > 5 ? ', …' : ''}). ` +
-        'colony lands work on the checked-out branch and updates your checkout, so it starts from a clean tree: ' +
-        'commit or stash your changes (git stash), then run this again.',
-    );
-  }
-  return locked;
+  if (dirty.length === 0) return null;
+  return (
+    `the repository has uncommitted changes (${dirty.slice(0, 5).join(', ')}${dirty.length > 5 ? ', …' : ''}), and the run lands on ${repo.mainBranch}, the branch checked out there. ` +
+    'colony keeps that checkout in step with every landing, so it starts from a clean tree: ' +
+    `commit or stash your changes (git stash), or let the run land on a branch of its own (leave out --trunk ${repo.mainBranch}), then run this again.`
+  );
 }
 
 /**

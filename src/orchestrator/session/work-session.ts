@@ -15,7 +15,10 @@ import { createRedactingChatModel } from './redacting-chat-model.js';
 import { startCheckoutSync } from '../setup/checkout-sync.js';
 import { runWorkerTask } from '../roles/worker/run-worker-task.js';
 import { loadPromptSet, type PromptSet } from '../prompts/prompt-set.js';
-import { prepareSession, type PreparedSession } from './session-prelude.js';
+import { dirtyCheckoutProblem, prepareSession, type PreparedSession } from './session-prelude.js';
+import { chooseTrunk, makeTrunk, type ChosenTrunk } from '../../workspace/checkout/trunk-branch.js';
+import { trunkRecord } from './run-session.js';
+import { landsOnCheckout, onTrunk } from '../../workspace/git/repository.js';
 import { prepareSharedDependencies } from '../setup/shared-dependencies.js';
 import { sandboxedInstall } from '../setup/sandboxed-install.js';
 import { eventsDatabasePath, viewsDirOf, workspacesDirOf } from '../setup/state-directory.js';
@@ -35,6 +38,8 @@ export interface WorkSessionOptions {
   /** Defaults to `<repo>/.colony`. */
   readonly stateDir?: string;
   readonly maxSteps: number;
+  /** The branch the work lands on (`--trunk`); a branch of its own, `colony/<short task name>`, when absent. */
+  readonly trunk?: string | undefined;
   /** Install main's npm dependencies once and link them into the worker's workspace; true when not given. */
   readonly sharedDependencies?: boolean;
   /** How the workspace is made; `auto` (the default) takes an overlay mount where it works. */
@@ -53,7 +58,11 @@ export type WorkSessionResult =
       readonly ok: true;
       readonly runId: string;
       readonly handoff: Handoff;
+      /** The trunk: the branch the work landed on. */
       readonly mainBranch: string;
+      /** The branch checked out in the user's checkout; the trunk itself when the work landed there. */
+      readonly checkedOutBranch: string;
+      readonly startCommit: string;
       readonly mainCommit: string;
       readonly stateDir: string;
       /** Why the user's checkout could not be brought up to date, or null when it was. */
@@ -78,10 +87,19 @@ export async function runWorkSession(given: WorkSessionOptions): Promise<WorkSes
   try {
     const loaded = loadPromptSet(session.repo.root);
     if (!loaded.ok) return loaded;
-    const chosen = await chooseWorkspaces(session.repo, session.stateDir, options.workspaces ?? 'auto');
+    const givenTrunk = options.trunk ?? null;
+    const dirty = givenTrunk === null ? null : await dirtyCheckoutProblem(onTrunk(session.repo, givenTrunk));
+    if (dirty !== null) return { ok: false, error: dirty };
+    const trunk = await chooseTrunk(session.repo, givenTrunk, task.title);
+    if (!trunk.ok) return trunk;
+    const chosen = await chooseWorkspaces(trunk.chosen.repo, session.stateDir, options.workspaces ?? 'auto');
     if (!chosen.ok) return chosen;
-    return await withSessionCommands(session, options.sandbox, ({ runId, commands, late }) =>
-      runInRepository(options, session, chosen, task, loaded.prompts, runId, commands, late),
+    // The last step that may refuse, and the first that changes the repository.
+    const made = await makeTrunk(trunk.chosen);
+    if (!made.ok) return made;
+    const onItsTrunk = { ...session, repo: trunk.chosen.repo };
+    return await withSessionCommands(onItsTrunk, options.sandbox, ({ runId, commands, late }) =>
+      runInRepository(options, onItsTrunk, chosen, trunk.chosen, task, loaded.prompts, runId, commands, late),
     );
   } finally {
     session.release();
@@ -92,6 +110,7 @@ async function runInRepository(
   options: WorkSessionOptions,
   session: Extract<PreparedSession, { ok: true }>,
   chosen: Extract<ChosenWorkspaces, { ok: true }>,
+  trunk: ChosenTrunk,
   task: { title: string; body: string },
   prompts: PromptSet,
   runId: string,
@@ -106,7 +125,8 @@ async function runInRepository(
   } catch (error) {
     return { ok: false, error: `cannot open the event log: ${errorMessage(error)}` };
   }
-  const checkout = startCheckoutSync(repo, startCommit);
+  // The user's checkout follows only a trunk they have checked out.
+  const checkout = landsOnCheckout(repo) ? startCheckoutSync(repo, startCommit) : null;
   const started = Date.now();
   // A forced quit (process.exit) still writes the events recorded in its last moments.
   const closeOnExit = () => events.close();
@@ -116,7 +136,7 @@ async function runInRepository(
       const event = events.append({ ...body, runId, agentId: 'system' });
       options.onEvent?.(event);
     };
-    record({ type: 'run.started', data: { mode: 'work', repo: repo.root, model: options.model.spec, title: task.title } });
+    record({ type: 'run.started', data: { mode: 'work', repo: repo.root, model: options.model.spec, title: task.title, trunk: trunkRecord(repo, trunk) } });
     record({ type: 'prompts.loaded', data: { overridden: prompts.overridden.map((override) => ({ ...override })) } });
     late.attach(record);
     const dependencyLayer = await prepareSharedDependencies({
@@ -131,7 +151,7 @@ async function runInRepository(
     // One worker, one workspace: a disk cap would have nothing to hold back.
     const workspaces = await startWorkspaces({ repo, stateDir, lock: session.stateLock, chosen, record, diskCapBytes: null });
     if (!workspaces.ok) {
-      await checkout.finish();
+      await checkout?.finish();
       record({ type: 'run.ended', data: { status: 'failed', durationMs: Date.now() - started } });
       return workspaces;
     }
@@ -153,11 +173,11 @@ async function runInRepository(
       },
       {
         task: { id: newShortId('task'), title: task.title, body: task.body },
-        onLanded: () => checkout.afterLanding(),
+        onLanded: () => checkout?.afterLanding() ?? Promise.resolve(),
         signal: options.signal,
       },
     );
-    const checkoutProblem = await checkout.finish();
+    const checkoutProblem = (await checkout?.finish()) ?? null;
     await workspaces.provider.close();
     record({ type: 'run.ended', data: { status: result.handoff.status, durationMs: Date.now() - started } });
     const mainCommit = (await runGit(repo.root, ['rev-parse', `refs/heads/${repo.mainBranch}`])).stdout.trim();
@@ -166,6 +186,8 @@ async function runInRepository(
       runId,
       handoff: result.handoff,
       mainBranch: repo.mainBranch,
+      checkedOutBranch: repo.checkedOutBranch,
+      startCommit,
       mainCommit,
       stateDir,
       checkoutProblem,

@@ -98,4 +98,36 @@ describe('checkout sync', () => {
     const repaired = await repairCheckout(repo);
     expect(repaired).toMatchObject({ ok: false, error: expect.stringMatching(/is damaged[\s\S]*do not commit them[\s\S]*git reset --keep main/) });
   });
+  it('carries a commit the user made meanwhile along, so it never reverts landed files', async () => {
+    const sync = startCheckoutSync(repo, git('rev-parse', 'main'));
+    landBehindTheCheckout('a.txt', 'A\n');
+    await sync.afterLanding();
+    // The user commits a file of their own from the index colony kept in step.
+    writeFileSync(join(dir, 'NOTES.md'), 'mine\n');
+    git('add', 'NOTES.md');
+    git('commit', '-q', '-m', 'my notes');
+    landBehindTheCheckout('b.txt', 'B\n');
+    await sync.afterLanding();
+    expect(await sync.finish()).toBeNull();
+    expect(git('status', '--porcelain')).toBe('');
+    expect(git('ls-tree', '-r', '--name-only', 'main').split('\n')).toEqual(['NOTES.md', 'README.md', 'a.txt', 'b.txt']);
+    expect(readFileSync(join(dir, 'NOTES.md'), 'utf8')).toBe('mine\n');
+  });
+
+  it('updates from where a reset of the user\'s left the index, not from where colony left it', async () => {
+    const sync = startCheckoutSync(repo, git('rev-parse', 'main'));
+    landBehindTheCheckout('a.txt', 'A\n');
+    landBehindTheCheckout('b.txt', 'B\n');
+    await sync.afterLanding();
+    git('reset', '-q', '--hard', 'HEAD~1');
+    // The next landings bring b.txt back as it was (a workspace made before the reset replays it) and add c.txt.
+    landBehindTheCheckout('b.txt', 'B\n');
+    landBehindTheCheckout('c.txt', 'C\n');
+    await sync.afterLanding();
+    expect(await sync.finish()).toBeNull();
+    // Every file as main has it, and nothing shows as changed: not b.txt as a staged deletion.
+    expect(git('status', '--porcelain')).toBe('');
+    expect(git('ls-files').split('\n')).toEqual(['README.md', 'a.txt', 'b.txt', 'c.txt']);
+    expect(readFileSync(join(dir, 'b.txt'), 'utf8')).toBe('B\n');
+  });
 });

@@ -3,6 +3,8 @@ import { join } from 'node:path';
 import { updateCheckout } from '../../workspace/checkout/checkout.js';
 import { ownerUmask } from './command-sandbox.js';
 import { findDirtyFiles, type Repository } from '../../workspace/git/repository.js';
+import { runGit } from '../../workspace/git/git.js';
+import { errorMessage } from '../../errors/error-message.js';
 
 /**
  * colony moves main while the user's checkout of it stays where it was, so until the
@@ -98,33 +100,76 @@ export async function repairCheckout(
 }
 
 export interface CheckoutSync {
-  /** Brings the checkout up to main after a landing; a refusal is kept for `finish`. */
+  /**
+   * Brings the checkout up to main after a landing, after any update still going; never
+   * throws, and a refusal is kept for `finish`.
+   */
   afterLanding(): Promise<void>;
   /** Brings the checkout up to main one last time: null when it is, else why not. */
   finish(): Promise<string | null>;
 }
 
-/** Starts keeping the user's checkout, now clean at `commit`, in step with main. */
+/**
+ * Starts keeping the user's checkout, now clean at `commit`, in step with main. Updates run
+ * one at a time. Each starts from the commit the checkout's index now matches, which is the
+ * last one colony brought it to unless the user committed, reset or amended since (see
+ * `checkoutCommit`), so their own commits are carried along, not undone.
+ */
 export function startCheckoutSync(repo: Repository, commit: string): CheckoutSync {
   let current = commit;
   let problem: string | null = null;
+  let queue: Promise<void> = Promise.resolve();
   writeRecord(repo, { root: repo.root, mainBranch: repo.mainBranch, commit });
   const update = async () => {
-    const updated = await updateCheckout(repo, current, { umask: ownerUmask() });
-    if (updated.ok) {
-      current = updated.commit;
-      problem = null;
-      writeRecord(repo, { root: repo.root, mainBranch: repo.mainBranch, commit: current });
-    } else {
-      problem = updated.error;
+    try {
+      const from = await checkoutCommit(repo, current);
+      const updated = await updateCheckout(repo, from, { umask: ownerUmask() });
+      if (updated.ok) {
+        current = updated.commit;
+        problem = null;
+        writeRecord(repo, { root: repo.root, mainBranch: repo.mainBranch, commit: current });
+      } else {
+        problem = updated.error;
+      }
+    } catch (error) {
+      problem = `colony could not bring your checkout up to ${repo.mainBranch}: ${errorMessage(error)}`;
     }
   };
+  const next = (): Promise<void> => {
+    queue = queue.then(update);
+    return queue;
+  };
   return {
-    afterLanding: update,
+    afterLanding: next,
     async finish() {
-      await update();
+      await next();
       if (problem === null) rmSync(recordPath(repo), { force: true });
       return problem;
     },
   };
+}
+
+/** How far back the trunk's reflog is searched for the commit the user's index matches. */
+const REFLOG_DEPTH = 100;
+
+/**
+ * The commit the checkout's index matches: `last` (where colony last brought it) when it
+ * still does, else the newest commit the trunk pointed at whose tree is the index's, which is
+ * where a commit, reset or amend of the user's left it. `last` when none is (the user has
+ * staged changes of their own): the update then carries those as local changes.
+ */
+async function checkoutCommit(repo: Repository, last: string): Promise<string> {
+  // The tree of the index as it is; written as objects, as `git commit` would write them.
+  const written = await runGit(repo.root, ['write-tree']);
+  if (written.code !== 0) return last;
+  const indexTree = written.stdout.trim();
+  const lastTree = await runGit(repo.root, ['rev-parse', `${last}^{tree}`]);
+  if (lastTree.code === 0 && lastTree.stdout.trim() === indexTree) return last;
+  const candidates = await runGit(repo.root, ['log', '--walk-reflogs', `-n${REFLOG_DEPTH}`, '--format=%H %T', `refs/heads/${repo.mainBranch}`, '--']);
+  if (candidates.code !== 0) return last;
+  for (const line of candidates.stdout.split('\n')) {
+    const [candidate, tree] = line.split(' ');
+    if (candidate !== undefined && tree === indexTree) return candidate;
+  }
+  return last;
 }

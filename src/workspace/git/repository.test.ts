@@ -23,7 +23,7 @@ describe('openRepository', () => {
   it('finds the root, the trunk and the common git directory, from a subdirectory too', async () => {
     const repo = opened(await openRepository(join(temporary.root, 'src')));
     const root = await realpath(temporary.root);
-    expect(repo).toEqual({ root, mainBranch: 'main', gitDir: join(root, '.git') });
+    expect(repo).toEqual({ root, mainBranch: 'main', checkedOutBranch: 'main', gitDir: join(root, '.git') });
   });
 
   it('takes the trunk from the branch that is checked out', async () => {

@@ -8,8 +8,13 @@ import { isDirectory } from '../files/path-exists.js';
 export interface Repository {
   /** Absolute path of the checkout's top-level directory. */
   readonly root: string;
-  /** The branch checked out in that checkout, which colony's merges land on (normally "main"). */
+  /**
+   * The run's trunk: the branch colony's merges land on. `openRepository` gives the branch
+   * checked out; a run that lands on a branch of its own says so with `onTrunk`.
+   */
   readonly mainBranch: string;
+  /** The branch checked out in the checkout at `root` when colony opened it (the user's branch). */
+  readonly checkedOutBranch: string;
   /** Absolute path of the common git directory, shared by every worktree of the repository. */
   readonly gitDir: string;
 }
@@ -62,7 +67,20 @@ export async function openRepository(dir: string): Promise<OpenRepositoryResult>
       error: `The repository at ${root} has no commits yet on ${mainBranch}. Make a first commit (for example \`git commit --allow-empty -m "Start"\`) and try again.`,
     };
   }
-  return { ok: true, repo: { root, mainBranch, gitDir } };
+  return { ok: true, repo: { root, mainBranch, checkedOutBranch: mainBranch, gitDir } };
+}
+
+/** The same repository with its merges landing on `trunk`. */
+export function onTrunk(repo: Repository, trunk: string): Repository {
+  return { ...repo, mainBranch: trunk };
+}
+
+/**
+ * Whether the trunk is the branch the user has checked out, so landing moves the branch under
+ * their checkout and colony keeps the checkout in step (see `startCheckoutSync`).
+ */
+export function landsOnCheckout(repo: Repository): boolean {
+  return repo.mainBranch === repo.checkedOutBranch;
 }
 
 /**
