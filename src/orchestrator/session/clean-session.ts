@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs';
 import type { EventBody } from '../../events/event-types.js';
 import type { EventStore } from '../../store/events/event-store.js';
+import type { DamagedStoreError } from '../../store/sqlite/damaged-store-error.js';
 import { pruneSalvageRefs } from '../../workspace/salvage-refs.js';
 import { errorMessage } from '../../errors/error-message.js';
 import { moveDamagedStateAside, storeDamage } from '../setup/damaged-state.js';
@@ -61,7 +62,7 @@ export async function runCleanSession(options: CleanSessionOptions): Promise<Cle
   const { repo, stateDir } = session;
   const base = { ...NOTHING, stateDir, found, prunedRefs: [], abandoned: null, keptForResume: null, movedTo: null, salvaged: [] };
   try {
-    let damage;
+    let damage: DamagedStoreError | null;
     try {
       damage = storeDamage(stateDir);
     } catch (error) {

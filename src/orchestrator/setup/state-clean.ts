@@ -1,12 +1,13 @@
 import { realpath, rm } from 'node:fs/promises';
 import { join, resolve, sep } from 'node:path';
 import type { EventBody } from '../../events/event-types.js';
+import { errorMessage } from '../../errors/error-message.js';
 import { collectDependencyLayers } from '../../workspace/dependencies/dependency-layer-collect.js';
 import { removeLeftoverViews } from '../../workspace/checkout/main-view.js';
 import { measureDiskUsage } from '../../workspace/files/disk-usage.js';
 import { pathExists } from '../../workspace/files/path-exists.js';
 import type { Repository } from '../../workspace/git/repository.js';
-import { dropWorktreeRecords, worktreeRecordsUnder } from '../../workspace/git/worktree-records.js';
+import { dropWorktreeRecords, worktreeRecordsUnder, type WorktreeRecord } from '../../workspace/git/worktree-records.js';
 import { readOverlayMounts } from '../../workspace/providers/overlay/overlay-mount.js';
 import { createOverlayProvider } from '../../workspace/providers/overlay/overlay-provider.js';
 import { createWorktreeProvider } from '../../workspace/providers/worktree/worktree-provider.js';
@@ -75,7 +76,7 @@ export async function cleanLeftovers(options: CleanLeftoversOptions): Promise<Cl
     workspaces = swept.removed.length;
     kept.push(...swept.kept);
     problems.push(...swept.problems);
-    await rm(spillFilesDirOf(stateDir), { recursive: true, force: true }).catch((error: unknown) => problems.push(`the spill files in ${spillFilesDirOf(stateDir)} could not all be deleted: ${String(error)}`));
+    await rm(spillFilesDirOf(stateDir), { recursive: true, force: true }).catch((error: unknown) => problems.push(`the spill files in ${spillFilesDirOf(stateDir)} could not all be deleted: ${errorMessage(error)}`));
   }
   // Bases a workspace left on disk still stands on are kept (see the provider's `close`).
   await overlay.close();
@@ -109,7 +110,7 @@ export async function overlayMountsUnder(dir: string): Promise<number> {
  * Kept ones stay: colony marks a workspace kept when it holds work it could not save.
  */
 async function dropRecordsOfVanishedWorktrees(repo: Repository, stateDir: string): Promise<string[]> {
-  const vanished = [];
+  const vanished: WorktreeRecord[] = [];
   for (const record of await worktreeRecordsUnder(repo, stateDir)) {
     if (!record.locked && !(await pathExists(record.path))) vanished.push(record);
   }
