@@ -83,7 +83,8 @@ describe.skipIf(RUNS_UNAVAILABLE !== null || !overlay.ok)('colony clean, with ov
     const stopped = await runCli(['clean', '--stopped', '--repo', repo.dir, '--state', stateDir, '--json']);
     expect(stopped.code, stopped.stderr).toBe(0);
     const report = JSON.parse(stopped.stdout) as { mounts: number; workspaces: number; worktreeRecords: number; bytes: number; abandoned: string | null; problems: string[] };
-    expect(report).toMatchObject({ mounts: kept.length, workspaces: kept.length, problems: [] });
+    expect(report).toMatchObject({ mounts: kept.length, problems: [] });
+    expect(report.workspaces).toBeGreaterThanOrEqual(kept.length);
     expect(report.worktreeRecords).toBeGreaterThanOrEqual(kept.length);
     expect(report.bytes).toBeGreaterThan(0);
     expect(report.abandoned).toMatch(/^run-/);
