@@ -1,4 +1,4 @@
-import { renameSync, statSync, truncateSync } from 'node:fs';
+import { statSync, truncateSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import { createExampleRepository, runCli, type ExampleRepository } from '../testing/example-repository.js';
@@ -19,7 +19,7 @@ afterEach(() => {
 });
 
 describeRuns('a damaged state directory', () => {
-  it('is named by every command that reads it, with how to start again; moved aside as it says, the next run ends done and git status stays clean', async () => {
+  it('is named by every command that reads it, with how to start again; moved aside by colony clean --damaged as it says, the next run ends done and git status stays clean', async () => {
     const goal = join(repo.dir, 'GOAL.md');
     const first = await runCli(['run', goal, '--repo', repo.dir, '--model', 'sim', '--workers', '2', '--quiet']);
     expect(first.code, first.stderr).toBe(0);
@@ -28,15 +28,17 @@ describeRuns('a damaged state directory', () => {
     // A copy cut short, or a disk that filled while another program wrote it.
     truncateSync(database, 1_000);
 
-    for (const command of [['status'], ['events'], ['analyze'], ['green'], ['resume'], ['run', goal], ['say', 'Hello?'], ['andon']]) {
+    for (const command of [['status'], ['events'], ['analyze'], ['green'], ['resume'], ['run', goal], ['say', 'Hello?'], ['andon'], ['clean']]) {
       const result = await runCli([...command, '--repo', repo.dir]);
       expect(result.code, command[0]).not.toBe(0);
       expect(result.stderr, command[0]).toContain(`${database} is damaged (SQLite reads: database disk image is malformed)`);
-      expect(result.stderr, command[0]).toContain(`To start again and keep what is there, move its folder aside: mv ${stateDir} ${stateDir}.damaged;`);
+      expect(result.stderr, command[0]).toContain(`To start again and keep what is there, run: colony clean --damaged --state ${stateDir} `);
       expect(result.stderr, command[0]).not.toContain('internal error');
     }
 
-    renameSync(stateDir, `${stateDir}.damaged`);
+    const moved = await runCli(['clean', '--damaged', '--repo', repo.dir, '--state', stateDir]);
+    expect(moved.code, moved.stderr).toBe(0);
+    expect(moved.stdout).toContain(`Moved the damaged state directory ${stateDir} aside to ${stateDir}.damaged`);
     const again = await runCli(['run', goal, '--repo', repo.dir, '--model', 'sim', '--workers', '2', '--quiet']);
     expect(again.code, again.stderr).toBe(0);
     expect(statSync(join(`${stateDir}.damaged`, 'colony.db')).size).toBe(1_000);

@@ -30,8 +30,9 @@ function damaged(path: string, contents: string, error: unknown): DamagedStoreEr
   return new DamagedStoreError(
     path,
     `${path} is damaged (SQLite reads: ${errorMessage(error)}), so colony cannot read the ${contents} kept in it. ` +
-      `To start again and keep what is there, move its folder aside: mv ${shellWord(folder)} ${shellWord(`${folder}${DAMAGED_FOLDER_SUFFIX}`)}; ` +
-      'the next colony run then starts a new run.',
+      `To start again and keep what is there, run: colony clean --damaged --state ${shellWord(folder)} (with the --repo you ran colony with). ` +
+      `It takes down the overlay mounts and git's worktree records that point into the folder and moves it aside to ${shellWord(`${folder}${DAMAGED_FOLDER_SUFFIX}`)}, ` +
+      'kept, never deleted, and out of git status; the next colony run then starts a new run.',
     error,
   );
 }

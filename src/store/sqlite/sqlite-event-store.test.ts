@@ -102,7 +102,7 @@ describe('openSqliteEventStore', () => {
     expect(readFileSync(path, 'utf8')).toBe(garbage);
   });
 
-  it('reports a log cut short as damaged, naming the file and the folder to move aside, and leaves it alone', () => {
+  it('reports a log cut short as damaged, naming the file and the command that moves its folder aside, and leaves it alone', () => {
     const path = join(dir, 'colony.db');
     const store = open(path);
     for (let n = 1; n <= 200; n += 1) store.append(toolStartedInput(subject, n));
@@ -116,7 +116,8 @@ describe('openSqliteEventStore', () => {
     }
     expect(thrown).toBeInstanceOf(DamagedStoreError);
     expect(thrown).toMatchObject({ path, message: expect.stringContaining(`${path} is damaged (SQLite reads: database disk image is malformed)`) as string });
-    expect((thrown as Error).message).toContain(`move its folder aside: mv ${dir} ${dir}.damaged;`);
+    expect((thrown as Error).message).toContain(`To start again and keep what is there, run: colony clean --damaged --state ${dir} `);
+    expect((thrown as Error).message).toContain(`moves it aside to ${dir}.damaged, kept, never deleted, and out of git status`);
     expect(statSync(path).size).toBe(1_000);
   });
 
