@@ -32,7 +32,7 @@ function indexOfType(events: readonly ColonyEvent[], type: string): number {
 describeRuns('colony work', () => {
   it('finishes a module task with the sim: main gains the module, its test and the index line', async () => {
     const task = join(repo.dir, 'tasks', '01-pad.md');
-    const result = await runCli(['work', task, '--repo', repo.dir, '--model', 'sim?seed=3', '--json']);
+    const result = await runCli(['work', task, '--repo', repo.dir, '--trunk', 'main', '--model', 'sim?seed=3', '--json']);
     expect(result.stderr).toBe('');
     expect(result.code).toBe(0);
     const output = JSON.parse(result.stdout) as { handoff: { status: string; commits: string[]; evidence: string }; main: string };
@@ -101,6 +101,21 @@ describeRuns('colony work', () => {
     expect(handoff?.type === 'handoff.submitted' && handoff.data.handoff.status).toBe('done');
   });
 
+  it('lands on a branch of its own by default, beside the user\'s uncommitted edit, which it leaves as it was', async () => {
+    writeFileSync(join(repo.dir, 'README.md'), 'my unsaved edit\n');
+    const before = repo.git('rev-parse', 'main').trim();
+    const result = await runCli(['work', join(repo.dir, 'tasks', '01-pad.md'), '--repo', repo.dir, '--model', 'sim?seed=3']);
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stderr).toContain(`landing on colony/pad-text-to-a-width (made from main at ${before.slice(0, 12)})`);
+    expect(result.stdout).toContain('The work is on colony/pad-text-to-a-width');
+    expect(result.stdout).toContain('colony land --repo');
+    expect(repo.git('show', 'colony/pad-text-to-a-width:src/index.js')).toContain("export * from './text/pad.js';");
+    expect(repo.git('rev-parse', 'main').trim()).toBe(before);
+    expect(repo.git('status', '--porcelain')).toBe(' M README.md\n');
+    expect(readFileSync(join(repo.dir, 'README.md'), 'utf8')).toBe('my unsaved edit\n');
+    expect(existsSync(join(repo.dir, 'src/text/pad.js'))).toBe(false);
+  });
+
   it('writes a synthetic failure handoff when the worker abandons its task, and main is untouched', async () => {
     const task = join(repo.dir, 'tasks', '03-slug.md');
     const before = repo.git('rev-parse', 'main');
@@ -119,6 +134,7 @@ describeRuns('colony work keeps work that did not land', () => {
   it('salvages the work of a worker stopped by its step budget under a ref of colony’s own, removes the workspace and its branch, and says where', async () => {
     const task = join(repo.dir, 'tasks', '01-pad.md');
     const before = repo.git('rev-parse', 'main');
+    // Nothing landed: the branch colony made for the work goes too.
     const result = await runCli(['work', task, '--repo', repo.dir, '--model', 'sim?seed=3', '--max-steps', '3', '--json']);
     expect(result.code).toBe(1);
     const output = JSON.parse(result.stdout) as {
@@ -205,13 +221,13 @@ describe('colony work refuses bad input before changing anything', () => {
     }
   });
 
-  it('with uncommitted changes, which it leaves exactly as they were', async () => {
+  it('with uncommitted changes and --trunk the branch checked out, which it leaves exactly as they were', async () => {
     const readme = join(repo.dir, 'README.md');
     writeFileSync(readme, 'my unsaved edit\n');
     const before = repo.git('rev-parse', 'main');
-    const result = await runCli(['work', task(), '--repo', repo.dir, '--model', 'sim']);
+    const result = await runCli(['work', task(), '--repo', repo.dir, '--trunk', 'main', '--model', 'sim']);
     expect(result.code).toBe(2);
-    expect(result.stderr).toMatch(/uncommitted changes \(README\.md\)[\s\S]*git stash/);
+    expect(result.stderr).toMatch(/uncommitted changes \(README\.md\), and the run lands on main, the branch checked out there[\s\S]*git stash[\s\S]*leave out --trunk main/);
     expect(readFileSync(readme, 'utf8')).toBe('my unsaved edit\n');
     expect(repo.git('rev-parse', 'main')).toBe(before);
     expect(repo.git('status', '--porcelain')).toBe(' M README.md\n');

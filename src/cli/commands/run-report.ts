@@ -102,7 +102,7 @@ export function landingLines(landing: Landing, repo: string | null): string[] {
   const { mainBranch: trunk, checkedOutBranch: yours, mainCommit } = landing;
   const at = mainCommit.slice(0, 12);
   if (trunk === yours) return [`${trunk} is at ${at}.`];
-  if (mainCommit === landing.startCommit) return [`${trunk} is at ${at}: nothing landed on it this time. ${yours} was not touched.`];
+  if (mainCommit === landing.startCommit) return [`Nothing landed on ${trunk} this time; your ${yours} was not touched.`];
   const inRepo = repo === null ? '' : ` --repo ${shellWord(repo)}`;
   const git = repo === null ? 'git' : `git -C ${shellWord(repo)}`;
   const range = `${shellWord(yours)}..${shellWord(trunk)}`;

@@ -32,7 +32,7 @@ import type { RunContext } from '../context/run-context.js';
 import { createWorkInFlight } from '../in-flight/work-in-flight.js';
 import { loadPromptSet, type PromptSet } from '../prompts/prompt-set.js';
 import { dirtyCheckoutProblem, prepareSession, type PreparedSession } from './session-prelude.js';
-import { chooseTrunk, defaultGreenBranch, makeTrunk, type ChosenTrunk } from '../../workspace/checkout/trunk-branch.js';
+import { chooseTrunk, defaultGreenBranch, dropUnusedTrunk, makeTrunk, type ChosenTrunk } from '../../workspace/checkout/trunk-branch.js';
 import { onTrunk, type Repository } from '../../workspace/git/repository.js';
 import { prepareSharedDependencies } from '../setup/shared-dependencies.js';
 import { sandboxedInstall } from '../setup/sandboxed-install.js';
@@ -377,6 +377,9 @@ export async function driveRun(drive: DriveRunOptions): Promise<RunSessionResult
       await sweepWorkspaces({ repo, stateDir, lock: session.stateLock, workspacesDir: workspacesDirOf(stateDir), providers: [workspaces.provider], record: system.record });
     }
     const { checkoutProblem, trunkProblem } = await trunkKeeper.finish();
+    const mainCommit = await resolveBranch(repo, repo.mainBranch);
+    // A run that ended having landed nothing leaves no empty branch of its own behind.
+    if (status !== 'stopped' && start.kind === 'new') await dropUnusedTrunk(start.trunk);
     // Nothing is left to share once every worker has ended: no hidden copy of the repository
     // stays behind (what workspaces kept for `colony resume` still need is kept).
     await workspaces.provider.close();
@@ -394,7 +397,7 @@ export async function driveRun(drive: DriveRunOptions): Promise<RunSessionResult
       mainBranch: repo.mainBranch,
       checkedOutBranch: repo.checkedOutBranch,
       startCommit,
-      mainCommit: await resolveBranch(repo, repo.mainBranch),
+      mainCommit,
       stateDir,
       checkoutProblem,
       trunkProblem,

@@ -16,7 +16,7 @@ import { startCheckoutSync } from '../setup/checkout-sync.js';
 import { runWorkerTask } from '../roles/worker/run-worker-task.js';
 import { loadPromptSet, type PromptSet } from '../prompts/prompt-set.js';
 import { dirtyCheckoutProblem, prepareSession, type PreparedSession } from './session-prelude.js';
-import { chooseTrunk, makeTrunk, type ChosenTrunk } from '../../workspace/checkout/trunk-branch.js';
+import { chooseTrunk, dropUnusedTrunk, makeTrunk, type ChosenTrunk } from '../../workspace/checkout/trunk-branch.js';
 import { trunkRecord } from './run-session.js';
 import { landsOnCheckout, onTrunk } from '../../workspace/git/repository.js';
 import { prepareSharedDependencies } from '../setup/shared-dependencies.js';
@@ -181,6 +181,7 @@ async function runInRepository(
     await workspaces.provider.close();
     record({ type: 'run.ended', data: { status: result.handoff.status, durationMs: Date.now() - started } });
     const mainCommit = (await runGit(repo.root, ['rev-parse', `refs/heads/${repo.mainBranch}`])).stdout.trim();
+    await dropUnusedTrunk(trunk);
     return {
       ok: true,
       runId,

@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openRepository, type Repository } from '../git/repository.js';
 import { createTemporaryRepository, type TemporaryRepository } from '../testing/temporary-repository.js';
-import { chooseTrunk, defaultGreenBranch, goalSlug, makeTrunk, recordedTrunk, type ChooseTrunkResult, type ChosenTrunk } from './trunk-branch.js';
+import { chooseTrunk, defaultGreenBranch, dropUnusedTrunk, goalSlug, makeTrunk, recordedTrunk, type ChooseTrunkResult, type ChosenTrunk } from './trunk-branch.js';
 
 function chosenOf(result: ChooseTrunkResult): ChosenTrunk {
   if (!result.ok) throw new Error(result.error);
@@ -46,6 +46,23 @@ describe('chooseTrunk', () => {
     expect((await temporary.git(['rev-parse', 'colony/text-kit'])).trim()).toBe(head);
     expect((await temporary.git(['symbolic-ref', 'HEAD'])).trim()).toBe('refs/heads/main');
     expect(defaultGreenBranch(chosen.repo)).toBe('colony/text-kit-green');
+  });
+
+  it('drops a branch it made when nothing landed on it, with its green branch, and keeps one that moved', async () => {
+    const empty = chosenOf(await chooseTrunk(repo, null, 'empty'));
+    await makeTrunk(empty);
+    await temporary.git(['branch', 'colony/empty-green', head]);
+    expect(await dropUnusedTrunk(empty)).toBe(true);
+    expect(await branches()).toEqual(['main']);
+    const used = chosenOf(await chooseTrunk(repo, null, 'used'));
+    await makeTrunk(used);
+    await temporary.git(['switch', '--quiet', 'colony/used']);
+    await temporary.write('landed.txt', 'landed\n');
+    await temporary.commitAll('Landed');
+    await temporary.git(['switch', '--quiet', 'main']);
+    expect(await dropUnusedTrunk(used)).toBe(false);
+    expect(await dropUnusedTrunk(chosenOf(await chooseTrunk(repo, 'main', 'goal')))).toBe(false);
+    expect(await branches()).toEqual(['colony/used', 'main']);
   });
 
   it('numbers the name when a branch of that name is there, and never moves the one there', async () => {

@@ -137,3 +137,18 @@ async function checkedOutElsewhere(repo: Repository, branch: string): Promise<st
   }
   return null;
 }
+
+/**
+ * Deletes the branches colony made for a run that landed nothing on them, so a run that ended
+ * without work leaves no empty branch in `git branch`: the trunk when colony made it and it is
+ * still where it was made, and the green branch named after it (`defaultGreenBranch`) at that
+ * same commit. Each deletion is a compare-and-swap on that commit, so a branch that moved is
+ * never lost.
+ */
+export async function dropUnusedTrunk(trunk: ChosenTrunk): Promise<boolean> {
+  if (!trunk.made || (await commitOf(trunk.repo, `refs/heads/${trunk.trunk}`)) !== trunk.commit) return false;
+  for (const branch of [trunk.trunk, defaultGreenBranch(trunk.repo)]) {
+    await runGit(trunk.repo.root, ['update-ref', '-d', `refs/heads/${branch}`, trunk.commit]);
+  }
+  return true;
+}
