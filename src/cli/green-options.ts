@@ -20,7 +20,7 @@ export function addGreenOptions(command: Command): Command {
       `snapshot main after N landed commits, after M minutes (Mm) when main moved, both (N,Mm: whichever comes first), or off (only the release snapshot at the end) (default ${DEFAULT_GREEN_SETTINGS.everyCommits},${DEFAULT_GREEN_SETTINGS.everyMs === null ? '' : `${DEFAULT_GREEN_SETTINGS.everyMs / 60_000}m`})`,
       greenEvery,
     )
-    .option('--green-branch <name>', `the branch a passing snapshot moves forward, fast-forward only (default ${DEFAULT_GREEN_SETTINGS.branch}; git must take it as a branch name, and it cannot be main)`)
+    .option('--green-branch <name>', `the branch a passing snapshot moves forward, fast-forward only (default: ${DEFAULT_GREEN_SETTINGS.branch} beside the branch checked out, <trunk>-green beside any other trunk; git must take it as a branch name, and it cannot be the trunk)`)
     .option('--green-tag', 'tag every commit the green branch moves to (<branch>-1, <branch>-2, ...)')
     .option('--check-timeout <minutes>', `stop a check that runs longer than this and count it as failing (default ${DEFAULT_GREEN_SETTINGS.checkTimeoutMs / 60_000})`, positiveNumber('a number of minutes such as 15 or 0.5'));
 }

@@ -38,7 +38,13 @@ export function Header({ view, width, mode, hideEnded = false }: HeaderProps) {
   const limit = status.workers === null ? '' : `/${status.workers}`;
   const ended = agents.filter((agent) => agent.endedAt !== null).length;
   const cost = `${dollars(status.costUsd)}${status.costKnown ? '' : '+'}`;
-  const andon = status.userAndon === null ? null : `PAUSED (andon): ${status.userAndon.reason}`;
+  // What needs the user now, in red on the first line: their hold, and moves of the trunk by others that took landed work off it.
+  const rewrites = status.trunkRewrites.length;
+  const alerts = [
+    ...(status.userAndon === null ? [] : [`PAUSED (andon): ${status.userAndon.reason}`]),
+    ...(rewrites === 0 ? [] : [`TRUNK REWRITTEN by someone else (${rewrites})`]),
+  ];
+  const andon = alerts.length === 0 ? null : alerts.join(' · ');
   const now = status.run.startedAt + status.run.durationMs;
   const first = `colony ${status.run.id} ${status.run.state} ${shortDuration(status.run.durationMs)} ·  · ${mode}`;
   const andonWidth = andon === null ? 0 : andon.length + 3;

@@ -115,6 +115,17 @@ describe('the header', () => {
     expect(show(<Header view={viewOf(store, run)} width={100} mode="live" />).split('\n')[0]).toContain('PAUSED (andon): lunch');
   });
 
+  it('shows in red in the first line that someone else took landed work off the trunk', () => {
+    const { store, run } = treeRun();
+    const first = () => show(<Header view={viewOf(store, run)} width={140} mode="live" />).split('\n')[0];
+    expect(first()).not.toContain('TRUNK REWRITTEN');
+    const moved = { kind: 'moved' as const, branch: 'main', commit: 'b'.repeat(40), previous: 'c'.repeat(40), action: 'reset: moving to HEAD~2', dropped: ['c'.repeat(40)], files: [] };
+    run.append('system', { type: 'trunk.rewritten', data: moved });
+    expect(first()).toContain('TRUNK REWRITTEN by someone else (1)');
+    run.append('system', { type: 'trunk.rewritten', data: moved });
+    expect(first()).toContain('TRUNK REWRITTEN by someone else (2)');
+  });
+
   it('shows main\'s health in the first line: ok or red and for how long, the share of time red, and where green points', () => {
     const { store, run } = treeRun();
     expect(show(<Header view={viewOf(store, run)} width={100} mode="live" />)).not.toContain('main ');
