@@ -58,6 +58,7 @@ function probes(overrides: Partial<SandboxProbes> & { opened?: SandboxOpening; c
       overrides.calls?.push(options);
       return opened;
     },
+    mountNamespaceProblem: () => null,
     ...overrides,
   };
 }
