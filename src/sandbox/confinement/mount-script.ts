@@ -27,13 +27,15 @@ export const MOUNT_FUNCTIONS = [
 /**
  * `cover_private COUNT OP PATH…`: carries out a `PrivateDirectoryCovers` given as `cover PATH`
  * and `show PATH` pairs in mount order. Every shown path is held first; then each cover gets
- * an empty tmpfs (mode 0711: the agent may pass through, not list), the directories on the way
+ * an empty tmpfs of mode 0711 (the agent may pass through, not list), the directories on the way
  * to a shown path are made in it with the same mode, and the shown path is bound back from its
- * descriptor, as writable as on the host. Once all is in place the covers are made read-only.
+ * descriptor, as writable as on the host. What a cover holds belongs to root, so the agent's uid
+ * cannot write there. Each step is one program at most (no subshells, no `dirname`): this runs
+ * before every command.
  */
 export const COVER_FUNCTION = [
   'cover_private() {',
-  '  local count=$1 i n=0 path; shift',
+  '  local count=$1 i n=0 path parent way; shift',
   '  local operations=("${@:1:count*2}") shown=()',
   '  for ((i = 0; i < ${#operations[@]}; i += 2)); do',
   '    [ "${operations[i]}" = show ] || continue',
@@ -44,15 +46,15 @@ export const COVER_FUNCTION = [
   '    path=${operations[i + 1]}',
   '    if [ "${operations[i]}" = cover ]; then',
   '      mount -n -t tmpfs -o mode=0711,nosuid,nodev,size=1m colony-private "$path" || fail "cannot cover $path"',
-  '    else',
-  '      (umask 066; mkdir -p "$(dirname "$path")") || fail "cannot make the way to $path"',
-  '      bind_held "${shown[n]}" "$path" rw',
-  '      n=$((n + 1))',
+  '      continue',
   '    fi',
-  '  done',
-  '  for ((i = 0; i < ${#operations[@]}; i += 2)); do',
-  '    [ "${operations[i]}" = cover ] || continue',
-  '    mount -n -o remount,ro "${operations[i + 1]}" || fail "cannot make ${operations[i + 1]} read-only"',
+  '    way=(); parent=${path%/*}',
+  '    while [ -n "$parent" ] && [ ! -e "$parent" ]; do way=("$parent" "${way[@]}"); parent=${parent%/*}; done',
+  '    if [ -d "${shown[n]}" ]; then [ -e "$path" ] || way+=("$path"); fi',
+  '    if [ ${#way[@]} -gt 0 ]; then mkdir -m 0711 "${way[@]}" || fail "cannot make the way to $path"; fi',
+  '    [ -e "$path" ] || : > "$path" || fail "cannot make $path"',
+  '    mount -n --no-canonicalize --bind "${shown[n]}" "$path" || fail "cannot show $path"',
+  '    n=$((n + 1))',
   '  done',
   '}',
 ].join('\n');
