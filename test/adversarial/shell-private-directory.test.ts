@@ -89,6 +89,31 @@ for (const [method, uidBase] of [['bubblewrap', 2_000_009_000], ['unshare', 2_00
       expect(readFileSync(join(workspace, 'readme.md'), 'utf8')).toBe('first\nchanged\n');
     });
 
+    it('sees a workspace that is a mount of its own (an overlay workspace) in the git directory as mounted, not the directory under it', async () => {
+      const mounted = join(state, 'workspaces', 'mounted');
+      mkdirSync(mounted);
+      execFileSync('mount', ['-t', 'tmpfs', '-o', `mode=2770,gid=${DEFAULT_SANDBOX_GID}`, 'colony-test-workspace', mounted]);
+      try {
+        writeFileSync(join(mounted, 'on-the-mount.txt'), 'from the mounted workspace\n');
+        const gitDir = join(repo, '.git');
+        const other = sandbox.runnerFor({
+          agentId: 'mounted',
+          workspace: mounted,
+          hidden: [state],
+          spillDir: join(state, 'output', 'mounted'),
+          shareNetwork: false,
+          extras: { binds: [{ source: gitDir, target: gitDir, writable: false }], prelude: '', environment: {} },
+        });
+        const result = await other({ command: 'cat on-the-mount.txt && echo written > by-the-agent.txt', cwd: mounted, timeoutMs: 10_000, killGraceMs: 300 });
+        expect(result.startError).toBeNull();
+        expect(result.output).toBe('from the mounted workspace\n');
+        expect(readFileSync(join(mounted, 'by-the-agent.txt'), 'utf8')).toBe('written\n');
+        expect(await leftoverProcessesOf(uidBase + 2)).toEqual([]);
+      } finally {
+        execFileSync('umount', [mounted]);
+      }
+    });
+
     it('cannot read a file beside the repository by any path it can write', async () => {
       const fromWorkspace = relative(workspace, secret);
       const result = await run(

@@ -29,7 +29,8 @@ export const MOUNT_FUNCTIONS = [
  * and `show PATH` pairs in mount order. Every shown path is held first; then each cover gets
  * an empty tmpfs of mode 0711 (the agent may pass through, not list), the directories on the way
  * to a shown path are made in it with the same mode, and the shown path is bound back from its
- * descriptor, as writable as on the host. What a cover holds belongs to root, so the agent's uid
+ * descriptor, as writable as on the host, with what is mounted inside it (`--rbind`: an overlay
+ * workspace or a view inside a shown git directory is a mount of its own). What a cover holds belongs to root, so the agent's uid
  * cannot write there. Each step is one program at most (no subshells, no `dirname`): this runs
  * before every command.
  */
@@ -53,7 +54,7 @@ export const COVER_FUNCTION = [
   '    if [ -d "${shown[n]}" ]; then [ -e "$path" ] || way+=("$path"); fi',
   '    if [ ${#way[@]} -gt 0 ]; then mkdir -m 0711 "${way[@]}" || fail "cannot make the way to $path"; fi',
   '    [ -e "$path" ] || : > "$path" || fail "cannot make $path"',
-  '    mount -n --no-canonicalize --bind "${shown[n]}" "$path" || fail "cannot show $path"',
+  '    mount -n --no-canonicalize --rbind "${shown[n]}" "$path" || fail "cannot show $path"',
   '    n=$((n + 1))',
   '  done',
   '}',
