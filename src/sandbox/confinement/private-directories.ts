@@ -10,8 +10,8 @@ export interface CommandIdentity {
 
 /**
  * How a command's mount namespace gets its agent through directories the agent's uid may not
- * enter (a home at 0700, a `mktemp -d`): each is covered by an empty tmpfs of mode 0711
- * (anyone may pass, nobody may list it), made read-only, and only the paths the command needs
+ * enter (a home at 0700, a `mktemp -d`): each is covered by an empty tmpfs of root's, mode 0711
+ * (anyone may pass, nobody may list it or write in it), and only the paths the command needs
  * are bound back at their own places. Everything else in a covered directory is gone from the
  * command's view, at the same absolute paths as on the host for what it does see.
  */
