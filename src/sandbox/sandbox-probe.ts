@@ -1,3 +1,4 @@
+import { spawnSync } from 'node:child_process';
 import { chmodSync, chownSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -69,6 +70,22 @@ export async function probeConfinedSandbox(
   } finally {
     rmSync(directory, { recursive: true, force: true });
   }
+}
+
+/**
+ * Why root cannot cover private directories here, or null when it can: `unshare` and `mount`
+ * must be there, and one tmpfs must mount in a mount namespace of its own (a container without
+ * CAP_SYS_ADMIN refuses both). Takes a few milliseconds; nothing outside the namespace changes.
+ */
+export function probeMountNamespace(programs: { readonly unshare: string; readonly mount: string }): string | null {
+  const missing = (['unshare', 'mount'] as const).filter((name) => programs[name] === '');
+  if (missing.length > 0) return `${missing.join(' and ')} ${missing.length === 1 ? 'is' : 'are'} not installed`;
+  const made = spawnSync(programs.unshare, ['--mount', '--propagation', 'private', '--', programs.mount, '-n', '-t', 'tmpfs', '-o', 'size=4k', 'colony-probe', '/tmp'], {
+    encoding: 'utf8',
+    timeout: PROBE_TIMEOUT_MS,
+  });
+  if (made.status === 0) return null;
+  return `a mount namespace could not be made: ${(made.stderr ?? '').trim() || (made.error?.message ?? `exit status ${made.status}`)}`;
 }
 
 /** The fix for a start failure, read from what bwrap or the kernel said. */

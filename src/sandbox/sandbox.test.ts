@@ -2,7 +2,7 @@ import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, w
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { CGROUP_FIX, USER_NAMESPACE_FIX } from './sandbox-probe.js';
+import { CGROUP_FIX, USER_NAMESPACE_FIX, probeMountNamespace } from './sandbox-probe.js';
 import { defaultProgramDirectories, findProgram } from './sandbox-programs.js';
 import { confinedTestsUnavailable, runCgroupsLeft } from './testing/confined-test-support.js';
 import { openSandbox } from './sandbox.js';
@@ -103,6 +103,18 @@ describe('opening a sandbox', () => {
     const programDirectories = withStandIn('setpriv', `while [ "$1" != "--" ]; do shift; done; shift; exec ${setpriv} --reuid 2000000999 --regid 2000000000 --clear-groups -- "$@"`);
     const opening = await openSandbox({ method: 'bubblewrap', runId: `no-uid-${process.pid}`, programDirectories });
     expect(opening).toMatchObject({ ok: false, error: expect.stringMatching(/did not behave as confined: it ran as uid 2000000999 gid 2000000000, not 2000000001 and 2000000000/) });
+  });
+
+  it('says why root could not cover private directories: programs missing, or no mount namespace to be had', () => {
+    expect(probeMountNamespace({ unshare: '', mount: '' })).toBe('unshare and mount are not installed');
+    const refusing = join(directory, 'refusing-unshare');
+    writeFileSync(refusing, '#!/bin/sh\necho "unshare: unshare failed: Operation not permitted" >&2\nexit 1\n');
+    chmodSync(refusing, 0o755);
+    expect(probeMountNamespace({ unshare: refusing, mount: '/bin/mount' })).toBe('a mount namespace could not be made: unshare: unshare failed: Operation not permitted');
+  });
+
+  it.skipIf(process.getuid?.() !== 0)('finds that root can make a mount namespace with a tmpfs in it here', () => {
+    expect(probeMountNamespace({ unshare: findProgram('unshare', defaultProgramDirectories()) ?? '', mount: findProgram('mount', defaultProgramDirectories()) ?? '' })).toBeNull();
   });
 
   it('has the documented defaults', () => {

@@ -5,8 +5,8 @@ import { resolveCommandLimits } from './process/command-limits.js';
 import type { CommandLimitOverrides, CommandLimits } from './process/command-limits.js';
 import { createConfinedSandbox, harnessUserName } from './confinement/confined-sandbox.js';
 import { createLocalProcessRunner } from './process/process-runner.js';
-import { CGROUP_FIX, probeConfinedSandbox } from './sandbox-probe.js';
-import { defaultProgramDirectories, findPrograms } from './sandbox-programs.js';
+import { CGROUP_FIX, probeConfinedSandbox, probeMountNamespace } from './sandbox-probe.js';
+import { defaultProgramDirectories, findProgram, findPrograms } from './sandbox-programs.js';
 import { SpillDirectory } from './process/spill-directory.js';
 import type { Sandbox, SandboxMethod } from './types.js';
 
@@ -57,7 +57,8 @@ export async function openSandbox(options: OpenSandboxOptions): Promise<SandboxO
     };
   }
   const names = options.method === 'bubblewrap' ? (['bwrap', 'setpriv', 'prlimit'] as const) : (['unshare', 'setpriv', 'prlimit', 'mount', 'ip'] as const);
-  const found = findPrograms(names, options.programDirectories ?? defaultProgramDirectories(parentEnvironment));
+  const directories = options.programDirectories ?? defaultProgramDirectories(parentEnvironment);
+  const found = findPrograms(names, directories);
   if (!found.ok) return found;
   const layout = resolveCgroupLayout(options.cgroupSources ?? readCgroupSources());
   if (!layout.ok) return { ok: false, error: layout.error, fix: CGROUP_FIX };
@@ -68,7 +69,9 @@ export async function openSandbox(options: OpenSandboxOptions): Promise<SandboxO
     bwrap: located.bwrap ?? '',
     setpriv: located.setpriv ?? '',
     prlimit: located.prlimit ?? '',
-    unshare: located.unshare ?? '',
+    // bubblewrap needs these two only to cover private directories (root only), so it runs without them.
+    unshare: located.unshare ?? findProgram('unshare', directories) ?? '',
+    mount: located.mount ?? findProgram('mount', directories) ?? '',
     ip: located.ip ?? '',
   };
   const confined = createConfinedSandbox({
@@ -77,6 +80,8 @@ export async function openSandbox(options: OpenSandboxOptions): Promise<SandboxO
     cgroups: cgroups.cgroups,
     limits: limits.limits,
     identity: root ? { uidBase: options.uidBase ?? DEFAULT_SANDBOX_UID_BASE, gid: options.gid ?? DEFAULT_SANDBOX_GID } : null,
+    // The unshare fallback's probe has just run the whole chain in a mount namespace of root's.
+    coverPrivateDirectories: root && (options.method === 'unshare' || probeMountNamespace(programs) === null),
     parentEnvironment,
   });
   const probe = await probeConfinedSandbox(confined, options.method);
@@ -96,6 +101,7 @@ function unconfinedSandbox(limits: CommandLimits, parentEnvironment: Readonly<Re
   return {
     method: 'none',
     sharedGroup: null,
+    coversPrivateDirectories: false,
     summary: `commands are NOT confined: they run as ${user} with the harness's file system, network and permissions; only their environment is cleared and their output capped`,
     runnerFor: (confinement) => {
       const spill = SpillDirectory.open({ hostDirectory: confinement.spillDir, visibleDirectory: confinement.spillDir, owner: null, maxBytes: limits.maxSpillBytes });

@@ -42,6 +42,15 @@ export interface Sandbox {
    * to write must be writable by this group.
    */
   readonly sharedGroup: number | null;
+  /**
+   * Whether agents running as other uids reach what they need through directories they may not
+   * enter themselves (a home at 0700, a `mktemp -d` above the repository): root covers each such
+   * directory in the command's own mount namespace with an empty one that lists nothing, and
+   * shows only what the command needs in it again, at the same paths. False when commands run as
+   * the harness's uid, or root cannot make a mount namespace here; then every directory on the
+   * way must let the agents' uids through.
+   */
+  readonly coversPrivateDirectories: boolean;
   /** A RunProcess for one agent; calling it again for the same agent id gives the same uid. */
   runnerFor(confinement: AgentConfinement): RunProcess;
   /** Removes the run's cgroups (killing anything still in them). */

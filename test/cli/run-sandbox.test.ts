@@ -1,8 +1,8 @@
 import { spawnSync } from 'node:child_process';
-import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { ColonyEvent } from '../../src/events/event-types.js';
@@ -79,6 +79,35 @@ describe.skipIf(!required && !(isRoot && hasBubblewrap))('colony run with the sa
       expect(output).not.toContain('colony.db');
       expect(output).toContain('https://[redacted]@github.com/acme/toolbox.git');
       expect(output).not.toContain('ghs_PLANTED_TOKEN');
+    }
+  }, RUN_TIMEOUT_MS);
+
+  it('runs to done in a repository under a directory only root may enter, changing no permission, and its agents cannot read what lies beside it', async () => {
+    // What `mktemp -d` makes, and what a home directory is: only its owner may enter.
+    const privateDir = dirname(repo.dir);
+    chmodSync(privateDir, 0o700);
+    const secret = join(privateDir, 'secret.txt');
+    writeFileSync(secret, 'SECRET_BESIDE_THE_REPOSITORY\n');
+    setTestCommand(`echo uid=$(id -u); (cat ${secret} 2>&1 || true); (cat ../../../../secret.txt 2>&1 || true); (ls ${privateDir} 2>&1 || true); node --test`);
+    const result = await runCli(['run', join(repo.dir, 'GOAL.md'), '--repo', repo.dir, '--model', 'sim', '--workers', '2', '--json']);
+    expect(result.stderr).toBe('');
+    expect(result.code).toBe(0);
+    expect(JSON.parse(result.stdout)).toMatchObject({ status: 'done', check: { passed: true }, sandbox: 'bubblewrap' });
+    expect(statSync(privateDir).mode & 0o777).toBe(0o700);
+
+    const events = (await runCli(['events', '--repo', repo.dir, '--json', '--type', 'tool.ended'])).stdout
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as ColonyEvent);
+    const outputs = events.flatMap((event) => (event.type === 'tool.ended' && event.data.name === 'run_command' ? [event.data.output] : []));
+    expect(outputs.length).toBeGreaterThan(0);
+    for (const output of outputs) {
+      expect(Number(/uid=(\d+)/.exec(output)?.[1])).toBeGreaterThanOrEqual(DEFAULT_SANDBOX_UID_BASE);
+      expect(output).not.toContain('SECRET_BESIDE_THE_REPOSITORY');
+      expect(output).toContain(`cat: ${secret}: No such file or directory`);
+      // Under /tmp, the sandbox's own, bubblewrap makes the way to the workspace: listed, it holds the repository's name alone.
+      expect(output).not.toMatch(/^secret\.txt$/m);
+      expect(output).toMatch(/^toolbox$/m);
     }
   }, RUN_TIMEOUT_MS);
 

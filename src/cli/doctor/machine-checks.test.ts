@@ -46,7 +46,7 @@ function probes(overrides: Partial<SandboxProbes> & { opened?: SandboxOpening; c
   const closed = overrides.closed ?? [];
   const opened: SandboxOpening = overrides.opened ?? {
     ok: true,
-    sandbox: { method: 'bubblewrap', summary: 'bubblewrap: each agent as its own uid', sharedGroup: 7, runnerFor: () => { throw new Error('not in this test'); }, close: async () => { closed.push('sandbox'); } },
+    sandbox: { method: 'bubblewrap', summary: 'bubblewrap: each agent as its own uid', sharedGroup: 7, coversPrivateDirectories: true, runnerFor: () => { throw new Error('not in this test'); }, close: async () => { closed.push('sandbox'); } },
   };
   return {
     platform: 'linux',
@@ -58,6 +58,7 @@ function probes(overrides: Partial<SandboxProbes> & { opened?: SandboxOpening; c
       overrides.calls?.push(options);
       return opened;
     },
+    mountNamespaceProblem: () => null,
     ...overrides,
   };
 }

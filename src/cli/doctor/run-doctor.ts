@@ -38,7 +38,7 @@ export async function runDoctor(request: DoctorRequest, probes: DoctorProbes): P
   const checks: DoctorCheck[] = [checkNode(probes.nodeVersion), checkGit(await probes.gitVersion())];
   const opened = await probes.openRepository(request.repoDir);
   checks.push(checkRepository(request.repoDir, opened));
-  if (opened.ok) checks.push(checkRepositoryPath(opened.repo, request.stateDir, request.sandbox, probes.sandbox.isRoot));
+  if (opened.ok) checks.push(checkRepositoryPath(opened.repo, request.stateDir, request.sandbox, probes.sandbox));
   checks.push(await checkStateDir(request.stateDir));
   checks.push(await checkDisk(request.stateDir, probes.statfs));
   checks.push(...(await checkSandbox(request.sandbox, probes.sandbox, request.runId)));

@@ -1,8 +1,8 @@
 import { readCgroupSources, resolveCgroupLayout, type CgroupLayout, type CgroupSources } from '../../sandbox/cgroups/cgroup-layout.js';
 import { openRunCgroups } from '../../sandbox/cgroups/cgroups.js';
 import type { RunCgroupsOpening } from '../../sandbox/cgroups/types.js';
-import { CGROUP_FIX } from '../../sandbox/sandbox-probe.js';
-import { defaultProgramDirectories, findPrograms } from '../../sandbox/sandbox-programs.js';
+import { CGROUP_FIX, probeMountNamespace } from '../../sandbox/sandbox-probe.js';
+import { defaultProgramDirectories, findProgram, findPrograms } from '../../sandbox/sandbox-programs.js';
 import { openSandbox, type OpenSandboxOptions, type SandboxOpening } from '../../sandbox/sandbox.js';
 import type { SandboxMethod } from '../../sandbox/types.js';
 import { errorMessage } from '../../errors/error-message.js';
@@ -20,6 +20,8 @@ export interface SandboxProbes {
   readonly openRunCgroups: (layout: CgroupLayout, runId: string) => RunCgroupsOpening;
   /** The run's own way to open the sandbox, test command and all (`openSandbox`). */
   readonly openSandbox: (options: OpenSandboxOptions) => Promise<SandboxOpening>;
+  /** Why root cannot cover private directories for bubblewrap here, or null when it can (the run's own `probeMountNamespace`). */
+  readonly mountNamespaceProblem: () => string | null;
 }
 
 export function systemSandboxProbes(env: Readonly<Record<string, string | undefined>>): SandboxProbes {
@@ -30,6 +32,10 @@ export function systemSandboxProbes(env: Readonly<Record<string, string | undefi
     readCgroupSources,
     openRunCgroups,
     openSandbox,
+    mountNamespaceProblem: () => {
+      const directories = defaultProgramDirectories(env);
+      return probeMountNamespace({ unshare: findProgram('unshare', directories) ?? '', mount: findProgram('mount', directories) ?? '' });
+    },
   };
 }
 

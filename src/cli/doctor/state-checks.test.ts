@@ -46,24 +46,52 @@ describe('the repository checks', () => {
     });
   });
 
-  it('name the directory that keeps other uids out, with the chmod that lets them through', async () => {
+  it('pass a private directory above the repository where the sandbox covers it, and name it with the chmod where it cannot', async () => {
     const base = scratch();
     chmodSync(base, 0o755);
     const repo = repositoryIn(join(base, 'private', 'project'));
     chmodSync(join(base, 'private'), 0o700);
     const opened = await openRepository(repo);
     if (!opened.ok) throw new Error(opened.error);
-    const stateDir = join(repo, '.colony');
-    expect(checkRepositoryPath(opened.repo, stateDir, 'bubblewrap', true)).toMatchObject({
+    const stateDir = join(opened.repo.gitDir, 'colony');
+    const root = { isRoot: true, mountNamespaceProblem: () => null };
+    // As root, where a mount namespace can be made: the sandbox covers it, nothing to change.
+    expect(checkRepositoryPath(opened.repo, stateDir, 'bubblewrap', root)).toEqual({
+      name: 'repository path',
+      status: 'pass',
+      detail: expect.stringContaining(`agents run as other uids, who may not enter ${join(base, 'private')}; each command gets it covered`),
+    });
+    // The unshare fallback runs in a mount namespace of its own: it covers too.
+    const refused = { isRoot: true, mountNamespaceProblem: () => 'a mount namespace could not be made: unshare: unshare failed: Operation not permitted' };
+    expect(checkRepositoryPath(opened.repo, stateDir, 'unshare', refused)).toMatchObject({ status: 'pass' });
+    // Where root cannot make one, bubblewrap cannot get through: the directory, why, and the chmod.
+    expect(checkRepositoryPath(opened.repo, stateDir, 'bubblewrap', refused)).toMatchObject({
       status: 'fail',
-      detail: expect.stringContaining(`cannot get through ${join(base, 'private')} (only its owner may enter it)`),
+      detail: expect.stringMatching(new RegExp(`cannot get through ${join(base, 'private')} \\(only its owner may enter it\\).*\\(a mount namespace could not be made: unshare: unshare failed: Operation not permitted\\)$`)),
       fix: expect.stringContaining(`\`chmod o+x ${join(base, 'private')}\``),
     });
     // Agents of a colony that is not root, or unconfined commands, run as the user: nothing to get through.
-    expect(checkRepositoryPath(opened.repo, stateDir, 'bubblewrap', false)).toMatchObject({ status: 'pass' });
-    expect(checkRepositoryPath(opened.repo, stateDir, 'none', true)).toMatchObject({ status: 'pass' });
+    expect(checkRepositoryPath(opened.repo, stateDir, 'bubblewrap', { ...refused, isRoot: false })).toMatchObject({ status: 'pass' });
+    expect(checkRepositoryPath(opened.repo, stateDir, 'none', refused)).toMatchObject({ status: 'pass' });
     chmodSync(join(base, 'private'), 0o711);
-    expect(checkRepositoryPath(opened.repo, stateDir, 'bubblewrap', true)).toMatchObject({ status: 'pass' });
+    expect(checkRepositoryPath(opened.repo, stateDir, 'bubblewrap', refused)).toMatchObject({ status: 'pass', detail: expect.stringContaining('can get through every directory') });
+  });
+
+  it('fail a git directory the agents may not enter themselves, which no covering helps', async () => {
+    const repo = repositoryIn(join(scratch(), 'project'));
+    const opened = await openRepository(repo);
+    if (!opened.ok) throw new Error(opened.error);
+    chmodSync(opened.repo.gitDir, 0o700);
+    try {
+      expect(checkRepositoryPath(opened.repo, join(opened.repo.gitDir, 'colony'), 'bubblewrap', { isRoot: true, mountNamespaceProblem: () => null })).toEqual({
+        name: 'repository path',
+        status: 'fail',
+        detail: `the agents run as other users, who may not enter the repository's git directory ${opened.repo.gitDir} (only its owner may), and every workspace reads it`,
+        fix: `let others in with \`chmod o+rx ${opened.repo.gitDir}\`, or keep the repository somewhere they can read`,
+      });
+    } finally {
+      chmodSync(opened.repo.gitDir, 0o755);
+    }
   });
 });
 

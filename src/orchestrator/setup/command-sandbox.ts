@@ -66,11 +66,10 @@ export async function openCommandRunners(options: OpenCommandRunnersOptions): Pr
   }
   const sandbox = opened.sandbox;
   if (sandbox.sharedGroup !== null) {
-    // The state directory itself is colony's: it is opened to the run's group below.
-    const blocked = unreachableFor(sandbox.sharedGroup, agentPathsOf(options.stateDir, options.repo.gitDir));
+    const blocked = agentBlockedAt(sandbox.sharedGroup, options.stateDir, options.repo.gitDir, sandbox.coversPrivateDirectories);
     if (blocked !== null) {
       await sandbox.close();
-      const problem = blockedPathProblem(blocked);
+      const problem = blockedPathProblem(blocked, sandbox.coversPrivateDirectories);
       return { ok: false, error: `cannot confine agents' commands here: ${problem.error}.\nTo fix it: ${problem.fix}.` };
     }
   }
@@ -206,26 +205,51 @@ export function agentPathsOf(stateDir: string, gitDir: string): string[] {
 }
 
 /**
- * The first directory on the way to any of `paths` (themselves included) that a process in
- * group `gid` may not enter, or null when every one of them lets it through. bubblewrap opens
- * what it binds as the agent's uid, so a private home (mode 0700) above a repository stops it.
- * With `gid` null (a run's group is its own, unknown before it starts), only `o+x` lets through.
+ * The first directory that keeps agents running as other uids (in group `gid`) from what they
+ * need, or null. Where the sandbox covers private directories (`Sandbox.coversPrivateDirectories`:
+ * root shows each agent the way through in a mount namespace of the command's own), a directory
+ * above the state directory or the repository no longer stops them; only the git directory
+ * itself, which they must enter and read, still can. Elsewhere every directory on the way counts.
  */
-export function unreachableFor(gid: number | null, paths: readonly string[]): string | null {
+export function agentBlockedAt(gid: number | null, stateDir: string, gitDir: string, coversPrivateDirectories: boolean): string | null {
+  if (coversPrivateDirectories) return unreachableFor(gid, [gitDir], false);
+  return unreachableFor(gid, agentPathsOf(stateDir, gitDir));
+}
+
+/**
+ * The first directory on the way to any of `paths` (themselves included; only themselves when
+ * `ancestors` is false) that a process in group `gid` may not enter, or null when every one of
+ * them lets it through. bubblewrap opens what it binds as the agent's uid, so a private home
+ * (mode 0700) above a repository stops it unless the sandbox covers it. With `gid` null (a
+ * run's group is its own, unknown before it starts), only `o+x` lets through.
+ */
+export function unreachableFor(gid: number | null, paths: readonly string[], ancestors = true): string | null {
   for (const path of paths) {
     for (let dir = path; ; dir = dirname(dir)) {
       const info = statOrNull(dir);
       if (info !== null && (info.mode & 0o001) === 0 && !(gid !== null && info.gid === gid && (info.mode & 0o010) !== 0)) return dir;
-      if (dirname(dir) === dir) break;
+      if (!ancestors || dirname(dir) === dir) break;
     }
   }
   return null;
 }
 
-/** What a directory agents cannot get through costs, and the fix, each a clause without its full stop. */
-export function blockedPathProblem(blocked: string): { error: string; fix: string } {
+/**
+ * What a directory agents cannot get through costs, and the fix, each a clause without its full
+ * stop. Where the sandbox covers private directories, the only one left is the git directory
+ * itself; elsewhere it is one above what they need, which the sandbox could not cover here.
+ */
+export function blockedPathProblem(blocked: string, coversPrivateDirectories = false): { error: string; fix: string } {
+  if (coversPrivateDirectories) {
+    return {
+      error: `the agents run as other users, who may not enter the repository's git directory ${blocked} (only its owner may), and every workspace reads it`,
+      fix: `let others in with \`chmod o+rx ${blocked}\`, or keep the repository somewhere they can read`,
+    };
+  }
   return {
-    error: `the agents run as other users, who cannot get through ${blocked} (only its owner may enter it), so they could not reach their workspaces or the repository`,
+    error:
+      `the agents run as other users, who cannot get through ${blocked} (only its owner may enter it), so they could not reach their workspaces or the repository; ` +
+      'colony shows them the way through such a directory only as root where it can make a mount namespace of its own, which it cannot here',
     fix: `let others through it with \`chmod o+x ${blocked}\` (they still cannot list or read what is inside), or keep the repository and --state somewhere they can reach`,
   };
 }

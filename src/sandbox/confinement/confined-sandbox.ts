@@ -21,6 +21,8 @@ export interface ConfinedSandboxSettings {
   readonly limits: CommandLimits;
   /** The uid range and shared gid when the harness is root; null when it is not and commands keep its uid. */
   readonly identity: { readonly uidBase: number; readonly gid: number } | null;
+  /** Whether root can cover the private directories on an agent's way in a mount namespace of the command's (see `Sandbox.coversPrivateDirectories`). */
+  readonly coverPrivateDirectories: boolean;
   readonly parentEnvironment: Readonly<Record<string, string | undefined>>;
 }
 
@@ -67,6 +69,7 @@ export function createConfinedSandbox(settings: ConfinedSandboxSettings): Confin
       spillDirectory: resolve(confinement.spillDir),
       shareNetwork: confinement.shareNetwork,
       prelude: confinement.extras?.prelude ?? '',
+      coverPrivateDirectories: settings.coverPrivateDirectories && identity !== null,
     };
     const slug = confinement.agentId.replace(/[^A-Za-z0-9_-]/g, '_').slice(0, 40);
     const extraEnvironment = confinement.extras?.environment ?? {};
@@ -92,6 +95,7 @@ export function createConfinedSandbox(settings: ConfinedSandboxSettings): Confin
       method: settings.method,
       summary: summarize(settings),
       sharedGroup: settings.identity?.gid ?? null,
+      coversPrivateDirectories: settings.coverPrivateDirectories && settings.identity !== null,
       runnerFor,
       close: () => settings.cgroups.close(),
     },

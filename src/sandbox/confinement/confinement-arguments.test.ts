@@ -20,7 +20,7 @@ describe('the confinement command lines', () => {
     writeFileSync(join(root, 'token'), 'secret');
     symlinkSync(join(root, 'token'), join(root, 'token-link'));
     plan = {
-      tools: { bwrap: '/usr/bin/bwrap', setpriv: '/usr/bin/setpriv', prlimit: '/usr/bin/prlimit', unshare: '/usr/bin/unshare', ip: '/usr/sbin/ip' },
+      tools: { bwrap: '/usr/bin/bwrap', setpriv: '/usr/bin/setpriv', prlimit: '/usr/bin/prlimit', unshare: '/usr/bin/unshare', mount: '/usr/bin/mount', ip: '/usr/sbin/ip' },
       identity: { uid: 2_000_000_001, gid: 2_000_000_000 },
       limits: DEFAULT_COMMAND_LIMITS,
       workspace: join(root, 'state', 'workspaces', 'a'),
@@ -37,6 +37,7 @@ describe('the confinement command lines', () => {
       spillDirectory: join(root, 'state', 'spill', 'a'),
       shareNetwork: false,
       prelude: '',
+      coverPrivateDirectories: true,
     };
   });
   afterAll(() => rmSync(root, { recursive: true, force: true }));
@@ -75,6 +76,26 @@ describe('the confinement command lines', () => {
     expect(args.slice(6, 9)).toEqual(['/usr/bin/setpriv', '--no-new-privs', '--']);
   });
 
+  it('covers a private directory on the way as root before dropping the uid, and binds a git directory holding the state before hiding it', () => {
+    const gitDir = join(root, 'closed', 'inner');
+    const workspace = join(gitDir, 'colony', 'workspaces', 'a');
+    mkdirSync(workspace, { recursive: true });
+    const covered = { ...plan, workspace, hidden: [join(gitDir, 'colony')], binds: [{ source: gitDir, target: gitDir, writable: false }], spillDirectory: null };
+    const args = bubblewrapArguments(covered, workspace, 'true');
+    expect(args.slice(6, 11)).toEqual(['/usr/bin/unshare', '--mount', '--propagation', 'private', '--']);
+    const stage = args.indexOf('colony-cover-stage');
+    expect(args.slice(stage + 1, stage + 7)).toEqual(['2', 'cover', join(root, 'closed'), 'show', gitDir, '/usr/bin/setpriv']);
+    const at = (...sequence: string[]) => args.findIndex((_, index) => sequence.every((word, offset) => args[index + offset] === word));
+    expect(at('--ro-bind', gitDir, gitDir)).toBeGreaterThan(0);
+    expect(at('--ro-bind', gitDir, gitDir)).toBeLessThan(at('--tmpfs', join(gitDir, 'colony')));
+    expect(at('--tmpfs', join(gitDir, 'colony'))).toBeLessThan(at('--bind', workspace, workspace));
+    // Not root, or where root cannot make a mount namespace: no stage, as before.
+    expect(bubblewrapArguments({ ...covered, coverPrivateDirectories: false }, workspace, 'true')).not.toContain('colony-cover-stage');
+    // The unshare fallback replaces /var/tmp whole and makes the way to the workspace there as root: nothing to cover.
+    const unshare = unshareArguments(covered, workspace, 'true');
+    expect(unshare.slice(-15, -10)).toEqual([gitDir, gitDir, 'ro', '0', '0']);
+  });
+
   it('gives the unshare root stage the paths to hide and the uid to drop to', () => {
     const args = unshareArguments(plan, plan.workspace, 'make test');
     expect(args.slice(6, 10)).toEqual(['/usr/bin/setpriv', '--pdeathsig', 'KILL', '--']);
@@ -84,7 +105,8 @@ describe('the confinement command lines', () => {
       '2000000001', '2000000000', plan.workspace, plan.workspace, join(root, 'state', 'spill', 'a'), resolverDirectory() ?? '', '/usr/sbin/ip', commandStage(''), 'make test',
       '2', join(root, 'state'), join(plan.workspace, 'secrets'),
       '1', join(root, 'token'),
-      '1', '/opt', '/opt', 'ro',
+      '1', '/opt', '/opt', 'ro', '0',
+      '0',
       '/usr/bin/setpriv', '--reuid', '2000000001', '--regid', '2000000000', '--clear-groups', '--inh-caps=-all', '--bounding-set=-all', '--no-new-privs', '--',
     ]);
   });

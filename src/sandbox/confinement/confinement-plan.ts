@@ -41,7 +41,7 @@ export interface Bind {
 /** Everything about one agent's confinement that does not change from command to command. */
 export interface ConfinementPlan {
   /** Absolute paths of the programs the chain runs. */
-  readonly tools: Readonly<Record<'bwrap' | 'setpriv' | 'prlimit' | 'unshare' | 'ip', string>>;
+  readonly tools: Readonly<Record<'bwrap' | 'setpriv' | 'prlimit' | 'unshare' | 'mount' | 'ip', string>>;
   /** The uid and gid commands run as, or null when the harness is not root and keeps its own. */
   readonly identity: { readonly uid: number; readonly gid: number } | null;
   readonly limits: CommandLimits;
@@ -54,6 +54,12 @@ export interface ConfinementPlan {
   readonly shareNetwork: boolean;
   /** Bash run inside the confinement before the command ('' for none). */
   readonly prelude: string;
+  /**
+   * Whether directories the agent's uid may not enter, on the way to what it needs, are covered
+   * in the command's mount namespace with only what it needs shown again
+   * (`private-directories.ts`); only when commands run as other uids and root can make the namespace.
+   */
+  readonly coverPrivateDirectories: boolean;
 }
 
 /** `prlimit …  --`: the per-process limits, set by root before any privilege is dropped. */
@@ -109,11 +115,16 @@ export interface HiddenPath {
 /**
  * The hidden paths that need hiding: those that exist, with symbolic links resolved, without
  * `/`, without paths under /tmp and /run (a confined command gets fresh ones anyway) and without
- * paths the command's uid could not reach through their parent directories anyway (which the
- * confinement, running as that uid, could not cover either). Shortest first, so a path inside
- * another hidden one is hidden after it.
+ * paths the command's uid could not reach anyway (which the confinement, running as that uid,
+ * could not cover either): through their parent directories on the host, or, where private
+ * directories are covered, in the view the covers make (`reachable`). Shortest first, so a path
+ * inside another hidden one is hidden after it.
  */
-export function existingHiddenPaths(hidden: readonly string[], identity: ConfinementPlan['identity']): HiddenPath[] {
+export function existingHiddenPaths(
+  hidden: readonly string[],
+  identity: ConfinementPlan['identity'],
+  reachable: (path: string) => boolean = (path) => parentsTraversable(path, identity),
+): HiddenPath[] {
   const found = new Map<string, HiddenPath>();
   for (const candidate of hidden) {
     if (!isAbsolute(candidate)) continue;
@@ -123,11 +134,33 @@ export function existingHiddenPaths(hidden: readonly string[], identity: Confine
     } catch {
       continue;
     }
-    if (path === '/' || PRIVATE_DIRECTORIES.some((directory) => isInside(directory, path)) || !parentsTraversable(path, identity)) continue;
+    if (path === '/' || PRIVATE_DIRECTORIES.some((directory) => isInside(directory, path)) || !reachable(path)) continue;
     const kind = statSync(path).isDirectory() ? 'directory' : 'file';
     found.set(path, { path, kind });
   }
   return [...found.values()].sort((a, b) => a.path.length - b.path.length);
+}
+
+/**
+ * The binds split by when they are mounted. One whose target holds a hidden path (the
+ * repository's git directory, when the state directory lies inside it) goes before the hiding,
+ * or it would show the hidden path again from the host; every other one after, so one whose
+ * target lies in a hidden directory is shown on top of it.
+ */
+export function bindsAroundHidden(binds: readonly Bind[], hidden: readonly HiddenPath[]): { before: Bind[]; after: Bind[] } {
+  const holdsHidden = (bind: Bind): boolean => {
+    const targets = new Set([resolve(bind.target), realOrSelf(bind.target)]);
+    return hidden.some((entry) => [...targets].some((target) => entry.path !== target && isInside(target, entry.path)));
+  };
+  return { before: binds.filter(holdsHidden), after: binds.filter((bind) => !holdsHidden(bind)) };
+}
+
+function realOrSelf(path: string): string {
+  try {
+    return realpathSync(path);
+  } catch {
+    return resolve(path);
+  }
 }
 
 /** Whether the uid (or the harness's own, for null) may search every directory above `path`. */

@@ -1,5 +1,8 @@
-import { CONFINED_HOME, SPILL_MOUNT, commandStage, existingHiddenPaths, prlimitArguments, resolverDirectory, setprivArguments } from './confinement-plan.js';
+import { CONFINED_HOME, SPILL_MOUNT, bindsAroundHidden, commandStage, existingHiddenPaths, isInside, prlimitArguments, resolverDirectory, setprivArguments } from './confinement-plan.js';
 import type { ConfinementPlan } from './confinement-plan.js';
+import { COVER_FUNCTION, MOUNT_FUNCTIONS } from './mount-script.js';
+import { NO_COVERS, coverOperations, planCovers, reachableWith, searchableBy } from './private-directories.js';
+import type { PrivateDirectoryCovers } from './private-directories.js';
 
 /**
  * The root half of the weaker confinement, run as pid 1 of new pid and mount namespaces (and
@@ -13,29 +16,20 @@ import type { ConfinementPlan } from './confinement-plan.js';
  *
  * Arguments: uid gid cwd workspace spill-directory-or-empty resolver-directory-or-empty
  * ip-or-empty (to bring up the loopback of a new network namespace) stage command, then the number of hidden directories and their paths, the number of hidden files
- * and their paths, the number of binds and, for each, source target rw|ro; the rest is the
+ * and their paths, the number of binds and, for each, source target rw|ro, how many of those (from
+ * the first) are bound before the hiding (`bindsAroundHidden`), the number of
+ * cover operations and each as `cover|show PATH` (`private-directories.ts`); the rest is the
  * command line that drops to the agent's uid, to which the stage and the command are appended.
  */
 const ROOT_STAGE = [
-  'fail() { echo "colony: $*" >&2; exit 125; }',
-  // Holds a source open and prints the path that reaches it later: a directory or file through
-  // its own descriptor, anything else (a socket, which cannot be opened) through its parent's.
-  'hold() {',
-  '  local fd',
-  '  if [ -d "$1" ] || [ -f "$1" ]; then exec {fd}<"$1" || return 1; held="/proc/self/fd/$fd"',
-  '  else exec {fd}<"$(dirname "$1")" || return 1; held="/proc/self/fd/$fd/$(basename "$1")"; fi',
-  '  held_fds+=("$fd")',
-  '}',
-  'bind_held() { # held-path target ro|rw',
-  '  if [ -d "$1" ]; then mkdir -p "$2"; else mkdir -p "$(dirname "$2")"; [ -e "$2" ] || : > "$2"; fi',
-  '  mount --no-canonicalize --bind "$1" "$2" || fail "cannot bind $2"',
-  '  if [ "$3" = ro ]; then mount --no-canonicalize -o remount,bind,ro "$2" || fail "cannot make $2 read-only"; fi',
-  '}',
+  MOUNT_FUNCTIONS,
+  COVER_FUNCTION,
   'uid=$1 gid=$2 cwd=$3 workspace=$4 spill=$5 resolver=$6 ip=$7 stage=$8 command=$9; shift 9',
   'count=$1; shift; hidden_dirs=("${@:1:count}"); shift "$count"',
   'count=$1; shift; hidden_files=("${@:1:count}"); shift "$count"',
   'count=$1; shift; binds=("${@:1:count*3}"); shift "$((count * 3))"',
-  'held_fds=()',
+  'before=$1; shift',
+  'count=$1; shift; covers=("${@:1:count*2}"); shift "$((count * 2))"',
   'hold "$workspace" || fail "cannot open the workspace $workspace"; workspace_held=$held',
   'if [ -n "$spill" ]; then hold "$spill" || fail "cannot open $spill"; spill_held=$held; fi',
   'if [ -n "$resolver" ]; then hold "$resolver" || fail "cannot open $resolver"; resolver_held=$held; fi',
@@ -44,6 +38,8 @@ const ROOT_STAGE = [
   '  hold "${binds[i]}" || fail "cannot open the bind source ${binds[i]}"',
   '  bind_held_paths+=("$held")',
   'done',
+  // Private directories on the way to the workspace and the binds' targets: covered, with only those shown again.
+  'cover_private "$((${#covers[@]} / 2))" "${covers[@]}"',
   'mount -t proc proc /proc || fail "cannot mount /proc"',
   // A new network namespace starts with its loopback down; bubblewrap brings it up, so do we.
   'if [ -n "$ip" ]; then "$ip" link set lo up || fail "cannot bring up the loopback interface"; fi',
@@ -52,13 +48,15 @@ const ROOT_STAGE = [
   'done',
   'if [ -n "$resolver" ]; then bind_held "$resolver_held" "$resolver" ro; fi',
   `mkdir -p ${CONFINED_HOME} && chown "$uid:$gid" ${CONFINED_HOME} || fail "cannot make ${CONFINED_HOME}"`,
+  // Binds whose targets hold a hidden path come first, so the hiding covers what they show.
+  'for ((i = 0; i < before; i++)); do bind_held "${bind_held_paths[i]}" "${binds[i * 3 + 1]}" "${binds[i * 3 + 2]}"; done',
   // A hidden path under a directory that is now a fresh tmpfs is gone already.
   'for path in "${hidden_dirs[@]}"; do [ -e "$path" ] || continue; mount -t tmpfs -o mode=755,nosuid,nodev tmpfs "$path" || fail "cannot hide $path"; done',
   'for path in "${hidden_files[@]}"; do [ -e "$path" ] || continue; mount --bind /dev/null "$path" || fail "cannot hide $path"; done',
   'bind_held "$workspace_held" "$workspace" rw',
-  'for ((i = 0; i < ${#bind_held_paths[@]}; i++)); do bind_held "${bind_held_paths[i]}" "${binds[i * 3 + 1]}" "${binds[i * 3 + 2]}"; done',
+  'for ((i = before; i < ${#bind_held_paths[@]}; i++)); do bind_held "${bind_held_paths[i]}" "${binds[i * 3 + 1]}" "${binds[i * 3 + 2]}"; done',
   `if [ -n "$spill" ]; then bind_held "$spill_held" ${SPILL_MOUNT} ro; fi`,
-  'for fd in "${held_fds[@]}"; do exec {fd}<&-; done',
+  'close_held',
   // mount(8) keeps its notes in /run/mount; this /run is the command's own, so they go.
   'rm -rf /run/mount',
   'cd "$cwd" || fail "cannot enter $cwd"',
@@ -84,7 +82,9 @@ const ROOT_STAGE = [
  * namespace ignores every signal it has no handler for, so the command would outlive SIGTERM.
  */
 export function unshareArguments(plan: ConfinementPlan, cwd: string, command: string): string[] {
-  const hidden = existingHiddenPaths(plan.hidden, plan.identity);
+  const covers = unshareCovers(plan);
+  const hidden = existingHiddenPaths(plan.hidden, plan.identity, plan.identity === null ? undefined : reachableWith(covers, plan.identity));
+  const binds = bindsAroundHidden(plan.binds, hidden);
   const directories = hidden.filter((entry) => entry.kind === 'directory').map((entry) => entry.path);
   const files = hidden.filter((entry) => entry.kind === 'file').map((entry) => entry.path);
   const namespaces = ['--pid', '--fork', '--kill-child', '--mount', '--propagation', 'private', '--ipc', '--uts'];
@@ -117,7 +117,23 @@ export function unshareArguments(plan: ConfinementPlan, cwd: string, command: st
     String(files.length),
     ...files,
     String(plan.binds.length),
-    ...plan.binds.flatMap((bind) => [bind.source, bind.target, bind.writable ? 'rw' : 'ro']),
+    ...[...binds.before, ...binds.after].flatMap((bind) => [bind.source, bind.target, bind.writable ? 'rw' : 'ro']),
+    String(binds.before.length),
+    String(covers.covers.length + covers.shown.length),
+    ...coverOperations(covers),
     ...setprivArguments(plan),
   ];
+}
+
+/**
+ * The private directories this stage covers: those on the way to what the agent itself must
+ * reach, its workspace and the binds' targets. Sources need nothing: the stage holds them as
+ * root. Targets under the directories the stage replaces with a fresh tmpfs need nothing either:
+ * root makes the way to them there.
+ */
+function unshareCovers(plan: ConfinementPlan): PrivateDirectoryCovers {
+  if (!plan.coverPrivateDirectories || plan.identity === null) return NO_COVERS;
+  const fresh = ['/tmp', '/run', '/dev/shm', '/var/tmp'];
+  const targets = [plan.workspace, ...plan.binds.map((bind) => bind.target)].filter((path) => !fresh.some((dir) => isInside(dir, path)));
+  return planCovers(targets, searchableBy(plan.identity));
 }
