@@ -99,7 +99,7 @@ async function demo(ctx: CommandContext, flags: DemoFlags): Promise<number> {
   ctx.stdout(
     [
       'Look around:',
-      `  git -C ${shellWord(repoDir)} log --oneline --graph main`,
+      `  git -C ${shellWord(repoDir)} log --oneline --graph ${shellWord(result.mainBranch)}`,
       `  colony status --repo ${shellWord(repoDir)}`,
       `  colony replay --repo ${shellWord(repoDir)} --speed 2     # the run again, in the terminal UI`,
       `  colony analyze --repo ${shellWord(repoDir)}`,
