@@ -50,11 +50,11 @@ describe('the confinement command lines', () => {
       '/usr/bin/setpriv', '--reuid', '2000000001', '--regid', '2000000000', '--clear-groups', '--inh-caps=-all', '--bounding-set=-all', '--no-new-privs', '--',
       '/usr/bin/bwrap',
       '--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc', '--tmpfs', '/tmp', '--tmpfs', '/run', ...resolver, '--dir', '/tmp/home',
+      '--ro-bind', '/opt', '/opt',
       '--tmpfs', join(root, 'state'),
       '--ro-bind', '/dev/null', join(root, 'token'),
       '--bind', workspace, workspace,
       '--tmpfs', join(workspace, 'secrets'),
-      '--ro-bind', '/opt', '/opt',
       '--ro-bind', join(root, 'state', 'spill', 'a'), '/tmp/colony-output',
       '--remount-ro', join(root, 'state'),
       '--remount-ro', join(workspace, 'secrets'),
@@ -62,6 +62,24 @@ describe('the confinement command lines', () => {
       '--die-with-parent', '--new-session', '--chdir', workspace,
       '--', '/bin/bash', '-c', commandStage(''), 'colony-command', 'make test',
     ]);
+  });
+
+  it('keeps a hidden directory inside a bound one hidden, even under /tmp, and the workspace inside it writable', () => {
+    const base = mkdtempSync('/tmp/colony-arguments-');
+    try {
+      const gitDir = join(base, 'repo', '.git');
+      const state = join(gitDir, 'colony');
+      const workspace = join(state, 'workspaces', 'a');
+      mkdirSync(workspace, { recursive: true });
+      const nested: ConfinementPlan = { ...plan, identity: null, workspace, hidden: [state], binds: [{ source: gitDir, target: gitDir, writable: false }], spillDirectory: null };
+      const args = bubblewrapArguments(nested, workspace, 'git status');
+      const views = args.slice(args.indexOf('/tmp/home') + 1, args.indexOf('--unshare-user'));
+      expect(views).toEqual(['--ro-bind', gitDir, gitDir, '--tmpfs', state, '--bind', workspace, workspace, '--remount-ro', state]);
+      const stage = unshareArguments(nested, workspace, 'git status');
+      expect(stage.slice(stage.indexOf('git status') + 1, stage.indexOf('git status') + 11)).toEqual(['3', 'ro', gitDir, gitDir, 'dir', '', state, 'rw', workspace, workspace]);
+    } finally {
+      rmSync(base, { recursive: true, force: true });
+    }
   });
 
   it('keeps the network only when asked, and runs the prelude before the command', () => {
@@ -81,10 +99,13 @@ describe('the confinement command lines', () => {
     expect(args.slice(10, 20)).toEqual(['/usr/bin/unshare', '--pid', '--fork', '--kill-child', '--mount', '--propagation', 'private', '--ipc', '--uts', '--net']);
     const stageArguments = args.slice(args.indexOf('colony-root-stage') + 1);
     expect(stageArguments).toEqual([
-      '2000000001', '2000000000', plan.workspace, plan.workspace, join(root, 'state', 'spill', 'a'), resolverDirectory() ?? '', '/usr/sbin/ip', commandStage(''), 'make test',
-      '2', join(root, 'state'), join(plan.workspace, 'secrets'),
-      '1', join(root, 'token'),
-      '1', '/opt', '/opt', 'ro',
+      '2000000001', '2000000000', plan.workspace, join(root, 'state', 'spill', 'a'), resolverDirectory() ?? '', '/usr/sbin/ip', commandStage(''), 'make test',
+      '5',
+      'ro', '/opt', '/opt',
+      'dir', '', join(root, 'state'),
+      'file', '', join(root, 'token'),
+      'rw', plan.workspace, plan.workspace,
+      'dir', '', join(plan.workspace, 'secrets'),
       '/usr/bin/setpriv', '--reuid', '2000000001', '--regid', '2000000000', '--clear-groups', '--inh-caps=-all', '--bounding-set=-all', '--no-new-privs', '--',
     ]);
   });

@@ -108,12 +108,13 @@ export interface HiddenPath {
 
 /**
  * The hidden paths that need hiding: those that exist, with symbolic links resolved, without
- * `/`, without paths under /tmp and /run (a confined command gets fresh ones anyway) and without
+ * `/`, without paths under /tmp and /run (a confined command gets fresh ones anyway) unless a
+ * directory in `shownAgain` (the workspace, a bind's target) brings them back, and without
  * paths the command's uid could not reach through their parent directories anyway (which the
  * confinement, running as that uid, could not cover either). Shortest first, so a path inside
  * another hidden one is hidden after it.
  */
-export function existingHiddenPaths(hidden: readonly string[], identity: ConfinementPlan['identity']): HiddenPath[] {
+export function existingHiddenPaths(hidden: readonly string[], identity: ConfinementPlan['identity'], shownAgain: readonly string[] = []): HiddenPath[] {
   const found = new Map<string, HiddenPath>();
   for (const candidate of hidden) {
     if (!isAbsolute(candidate)) continue;
@@ -123,7 +124,8 @@ export function existingHiddenPaths(hidden: readonly string[], identity: Confine
     } catch {
       continue;
     }
-    if (path === '/' || PRIVATE_DIRECTORIES.some((directory) => isInside(directory, path)) || !parentsTraversable(path, identity)) continue;
+    const replaced = PRIVATE_DIRECTORIES.some((directory) => isInside(directory, path)) && !shownAgain.some((directory) => isInside(directory, path));
+    if (path === '/' || replaced || !parentsTraversable(path, identity)) continue;
     const kind = statSync(path).isDirectory() ? 'directory' : 'file';
     found.set(path, { path, kind });
   }

@@ -1,20 +1,23 @@
-import { CONFINED_HOME, SPILL_MOUNT, commandStage, existingHiddenPaths, prlimitArguments, resolverDirectory, setprivArguments } from './confinement-plan.js';
+import { CONFINED_HOME, SPILL_MOUNT, commandStage, prlimitArguments, resolverDirectory, setprivArguments } from './confinement-plan.js';
 import type { ConfinementPlan } from './confinement-plan.js';
+import { viewMounts } from './view-mounts.js';
 
 /**
  * The root half of the weaker confinement, run as pid 1 of new pid and mount namespaces (and
  * new network, IPC and UTS ones): it gives the command its own /proc, /tmp, /run, /dev/shm
- * and /var/tmp (the resolver's directory shown again), covers the hidden paths, binds the workspace, the extra binds and the spill
- * directory (read-only) back in, then starts the command as the agent's uid and waits for it.
+ * and /var/tmp (the resolver's directory shown again), covers the hidden paths and binds the
+ * workspace and the extra binds back in, the innermost last (`viewMounts`), then the spill
+ * directory (read-only), then starts the command as the agent's uid and waits for it.
  * The sources are held open (a socket through its directory) before anything is hidden, and
  * bound from those descriptors, so a workspace inside a hidden directory (or inside /tmp) is
  * still reachable. The rest of the
  * file system is the host's, guarded by nothing but file permissions.
  *
- * Arguments: uid gid cwd workspace spill-directory-or-empty resolver-directory-or-empty
- * ip-or-empty (to bring up the loopback of a new network namespace) stage command, then the number of hidden directories and their paths, the number of hidden files
- * and their paths, the number of binds and, for each, source target rw|ro; the rest is the
- * command line that drops to the agent's uid, to which the stage and the command are appended.
+ * Arguments: uid gid cwd spill-directory-or-empty resolver-directory-or-empty
+ * ip-or-empty (to bring up the loopback of a new network namespace) stage command, then the
+ * number of mounts and, for each in order, its kind (dir or file to hide, rw or ro to bind),
+ * its source ('' for a hidden path) and its target; the rest is the command line that drops to
+ * the agent's uid, to which the stage and the command are appended.
  */
 const ROOT_STAGE = [
   'fail() { echo "colony: $*" >&2; exit 125; }',
@@ -31,18 +34,14 @@ const ROOT_STAGE = [
   '  mount --no-canonicalize --bind "$1" "$2" || fail "cannot bind $2"',
   '  if [ "$3" = ro ]; then mount --no-canonicalize -o remount,bind,ro "$2" || fail "cannot make $2 read-only"; fi',
   '}',
-  'uid=$1 gid=$2 cwd=$3 workspace=$4 spill=$5 resolver=$6 ip=$7 stage=$8 command=$9; shift 9',
-  'count=$1; shift; hidden_dirs=("${@:1:count}"); shift "$count"',
-  'count=$1; shift; hidden_files=("${@:1:count}"); shift "$count"',
-  'count=$1; shift; binds=("${@:1:count*3}"); shift "$((count * 3))"',
+  'uid=$1 gid=$2 cwd=$3 spill=$4 resolver=$5 ip=$6 stage=$7 command=$8; shift 8',
+  'count=$1; shift; mounts=("${@:1:count*3}"); shift "$((count * 3))"',
   'held_fds=()',
-  'hold "$workspace" || fail "cannot open the workspace $workspace"; workspace_held=$held',
   'if [ -n "$spill" ]; then hold "$spill" || fail "cannot open $spill"; spill_held=$held; fi',
   'if [ -n "$resolver" ]; then hold "$resolver" || fail "cannot open $resolver"; resolver_held=$held; fi',
-  'bind_held_paths=()',
-  'for ((i = 0; i < ${#binds[@]}; i += 3)); do',
-  '  hold "${binds[i]}" || fail "cannot open the bind source ${binds[i]}"',
-  '  bind_held_paths+=("$held")',
+  'held_sources=()',
+  'for ((i = 0; i < ${#mounts[@]}; i += 3)); do',
+  '  case "${mounts[i]}" in rw|ro) hold "${mounts[i + 1]}" || fail "cannot open ${mounts[i + 1]}"; held_sources[i]=$held;; esac',
   'done',
   'mount -t proc proc /proc || fail "cannot mount /proc"',
   // A new network namespace starts with its loopback down; bubblewrap brings it up, so do we.
@@ -53,10 +52,14 @@ const ROOT_STAGE = [
   'if [ -n "$resolver" ]; then bind_held "$resolver_held" "$resolver" ro; fi',
   `mkdir -p ${CONFINED_HOME} && chown "$uid:$gid" ${CONFINED_HOME} || fail "cannot make ${CONFINED_HOME}"`,
   // A hidden path under a directory that is now a fresh tmpfs is gone already.
-  'for path in "${hidden_dirs[@]}"; do [ -e "$path" ] || continue; mount -t tmpfs -o mode=755,nosuid,nodev tmpfs "$path" || fail "cannot hide $path"; done',
-  'for path in "${hidden_files[@]}"; do [ -e "$path" ] || continue; mount --bind /dev/null "$path" || fail "cannot hide $path"; done',
-  'bind_held "$workspace_held" "$workspace" rw',
-  'for ((i = 0; i < ${#bind_held_paths[@]}; i++)); do bind_held "${bind_held_paths[i]}" "${binds[i * 3 + 1]}" "${binds[i * 3 + 2]}"; done',
+  'for ((i = 0; i < ${#mounts[@]}; i += 3)); do',
+  '  kind=${mounts[i]} target=${mounts[i + 2]}',
+  '  case "$kind" in',
+  '    dir) [ -e "$target" ] || continue; mount -t tmpfs -o mode=755,nosuid,nodev tmpfs "$target" || fail "cannot hide $target";;',
+  '    file) [ -e "$target" ] || continue; mount --bind /dev/null "$target" || fail "cannot hide $target";;',
+  '    *) bind_held "${held_sources[i]}" "$target" "$kind";;',
+  '  esac',
+  'done',
   `if [ -n "$spill" ]; then bind_held "$spill_held" ${SPILL_MOUNT} ro; fi`,
   'for fd in "${held_fds[@]}"; do exec {fd}<&-; done',
   // mount(8) keeps its notes in /run/mount; this /run is the command's own, so they go.
@@ -84,9 +87,7 @@ const ROOT_STAGE = [
  * namespace ignores every signal it has no handler for, so the command would outlive SIGTERM.
  */
 export function unshareArguments(plan: ConfinementPlan, cwd: string, command: string): string[] {
-  const hidden = existingHiddenPaths(plan.hidden, plan.identity);
-  const directories = hidden.filter((entry) => entry.kind === 'directory').map((entry) => entry.path);
-  const files = hidden.filter((entry) => entry.kind === 'file').map((entry) => entry.path);
+  const mounts = viewMounts(plan);
   const namespaces = ['--pid', '--fork', '--kill-child', '--mount', '--propagation', 'private', '--ipc', '--uts'];
   if (!plan.shareNetwork) namespaces.push('--net');
   const identity = plan.identity ?? { uid: process.getuid?.() ?? 0, gid: process.getgid?.() ?? 0 };
@@ -106,18 +107,13 @@ export function unshareArguments(plan: ConfinementPlan, cwd: string, command: st
     String(identity.uid),
     String(identity.gid),
     cwd,
-    plan.workspace,
     plan.spillDirectory ?? '',
     resolverDirectory() ?? '',
     plan.shareNetwork ? '' : plan.tools.ip,
     commandStage(plan.prelude),
     command,
-    String(directories.length),
-    ...directories,
-    String(files.length),
-    ...files,
-    String(plan.binds.length),
-    ...plan.binds.flatMap((bind) => [bind.source, bind.target, bind.writable ? 'rw' : 'ro']),
+    String(mounts.length),
+    ...mounts.flatMap((mount) => (mount.kind === 'hide' ? [mount.type === 'directory' ? 'dir' : 'file', '', mount.path] : [mount.writable ? 'rw' : 'ro', mount.source, mount.target])),
     ...setprivArguments(plan),
   ];
 }
