@@ -6,6 +6,7 @@ import type { ColonyEvent } from '../../src/events/event-types.js';
 import { createExampleRepository, runCli, type ExampleRepository } from '../testing/example-repository.js';
 import { runCliUntilLanded } from '../testing/colony-process.js';
 import { describeRuns } from '../testing/runs-need-sandbox.js';
+import { defaultStateDir } from '../../src/orchestrator/setup/state-directory.js';
 
 let repo: ExampleRepository;
 
@@ -35,7 +36,7 @@ async function eventsOf(dir: string): Promise<ColonyEvent[]> {
 
 /** Runs `colony run` on the example and stops it, as Ctrl-C does, once a merge has landed. */
 function runAndStop(): Promise<{ code: number; stderr: string }> {
-  return runCliUntilLanded(['run', join(repo.dir, 'GOAL.md'), '--repo', repo.dir, '--model', 'sim?seed=4&latency=20..60', '--workers', '2', '--quiet'], join(repo.dir, '.colony'));
+  return runCliUntilLanded(['run', join(repo.dir, 'GOAL.md'), '--repo', repo.dir, '--model', 'sim?seed=4&latency=20..60', '--workers', '2', '--quiet'], defaultStateDir(repo.dir));
 }
 
 const PLANNER_OVERRIDE = 'You plan for this team. {{ROLE}}\n\nTests: {{TEST_COMMAND}}\n';
@@ -111,7 +112,7 @@ describeRuns('prompt overrides', () => {
     );
     expect(result.stderr).toContain(`- ${join(repo.dir, '.colony', 'prompts', 'planer.md')}: no prompt of colony's is called that. The files allowed here are `);
     // Nothing was recorded: the run can start once the files are fixed.
-    expect(existsSync(join(repo.dir, '.colony', 'colony.db'))).toBe(false);
+    expect(existsSync(join(defaultStateDir(repo.dir), 'colony.db'))).toBe(false);
     expect(repo.git('status', '--porcelain')).toBe('');
   });
 });

@@ -45,7 +45,7 @@ import { errorMessage } from '../../errors/error-message.js';
 
 export interface RunSessionOptions {
   readonly repoDir: string;
-  /** Defaults to `<repo>/.colony`. */
+  /** Defaults to `defaultStateDir(repoDir)`. */
   readonly stateDir?: string | undefined;
   readonly workerModel: ChatModel;
   readonly plannerModel: ChatModel;

@@ -59,8 +59,9 @@ export async function lockSession(repoDir: string, stateDirOption: string | unde
   if (!prepared.ok) return prepared;
   // colony's state never shows in the user's `git status`, even when this run is refused, nor
   // does a damaged state directory the user moved aside as colony asked (see DamagedStoreError).
+  // In the git directory, where it is by default, git never looks.
   const inside = relative(repo.root, stateDir);
-  if (!inside.startsWith('..') && inside !== '') {
+  if (!inside.startsWith('..') && inside !== '' && relative(repo.gitDir, stateDir).startsWith('..')) {
     await excludeFromGit(repo, `/${inside}/`);
     await excludeFromGit(repo, `/${inside}${DAMAGED_FOLDER_SUFFIX}/`);
   }

@@ -32,7 +32,7 @@ export interface WorkSessionOptions {
   readonly repoDir: string;
   readonly taskPath: string;
   readonly model: ChatModel;
-  /** Defaults to `<repo>/.colony`. */
+  /** Defaults to `defaultStateDir(repoDir)`. */
   readonly stateDir?: string;
   readonly maxSteps: number;
   /** Install main's npm dependencies once and link them into the worker's workspace; true when not given. */
