@@ -32,7 +32,7 @@ import { loadPromptSet, type PromptSet } from '../prompts/prompt-set.js';
 import { prepareSession, type PreparedSession } from './session-prelude.js';
 import { prepareSharedDependencies } from '../setup/shared-dependencies.js';
 import { sandboxedInstall } from '../setup/sandboxed-install.js';
-import { goalsDirOf, viewsDirOf, workspacesDirOf } from '../setup/state-directory.js';
+import { eventsDatabasePath, goalsDirOf, viewsDirOf, workspacesDirOf } from '../setup/state-directory.js';
 import { startSteering } from './run-steering.js';
 import { createRunControls, workerLimitFromLog } from '../steering/run-controls.js';
 import { runTasks } from '../runner/task-runner.js';
@@ -207,7 +207,7 @@ export async function driveRun(drive: DriveRunOptions): Promise<RunSessionResult
       options.onEvent?.(event);
     };
     const system = createAgentRecorder(events, runId, 'system', onEvent);
-    const disk = createDiskGuard({ events, path: stateDir, record: system.record, now: Date.now });
+    const disk = createDiskGuard({ events, path: stateDir, logPath: eventsDatabasePath(stateDir), record: system.record, now: Date.now });
     let resumed: ResumedRun | null = null;
     let rootTaskId: string;
     if (start.kind === 'new') {

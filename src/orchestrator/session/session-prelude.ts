@@ -79,7 +79,8 @@ export async function lockSession(repoDir: string, stateDirOption: string | unde
     // A session refused before it recorded anything leaves no state directory it made: what is
     // in it then is its lock alone. No other process is between opening that lock and taking
     // it, since each takes the repository's lock, still held here, first.
-    if (madeStateDir && holdsOnlyItsLock(stateDir)) rmSync(stateDir, { recursive: true, force: true });
+    // One deleted under the run (see DiskGuard.canStartAgents) has nothing left to remove.
+    if (madeStateDir && existsSync(stateDir) && holdsOnlyItsLock(stateDir)) rmSync(stateDir, { recursive: true, force: true });
     repositoryLock.lock.release();
   };
   return { ok: true, repo, stateDir, stateLock: stateLock.lock, release };
