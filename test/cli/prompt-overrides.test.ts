@@ -104,6 +104,9 @@ describeRuns('prompt overrides', () => {
   it('that colony cannot use stop a run before it starts, saying which file is wrong and what is allowed', async () => {
     override('worker.md', 'Do the task well.');
     override('planer.md', 'You plan. {{ROLE}} {{TEST_COMMAND}}');
+    // The overrides are the project's own files, shown by git until they are committed.
+    const status = repo.git('status', '--porcelain');
+    expect(status).toBe('?? .colony/\n');
     const result = await runCli(['run', join(repo.dir, 'GOAL.md'), '--repo', repo.dir, '--model', 'sim']);
     expect(result.code).toBe(2);
     expect(result.stderr).toContain(`colony: colony cannot use the prompt overrides in ${join(repo.dir, '.colony', 'prompts')}:`);
@@ -113,6 +116,6 @@ describeRuns('prompt overrides', () => {
     expect(result.stderr).toContain(`- ${join(repo.dir, '.colony', 'prompts', 'planer.md')}: no prompt of colony's is called that. The files allowed here are `);
     // Nothing was recorded: the run can start once the files are fixed.
     expect(existsSync(join(defaultStateDir(repo.dir), 'colony.db'))).toBe(false);
-    expect(repo.git('status', '--porcelain')).toBe('');
+    expect(repo.git('status', '--porcelain')).toBe(status);
   });
 });
