@@ -1,6 +1,6 @@
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
-import { defaultStateDir } from '../orchestrator/setup/state-directory.js';
+import { defaultStateDir, locateDefaultStateDir } from '../orchestrator/setup/state-directory.js';
 import { openSteering, type SteeringAccess } from '../orchestrator/session/steering-access.js';
 import { usageError, type CommandContext } from './command-context.js';
 
@@ -10,7 +10,10 @@ export interface StateDirFlags {
   readonly state?: string;
 }
 
-/** The state directory the flags name: `--state`, else the repository's own (`<repo>/.colony`). */
+/** How `--state` help texts name the default (`defaultStateDir`). */
+export const DEFAULT_STATE_DIR_HELP = "default: colony in the repository's git directory, or <repo>/.colony while an earlier version's runs are there";
+
+/** The state directory the flags name: `--state`, else the repository's own (`defaultStateDir`). */
 export function stateDirOf(ctx: Pick<CommandContext, 'cwd'>, flags: StateDirFlags): string {
   return flags.state === undefined ? defaultStateDir(resolve(ctx.cwd, flags.repo)) : resolve(ctx.cwd, flags.state);
 }
@@ -19,7 +22,7 @@ export function stateDirOf(ctx: Pick<CommandContext, 'cwd'>, flags: StateDirFlag
 export function addSteeringOptions(command: Command): Command {
   return command
     .option('--repo <dir>', 'the repository the run works on', '.')
-    .option('--state <dir>', 'the state directory the run uses (default: <repo>/.colony)');
+    .option('--state <dir>', `the state directory the run uses (${DEFAULT_STATE_DIR_HELP})`);
 }
 
 /**
@@ -37,4 +40,19 @@ export function steerRun(ctx: CommandContext, flags: StateDirFlags, act: (access
   } finally {
     access.close();
   }
+}
+
+/**
+ * Says once, on stderr, that a session uses the state directory an earlier version left in the
+ * checkout (see `locateDefaultStateDir`), what that risks and how to leave it. Only the commands
+ * that start a session say it: reading a run is no risk, and saying it on every command is noise.
+ */
+export function noteStateDirInCheckout(ctx: Pick<CommandContext, 'cwd' | 'stderr'>, flags: StateDirFlags): void {
+  if (flags.state !== undefined) return;
+  const located = locateDefaultStateDir(resolve(ctx.cwd, flags.repo));
+  if (!located.inCheckout) return;
+  ctx.stderr(
+    `colony: using the state directory an earlier version made in the checkout, ${located.path}, where \`git clean -fdx\` would delete it under a run. ` +
+      "Once its runs are finished, remove it (keep .colony/prompts/ if you have prompt overrides there): runs then keep their state in the repository's git directory, out of the checkout's way.\n",
+  );
 }

@@ -1,4 +1,4 @@
-import { statfsSync } from 'node:fs';
+import { statfsSync, statSync } from 'node:fs';
 import type { EventBody } from '../events/event-types.js';
 import { abortableSleep } from '../model/resilience/abortable-sleep.js';
 import type { EventStore } from '../store/events/event-store.js';
@@ -36,7 +36,11 @@ export interface DiskGuard {
    * null only when `signal` aborted while the disk was full.
    */
   write<Result>(operation: () => Result, signal?: AbortSignal): Promise<Result | null>;
-  /** For the runner, before it starts an agent: false while the disk is full (one flush is tried). */
+  /**
+   * For the runner, before it starts an agent: false while the disk is full (one flush is tried).
+   * Throws when the state directory is not the one the run started with any more (someone
+   * deleted it): the run must stop and say so, not start agents in workspaces that are gone.
+   */
   canStartAgents(): boolean;
 }
 
@@ -49,6 +53,11 @@ export interface DiskGuardOptions {
   readonly retryMs?: number;
   /** Free bytes below which no agent starts; see RESERVE_BYTES when absent. */
   readonly reserveBytes?: number;
+  /**
+   * The event log's file in the state directory. A recursive delete of the state directory can
+   * leave the directory itself behind (a workspace mounted in it is busy), but never the log.
+   */
+  readonly logPath?: string;
 }
 
 export function createDiskGuard(options: DiskGuardOptions): DiskGuard {
@@ -57,6 +66,14 @@ export function createDiskGuard(options: DiskGuardOptions): DiskGuard {
   const reserveBytes = options.reserveBytes ?? defaultReserve(path);
   let fullSince: number | null = null;
   const group = createGroupFlush(events);
+  const watched = [path, ...(options.logPath === undefined ? [] : [options.logPath])].map((file) => ({ file, atStart: fileIdentity(file) }));
+  const checkStateDir = (): void => {
+    if (watched.every(({ file, atStart }) => atStart === null || fileIdentity(file) === atStart)) return;
+    throw new Error(
+      `the state directory ${path} was deleted while the run went on, and the run's event log and workspaces with it, so the run stops: ` +
+        'what landed on main stays there. Start again with colony run.',
+    );
+  };
 
   const noteFull = (error: unknown): void => {
     if (fullSince !== null) return;
@@ -132,7 +149,10 @@ export function createDiskGuard(options: DiskGuardOptions): DiskGuard {
       }
     },
     write,
-    canStartAgents: () => !lowOnSpace() && tryFlush(),
+    canStartAgents: () => {
+      checkStateDir();
+      return !lowOnSpace() && tryFlush();
+    },
   };
 }
 
@@ -148,6 +168,16 @@ function defaultReserve(path: string): number {
 /** The free space below which no agent starts on a file system of `totalBytes`: 256 MiB, or 5% of a smaller one. */
 export function diskReserveBytes(totalBytes: number): number {
   return Math.min(RESERVE_BYTES, Math.floor(totalBytes * RESERVE_SHARE));
+}
+
+/** Which file `path` is (its device and inode), or null when there is none there. */
+function fileIdentity(path: string): string | null {
+  try {
+    const info = statSync(path);
+    return `${info.dev}:${info.ino}`;
+  } catch {
+    return null;
+  }
 }
 
 function freeBytes(path: string): number | null {

@@ -71,6 +71,13 @@ describe('unmergedWork', () => {
     expect(work?.reason).toMatch(/\.git file .* is missing/);
   });
 
+  it('is unreadable when the workspace lost its .git inside the git directory, where git would take that for a bare repository', async () => {
+    const workspace = await createWorktreeProvider(setup.repo).create({ id: 'in-git-dir', parentDir: join(setup.repo.gitDir, 'colony', 'workspaces') });
+    await setup.temporary.write('notes.txt', 'uncommitted work\n', workspace.path);
+    await rm(join(workspace.path, '.git'));
+    expect(await unmergedWork(setup.repo, workspace)).toMatchObject({ status: 'unreadable' });
+  });
+
   it('is unreadable when the workspace lost its .git and git finds no repository at all', async () => {
     const workspace = await setup.workspace('no-git');
     await rm(join(workspace.path, '.git'));

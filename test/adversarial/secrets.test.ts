@@ -9,6 +9,7 @@ import { createSimLanguageModel } from '../../src/sim/sim-language-model.js';
 import { parseSimSpec } from '../../src/sim/sim-options.js';
 import { runCli, type CliRun } from '../testing/example-repository.js';
 import { describeRuns } from '../testing/runs-need-sandbox.js';
+import { defaultStateDir } from '../../src/orchestrator/setup/state-directory.js';
 
 /**
  * Keys planted in the environment of a real `colony run` (the default variable and the one
@@ -142,7 +143,7 @@ describeRuns('secrets in a real colony run over the OpenAI-compatible protocol',
     expect(commandOutputs).not.toMatch(/OPENAI_API_KEY|COLONY_PLANTED_TOKEN/);
     expect(events.stdout).toMatch(/upstream rejected the request \(Authorization: Bearer \[redacted\]; OPENAI_API_KEY=\[redacted\]\); see https:\/\/\[redacted\]@provider\.invalid/);
     for (const key of [CUSTOM_KEY, OPENAI_KEY]) {
-      expect(whereFound(key, join(project.dir, '.colony'), run)).toEqual([]);
+      expect(whereFound(key, defaultStateDir(project.dir), run)).toEqual([]);
       expect(events.stdout).not.toContain(key);
     }
   }, 180_000);
@@ -158,7 +159,7 @@ describeRuns('secrets in a real colony run over the OpenAI-compatible protocol',
     // fetch refuses such a URL, and says so with the URL in its message: the message is kept, the key is not.
     expect(run.stderr).toContain(`http://[redacted]@${url.host}/v1`);
     expect(events.stdout).toContain(`http://[redacted]@${url.host}/v1`);
-    expect(whereFound(CUSTOM_KEY, join(project.dir, '.colony'), run)).toEqual([]);
+    expect(whereFound(CUSTOM_KEY, defaultStateDir(project.dir), run)).toEqual([]);
     expect(events.stdout).not.toContain(CUSTOM_KEY);
   }, 180_000);
 });

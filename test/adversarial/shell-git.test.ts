@@ -16,7 +16,8 @@ import type { ConfinedMethod } from './shell-support.js';
 
 /**
  * A worker's workspace is a git worktree whose `.git` is a file naming its admin directory in
- * the repository's own `.git`, outside the workspace. Confined, that directory is read-only
+ * the repository's own `.git`, outside the workspace, and the workspace itself lies in that
+ * `.git`, in the run's state directory. Confined, that directory is read-only
  * under bubblewrap: git reads work, commits do not; landing work is merge_to_main's job, done
  * by the harness. (The unshare fallback gives commands a private /var/tmp, where this test's
  * repository lives, so it is exercised with bubblewrap only; there the admin directory is
@@ -29,6 +30,7 @@ for (const [method, uidBase] of [['bubblewrap', 2_000_007_000]] as [ConfinedMeth
     let sandbox: Sandbox;
     let root = '';
     let repo = '';
+    let state = '';
     let workspace = '';
     let run: (command: string) => ReturnType<RunProcess>;
     const git = (cwd: string, ...args: string[]) =>
@@ -42,14 +44,19 @@ for (const [method, uidBase] of [['bubblewrap', 2_000_007_000]] as [ConfinedMeth
       writeFileSync(join(repo, 'readme.md'), 'first\n');
       git(repo, 'add', '-A');
       git(repo, 'commit', '-q', '-m', 'first');
-      workspace = join(repo, '.colony', 'workspaces', 'worker');
+      // Where a run keeps its state and workspaces by default: inside the repository's git directory.
+      state = join(repo, '.git', 'colony');
+      workspace = join(state, 'workspaces', 'worker');
       git(repo, 'worktree', 'add', '-q', '-b', 'worker', workspace);
       // As the harness will: the workspace group-writable by the sandbox gid, new files too.
       execFileSync('chgrp', ['-R', String(DEFAULT_SANDBOX_GID), workspace]);
       execFileSync('chmod', ['-R', 'g+w', workspace]);
       execFileSync('find', [workspace, '-type', 'd', '-exec', 'chmod', 'g+s', '{}', '+']);
       sandbox = await openTestSandbox({ method, runId, uidBase });
-      const runner = sandbox.runnerFor({ agentId: 'worker', workspace, hidden: [join(repo, '.colony')], spillDir: join(root, 'spill'), shareNetwork: false });
+      writeFileSync(join(state, 'colony.db'), 'the event log\n');
+      // As a run does: the git directory shown read-only, the state directory in it hidden.
+      const extras = { binds: [{ source: join(repo, '.git'), target: join(repo, '.git'), writable: false }], prelude: '', environment: {} };
+      const runner = sandbox.runnerFor({ agentId: 'worker', workspace, hidden: [state], spillDir: join(root, 'spill'), shareNetwork: false, extras });
       run = (command) => runner({ command, cwd: workspace, timeoutMs: 10_000 });
     });
     afterEach(async () => {
@@ -72,6 +79,15 @@ for (const [method, uidBase] of [['bubblewrap', 2_000_007_000]] as [ConfinedMeth
       expect(result.exitCode).toBe(0);
       expect(result.output).toContain(' M readme.md');
       expect(result.output).toContain('1 file changed, 1 insertion(+)');
+    });
+
+    it('writes its workspace inside the git directory, and sees nothing else of the state directory around it', async () => {
+      const result = await run(`echo new > made.txt && git status --short; ls -A ${state}; cat ${join(state, 'colony.db')}`);
+      expect(result.output).toContain('?? made.txt');
+      expect(result.output).toContain('No such file or directory');
+      expect(result.output).not.toContain('the event log');
+      expect(result.output.split('\n')).toContain('workspaces');
+      rmSync(join(workspace, 'made.txt'));
     });
 
     it('cannot commit or stage: the metadata is not the agent’s to write', async () => {

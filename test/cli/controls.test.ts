@@ -5,6 +5,7 @@ import { openSqliteTaskStore } from '../../src/store/sqlite/sqlite-task-store.js
 import { readLoggedEvents, runColonyProcess, waitForLoggedEvent } from '../testing/colony-process.js';
 import { createExampleRepository, runCli, type ExampleRepository } from '../testing/example-repository.js';
 import { describeRuns } from '../testing/runs-need-sandbox.js';
+import { defaultStateDir } from '../../src/orchestrator/setup/state-directory.js';
 
 /** Each run here takes 15 to 40 seconds on the slowed sim; a loaded machine takes longer. */
 const TEST_TIMEOUT_MS = 180_000;
@@ -14,7 +15,7 @@ let stateDir: string;
 
 beforeEach(() => {
   repo = createExampleRepository('toolbox');
-  stateDir = join(repo.dir, '.colony');
+  stateDir = defaultStateDir(repo.dir);
 });
 
 afterEach(() => {

@@ -4,6 +4,7 @@ import { afterEach, beforeEach, expect, it } from 'vitest';
 import { createExampleRepository, runCli, type ExampleRepository } from '../testing/example-repository.js';
 import { keepModules } from '../testing/small-goal.js';
 import { describeRuns } from '../testing/runs-need-sandbox.js';
+import { defaultStateDir } from '../../src/orchestrator/setup/state-directory.js';
 
 const RUN_TIMEOUT_MS = 300_000;
 
@@ -23,7 +24,7 @@ describeRuns('a damaged state directory', () => {
     const goal = join(repo.dir, 'GOAL.md');
     const first = await runCli(['run', goal, '--repo', repo.dir, '--model', 'sim', '--workers', '2', '--quiet']);
     expect(first.code, first.stderr).toBe(0);
-    const stateDir = join(repo.dir, '.colony');
+    const stateDir = defaultStateDir(repo.dir);
     const database = join(stateDir, 'colony.db');
     // A copy cut short, or a disk that filled while another program wrote it.
     truncateSync(database, 1_000);

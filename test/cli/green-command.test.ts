@@ -5,6 +5,7 @@ import { readLoggedEvents, runColonyProcess, waitForLoggedEvent } from '../testi
 import { createExampleRepository, runCli, type ExampleRepository } from '../testing/example-repository.js';
 import { keepModules } from '../testing/small-goal.js';
 import { describeRuns } from '../testing/runs-need-sandbox.js';
+import { defaultStateDir } from '../../src/orchestrator/setup/state-directory.js';
 
 const TEST_TIMEOUT_MS = 180_000;
 
@@ -14,7 +15,7 @@ let stateDir: string;
 beforeEach(() => {
   repo = createExampleRepository('toolbox');
   keepModules(repo, ['src/strings/truncate.js', 'src/strings/case.js', 'src/numbers/clamp.js']);
-  stateDir = join(repo.dir, '.colony');
+  stateDir = defaultStateDir(repo.dir);
 });
 
 afterEach(() => {

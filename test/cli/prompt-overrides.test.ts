@@ -6,6 +6,7 @@ import type { ColonyEvent } from '../../src/events/event-types.js';
 import { createExampleRepository, runCli, type ExampleRepository } from '../testing/example-repository.js';
 import { runCliUntilLanded } from '../testing/colony-process.js';
 import { describeRuns } from '../testing/runs-need-sandbox.js';
+import { defaultStateDir } from '../../src/orchestrator/setup/state-directory.js';
 
 let repo: ExampleRepository;
 
@@ -35,7 +36,7 @@ async function eventsOf(dir: string): Promise<ColonyEvent[]> {
 
 /** Runs `colony run` on the example and stops it, as Ctrl-C does, once a merge has landed. */
 function runAndStop(): Promise<{ code: number; stderr: string }> {
-  return runCliUntilLanded(['run', join(repo.dir, 'GOAL.md'), '--repo', repo.dir, '--model', 'sim?seed=4&latency=20..60', '--workers', '2', '--quiet'], join(repo.dir, '.colony'));
+  return runCliUntilLanded(['run', join(repo.dir, 'GOAL.md'), '--repo', repo.dir, '--model', 'sim?seed=4&latency=20..60', '--workers', '2', '--quiet'], defaultStateDir(repo.dir));
 }
 
 const PLANNER_OVERRIDE = 'You plan for this team. {{ROLE}}\n\nTests: {{TEST_COMMAND}}\n';
@@ -103,6 +104,9 @@ describeRuns('prompt overrides', () => {
   it('that colony cannot use stop a run before it starts, saying which file is wrong and what is allowed', async () => {
     override('worker.md', 'Do the task well.');
     override('planer.md', 'You plan. {{ROLE}} {{TEST_COMMAND}}');
+    // The overrides are the project's own files, shown by git until they are committed.
+    const status = repo.git('status', '--porcelain');
+    expect(status).toBe('?? .colony/\n');
     const result = await runCli(['run', join(repo.dir, 'GOAL.md'), '--repo', repo.dir, '--model', 'sim']);
     expect(result.code).toBe(2);
     expect(result.stderr).toContain(`colony: colony cannot use the prompt overrides in ${join(repo.dir, '.colony', 'prompts')}:`);
@@ -111,7 +115,7 @@ describeRuns('prompt overrides', () => {
     );
     expect(result.stderr).toContain(`- ${join(repo.dir, '.colony', 'prompts', 'planer.md')}: no prompt of colony's is called that. The files allowed here are `);
     // Nothing was recorded: the run can start once the files are fixed.
-    expect(existsSync(join(repo.dir, '.colony', 'colony.db'))).toBe(false);
-    expect(repo.git('status', '--porcelain')).toBe('');
+    expect(existsSync(join(defaultStateDir(repo.dir), 'colony.db'))).toBe(false);
+    expect(repo.git('status', '--porcelain')).toBe(status);
   });
 });

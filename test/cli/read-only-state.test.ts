@@ -8,6 +8,7 @@ import { createExampleRepository, runCli, type ExampleRepository } from '../test
 import { startColonyProcess, waitForLoggedEvent } from '../testing/colony-process.js';
 import { keepModules } from '../testing/small-goal.js';
 import { describeRuns } from '../testing/runs-need-sandbox.js';
+import { defaultStateDir } from '../../src/orchestrator/setup/state-directory.js';
 
 const RUN_TIMEOUT_MS = 300_000;
 
@@ -20,7 +21,7 @@ let mounted = false;
 beforeEach(() => {
   repo = createExampleRepository('toolbox');
   keepModules(repo, ['src/strings/truncate.js', 'src/strings/case.js']);
-  stateDir = join(repo.dir, '.colony');
+  stateDir = defaultStateDir(repo.dir);
   view = mkdtempSync(join(tmpdir(), 'colony-read-only-view-'));
 });
 

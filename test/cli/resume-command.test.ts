@@ -7,6 +7,7 @@ import { chaosProblems } from '../testing/chaos-checks.js';
 import { readLoggedEvents, runCliUntilLanded } from '../testing/colony-process.js';
 import { expectGreenRun } from '../testing/run-checks.js';
 import { describeRuns } from '../testing/runs-need-sandbox.js';
+import { defaultStateDir } from '../../src/orchestrator/setup/state-directory.js';
 
 const RUN_TIMEOUT_MS = 300_000;
 const MODEL = 'sim?seed=4&latency=20..60';
@@ -23,11 +24,11 @@ afterEach(() => {
 
 /** Starts `colony run` in this process and stops it (as Ctrl-C does) once `landings` merges have landed. */
 function runAndStop(landings: number, flags: readonly string[] = []): Promise<{ code: number; stdout: string }> {
-  return runCliUntilLanded(['run', join(repo.dir, 'GOAL.md'), '--repo', repo.dir, '--model', MODEL, '--workers', '3', '--quiet', ...flags], join(repo.dir, '.colony'), landings);
+  return runCliUntilLanded(['run', join(repo.dir, 'GOAL.md'), '--repo', repo.dir, '--model', MODEL, '--workers', '3', '--quiet', ...flags], defaultStateDir(repo.dir), landings);
 }
 
 function events(): ColonyEvent[] {
-  return readLoggedEvents(join(repo.dir, '.colony'));
+  return readLoggedEvents(defaultStateDir(repo.dir));
 }
 
 describeRuns('colony resume', () => {
@@ -66,7 +67,7 @@ describeRuns('colony resume', () => {
     // One wall time, from the run's first start: the summary's is the one status shows.
     expect(outcome.durationMs).toBe(outcome.summary.run.durationMs);
     await expectGreenRun(repo);
-    expect(chaosProblems(repo.dir, join(repo.dir, '.colony'), runId)).toEqual([]);
+    expect(chaosProblems(repo.dir, defaultStateDir(repo.dir), runId)).toEqual([]);
 
     const after = events().filter((event) => event.runId === runId && event.seq > (before.at(-1)?.seq ?? 0));
     expect(after[0]).toMatchObject({ type: 'run.resumed', data: { resumes: 1 } });
@@ -91,7 +92,7 @@ describeRuns('colony resume', () => {
     const before = events();
     const runId = before.find((event) => event.type === 'run.started')?.runId ?? '';
     // Take every kept workspace away, as a person cleaning up might.
-    const workspaces = join(repo.dir, '.colony', 'workspaces');
+    const workspaces = join(defaultStateDir(repo.dir), 'workspaces');
     unmountUnder(workspaces);
     const gone = readdirSync(workspaces).filter((name) => name.startsWith('worker-'));
     expect(gone.length).toBeGreaterThan(0);
@@ -118,7 +119,7 @@ describeRuns('colony resume', () => {
     const newRun = all.filter((event) => event.type === 'run.started').at(-1)?.runId ?? '';
     expect(newRun).not.toBe(oldRun);
     // The new run builds what the old one had not landed; together main holds the whole goal.
-    expect(chaosProblems(repo.dir, join(repo.dir, '.colony'), newRun)).toEqual([]);
+    expect(chaosProblems(repo.dir, defaultStateDir(repo.dir), newRun)).toEqual([]);
     expect(projectTestsPass(repo.dir)).toBe(true);
   }, RUN_TIMEOUT_MS);
 });

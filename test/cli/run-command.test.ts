@@ -5,6 +5,7 @@ import type { ColonyEvent } from '../../src/events/event-types.js';
 import { createExampleRepository, runCli, type ExampleRepository } from '../testing/example-repository.js';
 import { expectGreenRun } from '../testing/run-checks.js';
 import { describeRuns } from '../testing/runs-need-sandbox.js';
+import { defaultStateDir } from '../../src/orchestrator/setup/state-directory.js';
 
 /** A whole run of the small example takes tens of seconds, more on a loaded machine. */
 const RUN_TIMEOUT_MS = 300_000;
@@ -110,12 +111,12 @@ describeRuns('colony run', () => {
     expect(dirty.stderr).toContain('uncommitted changes (src/index.js)');
     expect(repo.git('status', '--porcelain')).toBe(' M src/index.js\n');
     // A refused command leaves no state directory it made, lock and all.
-    expect(existsSync(join(repo.dir, '.colony'))).toBe(false);
+    expect(existsSync(defaultStateDir(repo.dir))).toBe(false);
     repo.git('checkout', '--', 'src/index.js');
     for (const refused of [['green', '--now'], ['resume']]) {
       const result = await runCli([...refused, '--repo', repo.dir]);
       expect(result.code, refused.join(' ')).toBe(2);
-      expect(existsSync(join(repo.dir, '.colony')), refused.join(' ')).toBe(false);
+      expect(existsSync(defaultStateDir(repo.dir)), refused.join(' ')).toBe(false);
     }
 
     const workers = await runCli(['run', join(repo.dir, 'GOAL.md'), '--repo', repo.dir, '--workers', 'many']);
@@ -153,7 +154,7 @@ describe('colony run refusing a goal before anything is recorded', () => {
     expect(sim.stderr).toContain('colony sim-server');
     expect(existsSync(join(repo.dir, '..', 'binary-state'))).toBe(false);
     expect(existsSync(join(repo.dir, '..', 'sim-state'))).toBe(false);
-    expect(existsSync(join(repo.dir, '.colony'))).toBe(false);
+    expect(existsSync(defaultStateDir(repo.dir))).toBe(false);
   });
 });
 

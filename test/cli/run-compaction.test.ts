@@ -6,6 +6,7 @@ import type { ColonyEvent } from '../../src/events/event-types.js';
 import { writeLongScenario } from '../../src/sim/scenario/long-scenario.js';
 import { runCli } from '../testing/example-repository.js';
 import { describeRuns } from '../testing/runs-need-sandbox.js';
+import { defaultStateDir } from '../../src/orchestrator/setup/state-directory.js';
 
 /** Two runs of sixty modules; each takes tens of seconds, more on a loaded machine. */
 const RUN_TIMEOUT_MS = 400_000;
@@ -62,7 +63,7 @@ describeRuns('compaction keeps a long-running planner alive', () => {
     expect(failed.some((event) => event.type === 'agent.failed' && /context_length_exceeded/.test(event.data.reason))).toBe(true);
     expect((await eventsOf(fresh, 'context.compacted')).length).toBe(0);
     // A run that failed for good leaves no workspace behind: its stopped workers' work was salvaged under colony's refs.
-    expect(readdirSync(join(fresh, '.colony', 'workspaces')).filter((name) => name.startsWith('worker-'))).toEqual([]);
+    expect(readdirSync(join(defaultStateDir(fresh), 'workspaces')).filter((name) => name.startsWith('worker-'))).toEqual([]);
     expect((await eventsOf(fresh, 'workspace.swept')).length).toBeGreaterThan(0);
   }, RUN_TIMEOUT_MS);
 });

@@ -5,6 +5,7 @@ import { createExampleRepository, runCli, type ExampleRepository } from '../test
 import { readLoggedEvents, runCliUntilLanded } from '../testing/colony-process.js';
 import { keepModules } from '../testing/small-goal.js';
 import { describeRuns } from '../testing/runs-need-sandbox.js';
+import { defaultStateDir } from '../../src/orchestrator/setup/state-directory.js';
 
 const RUN_TIMEOUT_MS = 300_000;
 const MODEL = 'sim?seed=4&latency=20..60';
@@ -28,7 +29,7 @@ describe('colony run: how the goal is given', () => {
     const both = await runCli(['run', join(repo.dir, 'GOAL.md'), '--goal', '# Build it', '--repo', repo.dir]);
     expect(both.code).toBe(2);
     expect(both.stderr).toContain(`was given both a goal file (${join(repo.dir, 'GOAL.md')}) and --goal`);
-    expect(existsSync(join(repo.dir, '.colony', 'colony.db'))).toBe(false);
+    expect(existsSync(join(defaultStateDir(repo.dir), 'colony.db'))).toBe(false);
   });
 
   it('refuses a goal over 16 MB before reading it, naming --max-goal-size; the flag raises the cap, and an inline goal is held to it', async () => {
@@ -39,7 +40,7 @@ describe('colony run: how the goal is given', () => {
     expect(refused.code).toBe(2);
     expect(refused.stderr).toContain(`the goal file ${big} is 16.0 MB, more than the 16.0 MB colony reads`);
     expect(refused.stderr).toContain('raise the cap with --max-goal-size 17M');
-    expect(existsSync(join(repo.dir, '.colony', 'colony.db'))).toBe(false);
+    expect(existsSync(join(defaultStateDir(repo.dir), 'colony.db'))).toBe(false);
 
     const goal = readFileSync(join(repo.dir, 'GOAL.md'), 'utf8');
     const small = await runCli(['run', '--goal', goal, '--max-goal-size', '1K', '--repo', repo.dir, '--quiet']);
@@ -64,13 +65,13 @@ describeRuns('colony run --goal', () => {
   it('keeps an inline goal in the state directory, records it as the goal file, and a stopped run resumes from it to done', async () => {
     keepModules(repo, ['src/strings/truncate.js', 'src/strings/case.js', 'src/numbers/clamp.js']);
     const goal = readFileSync(join(repo.dir, 'GOAL.md'), 'utf8');
-    const stopped = await runCliUntilLanded(['run', '--goal', goal, '--repo', repo.dir, '--model', MODEL, '--workers', '2', '--quiet'], join(repo.dir, '.colony'));
+    const stopped = await runCliUntilLanded(['run', '--goal', goal, '--repo', repo.dir, '--model', MODEL, '--workers', '2', '--quiet'], defaultStateDir(repo.dir));
     expect(stopped.code, stopped.stderr).toBe(1);
-    const before = readLoggedEvents(join(repo.dir, '.colony'));
+    const before = readLoggedEvents(defaultStateDir(repo.dir));
     const configured = before.find((event) => event.type === 'run.configured');
     const settings = configured?.type === 'run.configured' ? configured.data.settings : null;
     expect(settings?.goalSource).toBe('inline');
-    expect(settings?.goalPath).toMatch(new RegExp(`^${join(repo.dir, '.colony', 'goals')}/goal-[a-z0-9]+\\.md$`));
+    expect(settings?.goalPath).toMatch(new RegExp(`^${join(defaultStateDir(repo.dir), 'goals')}/goal-[a-z0-9]+\\.md$`));
     expect(readFileSync(settings?.goalPath ?? '', 'utf8')).toBe(goal);
     const root = before.find((event) => event.type === 'agent.started' && event.data.role === 'root-planner');
     expect(root?.type === 'agent.started' ? root.data.task : '').toBe(goal);
@@ -78,7 +79,7 @@ describeRuns('colony run --goal', () => {
     const resumed = await runCli(['resume', '--repo', repo.dir, '--json']);
     expect(resumed.code, resumed.stderr).toBe(0);
     expect(JSON.parse(resumed.stdout)).toMatchObject({ status: 'done', check: { passed: true } });
-    const after = readLoggedEvents(join(repo.dir, '.colony'));
+    const after = readLoggedEvents(defaultStateDir(repo.dir));
     // The goal file was read as it stands, unchanged: nothing was told as an edit of the goal.
     expect(after.filter((event) => event.type === 'goal.changed')).toEqual([]);
     expect(after.filter((event) => event.type === 'merge.landed').length).toBe(3);

@@ -7,6 +7,7 @@ import { LARGE_BRIEF_FILE } from '../../src/protocol/message-openings.js';
 import { runCli } from '../testing/example-repository.js';
 import { readLoggedEvents } from '../testing/colony-process.js';
 import { describeRuns } from '../testing/runs-need-sandbox.js';
+import { defaultStateDir } from '../../src/orchestrator/setup/state-directory.js';
 
 /** The window of every agent of the run, in tokens: the goal below is larger than it. */
 const WINDOW = 12_000;
@@ -50,7 +51,7 @@ describeRuns('colony run on a goal larger than the context window', () => {
     expect(result.code, result.stderr).toBe(0);
     expect(JSON.parse(result.stdout)).toMatchObject({ status: 'done', check: { passed: true } });
 
-    const events = readLoggedEvents(join(repo, '.colony'));
+    const events = readLoggedEvents(defaultStateDir(repo));
     const root = events.find((event) => event.type === 'agent.started' && event.data.role === 'root-planner');
     const brief = root?.type === 'agent.started' ? root.data.task : '';
     expect(brief.startsWith('# A long run\n')).toBe(true);

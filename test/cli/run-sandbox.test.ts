@@ -6,6 +6,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { ColonyEvent } from '../../src/events/event-types.js';
+import { defaultStateDir } from '../../src/orchestrator/setup/state-directory.js';
 import { DEFAULT_SANDBOX_GID, DEFAULT_SANDBOX_UID_BASE } from '../../src/sandbox/sandbox.js';
 import { createExampleRepository, runCli, type ExampleRepository } from '../testing/example-repository.js';
 
@@ -34,7 +35,8 @@ afterEach(() => {
  */
 function plantHostileTestCommand(): void {
   setTestCommand(
-    `echo uid=$(id -u); (touch ${escapeMarker} 2>&1 || true); (ls ${join(repo.dir, '.colony')} 2>&1 | head -3 || true); ` +
+    `echo uid=$(id -u); (touch ${escapeMarker} 2>&1 || true); (ls ${defaultStateDir(repo.dir)} 2>&1 | head -3 || true); ` +
+      `(head -c 15 ${join(defaultStateDir(repo.dir), 'colony.db')} 2>&1 || true); ` +
       '(git config --get remote.origin.url 2>&1 || true); node --test',
   );
   // A credential a user or a CI system left in the repository's config.
@@ -60,7 +62,7 @@ describe.skipIf(!required && !(isRoot && hasBubblewrap))('colony run with the sa
     expect(JSON.parse(result.stdout)).toMatchObject({ status: 'done', check: { passed: true }, sandbox: 'bubblewrap' });
     expect(existsSync(escapeMarker)).toBe(false);
     // Agents of other runs on this machine cannot enter the state directory: only its owner and this run's group may.
-    const state = statSync(join(repo.dir, '.colony'));
+    const state = statSync(defaultStateDir(repo.dir));
     expect(state.mode & 0o777).toBe(0o710);
     expect(state.gid).toBeGreaterThan(DEFAULT_SANDBOX_GID);
 
@@ -75,8 +77,10 @@ describe.skipIf(!required && !(isRoot && hasBubblewrap))('colony run with the sa
       const uid = Number(/uid=(\d+)/.exec(output)?.[1]);
       expect(uid).toBeGreaterThanOrEqual(DEFAULT_SANDBOX_UID_BASE);
       expect(output).toContain('Read-only file system');
-      // The state directory is hidden: an empty directory where it should be.
-      expect(output).not.toContain('colony.db');
+      // The state directory is hidden, though it lies in the git directory commands read: an
+      // empty directory where it should be, with nothing of the event log in it.
+      expect(output).not.toMatch(/colony\.db\s/);
+      expect(output).not.toContain('SQLite format');
       expect(output).toContain('https://[redacted]@github.com/acme/toolbox.git');
       expect(output).not.toContain('ghs_PLANTED_TOKEN');
     }
@@ -122,7 +126,7 @@ describe.skipIf(!required && !(isRoot && hasBubblewrap))('colony run with the sa
     expect(run.stderr).toContain("colony: cannot confine agents' commands here: bwrap is not installed");
     expect(run.stderr).toMatch(/apt-get install bubblewrap/);
     expect(run.stderr).toContain('--sandbox none');
-    expect(existsSync(join(repo.dir, '.colony', 'colony.db'))).toBe(false);
+    expect(existsSync(join(defaultStateDir(repo.dir), 'colony.db'))).toBe(false);
   });
 
   it('runs unconfined only when the user says --sandbox none, and says so', async () => {

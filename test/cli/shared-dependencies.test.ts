@@ -6,6 +6,7 @@ import type { ColonyEvent } from '../../src/events/event-types.js';
 import { recordDirOf } from '../../src/workspace/dependencies/dependency-layer-records.js';
 import { createExampleRepository, runCli, type ExampleRepository } from '../testing/example-repository.js';
 import { describeRuns } from '../testing/runs-need-sandbox.js';
+import { defaultStateDir } from '../../src/orchestrator/setup/state-directory.js';
 
 const TIMEOUT_MS = 180_000;
 
@@ -113,10 +114,12 @@ describeRuns('shared dependency installs in colony run', { timeout: 300_000 }, (
     const workerWorkspaces = ofType(events, 'workspace.created').filter((event) => event.agentId.startsWith('worker'));
     expect(workerWorkspaces.length).toBeGreaterThan(1);
     const linked = ofType(events, 'dependencies.linked').map((event) => event.data.path);
-    const inWorkspaces = linked.filter((path) => path.includes('/.colony/workspaces/'));
+    const workspacesDir = `${join(defaultStateDir(repo.dir), 'workspaces')}/`;
+    const inWorkspaces = linked.filter((path) => path.startsWith(workspacesDir));
     expect(inWorkspaces.sort()).toEqual(workerWorkspaces.map((event) => event.data.path).sort());
     // The rest are the checkouts acceptance checks ran in: the project's tests need the install too.
-    expect(linked.filter((path) => !path.includes('/.colony/workspaces/')).every((path) => /\/\.colony\/views\/accept-/.test(path))).toBe(true);
+    const acceptanceViews = `${join(defaultStateDir(repo.dir), 'views')}/accept-`;
+    expect(linked.filter((path) => !path.startsWith(workspacesDir)).every((path) => path.startsWith(acceptanceViews))).toBe(true);
     expect(repo.git('ls-tree', '-r', '--name-only', 'main')).not.toContain('node_modules');
   });
 });

@@ -6,6 +6,7 @@ import type { ColonyEvent } from '../../src/events/event-types.js';
 import { readLoggedEvents, runColonyProcess, waitForLoggedEvent } from '../testing/colony-process.js';
 import { createExampleRepository, runCli, type ExampleRepository } from '../testing/example-repository.js';
 import { describeRuns } from '../testing/runs-need-sandbox.js';
+import { defaultStateDir } from '../../src/orchestrator/setup/state-directory.js';
 
 /** Each run here takes 10 to 25 seconds on the sim; a loaded machine takes longer. */
 const TEST_TIMEOUT_MS = 120_000;
@@ -17,7 +18,7 @@ let goalPath: string;
 
 beforeEach(() => {
   repo = createExampleRepository('toolbox');
-  stateDir = join(repo.dir, '.colony');
+  stateDir = defaultStateDir(repo.dir);
   goalPath = join(repo.dir, '..', 'GOAL.md');
   writeFileSync(goalPath, readFileSync(join(repo.dir, 'GOAL.md'), 'utf8'));
 });

@@ -7,6 +7,7 @@ import { readLoggedEvents, waitForLoggedEvent } from '../testing/colony-process.
 import { createExampleRepository, runCli, type ExampleRepository } from '../testing/example-repository.js';
 import { openColonyInTmux, type TmuxTerminal } from '../testing/tmux-terminal.js';
 import { describeRuns } from '../testing/runs-need-sandbox.js';
+import { defaultStateDir } from '../../src/orchestrator/setup/state-directory.js';
 
 /** An escape that sets a foreground colour, as tmux writes what its pane shows. */
 // eslint-disable-next-line no-control-regex
@@ -22,7 +23,7 @@ let terminal: TmuxTerminal | null = null;
 
 beforeEach(() => {
   repo = createExampleRepository('toolbox');
-  stateDir = join(repo.dir, '.colony');
+  stateDir = defaultStateDir(repo.dir);
   goalPath = join(repo.dir, '..', 'GOAL.md');
   writeFileSync(goalPath, readFileSync(join(repo.dir, 'GOAL.md'), 'utf8'));
 });

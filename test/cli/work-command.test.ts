@@ -5,6 +5,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { ColonyEvent } from '../../src/events/event-types.js';
 import { createExampleRepository, projectTestsPass, runCli, type ExampleRepository } from '../testing/example-repository.js';
 import { describeRuns, RUNS_UNAVAILABLE } from '../testing/runs-need-sandbox.js';
+import { defaultStateDir } from '../../src/orchestrator/setup/state-directory.js';
 
 let repo: ExampleRepository;
 
@@ -151,7 +152,7 @@ describeRuns('colony work keeps work that did not land', () => {
     expect(repo.git('branch', '--list', 'colony/*')).toBe('');
     expect(repo.git('show', `${output.salvaged.branch}:src/text/pad.js`)).toContain('padLeft');
     expect(repo.git('log', '-1', '--format=%s', output.salvaged.branch)).toMatch(/^colony salvaged the uncommitted work of workspace worker-/);
-    expect(repo.git('worktree', 'list', '--porcelain')).not.toContain('.colony/workspaces');
+    expect(repo.git('worktree', 'list', '--porcelain')).not.toContain(join(defaultStateDir(repo.dir), 'workspaces'));
     expect(repo.git('rev-parse', 'main')).toBe(before);
     expect(repo.git('status', '--porcelain')).toBe('');
   });

@@ -11,6 +11,7 @@ import { leftoversOf } from '../testing/chaos-run.js';
 import { createExampleRepository, runCli, type ExampleRepository } from '../testing/example-repository.js';
 import { expectGreenRun } from '../testing/run-checks.js';
 import { keepModules } from '../testing/small-goal.js';
+import { defaultStateDir } from '../../src/orchestrator/setup/state-directory.js';
 
 const COLONY = fileURLToPath(new URL('../../bin/colony.js', import.meta.url));
 const cannotConfine = confinedTestsUnavailable('bubblewrap');
@@ -55,7 +56,7 @@ describe.skipIf(cannotConfine !== null)('a run killed while acceptance checks ru
     repo = example;
     // A test command slow enough that the kill lands while it runs as the task's check.
     keepModules(example, ['src/numbers/clamp.js'], 'sleep 2 && node --test');
-    const database = join(example.dir, '.colony', 'colony.db');
+    const database = join(defaultStateDir(example.dir), 'colony.db');
     const child = spawn(process.execPath, [COLONY, 'run', join(example.dir, 'GOAL.md'), '--repo', example.dir, '--model', 'sim', '--workers', '1', '--quiet'], {
       cwd: example.dir,
       stdio: 'ignore',
@@ -77,7 +78,7 @@ describe.skipIf(cannotConfine !== null)('a run killed while acceptance checks ru
     expect(resumed.code, resumed.stderr).toBe(0);
     expect(JSON.parse(resumed.stdout)).toMatchObject({ runId, status: 'done', check: { passed: true } });
     const { tasks } = await expectGreenRun(example);
-    expect(chaosProblems(example.dir, join(example.dir, '.colony'), runId)).toEqual([]);
+    expect(chaosProblems(example.dir, defaultStateDir(example.dir), runId)).toEqual([]);
 
     const after = readEvents(database).filter((event) => event.seq > (before.at(-1)?.seq ?? 0));
     const own = after.filter((event) => event.agentId === worker);

@@ -5,6 +5,7 @@ import { openSqliteEventStore } from '../../src/store/sqlite/sqlite-event-store.
 import { openSqliteTaskStore } from '../../src/store/sqlite/sqlite-task-store.js';
 import type { TaskRecord } from '../../src/store/tasks/task-store.js';
 import type { ExampleRepository } from './example-repository.js';
+import { defaultStateDir } from '../../src/orchestrator/setup/state-directory.js';
 
 export interface WoundDownRun {
   readonly events: ColonyEvent[];
@@ -14,7 +15,7 @@ export interface WoundDownRun {
 
 /** The run's whole event log and task table, read from its own store. */
 export function readRun(repo: ExampleRepository): { events: ColonyEvent[]; tasks: TaskRecord[] } {
-  const path = join(repo.dir, '.colony', 'colony.db');
+  const path = join(defaultStateDir(repo.dir), 'colony.db');
   const events = openSqliteEventStore(path);
   const tasks = openSqliteTaskStore(path, { readOnly: true });
   try {

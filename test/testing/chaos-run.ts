@@ -5,6 +5,7 @@ import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
 import { runIdentities } from '../../src/orchestrator/setup/command-sandbox.js';
 import { createExampleRepository, type ExampleRepository } from './example-repository.js';
+import { defaultStateDir } from '../../src/orchestrator/setup/state-directory.js';
 
 const COLONY = fileURLToPath(new URL('../../bin/colony.js', import.meta.url));
 
@@ -61,7 +62,7 @@ export interface ChaosOutcome {
 export async function runWithKills(options: ChaosOptions): Promise<ChaosOutcome> {
   const started = Date.now();
   const repo = createExampleRepository(options.example);
-  const stateDir = join(repo.dir, '.colony');
+  const stateDir = defaultStateDir(repo.dir);
   const random = seeded(options.seed);
   const kills: Kill[] = [];
   let runId = '';

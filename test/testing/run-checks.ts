@@ -4,6 +4,7 @@ import { parseScenario } from '../../src/sim/scenario/scenario.js';
 import { openSqliteTaskStore } from '../../src/store/sqlite/sqlite-task-store.js';
 import type { TaskRecord } from '../../src/store/tasks/task-store.js';
 import { runCli, type ExampleRepository } from './example-repository.js';
+import { defaultStateDir } from '../../src/orchestrator/setup/state-directory.js';
 
 /** The stable part of `colony status --json` that scripts (and these tests) rely on. */
 export interface StatusJson {
@@ -58,7 +59,7 @@ function goalModules(repo: ExampleRepository): string[] {
 
 /** Every task of the run but the root, and the handoffs the store delivered, read from the run's own store. */
 function taskTable(repo: ExampleRepository, runId: string): { tasks: TaskRecord[]; deliveredFrom: string[] } {
-  const store = openSqliteTaskStore(join(repo.dir, '.colony', 'colony.db'), { readOnly: true });
+  const store = openSqliteTaskStore(join(defaultStateDir(repo.dir), 'colony.db'), { readOnly: true });
   try {
     const tasks = store.listTasks(runId).filter((task) => task.parentTaskId !== null);
     return { tasks, deliveredFrom: store.deliveredHandoffs(runId).map((message) => message.fromTaskId ?? '') };

@@ -18,6 +18,7 @@ import type { RunContext } from '../../src/orchestrator/context/run-context.js';
 import { Wakeups } from '../../src/orchestrator/wakeups.js';
 import { createWorkInFlight } from '../../src/orchestrator/in-flight/work-in-flight.js';
 import { resolveRunSettings } from '../../src/events/run-settings.js';
+import { defaultStateDir } from '../../src/orchestrator/setup/state-directory.js';
 
 /**
  * What the runner's tests share: a scripted planner, the sim, and a run over a real example
@@ -68,7 +69,7 @@ export async function openTestRun(plannerModel: ChatModel, workerModel: ChatMode
   const example = createExampleRepository();
   const opened = await openRepository(example.dir);
   if (!opened.ok) throw new Error(opened.error);
-  const stateDir = join(example.dir, '.colony');
+  const stateDir = defaultStateDir(example.dir);
   const tasks = openSqliteTaskStore(join(stateDir, 'colony.db'));
   const seen: ColonyEvent[] = [];
   const context: RunContext = {

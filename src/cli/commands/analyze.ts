@@ -8,7 +8,7 @@ import { eventsDatabasePath } from '../../orchestrator/setup/state-directory.js'
 import type { EventStore } from '../../store/events/event-store.js';
 import { openSqliteEventLogToRead } from '../../store/sqlite/sqlite-event-store.js';
 import { EXIT_OK, usageError, type CommandContext } from '../command-context.js';
-import { stateDirOf } from '../state-dir-flags.js';
+import { DEFAULT_STATE_DIR_HELP, stateDirOf } from '../state-dir-flags.js';
 
 interface AnalyzeFlags {
   readonly repo: string;
@@ -20,7 +20,7 @@ interface AnalyzeFlags {
 export function defineAnalyzeCommand(command: Command, ctx: CommandContext): void {
   command
     .option('--repo <dir>', 'the repository the run works on', '.')
-    .option('--state <dir>', 'the state directory (default: <repo>/.colony)')
+    .option('--state <dir>', `the state directory (${DEFAULT_STATE_DIR_HELP})`)
     .option('--run <id>', 'the run to analyse (default: the latest)')
     .option('--json', 'print the analysis as one JSON object')
     .action((flags: AnalyzeFlags) => {

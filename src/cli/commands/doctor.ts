@@ -13,6 +13,7 @@ import type { ModelToCheck } from '../doctor/types.js';
 import { runDoctor, type DoctorProbes } from '../doctor/run-doctor.js';
 import { systemSandboxProbes } from '../doctor/sandbox-checks.js';
 import type { GitVersionOutput } from '../doctor/tool-versions.js';
+import { DEFAULT_STATE_DIR_HELP } from '../state-dir-flags.js';
 
 interface DoctorFlags {
   readonly repo: string;
@@ -28,7 +29,7 @@ interface DoctorFlags {
 export function defineDoctorCommand(command: Command, ctx: CommandContext): void {
   command
     .option('--repo <dir>', 'the git repository colony would work on', '.')
-    .option('--state <dir>', 'where colony would keep its state (default: <repo>/.colony)')
+    .option('--state <dir>', `where colony would keep its state (${DEFAULT_STATE_DIR_HELP})`)
     .option('--model <spec>', "the workers' model to check, as colony run takes it", 'sim')
     .option('--planner-model <spec>', "the planners' model to check (default: the workers' model)")
     .option('--base-url <url>', 'the API base URL the models are reached at')

@@ -7,7 +7,7 @@ import { eventsDatabasePath } from '../../orchestrator/session/work-session.js';
 import type { EventQuery } from '../../store/events/event-store.js';
 import { openSqliteEventLogToRead } from '../../store/sqlite/sqlite-event-store.js';
 import { EXIT_OK, positiveInteger, usageError, type CommandContext } from '../command-context.js';
-import { stateDirOf } from '../state-dir-flags.js';
+import { DEFAULT_STATE_DIR_HELP, stateDirOf } from '../state-dir-flags.js';
 
 interface EventsFlags {
   readonly repo: string;
@@ -27,7 +27,7 @@ const FOLLOW_POLL_MS = 200;
 export function defineEventsCommand(command: Command, ctx: CommandContext): void {
   command
     .option('--repo <dir>', 'the repository whose runs to show', '.')
-    .option('--state <dir>', 'the state directory (default: <repo>/.colony)')
+    .option('--state <dir>', `the state directory (${DEFAULT_STATE_DIR_HELP})`)
     .option('--json', 'one JSON object per line')
     .option('--follow', 'keep printing new events as they are recorded (Ctrl-C stops)')
     .option('--agent <id>', 'only events of this agent')

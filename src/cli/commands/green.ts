@@ -12,7 +12,7 @@ import { stateLockPath } from '../../orchestrator/setup/state-directory.js';
 import { openSteering, type SteeringAccess } from '../../orchestrator/session/steering-access.js';
 import type { EventStore } from '../../store/events/event-store.js';
 import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, commandText, usageError, type CommandContext } from '../command-context.js';
-import { stateDirOf } from '../state-dir-flags.js';
+import { DEFAULT_STATE_DIR_HELP, stateDirOf } from '../state-dir-flags.js';
 import { readRunStatus } from './run-report.js';
 
 interface GreenFlags {
@@ -32,7 +32,7 @@ const LIVENESS_MS = 2_000;
 export function defineGreenCommand(command: Command, ctx: CommandContext): void {
   command
     .option('--repo <dir>', 'the repository the run works on', '.')
-    .option('--state <dir>', 'the state directory (default: <repo>/.colony)')
+    .option('--state <dir>', `the state directory (${DEFAULT_STATE_DIR_HELP})`)
     .option('--now', "snapshot main now: a running run's green loop takes it next; once the last run has ended, it is taken here, in that run's log")
     .option('--check <command>', "with --now and the last run ended: the check to run (default: that run's)", commandText)
     .option('--tag', 'with --now and the last run ended: tag the commit if the green branch moves to it')

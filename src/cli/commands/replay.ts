@@ -6,6 +6,7 @@ import { agentDiffReader } from '../agent-diff.js';
 import { EXIT_OK, positiveNumber, usageError, type CommandContext } from '../command-context.js';
 import { showTerminalUi } from '../terminal-ui.js';
 import { openRunLog, shownRun } from './tui.js';
+import { DEFAULT_STATE_DIR_HELP } from '../state-dir-flags.js';
 
 interface ReplayFlags {
   readonly repo: string;
@@ -20,7 +21,7 @@ interface ReplayFlags {
 export function defineReplayCommand(command: Command, ctx: CommandContext): void {
   command
     .option('--repo <dir>', 'the repository the run worked on', '.')
-    .option('--state <dir>', 'the state directory the run used (default: <repo>/.colony)')
+    .option('--state <dir>', `the state directory the run used (${DEFAULT_STATE_DIR_HELP})`)
     .option('--run <id>', 'the run to play (default: the latest)')
     .option('--speed <x>', 'how many times faster than it happened (keys < and > change it)', positiveNumber('a speed such as 1, 10 or 0.5'), 1)
     .option('--at <time>', 'start at this moment: a time (ISO 8601) or how long after the start (90s, 12m, 1h30m)')

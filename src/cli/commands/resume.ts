@@ -13,6 +13,7 @@ import { sandboxWarning } from '../sandbox-options.js';
 import { startRunDisplay } from '../run-display.js';
 import { addProgressOptions, finishRun, progressPrinter, showsTui, type ProgressFlags } from './run.js';
 import { applyConfiguration } from '../config/apply-configuration.js';
+import { DEFAULT_STATE_DIR_HELP, noteStateDirInCheckout } from '../state-dir-flags.js';
 
 interface ResumeFlags extends ProgressFlags {
   readonly repo: string;
@@ -22,7 +23,7 @@ interface ResumeFlags extends ProgressFlags {
 export function defineResumeCommand(command: Command, ctx: CommandContext): void {
   command
     .option('--repo <dir>', 'the git repository the run works on', '.')
-    .option('--state <dir>', 'the state directory the run used (default: <repo>/.colony)');
+    .option('--state <dir>', `the state directory the run used (${DEFAULT_STATE_DIR_HELP})`);
   addProgressOptions(command).action(async (_given: ResumeFlags, self: Command) => {
     // The run's own settings were recorded; of the configuration only what shows it (tui) applies.
     const configured = applyConfiguration<ResumeFlags>(ctx, self);
@@ -38,6 +39,7 @@ async function resume(ctx: CommandContext, flags: ResumeFlags): Promise<number> 
     usageError(ctx, found.error);
     return ctx.exitCode;
   }
+  noteStateDirInCheckout(ctx, flags);
   const { run } = found;
   const { settings } = run;
   // The run's own sandbox, as it was told; a weaker one is flagged again.

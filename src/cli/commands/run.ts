@@ -32,6 +32,7 @@ import { simGoalProblem } from '../sim-goal.js';
 import { startRunDisplay } from '../run-display.js';
 import { defaultStateDir } from '../../orchestrator/setup/state-directory.js';
 import { applyConfiguration } from '../config/apply-configuration.js';
+import { DEFAULT_STATE_DIR_HELP, noteStateDirInCheckout } from '../state-dir-flags.js';
 
 interface RunFlags extends SandboxFlags, FreshnessFlags, GreenFlags {
   readonly repo: string;
@@ -134,7 +135,7 @@ export function defineRunCommand(command: Command, ctx: CommandContext): void {
     .option('--base-url <url>', 'the API base URL (required for openai-compatible)')
     .option('--api-key-env <name>', 'the environment variable holding the API key')
     .option('--workers <n>', 'the most workers running at once (planners do not count)', positiveInteger, 4)
-    .option('--state <dir>', 'where colony keeps its state (default: <repo>/.colony)')
+    .option('--state <dir>', `where colony keeps its state (${DEFAULT_STATE_DIR_HELP})`)
     .option('--max-steps <n>', 'the most model calls one worker may make', positiveInteger, 100)
     .option('--planner-max-steps <n>', 'the most model calls one planner may make', positiveInteger, 1000)
     .option('--merge-check <command>', "a command each worker's merge must pass, run in its workspace on its work replayed onto main (off by default)", commandText)
@@ -243,6 +244,7 @@ async function run(ctx: CommandContext, given: GoalGiven, flags: RunFlags): Prom
   }
   const progress = progressPrinter(ctx, flags);
   const repoDir = resolve(ctx.cwd, flags.repo);
+  noteStateDirInCheckout(ctx, flags);
   const display = startRunDisplay(ctx, { tui: showsTui(ctx, flags), stateDir: flags.state === undefined ? defaultStateDir(repoDir) : resolve(ctx.cwd, flags.state), repoDir, progress });
   if (progress !== undefined && !showsTui(ctx, flags)) {
     ctx.stderr(`colony run: workers on ${workerModel.spec}, planners on ${plannerModel.spec}, up to ${flags.workers} workers at once\n`);

@@ -2,7 +2,7 @@ import type { Command } from 'commander';
 import { formatRunStatus } from '../../observe/status/format-run-status.js';
 import { EXIT_OK, usageError, type CommandContext } from '../command-context.js';
 import { readRunStatus } from './run-report.js';
-import { stateDirOf } from '../state-dir-flags.js';
+import { DEFAULT_STATE_DIR_HELP, stateDirOf } from '../state-dir-flags.js';
 
 interface StatusFlags {
   readonly repo: string;
@@ -14,7 +14,7 @@ interface StatusFlags {
 export function defineStatusCommand(command: Command, ctx: CommandContext): void {
   command
     .option('--repo <dir>', 'the repository the run works on', '.')
-    .option('--state <dir>', 'the state directory (default: <repo>/.colony)')
+    .option('--state <dir>', `the state directory (${DEFAULT_STATE_DIR_HELP})`)
     .option('--run <id>', 'the run to report (default: the latest)')
     .option('--json', 'print the status as JSON')
     .action((flags: StatusFlags) => {

@@ -10,7 +10,7 @@ import { agentDiffReader } from '../agent-diff.js';
 import { EXIT_OK, usageError, type CommandContext } from '../command-context.js';
 import { showTerminalUi, type Terminal } from '../terminal-ui.js';
 import { steeringActions } from '../tui-actions.js';
-import { stateDirOf } from '../state-dir-flags.js';
+import { DEFAULT_STATE_DIR_HELP, stateDirOf } from '../state-dir-flags.js';
 
 interface TuiFlags {
   readonly repo: string;
@@ -21,7 +21,7 @@ interface TuiFlags {
 export function defineTuiCommand(command: Command, ctx: CommandContext): void {
   command
     .option('--repo <dir>', 'the repository the run works on', '.')
-    .option('--state <dir>', 'the state directory the run uses (default: <repo>/.colony)')
+    .option('--state <dir>', `the state directory the run uses (${DEFAULT_STATE_DIR_HELP})`)
     .option('--run <id>', 'the run to show (default: the latest)')
     .action(async (flags: TuiFlags) => {
       ctx.exitCode = await tui(ctx, flags);

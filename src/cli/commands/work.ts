@@ -11,6 +11,7 @@ import type { WorkspaceMethodChoice } from '../../workspace/workspace-method-cho
 import { EXIT_FAILED, EXIT_OK, positiveInteger, usageError, workspacesOption, type CommandContext } from '../command-context.js';
 import { shellWord } from '../../errors/shell-word.js';
 import { landingLines } from './run-report.js';
+import { DEFAULT_STATE_DIR_HELP } from '../state-dir-flags.js';
 
 interface WorkFlags extends SandboxFlags {
   readonly repo: string;
@@ -35,7 +36,7 @@ export function defineWorkCommand(command: Command, ctx: CommandContext): void {
     .option('--model <spec>', 'the model: sim[?options], openai:<model>, anthropic:<model>, openai-compatible:<model>')
     .option('--base-url <url>', 'the API base URL (required for openai-compatible)')
     .option('--api-key-env <name>', 'the environment variable holding the API key')
-    .option('--state <dir>', 'where colony keeps its state (default: <repo>/.colony)')
+    .option('--state <dir>', `where colony keeps its state (${DEFAULT_STATE_DIR_HELP})`)
     .option('--max-steps <n>', 'the most model calls the worker may make', positiveInteger, 100)
     .option('--no-shared-deps', "do not install the repository's npm dependencies once for all workers; each workspace starts without node_modules")
     .addOption(workspacesOption())

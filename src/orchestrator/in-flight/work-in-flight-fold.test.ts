@@ -14,6 +14,7 @@ import { defaultPromptSet } from '../prompts/prompt-set.js';
 import { runWorkerTask } from '../roles/worker/run-worker-task.js';
 import { createWorkInFlightFold, HOT_FILES_WINDOW, WORK_IN_FLIGHT_EVENT_TYPES } from './work-in-flight-fold.js';
 import { DEFAULT_FRESHNESS } from '../../events/run-settings.js';
+import { defaultStateDir } from '../setup/state-directory.js';
 
 const RUN = 'run-1';
 
@@ -75,8 +76,8 @@ describe('the work-in-flight fold, on what real workers recorded', () => {
           events: store,
           workerModel: model.model,
           runId: RUN,
-          workspacesDir: join(example?.dir ?? '', '.colony', 'workspaces'),
-          viewsDir: join(example?.dir ?? '', '.colony', 'views'),
+          workspacesDir: join(defaultStateDir(example?.dir ?? ''), 'workspaces'),
+          viewsDir: join(defaultStateDir(example?.dir ?? ''), 'views'),
           settings: { workerMaxSteps: 40, mergeCheck: null, freshness: DEFAULT_FRESHNESS },
           prompts: defaultPromptSet(),
         },

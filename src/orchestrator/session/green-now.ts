@@ -17,7 +17,7 @@ import { goalAsItStands, runDependencyLayer, runGreenBase } from '../green/green
 
 export interface GreenNowOptions {
   readonly repoDir: string;
-  /** Defaults to `<repo>/.colony`. */
+  /** Defaults to `defaultStateDir(repoDir)`. */
   readonly stateDir?: string;
   /** The check to run; else the last run's `--check`, its goal's colony-spec, or the project's own. */
   readonly check?: string;

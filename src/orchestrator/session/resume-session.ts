@@ -19,7 +19,7 @@ import { shellWord } from '../../errors/shell-word.js';
 
 export interface ResumeSessionOptions {
   readonly repoDir: string;
-  /** Defaults to `<repo>/.colony`. */
+  /** Defaults to `defaultStateDir(repoDir)`. */
   readonly stateDir?: string;
   /** The models the run's settings name, resolved by the caller (see `readUnfinishedRun`). */
   readonly workerModel: ChatModel;

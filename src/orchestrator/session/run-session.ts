@@ -36,7 +36,7 @@ import { chooseTrunk, defaultGreenBranch, dropUnusedTrunk, makeTrunk, type Chose
 import { onTrunk, type Repository } from '../../workspace/git/repository.js';
 import { prepareSharedDependencies } from '../setup/shared-dependencies.js';
 import { sandboxedInstall } from '../setup/sandboxed-install.js';
-import { goalsDirOf, viewsDirOf, workspacesDirOf } from '../setup/state-directory.js';
+import { eventsDatabasePath, goalsDirOf, viewsDirOf, workspacesDirOf } from '../setup/state-directory.js';
 import { startSteering } from './run-steering.js';
 import { createRunControls, workerLimitFromLog } from '../steering/run-controls.js';
 import { runTasks } from '../runner/task-runner.js';
@@ -49,7 +49,7 @@ import { errorMessage } from '../../errors/error-message.js';
 
 export interface RunSessionOptions {
   readonly repoDir: string;
-  /** Defaults to `<repo>/.colony`. */
+  /** Defaults to `defaultStateDir(repoDir)`. */
   readonly stateDir?: string | undefined;
   readonly workerModel: ChatModel;
   readonly plannerModel: ChatModel;
@@ -240,7 +240,7 @@ export async function driveRun(drive: DriveRunOptions): Promise<RunSessionResult
     };
     const system = createAgentRecorder(events, runId, 'system', onEvent);
     recordTrunk = system.record;
-    const disk = createDiskGuard({ events, path: stateDir, record: system.record, now: Date.now });
+    const disk = createDiskGuard({ events, path: stateDir, logPath: eventsDatabasePath(stateDir), record: system.record, now: Date.now });
     let resumed: ResumedRun | null = null;
     let rootTaskId: string;
     if (start.kind === 'new') {

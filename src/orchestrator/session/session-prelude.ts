@@ -64,8 +64,9 @@ export async function lockSession(repoDir: string, stateDirOption: string | unde
   if (!prepared.ok) return prepared;
   // colony's state never shows in the user's `git status`, even when this run is refused, nor
   // does a damaged state directory the user moved aside as colony asked (see DamagedStoreError).
+  // In the git directory, where it is by default, git never looks.
   const inside = relative(repo.root, stateDir);
-  if (!inside.startsWith('..') && inside !== '') {
+  if (!inside.startsWith('..') && inside !== '' && relative(repo.gitDir, stateDir).startsWith('..')) {
     await excludeFromGit(repo, `/${inside}/`);
     await excludeFromGit(repo, `/${inside}${DAMAGED_FOLDER_SUFFIX}/`);
   }
@@ -83,7 +84,8 @@ export async function lockSession(repoDir: string, stateDirOption: string | unde
     // A session refused before it recorded anything leaves no state directory it made: what is
     // in it then is its lock alone. No other process is between opening that lock and taking
     // it, since each takes the repository's lock, still held here, first.
-    if (madeStateDir && holdsOnlyItsLock(stateDir)) rmSync(stateDir, { recursive: true, force: true });
+    // One deleted under the run (see DiskGuard.canStartAgents) has nothing left to remove.
+    if (madeStateDir && existsSync(stateDir) && holdsOnlyItsLock(stateDir)) rmSync(stateDir, { recursive: true, force: true });
     repositoryLock.lock.release();
   };
   return { ok: true, repo, stateDir, stateLock: stateLock.lock, release };

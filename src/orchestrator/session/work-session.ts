@@ -35,7 +35,7 @@ export interface WorkSessionOptions {
   readonly repoDir: string;
   readonly taskPath: string;
   readonly model: ChatModel;
-  /** Defaults to `<repo>/.colony`. */
+  /** Defaults to `defaultStateDir(repoDir)`. */
   readonly stateDir?: string;
   readonly maxSteps: number;
   /** The branch the work lands on (`--trunk`); a branch of its own, `colony/<short task name>`, when absent. */

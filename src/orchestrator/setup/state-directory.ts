@@ -1,10 +1,36 @@
 import { existsSync, mkdirSync, statSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { errorMessage } from '../../errors/error-message.js';
+import { findGitLayout } from './git-layout.js';
 
-/** The state directory a repository's runs use unless told otherwise. */
+/** Where a repository's runs keep their state unless told otherwise, and whether that is an earlier version's place in the checkout. */
+export interface DefaultStateDir {
+  readonly path: string;
+  /** True for `<checkout>/.colony`, left by an earlier version with runs in it; such a directory is one `git clean -fdx` away from being deleted. */
+  readonly inCheckout: boolean;
+}
+
+/**
+ * The state directory a repository's runs use unless told otherwise: `colony` in the
+ * repository's common git directory, out of the working tree, so nothing done to the checkout
+ * (`git clean -fdx`, `git stash -u`, deleting its files) reaches a run's state, and every linked
+ * worktree of the repository finds the same one. A state directory an earlier version made in
+ * the checkout (`<root>/.colony`, holding a `colony.db`) stays the default while it is there, so
+ * its runs are still found and resumed. Outside any git repository it is `<repoDir>/.colony`,
+ * a path no command uses before saying the directory is not a repository.
+ */
+export function locateDefaultStateDir(repoDir: string): DefaultStateDir {
+  const directory = resolve(repoDir);
+  const layout = findGitLayout(directory);
+  if (layout === null) return { path: join(directory, '.colony'), inCheckout: false };
+  const legacy = join(layout.root, '.colony');
+  if (existsSync(eventsDatabasePath(legacy))) return { path: legacy, inCheckout: true };
+  return { path: join(layout.commonDir, 'colony'), inCheckout: false };
+}
+
+/** The path of `locateDefaultStateDir`, for callers that need no more. */
 export function defaultStateDir(repoDir: string): string {
-  return join(resolve(repoDir), '.colony');
+  return locateDefaultStateDir(repoDir).path;
 }
 
 /** The events database inside a state directory. */

@@ -5,6 +5,7 @@ import {
   bindsAroundHidden,
   commandStage,
   existingHiddenPaths,
+  shownAgainOf,
   isInside,
   prlimitArguments,
   resolverDirectory,
@@ -89,7 +90,7 @@ function bwrapOptions(plan: ConfinementPlan, cwd: string, covers: PrivateDirecto
   const resolver = resolverDirectory();
   if (resolver !== null) options.push('--ro-bind', resolver, resolver);
   options.push('--dir', CONFINED_HOME);
-  const hidden = existingHiddenPaths(plan.hidden, plan.identity, plan.identity === null ? undefined : reachableWith(covers, plan.identity));
+  const hidden = existingHiddenPaths(plan.hidden, plan.identity, plan.identity === null ? undefined : reachableWith(covers, plan.identity), shownAgainOf(plan));
   const hide = (path: string, kind: 'directory' | 'file'): string[] =>
     kind === 'directory' ? ['--tmpfs', path] : ['--ro-bind', '/dev/null', path];
   const binds = bindsAroundHidden(plan.binds, hidden);

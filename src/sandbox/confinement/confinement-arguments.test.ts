@@ -96,6 +96,27 @@ describe('the confinement command lines', () => {
     expect(unshare.slice(-15, -10)).toEqual([gitDir, gitDir, 'ro', '0', '0']);
   });
 
+  it('keeps the state directory hidden inside a git directory bound under /tmp, which a confined command otherwise gets fresh', () => {
+    const base = mkdtempSync('/tmp/colony-arguments-');
+    try {
+      const gitDir = join(base, 'repo', '.git');
+      const state = join(gitDir, 'colony');
+      const workspace = join(state, 'workspaces', 'a');
+      mkdirSync(workspace, { recursive: true });
+      const nested: ConfinementPlan = { ...plan, identity: null, workspace, hidden: [state], binds: [{ source: gitDir, target: gitDir, writable: false }], spillDirectory: null };
+      const args = bubblewrapArguments(nested, workspace, 'git status');
+      const at = (...sequence: string[]) => args.findIndex((_, index) => sequence.every((word, offset) => args[index + offset] === word));
+      expect(at('--ro-bind', gitDir, gitDir)).toBeGreaterThan(0);
+      expect(at('--tmpfs', state)).toBeGreaterThan(at('--ro-bind', gitDir, gitDir));
+      expect(at('--bind', workspace, workspace)).toBeGreaterThan(at('--tmpfs', state));
+      expect(unshareArguments(nested, workspace, 'git status')).toContain(state);
+      // Nothing brings a hidden path under /tmp back without such a bind: it is left to the fresh /tmp.
+      expect(bubblewrapArguments({ ...nested, binds: [], workspace: plan.workspace }, plan.workspace, 'true')).not.toContain(state);
+    } finally {
+      rmSync(base, { recursive: true, force: true });
+    }
+  });
+
   it('gives the unshare root stage the paths to hide and the uid to drop to', () => {
     const args = unshareArguments(plan, plan.workspace, 'make test');
     expect(args.slice(6, 10)).toEqual(['/usr/bin/setpriv', '--pdeathsig', 'KILL', '--']);

@@ -114,16 +114,19 @@ export interface HiddenPath {
 
 /**
  * The hidden paths that need hiding: those that exist, with symbolic links resolved, without
- * `/`, without paths under /tmp and /run (a confined command gets fresh ones anyway) and without
- * paths the command's uid could not reach anyway (which the confinement, running as that uid,
- * could not cover either): through their parent directories on the host, or, where private
- * directories are covered, in the view the covers make (`reachable`). Shortest first, so a path
- * inside another hidden one is hidden after it.
+ * `/`, without paths under /tmp and /run (a confined command gets fresh ones anyway) unless a
+ * directory the plan shows again (`shownAgainOf`: the workspace, a bind's target) brings them
+ * back, as a bound git directory under /tmp brings back the state directory inside it, and
+ * without paths the command's uid could not reach anyway (which the confinement, running as
+ * that uid, could not cover either): through their parent directories on the host, or, where
+ * private directories are covered, in the view the covers make (`reachable`). Shortest first,
+ * so a path inside another hidden one is hidden after it.
  */
 export function existingHiddenPaths(
   hidden: readonly string[],
   identity: ConfinementPlan['identity'],
   reachable: (path: string) => boolean = (path) => parentsTraversable(path, identity),
+  shownAgain: readonly string[] = [],
 ): HiddenPath[] {
   const found = new Map<string, HiddenPath>();
   for (const candidate of hidden) {
@@ -134,11 +137,17 @@ export function existingHiddenPaths(
     } catch {
       continue;
     }
-    if (path === '/' || PRIVATE_DIRECTORIES.some((directory) => isInside(directory, path)) || !reachable(path)) continue;
+    const replaced = PRIVATE_DIRECTORIES.some((directory) => isInside(directory, path)) && !shownAgain.some((directory) => isInside(directory, path));
+    if (path === '/' || replaced || !reachable(path)) continue;
     const kind = statSync(path).isDirectory() ? 'directory' : 'file';
     found.set(path, { path, kind });
   }
   return [...found.values()].sort((a, b) => a.path.length - b.path.length);
+}
+
+/** The directories a plan shows again on top of its fresh /tmp and /run: the workspace and each bind's target. */
+export function shownAgainOf(plan: ConfinementPlan): string[] {
+  return [plan.workspace, ...plan.binds.map((bind) => bind.target)];
 }
 
 /**

@@ -1,4 +1,4 @@
-import { CONFINED_HOME, SPILL_MOUNT, bindsAroundHidden, commandStage, existingHiddenPaths, isInside, prlimitArguments, resolverDirectory, setprivArguments } from './confinement-plan.js';
+import { CONFINED_HOME, SPILL_MOUNT, bindsAroundHidden, commandStage, existingHiddenPaths, isInside, shownAgainOf, prlimitArguments, resolverDirectory, setprivArguments } from './confinement-plan.js';
 import type { ConfinementPlan } from './confinement-plan.js';
 import { COVER_FUNCTION, MOUNT_FUNCTIONS } from './mount-script.js';
 import { NO_COVERS, coverOperations, planCovers, reachableWith, searchableBy } from './private-directories.js';
@@ -83,7 +83,7 @@ const ROOT_STAGE = [
  */
 export function unshareArguments(plan: ConfinementPlan, cwd: string, command: string): string[] {
   const covers = unshareCovers(plan);
-  const hidden = existingHiddenPaths(plan.hidden, plan.identity, plan.identity === null ? undefined : reachableWith(covers, plan.identity));
+  const hidden = existingHiddenPaths(plan.hidden, plan.identity, plan.identity === null ? undefined : reachableWith(covers, plan.identity), shownAgainOf(plan));
   const binds = bindsAroundHidden(plan.binds, hidden);
   const directories = hidden.filter((entry) => entry.kind === 'directory').map((entry) => entry.path);
   const files = hidden.filter((entry) => entry.kind === 'file').map((entry) => entry.path);

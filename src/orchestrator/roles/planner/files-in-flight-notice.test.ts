@@ -21,6 +21,7 @@ import { runTasks } from '../../runner/task-runner.js';
 import { Wakeups } from '../../wakeups.js';
 import { createWorkInFlight, type FilesPicture, type TaskInFlight } from '../../in-flight/work-in-flight.js';
 import { resolveRunSettings } from '../../../events/run-settings.js';
+import { defaultStateDir } from '../../setup/state-directory.js';
 
 const RUN = 'run-1';
 const HEADER = 'Files in flight across the run';
@@ -155,7 +156,7 @@ describe('a planner in a run', () => {
         { name: 'create_task', input: { title: 'Build case', brief: brief('02-case'), paths: ['src/text/case.js', 'src/text/case.test.js', 'src/index.js'] } },
       ];
     });
-    const stateDir = join(example.dir, '.colony');
+    const stateDir = defaultStateDir(example.dir);
     tasks = openSqliteTaskStore(join(stateDir, 'colony.db'));
     const events = createMemoryEventStore();
     const context: RunContext = {

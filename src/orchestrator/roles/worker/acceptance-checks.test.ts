@@ -8,6 +8,7 @@ import { createExampleRepository, type ExampleRepository } from '../../../../tes
 import { checkAcceptance, NOTHING_LANDED, runAcceptanceChecks, type AcceptanceCheckRequest } from './acceptance-checks.js';
 import { unconfinedCommandRunners } from '../../setup/command-sandbox.js';
 import { RUN_STOPPED } from '../../context/run-context.js';
+import { defaultStateDir } from '../../setup/state-directory.js';
 
 let example: ExampleRepository;
 let repo: Repository;
@@ -20,7 +21,7 @@ beforeEach(async () => {
   if (!opened.ok) throw new Error(opened.error);
   repo = opened.repo;
   recorded = [];
-  viewsDir = join(example.dir, '.colony', 'views');
+  viewsDir = join(defaultStateDir(example.dir), 'views');
 });
 
 afterEach(() => {

@@ -34,6 +34,16 @@ describe('worktree workspaces', () => {
     expect(await temporary.git(['status', '--porcelain'], workspace.path)).toBe('?? scratch.txt\n');
   });
 
+  it('makes workspaces inside the git directory, where a state directory lives by default, that work like any other and that git clean never reaches', async () => {
+    const workspace = await provider.create({ id: 'in-git-dir', parentDir: join(repo.gitDir, 'colony', 'workspaces') });
+    await temporary.write('scratch.txt', 'work in progress\n', workspace.path);
+    expect(await temporary.git(['status', '--porcelain'])).toBe('');
+    expect(await temporary.git(['status', '--porcelain'], workspace.path)).toBe('?? scratch.txt\n');
+    await temporary.git(['clean', '-fdx']);
+    expect(await temporary.git(['status', '--porcelain'], workspace.path)).toBe('?? scratch.txt\n');
+    expect(await provider.remove(workspace, { deleteBranch: true })).toMatchObject({ removed: true });
+  });
+
   it('keeps a workspace that was turned into a repository of its own', async () => {
     const workspace = await provider.create({ id: 'reinit', parentDir });
     await rm(join(workspace.path, '.git'));
