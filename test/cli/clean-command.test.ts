@@ -91,7 +91,7 @@ describe.skipIf(RUNS_UNAVAILABLE !== null || !overlay.ok)('colony clean, with ov
     expect(mountsUnder(stateDir)).toEqual([]);
     expect(readdirSync(join(stateDir, 'workspaces')).filter((name) => !name.startsWith('.'))).toEqual([]);
     expect(worktrees()).toEqual([`worktree ${repo.dir}`]);
-    expect(repo.git('branch', '--list', 'colony/*')).toBe('');
+    expect(repo.git('branch', '--list', 'colony/worker-*')).toBe('');
     // The record of runs stays.
     expect(existsSync(join(stateDir, 'colony.db'))).toBe(true);
 
@@ -109,7 +109,7 @@ describe.skipIf(RUNS_UNAVAILABLE !== null || !overlay.ok)('colony clean, with ov
     expect(pruned.stdout).toContain(`${salvaged.length} salvage ref${salvaged.length === 1 ? '' : 's'} pruned`);
     expect(pruned.stdout).toContain(`Pruned ${salvaged.join(', ')}.`);
     expect(salvageRefs()).toEqual([]);
-    expect(repo.git('branch', '--list', 'colony/*')).toBe('');
+    expect(repo.git('branch', '--list', 'colony/worker-*')).toBe('');
 
     const again = await runCli(['clean', '--repo', repo.dir, '--state', stateDir]);
     expect(again.stdout).toBe(`Nothing to clean in ${stateDir}.\n`);
@@ -133,7 +133,7 @@ describe.skipIf(RUNS_UNAVAILABLE !== null || !overlay.ok)('colony clean, with ov
     expect(mountsUnder(stateDir)).toEqual([]);
     expect(mountsUnder(`${stateDir}.damaged`)).toEqual([]);
     expect(worktrees()).toEqual([`worktree ${repo.dir}`]);
-    expect(repo.git('branch', '--list', 'colony/*')).toBe('');
+    expect(repo.git('branch', '--list', 'colony/worker-*')).toBe('');
 
     const fresh = await runCli(['run', join(repo.dir, 'GOAL.md'), '--repo', repo.dir, '--state', stateDir, '--model', MODEL, '--workers', '3', '--workspaces', 'overlay', '--new', '--json']);
     expect(fresh.code, fresh.stderr).toBe(0);

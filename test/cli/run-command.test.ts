@@ -59,7 +59,8 @@ describeRuns('colony run', () => {
     const result = await runCli(['run', join(repo.dir, 'GOAL.md'), '--repo', repo.dir, '--model', model, '--workers', '4', '--quiet']);
     expect(result.stderr).toBe('');
     expect(result.code).toBe(0);
-    const { tasks } = await expectGreenRun(repo);
+    const green = await expectGreenRun(repo);
+    const { tasks } = green;
     const synthetic = tasks.filter((task) => task.handoff?.synthetic === true);
     expect(synthetic.length).toBeGreaterThan(0);
     for (const dead of synthetic) {
@@ -70,13 +71,15 @@ describeRuns('colony run', () => {
     const doneTitles = new Set(tasks.filter((task) => task.status === 'done').map((task) => task.title.replace(/^(Build|Fix) /, '').split(':')[0]));
     for (const dead of synthetic) expect(doneTitles.has(dead.title.replace(/^Build /, ''))).toBe(true);
     // What the dead workers left is kept under colony's own refs, and their branches are gone:
-    // of colony's, the user's branch list holds only the green branch.
+    // of colony's, the user's branch list holds only the run's branch and its green branch.
     const salvaged = await runCli(['events', '--repo', repo.dir, '--json', '--type', 'workspace.salvaged']);
     const refs = salvaged.stdout.trim().split('\n').map((line) => (JSON.parse(line) as { data: { branch: string } }).data.branch);
     expect(refs.length).toBeGreaterThan(0);
     for (const ref of refs) expect(ref).toMatch(/^refs\/colony\/salvaged\/worker-[a-z0-9]+$/);
     expect(repo.git('for-each-ref', '--format=%(refname)', 'refs/colony/salvaged/').trim().split('\n').sort()).toEqual(expect.arrayContaining([...refs].sort()));
-    expect(repo.git('branch', '--list')).toBe('  green\n* main\n');
+    const trunk = green.status.run.trunk ?? '';
+    expect(trunk).toMatch(/^colony\//);
+    expect(repo.git('branch', '--list')).toBe(`  ${trunk}\n  ${trunk}-green\n* main\n`);
     // colony status says where the work is and how to look at it.
     const status = await runCli(['status', '--repo', repo.dir]);
     expect(status.stdout).toContain(`Salvaged work, not on main: ${refs.length} workspace${refs.length === 1 ? '' : 's'} (look with git log ${refs[0] ?? ''})`);
