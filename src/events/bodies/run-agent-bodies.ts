@@ -71,6 +71,11 @@ export const runAgentBodies = [
       action: z.string(),
       dropped: z.array(z.string()),
       files: z.array(z.string()),
+      /**
+       * The commit colony put the reverted files back with (`reverted` only), when the commit
+       * that undid them was made from an index colony had not yet brought up to their landing.
+       */
+      restored: z.string().optional(),
     }),
   }),
   z.object({

@@ -75,7 +75,9 @@ export function trunkRewriteText(rewrite: RunStatus['trunkRewrites'][number]): s
     return `${rewrite.branch} was moved from ${rewrite.previous.slice(0, 12)} to ${commit}${action} by someone other than colony, taking ${count(dropped)} landed commit${dropped === 1 ? '' : 's'} off it (${rewrite.dropped.slice(0, 3).map((sha) => sha.slice(0, 12)).join(', ')}${dropped > 3 ? ', …' : ''})`;
   }
   const files = rewrite.files;
-  return `commit ${commit}${action} on ${rewrite.branch}, not colony's, put ${count(files.length)} landed file${files.length === 1 ? '' : 's'} back as they were before landing (${files.slice(0, 4).join(', ')}${files.length > 4 ? ', …' : ''}): made from an index behind the landings?`;
+  const undone = `commit ${commit}${action} on ${rewrite.branch}, not colony's, put ${count(files.length)} landed file${files.length === 1 ? '' : 's'} back as they were before landing (${files.slice(0, 4).join(', ')}${files.length > 4 ? ', …' : ''})`;
+  if (rewrite.restored !== undefined) return `${undone}; it was made from an index colony had not yet brought up to that landing, so colony put them back in ${rewrite.restored.slice(0, 12)}`;
+  return `${undone}: made from an index behind the landings?`;
 }
 
 /** Which salvage refs hold work that did not land, at most five of them by name, and how to look at one. */

@@ -107,6 +107,8 @@ export interface CheckoutSync {
   afterLanding(): Promise<void>;
   /** Brings the checkout up to main one last time: null when it is, else why not. */
   finish(): Promise<string | null>;
+  /** The commit colony last brought the checkout to. */
+  current(): string;
 }
 
 /**
@@ -141,6 +143,7 @@ export function startCheckoutSync(repo: Repository, commit: string): CheckoutSyn
   };
   return {
     afterLanding: next,
+    current: () => current,
     async finish() {
       await next();
       if (problem === null) rmSync(recordPath(repo), { force: true });

@@ -1,7 +1,9 @@
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openRepository, type Repository } from '../git/repository.js';
 import { createTemporaryRepository, type TemporaryRepository } from '../testing/temporary-repository.js';
-import { missingWork, startTrunkWatch, type TrunkLanding, type TrunkWatch } from './trunk-watch.js';
+import { missingWork, putBackFiles, startTrunkWatch, type TrunkLanding, type TrunkWatch } from './trunk-watch.js';
 
 describe('startTrunkWatch', () => {
   let temporary: TemporaryRepository;
@@ -50,10 +52,10 @@ describe('startTrunkWatch', () => {
     const moves = await watch.check();
     expect(moves).toEqual([{ kind: 'moved', commit: moved, previous: third.commit, action: 'reset: moving to HEAD~2', dropped: [third.commit, second.commit], files: [] }]);
     expect(await watch.check()).toEqual([]);
-    expect(await missingWork(repo, moves, third.commit)).toEqual({ commits: [third.commit, second.commit], files: [] });
+    expect(await missingWork(repo, moves)).toEqual({ commits: [third.commit, second.commit], files: [] });
     // The same changes back on the trunk in other commits (a later landing replays them) count as back.
     await temporary.git(['cherry-pick', second.commit, third.commit]);
-    expect(await missingWork(repo, moves, third.commit)).toEqual({ commits: [], files: [] });
+    expect(await missingWork(repo, moves)).toEqual({ commits: [], files: [] });
   });
 
   it('names an amend of a landed commit', async () => {
@@ -76,11 +78,35 @@ describe('startTrunkWatch', () => {
     await temporary.git(['commit', '--quiet', '-m', 'My notes']);
     const user = (await temporary.git(['rev-parse', 'main'])).trim();
     const moves = await watch.check();
-    expect(moves).toEqual([{ kind: 'reverted', commit: user, previous: last.commit, action: 'commit: My notes', dropped: [], files: ['src/b.js', 'src/index.js'] }]);
-    expect(await missingWork(repo, moves, last.commit)).toEqual({ commits: [], files: ['src/b.js', 'src/index.js'] });
+    expect(moves).toEqual([{ kind: 'reverted', commit: user, previous: last.commit, action: 'commit: My notes', dropped: [last.commit], files: ['src/b.js', 'src/index.js'] }]);
+    expect(await missingWork(repo, moves)).toEqual({ commits: [], files: [{ source: last.commit, files: ['src/b.js', 'src/index.js'] }] });
     await temporary.git(['restore', `--source=${last.commit}`, '--staged', '--worktree', '--', 'src/b.js', 'src/index.js']);
     await temporary.git(['commit', '--quiet', '-m', 'Put them back']);
-    expect(await missingWork(repo, moves, last.commit)).toEqual({ commits: [], files: [] });
+    expect(await missingWork(repo, moves)).toEqual({ commits: [], files: [] });
+  });
+
+  it('puts back the files such a commit undid by a commit on top, keeping the user\'s own file, and only what is still undone', async () => {
+    await land('src/a.js', 'a\n', 'a\n');
+    const stale = (await temporary.git(['rev-parse', 'main'])).trim();
+    await land('src/b.js', 'b\n', 'a\nb\n');
+    await temporary.git(['read-tree', stale]);
+    await temporary.write('NOTES.md', 'mine\n');
+    await temporary.git(['add', 'NOTES.md']);
+    await temporary.git(['commit', '--quiet', '-m', 'My notes']);
+    const user = (await temporary.git(['rev-parse', 'main'])).trim();
+    const [move] = await watch.check();
+    if (move === undefined) throw new Error('expected the reverting commit to be named');
+    const put = await putBackFiles(repo, move, 'Put back what a stale index undid');
+    expect(put).toMatch(/^[0-9a-f]{40}$/);
+    expect((await temporary.git(['rev-parse', 'main'])).trim()).toBe(put);
+    expect((await temporary.git(['rev-parse', `${put ?? ''}^`])).trim()).toBe(user);
+    expect((await temporary.git(['ls-tree', '-r', '--name-only', 'main'])).trim().split('\n')).toEqual(['NOTES.md', 'README.md', 'src/a.js', 'src/b.js', 'src/index.js']);
+    expect(await temporary.git(['show', 'main:src/index.js'])).toBe('a\nb\n');
+    expect(await missingWork(repo, [move])).toEqual({ commits: [], files: [] });
+    // colony's own move is not judged again, and nothing is left to put back.
+    expect(await watch.check()).toEqual([]);
+    expect(await putBackFiles(repo, move, 'again')).toBeNull();
+    expect(existsSync(join(repo.gitDir, 'colony-put-back-index'))).toBe(false);
   });
 
   it('watches from where it started: moves before it and before the first landing are not the run\'s', async () => {

@@ -1,4 +1,4 @@
-import { open } from 'node:fs/promises';
+import { open, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { runGit, splitNul } from '../git/git.js';
 import type { Repository } from '../git/repository.js';
@@ -24,7 +24,7 @@ export interface TrunkMove {
   readonly previous: string;
   /** What git recorded of the move (`reset: moving to HEAD~2`, `commit (amend): …`). */
   readonly action: string;
-  /** Landed commits no longer on the trunk (`moved`). */
+  /** Landed commits no longer on the trunk (`moved`), or the landings whose files the commit undid (`reverted`). */
   readonly dropped: readonly string[];
   /** Landed files the commit put back as they were before their landing (`reverted`). */
   readonly files: readonly string[];
@@ -92,29 +92,33 @@ async function judgeMove(repo: Repository, entry: ReflogEntry, landings: readonl
   const added = await runGit(repo.root, ['rev-list', '--reverse', entry.next, '--not', entry.old]);
   const moves: TrunkMove[] = [];
   for (const commit of added.stdout.split('\n').filter((line) => line !== '' && !landedCommits.has(line))) {
-    const files = await revertedFiles(repo, commit, landings);
-    if (files.length > 0) moves.push({ kind: 'reverted', commit, previous: entry.old, action: entry.message, dropped: [], files });
+    const { files, undid } = await revertedFiles(repo, commit, landings);
+    if (files.length > 0) moves.push({ kind: 'reverted', commit, previous: entry.old, action: entry.message, dropped: undid, files });
   }
   return moves;
 }
 
 /**
  * The files `commit` changed back to what they were before the landing that last changed
- * them: a landing on its first parent's line touched each, and the commit's version is that
- * landing's `mainBefore` version (both absent counts as the same).
+ * them, and those landings: a landing on its first parent's line touched each, and the
+ * commit's version is that landing's `mainBefore` version (both absent counts as the same).
  */
-async function revertedFiles(repo: Repository, commit: string, landings: readonly TrunkLanding[]): Promise<string[]> {
+async function revertedFiles(repo: Repository, commit: string, landings: readonly TrunkLanding[]): Promise<{ files: string[]; undid: string[] }> {
   const changed = await runGit(repo.root, ['diff-tree', '--no-commit-id', '-r', '-z', '--name-only', '--no-renames', `${commit}^`, commit]);
-  if (changed.code !== 0) return [];
-  const reverted: string[] = [];
+  if (changed.code !== 0) return { files: [], undid: [] };
+  const files: string[] = [];
+  const undid = new Set<string>();
   for (const file of splitNul(changed.stdout)) {
     for (const landing of [...landings].reverse()) {
       if (!landing.files.includes(file) || !(await isAncestor(repo, landing.commit, `${commit}^`))) continue;
-      if ((await blobOf(repo, commit, file)) === (await blobOf(repo, landing.mainBefore, file))) reverted.push(file);
+      if ((await blobOf(repo, commit, file)) === (await blobOf(repo, landing.mainBefore, file))) {
+        files.push(file);
+        undid.add(landing.commit);
+      }
       break;
     }
   }
-  return reverted;
+  return { files, undid: [...undid] };
 }
 
 async function isAncestor(repo: Repository, ancestor: string, descendant: string): Promise<boolean> {
@@ -172,27 +176,70 @@ function parseEntry(line: string): ReflogEntry | null {
 export interface MissingWork {
   /** Dropped landed commits whose change is not on the trunk in any form (`git cherry`). */
   readonly commits: readonly string[];
-  /** Reverted landed files that are still as they were before their landing. */
-  readonly files: readonly string[];
+  /** Reverted landed files the trunk still has as the reverting commit left them, with the commit to take them from (its parent). */
+  readonly files: readonly { readonly source: string; readonly files: readonly string[] }[];
 }
 
 /**
  * Whether work the moves took off the trunk came back: a dropped commit counts as back when a
  * commit with the same change is on the trunk (later landings replay the commits their
- * workspaces were made on), a reverted file when the trunk has it as colony last landed it.
+ * workspaces were made on), a reverted file when the trunk no longer has it as the reverting
+ * commit left it.
  */
-export async function missingWork(repo: Repository, moves: readonly TrunkMove[], lastLanded: string): Promise<MissingWork> {
+export async function missingWork(repo: Repository, moves: readonly TrunkMove[]): Promise<MissingWork> {
   const tip = (await runGit(repo.root, ['rev-parse', '--verify', '--quiet', `refs/heads/${repo.mainBranch}`])).stdout.trim();
   const commits: string[] = [];
-  const files: string[] = [];
+  const files: { source: string; files: string[] }[] = [];
   for (const move of moves) {
     if (move.kind === 'moved') {
       const cherry = await runGit(repo.root, ['cherry', tip, move.previous, move.commit]);
       const absent = new Set(cherry.stdout.split('\n').filter((line) => line.startsWith('+ ')).map((line) => line.slice(2)));
-      commits.push(...move.dropped.filter((commit) => absent.has(commit)));
-    } else {
-      for (const file of move.files) if ((await blobOf(repo, tip, file)) !== (await blobOf(repo, lastLanded, file))) files.push(file);
+      commits.push(...move.dropped.filter((commit) => absent.has(commit) && !commits.includes(commit)));
+      continue;
     }
+    const undone: string[] = [];
+    for (const file of move.files) if ((await blobOf(repo, tip, file)) === (await blobOf(repo, move.commit, file))) undone.push(file);
+    const source = (await runGit(repo.root, ['rev-parse', `${move.commit}^`])).stdout.trim();
+    if (undone.length > 0) files.push({ source, files: undone });
   }
-  return { commits: [...new Set(commits)], files: [...new Set(files)] };
+  return { commits, files };
+}
+
+/**
+ * Puts back on the trunk the files `move` (a `reverted` one) undid, as they were on its
+ * parent, by a commit of colony's on top: only files the trunk still has as the reverting
+ * commit left them (a later change is someone's), by a compare-and-swap on the tip, tried again
+ * when a landing moved it meanwhile. The commit, or null when nothing was left to put back.
+ */
+export async function putBackFiles(repo: Repository, move: TrunkMove, message: string): Promise<string | null> {
+  const ref = `refs/heads/${repo.mainBranch}`;
+  const index = join(repo.gitDir, 'colony-put-back-index');
+  const env = { GIT_INDEX_FILE: index };
+  try {
+    return await putBackOnTip(repo, move, message, ref, env);
+  } finally {
+    await rm(index, { force: true });
+  }
+}
+
+async function putBackOnTip(repo: Repository, move: TrunkMove, message: string, ref: string, env: Record<string, string>): Promise<string | null> {
+  for (let attempt = 0; attempt < 5; attempt += 1) {
+    const tip = (await runGit(repo.root, ['rev-parse', '--verify', '--quiet', ref])).stdout.trim();
+    const files: string[] = [];
+    for (const file of move.files) if ((await blobOf(repo, tip, file)) === (await blobOf(repo, move.commit, file))) files.push(file);
+    if (files.length === 0) return null;
+    if ((await runGit(repo.root, ['read-tree', tip], { env })).code !== 0) return null;
+    for (const file of files) {
+      const entry = (await runGit(repo.root, ['ls-tree', '-z', `${move.commit}^`, '--', file])).stdout;
+      const match = /^(\d+) blob ([0-9a-f]+)\t/.exec(entry);
+      const args = match === null ? ['update-index', '--force-remove', '--', file] : ['update-index', '--add', '--cacheinfo', `${match[1]},${match[2]},${file}`];
+      if ((await runGit(repo.root, args, { env })).code !== 0) return null;
+    }
+    const tree = (await runGit(repo.root, ['write-tree'], { env })).stdout.trim();
+    const commit = (await runGit(repo.root, ['commit-tree', tree, '-p', tip, '-m', message])).stdout.trim();
+    if (commit === '') return null;
+    const swapped = await runGit(repo.root, ['update-ref', '-m', `colony: ${message.split('\n')[0] ?? ''}`, ref, commit, tip]);
+    if (swapped.code === 0) return commit;
+  }
+  return null;
 }
