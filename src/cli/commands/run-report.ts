@@ -108,7 +108,8 @@ export function landingLines(landing: Landing, repo: string | null): string[] {
   const range = `${shellWord(yours)}..${shellWord(trunk)}`;
   return [
     `The work is on ${trunk} (at ${at}); your ${yours} was not touched.`,
-    `  review it:   ${git} log --oneline ${range}   and   ${git} diff ${shellWord(yours)}...${shellWord(trunk)}`,
-    `  bring it in: colony land${inRepo}   (fast-forwards or merges ${trunk} into ${yours}, the branch checked out)`,
+    `  review it:   ${git} log --oneline ${range}`,
+    `               ${git} diff ${shellWord(yours)}...${shellWord(trunk)}`,
+    `  bring it in: colony land${inRepo}   (into ${yours}, the branch checked out)`,
   ];
 }
