@@ -1,6 +1,7 @@
 import { execFile } from 'node:child_process';
 import { describeFailure, runGit, splitNul } from '../git/git.js';
 import type { Repository } from '../git/repository.js';
+import { readRef } from '../workspace.js';
 import { shellWord } from '../../errors/shell-word.js';
 
 /** What `landBranch` did to the user's branch. */
@@ -20,9 +21,9 @@ export async function landBranch(repo: Repository, branch: string, into: string)
   if (head.code !== 0 || head.stdout.trim() !== `refs/heads/${into}`) {
     return { ok: false, error: `colony land brings the work into the branch checked out in ${repo.root}, and ${into} is not checked out there. Switch to it (\`git switch ${shellWord(into)}\`), then run colony land again.` };
   }
-  const tip = await commitOf(repo, branch);
+  const tip = await readRef(repo, `refs/heads/${branch}`);
   if (tip === null) return { ok: false, error: `there is no branch ${branch} in ${repo.root} to land: it was deleted or renamed.` };
-  const intoCommit = await commitOf(repo, into);
+  const intoCommit = await readRef(repo, `refs/heads/${into}`);
   if (intoCommit === null) return { ok: false, error: `${into} has no commit yet in ${repo.root}.` };
   const count = await runGit(repo.root, ['rev-list', '--count', `${intoCommit}..${tip}`]);
   const commits = Number.parseInt(count.stdout.trim(), 10) || 0;
@@ -31,7 +32,7 @@ export async function landBranch(repo: Repository, branch: string, into: string)
   const args = forward ? ['merge', '--ff-only', '--no-edit', branch] : ['merge', '--no-ff', '--no-edit', '-m', `Merge ${branch}: the work of a colony run`, branch];
   const merged = await userGit(repo.root, args);
   if (merged.code === 0) {
-    const after = (await commitOf(repo, into)) ?? tip;
+    const after = (await readRef(repo, `refs/heads/${into}`)) ?? tip;
     return { ok: true, how: forward ? 'fast-forward' : 'merge', into, commit: after, commits };
   }
   const conflicted = await conflictedFiles(repo);
@@ -50,10 +51,6 @@ export async function landBranch(repo: Repository, branch: string, into: string)
   };
 }
 
-async function commitOf(repo: Repository, branch: string): Promise<string | null> {
-  const result = await runGit(repo.root, ['rev-parse', '--verify', '--quiet', `refs/heads/${branch}^{commit}`]);
-  return result.code === 0 ? result.stdout.trim() : null;
-}
 
 async function conflictedFiles(repo: Repository): Promise<string[]> {
   const args = ['diff', '--name-only', '--diff-filter=U', '-z'];

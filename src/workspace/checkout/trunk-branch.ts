@@ -1,4 +1,5 @@
 import { describeFailure, runGit } from '../git/git.js';
+import { readRef } from '../workspace.js';
 import { landsOnCheckout, onTrunk, type Repository } from '../git/repository.js';
 import { shellWord } from '../../errors/shell-word.js';
 
@@ -30,12 +31,12 @@ const NAME_ATTEMPTS = 100;
  * worktree, which landing would leave behind its branch.
  */
 export async function chooseTrunk(repo: Repository, given: string | null, goalTitle: string): Promise<ChooseTrunkResult> {
-  const head = await commitOf(repo, 'HEAD');
+  const head = await readRef(repo, 'HEAD');
   if (head === null) return { ok: false, error: `colony could not read the commit checked out in ${repo.root}.` };
   if (given !== null) {
     const problem = await branchNameProblem(repo, given);
     if (problem !== null) return { ok: false, error: problem };
-    const existing = await commitOf(repo, `refs/heads/${given}`);
+    const existing = await readRef(repo, `refs/heads/${given}`);
     if (existing === null) return chosen(repo, given, true, head);
     const elsewhere = await checkedOutElsewhere(repo, given);
     if (elsewhere !== null) {
@@ -49,7 +50,7 @@ export async function chooseTrunk(repo: Repository, given: string | null, goalTi
   const base = `colony/${goalSlug(goalTitle)}`;
   for (let attempt = 1; attempt <= NAME_ATTEMPTS; attempt += 1) {
     const name = attempt === 1 ? base : `${base}-${attempt}`;
-    if ((await commitOf(repo, `refs/heads/${name}`)) === null) return chosen(repo, name, true, head);
+    if ((await readRef(repo, `refs/heads/${name}`)) === null) return chosen(repo, name, true, head);
   }
   return { ok: false, error: `colony found ${base} and ${NAME_ATTEMPTS - 1} numbered branches after it already taken. Name the branch to land on with --trunk.` };
 }
@@ -69,7 +70,7 @@ export async function makeTrunk(trunk: ChosenTrunk): Promise<{ readonly ok: true
 /** The trunk of a run being resumed: the one it recorded, or (recorded before `--trunk`) the branch checked out. */
 export async function recordedTrunk(repo: Repository, trunk: string | null): Promise<ChooseTrunkResult> {
   const name = trunk ?? repo.checkedOutBranch;
-  const commit = await commitOf(repo, `refs/heads/${name}`);
+  const commit = await readRef(repo, `refs/heads/${name}`);
   if (commit === null) {
     return {
       ok: false,
@@ -121,10 +122,6 @@ async function branchNameProblem(repo: Repository, name: string): Promise<string
   return `--trunk ${JSON.stringify(name)} is not a name git takes for a branch. Pass a branch name such as main or colony/my-goal.`;
 }
 
-async function commitOf(repo: Repository, ref: string): Promise<string | null> {
-  const result = await runGit(repo.root, ['rev-parse', '--verify', '--quiet', `${ref}^{commit}`]);
-  return result.code === 0 ? result.stdout.trim() : null;
-}
 
 /** The worktree other than the user's checkout where `branch` is checked out, or null. */
 async function checkedOutElsewhere(repo: Repository, branch: string): Promise<string | null> {
@@ -146,7 +143,7 @@ async function checkedOutElsewhere(repo: Repository, branch: string): Promise<st
  * never lost.
  */
 export async function dropUnusedTrunk(trunk: ChosenTrunk): Promise<boolean> {
-  if (!trunk.made || (await commitOf(trunk.repo, `refs/heads/${trunk.trunk}`)) !== trunk.commit) return false;
+  if (!trunk.made || (await readRef(trunk.repo, `refs/heads/${trunk.trunk}`)) !== trunk.commit) return false;
   for (const branch of [trunk.trunk, defaultGreenBranch(trunk.repo)]) {
     await runGit(trunk.repo.root, ['update-ref', '-d', `refs/heads/${branch}`, trunk.commit]);
   }
