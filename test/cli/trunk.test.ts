@@ -3,10 +3,9 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterEach, beforeEach, expect, it } from 'vitest';
-import type { ColonyEvent } from '../../src/events/event-types.js';
 import { defaultStateDir } from '../../src/orchestrator/setup/state-directory.js';
 import { parseScenario } from '../../src/sim/scenario/scenario.js';
-import { readLoggedEvents, waitForLoggedEvent } from '../testing/colony-process.js';
+import { readLoggedEvents } from '../testing/colony-process.js';
 import { createExampleRepository, runCli, type ExampleRepository } from '../testing/example-repository.js';
 import { expectGreenRun } from '../testing/run-checks.js';
 import { describeRuns } from '../testing/runs-need-sandbox.js';
@@ -59,9 +58,10 @@ async function userCommits(file: string): Promise<string> {
   return (await userGit('rev-parse', 'HEAD')).trim();
 }
 
-function landings(count: number): (event: ColonyEvent) => boolean {
-  let seen = 0;
-  return (event) => event.type === 'merge.landed' && (seen += 1) >= count;
+/** Waits until `count` landings are in the run's log. */
+async function landings(count: number): Promise<void> {
+  const landed = () => readLoggedEvents(stateDir).filter((event) => event.type === 'merge.landed').length;
+  await expect.poll(landed, { timeout: 60_000, interval: 50 }).toBeGreaterThanOrEqual(count);
 }
 
 function filesOn(branch: string): string[] {
@@ -74,9 +74,9 @@ describeRuns('where a run lands', () => {
     async () => {
       const start = repo.git('rev-parse', 'main').trim();
       const running = runCli(['run', join(repo.dir, 'GOAL.md'), '--repo', repo.dir, '--model', MODEL, '--workers', '2', '--no-tui']);
-      await waitForLoggedEvent(stateDir, landings(1), 60_000);
+      await landings(1);
       const first = await userCommits('NOTES.md');
-      await waitForLoggedEvent(stateDir, landings(3), 60_000);
+      await landings(3);
       const second = await userCommits('TODO.md');
       const result = await running;
       expect(result.code, result.stderr).toBe(0);
@@ -111,7 +111,7 @@ describeRuns('where a run lands', () => {
     'with --trunk main, keeps the checkout in step so a commit of the user\'s loses no landed module',
     async () => {
       const running = runCli(['run', join(repo.dir, 'GOAL.md'), '--repo', repo.dir, '--trunk', 'main', '--model', MODEL, '--workers', '2', '--quiet', '--json']);
-      await waitForLoggedEvent(stateDir, landings(2), 60_000);
+      await landings(2);
       const notes = await userCommits('NOTES.md');
       const result = await running;
       expect(result.code, result.stderr).toBe(0);
@@ -134,7 +134,7 @@ describeRuns('where a run lands', () => {
     async () => {
       const running = runCli(['run', join(repo.dir, 'GOAL.md'), '--repo', repo.dir, '--trunk', 'main', '--model', MODEL, '--workers', '2', '--no-tui']);
       // Two of the six modules landed: four landings are still to come after the reset.
-      await waitForLoggedEvent(stateDir, landings(2), 60_000);
+      await landings(2);
       await userGit('reset', '-q', '--hard', 'HEAD~2');
       const resetTo = (await userGit('rev-parse', 'HEAD')).trim();
       const result = await running;
