@@ -33,8 +33,9 @@ interface GreenJson {
 
 describeRuns('colony green', () => {
   it('asks a running run for a snapshot, and with no run going takes it itself: green moves on a pass, and a break is traced to its commit', async () => {
-    // A slowed run with no snapshots of its own: only the one asked for, and the release.
-    const run = runCli(['run', join(repo.dir, 'GOAL.md'), '--repo', repo.dir, '--model', 'sim?seed=2&latency=150..300', '--workers', '1', '--green-every', 'off', '--quiet']);
+    // A slowed run with no snapshots of its own: only the one asked for, and the release. It lands
+    // on main, the branch checked out, so commits made there by hand are what the snapshots see.
+    const run = runCli(['run', join(repo.dir, 'GOAL.md'), '--repo', repo.dir, '--trunk', 'main', '--model', 'sim?seed=2&latency=150..300', '--workers', '1', '--green-every', 'off', '--quiet']);
     await waitForLoggedEvent(stateDir, (event) => event.type === 'merge.landed', 90_000);
     // Held, so the run cannot end before its loop answers: the request is what is tested, not a race.
     expect((await runColonyProcess(['andon', '--reason', 'a snapshot first', '--repo', repo.dir], repo.dir)).code).toBe(0);

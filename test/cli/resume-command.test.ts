@@ -109,10 +109,11 @@ describeRuns('colony resume', () => {
   }, RUN_TIMEOUT_MS);
 
   it('starts over with --new, recording the unfinished run as abandoned', async () => {
-    const stopped = await runAndStop(1);
+    // Both runs land on main, the branch checked out, so the new one builds on what the old one landed.
+    const stopped = await runAndStop(1, ['--trunk', 'main']);
     expect(stopped.code).toBe(1);
     const oldRun = events().find((event) => event.type === 'run.started')?.runId ?? '';
-    const fresh = await runCli(['run', join(repo.dir, 'GOAL.md'), '--repo', repo.dir, '--model', MODEL, '--new', '--quiet']);
+    const fresh = await runCli(['run', join(repo.dir, 'GOAL.md'), '--repo', repo.dir, '--trunk', 'main', '--model', MODEL, '--new', '--quiet']);
     expect(fresh.code, fresh.stderr).toBe(0);
     const all = events();
     expect(all.filter((event) => event.runId === oldRun && event.type === 'run.ended').map((event) => (event.type === 'run.ended' ? event.data.status : ''))).toEqual(['stopped', 'abandoned']);

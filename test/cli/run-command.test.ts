@@ -22,14 +22,21 @@ afterEach(() => {
 
 describeRuns('colony run', () => {
   it('builds the small example with a root planner and four workers, and reports it', async () => {
+    const start = repo.git('rev-parse', 'main').trim();
     const result = await runCli(['run', join(repo.dir, 'GOAL.md'), '--repo', repo.dir, '--model', 'sim', '--workers', '4', '--json']);
     expect(result.code).toBe(0);
     const outcome = JSON.parse(result.stdout) as { status: string; check: { passed: boolean }; main: string };
     expect(outcome).toMatchObject({ status: 'done', check: { passed: true } });
-    expect(repo.git('rev-parse', 'main').trim()).toBe(outcome.main);
-    // The user's checkout is brought up to main at the end: nothing shows as changed.
-    expect(repo.git('status', '--porcelain')).toBe('');
     const { status: found, tasks } = await expectGreenRun(repo);
+    // The run landed on a branch of its own, and the outcome names its last commit.
+    const trunk = found.run.trunk ?? '';
+    expect(trunk).toMatch(/^colony\//);
+    expect(found.run.checkedOut).toBe('main');
+    expect(repo.git('rev-parse', trunk).trim()).toBe(outcome.main);
+    // The user's main and checkout are not touched: main is where it was, nothing shows as changed.
+    expect(repo.git('rev-parse', 'main').trim()).toBe(start);
+    expect(repo.git('rev-parse', '--abbrev-ref', 'HEAD').trim()).toBe('main');
+    expect(repo.git('status', '--porcelain')).toBe('');
     const root = found.agents.find((agent) => agent.role === 'root-planner');
     expect(found.agents.filter((agent) => agent.role === 'worker').every((worker) => worker.parentId === root?.id)).toBe(true);
 
@@ -109,7 +116,8 @@ describeRuns('colony run', () => {
     expect(missing.stderr).toContain('does not exist');
 
     writeFileSync(join(repo.dir, 'src', 'index.js'), '// edited by hand\n');
-    const dirty = await runCli(['run', join(repo.dir, 'GOAL.md'), '--repo', repo.dir]);
+    // A run that lands on the branch checked out keeps it in step, so it needs a clean tree.
+    const dirty = await runCli(['run', join(repo.dir, 'GOAL.md'), '--repo', repo.dir, '--trunk', 'main']);
     expect(dirty.code).toBe(2);
     expect(dirty.stderr).toContain('uncommitted changes (src/index.js)');
     expect(repo.git('status', '--porcelain')).toBe(' M src/index.js\n');

@@ -35,7 +35,8 @@ function dataOf<T extends ColonyEvent['type']>(events: readonly ColonyEvent[], t
 describeRuns('colony run with the green loop', () => {
   it('finds every break workers merged untested, bisects it to the commit the sim broke on purpose, tells its planner once, and ends green', async () => {
     // Workers are told to merge without testing; 30% of first attempts are wrong, so main really goes red.
-    const result = await runCli(['run', join(repo.dir, 'GOAL.md'), '--repo', repo.dir, '--model', 'sim?seed=1&bug=0.3&skiptests=1', '--workers', '4', '--green-every', '1']);
+    // The run lands on main, the branch checked out, so its checkout and green are the ones looked at.
+    const result = await runCli(['run', join(repo.dir, 'GOAL.md'), '--repo', repo.dir, '--trunk', 'main', '--model', 'sim?seed=1&bug=0.3&skiptests=1', '--workers', '4', '--green-every', '1']);
     expect(result.code, result.stderr).toBe(0);
     await expectGreenRun(repo);
     expect(projectTestsPass(repo.dir)).toBe(true);

@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -63,7 +64,11 @@ describeRuns('colony run on a goal larger than the context window', () => {
     );
     expect(reads.length).toBeGreaterThan(3);
     expect(events.filter((event) => event.type === 'merge.landed').length).toBeGreaterThanOrEqual(MODULES);
-    const index = readFileSync(join(repo, 'src', 'index.js'), 'utf8');
+    // Every module is exported from the branch the run landed on.
+    const started = events.find((event) => event.type === 'run.started');
+    const trunk = started?.type === 'run.started' ? started.data.trunk?.branch : undefined;
+    expect(trunk).toMatch(/^colony\//);
+    const index = execFileSync('git', ['show', `${trunk ?? ''}:src/index.js`], { cwd: repo, encoding: 'utf8' });
     expect(index.match(/^export \* from/gm)?.length).toBe(MODULES);
   }, 600_000);
 });

@@ -32,7 +32,8 @@ afterEach(() => {
 describeRuns('the sim over real wire protocols', () => {
   it('finishes the task as openai-compatible:sim against colony sim-server', async () => {
     const task = join(repo.dir, 'tasks', '04-chunk.md');
-    const result = await runCli(['work', task, '--repo', repo.dir, '--model', 'openai-compatible:sim', '--base-url', baseUrl, '--json']);
+    // Landing on main, the branch checked out, keeps the checkout in step: its tests are the work's.
+    const result = await runCli(['work', task, '--repo', repo.dir, '--trunk', 'main', '--model', 'openai-compatible:sim', '--base-url', baseUrl, '--json']);
     expect(result.stderr).toBe('');
     expect(result.code).toBe(0);
     expect(JSON.parse(result.stdout)).toMatchObject({ handoff: { status: 'done' } });
@@ -42,7 +43,7 @@ describeRuns('the sim over real wire protocols', () => {
 
   it('finishes the task as anthropic:sim against the same server', async () => {
     const task = join(repo.dir, 'tasks', '05-unique.md');
-    const result = await runCli(['work', task, '--repo', repo.dir, '--model', 'anthropic:sim', '--base-url', baseUrl, '--json'], {
+    const result = await runCli(['work', task, '--repo', repo.dir, '--trunk', 'main', '--model', 'anthropic:sim', '--base-url', baseUrl, '--json'], {
       env: { ANTHROPIC_API_KEY: 'local-test-key' },
     });
     expect(result.code).toBe(0);
@@ -61,6 +62,8 @@ describeRuns('the sim over real wire protocols', () => {
         join(toolbox.dir, 'GOAL.md'),
         '--repo',
         toolbox.dir,
+        '--trunk',
+        'main',
         '--model',
         'openai-compatible:sim',
         '--base-url',

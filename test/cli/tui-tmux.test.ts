@@ -147,7 +147,10 @@ describeRuns('colony tui, in a real terminal, on a live run', () => {
       await tui.waitFor(/colony run-\w+ running .* toolbox · live/);
       await tui.waitFor('agents (sorted by tree)');
       const summary = await tui.waitFor(/run run-\w+: done in /, 120_000);
-      expect(summary).toMatch(/check on main: `node --test` passed/);
+      // The check ran on the branch the run landed on, its own.
+      const status = JSON.parse((await runCli(['status', '--state', stateDir, '--json'])).stdout) as { run: { trunk: string | null } };
+      expect(status.run.trunk).toMatch(/^colony\//);
+      expect(summary).toContain(`check on ${status.run.trunk ?? ''}: \`node --test\` passed`);
     },
     TEST_TIMEOUT_MS,
   );

@@ -6,6 +6,7 @@ import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { describeRuns } from '../testing/runs-need-sandbox.js';
+import { defaultStateDir } from '../../src/orchestrator/setup/state-directory.js';
 
 const execFileAsync = promisify(execFile);
 const CHECKOUT = resolve(import.meta.dirname, '..', '..');
@@ -137,6 +138,7 @@ describeRuns('the installed package', () => {
     expect(JSON.parse((await colony(['doctor', '--json'], repo)).stdout)).toMatchObject({ ok: true });
     // The doctor leaves the repository as it found it: no state directory, no probe left behind.
     expect(readdirSync(repo)).not.toContain('.colony');
+    expect(existsSync(defaultStateDir(repo))).toBe(false);
     const loaded = await packagesLoadedBy(['doctor', '--repo', repo]);
     expect([...loaded].filter((name) => name === 'ai' || name.startsWith('@ai-sdk/') || name === 'ink' || name === 'react')).toEqual([]);
   }, 120_000);
@@ -156,7 +158,12 @@ describeRuns('the installed package', () => {
     const run = await colony(['run', 'GOAL.md', '--repo', '.', '--model', 'sim', '--workers', '4'], repo);
     expect(run.stdout).toMatch(/: done in /);
     const status = await colony(['status', '--repo', repo, '--json']);
-    expect(JSON.parse(status.stdout)).toMatchObject({ run: { state: 'done' } });
+    // The run landed on a branch of its own, and the user's main and checkout are as they were.
+    expect(JSON.parse(status.stdout)).toMatchObject({ run: { state: 'done', trunk: 'colony/text-kit', checkedOut: 'main' } });
+    expect(run.stdout).toContain('check on colony/text-kit: `node --test` passed');
+    expect((await git(['rev-list', '--count', 'main'])).stdout.trim()).toBe('1');
+    expect((await git(['status', '--porcelain'])).stdout).toBe('');
+    expect((await git(['ls-tree', '-r', '--name-only', 'colony/text-kit'])).stdout).toContain('src/text/pad.js');
     // A status reads the store, and loads none of the model providers or the terminal UI, nor
     // the published zod: the package's own one-file build of it.
     const loaded = await packagesLoadedBy(['status', '--repo', repo]);

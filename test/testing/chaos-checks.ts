@@ -6,14 +6,15 @@ import { openSqliteTaskStore } from '../../src/store/sqlite/sqlite-task-store.js
 /**
  * What a run that was killed and resumed must still be, whatever the moments: every task closed
  * with exactly one delivered handoff (in the task table and in the log), no commit landed
- * twice, every commit a handoff names on main, and an event log without gaps or duplicates.
- * Returns one line per problem; none when the run held.
+ * twice, every commit a handoff names on the branch the run lands on, and an event log without
+ * gaps or duplicates. Returns one line per problem; none when the run held.
  */
 export function chaosProblems(repoDir: string, stateDir: string, runId: string): string[] {
   const problems: string[] = [];
   const database = join(stateDir, 'colony.db');
   const reader = new Database(database, { readonly: true, fileMustExist: true });
   try {
+    const trunk = trunkOf(reader, runId);
     const { count, min, max } = reader.prepare('SELECT COUNT(*) AS count, MIN(seq) AS min, MAX(seq) AS max FROM events').get() as { count: number; min: number; max: number };
     if (min !== 1 || max !== count) problems.push(`the event log's seq runs ${min}..${max} over ${count} events: it has gaps or duplicates`);
     const delivered = reader
@@ -32,7 +33,7 @@ export function chaosProblems(repoDir: string, stateDir: string, runId: string):
         if (task.parentTaskId !== null && inbox.get(task.id) !== 1) problems.push(`task ${task.id} has ${inbox.get(task.id) ?? 0} handoff(s) in its planner's inbox, not 1`);
         if (loggedDeliveries.get(task.id) !== 1) problems.push(`task ${task.id} has ${loggedDeliveries.get(task.id) ?? 0} handoff.delivered event(s), not 1`);
         for (const commit of task.handoff?.commits ?? []) {
-          if (!isAncestor(repoDir, commit)) problems.push(`task ${task.id}'s handoff names ${commit}, which main does not contain`);
+          if (!isAncestor(repoDir, commit, trunk)) problems.push(`task ${task.id}'s handoff names ${commit}, which ${trunk} does not contain`);
         }
       }
       const root = all.find((task) => task.parentTaskId === null);
@@ -40,32 +41,41 @@ export function chaosProblems(repoDir: string, stateDir: string, runId: string):
     } finally {
       tasks.close();
     }
+    problems.push(...duplicatePatches(repoDir, trunk));
   } finally {
     reader.close();
   }
-  problems.push(...duplicatePatches(repoDir));
   return problems;
 }
 
-function isAncestor(repoDir: string, commit: string): boolean {
+/** The branch the run lands on, from its `run.started` event: main in runs recorded before runs had a trunk. */
+function trunkOf(reader: Database.Database, runId: string): string {
+  const row = reader
+    .prepare("SELECT json_extract(data, '$.trunk.branch') AS branch FROM events WHERE run_id = ? AND type = 'run.started' ORDER BY seq LIMIT 1")
+    .get(runId) as { branch: string | null } | undefined;
+  return row?.branch ?? 'main';
+}
+
+function isAncestor(repoDir: string, commit: string, trunk: string): boolean {
   try {
-    execFileSync('git', ['merge-base', '--is-ancestor', commit, 'main'], { cwd: repoDir, stdio: 'ignore' });
+    execFileSync('git', ['merge-base', '--is-ancestor', commit, trunk], { cwd: repoDir, stdio: 'ignore' });
     return true;
   } catch {
     return false;
   }
 }
 
-/** Commits on main whose change another commit on main already made: work landed twice. */
-export function duplicatePatches(repoDir: string): string[] {
-  const patches = execFileSync('sh', ['-c', 'git log -p --no-merges main | git patch-id --stable'], { cwd: repoDir, encoding: 'utf8', maxBuffer: 256 * 1024 * 1024 });
+/** Commits on the branch `trunk` whose change another commit on it already made: work landed twice. */
+export function duplicatePatches(repoDir: string, trunk = 'main'): string[] {
+  const log = execFileSync('git', ['log', '-p', '--no-merges', trunk, '--'], { cwd: repoDir, encoding: 'utf8', maxBuffer: 256 * 1024 * 1024 });
+  const patches = execFileSync('git', ['patch-id', '--stable'], { cwd: repoDir, input: log, encoding: 'utf8', maxBuffer: 256 * 1024 * 1024 });
   const seen = new Map<string, string>();
   const problems: string[] = [];
   for (const line of patches.split('\n')) {
     const [patch, commit] = line.split(' ');
     if (patch === undefined || commit === undefined) continue;
     const earlier = seen.get(patch);
-    if (earlier !== undefined) problems.push(`commits ${commit} and ${earlier} on main make the same change`);
+    if (earlier !== undefined) problems.push(`commits ${commit} and ${earlier} on ${trunk} make the same change`);
     else seen.set(patch, commit);
   }
   return problems;
