@@ -125,7 +125,7 @@ describe('the state directory, disk and overlay checks', () => {
     expect(await checkDisk(stateDir, statfs(100 * 1024 ** 2))).toMatchObject({
       status: 'fail',
       detail: expect.stringContaining('below 256 MB no agent starts'),
-      fix: expect.stringContaining(join(stateDir, 'workspaces')),
+      fix: expect.stringContaining(`colony clean --state ${stateDir}`),
     });
     const broken = async (): Promise<FileSystemSpace> => {
       throw new Error('EIO: i/o error, statfs');

@@ -6,6 +6,7 @@ import { DEFAULT_DISK_CAP_SHARE } from '../../orchestrator/setup/workspace-setup
 import { formatBytes } from '../../sandbox/process/command-limits.js';
 import type { OverlaySupport } from '../../workspace/providers/overlay/overlay-probe.js';
 import { errorMessage } from '../../errors/error-message.js';
+import { shellWord } from '../../errors/shell-word.js';
 import { fail, pass, warn, type DoctorCheck } from './types.js';
 
 /** What `statfs` says of a file system, in the fields the disk check reads. */
@@ -64,7 +65,7 @@ export async function checkDisk(stateDir: string, statfs: (path: string) => Prom
   const free = space.bavail * space.bsize;
   const reserve = diskReserveBytes(space.blocks * space.bsize);
   const where = `${formatBytes(free)} free in ${home}, where the state directory and the workspaces go`;
-  const cleanup = `free space there (old runs' workspaces go with \`rm -rf ${join(stateDir, 'workspaces')}\` once no run uses them), or pass a --state on a larger disk`;
+  const cleanup = `free space there (\`colony clean --state ${shellWord(stateDir)}\` removes what ended runs left, never a live run's), or pass a --state on a larger disk`;
   if (free < reserve) return fail('disk', `only ${where}: below ${formatBytes(reserve)} no agent starts`, cleanup);
   const cap = Math.floor(free * DEFAULT_DISK_CAP_SHARE);
   if (free < LOW_DISK_BYTES) return warn('disk', `only ${where}: workspaces may take ${formatBytes(cap)} together by default`, cleanup);
