@@ -68,5 +68,5 @@ describeRuns('a log an earlier colony recorded', () => {
     });
     const restored = readLoggedEvents(`${CRASHED}/.colony`).flatMap((event) => (event.type === 'agent.restored' ? [event.agentId] : []));
     expect(restored).toEqual(expect.arrayContaining(atWork));
-  });
+  }, 180_000);
 });
