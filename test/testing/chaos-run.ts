@@ -131,7 +131,10 @@ async function killAt(
   timeoutMs: number,
 ): Promise<{ label: string; seq: number } | null> {
   const database = join(stateDir, 'colony.db');
-  const begun = Date.now();
+  // The settling time and the timeout count from this process's first event, not from its
+  // start: on a loaded machine a resume may take seconds to open the log, and a kill timed from
+  // the start would land on its first event every cycle, in the same place each time.
+  let begun: number | null = null;
   let reader: Database.Database | null = null;
   let afterSeq = -1;
   // Some progress first: a kill before the run has done anything proves little.
@@ -162,6 +165,7 @@ async function killAt(
       const newest = rows.at(-1);
       if (newest === undefined) continue;
       afterSeq = newest.seq;
+      begun ??= Date.now();
       const label = labelOf(newest);
       const waited = Date.now() - begun;
       const due = waited >= settleMs && (phase === 'any' || label === phase || rows.some((row) => labelOf(row) === phase));
