@@ -127,6 +127,21 @@ describe('runAgent', () => {
     ]);
   });
 
+  it("names where each request's cached prefix ends: the previous request's last message and its own", async () => {
+    const steps = [turn([call('a', 'echo', { text: 'one' })]), turn([call('b', 'echo', { text: 'two' })]), turn([call('c', 'finish', { summary: 'ok' })])];
+    const model = scriptedModel(steps);
+    await runAgent({ ...options(model, recorder()), cacheKey: 'agent-1' });
+    // system, task; then + the call and its result (two messages) per step.
+    expect(model.requests.map((request) => request.cache)).toEqual([
+      { key: 'agent-1', breakpoints: [1] },
+      { key: 'agent-1', breakpoints: [1, 3] },
+      { key: 'agent-1', breakpoints: [3, 5] },
+    ]);
+    const uncached = scriptedModel([turn([call('d', 'finish', { summary: 'ok' })])]);
+    await runAgent(options(uncached, recorder()));
+    expect(uncached.requests[0]?.cache).toBeUndefined();
+  });
+
   it('answers malformed JSON, unknown tools and bad arguments with errors the model can act on', async () => {
     const model = scriptedModel([
       turn([call('a', 'echo', '{"text": "unterminated'), call('b', 'writefile', { text: 'x' }), call('c', 'echo', { text: 3 })]),

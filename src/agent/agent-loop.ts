@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { stoppedReason } from '../events/agent-stops.js';
-import type { ChatModel } from '../model/chat-model.js';
+import type { ChatModel, PromptCacheHint } from '../model/chat-model.js';
 import { MIN_CONTEXT_WINDOW } from '../model/context-windows.js';
 import { conversationLength, type Message } from '../model/messages.js';
 import type { AnyTool } from '../tools/tool.js';
@@ -56,6 +56,11 @@ export interface AgentLoopOptions {
    * `systemPrompt` and `task` are then in its messages already; `maxSteps` counts its steps too.
    */
   readonly restore?: AgentRestore;
+  /**
+   * The agent's prompt-cache key, the same for all its calls: each request then names where its
+   * stable prefix ends (see `PromptCacheHint`). No hint is sent when absent.
+   */
+  readonly cacheKey?: string;
   /** Keeps the conversation inside the model's context window (see `fitToWindow`); nothing is cut when absent. */
   readonly context?: ContextPolicy;
   /**
@@ -139,6 +144,8 @@ export async function runAgent(options: AgentLoopOptions): Promise<AgentOutcome>
   let windowTokens: number | null = null;
   const lastScratchpadWrite = restore?.conversation.succeededCalls.findLast((call) => call.name === 'write_scratchpad')?.step ?? 0;
   const reminders = options.reminders === undefined ? null : new ReminderSchedule(options.reminders, lastScratchpadWrite);
+  /** The last message of the previous request's conversation: the prefix that request cached. */
+  let cachedThrough: number | null = null;
 
   /** After an answer without tool calls: a planner with work out waits for it; null goes on. */
   const afterNoToolCall = async (): Promise<AgentOutcome | null> => {
@@ -209,7 +216,7 @@ export async function runAgent(options: AgentLoopOptions): Promise<AgentOutcome>
     const ask = () =>
       callModelForStep({
         model,
-        request: { messages: [...messages, ...shown], tools },
+        request: { messages: [...messages, ...shown], tools, ...cacheHint(options.cacheKey, cachedThrough, messages.length - 1) },
         step,
         signal,
         recorder,
@@ -229,6 +236,7 @@ export async function runAgent(options: AgentLoopOptions): Promise<AgentOutcome>
       if (!refitted.ok) return fail(step - 1, refitted.error);
       asked = await ask();
     }
+    cachedThrough = messages.length - 1;
     const { result, durationMs, stopped } = asked;
     if (stopped !== undefined) return fail(step - 1, stopped);
     if (!result.ok) {
@@ -275,6 +283,17 @@ export async function runAgent(options: AgentLoopOptions): Promise<AgentOutcome>
     }
   }
   return fail(options.maxSteps, `the step budget ran out (${options.maxSteps} model calls)`);
+}
+
+/**
+ * The cache hint of a request whose conversation ends at message `end`: a breakpoint there, for
+ * the next call to read, and one where the previous call's ended, to read what it wrote. The
+ * previous one is dropped when a compaction made the conversation shorter than it.
+ */
+function cacheHint(key: string | undefined, previousEnd: number | null, end: number): { cache?: PromptCacheHint } {
+  if (key === undefined) return {};
+  const breakpoints = previousEnd !== null && previousEnd < end ? [previousEnd, end] : [end];
+  return { cache: { key, breakpoints } };
 }
 
 /**

@@ -6,6 +6,8 @@ export const usageSchema = z.object({
   inputTokens: z.number().int().nonnegative(),
   outputTokens: z.number().int().nonnegative(),
   cachedInputTokens: z.number().int().nonnegative(),
+  /** Absent in runs recorded before cache writes were counted, and for providers that report none. */
+  cacheWriteTokens: z.number().int().nonnegative().optional(),
 });
 
 export const toolCallSchema = z.object({

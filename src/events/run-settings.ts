@@ -91,7 +91,7 @@ export const recordedRunSettingsSchema = z.object({
   apiKeyEnv: z.string().nullable().default(null),
   /** Prices given with `--prices`, in US dollars per million tokens. */
   prices: z
-    .record(z.string(), z.object({ inputPerMTok: z.number(), outputPerMTok: z.number(), cachedInputPerMTok: z.number().optional() }))
+    .record(z.string(), z.object({ inputPerMTok: z.number(), outputPerMTok: z.number(), cachedInputPerMTok: z.number().optional(), cacheWriteInputPerMTok: z.number().optional() }))
     .default({}),
   /**
    * The branch the run lands on (`--trunk`, or `colony/<short goal name>` made for the run).
@@ -105,6 +105,8 @@ export const recordedRunSettingsSchema = z.object({
   mergeCheck: z.string().nullable().default(null),
   /** Install main's npm dependencies once and link them into every worker's workspace. */
   sharedDependencies: z.boolean().default(true),
+  /** Ask each agent's provider to cache its prompt prefix (`--no-prompt-cache`: never). */
+  promptCache: z.boolean().default(true),
   /** How workspaces are made; `auto` takes overlay mounts where they work. */
   workspaces: z.enum(['auto', 'overlay', 'worktree']).default('auto'),
   /** The most disk all workspaces may take together; null for a fifth of the free space at the start. */

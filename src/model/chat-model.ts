@@ -17,12 +17,37 @@ export interface ModelRequest {
    * wanted (a summary). `auto` (the model chooses) when absent.
    */
   readonly toolChoice?: 'auto' | 'none';
+  /** What the provider's prompt cache is told of this request; nothing when absent. */
+  readonly cache?: PromptCacheHint;
+}
+
+/**
+ * Where a request's stable prefix ends, for the providers that cache prompts. Anthropic caches
+ * only up to explicit breakpoints: the system prompt (with the tools before it) is always one,
+ * and so is each message named here. OpenAI caches any repeated prefix by itself and routes
+ * requests with one `prompt_cache_key` to the same cache, so every call of an agent gives the
+ * same key. A provider that caches prefixes by itself and takes no key is told nothing.
+ */
+export interface PromptCacheHint {
+  /** The same for every call of one agent, and different from every other agent's. */
+  readonly key: string;
+  /**
+   * Indexes into `messages` of the messages a cached prefix ends at: the last message of the
+   * previous call's conversation, whose prefix that call wrote and this one reads, and the last
+   * of this one's, which it writes for the next. Messages after them (the scratchpad) change
+   * from call to call and are never cached.
+   */
+  readonly breakpoints: readonly number[];
 }
 
 export interface Usage {
+  /** Every input token of the request, read from the cache and written to it included. */
   readonly inputTokens: number;
   readonly outputTokens: number;
+  /** Input tokens read from the provider's prompt cache. */
   readonly cachedInputTokens: number;
+  /** Input tokens written to the provider's prompt cache (billed above plain input by Anthropic); absent: none. */
+  readonly cacheWriteTokens?: number;
 }
 
 /** One answer of the model: text, tool calls, or both. */

@@ -10,11 +10,12 @@ const priceSchema = z.strictObject(
     inputPerMTok: dollarsPerMTok,
     outputPerMTok: dollarsPerMTok,
     cachedInputPerMTok: dollarsPerMTok.optional(),
+    cacheWriteInputPerMTok: dollarsPerMTok.optional(),
   },
   {
     error: (issue) =>
       issue.code === 'unrecognized_keys'
-        ? `unknown field ${issue.keys.map((key) => JSON.stringify(key)).join(', ')}: a price has inputPerMTok, outputPerMTok and optionally cachedInputPerMTok`
+        ? `unknown field ${issue.keys.map((key) => JSON.stringify(key)).join(', ')}: a price has inputPerMTok, outputPerMTok and optionally cachedInputPerMTok and cacheWriteInputPerMTok`
         : 'expected an object like { "inputPerMTok": 1.25, "outputPerMTok": 10 }',
   },
 );

@@ -38,6 +38,15 @@ describe('costUsd', () => {
     expect(costUsd(usage, { inputPerMTok: 3, outputPerMTok: 15 })).toBeCloseTo(6 + 7.5, 10);
   });
 
+  it('bills cache writes at the write price, apart from reads and plain input', () => {
+    const usage = { inputTokens: 3_000_000, outputTokens: 0, cachedInputTokens: 1_000_000, cacheWriteTokens: 1_000_000 };
+    const sonnet = priceFor('anthropic', 'claude-sonnet-4-5');
+    // 1M plain at 3, 1M read at 0.3, 1M written at 3.75.
+    expect(costUsd(usage, sonnet)).toBeCloseTo(3 + 0.3 + 3.75, 10);
+    // Without a write price a write costs plain input.
+    expect(costUsd(usage, { inputPerMTok: 3, outputPerMTok: 15, cachedInputPerMTok: 0.3 })).toBeCloseTo(3 + 0.3 + 3, 10);
+  });
+
   it('is null without a price', () => {
     expect(costUsd({ inputTokens: 1, outputTokens: 1, cachedInputTokens: 0 }, null)).toBeNull();
     expect(costUsd({ inputTokens: 1, outputTokens: 1, cachedInputTokens: 0 }, undefined)).toBeNull();

@@ -6,6 +6,8 @@ export interface ModelPrice {
   readonly outputPerMTok: number;
   /** Input tokens read from the provider's prompt cache; billed as plain input when absent. */
   readonly cachedInputPerMTok?: number | undefined;
+  /** Input tokens written to the provider's prompt cache; billed as plain input when absent. */
+  readonly cacheWriteInputPerMTok?: number | undefined;
 }
 
 /**
@@ -19,9 +21,10 @@ export type PriceTable = Readonly<Record<string, ModelPrice>>;
  * guess; `--prices FILE.json` adds models or overrides these.
  */
 export const KNOWN_PRICES: PriceTable = {
-  'anthropic:claude-opus-4-5': { inputPerMTok: 5, outputPerMTok: 25, cachedInputPerMTok: 0.5 },
-  'anthropic:claude-sonnet-4-5': { inputPerMTok: 3, outputPerMTok: 15, cachedInputPerMTok: 0.3 },
-  'anthropic:claude-haiku-4-5': { inputPerMTok: 1, outputPerMTok: 5, cachedInputPerMTok: 0.1 },
+  // Anthropic bills a write to its five-minute cache at 1.25 times the input price, a read at a tenth.
+  'anthropic:claude-opus-4-5': { inputPerMTok: 5, outputPerMTok: 25, cachedInputPerMTok: 0.5, cacheWriteInputPerMTok: 6.25 },
+  'anthropic:claude-sonnet-4-5': { inputPerMTok: 3, outputPerMTok: 15, cachedInputPerMTok: 0.3, cacheWriteInputPerMTok: 3.75 },
+  'anthropic:claude-haiku-4-5': { inputPerMTok: 1, outputPerMTok: 5, cachedInputPerMTok: 0.1, cacheWriteInputPerMTok: 1.25 },
   'openai:gpt-5': { inputPerMTok: 1.25, outputPerMTok: 10, cachedInputPerMTok: 0.125 },
   'openai:gpt-5.1': { inputPerMTok: 1.25, outputPerMTok: 10, cachedInputPerMTok: 0.125 },
   'openai:gpt-5-mini': { inputPerMTok: 0.25, outputPerMTok: 2, cachedInputPerMTok: 0.025 },
@@ -52,7 +55,9 @@ export function priceFor(provider: string, modelId: string, overrides: PriceTabl
 export function costUsd(usage: Usage, price: ModelPrice | null | undefined): number | null {
   if (price === null || price === undefined) return null;
   const cached = Math.min(usage.cachedInputTokens, usage.inputTokens);
-  const uncached = usage.inputTokens - cached;
+  const written = Math.min(usage.cacheWriteTokens ?? 0, usage.inputTokens - cached);
+  const uncached = usage.inputTokens - cached - written;
   const cachedPrice = price.cachedInputPerMTok ?? price.inputPerMTok;
-  return (uncached * price.inputPerMTok + cached * cachedPrice + usage.outputTokens * price.outputPerMTok) / 1_000_000;
+  const writePrice = price.cacheWriteInputPerMTok ?? price.inputPerMTok;
+  return (uncached * price.inputPerMTok + cached * cachedPrice + written * writePrice + usage.outputTokens * price.outputPerMTok) / 1_000_000;
 }

@@ -5,6 +5,7 @@ import type { LanguageModelV3 } from '@ai-sdk/provider';
 import type { ChatModel } from './chat-model.js';
 import { createChatModel } from './providers/language-model-chat.js';
 import type { Sleep } from './providers/language-model-chat.js';
+import type { PromptCacheStyle } from './providers/prompt-caching.js';
 import { priceFor, type ModelPrice, type PriceTable } from './prices.js';
 import { refuseHtmlAnswers } from './resilience/html-answers.js';
 import { PROCESS_PROVIDER_GUARDS, type ProviderGuard, type ProviderGuards } from './resilience/provider-guard.js';
@@ -66,14 +67,14 @@ export const BUILT_IN_FACTORIES: Readonly<Record<string, ModelFactory>> = {
   openai: {
     form: 'openai:<model>',
     create: (parsed, options) =>
-      withApiKey(parsed, options, PROVIDER_DEFAULTS.openai, (apiKey, baseUrl) =>
+      withApiKey(parsed, options, PROVIDER_DEFAULTS.openai, 'key', (apiKey, baseUrl) =>
         createOpenAI({ apiKey, baseURL: baseUrl, fetch: refuseHtmlAnswers(options.fetch, baseUrl) }).chat(parsed.modelId),
       ),
   },
   anthropic: {
     form: 'anthropic:<model>',
     create: (parsed, options) =>
-      withApiKey(parsed, options, PROVIDER_DEFAULTS.anthropic, (apiKey, baseUrl) =>
+      withApiKey(parsed, options, PROVIDER_DEFAULTS.anthropic, 'breakpoints', (apiKey, baseUrl) =>
         createAnthropic({ apiKey, baseURL: baseUrl, fetch: refuseHtmlAnswers(options.fetch, baseUrl) })(parsed.modelId),
       ),
   },
@@ -104,7 +105,7 @@ export const BUILT_IN_FACTORIES: Readonly<Record<string, ModelFactory>> = {
         fetch: refuseHtmlAnswers(options.fetch, checked.baseUrl),
       }).chatModel(parsed.modelId);
       const guard = guardFor(parsed, options, checked.baseUrl);
-      return { ok: true, model: chatModelFor(languageModel, parsed, options, { apiKeyEnv: options.apiKeyEnv, guard }) };
+      return { ok: true, model: chatModelFor(languageModel, parsed, options, { apiKeyEnv: options.apiKeyEnv, guard, promptCache: 'prefix' }) };
     },
   },
 };
@@ -173,6 +174,7 @@ function withApiKey(
   parsed: ParsedSpec,
   options: ResolveOptions,
   defaults: ProviderDefaults,
+  promptCache: PromptCacheStyle,
   makeModel: (apiKey: string, baseUrl: string) => LanguageModelV3,
 ): ResolveResult {
   const checked = checkProviderSpec(parsed, options);
@@ -182,7 +184,7 @@ function withApiKey(
   if (!key.ok) return key;
   const baseUrl = checked.baseUrl ?? defaults.baseUrl;
   const guard = guardFor(parsed, options, baseUrl);
-  return { ok: true, model: chatModelFor(makeModel(key.apiKey, baseUrl), parsed, options, { apiKeyEnv: keyEnv, guard }) };
+  return { ok: true, model: chatModelFor(makeModel(key.apiKey, baseUrl), parsed, options, { apiKeyEnv: keyEnv, guard, promptCache }) };
 }
 
 function guardFor(parsed: ParsedSpec, options: ResolveOptions, baseUrl: string): ProviderGuard {
@@ -211,7 +213,12 @@ export function chatModelFor(
   languageModel: LanguageModelV3,
   parsed: ParsedSpec,
   options: ResolveOptions,
-  extra: { readonly apiKeyEnv?: string | undefined; readonly guard?: ProviderGuard | undefined; readonly price?: ModelPrice },
+  extra: {
+    readonly apiKeyEnv?: string | undefined;
+    readonly guard?: ProviderGuard | undefined;
+    readonly price?: ModelPrice;
+    readonly promptCache?: PromptCacheStyle;
+  },
 ): ChatModel {
   return createChatModel(languageModel, {
     spec: parsed.spec,
@@ -222,5 +229,6 @@ export function chatModelFor(
     now: options.now,
     apiKeyEnv: extra.apiKeyEnv,
     guard: extra.guard,
+    promptCache: extra.promptCache,
   });
 }

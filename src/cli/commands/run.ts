@@ -48,6 +48,8 @@ interface RunFlags extends SandboxFlags, FreshnessFlags, GreenFlags {
   readonly mergeCheck?: string;
   /** False with `--no-shared-deps`. */
   readonly sharedDeps: boolean;
+  /** False with `--no-prompt-cache`. */
+  readonly promptCache: boolean;
   readonly workspaces: WorkspaceMethodChoice;
   readonly workspaceDiskCap?: number;
   readonly budgetTokens?: number;
@@ -140,6 +142,7 @@ export function defineRunCommand(command: Command, ctx: CommandContext): void {
     .option('--planner-max-steps <n>', 'the most model calls one planner may make', positiveInteger, 1000)
     .option('--merge-check <command>', "a command each worker's merge must pass, run in its workspace on its work replayed onto main (off by default)", commandText)
     .option('--no-shared-deps', "do not install the repository's npm dependencies once for all workers; each workspace starts without node_modules")
+    .option('--no-prompt-cache', "do not ask the model's provider to cache agents' prompts (each call's whole input is then billed at the full price)")
     .addOption(workspacesOption())
     .option('--workspace-disk-cap <size>', 'the most disk all workspaces may take together, e.g. 2G (default: a fifth of the free space)', byteSize)
     .option('--budget-tokens <n>', 'wind the run down when its model calls have used this many tokens, input plus output', positiveInteger)
@@ -264,6 +267,7 @@ async function run(ctx: CommandContext, given: GoalGiven, flags: RunFlags): Prom
         plannerMaxSteps: flags.plannerMaxSteps,
         mergeCheck: flags.mergeCheck,
         sharedDependencies: flags.sharedDeps,
+        promptCache: flags.promptCache,
         workspaces: flags.workspaces,
         sandbox,
         workspaceDiskCapBytes: flags.workspaceDiskCap,

@@ -32,6 +32,7 @@ export const SETTINGS: readonly Setting[] = [
   { key: 'planner-max-steps', flag: '--planner-max-steps', kind: 'whole', meaning: 'the most model calls one planner may make' },
   { key: 'merge-check', flag: '--merge-check', kind: 'text', meaning: "a command each worker's merge must pass, run on its work replayed onto main", unset: { means: 'off', example: '"npm test"' } },
   { key: 'shared-deps', flag: '--no-shared-deps', kind: 'switch', meaning: "install the repository's npm dependencies once for all workers" },
+  { key: 'prompt-cache', flag: '--no-prompt-cache', kind: 'switch', meaning: "ask the model's provider to cache each agent's prompt, so repeated input is billed at the cached price" },
   { key: 'workspaces', flag: '--workspaces', kind: 'text', meaning: 'how workspaces are made: auto, overlay or worktree' },
   { key: 'workspace-disk-cap', flag: '--workspace-disk-cap', kind: 'size', meaning: 'the most disk all workspaces may take together', unset: { means: 'a fifth of the free space', example: '"20G"' } },
   { key: 'max-goal-size', flag: '--max-goal-size', kind: 'size', meaning: 'the largest goal colony reads', defaultLiteral: '"16M"' },

@@ -6,6 +6,7 @@ import { costUsd } from '../prices.js';
 import type { ModelPrice } from '../prices.js';
 import type { ProviderGuard } from '../resilience/provider-guard.js';
 import { messagesToPrompt, toolSpecsToFunctionTools } from './prompt-conversion.js';
+import { cacheProviderOptions, markCacheBreakpoints, type PromptCacheStyle } from './prompt-caching.js';
 import { backoffDelayMs, classifyError, resolveRetryPolicy } from '../resilience/retry.js';
 import type { RetryPolicy } from '../resilience/retry.js';
 import { streamTurn } from './stream-turn.js';
@@ -30,6 +31,8 @@ export interface ChatModelOptions {
    * with every other model that talks to it; without one, attempts go out unguarded.
    */
   readonly guard?: ProviderGuard | undefined;
+  /** How the provider's prompt cache is asked for when a request carries a cache hint; `prefix` (nothing sent) when absent. */
+  readonly promptCache?: PromptCacheStyle | undefined;
 }
 
 /**
@@ -56,7 +59,9 @@ export function createChatModel(languageModel: LanguageModelV3, options: ChatMod
     const { signal, onRetry, onProvider } = callOptions;
     // A function, not a property test, so the check after awaiting is not narrowed away.
     const aborted = (): boolean => signal?.aborted === true;
-    const prompt = messagesToPrompt(request.messages);
+    const cacheStyle = options.promptCache ?? 'prefix';
+    const prompt = markCacheBreakpoints(messagesToPrompt(request.messages), cacheStyle, request.cache);
+    const providerOptions = cacheProviderOptions(cacheStyle, request.cache);
     const tools = toolSpecsToFunctionTools(request.tools);
     let garbageAnswers = 0;
     for (let attempt = 1; ; attempt += 1) {
@@ -71,6 +76,7 @@ export function createChatModel(languageModel: LanguageModelV3, options: ChatMod
           ...(tools.length === 0 ? {} : { tools }),
           ...(tools.length > 0 && request.toolChoice !== undefined ? { toolChoice: { type: request.toolChoice } } : {}),
           ...(request.maxOutputTokens === undefined ? {} : { maxOutputTokens: request.maxOutputTokens }),
+          ...(providerOptions === undefined ? {} : { providerOptions }),
         },
         { signal, stallTimeoutMs: policy.stallTimeoutMs, classify },
       );

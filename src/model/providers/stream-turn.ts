@@ -126,16 +126,20 @@ class TurnAssembly {
           this.toolCalls.push({ id: part.toolCallId, name: part.toolName, input: part.input });
         }
         break;
-      case 'finish':
+      case 'finish': {
+        // Only providers that bill cache writes apart (Anthropic) report any.
+        const cacheWrite = part.usage.inputTokens.cacheWrite ?? 0;
         this.finish = {
           finishReason: part.finishReason.unified,
           usage: {
             inputTokens: part.usage.inputTokens.total ?? 0,
             outputTokens: part.usage.outputTokens.total ?? 0,
             cachedInputTokens: part.usage.inputTokens.cacheRead ?? 0,
+            ...(cacheWrite === 0 ? {} : { cacheWriteTokens: cacheWrite }),
           },
         };
         break;
+      }
       default:
         break;
     }

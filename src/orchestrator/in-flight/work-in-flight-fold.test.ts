@@ -78,7 +78,7 @@ describe('the work-in-flight fold, on what real workers recorded', () => {
           runId: RUN,
           workspacesDir: join(defaultStateDir(example?.dir ?? ''), 'workspaces'),
           viewsDir: join(defaultStateDir(example?.dir ?? ''), 'views'),
-          settings: { workerMaxSteps: 40, mergeCheck: null, freshness: DEFAULT_FRESHNESS },
+          settings: { workerMaxSteps: 40, mergeCheck: null, freshness: DEFAULT_FRESHNESS, promptCache: true },
           prompts: defaultPromptSet(),
         },
         { task: { id, title: id, body: taskFile(file) } },

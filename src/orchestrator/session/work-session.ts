@@ -168,8 +168,8 @@ async function runInRepository(
         prompts,
         commands,
         onEvent: options.onEvent,
-        // `colony work` takes no merge check and no freshness flags: its worker has the defaults.
-        settings: { workerMaxSteps: options.maxSteps, mergeCheck: null, freshness: DEFAULT_FRESHNESS },
+        // `colony work` takes no merge check, freshness or caching flags: its worker has the defaults.
+        settings: { workerMaxSteps: options.maxSteps, mergeCheck: null, freshness: DEFAULT_FRESHNESS, promptCache: true },
       },
       {
         task: { id: newShortId('task'), title: task.title, body: task.body },

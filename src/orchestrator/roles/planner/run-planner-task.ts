@@ -42,7 +42,7 @@ const INBOX_POLL_MS = 1_000;
 /** What a planner needs of its run: a narrow view of the run's context. */
 export type PlannerContext = BoardContext &
   Pick<RunContext, 'events' | 'repo' | 'plannerModel' | 'prompts' | 'commands' | 'viewsDir' | 'budget' | 'onEvent' | 'disk' | 'steering' | 'priorAgents'> & {
-    readonly settings: Pick<RunSettings, 'plannerMaxSteps' | 'freshness'>;
+    readonly settings: Pick<RunSettings, 'plannerMaxSteps' | 'freshness' | 'promptCache'>;
   };
 
 /**
@@ -140,6 +140,7 @@ export async function runPlannerTask(
       context: freshness.context,
       reminders: freshness.reminders,
       scratchpad: scratchpad.read,
+      ...(context.settings.promptCache ? { cacheKey: agentId } : {}),
       beforeModelCall: async () => {
         // While colony cannot write (a full disk), a planner's messages cannot be taken either:
         // it waits for the disk rather than calling its model over and over without them.

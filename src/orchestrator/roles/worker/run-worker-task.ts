@@ -42,7 +42,7 @@ export interface WorkerTask {
 export type WorkerContext = Pick<
   RunContext,
   'runId' | 'repo' | 'events' | 'workerModel' | 'workspaces' | 'workspacesDir' | 'viewsDir' | 'dependencyLayer' | 'sharedLayers' | 'acceptanceTimeoutMs' | 'prompts' | 'commands' | 'onEvent' | 'disk'
-> & { readonly settings: Pick<RunSettings, 'workerMaxSteps' | 'mergeCheck' | 'freshness'> };
+> & { readonly settings: Pick<RunSettings, 'workerMaxSteps' | 'mergeCheck' | 'freshness' | 'promptCache'> };
 
 /** One claim of one task by a worker: the task, and what this claim of it brings. */
 export interface WorkerClaim {
@@ -158,6 +158,7 @@ export async function runWorkerTask(context: WorkerContext, claim: WorkerClaim):
     context: freshness.context,
     reminders: freshness.reminders,
     scratchpad: scratchpad.read,
+    ...(context.settings.promptCache ? { cacheKey: agentId } : {}),
     beforeModelCall: async () => {
       const spending = budgetCheck?.beforeModelCall() ?? null;
       if (typeof spending === 'object' && spending !== null) return spending;
