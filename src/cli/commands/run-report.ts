@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import { foldRunStatus } from '../../observe/status/run-status.js';
-import { acceptanceLines, budgetLines, greenLines, trunkRewriteLines, wallTime } from '../../observe/status/format-run-status.js';
+import { acceptanceLines, budgetLines, greenLines, promptCacheLines, trunkRewriteLines, wallTime } from '../../observe/status/format-run-status.js';
 import { type RunStatus } from '../../observe/status/types.js';
 import type { RunSessionResult } from '../../orchestrator/session/run-session.js';
 import { acquireRunLock, lockHolderIsAlive } from '../../orchestrator/setup/run-lock.js';
@@ -68,6 +68,7 @@ export function formatRunSummary(result: Extract<RunSessionResult, { ok: true }>
     lines.push(`tasks: ${status.tasks.total}${byStatus === '' ? '' : ` (${byStatus})`}; handoffs delivered: ${status.handoffs.delivered}; commits landed: ${status.commits.landed}`);
     const cost = status.costKnown ? `$${status.costUsd.toFixed(2)}` : `at least $${status.costUsd.toFixed(2)} (some calls had no price)`;
     lines.push(`agents: ${status.agents.length}; model calls: ${status.modelCalls}; tokens: ${status.tokens.input} in, ${status.tokens.output} out; cost: ${cost}`);
+    lines.push(...promptCacheLines(status).map((line) => line.replace(/^Prompt/, 'prompt')));
     lines.push(...acceptanceLines(status).map((line) => line.replace(/^Acceptance/, 'acceptance')));
     lines.push(...greenLines(status).map((line) => line.replace(/^Green:/, 'green:')));
   }

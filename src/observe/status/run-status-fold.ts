@@ -64,6 +64,7 @@ interface Totals {
   inputTokens: number;
   outputTokens: number;
   cachedInputTokens: number;
+  cacheWriteTokens: number;
   costUsd: number;
   costKnown: boolean;
   modelCalls: number;
@@ -79,6 +80,7 @@ function emptyTotals(): Totals {
     inputTokens: 0,
     outputTokens: 0,
     cachedInputTokens: 0,
+    cacheWriteTokens: 0,
     costUsd: 0,
     costKnown: true,
     modelCalls: 0,
@@ -113,6 +115,7 @@ export function createRunStatusFold(options: RunStatusFoldOptions = {}): RunStat
     totals.inputTokens += usage.inputTokens;
     totals.outputTokens += usage.outputTokens;
     totals.cachedInputTokens += usage.cachedInputTokens;
+    totals.cacheWriteTokens += usage.cacheWriteTokens ?? 0;
     totals.costUsd += costUsd ?? 0;
     if (costUsd === null) totals.costKnown = false;
     if (agent === undefined) return;
@@ -366,6 +369,7 @@ export function createRunStatusFold(options: RunStatusFoldOptions = {}): RunStat
         input: totals.inputTokens,
         output: totals.outputTokens,
         cachedInput: totals.cachedInputTokens,
+        cacheWrite: totals.cacheWriteTokens,
         total: totals.inputTokens + totals.outputTokens,
       },
       costUsd: roundDollars(totals.costUsd),

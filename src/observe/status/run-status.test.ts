@@ -38,7 +38,13 @@ function agentStarted(role: AgentRole, taskId: string, title: string, parentAgen
   };
 }
 
-function modelResponded(step: number, inputTokens: number, outputTokens: number, costUsd: number | null): EventBody {
+function modelResponded(
+  step: number,
+  inputTokens: number,
+  outputTokens: number,
+  costUsd: number | null,
+  cache: { cachedInputTokens: number; cacheWriteTokens?: number } = { cachedInputTokens: 0 },
+): EventBody {
   return {
     type: 'model.responded',
     data: {
@@ -46,7 +52,7 @@ function modelResponded(step: number, inputTokens: number, outputTokens: number,
       text: '',
       toolCalls: [{ id: `call-${step}`, name: 'read_file', input: '{"path":"a"}' }],
       finishReason: 'tool-calls',
-      usage: { inputTokens, outputTokens, cachedInputTokens: 0 },
+      usage: { inputTokens, outputTokens, ...cache },
       costUsd,
       durationMs: 10,
       attempts: 1,
@@ -314,10 +320,23 @@ describe('foldRunStatus', () => {
     expect(formatRunStatus(statusOf({ events: unconfined.events(), tasks: [], deliveredHandoffs: [] }))).toContain('Sandbox: none: commands ran unconfined, as asked\n');
   });
 
+  it('says what share of the input the prompt cache gave', () => {
+    const log = createLog();
+    log.append('run-1', 'system', runStarted('Goal'));
+    log.append('run-1', 'worker-a', agentStarted('worker', 'task-a', 'A'));
+    log.append('run-1', 'worker-a', modelResponded(1, 4000, 100, 0.01, { cachedInputTokens: 0, cacheWriteTokens: 3900 }));
+    log.append('run-1', 'worker-a', modelResponded(2, 4500, 100, 0.01, { cachedInputTokens: 3900, cacheWriteTokens: 500 }));
+    log.append('run-1', 'worker-a', modelResponded(3, 5000, 100, 0.01, { cachedInputTokens: 4400 }));
+    const status = statusOf({ events: log.events(), tasks: [], deliveredHandoffs: [] });
+    expect(status.tokens).toEqual({ input: 13_500, output: 300, cachedInput: 8300, cacheWrite: 4400, total: 13_800 });
+    expect(formatRunStatus(status)).toContain('Tokens: 13,800 (13,500 input, 300 output)\nPrompt cache: 61.5% of input read from it (8,300 tokens), 4,400 written\n');
+  });
+
   it('sums tokens and cost, and says the cost is a lower bound when a call had no price', () => {
     const { log, tasks, deliveredHandoffs } = twoRuns();
     const status = statusOf({ events: log.events(), tasks, deliveredHandoffs });
-    expect(status.tokens).toEqual({ input: 1500, output: 150, cachedInput: 0, total: 1650 });
+    expect(status.tokens).toEqual({ input: 1500, output: 150, cachedInput: 0, cacheWrite: 0, total: 1650 });
+    expect(formatRunStatus(status)).not.toContain('Prompt cache');
     expect(status.costUsd).toBe(0.1);
     expect(status.costKnown).toBe(false);
 

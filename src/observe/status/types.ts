@@ -71,7 +71,17 @@ export interface RunStatus {
    * `failed`); `notRun` had nothing landed to check.
    */
   readonly acceptance: AcceptanceStatus;
-  readonly tokens: { readonly input: number; readonly output: number; readonly cachedInput: number; readonly total: number };
+  /**
+   * `input` counts every input token; `cachedInput` of them were read from the provider's prompt
+   * cache and `cacheWrite` written to it.
+   */
+  readonly tokens: {
+    readonly input: number;
+    readonly output: number;
+    readonly cachedInput: number;
+    readonly cacheWrite: number;
+    readonly total: number;
+  };
   /** The sum of every priced model call; calls without a price count as 0. */
   readonly costUsd: number;
   /** False when some model call had no price, so `costUsd` is a lower bound. */

@@ -1,4 +1,5 @@
 import { Box, Text } from 'ink';
+import { cacheShare } from '../../observe/status/format-run-status.js';
 import type { GreenStatus } from '../../observe/status/types.js';
 import type { RunView } from '../../observe/view/run-view.js';
 import { dollars, fit, shortDuration, shortNumber } from './figures.js';
@@ -38,6 +39,7 @@ export function Header({ view, width, mode, hideEnded = false }: HeaderProps) {
   const limit = status.workers === null ? '' : `/${status.workers}`;
   const ended = agents.filter((agent) => agent.endedAt !== null).length;
   const cost = `${dollars(status.costUsd)}${status.costKnown ? '' : '+'}`;
+  const cached = status.tokens.cachedInput === 0 ? '' : ` (${cacheShare(status)} cached)`;
   // What needs the user now, in red on the first line: their hold, and moves of the trunk by others that took landed work off it.
   const rewrites = status.trunkRewrites.length;
   const alerts = [
@@ -66,7 +68,7 @@ export function Header({ view, width, mode, hideEnded = false }: HeaderProps) {
       </Text>
       <Text wrap="truncate">
         agents {agents.length}: {count('running')} running {count('waiting')} waiting {ended} ended{hideEnded ? ' (hidden)' : ''} · workers {workersAtWork}
-        {limit} · {shortNumber(status.tokens.total)} tok {cost}
+        {limit} · {shortNumber(status.tokens.total)} tok{cached} {cost}
       </Text>
       <Text wrap="truncate">{tasksLine(view, now, width)}</Text>
       <Text wrap="truncate">{throughputLine(view, now, width)}</Text>

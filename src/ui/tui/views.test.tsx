@@ -60,6 +60,26 @@ describe('the header', () => {
     expect(frame).toMatch(/tools\/min [▁-█]+/);
   });
 
+  it("says what share of the input the provider's prompt cache gave, once it gave any", () => {
+    const { store, run } = treeRun();
+    expect(show(<Header view={viewOf(store, run)} width={100} mode="live" />)).not.toContain('cached');
+    run.append('worker-1', {
+      type: 'model.responded',
+      data: {
+        step: 1,
+        text: '',
+        toolCalls: [],
+        finishReason: 'stop',
+        usage: { inputTokens: 8000, outputTokens: 100, cachedInputTokens: 7000, cacheWriteTokens: 900 },
+        costUsd: 0.01,
+        durationMs: 10,
+        attempts: 1,
+      },
+    });
+    // 7,000 of the 3 * 900 + 8,000 input tokens.
+    expect(show(<Header view={viewOf(store, run)} width={100} mode="live" />)).toMatch(/ tok \(65\.4% cached\) \$/);
+  });
+
   it('shows the share of tasks closed, and the time left once enough closed', () => {
     const { store, run } = openScriptedRun();
     const titles = ['Lexer', 'Parser', 'Printer', 'Checker', 'Docs', 'Bench'];
