@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { prepareDependencyLayer, type DependencyLayer } from './dependency-cache.js';
-import { installEnvironment, runNpmCi, type InstallRequest, type RunInstall } from './npm-install.js';
+import { installEnvironment, runNpm, type InstallRequest, type RunInstall } from './npm-install.js';
 import { createNodeProject, type NodeProject } from '../testing/node-project.js';
 
 const execFileAsync = promisify(execFile);
@@ -42,7 +42,7 @@ function countingInstall(): { readonly runInstall: RunInstall; readonly requests
     requests,
     runInstall: (request) => {
       requests.push(request);
-      return runNpmCi(request);
+      return runNpm(request);
     },
   };
 }
@@ -112,7 +112,7 @@ describe('prepareDependencyLayer', { timeout: TIMEOUT_MS }, () => {
     const bothInstalled = new Promise<void>((resolve) => (release = resolve));
     const runInstall: RunInstall = async (request) => {
       requests.push(request);
-      const result = await runNpmCi(request);
+      const result = await runNpm(request);
       if (requests.length === 2) release();
       // Neither renames its install into place before both have one.
       await bothInstalled;
@@ -157,11 +157,34 @@ describe('prepareDependencyLayer', { timeout: TIMEOUT_MS }, () => {
     expect(await readdir(join(cacheDir, '.staging'))).toEqual([]);
   });
 
-  it('says why there is no layer for a project without a lockfile', async () => {
+  it('installs a package without a lockfile from package.json alone, once per package.json, writing nothing into the repository', async () => {
+    await project.temporary.git(['rm', '--quiet', '-r', 'package-lock.json', 'deps']);
+    // A real package from the registry: no lockfile means npm resolves it there.
+    const manifest = { name: 'node-project', version: '1.0.0', private: true, dependencies: { 'is-number': '^7.0.0' } };
+    await writeFile(join(project.temporary.root, 'package.json'), `${JSON.stringify(manifest, null, 2)}\n`);
+    const commit = await project.temporary.commitAll('Depend on is-number, with no lockfile');
+    const install = countingInstall();
+    const layer = expectLayer(await prepareDependencyLayer(project.repo, { cacheDir, commit, runInstall: install.runInstall }));
+    expect(install.requests.map((request) => request.args[0])).toEqual(['install']);
+    const installed = JSON.parse(await readFile(join(layer.layerDir, 'node_modules/is-number/package.json'), 'utf8')) as { version: string };
+    expect(installed.version).toMatch(/^7\./);
+    // What npm resolved stays with the layer, as node_modules/.package-lock.json.
+    const resolved = JSON.parse(await readFile(join(layer.layerDir, 'node_modules/.package-lock.json'), 'utf8')) as { packages: Record<string, unknown> };
+    expect(Object.keys(resolved.packages)).toContain('node_modules/is-number');
+    expect(await project.temporary.git(['status', '--porcelain', '--ignored'])).toBe('');
+
+    expect(expectLayer(await prepareDependencyLayer(project.repo, { cacheDir, commit, runInstall: install.runInstall })).reused).toBe(true);
+    expect(install.requests).toHaveLength(1);
+    await writeFile(join(project.temporary.root, 'package.json'), `${JSON.stringify({ ...manifest, description: 'changed' }, null, 2)}\n`);
+    const changed = await project.temporary.commitAll('Change package.json');
+    expect(expectLayer(await prepareDependencyLayer(project.repo, { cacheDir, commit: changed })).key).not.toBe(layer.key);
+  });
+
+  it('says why there is no layer for a project without a lockfile that installs from its own folders', async () => {
     await project.temporary.git(['rm', '--quiet', 'package-lock.json']);
     const commit = await project.temporary.commitAll('Drop the lockfile');
     const layer = await prepareDependencyLayer(project.repo, { cacheDir, commit });
-    expect(layer).toEqual({ ok: false, error: expect.stringMatching(/no package-lock\.json/) });
+    expect(layer).toEqual({ ok: false, error: expect.stringMatching(/installs x from file:\.\/deps\/x-1\.0\.0\.tgz.*commit a package-lock\.json/) });
   });
 
   it('says why there is no layer for a repository without package.json', async () => {

@@ -1,9 +1,9 @@
 import { withdrawSharedWrite } from '../files/group-access.js';
 import { mkdir, mkdtemp, rename, rm } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
-import { readDependencyInputs, writeInputFiles, type InstallInputFile } from './dependency-inputs.js';
+import { readDependencyInputs, writeInputFiles, type DependencyInputs } from './dependency-inputs.js';
 import { discard, measureTree, readSeal, sameSeal, sealTree, STAGING_DIR, touchLastUsed, writeSeal } from './dependency-layer-records.js';
-import { installEnvironment, runNpmCi, type RunInstall } from './npm-install.js';
+import { installEnvironment, runNpm, type RunInstall } from './npm-install.js';
 import { isDirectory, pathExists } from '../files/path-exists.js';
 import type { Repository } from '../git/repository.js';
 import { errorMessage } from '../../errors/error-message.js';
@@ -16,7 +16,7 @@ export interface PrepareDependencyLayerOptions {
   readonly cacheDir: string;
   /** The commit whose package.json and lockfile are installed; read from git, not from a checkout. */
   readonly commit: string;
-  /** Runs the install; the real `npm ci` when not given. */
+  /** Runs the install; the real npm when not given. */
   readonly runInstall?: RunInstall;
   readonly signal?: AbortSignal;
   /** How long the install may take; 10 minutes when not given. */
@@ -45,7 +45,8 @@ const inProgress = new Map<string, Promise<DependencyLayer>>();
  * package.json, the lockfile, `.npmrc`, node's major version and the platform, so a layer is
  * reused exactly when an install would produce the same tree.
  *
- * The install (`npm ci --ignore-scripts --no-audit --no-fund`, with an allow-listed
+ * The install (`npm ci --ignore-scripts --no-audit --no-fund`, or `npm install` with the same
+ * flags for a package without a lockfile, with an allow-listed
  * environment and a timeout) runs in a private staging folder holding only the install's
  * inputs, and its result appears under the key with one rename, so no caller ever sees half
  * a layer. Two processes installing the same key both install; the first rename wins and the
@@ -63,7 +64,7 @@ export async function prepareDependencyLayer(repo: Repository, options: PrepareD
   const layerDir = join(cacheDir, inputs.key);
   const running = inProgress.get(layerDir);
   if (running !== undefined) return running.then((layer) => (layer.ok ? { ...layer, reused: true } : layer));
-  const preparing = ensureLayer(repo, cacheDir, inputs.key, inputs.files, options).finally(() => inProgress.delete(layerDir));
+  const preparing = ensureLayer(repo, cacheDir, inputs, options).finally(() => inProgress.delete(layerDir));
   inProgress.set(layerDir, preparing);
   return preparing;
 }
@@ -71,8 +72,7 @@ export async function prepareDependencyLayer(repo: Repository, options: PrepareD
 async function ensureLayer(
   repo: Repository,
   cacheDir: string,
-  key: string,
-  files: readonly InstallInputFile[],
+  { key, files, args }: Extract<DependencyInputs, { ok: true }>,
   options: PrepareDependencyLayerOptions,
 ): Promise<DependencyLayer> {
   const layerDir = join(cacheDir, key);
@@ -92,16 +92,17 @@ async function ensureLayer(
   try {
     const written = await writeInputFiles(repo, files, staging);
     if (written !== null) return fail(`cannot write the install's input files: ${written}`);
-    const runInstall = options.runInstall ?? runNpmCi;
+    const runInstall = options.runInstall ?? runNpm;
     const installed = await runInstall({
       dir: staging,
+      args,
       environment: installEnvironment(options.environment ?? process.env),
       timeoutMs: options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
       ...(options.signal === undefined ? {} : { signal: options.signal }),
     });
     if (!installed.ok) return fail(`npm could not install the dependencies of ${options.commit.slice(0, 12)}: ${installed.error}`);
     const modules = join(staging, 'node_modules');
-    if (!(await isDirectory(modules))) return fail('npm ci reported success but made no node_modules folder');
+    if (!(await isDirectory(modules))) return fail(`npm ${args[0] ?? ''} reported success but made no node_modules folder`);
     // Workspaces share these files (hard links, or an overlay's lower layer): no agent may change one in place.
     await withdrawSharedWrite(modules);
     const seal = await sealTree(modules);

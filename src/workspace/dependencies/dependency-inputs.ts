@@ -3,6 +3,7 @@ import { rm } from 'node:fs/promises';
 import { join, posix } from 'node:path';
 import { describeFailure, runGit, splitNul } from '../git/git.js';
 import type { Repository } from '../git/repository.js';
+import { NPM_CI_ARGS, NPM_INSTALL_ARGS } from './npm-install.js';
 
 /** A file an install needs, as git stores it in the commit. */
 export interface InstallInputFile {
@@ -13,11 +14,12 @@ export interface InstallInputFile {
 
 /**
  * What an install of a commit's dependencies depends on, and the key naming its result. `files`
- * are what the install directory must hold: package.json, the lockfile, `.npmrc` when there is
- * one, and the local tarballs the lockfile installs from.
+ * are what the install directory must hold: package.json, the lockfile when there is one,
+ * `.npmrc` when there is one, and the local tarballs the lockfile installs from. `args` are
+ * npm's: `npm ci` over a lockfile, `npm install` without one.
  */
 export type DependencyInputs =
-  | { readonly ok: true; readonly key: string; readonly files: readonly InstallInputFile[] }
+  | { readonly ok: true; readonly key: string; readonly files: readonly InstallInputFile[]; readonly args: readonly string[] }
   | { readonly ok: false; readonly error: string };
 
 /** Bumped when the layout of a layer changes, so no older layer is taken for a newer one. */
@@ -35,7 +37,8 @@ interface TreeEntry {
  * Reads, from the tree at `commit` (not from any checkout), what an npm install of the
  * repository's root package needs, and computes its key: a sha256 over package.json, the
  * lockfile, `.npmrc`, the local tarballs' blob ids, node's major version, the platform and the
- * architecture. A repository colony cannot install this way comes back as `{ ok: false }`
+ * architecture. A package without a lockfile is installed from package.json alone, keyed by it
+ * and `.npmrc`. A repository colony cannot install this way comes back as `{ ok: false }`
  * saying why.
  */
 export async function readDependencyInputs(repo: Repository, commit: string): Promise<DependencyInputs> {
@@ -45,7 +48,10 @@ export async function readDependencyInputs(repo: Repository, commit: string): Pr
   const packageEntry = blobEntry(entries, 'package.json');
   if (packageEntry === null) return { ok: false, error: 'the repository has no package.json at its root' };
   const lockfilePath = ['npm-shrinkwrap.json', 'package-lock.json'].find((path) => blobEntry(entries, path) !== null);
-  if (lockfilePath === undefined) return { ok: false, error: missingLockfileReason(entries) };
+  if (lockfilePath === undefined) {
+    if (entries.has('yarn.lock') || entries.has('pnpm-lock.yaml')) return { ok: false, error: otherManagerReason(entries) };
+    return manifestOnlyInputs(repo, commit, packageEntry, blobEntry(entries, '.npmrc'));
+  }
   const lockfileEntry = blobEntry(entries, lockfilePath) as TreeEntry;
   const npmrcEntry = blobEntry(entries, '.npmrc');
 
@@ -79,16 +85,61 @@ export async function readDependencyInputs(repo: Repository, commit: string): Pr
     files.push({ path, mode: entry.mode, oid: entry.oid });
   }
 
+  const key = layerKey([
+    ['package.json', packageText],
+    [lockfilePath, lockfileText],
+    ['.npmrc', npmrcText],
+    ...local.paths.map((path): [string, string] => [`file:${path}`, blobEntry(tarballEntries.entries, path)?.oid ?? '']),
+  ]);
+  return { ok: true, key, files, args: NPM_CI_ARGS };
+}
+
+/**
+ * The inputs of a package that commits no lockfile: package.json and `.npmrc`, installed with
+ * `npm install`. The versions npm resolves then are kept in the layer, and reused for as long
+ * as these two files stay the same, so every workspace of a run gets the same tree.
+ */
+async function manifestOnlyInputs(repo: Repository, commit: string, packageEntry: TreeEntry, npmrcEntry: TreeEntry | null): Promise<DependencyInputs> {
+  const packageText = await readBlob(repo, packageEntry.oid);
+  const npmrcText = npmrcEntry === null ? '' : await readBlob(repo, npmrcEntry.oid);
+  if (packageText === null || npmrcText === null) return { ok: false, error: `git could not read package.json or .npmrc at ${commit}` };
+  const manifest = parseJsonObject(packageText);
+  if (manifest === null) return { ok: false, error: 'package.json is not a JSON object' };
+  if (manifest.workspaces !== undefined) {
+    return { ok: false, error: 'package.json declares npm workspaces, whose packages npm installs into the repository’s own folders; a shared layer holds only the root node_modules' };
+  }
+  const specs = DEPENDENCY_FIELDS.flatMap((field) => Object.entries(objectField(manifest, field)));
+  if (specs.length === 0) return { ok: false, error: 'package.json lists no dependencies, so there is nothing to share' };
+  const local = specs.find(([, spec]) => typeof spec === 'string' && /^(file|link|workspace|portal):/.test(spec));
+  if (local !== undefined) {
+    return { ok: false, error: `package.json installs ${local[0]} from ${String(local[1])}, a folder of the repository, which npm links into the repository's own folders; commit a package-lock.json to share an install` };
+  }
+  const files: InstallInputFile[] = [{ path: 'package.json', mode: packageEntry.mode, oid: packageEntry.oid }];
+  if (npmrcEntry !== null) files.push({ path: '.npmrc', mode: npmrcEntry.mode, oid: npmrcEntry.oid });
+  const key = layerKey([
+    ['install', 'package.json alone'],
+    ['package.json', packageText],
+    ['.npmrc', npmrcText],
+  ]);
+  return { ok: true, key, files, args: NPM_INSTALL_ARGS };
+}
+
+const DEPENDENCY_FIELDS = ['dependencies', 'devDependencies', 'optionalDependencies', 'peerDependencies'] as const;
+
+function objectField(object: Record<string, unknown>, field: string): Record<string, unknown> {
+  const value = object[field];
+  return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : {};
+}
+
+/** A layer's key: a sha256 over the layout's version, node's major version, the platform and `parts`. */
+function layerKey(parts: readonly (readonly [string, string])[]): string {
   const hash = createHash('sha256');
   const part = (name: string, value: string) => hash.update(`${name}\0${value.length}\0${value}\0`);
   part('format', LAYER_FORMAT);
   part('node', process.versions.node.split('.')[0] ?? '');
   part('platform', `${process.platform}-${process.arch}`);
-  part('package.json', packageText);
-  part(lockfilePath, lockfileText);
-  part('.npmrc', npmrcText);
-  for (const path of local.paths) part(`file:${path}`, blobEntry(tarballEntries.entries, path)?.oid ?? '');
-  return { ok: true, key: hash.digest('hex'), files };
+  for (const [name, value] of parts) part(name, value);
+  return hash.digest('hex');
 }
 
 /**
@@ -113,10 +164,9 @@ export async function writeInputFiles(repo: Repository, files: readonly InstallI
   }
 }
 
-function missingLockfileReason(entries: ReadonlyMap<string, TreeEntry>): string {
+function otherManagerReason(entries: ReadonlyMap<string, TreeEntry>): string {
   if (entries.has('yarn.lock')) return 'the repository installs with yarn (yarn.lock); shared installs read npm lockfiles only';
-  if (entries.has('pnpm-lock.yaml')) return 'the repository installs with pnpm (pnpm-lock.yaml); shared installs read npm lockfiles only';
-  return 'package.json has no package-lock.json beside it, so no install can be repeated exactly; commit the lockfile `npm install` writes to share one install among workers';
+  return 'the repository installs with pnpm (pnpm-lock.yaml); shared installs read npm lockfiles only';
 }
 
 /**
