@@ -1,7 +1,7 @@
 import { createAnthropic } from '@ai-sdk/anthropic';
 import { createOpenAI } from '@ai-sdk/openai';
 import { generateText, streamText } from 'ai';
-import type { LanguageModelUsage, ModelMessage } from 'ai';
+import type { LanguageModel, LanguageModelUsage, ModelMessage } from 'ai';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createScriptedLanguageModel } from '../testing/scripted-language-model.js';
 import { startModelServer } from './model-server.js';
@@ -38,7 +38,14 @@ function filler(topic: string, bytes: number): string {
 const QUIET = { allowSystemInMessages: true, maxOutputTokens: 100 } as const;
 const EPHEMERAL = { anthropic: { cacheControl: { type: 'ephemeral' } } } as const;
 
-function inputOf(usage: LanguageModelUsage): { total: number | undefined; noCache: number | undefined; read: number | undefined; write: number | undefined } {
+interface InputUsage {
+  readonly total: number | undefined;
+  readonly noCache: number | undefined;
+  readonly read: number | undefined;
+  readonly write: number | undefined;
+}
+
+function inputOf(usage: LanguageModelUsage): InputUsage {
   return {
     total: usage.inputTokens,
     noCache: usage.inputTokenDetails.noCacheTokens,
@@ -53,7 +60,7 @@ describe('Anthropic prompt caching, at the breakpoints the request marks', () =>
   const QUESTION = 'What does notes.txt say?';
   const questionTokens = tokensOf({ role: 'user', text: QUESTION, type: 'text' });
 
-  function claude(running: ModelServer): ReturnType<ReturnType<typeof createAnthropic>> {
+  function claude(running: ModelServer): LanguageModel {
     return createAnthropic({ baseURL: `${running.url}/v1`, apiKey: 'x' })('claude-test');
   }
 
@@ -170,7 +177,7 @@ describe('Anthropic prompt caching, at the breakpoints the request marks', () =>
   it('forgets a prefix five minutes after its last write or read', async () => {
     const running = await serve(4);
     const messages = withSystem(SYSTEM, { role: 'user', content: QUESTION });
-    const ask = async (): Promise<ReturnType<typeof inputOf>> => inputOf((await generateText({ ...QUIET, model: claude(running), messages })).usage);
+    const ask = async (): Promise<InputUsage> => inputOf((await generateText({ ...QUIET, model: claude(running), messages })).usage);
     expect(await ask()).toMatchObject({ read: 0, write: systemTokens });
     clock += 4 * MINUTE;
     expect(await ask()).toMatchObject({ read: systemTokens, write: 0 });
@@ -203,11 +210,11 @@ describe('OpenAI prompt caching, automatic in 128-token blocks past 1024', () =>
   /** The largest cacheable length, 1024 + 128k, not past `tokens`; 0 under 1024. */
   const blockFloor = (tokens: number): number => (tokens < 1024 ? 0 : 1024 + Math.floor((tokens - 1024) / 128) * 128);
 
-  function gpt(running: ModelServer): ReturnType<ReturnType<typeof createOpenAI>['chat']> {
+  function gpt(running: ModelServer): LanguageModel {
     return createOpenAI({ baseURL: `${running.url}/v1`, apiKey: 'x' }).chat('gpt-4o');
   }
 
-  async function ask(running: ModelServer, system: string, question: string, promptCacheKey?: string): Promise<ReturnType<typeof inputOf>> {
+  async function ask(running: ModelServer, system: string, question: string, promptCacheKey?: string): Promise<InputUsage> {
     const result = await generateText({
       ...QUIET,
       model: gpt(running),
