@@ -9,6 +9,8 @@ interface SimServerFlags {
   readonly port: number;
   readonly host: string;
   readonly sim: string;
+  /** Commander's `--no-prompt-cache`: true unless it is given. */
+  readonly promptCache: boolean;
 }
 
 export function defineSimServerCommand(command: Command, ctx: CommandContext): void {
@@ -16,6 +18,7 @@ export function defineSimServerCommand(command: Command, ctx: CommandContext): v
     .option('--port <port>', 'the port to listen on (0 picks a free one)', parsePort, 8787)
     .option('--host <host>', 'the address to listen on', '127.0.0.1')
     .option('--sim <spec>', 'the simulated model to serve, e.g. "sim?seed=7&bug=0.2"', 'sim')
+    .option('--no-prompt-cache', "report the model's own input usage instead of billing it like the providers' prompt caches")
     .action(async (flags: SimServerFlags) => {
       ctx.exitCode = await serve(ctx, flags);
     });
@@ -29,7 +32,12 @@ async function serve(ctx: CommandContext, flags: SimServerFlags): Promise<number
   }
   let server;
   try {
-    server = await startModelServer({ model: createSimLanguageModel(sim.options), host: flags.host, port: flags.port });
+    server = await startModelServer({
+      model: createSimLanguageModel(sim.options),
+      host: flags.host,
+      port: flags.port,
+      promptCache: flags.promptCache,
+    });
   } catch (error) {
     const reason = errorMessage(error);
     usageError(ctx, `cannot listen on ${flags.host}:${flags.port}: ${reason}`, 'Pick another port with --port, or --port 0 for any free one.');
@@ -37,7 +45,7 @@ async function serve(ctx: CommandContext, flags: SimServerFlags): Promise<number
   }
   ctx.stdout(
     [
-      `colony sim-server: serving ${flags.sim}`,
+      `colony sim-server: serving ${flags.sim}${flags.promptCache ? ', input billed by a simulated prompt cache' : ''}`,
       `  OpenAI-compatible: --model openai-compatible:sim --base-url ${server.url}/v1`,
       `  Anthropic:         --model anthropic:sim --base-url ${server.url}/v1 (any ANTHROPIC_API_KEY)`,
       'Ctrl-C stops it.',

@@ -5,12 +5,18 @@ import type {
   LanguageModelV3ToolResultPart,
 } from '@ai-sdk/provider';
 import { z } from 'zod';
+import { MAX_BREAKPOINTS, promptUnit } from './prompt-cache.js';
+import type { CacheablePrompt } from './prompt-cache.js';
 import type { ModelCall, ParsedRequest } from './wire-format.js';
 
-const textBlockSchema = z.looseObject({ type: z.literal('text'), text: z.string() });
+/** A prompt-cache breakpoint; allowed on tool definitions, system blocks and content blocks. */
+const cacheControlSchema = z.looseObject({ type: z.literal('ephemeral'), ttl: z.enum(['5m', '1h']).optional() });
+
+const textBlockSchema = z.looseObject({ type: z.literal('text'), text: z.string(), cache_control: cacheControlSchema.optional() });
 
 const blockSchema = z.looseObject({
   type: z.string(),
+  cache_control: cacheControlSchema.optional(),
   text: z.string().optional(),
   id: z.string().optional(),
   name: z.string().optional(),
@@ -33,6 +39,7 @@ const requestSchema = z.object({
         name: z.string(),
         description: z.string().optional(),
         input_schema: z.record(z.string(), z.unknown()),
+        cache_control: cacheControlSchema.optional(),
       }),
     )
     .optional(),
@@ -40,6 +47,7 @@ const requestSchema = z.object({
   stream: z.boolean().optional(),
 });
 
+type AnthropicRequest = z.infer<typeof requestSchema>;
 type Block = z.infer<typeof blockSchema>;
 type Converted = { ok: true; messages: LanguageModelV3Message[] } | { ok: false; error: string };
 
@@ -48,6 +56,11 @@ export function parseAnthropicMessagesRequest(body: unknown): ParsedRequest {
   const parsed = requestSchema.safeParse(body);
   if (!parsed.success) return { ok: false, error: `Invalid request body: ${z.prettifyError(parsed.error)}` };
   const request = parsed.data;
+  const cacheable = cacheablePrompt(request);
+  const breakpoints = cacheable.units.filter((unit) => unit.breakpoint).length;
+  if (breakpoints > MAX_BREAKPOINTS) {
+    return { ok: false, error: `A maximum of ${MAX_BREAKPOINTS} blocks with cache_control may be provided. Found ${breakpoints}.` };
+  }
   const prompt: LanguageModelV3Message[] = [];
   const system = typeof request.system === 'string' ? request.system : (request.system ?? []).map((block) => block.text).join('\n');
   if (system !== '') prompt.push({ role: 'system', content: system });
@@ -74,7 +87,28 @@ export function parseAnthropicMessagesRequest(body: unknown): ParsedRequest {
       maxOutputTokens: request.max_tokens,
       stream: request.stream === true,
       includeUsage: true,
+      cacheable,
     },
+  };
+}
+
+/**
+ * The request in the order Anthropic reads it: each tool definition, each system block, then
+ * each content block of each message, with its message's role (the same words from the user
+ * and from the assistant are different prompts). A string is one text block.
+ */
+function cacheablePrompt(request: AnthropicRequest): CacheablePrompt {
+  const system = typeof request.system === 'string' ? [{ type: 'text', text: request.system }] : (request.system ?? []);
+  const blocks = request.messages.flatMap((message) =>
+    (typeof message.content === 'string' ? [{ type: 'text', text: message.content }] : message.content).map((block) => ({
+      role: message.role,
+      ...block,
+    })),
+  );
+  return {
+    scheme: 'breakpoints',
+    partition: request.model,
+    units: [...(request.tools ?? []), ...system, ...blocks].map(promptUnit),
   };
 }
 

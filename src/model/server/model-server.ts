@@ -2,13 +2,15 @@ import { createServer } from 'node:http';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { APICallError } from '@ai-sdk/provider';
-import type { LanguageModelV3 } from '@ai-sdk/provider';
+import type { LanguageModelV3, LanguageModelV3GenerateResult } from '@ai-sdk/provider';
 import { anthropicMessagesFormat } from './anthropic-messages-format.js';
 import { playAnswerFault, playTransportFault } from './fault.js';
 import type { Fault } from './fault.js';
 import { createFaultStorm, parseStormRequest, STORM_PATH } from './fault-storm.js';
 import { parseJson, readBody, writeError, writeJson } from './http-responses.js';
 import { openAIChatFormat } from './openai-chat-format.js';
+import { createPromptCache } from './prompt-cache.js';
+import type { CachedInputUsage, PromptCacheOptions } from './prompt-cache.js';
 import type { ModelCall, ResponseIdentity, WireFormat } from './wire-format.js';
 import { errorMessage } from '../../errors/error-message.js';
 
@@ -21,8 +23,15 @@ export interface ModelServerOptions {
   readonly port?: number;
   /** Played one per generation request, from the front, before the model is asked. */
   readonly faults?: readonly Fault[];
-  /** Milliseconds since the epoch, for the `created` field of answers. */
+  /** Milliseconds since the epoch, for the `created` field of answers and the prompt cache's expiry. */
   readonly now?: () => number;
+  /**
+   * Bill input as the providers' prompt caches would (see prompt-cache.ts): the input tokens,
+   * cached and not, are counted from the request's bytes, in place of what the model reported;
+   * output tokens stay the model's. Off by default, so a scripted model's usage reaches the
+   * client as scripted; `colony sim-server` turns it on. An object turns it on with limits.
+   */
+  readonly promptCache?: boolean | PromptCacheOptions;
 }
 
 /** A request as the server received it. */
@@ -70,6 +79,10 @@ export async function startModelServer(options: ModelServerOptions): Promise<Mod
   const faults: Fault[] = [...(options.faults ?? [])];
   const now = options.now ?? Date.now;
   const storm = createFaultStorm();
+  const promptCache =
+    options.promptCache === undefined || options.promptCache === false
+      ? null
+      : createPromptCache(now, options.promptCache === true ? {} : options.promptCache);
   let answered = 0;
 
   async function handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
@@ -144,7 +157,7 @@ export async function startModelServer(options: ModelServerOptions): Promise<Mod
     };
     response.on('close', onClose);
     try {
-      const result = await options.model.doGenerate({
+      const generated = await options.model.doGenerate({
         prompt: call.prompt,
         tools: [...call.tools],
         ...(call.toolChoice === null ? {} : { toolChoice: { type: call.toolChoice } }),
@@ -152,6 +165,7 @@ export async function startModelServer(options: ModelServerOptions): Promise<Mod
         abortSignal: hangUp.signal,
       });
       if (response.destroyed) return;
+      const result = promptCache === null ? generated : withInputUsage(generated, promptCache.account(call.cacheable));
       if (!call.stream) {
         writeJson(response, 200, format.responseBody(result, call, identity));
         return;
@@ -206,6 +220,21 @@ export async function startModelServer(options: ModelServerOptions): Promise<Mod
         server.close((error) => (error === undefined ? resolve() : reject(error)));
         server.closeAllConnections();
       }),
+  };
+}
+
+function withInputUsage(result: LanguageModelV3GenerateResult, input: CachedInputUsage): LanguageModelV3GenerateResult {
+  return {
+    ...result,
+    usage: {
+      ...result.usage,
+      inputTokens: {
+        total: input.total,
+        noCache: input.total - input.cacheRead - input.cacheWrite,
+        cacheRead: input.cacheRead,
+        cacheWrite: input.cacheWrite,
+      },
+    },
   };
 }
 

@@ -1,5 +1,7 @@
 import type { JSONSchema7, LanguageModelV3Message } from '@ai-sdk/provider';
 import { z } from 'zod';
+import { promptUnit } from './prompt-cache.js';
+import type { CacheablePrompt } from './prompt-cache.js';
 import type { ParsedRequest } from './wire-format.js';
 
 const contentSchema = z.union([
@@ -46,7 +48,11 @@ const requestSchema = z.object({
   max_completion_tokens: z.number().int().positive().nullish(),
   stream: z.boolean().nullish(),
   stream_options: z.object({ include_usage: z.boolean().nullish() }).nullish(),
+  /** Requests with the same key (or none) share cached prompt prefixes. */
+  prompt_cache_key: z.string().nullish(),
 });
+
+type OpenAIRequest = z.infer<typeof requestSchema>;
 
 type OpenAIContent = z.infer<typeof contentSchema> | undefined;
 
@@ -126,7 +132,17 @@ export function parseOpenAIChatRequest(body: unknown): ParsedRequest {
       maxOutputTokens: request.max_completion_tokens ?? request.max_tokens ?? undefined,
       stream: request.stream === true,
       includeUsage: request.stream_options?.include_usage === true,
+      cacheable: cacheablePrompt(request),
     },
+  };
+}
+
+/** The request as OpenAI's automatic prompt cache reads it: each tool definition, then each message. */
+function cacheablePrompt(request: OpenAIRequest): CacheablePrompt {
+  return {
+    scheme: 'automatic',
+    partition: JSON.stringify([request.model, request.prompt_cache_key ?? null]),
+    units: [...(request.tools ?? []), ...request.messages].map(promptUnit),
   };
 }
 

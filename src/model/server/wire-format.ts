@@ -1,4 +1,5 @@
 import type { LanguageModelV3FunctionTool, LanguageModelV3GenerateResult, LanguageModelV3Prompt } from '@ai-sdk/provider';
+import type { CacheablePrompt } from './prompt-cache.js';
 
 /** A request, read from a provider's wire format into what a LanguageModelV3 takes. */
 export interface ModelCall {
@@ -11,6 +12,8 @@ export interface ModelCall {
   readonly stream: boolean;
   /** OpenAI's `stream_options.include_usage`: a last chunk carrying usage. */
   readonly includeUsage: boolean;
+  /** The request's prompt as the provider's prompt cache would see it, to bill its input. */
+  readonly cacheable: CacheablePrompt;
 }
 
 export type ParsedRequest = { readonly ok: true; readonly call: ModelCall } | { readonly ok: false; readonly error: string };
