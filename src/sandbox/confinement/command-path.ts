@@ -44,8 +44,17 @@ export function commandPath(path: string, layout: MountLayout, lookup: HostLooku
   const kept: string[] = [];
   const dropped: { entry: string; reason: Exclude<PathDropReason, 'open'> }[] = [];
   const seen = new Set<string>();
+  // Entries share their first directories: each host path is looked up once.
+  const found = new Map<string, HostEntry>();
+  const lookupOnce: HostLookup = (host) => {
+    const known = found.get(host);
+    if (known !== undefined) return known;
+    const entry = lookup(host);
+    found.set(host, entry);
+    return entry;
+  };
   for (const entry of path.split(':')) {
-    const standing = !isAbsolute(entry) ? 'relative' : seen.has(entry) ? 'duplicate' : pathStanding(entry, layout, lookup);
+    const standing = !isAbsolute(entry) ? 'relative' : seen.has(entry) ? 'duplicate' : pathStanding(entry, layout, lookupOnce);
     seen.add(entry);
     if (standing === 'open') kept.push(entry);
     else dropped.push({ entry, reason: standing });

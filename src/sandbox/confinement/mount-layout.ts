@@ -1,4 +1,5 @@
-import { SPILL_MOUNT, bindsAroundHidden, existingHiddenPaths, isInside, resolverDirectory, shownAgainOf } from './confinement-plan.js';
+import { resolve } from 'node:path';
+import { SPILL_MOUNT, bindsAroundHidden, existingHiddenPaths, resolverDirectory, shownAgainOf } from './confinement-plan.js';
 import type { ConfinementPlan } from './confinement-plan.js';
 import { coverOperations, reachableWith } from './private-directories.js';
 import type { PrivateDirectoryCovers } from './private-directories.js';
@@ -16,6 +17,7 @@ export interface LayoutMount {
 /**
  * A command's view of the file system as its confinement mounts it, in mount order, from the
  * host's root. At any path the deepest mount wins, and of two at the same path the later.
+ * Paths are absolute and normalized (no trailing slash, no `.` or `..`).
  */
 export type MountLayout = readonly LayoutMount[];
 
@@ -26,7 +28,7 @@ export type ViewedPath = { readonly kind: 'host'; readonly path: string } | { re
 export function viewAt(layout: MountLayout, path: string): ViewedPath {
   let over: LayoutMount | null = null;
   for (const mount of layout) {
-    if (isInside(mount.target, path) && (over === null || mount.target.length >= over.target.length)) over = mount;
+    if (contains(mount.target, path) && (over === null || mount.target.length >= over.target.length)) over = mount;
   }
   if (over === null) return { kind: 'gone' };
   if (over.source !== null) {
@@ -39,7 +41,15 @@ export function viewAt(layout: MountLayout, path: string): ViewedPath {
 
 /** Whether a mount lies below `path`, so the confinement makes the way through it if the host has none. */
 export function leadsToMount(layout: MountLayout, path: string): boolean {
-  return layout.some((mount) => mount.target !== path && isInside(path, mount.target));
+  return layout.some((mount) => mount.target !== path && contains(path, mount.target));
+}
+
+/**
+ * `isInside` for normalized absolute paths, by their text: this runs for every name of every
+ * PATH entry of every command.
+ */
+function contains(directory: string, path: string): boolean {
+  return directory === '/' || path === directory || path.startsWith(`${directory}/`);
 }
 
 /**
@@ -49,21 +59,24 @@ export function leadsToMount(layout: MountLayout, path: string): boolean {
  */
 export function mountLayoutOf(plan: ConfinementPlan, covers: PrivateDirectoryCovers, fresh: readonly string[]): MountLayout {
   const layout: LayoutMount[] = [{ target: '/', source: '/' }];
+  const add = (target: string, source: string | null): void => {
+    layout.push({ target: resolve(target), source: source === null ? null : resolve(source) });
+  };
   const operations = coverOperations(covers);
   for (let index = 0; index < operations.length; index += 2) {
     const path = operations[index + 1] ?? '/';
-    layout.push({ target: path, source: operations[index] === 'show' ? path : null });
+    add(path, operations[index] === 'show' ? path : null);
   }
-  for (const directory of fresh) layout.push({ target: directory, source: null });
+  for (const directory of fresh) add(directory, null);
   const resolver = resolverDirectory();
-  if (resolver !== null) layout.push({ target: resolver, source: resolver });
+  if (resolver !== null) add(resolver, resolver);
   const reachable = plan.identity === null ? undefined : reachableWith(covers, plan.identity);
   const hidden = existingHiddenPaths(plan.hidden, plan.identity, reachable, shownAgainOf(plan));
   const binds = bindsAroundHidden(plan.binds, hidden);
-  for (const bind of binds.before) layout.push({ target: bind.target, source: bind.source });
-  for (const entry of hidden) if (entry.kind === 'directory') layout.push({ target: entry.path, source: null });
-  layout.push({ target: plan.workspace, source: plan.workspace });
-  for (const bind of binds.after) layout.push({ target: bind.target, source: bind.source });
-  if (plan.spillDirectory !== null) layout.push({ target: SPILL_MOUNT, source: plan.spillDirectory });
+  for (const bind of binds.before) add(bind.target, bind.source);
+  for (const entry of hidden) if (entry.kind === 'directory') add(entry.path, null);
+  add(plan.workspace, plan.workspace);
+  for (const bind of binds.after) add(bind.target, bind.source);
+  if (plan.spillDirectory !== null) add(SPILL_MOUNT, plan.spillDirectory);
   return layout;
 }
