@@ -28,6 +28,8 @@ export interface OpenSandboxOptions {
   readonly programDirectories?: readonly string[];
   /** Where the allowlisted variables (PATH, LANG…) are read from; default process.env. */
   readonly parentEnvironment?: Readonly<Record<string, string | undefined>>;
+  /** Testing seam: the node executable shown to agents when it lies where their uids cannot go; default the harness's own (process.execPath). */
+  readonly nodeExecutable?: string;
 }
 
 export const DEFAULT_SANDBOX_UID_BASE = 2_000_000_001;
@@ -83,6 +85,7 @@ export async function openSandbox(options: OpenSandboxOptions): Promise<SandboxO
     // The unshare fallback's probe has just run the whole chain in a mount namespace of root's.
     coverPrivateDirectories: root && (options.method === 'unshare' || probeMountNamespace(programs) === null),
     parentEnvironment,
+    ...(options.nodeExecutable === undefined ? {} : { nodeExecutable: options.nodeExecutable }),
   });
   const probe = await probeConfinedSandbox(confined, options.method);
   if (probe !== null) {

@@ -12,6 +12,8 @@ import {
   setprivArguments,
 } from './confinement-plan.js';
 import type { Bind, ConfinementPlan } from './confinement-plan.js';
+import { mountLayoutOf } from './mount-layout.js';
+import type { MountLayout } from './mount-layout.js';
 import { COVER_FUNCTION, MOUNT_FUNCTIONS } from './mount-script.js';
 import { NO_COVERS, coverOperations, planCovers, reachableWith, searchableBy } from './private-directories.js';
 import type { PrivateDirectoryCovers } from './private-directories.js';
@@ -63,6 +65,11 @@ export function bubblewrapArguments(plan: ConfinementPlan, cwd: string, command:
     'colony-command',
     command,
   ];
+}
+
+/** What a command under bubblewrap finds where: the view `bwrapOptions` builds. */
+export function bubblewrapLayout(plan: ConfinementPlan): MountLayout {
+  return mountLayoutOf(plan, bubblewrapCovers(plan), PRIVATE_DIRECTORIES);
 }
 
 /**

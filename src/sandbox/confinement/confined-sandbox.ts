@@ -1,18 +1,22 @@
 import { homedir, userInfo } from 'node:os';
 import { resolve } from 'node:path';
-import { bubblewrapArguments } from './bubblewrap-sandbox.js';
+import { bubblewrapArguments, bubblewrapLayout } from './bubblewrap-sandbox.js';
 import type { RunCgroups } from '../cgroups/types.js';
-import { buildCommandEnvironment } from '../process/command-environment.js';
+import { FALLBACK_PATH, buildCommandEnvironment } from '../process/command-environment.js';
 import { formatBytes } from '../process/command-limits.js';
 import type { CommandLimits } from '../process/command-limits.js';
+import { commandPath, hostLookupFor } from './command-path.js';
+import type { CommandPath, HostLookup } from './command-path.js';
 import { createConfinedRunner } from './confined-runner.js';
-import { CONFINED_HOME, SPILL_MOUNT } from './confinement-plan.js';
+import { CONFINED_HOME, SPILL_MOUNT, existingHiddenPaths } from './confinement-plan.js';
 import type { ConfinementPlan } from './confinement-plan.js';
+import { harnessNodeBindsFor } from './harness-node.js';
+import type { MountLayout } from './mount-layout.js';
 import { NOT_STARTED } from '../process/process-runner.js';
 import type { RunProcess } from '../process/types.js';
 import type { AgentConfinement, Sandbox } from '../types.js';
 import { SpillDirectory } from '../process/spill-directory.js';
-import { unshareArguments } from './unshare-sandbox.js';
+import { unshareArguments, unshareLayout } from './unshare-sandbox.js';
 
 export interface ConfinedSandboxSettings {
   readonly method: 'bubblewrap' | 'unshare';
@@ -24,6 +28,8 @@ export interface ConfinedSandboxSettings {
   /** Whether root can cover the private directories on an agent's way in a mount namespace of the command's (see `Sandbox.coversPrivateDirectories`). */
   readonly coverPrivateDirectories: boolean;
   readonly parentEnvironment: Readonly<Record<string, string | undefined>>;
+  /** The node executable agents are given when it lies where they cannot go (see `harnessNodeBindsFor`); the harness's own by default. */
+  readonly nodeExecutable?: string;
 }
 
 /** A confined sandbox and the uid each agent id was given (for the probe and tests). */
@@ -48,9 +54,13 @@ export function createConfinedSandbox(settings: ConfinedSandboxSettings): Confin
   // A harness that is not root cannot give commands another uid, so they could read whatever
   // it can; its home directory (keys, tokens, other checkouts) is hidden for that reason.
   const alwaysHidden = settings.identity === null ? [homedir()] : [];
+  const build = settings.method === 'bubblewrap' ? bubblewrapArguments : unshareArguments;
+  const layoutOf = settings.method === 'bubblewrap' ? bubblewrapLayout : unshareLayout;
+  const nodeExecutable = settings.nodeExecutable ?? process.execPath;
 
   const runnerFor = (confinement: AgentConfinement): RunProcess => {
     const identity = settings.identity === null ? null : identityOf(confinement.agentId);
+    const lookup = lookupFor(identity);
     const spill = SpillDirectory.open({
       hostDirectory: confinement.spillDir,
       visibleDirectory: SPILL_MOUNT,
@@ -59,7 +69,7 @@ export function createConfinedSandbox(settings: ConfinedSandboxSettings): Confin
     });
     if (!spill.ok) return async () => ({ ...NOT_STARTED, limits: settings.limits, startError: spill.error });
     const workspace = resolve(confinement.workspace);
-    const plan: ConfinementPlan = {
+    const planWithoutNode: ConfinementPlan = {
       tools: settings.programs,
       identity,
       limits: settings.limits,
@@ -71,9 +81,10 @@ export function createConfinedSandbox(settings: ConfinedSandboxSettings): Confin
       prelude: confinement.extras?.prelude ?? '',
       coverPrivateDirectories: settings.coverPrivateDirectories && identity !== null,
     };
+    const nodeBinds = harnessNodeBindsFor(planWithoutNode, nodeExecutable, layoutOf(planWithoutNode), lookup);
+    const plan: ConfinementPlan = nodeBinds.length === 0 ? planWithoutNode : { ...planWithoutNode, binds: [...planWithoutNode.binds, ...nodeBinds] };
     const slug = confinement.agentId.replace(/[^A-Za-z0-9_-]/g, '_').slice(0, 40);
     const extraEnvironment = confinement.extras?.environment ?? {};
-    const build = settings.method === 'bubblewrap' ? bubblewrapArguments : unshareArguments;
     return createConfinedRunner({
       cgroups: settings.cgroups,
       limits: settings.limits,
@@ -82,10 +93,11 @@ export function createConfinedSandbox(settings: ConfinedSandboxSettings): Confin
       nextCgroupName: () => `${slug}-${process.pid}-${(commandCount += 1)}`,
       workspace,
       spill: settings.limits.maxSpillBytes > 0 ? spill.directory : null,
-      launch: (request) => ({
-        argv: build(plan, resolve(request.cwd), request.command),
-        env: confinedEnvironment(settings.parentEnvironment, { ...extraEnvironment, ...request.env }),
-      }),
+      launch: (request) => {
+        const env = confinedEnvironment(settings.parentEnvironment, { ...extraEnvironment, ...request.env });
+        env.PATH = searchablePath(env.PATH ?? FALLBACK_PATH, layoutOf(plan), lookup);
+        return { argv: build(plan, resolve(request.cwd), request.command), env };
+      },
     });
   };
 
@@ -93,7 +105,7 @@ export function createConfinedSandbox(settings: ConfinedSandboxSettings): Confin
     identityOf,
     sandbox: {
       method: settings.method,
-      summary: summarize(settings),
+      summary: `${summarize(settings)}; ${describePath(outlinePath(settings, alwaysHidden, nodeExecutable))}`,
       sharedGroup: settings.identity?.gid ?? null,
       coversPrivateDirectories: settings.coverPrivateDirectories && settings.identity !== null,
       runnerFor,
@@ -147,4 +159,52 @@ function summarize(settings: ConfinedSandboxSettings): string {
     `unshare (WEAKER than bubblewrap): commands run ${who}, in new pid, mount, IPC and UTS namespaces and no network unless allowed, with a private /tmp and the hidden paths covered, ` +
     `but the rest of the host's file system is visible and WRITABLE wherever file permissions allow; ${limitText}`
   );
+}
+
+/**
+ * `path` without what the command cannot search (`commandPath`). Should nothing be left, the
+ * fallback's searchable part: an empty PATH would have shells look in the working directory.
+ */
+function searchablePath(path: string, layout: MountLayout, lookup: HostLookup): string {
+  const kept = commandPath(path, layout, lookup).path;
+  return kept !== '' ? kept : commandPath(FALLBACK_PATH, layout, lookup).path;
+}
+
+/** How the command's uid sees the host's files: the agent's own with the shared gid, or the harness's with its groups. */
+function lookupFor(identity: { readonly uid: number; readonly gid: number } | null): HostLookup {
+  if (identity !== null) return hostLookupFor(identity.uid, [identity.gid]);
+  return hostLookupFor(process.getuid?.() ?? 0, [process.getgid?.() ?? 0, ...(process.getgroups?.() ?? [])]);
+}
+
+/** The harness's PATH as agents' commands get it, and the node directory shown to them, if any. */
+interface PathOutline {
+  readonly path: CommandPath;
+  readonly shownNode: string | null;
+}
+
+/**
+ * The harness's PATH as every agent's commands share it, for the summary: judged as the first
+ * agent's uid, on the host with the paths every command has hidden. What differs from agent to
+ * agent (an entry in a workspace, one in the private /tmp) is judged per command.
+ */
+function outlinePath(settings: ConfinedSandboxSettings, alwaysHidden: readonly string[], nodeExecutable: string): PathOutline {
+  const identity = settings.identity === null ? null : { uid: settings.identity.uidBase, gid: settings.identity.gid };
+  const lookup = lookupFor(identity);
+  const hidden = existingHiddenPaths(alwaysHidden, identity).filter((entry) => entry.kind === 'directory');
+  const layout: MountLayout = [{ target: '/', source: '/' }, ...hidden.map((entry) => ({ target: entry.path, source: null }))];
+  const coverPrivateDirectories = settings.coverPrivateDirectories && identity !== null;
+  const shownNode = harnessNodeBindsFor({ identity, coverPrivateDirectories }, nodeExecutable, layout, lookup)[0]?.target ?? null;
+  const path = commandPath(confinedEnvironment(settings.parentEnvironment, {}).PATH ?? '', layout, lookup);
+  return { path: { ...path, dropped: path.dropped.filter(({ entry }) => entry !== shownNode) }, shownNode };
+}
+
+/** `PATH without A, B (…), node from DIR shown read-only`, or that the PATH is the harness's. */
+function describePath(outline: PathOutline): string {
+  const unreachable = outline.path.dropped.filter(({ reason }) => reason === 'closed' || reason === 'gone').map(({ entry }) => entry);
+  const relative = outline.path.dropped.filter(({ entry, reason }) => reason === 'relative' && entry !== '').map(({ entry }) => entry);
+  const parts: string[] = [];
+  if (unreachable.length > 0) parts.push(`PATH without ${unreachable.join(', ')} (the agents cannot reach ${unreachable.length === 1 ? 'it' : 'them'})`);
+  if (relative.length > 0) parts.push(`${unreachable.length === 0 ? 'PATH without ' : ''}the relative ${relative.join(', ')}`);
+  if (outline.shownNode !== null) parts.push(`node from ${outline.shownNode} shown read-only`);
+  return parts.length === 0 ? "PATH as the harness's" : parts.join(', ');
 }

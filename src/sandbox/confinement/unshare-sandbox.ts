@@ -1,8 +1,13 @@
 import { CONFINED_HOME, SPILL_MOUNT, bindsAroundHidden, commandStage, existingHiddenPaths, isInside, shownAgainOf, prlimitArguments, resolverDirectory, setprivArguments } from './confinement-plan.js';
 import type { ConfinementPlan } from './confinement-plan.js';
+import { mountLayoutOf } from './mount-layout.js';
+import type { MountLayout } from './mount-layout.js';
 import { COVER_FUNCTION, MOUNT_FUNCTIONS } from './mount-script.js';
 import { NO_COVERS, coverOperations, planCovers, reachableWith, searchableBy } from './private-directories.js';
 import type { PrivateDirectoryCovers } from './private-directories.js';
+
+/** The directories the root stage replaces with fresh, empty ones. */
+const FRESH_DIRECTORIES: readonly string[] = ['/tmp', '/run', '/dev/shm', '/var/tmp'];
 
 /**
  * The root half of the weaker confinement, run as pid 1 of new pid and mount namespaces (and
@@ -43,7 +48,7 @@ const ROOT_STAGE = [
   'mount -t proc proc /proc || fail "cannot mount /proc"',
   // A new network namespace starts with its loopback down; bubblewrap brings it up, so do we.
   'if [ -n "$ip" ]; then "$ip" link set lo up || fail "cannot bring up the loopback interface"; fi',
-  'for dir in /tmp /run /dev/shm /var/tmp; do',
+  `for dir in ${FRESH_DIRECTORIES.join(' ')}; do`,
   '  if [ -d "$dir" ]; then mount -t tmpfs -o mode=1777,nosuid,nodev tmpfs "$dir" || fail "cannot mount a tmpfs on $dir"; fi',
   'done',
   'if [ -n "$resolver" ]; then bind_held "$resolver_held" "$resolver" ro; fi',
@@ -125,6 +130,11 @@ export function unshareArguments(plan: ConfinementPlan, cwd: string, command: st
   ];
 }
 
+/** What a command under the unshare fallback finds where: the view the root stage builds. */
+export function unshareLayout(plan: ConfinementPlan): MountLayout {
+  return mountLayoutOf(plan, unshareCovers(plan), FRESH_DIRECTORIES);
+}
+
 /**
  * The private directories this stage covers: those on the way to what the agent itself must
  * reach, its workspace and the binds' targets. Sources need nothing: the stage holds them as
@@ -133,7 +143,6 @@ export function unshareArguments(plan: ConfinementPlan, cwd: string, command: st
  */
 function unshareCovers(plan: ConfinementPlan): PrivateDirectoryCovers {
   if (!plan.coverPrivateDirectories || plan.identity === null) return NO_COVERS;
-  const fresh = ['/tmp', '/run', '/dev/shm', '/var/tmp'];
-  const targets = [plan.workspace, ...plan.binds.map((bind) => bind.target)].filter((path) => !fresh.some((dir) => isInside(dir, path)));
+  const targets = [plan.workspace, ...plan.binds.map((bind) => bind.target)].filter((path) => !FRESH_DIRECTORIES.some((dir) => isInside(dir, path)));
   return planCovers(targets, searchableBy(plan.identity));
 }

@@ -29,7 +29,8 @@ export const FIXED_VARIABLES: Readonly<Record<string, string>> = {
   DEBIAN_FRONTEND: 'noninteractive',
 };
 
-const FALLBACK_PATH = '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin';
+/** The PATH a command gets when the parent has none. */
+export const FALLBACK_PATH = '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin';
 const FALLBACK_LANG = 'C.UTF-8';
 
 /**

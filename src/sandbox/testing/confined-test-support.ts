@@ -47,12 +47,16 @@ export async function openTestSandbox(options: {
   runId: string;
   uidBase: number;
   limits?: Partial<CommandLimits>;
+  parentEnvironment?: Readonly<Record<string, string | undefined>>;
+  nodeExecutable?: string;
 }): Promise<Sandbox> {
   const opening = await openSandbox({
     method: options.method ?? 'bubblewrap',
     runId: `${options.runId}-${process.pid}`,
     uidBase: options.uidBase,
     limits: { ...TEST_LIMITS, ...options.limits },
+    ...(options.parentEnvironment === undefined ? {} : { parentEnvironment: options.parentEnvironment }),
+    ...(options.nodeExecutable === undefined ? {} : { nodeExecutable: options.nodeExecutable }),
   });
   if (!opening.ok) throw new Error(`the sandbox did not open: ${opening.error} (fix: ${opening.fix})`);
   return opening.sandbox;
