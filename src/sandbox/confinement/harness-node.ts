@@ -35,7 +35,7 @@ export function harnessNodeBinds(nodeExecutable: string): Bind[] {
  */
 export function harnessNodeBindsFor(
   plan: Pick<ConfinementPlan, 'identity' | 'coverPrivateDirectories'>,
-   nodeExecutable: string,
+  nodeExecutable: string,
   layout: MountLayout,
   lookup: HostLookup,
 ): Bind[] {
