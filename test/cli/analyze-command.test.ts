@@ -81,7 +81,7 @@ describeRuns('colony analyze', () => {
     const commandsEnded = events.filter((event) => event.type === 'tool.ended' && event.data.name === 'run_command');
     expect(analysis.commands.runs).toBe(commandsEnded.length);
     // The buggy first attempts fail their tests before the fix.
-    expect(analysis.commands.failing.map((failing) => failing.command)).toContain('node --test');
+    expect(analysis.commands.failing.map((failing) => failing.command)).toContain('node scripts/test.js');
     const found = await status(repo);
     expect(analysis.cost.tokens).toBe(found.tokens.total);
     const byRole = Object.values(analysis.tokensByRole).reduce((sum, role) => sum + role.totalTokens, 0);

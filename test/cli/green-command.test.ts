@@ -58,7 +58,7 @@ describeRuns('colony green', () => {
     const main = repo.git('rev-parse', 'main').trim();
     const passed = await runCli(['green', '--now', '--repo', repo.dir]);
     expect(passed.code, passed.stderr).toBe(0);
-    expect(passed.stdout).toBe(`main at ${main.slice(0, 12)} passes \`node --test\` (${/\(([\d.]+) s\)/.exec(passed.stdout)?.[1] ?? ''} s): green is at ${main.slice(0, 12)}.\n`);
+    expect(passed.stdout).toBe(`main at ${main.slice(0, 12)} passes \`node scripts/test.js\` (${/\(([\d.]+) s\)/.exec(passed.stdout)?.[1] ?? ''} s): green is at ${main.slice(0, 12)}.\n`);
 
     // Someone breaks main by hand: the snapshot fails, names the commit, and green stays.
     writeFileSync(join(repo.dir, 'src/numbers/clamp.js'), 'export function clamp(value) { return value; }\n');

@@ -40,7 +40,7 @@ describeRuns('colony run with acceptance checks', () => {
     expect(falseClaims.length).toBeGreaterThan(0);
     let lies = 0;
     for (const claim of falseClaims) {
-      expect(claim.results[0]).toMatchObject({ command: 'node --test', exitCode: 1, timedOut: false });
+      expect(claim.results[0]).toMatchObject({ command: 'node scripts/test.js', exitCode: 1, timedOut: false });
       // What the worker said and what the checks found, side by side in the handoff that was delivered.
       const task = tasks.find((each) => each.id === claim.taskId);
       expect(task?.handoff).toMatchObject({ status: 'done', acceptance: { commit: claim.commit, passed: false } });
@@ -49,12 +49,12 @@ describeRuns('colony run with acceptance checks', () => {
       else expect(task?.handoff?.concerns.join('\n')).toContain('Tests outside this task fail on main');
       // The planner did not take the claim: the same module was published again as a retry.
       const retry = tasks.find((each) => each.retryOf === claim.taskId);
-      expect(retry?.acceptance).toEqual(['node --test']);
+      expect(retry?.acceptance).toEqual(['node scripts/test.js']);
       expect(retry?.body).toContain('acceptance: claimed done, checks failed at');
     }
     expect(lies).toBeGreaterThan(0);
     // Every task carried the project's tests as its acceptance, and every module ended checked and passing.
-    expect(tasks.every((task) => task.acceptance.length === 1 && task.acceptance[0] === 'node --test')).toBe(true);
+    expect(tasks.every((task) => task.acceptance.length === 1 && task.acceptance[0] === 'node scripts/test.js')).toBe(true);
     expect(checks.filter((check) => check.passed).length).toBeGreaterThan(0);
     const received = await events('message.received');
     expect(received.some((event) => event.type === 'message.received' && /\nacceptance: claimed done, checks failed at [0-9a-f]{12}\n/.test(event.data.content))).toBe(true);
@@ -64,6 +64,6 @@ describeRuns('colony run with acceptance checks', () => {
     expect(status.acceptance.falseClaims).toBe(falseClaims.length);
     expect((await runCli(['status', '--repo', repo.dir])).stdout).toMatch(/\nAcceptance checks: \d+ passed, \d+ failed \(\d+ false claims?: done, checks failed\)/);
     expect(result.stdout).toMatch(/\nacceptance checks: \d+ passed, \d+ failed \(\d+ false claims?: done, checks failed\)/);
-    expect(result.stderr).toMatch(/acceptance checks of task \S+: claimed done, checks failed on [0-9a-f]{12}: `node --test`/);
+    expect(result.stderr).toMatch(/acceptance checks of task \S+: claimed done, checks failed on [0-9a-f]{12}: `node scripts\/test\.js`/);
   }, RUN_TIMEOUT_MS);
 });

@@ -94,7 +94,7 @@ describeRuns('colony run', () => {
   }, RUN_TIMEOUT_MS);
 
   it('runs the merge check on every merge before main moves, when asked', async () => {
-    const result = await runCli(['run', join(repo.dir, 'GOAL.md'), '--repo', repo.dir, '--model', 'sim', '--workers', '4', '--quiet', '--merge-check', 'node --test']);
+    const result = await runCli(['run', join(repo.dir, 'GOAL.md'), '--repo', repo.dir, '--model', 'sim', '--workers', '4', '--quiet', '--merge-check', 'node scripts/test.js']);
     expect(result.code).toBe(0);
     await expectGreenRun(repo);
     const listed = await runCli(['events', '--repo', repo.dir, '--json', '--type', 'merge.landed,merge.checked']);

@@ -37,7 +37,7 @@ function plantHostileTestCommand(): void {
   setTestCommand(
     `echo uid=$(id -u); (touch ${escapeMarker} 2>&1 || true); (ls ${defaultStateDir(repo.dir)} 2>&1 | head -3 || true); ` +
       `(head -c 15 ${join(defaultStateDir(repo.dir), 'colony.db')} 2>&1 || true); ` +
-      '(git config --get remote.origin.url 2>&1 || true); node --test',
+      '(git config --get remote.origin.url 2>&1 || true); node scripts/test.js',
   );
   // A credential a user or a CI system left in the repository's config.
   repo.git('remote', 'add', 'origin', 'https://x-access-token:ghs_PLANTED_TOKEN@github.com/acme/toolbox.git');
@@ -47,7 +47,7 @@ function plantHostileTestCommand(): void {
 function setTestCommand(command: string): void {
   const goalPath = join(repo.dir, 'GOAL.md');
   const goal = readFileSync(goalPath, 'utf8');
-  const changed = goal.replace('"test": "node --test"', `"test": ${JSON.stringify(command)}`);
+  const changed = goal.replace('"test": "node scripts/test.js"', `"test": ${JSON.stringify(command)}`);
   expect(changed).not.toBe(goal);
   writeFileSync(goalPath, changed);
   repo.git('commit', '-qam', 'another test command');
@@ -92,7 +92,7 @@ describe.skipIf(!required && !(isRoot && hasBubblewrap))('colony run with the sa
     chmodSync(privateDir, 0o700);
     const secret = join(privateDir, 'secret.txt');
     writeFileSync(secret, 'SECRET_BESIDE_THE_REPOSITORY\n');
-    setTestCommand(`echo uid=$(id -u); (cat ${secret} 2>&1 || true); (cat ../../../../secret.txt 2>&1 || true); (ls ${privateDir} 2>&1 || true); node --test`);
+    setTestCommand(`echo uid=$(id -u); (cat ${secret} 2>&1 || true); (cat ../../../../secret.txt 2>&1 || true); (ls ${privateDir} 2>&1 || true); node scripts/test.js`);
     const result = await runCli(['run', join(repo.dir, 'GOAL.md'), '--repo', repo.dir, '--model', 'sim', '--workers', '2', '--json']);
     expect(result.stderr).toBe('');
     expect(result.code).toBe(0);
@@ -143,7 +143,7 @@ describe.skipIf(!required && !(isRoot && hasBubblewrap))('colony run with the sa
     const port = (server.address() as AddressInfo).port;
     try {
       const through = `curl -sS --noproxy '' --proxy "$HTTP_PROXY"`;
-      setTestCommand(`${through} http://127.0.0.1:${port}/hello; ${through} -o /dev/null -w 'denied: %{http_code}\\n' http://denied.example/; node --test`);
+      setTestCommand(`${through} http://127.0.0.1:${port}/hello; ${through} -o /dev/null -w 'denied: %{http_code}\\n' http://denied.example/; node scripts/test.js`);
       const result = await runCli(['run', join(repo.dir, 'GOAL.md'), '--repo', repo.dir, '--model', 'sim', '--network-allow', '127.0.0.1', '--json']);
       expect(result.code).toBe(0);
       const events = (await runCli(['events', '--repo', repo.dir, '--json', '--type', 'network.requested,tool.ended'])).stdout

@@ -150,7 +150,7 @@ describeRuns('colony tui, in a real terminal, on a live run', () => {
       // The check ran on the branch the run landed on, its own.
       const status = JSON.parse((await runCli(['status', '--state', stateDir, '--json'])).stdout) as { run: { trunk: string | null } };
       expect(status.run.trunk).toMatch(/^colony\//);
-      expect(summary).toContain(`check on ${status.run.trunk ?? ''}: \`node --test\` passed`);
+      expect(summary).toContain(`check on ${status.run.trunk ?? ''}: \`node scripts/test.js\` passed`);
     },
     TEST_TIMEOUT_MS,
   );

@@ -55,7 +55,7 @@ describe.skipIf(cannotConfine !== null)('a run killed while acceptance checks ru
     const example = createExampleRepository('toolbox');
     repo = example;
     // A test command slow enough that the kill lands while it runs as the task's check.
-    keepModules(example, ['src/numbers/clamp.js'], 'sleep 2 && node --test');
+    keepModules(example, ['src/numbers/clamp.js'], 'sleep 2 && node scripts/test.js');
     const database = join(defaultStateDir(example.dir), 'colony.db');
     const child = spawn(process.execPath, [COLONY, 'run', join(example.dir, 'GOAL.md'), '--repo', example.dir, '--model', 'sim', '--workers', '1', '--quiet'], {
       cwd: example.dir,

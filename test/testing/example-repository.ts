@@ -80,7 +80,8 @@ export async function runCli(
 /** Runs the project's own tests in `dir` for real, as a person would. */
 export function projectTestsPass(dir: string): boolean {
   try {
-    execFileSync('node', ['--test'], { cwd: dir, stdio: 'pipe' });
+    const manifest = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as { scripts: { test: string } };
+    execFileSync('sh', ['-c', manifest.scripts.test], { cwd: dir, stdio: 'pipe' });
     return true;
   } catch {
     return false;

@@ -49,7 +49,7 @@ describe('the toolbox example', () => {
   const scenario = scenarioOfFile(join(exampleDir('toolbox'), 'GOAL.md'));
 
   it('has 12 modules in two areas of six, so the root planner hands every module to a worker itself', () => {
-    expect(scenario.project.test).toBe('node --test');
+    expect(scenario.project.test).toBe('node scripts/test.js');
     const split = splitByArea(scenario.modules.map((module) => module.path));
     expect(split.base).toBe('src');
     expect(split.direct).toEqual([]);
