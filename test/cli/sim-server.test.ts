@@ -52,6 +52,18 @@ describeRuns('the sim over real wire protocols', () => {
     // The key went to the server, and nowhere into the event log.
     const events = await runCli(['events', '--repo', repo.dir, '--json']);
     expect(events.stdout).not.toContain('local-test-key');
+    // Each call after the first read what the one before it wrote, at the breakpoints the worker set.
+    const usages = events.stdout
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as { type: string; data: { usage?: { inputTokens: number; cachedInputTokens: number; cacheWriteTokens?: number } } })
+      .flatMap((event) => (event.type === 'model.responded' && event.data.usage !== undefined ? [event.data.usage] : []));
+    expect(usages.length).toBeGreaterThan(3);
+    expect(usages[0]).toMatchObject({ cachedInputTokens: 0, cacheWriteTokens: expect.any(Number) });
+    for (const usage of usages.slice(1)) expect(usage.cachedInputTokens).toBeGreaterThan(0);
+    const input = usages.reduce((sum, usage) => sum + usage.inputTokens, 0);
+    const cached = usages.reduce((sum, usage) => sum + usage.cachedInputTokens, 0);
+    expect(cached / input).toBeGreaterThan(0.6);
   });
 
   it('builds the small example with the whole tree as openai-compatible:sim against colony sim-server', async () => {
@@ -74,7 +86,12 @@ describeRuns('the sim over real wire protocols', () => {
       ]);
       expect(result.stderr).toBe('');
       expect(result.code).toBe(0);
-      expect(JSON.parse(result.stdout)).toMatchObject({ status: 'done', check: { passed: true }, summary: { run: { state: 'done' } } });
+      const summary = JSON.parse(result.stdout) as { summary: { tokens: { input: number; cachedInput: number; cacheWrite: number } } };
+      expect(summary).toMatchObject({ status: 'done', check: { passed: true }, summary: { run: { state: 'done' } } });
+      // Told nothing, the server still read each agent's repeated prefix from its cache: colony kept it byte for byte.
+      const { tokens } = summary.summary;
+      expect(tokens.cachedInput / tokens.input).toBeGreaterThan(0.8);
+      expect(tokens.cacheWrite).toBe(0);
       expect(toolbox.git('show', 'main:src/index.js')).toContain("export * from './numbers/clamp.js';");
       expect(projectTestsPass(toolbox.dir)).toBe(true);
     } finally {
