@@ -9,6 +9,7 @@ import { benchGreen } from './green.bench.js';
 import { benchLargeGoal, benchLargeGoalStop } from './large-goal.bench.js';
 import { benchLongRun } from './long-run.bench.js';
 import { benchMerge } from './merge.bench.js';
+import { benchPromptCache } from './prompt-cache.bench.js';
 import { benchSandbox } from './sandbox.bench.js';
 import { benchStartup } from './startup.bench.js';
 import { benchToolCallOverhead } from './tool-call-overhead.bench.js';
@@ -41,6 +42,7 @@ const allSuites: { name: string; title: string; run: (settings: BenchSettings) =
   { name: 'large-goal', title: 'A goal three times the planner’s context window, with 500 workers', run: () => benchLargeGoal() },
   { name: 'large-goal-stop', title: 'A goal three times the planner’s context window, stopped with SIGTERM while its workers run', run: () => benchLargeGoalStop() },
   { name: 'tui', title: 'The terminal UI on a large log', run: () => benchTui() },
+  { name: 'prompt-cache', title: 'Prompt caching: input read from the cache, and cost per landed module', run: () => benchPromptCache() },
 ];
 
 function usage(problem: string): never {
