@@ -9,9 +9,9 @@ export interface SimServerProcess {
   readonly baseUrl: string;
 }
 
-/** Starts the real `colony sim-server` with `spec` on a free port and reads its address from what it prints. */
-export async function startSimServer(spec: string): Promise<SimServerProcess> {
-  const server = spawn(process.execPath, [BIN, 'sim-server', '--port', '0', '--sim', spec], { stdio: ['ignore', 'pipe', 'pipe'] });
+/** Starts the real `colony sim-server` with `spec` (and `flags`, such as `--no-prompt-cache`) on a free port and reads its address from what it prints. */
+export async function startSimServer(spec: string, flags: readonly string[] = []): Promise<SimServerProcess> {
+  const server = spawn(process.execPath, [BIN, 'sim-server', '--port', '0', '--sim', spec, ...flags], { stdio: ['ignore', 'pipe', 'pipe'] });
   let printed = '';
   const baseUrl = await new Promise<string>((resolve, reject) => {
     server.stdout?.on('data', (chunk: Buffer) => {
