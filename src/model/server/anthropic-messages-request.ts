@@ -129,12 +129,23 @@ function assistantMessage(blocks: readonly Block[], toolNames: Map<string, strin
 }
 
 /** A user turn: its tool results become one tool message, its text a user message after it. */
+/**
+ * One user turn of Anthropic's as the messages it stands for, in order: each run of tool_result
+ * blocks one tool message, each text block one user message. Clients fold consecutive user and
+ * tool messages into one turn (Anthropic's roles must alternate), so a turn of a tool result,
+ * a notice and a handoff was three messages to the client and is three again here.
+ */
 function userMessages(blocks: readonly Block[], toolNames: Map<string, string>): Converted {
-  const results: LanguageModelV3ToolResultPart[] = [];
-  let text = '';
+  const messages: LanguageModelV3Message[] = [];
+  let results: LanguageModelV3ToolResultPart[] = [];
+  const endResults = () => {
+    if (results.length > 0) messages.push({ role: 'tool', content: results });
+    results = [];
+  };
   for (const block of blocks) {
     if (block.type === 'text' && block.text !== undefined) {
-      text += block.text;
+      endResults();
+      messages.push({ role: 'user', content: [{ type: 'text', text: block.text }] });
     } else if (block.type === 'tool_result' && block.tool_use_id !== undefined) {
       const toolName = toolNames.get(block.tool_use_id);
       if (toolName === undefined) {
@@ -157,9 +168,8 @@ function userMessages(blocks: readonly Block[], toolNames: Map<string, string>):
       return { ok: false, error: unsupported(block, 'text and tool_result') };
     }
   }
-  const messages: LanguageModelV3Message[] = [];
-  if (results.length > 0) messages.push({ role: 'tool', content: results });
-  if (text !== '' || results.length === 0) messages.push({ role: 'user', content: [{ type: 'text', text }] });
+  endResults();
+  if (messages.length === 0) messages.push({ role: 'user', content: [{ type: 'text', text: '' }] });
   return { ok: true, messages };
 }
 

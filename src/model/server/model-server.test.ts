@@ -209,6 +209,7 @@ describe('Anthropic messages', () => {
           content: [
             { type: 'tool_result', tool_use_id: 'toolu_1', content: [{ type: 'text', text: 'no such file' }], is_error: true },
             { type: 'text', text: 'Try again.' },
+            { type: 'text', text: 'Handoff from task t2' },
           ],
         },
       ],
@@ -220,7 +221,9 @@ describe('Anthropic messages', () => {
           { type: 'tool-result', toolCallId: 'toolu_1', toolName: 'read_file', output: { type: 'error-text', value: 'no such file' } },
         ],
       },
+      // Two messages the client folded into one turn stay two.
       { role: 'user', content: [{ type: 'text', text: 'Try again.' }] },
+      { role: 'user', content: [{ type: 'text', text: 'Handoff from task t2' }] },
     ]);
   });
 
