@@ -10,6 +10,8 @@ import { RUNS_UNAVAILABLE } from '../testing/runs-need-sandbox.js';
 
 const RUN_TIMEOUT_MS = 300_000;
 const MODEL = 'sim?seed=4&latency=20..60';
+/** Slow enough that workers are still at work after the first landing and the two refused cleans: the stop must find some. */
+const MIDWAY_MODEL = 'sim?seed=4&latency=300..600';
 const overlay = await probeOverlaySupport(tmpdir());
 
 let repo: ExampleRepository;
@@ -48,7 +50,7 @@ function salvageRefs(): string[] {
 
 /** Starts `colony run` with overlay workspaces as a process of its own and stops it with SIGTERM once a merge landed. */
 async function stopARunMidway(): Promise<{ readonly pid: number }> {
-  const started = startColonyProcess(['run', join(repo.dir, 'GOAL.md'), '--repo', repo.dir, '--state', stateDir, '--model', MODEL, '--workers', '3', '--workspaces', 'overlay', '--quiet'], repo.dir);
+  const started = startColonyProcess(['run', join(repo.dir, 'GOAL.md'), '--repo', repo.dir, '--state', stateDir, '--model', MIDWAY_MODEL, '--workers', '3', '--workspaces', 'overlay', '--quiet'], repo.dir);
   await waitForLoggedEvent(stateDir, (event) => event.type === 'merge.landed', 120_000);
   const pid = started.child.pid ?? -1;
   const live = await runCli(['clean', '--repo', repo.dir, '--state', stateDir]);

@@ -79,9 +79,9 @@ export function promptUnit(piece: Readonly<Record<string, unknown>>): PromptUnit
  * canonical JSON never holds), so the sequence of units is unambiguous.
  *
  * Anthropic (`breakpoints`): a marked unit's prefix is cached if it has at least 1024
- * tokens (a mark's `ttl` of an hour is held to five minutes too). For each mark, the longest cached prefix ending at the mark or at one of the 20
- * unit boundaries before it is read (and its life renewed); then each mark's prefix not
- * cached yet is written. Read is the longest prefix read; written is the tokens from its end
+ * tokens (a mark's `ttl` of an hour is held to five minutes too). For each mark, the longest
+ * cached prefix ending at the mark or at one of the 20 unit boundaries before it is read (and
+ * its life renewed); then each mark's prefix not cached yet is written. Read is the longest prefix read; written is the tokens from its end
  * to the furthest mark written.
  *
  * OpenAI (`automatic`): a prompt of at least 1024 tokens is cached at 1024, 1152, 1280, …
