@@ -83,6 +83,8 @@ export function createConfinedSandbox(settings: ConfinedSandboxSettings): Confin
     };
     const nodeBinds = harnessNodeBindsFor(planWithoutNode, nodeExecutable, layoutOf(planWithoutNode), lookup);
     const plan: ConfinementPlan = nodeBinds.length === 0 ? planWithoutNode : { ...planWithoutNode, binds: [...planWithoutNode.binds, ...nodeBinds] };
+    // The agent's mounts are the same for every command it runs: laid out once.
+    const layout = layoutOf(plan);
     const slug = confinement.agentId.replace(/[^A-Za-z0-9_-]/g, '_').slice(0, 40);
     const extraEnvironment = confinement.extras?.environment ?? {};
     return createConfinedRunner({
@@ -95,7 +97,7 @@ export function createConfinedSandbox(settings: ConfinedSandboxSettings): Confin
       spill: settings.limits.maxSpillBytes > 0 ? spill.directory : null,
       launch: (request) => {
         const env = confinedEnvironment(settings.parentEnvironment, { ...extraEnvironment, ...request.env });
-        env.PATH = searchablePath(env.PATH ?? FALLBACK_PATH, layoutOf(plan), lookup);
+        env.PATH = searchablePath(env.PATH ?? FALLBACK_PATH, layout, lookup);
         return { argv: build(plan, resolve(request.cwd), request.command), env };
       },
     });
