@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { prepareDependencyLayer } from '../src/workspace/dependencies/dependency-cache.js';
 import { linkDependencyLayer } from '../src/workspace/dependencies/dependency-layer-link.js';
-import { installEnvironment, NPM_CI_ARGS, runNpm } from '../src/workspace/dependencies/npm-install.js';
+import { installEnvironment, NPM_CI_COMMAND, runInstallCommand } from '../src/workspace/dependencies/npm-install.js';
 import { openRepository, type Repository } from '../src/workspace/git/repository.js';
 import { createTemporaryRepository } from '../src/workspace/testing/temporary-repository.js';
 import type { Workspace } from '../src/workspace/workspace.js';
@@ -77,7 +77,7 @@ export async function benchDependencyLayers(): Promise<BenchRow[]> {
       for (const [index, workspace] of own.entries()) {
         if (count === 1 && index === 0) {
           const started = performance.now();
-          const installed = await runNpm({ dir: workspace.path, args: NPM_CI_ARGS, environment: installEnvironment(process.env), timeoutMs: 20 * 60_000 });
+          const installed = await runInstallCommand({ dir: workspace.path, command: NPM_CI_COMMAND, environment: installEnvironment(process.env), timeoutMs: 20 * 60_000 });
           ciMs = performance.now() - started;
           if (!installed.ok) throw new Error(installed.error);
         } else {

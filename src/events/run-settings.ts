@@ -105,6 +105,11 @@ export const recordedRunSettingsSchema = z.object({
   mergeCheck: z.string().nullable().default(null),
   /** Install main's npm dependencies once and link them into every worker's workspace. */
   sharedDependencies: z.boolean().default(true),
+  /**
+   * The project's own setup (`--setup`, `--setup-inputs`): a command run once per hash of the
+   * input files, whose result every workspace shares in place of npm's install; null for none.
+   */
+  setup: z.object({ command: z.string(), inputs: z.array(z.string()) }).nullable().default(null),
   /** Ask each agent's provider to cache its prompt prefix (`--no-prompt-cache`: never). */
   promptCache: z.boolean().default(true),
   /** How workspaces are made; `auto` takes overlay mounts where they work. */

@@ -60,12 +60,14 @@ describe.skipIf(!required && !(isRoot && hasBubblewrap))('the shared dependency 
   it('runs a program the repository names in the sandbox, as a uid of its own, never as the harness', async () => {
     plantGitProgram();
     const result = await runCli(['work', join(repo.dir, 'tasks', '01-pad.md'), '--repo', repo.dir, '--model', 'sim?seed=3', '--json']);
-    expect(result.code).toBe(0);
-    const skipped = (await runCli(['events', '--repo', repo.dir, '--json', '--type', 'dependencies.skipped'])).stdout
+    // The install fails (the fetch program exits 1): the worker never starts.
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(/the setup failed before the worker started/);
+    const failed = (await runCli(['events', '--repo', repo.dir, '--json', '--type', 'dependencies.failed'])).stdout
       .trim()
       .split('\n')
-      .map((line) => JSON.parse(line) as Extract<ColonyEvent, { type: 'dependencies.skipped' }>);
-    const reason = skipped[0]?.data.reason ?? '';
+      .map((line) => JSON.parse(line) as Extract<ColonyEvent, { type: 'dependencies.failed' }>);
+    const reason = failed[0]?.data.error ?? '';
     const uid = Number(/fake git ran as uid (\d+)/.exec(reason)?.[1]);
     expect(uid).toBeGreaterThanOrEqual(DEFAULT_SANDBOX_UID_BASE);
     expect(reason).not.toContain('wrote /etc');

@@ -28,13 +28,14 @@ import { formatRunSummary, readRunStatus } from './run-report.js';
 import { addSandboxOptions, reportSandboxSettings, type SandboxFlags } from '../sandbox-options.js';
 import { addFreshnessOptions, freshnessOf, type FreshnessFlags } from '../freshness-options.js';
 import { addGreenOptions, greenSettingsOf, type GreenFlags } from '../green-options.js';
+import { addSetupOptions, setupOf, type SetupFlags } from '../setup-options.js';
 import { simGoalProblem } from '../sim-goal.js';
 import { startRunDisplay } from '../run-display.js';
 import { defaultStateDir } from '../../orchestrator/setup/state-directory.js';
 import { applyConfiguration } from '../config/apply-configuration.js';
 import { DEFAULT_STATE_DIR_HELP, noteStateDirInCheckout } from '../state-dir-flags.js';
 
-interface RunFlags extends SandboxFlags, FreshnessFlags, GreenFlags {
+interface RunFlags extends SandboxFlags, FreshnessFlags, GreenFlags, SetupFlags {
   readonly repo: string;
   readonly trunk?: string;
   readonly model: string;
@@ -85,7 +86,9 @@ const PROGRESS_EVENTS: ReadonlySet<EventType> = new Set<EventType>([
   'disk.recovered',
   'agent.hung',
   'workspace.reopened',
+  'dependencies.installing',
   'dependencies.prepared',
+  'dependencies.failed',
   'dependencies.skipped',
   'workspace.method-chosen',
   'sandbox.opened',
@@ -141,7 +144,7 @@ export function defineRunCommand(command: Command, ctx: CommandContext): void {
     .option('--max-steps <n>', 'the most model calls one worker may make', positiveInteger, 100)
     .option('--planner-max-steps <n>', 'the most model calls one planner may make', positiveInteger, 1000)
     .option('--merge-check <command>', "a command each worker's merge must pass, run in its workspace on its work replayed onto main (off by default)", commandText)
-    .option('--no-shared-deps', "do not install the repository's npm dependencies once for all workers; each workspace starts without node_modules")
+    .option('--no-shared-deps', "do not install the repository's dependencies once for all workers; each workspace starts without node_modules")
     .option('--no-prompt-cache', "do not ask the model's provider to cache agents' prompts (each call's whole input is then billed at the full price)")
     .addOption(workspacesOption())
     .option('--workspace-disk-cap <size>', 'the most disk all workspaces may take together, e.g. 2G (default: a fifth of the free space)', byteSize)
@@ -154,6 +157,7 @@ export function defineRunCommand(command: Command, ctx: CommandContext): void {
   addProgressOptions(command);
   addFreshnessOptions(command);
   addGreenOptions(command);
+  addSetupOptions(command);
   addSandboxOptions(command).action(async (goalPath: string | undefined, _given: RunFlags, self: Command) => {
     // Flags left out come from COLONY_* variables, colony.toml and the user's file, in that order.
     const configured = applyConfiguration<RunFlags>(ctx, self);
@@ -215,6 +219,11 @@ async function run(ctx: CommandContext, given: GoalGiven, flags: RunFlags): Prom
   const goal = 'goalPath' in given ? { goalPath: resolve(ctx.cwd, given.goalPath) } : given;
   const sandbox = reportSandboxSettings(ctx, flags);
   if (sandbox === null) return ctx.exitCode;
+  const setup = setupOf(flags);
+  if (!setup.ok) {
+    usageError(ctx, setup.error);
+    return ctx.exitCode;
+  }
   let prices: PriceTable = {};
   if (flags.prices !== undefined) {
     const read = readPriceFile(resolve(ctx.cwd, flags.prices));
@@ -267,6 +276,7 @@ async function run(ctx: CommandContext, given: GoalGiven, flags: RunFlags): Prom
         plannerMaxSteps: flags.plannerMaxSteps,
         mergeCheck: flags.mergeCheck,
         sharedDependencies: flags.sharedDeps,
+        setup: setup.setup === null ? null : { command: setup.setup.command, inputs: [...setup.setup.inputs] },
         promptCache: flags.promptCache,
         workspaces: flags.workspaces,
         sandbox,
@@ -299,6 +309,10 @@ export function showsTui(ctx: CommandContext, flags: ProgressFlags): boolean {
 
 /** Prints how a run (new or resumed) ended and returns the exit code. */
 export function finishRun(ctx: CommandContext, result: RunSessionResult, json: boolean): number {
+  if (!result.ok && result.failed === true) {
+    ctx.stderr(`colony: ${result.error}\n`);
+    return EXIT_FAILED;
+  }
   if (!result.ok) {
     usageError(ctx, result.error);
     return ctx.exitCode;

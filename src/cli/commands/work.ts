@@ -6,6 +6,7 @@ import { CLI_MODEL_FACTORIES } from '../model-factories.js';
 import { formatEventLine } from '../../observe/view/format-event.js';
 import { runWorkSession } from '../../orchestrator/session/work-session.js';
 import { addSandboxOptions, reportSandboxSettings, type SandboxFlags } from '../sandbox-options.js';
+import { addSetupOptions, setupOf, type SetupFlags } from '../setup-options.js';
 import { announcingPromptOverrides } from '../prompt-override-notice.js';
 import type { WorkspaceMethodChoice } from '../../workspace/workspace-method-choice.js';
 import { EXIT_FAILED, EXIT_OK, positiveInteger, usageError, workspacesOption, type CommandContext } from '../command-context.js';
@@ -13,7 +14,7 @@ import { shellWord } from '../../errors/shell-word.js';
 import { landingLines } from './run-report.js';
 import { DEFAULT_STATE_DIR_HELP } from '../state-dir-flags.js';
 
-interface WorkFlags extends SandboxFlags {
+interface WorkFlags extends SandboxFlags, SetupFlags {
   readonly repo: string;
   readonly trunk?: string;
   readonly model?: string;
@@ -38,10 +39,11 @@ export function defineWorkCommand(command: Command, ctx: CommandContext): void {
     .option('--api-key-env <name>', 'the environment variable holding the API key')
     .option('--state <dir>', `where colony keeps its state (${DEFAULT_STATE_DIR_HELP})`)
     .option('--max-steps <n>', 'the most model calls the worker may make', positiveInteger, 100)
-    .option('--no-shared-deps', "do not install the repository's npm dependencies once for all workers; each workspace starts without node_modules")
+    .option('--no-shared-deps', "do not install the repository's dependencies for the workspace; it starts without node_modules")
     .addOption(workspacesOption())
     .option('--json', 'print the handoff as JSON')
     .option('--quiet', 'print no progress lines');
+  addSetupOptions(command);
   addSandboxOptions(command).action(async (taskPath: string, flags: WorkFlags) => {
     ctx.exitCode = await work(ctx, taskPath, flags);
   });
@@ -63,6 +65,11 @@ async function work(ctx: CommandContext, taskPath: string, flags: WorkFlags): Pr
   }
   const sandbox = reportSandboxSettings(ctx, flags);
   if (sandbox === null) return ctx.exitCode;
+  const setup = setupOf(flags);
+  if (!setup.ok) {
+    usageError(ctx, setup.error);
+    return ctx.exitCode;
+  }
   const showProgress = flags.json !== true && flags.quiet !== true;
   const result = await runWorkSession({
     sandbox,
@@ -73,11 +80,16 @@ async function work(ctx: CommandContext, taskPath: string, flags: WorkFlags): Pr
     maxSteps: flags.maxSteps,
     trunk: flags.trunk,
     sharedDependencies: flags.sharedDeps,
+    setup: setup.setup,
     workspaces: flags.workspaces,
     signal: ctx.signal,
     secrets: ctx.secrets ?? [],
     onEvent: announcingPromptOverrides(ctx, showProgress ? (event) => event.type !== 'model.requested' && ctx.stderr(`${formatEventLine(event)}\n`) : undefined),
   });
+  if (!result.ok && result.failed === true) {
+    ctx.stderr(`colony: ${result.error}\n`);
+    return EXIT_FAILED;
+  }
   if (!result.ok) {
     usageError(ctx, result.error);
     return ctx.exitCode;

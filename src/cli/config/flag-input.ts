@@ -22,6 +22,7 @@ const EXPECTED: Readonly<Record<ValueKind, string>> = {
   size: 'a size such as "2G" or "500M", or a number of bytes',
   switch: 'true or false',
   hosts: 'a host or an array of hosts, such as ["registry.npmjs.org", "*.github.com"]',
+  files: 'a path or an array of paths from the repository\'s root, such as ["uv.lock", "pyproject.toml"]',
   steps: 'a number of steps, "off", or one per kind such as { planner = 40, worker = "off" }',
   windows: 'a number of tokens, or a table of them by model such as { "openai:gpt-5" = 400000, sim = 32000 }',
   every: 'a string such as "10,10m", "15m" or "off", or a number of commits',
@@ -62,9 +63,10 @@ function fileTexts(kind: ValueKind, value: unknown, file: string): FlagInput | n
     case 'switch':
       return typeof value === 'boolean' ? { on: value } : null;
     case 'hosts':
+    case 'files':
       if (Array.isArray(value)) {
-        const hosts = value.filter((host): host is string => typeof host === 'string');
-        return hosts.length === value.length && hosts.length > 0 ? { texts: hosts } : null;
+        const items = value.filter((item): item is string => typeof item === 'string');
+        return items.length === value.length && items.length > 0 ? { texts: items } : null;
       }
       return one(text);
     case 'steps':

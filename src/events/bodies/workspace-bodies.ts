@@ -25,9 +25,32 @@ export const workspaceBodies = [
     data: z.object({ path: z.string(), kept: z.boolean() }),
   }),
   z.object({
+    /**
+     * The run's setup is installing: `command` (npm's install, or the project's `setup`) from
+     * `registry` (null for a setup that names none), for `packages` the inputs ask for (null when
+     * colony cannot tell). Recorded when it starts (`elapsedMs` 0) and again while it goes, so a
+     * long install shows it is alive.
+     */
+    type: z.literal('dependencies.installing'),
+    data: z.object({ command: z.string(), registry: z.string().nullable(), packages: z.number().int().nullable(), elapsedMs: z.number() }),
+  }),
+  z.object({
     /** The run's shared install of the repository's dependencies is ready (made now, or reused from an earlier run). */
     type: z.literal('dependencies.prepared'),
-    data: z.object({ key: z.string(), layerDir: z.string(), reused: z.boolean(), bytes: z.number(), durationMs: z.number() }),
+    data: z.object({
+      key: z.string(),
+      layerDir: z.string(),
+      reused: z.boolean(),
+      bytes: z.number(),
+      durationMs: z.number(),
+      /** The command that made the layer; absent in logs written before setups other than npm's. */
+      command: z.string().optional(),
+    }),
+  }),
+  z.object({
+    /** The run's setup failed: the run stops before any agent starts, and `fix` says what to do. */
+    type: z.literal('dependencies.failed'),
+    data: z.object({ error: z.string(), fix: z.string(), durationMs: z.number() }),
   }),
   z.object({
     /** There is no shared install for the run (or for one workspace), and why; agents install their own if they need one. */

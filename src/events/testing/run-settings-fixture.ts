@@ -16,6 +16,7 @@ export function runSettingsFixture(overrides: Partial<RecordedRunSettings> = {})
     plannerMaxSteps: 50,
     mergeCheck: null,
     sharedDependencies: true,
+    setup: null,
     promptCache: true,
     workspaces: 'auto',
     workspaceDiskCapBytes: null,

@@ -188,7 +188,9 @@ function foldEvent(state: RunState, event: ColonyEvent): void {
     case 'workspace.salvaged':
     case 'workspace.swept':
     case 'workspace.quota-reached':
+    case 'dependencies.installing':
     case 'dependencies.prepared':
+    case 'dependencies.failed':
     case 'dependencies.skipped':
     case 'dependencies.linked':
     case 'dependencies.collected':

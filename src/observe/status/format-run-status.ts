@@ -1,5 +1,5 @@
 import { formatAmount } from '../../events/budget-figures.js';
-import type { AgentStatus, BudgetEvent, BudgetStatus, GreenStatus, RunStatus, SandboxStatus } from './types.js';
+import type { AgentStatus, BudgetEvent, BudgetStatus, GreenStatus, RunStatus, SandboxStatus, SetupStatus } from './types.js';
 import { shellWord } from '../../errors/shell-word.js';
 import { count, oneLine } from '../text-table.js';
 
@@ -53,6 +53,7 @@ function headerLines(status: RunStatus): string[] {
   if (status.userAndon !== null) lines.push(`Spawning paused by you: ${oneLine(status.userAndon.reason, 100)} — release with colony andon --release`);
   if (status.pausedTaskIds.length > 0) lines.push(`Andon pulled below: ${status.pausedTaskIds.join(', ')}`);
   if (status.budget !== null) lines.push(...budgetLines(status.budget));
+  if (status.setup !== null) lines.push(setupLine(status.setup, run.lastEventAt));
   if (status.sandbox !== null) lines.push(sandboxLine(status.sandbox));
   lines.push(...salvagedLines(status.salvaged));
   lines.push(...trunkRewriteLines(status.trunkRewrites));
@@ -252,6 +253,22 @@ export function wallTime(ms: number): string {
 }
 
 /** `Sandbox: bubblewrap, network only registry.npmjs.org (12 request(s) allowed, 2 refused)`; unconfined runs say so. */
+/** `Setup: npm ci … from https://registry.npmjs.org/, installed 204.0 MB in 55.0 s`, or why there was none. */
+export function setupLine(setup: SetupStatus, now: number): string {
+  const what = setup.command === null ? '' : ` ${setup.command}${setup.registry === null ? '' : ` from ${setup.registry}`}`;
+  const took = (ms: number | null) => (ms === null ? '' : ` in ${(ms / 1000).toFixed(1)} s`);
+  switch (setup.state) {
+    case 'installing':
+      return `Setup:${what}, running for ${(Math.max(0, now - (setup.startedAt ?? now)) / 1000).toFixed(0)} s`;
+    case 'ready':
+      return `Setup:${what}, ${setup.reused ? 'reused' : 'installed'} ${((setup.bytes ?? 0) / 1e6).toFixed(1)} MB${took(setup.durationMs)}`;
+    case 'failed':
+      return `Setup FAILED${took(setup.durationMs)}:${what}: ${oneLine(setup.reason ?? '', 400)}`;
+    case 'skipped':
+      return `Setup: none (${oneLine(setup.reason ?? '', 200)})`;
+  }
+}
+
 function sandboxLine(sandbox: SandboxStatus): string {
   const requests = sandbox.networkAllowed + sandbox.networkRefused === 0 ? '' : ` (${count(sandbox.networkAllowed)} request(s) allowed, ${count(sandbox.networkRefused)} refused)`;
   if (sandbox.method === 'none') return 'Sandbox: none: commands ran unconfined, as asked';

@@ -3,7 +3,7 @@ import type { AgentRole } from '../../events/event-fields.js';
 import { handoffStatusSchema, isFalseClaim } from '../../events/handoff.js';
 import type { TaskStatus } from '../../store/tasks/task-store.js';
 import { createGreenHealthFold, type GreenHealth } from '../green-health.js';
-import type { AcceptanceStatus, AgentState, AgentStatus, BudgetEvent, GreenStatus, RunStatus, RunStatusContext, SalvagedWorkStatus, SandboxStatus, TrunkRewriteStatus, UserAndon } from './types.js';
+import type { AcceptanceStatus, AgentState, AgentStatus, BudgetEvent, GreenStatus, RunStatus, RunStatusContext, SalvagedWorkStatus, SandboxStatus, SetupStatus, TrunkRewriteStatus, UserAndon } from './types.js';
 
 export interface RunStatusFoldOptions {
   /** Fold only this run. Without it the fold follows the run started last, starting over at each `run.started`. */
@@ -92,6 +92,8 @@ function emptyTotals(): Totals {
   };
 }
 
+const NO_SETUP: SetupStatus = { state: 'skipped', command: null, registry: null, startedAt: null, durationMs: null, bytes: null, reused: false, reason: null };
+
 export function createRunStatusFold(options: RunStatusFoldOptions = {}): RunStatusFold {
   const followsLatest = options.runId === undefined;
   let runId: string | null = options.runId ?? null;
@@ -103,6 +105,7 @@ export function createRunStatusFold(options: RunStatusFoldOptions = {}): RunStat
   let workers: number | null = null;
   let budget: BudgetRecord | null = null;
   let sandbox: { -readonly [K in keyof SandboxStatus]: SandboxStatus[K] } | null = null;
+  let setup: SetupStatus | null = null;
   // The latest verdict per task: checks run again after a restart replace the earlier ones.
   let verdicts = new Map<string, 'passed' | 'failed' | 'not-run' | 'false-claim'>();
   let salvaged: SalvagedWorkStatus[] = [];
@@ -133,6 +136,7 @@ export function createRunStatusFold(options: RunStatusFoldOptions = {}): RunStat
     workers = null;
     budget = null;
     sandbox = null;
+    setup = null;
     verdicts = new Map();
     salvaged = [];
     trunkRewrites = [];
@@ -253,6 +257,23 @@ export function createRunStatusFold(options: RunStatusFoldOptions = {}): RunStat
         else if (event.data.paused) paused.add(event.data.taskId);
         else paused.delete(event.data.taskId);
         return;
+      case 'dependencies.installing':
+        if (event.data.elapsedMs === 0 || setup?.state !== 'installing') {
+          setup = { ...NO_SETUP, state: 'installing', command: event.data.command, registry: event.data.registry, startedAt: event.ts - event.data.elapsedMs };
+        }
+        return;
+      case 'dependencies.prepared': {
+        const { command, registry } = setup?.state === 'installing' ? setup : { command: event.data.command ?? null, registry: null };
+        setup = { ...NO_SETUP, state: 'ready', command, registry, startedAt: setup?.startedAt ?? null, durationMs: event.data.durationMs, bytes: event.data.bytes, reused: event.data.reused };
+        return;
+      }
+      case 'dependencies.failed':
+        setup = { ...NO_SETUP, ...(setup ?? {}), state: 'failed', durationMs: event.data.durationMs, reason: event.data.error };
+        return;
+      case 'dependencies.skipped':
+        // A workspace that could not take the layer records a skip too; the run's setup stands.
+        if (setup === null || setup.state === 'installing') setup = { ...NO_SETUP, state: 'skipped', reason: event.data.reason };
+        return;
       case 'sandbox.opened':
         sandbox = { method: event.data.method, network: event.data.network, networkAllowed: 0, networkRefused: 0 };
         return;
@@ -304,8 +325,6 @@ export function createRunStatusFold(options: RunStatusFoldOptions = {}): RunStat
       case 'workspace.created':
       case 'workspace.reopened':
       case 'workspace.removed':
-      case 'dependencies.prepared':
-      case 'dependencies.skipped':
       case 'dependencies.linked':
       case 'dependencies.collected':
       case 'workspace.method-chosen':
@@ -392,6 +411,7 @@ export function createRunStatusFold(options: RunStatusFoldOptions = {}): RunStat
               exhausted: [...budget.exhausted],
             },
       sandbox: sandbox === null ? null : { ...sandbox },
+      setup,
       green: green.active ? greenStatusOf(green.result()) : null,
       salvaged: [...salvaged],
       trunkRewrites: [...trunkRewrites],

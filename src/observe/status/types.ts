@@ -102,6 +102,8 @@ export interface RunStatus {
   readonly budget: BudgetStatus | null;
   /** How the run confined its agents' commands; null for a run that recorded none. */
   readonly sandbox: SandboxStatus | null;
+  /** The run's latest setup (its dependency install); null for a run that recorded none. */
+  readonly setup: SetupStatus | null;
   /** The green branch and main's health; null when the run recorded no green event and its settings have no green loop. */
   readonly green: GreenStatus | null;
   /** Work of workspaces removed before it landed, kept under refs of colony's own, in the order it was salvaged. */
@@ -145,6 +147,25 @@ export interface AcceptanceStatus {
   readonly failed: number;
   readonly notRun: number;
   readonly falseClaims: number;
+}
+
+/**
+ * The run's setup as it stands: `installing` since `startedAt`, `ready` (installed or reused),
+ * `failed` (the run stopped before any agent) or `skipped` (no install, with why).
+ */
+export interface SetupStatus {
+  readonly state: 'installing' | 'ready' | 'failed' | 'skipped';
+  /** The install's command; null when none ran (a reused layer recorded before commands were, or a skip). */
+  readonly command: string | null;
+  readonly registry: string | null;
+  /** When the install started (the event's time), or null when none ran. */
+  readonly startedAt: number | null;
+  /** How long it took, once it ended. */
+  readonly durationMs: number | null;
+  readonly bytes: number | null;
+  readonly reused: boolean;
+  /** Why it failed or was skipped. */
+  readonly reason: string | null;
 }
 
 /** The run's sandbox: its method, its network policy, and what its egress proxy decided. */

@@ -87,10 +87,21 @@ export function describeEvent(event: ColonyEvent): string {
       return `workspace ${event.data.branch} taken up again at ${event.data.path}${event.data.clearedLocks.length === 0 ? '' : ` (cleared ${event.data.clearedLocks.length} stale git lock(s))`}`;
     case 'workspace.removed':
       return event.data.kept ? `workspace kept at ${event.data.path}` : 'workspace removed';
-    case 'dependencies.prepared':
-      return `dependencies ${event.data.reused ? 'reused' : 'installed'}: ${megabytes(event.data.bytes)} in ${seconds(event.data.durationMs)} (${event.data.key.slice(0, 12)})`;
+    case 'dependencies.installing': {
+      const { command, registry, packages, elapsedMs } = event.data;
+      if (elapsedMs > 0) return `setting up: ${command} still running (${seconds(elapsedMs)})`;
+      const counted = packages === null ? '' : ` (${packages} package${packages === 1 ? '' : 's'})`;
+      return `setting up: ${command}${registry === null ? '' : ` from ${registry}`}${counted}`;
+    }
+    case 'dependencies.prepared': {
+      const how = event.data.command === undefined ? '' : ` by ${event.data.command}`;
+      return `dependencies ${event.data.reused ? 'reused' : 'installed'}${event.data.reused ? '' : how}: ${megabytes(event.data.bytes)} in ${seconds(event.data.durationMs)} (${event.data.key.slice(0, 12)})`;
+    }
+    case 'dependencies.failed':
+      // Whole: the install's own words are what says why.
+      return `setup failed after ${seconds(event.data.durationMs)}: ${oneLine(event.data.error, 2_400)}`;
     case 'dependencies.skipped':
-      return `no shared dependencies: ${oneLine(event.data.reason)}`;
+      return `no shared dependencies: ${oneLine(event.data.reason, 400)}`;
     case 'dependencies.linked':
       return `dependencies linked: ${event.data.files} file(s) in ${seconds(event.data.durationMs)}`;
     case 'dependencies.collected': {

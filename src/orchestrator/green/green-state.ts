@@ -80,9 +80,3 @@ export function goalAsItStands(events: EventStore, tasks: TaskQueue, runId: stri
   const edited = events.read({ runId, types: ['goal.changed'] }).findLast((event) => event.type === 'goal.changed' && event.data.goal !== undefined);
   return (edited?.type === 'goal.changed' ? edited.data.goal : undefined) ?? tasks.getTask(rootTaskId)?.body ?? '';
 }
-
-/** The shared dependency install a run prepared, if it is still on disk; null otherwise. */
-export function runDependencyLayer(events: EventStore, runId: string, exists: (path: string) => boolean): string | null {
-  const prepared = events.read({ runId, types: ['dependencies.prepared'] }).findLast((event) => event.type === 'dependencies.prepared');
-  return prepared?.type === 'dependencies.prepared' && exists(prepared.data.layerDir) ? prepared.data.layerDir : null;
-}

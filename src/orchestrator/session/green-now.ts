@@ -13,7 +13,9 @@ import { recordedTrunk } from '../../workspace/checkout/trunk-branch.js';
 import { withSessionCommands } from './session-commands.js';
 import { eventsDatabasePath, viewsDirOf } from '../setup/state-directory.js';
 import { Wakeups } from '../wakeups.js';
-import { goalAsItStands, runDependencyLayer, runGreenBase } from '../green/green-state.js';
+import { goalAsItStands, runGreenBase } from '../green/green-state.js';
+import { prepareSharedDependencies } from '../setup/shared-dependencies.js';
+import { sandboxedInstall } from '../setup/sandboxed-install.js';
 
 export interface GreenNowOptions {
   readonly repoDir: string;
@@ -46,8 +48,9 @@ export type GreenNowResult =
  * `colony green --now` while no run goes: the release snapshot of main, taken in this process.
  * It checks main's latest commit in a view, moves the green branch forward when it passes, and
  * bisects a failure to the commits that brought it, as the run's loop does; it is recorded in
- * the state directory's latest run, whose settings (sandbox, check, branch) it takes. The
- * user's checkout and tree are left alone. A running run is asked instead (see the CLI).
+ * the state directory's latest run, whose settings (sandbox, check, branch, setup) it takes,
+ * with the dependencies of main's commit installed as the workers have them. The user's
+ * checkout and tree are left alone. A running run is asked instead (see the CLI).
  */
 export async function runGreenNow(options: GreenNowOptions): Promise<GreenNowResult> {
   const session = await lockSession(options.repoDir, options.stateDir);
@@ -82,6 +85,21 @@ export async function runGreenNow(options: GreenNowOptions): Promise<GreenNowRes
       const logRunId = last.runId;
       const outcome = await withSessionCommands(session, last.settings?.sandbox, async ({ commands }) => {
         const system = createAgentRecorder(events, logRunId, 'system', () => undefined);
+        // The environment the run's workers have, for main as it is now: made here when main's dependencies changed since.
+        const dependencies = await prepareSharedDependencies({
+          repo,
+          commit: mainCommit,
+          stateDir,
+          enabled: last.settings?.sharedDependencies ?? true,
+          setup: last.settings?.setup ?? null,
+          runInstall: sandboxedInstall(commands),
+          record: system.record,
+          signal: options.signal,
+        });
+        if (!dependencies.ok) {
+          system.flush();
+          return { ok: false as const, error: `the setup failed, so main cannot be checked as the workers would: ${dependencies.error}\nTo fix it: ${dependencies.fix}.` };
+        }
         const loop = await startGreenLoop({
           runId: logRunId,
           repo,
@@ -90,7 +108,7 @@ export async function runGreenNow(options: GreenNowOptions): Promise<GreenNowRes
           rootTaskId: last.rootTaskId ?? '',
           viewsDir: viewsDirOf(stateDir),
           commands,
-          dependencyLayer: runDependencyLayer(events, logRunId, existsSync),
+          dependencyLayer: dependencies.layerDir,
           prompts: loaded.prompts,
           settings,
           record: system.record,

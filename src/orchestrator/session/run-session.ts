@@ -1,5 +1,3 @@
-import { mkdirSync, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
 import { closeRepositoryObjects } from '../../workspace/git/repository-objects.js';
 import type { ColonyEvent, EventBody, EventData } from '../../events/event-types.js';
 import type { Handoff } from '../../events/handoff.js';
@@ -31,12 +29,13 @@ import { defaultBisectParallel } from '../green/green-settings.js';
 import type { RunContext } from '../context/run-context.js';
 import { createWorkInFlight } from '../in-flight/work-in-flight.js';
 import { loadPromptSet, type PromptSet } from '../prompts/prompt-set.js';
+import { keepInlineGoal, recordedGoalOf, type GoalGiven } from './inline-goal.js';
 import { dirtyCheckoutProblem, prepareSession, type PreparedSession } from './session-prelude.js';
 import { chooseTrunk, defaultGreenBranch, dropUnusedTrunk, makeTrunk, type ChosenTrunk } from '../../workspace/checkout/trunk-branch.js';
 import { onTrunk, type Repository } from '../../workspace/git/repository.js';
 import { prepareSharedDependencies } from '../setup/shared-dependencies.js';
 import { sandboxedInstall } from '../setup/sandboxed-install.js';
-import { eventsDatabasePath, goalsDirOf, viewsDirOf, workspacesDirOf } from '../setup/state-directory.js';
+import { eventsDatabasePath, viewsDirOf, workspacesDirOf } from '../setup/state-directory.js';
 import { startSteering } from './run-steering.js';
 import { createRunControls, workerLimitFromLog } from '../steering/run-controls.js';
 import { runTasks } from '../runner/task-runner.js';
@@ -82,15 +81,11 @@ export interface RunSessionOptions {
   readonly bisectParallel?: number | undefined;
 }
 
-/**
- * The goal: a file, or text given inline (`colony run --goal "..."`), which colony writes to a
- * file in the state directory (`goals/<run>.md`) and records as the run's goal file, so the
- * run reads the same on `colony resume`, and editing that file steers it like any goal file.
- */
-export type GoalGiven = { readonly goalPath: string } | { readonly goalText: string };
+export type { GoalGiven } from './inline-goal.js';
 
 export type RunSessionResult =
-  | { readonly ok: false; readonly error: string }
+  /** Refused before it started; `failed` when it started and could not go on (its setup failed): exit 1, not a usage error. */
+  | { readonly ok: false; readonly error: string; readonly failed?: true }
   | {
       readonly ok: true;
       readonly runId: string;
@@ -261,15 +256,26 @@ export async function driveRun(drive: DriveRunOptions): Promise<RunSessionResult
     late.attach(system.record);
     // The install below can take minutes; the run's start is on disk before it.
     await disk.flush(signal);
-    const dependencyLayer = await prepareSharedDependencies({
+    const dependencies = await prepareSharedDependencies({
       repo,
       commit: startCommit,
       stateDir,
       enabled: start.settings.sharedDependencies,
+      setup: start.settings.setup,
       runInstall: sandboxedInstall(commands),
       record: system.record,
       signal,
     });
+    if (!dependencies.ok) {
+      await trunkKeeper.finish();
+      // No agent ran: a new run leaves no branch behind and ends failed (the next `colony run`
+      // starts afresh from the fixed commit); a resumed one stays resumable.
+      if (start.kind === 'new') await dropUnusedTrunk(start.trunk);
+      system.record({ type: 'run.ended', data: { status: start.kind === 'new' ? 'failed' : 'stopped', durationMs: Date.now() - start.startedAt } });
+      system.flush();
+      return { ok: false, failed: true, error: `the setup failed before any agent started: ${dependencies.error}\nTo fix it: ${dependencies.fix}.` };
+    }
+    const dependencyLayer = dependencies.layerDir;
     const diskCapBytes = start.settings.workspaceDiskCapBytes ?? (await defaultDiskCapBytes(stateDir));
     const workspaces = await startWorkspaces({
       repo,
@@ -465,24 +471,6 @@ function settingsOf(options: RunSessionOptions, goal: Pick<RunSettings, 'goalPat
   const given = options.settings;
   const green = { ...given.green, branch: given.green?.branch ?? defaultGreenBranch(repo) };
   return resolveRunSettings({ ...given, ...goal, trunk: repo.mainBranch, green, workerModel: options.workerModel.spec, plannerModel: options.plannerModel.spec });
-}
-
-/** The goal file a run records: the one given, or a new file in the state directory for an inline goal. */
-function recordedGoalOf(given: GoalGiven, stateDir: string): Pick<RunSettings, 'goalPath' | 'goalSource'> {
-  if ('goalPath' in given) return { goalPath: given.goalPath, goalSource: 'file' };
-  return { goalPath: join(goalsDirOf(stateDir), `${newShortId('goal')}.md`), goalSource: 'inline' };
-}
-
-/** Writes an inline goal to the file the run records it at; nothing to do for a goal file. */
-function keepInlineGoal(given: GoalGiven, path: string): { readonly ok: true } | { readonly ok: false; readonly error: string } {
-  if (!('goalText' in given)) return { ok: true };
-  try {
-    mkdirSync(dirname(path), { recursive: true });
-    writeFileSync(path, given.goalText, { flag: 'wx' });
-  } catch (error) {
-    return { ok: false, error: `colony could not keep the goal given with --goal in ${path}: ${errorMessage(error)}` };
-  }
-  return { ok: true };
 }
 
 /** The run's budget ledger; none when no limit was set. */

@@ -20,6 +20,7 @@ import { chooseTrunk, dropUnusedTrunk, makeTrunk, type ChosenTrunk } from '../..
 import { trunkRecord } from './run-session.js';
 import { landsOnCheckout, onTrunk } from '../../workspace/git/repository.js';
 import { prepareSharedDependencies } from '../setup/shared-dependencies.js';
+import type { SetupCommand } from '../../workspace/dependencies/setup-command-inputs.js';
 import { sandboxedInstall } from '../setup/sandboxed-install.js';
 import { eventsDatabasePath, viewsDirOf, workspacesDirOf } from '../setup/state-directory.js';
 import type { SalvagedWork } from '../setup/workspace-reclaim.js';
@@ -42,6 +43,8 @@ export interface WorkSessionOptions {
   readonly trunk?: string | undefined;
   /** Install main's npm dependencies once and link them into the worker's workspace; true when not given. */
   readonly sharedDependencies?: boolean;
+  /** The project's own setup, in place of npm's install; none when absent. */
+  readonly setup?: SetupCommand | null;
   /** How the workspace is made; `auto` (the default) takes an overlay mount where it works. */
   readonly workspaces?: WorkspaceMethodChoice;
   /** How the worker's commands are confined; bubblewrap with no network when absent. */
@@ -53,7 +56,8 @@ export interface WorkSessionOptions {
 }
 
 export type WorkSessionResult =
-  | { readonly ok: false; readonly error: string }
+  /** Refused before it started; `failed` when it started and could not go on (its setup failed). */
+  | { readonly ok: false; readonly error: string; readonly failed?: true }
   | {
       readonly ok: true;
       readonly runId: string;
@@ -139,15 +143,23 @@ async function runInRepository(
     record({ type: 'run.started', data: { mode: 'work', repo: repo.root, model: options.model.spec, title: task.title, trunk: trunkRecord(repo, trunk) } });
     record({ type: 'prompts.loaded', data: { overridden: prompts.overridden.map((override) => ({ ...override })) } });
     late.attach(record);
-    const dependencyLayer = await prepareSharedDependencies({
+    const dependencies = await prepareSharedDependencies({
       repo,
       commit: startCommit,
       stateDir,
       enabled: options.sharedDependencies !== false,
+      setup: options.setup ?? null,
       runInstall: sandboxedInstall(commands),
       record,
       ...(options.signal === undefined ? {} : { signal: options.signal }),
     });
+    if (!dependencies.ok) {
+      await checkout?.finish();
+      record({ type: 'run.ended', data: { status: 'failed', durationMs: Date.now() - started } });
+      await dropUnusedTrunk(trunk);
+      return { ok: false, failed: true, error: `the setup failed before the worker started: ${dependencies.error}\nTo fix it: ${dependencies.fix}.` };
+    }
+    const dependencyLayer = dependencies.layerDir;
     // One worker, one workspace: a disk cap would have nothing to hold back.
     const workspaces = await startWorkspaces({ repo, stateDir, lock: session.stateLock, chosen, record, diskCapBytes: null });
     if (!workspaces.ok) {

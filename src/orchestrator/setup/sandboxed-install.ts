@@ -1,7 +1,6 @@
 import { chmod } from 'node:fs/promises';
 import { type RunInstall } from '../../workspace/dependencies/npm-install.js';
 import type { CommandRunners } from './command-sandbox.js';
-import { shellWord } from '../../errors/shell-word.js';
 
 const OUTPUT_TAIL_CHARS = 2_000;
 
@@ -26,7 +25,7 @@ export function sandboxedInstall(commands: CommandRunners): RunInstall {
       await chmod(request.dir, 0o2770);
     }
     const environment = Object.fromEntries(Object.entries(request.environment).filter(([name, value]) => keptInSandbox(name, value)));
-    const command = ['npm', ...request.args].map(shellWord).join(' ');
+    const command = request.command;
     const result = await commands.forInstall(request.dir)({
       command,
       cwd: request.dir,

@@ -45,9 +45,12 @@ export function Header({ view, width, mode, hideEnded = false }: HeaderProps) {
   const alerts = [
     ...(status.userAndon === null ? [] : [`PAUSED (andon): ${status.userAndon.reason}`]),
     ...(rewrites === 0 ? [] : [`TRUNK REWRITTEN by someone else (${rewrites})`]),
+    ...(status.setup?.state === 'failed' ? ['SETUP FAILED: see colony status'] : []),
   ];
   const andon = alerts.length === 0 ? null : alerts.join(' · ');
   const now = status.run.startedAt + status.run.durationMs;
+  // While the setup installs, no agent has started: the second line says what runs instead.
+  const setup = status.setup?.state === 'installing' ? `setting up: ${status.setup.command ?? ''}${status.setup.registry === null ? '' : ` from ${status.setup.registry}`} · ${shortDuration(now - (status.setup.startedAt ?? now))}` : null;
   const first = `colony ${status.run.id} ${status.run.state} ${shortDuration(status.run.durationMs)} ·  · ${mode}`;
   const andonWidth = andon === null ? 0 : andon.length + 3;
   const health = status.green === null ? null : mainHealthOf(status.green, now, width - first.length - TITLE_MIN - andonWidth);
@@ -66,10 +69,16 @@ export function Header({ view, width, mode, hideEnded = false }: HeaderProps) {
         {andon === null ? '' : ' · '}
         {andon === null ? null : <Text {...paint('red')} bold>{andon}</Text>}
       </Text>
-      <Text wrap="truncate">
-        agents {agents.length}: {count('running')} running {count('waiting')} waiting {ended} ended{hideEnded ? ' (hidden)' : ''} · workers {workersAtWork}
-        {limit} · {shortNumber(status.tokens.total)} tok{cached} {cost}
-      </Text>
+      {setup === null ? (
+        <Text wrap="truncate">
+          agents {agents.length}: {count('running')} running {count('waiting')} waiting {ended} ended{hideEnded ? ' (hidden)' : ''} · workers {workersAtWork}
+          {limit} · {shortNumber(status.tokens.total)} tok{cached} {cost}
+        </Text>
+      ) : (
+        <Text wrap="truncate" {...paint('yellow')}>
+          {setup}
+        </Text>
+      )}
       <Text wrap="truncate">{tasksLine(view, now, width)}</Text>
       <Text wrap="truncate">{throughputLine(view, now, width)}</Text>
       <Text dimColor>{'─'.repeat(Math.max(0, width))}</Text>

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { prepareDependencyLayer, type DependencyLayer } from './dependency-cache.js';
-import { installEnvironment, runNpm, type InstallRequest, type RunInstall } from './npm-install.js';
+import { installEnvironment, NPM_INSTALL_COMMAND, runInstallCommand, type InstallRequest, type RunInstall } from './npm-install.js';
 import { createNodeProject, type NodeProject } from '../testing/node-project.js';
 
 const execFileAsync = promisify(execFile);
@@ -42,7 +42,7 @@ function countingInstall(): { readonly runInstall: RunInstall; readonly requests
     requests,
     runInstall: (request) => {
       requests.push(request);
-      return runNpm(request);
+      return runInstallCommand(request);
     },
   };
 }
@@ -112,7 +112,7 @@ describe('prepareDependencyLayer', { timeout: TIMEOUT_MS }, () => {
     const bothInstalled = new Promise<void>((resolve) => (release = resolve));
     const runInstall: RunInstall = async (request) => {
       requests.push(request);
-      const result = await runNpm(request);
+      const result = await runInstallCommand(request);
       if (requests.length === 2) release();
       // Neither renames its install into place before both have one.
       await bothInstalled;
@@ -150,11 +150,49 @@ describe('prepareDependencyLayer', { timeout: TIMEOUT_MS }, () => {
     const layer = await prepareDependencyLayer(project.repo, { cacheDir, commit: broken });
     expect(layer.ok).toBe(false);
     if (layer.ok) return;
+    expect(layer.stopsRun).toBe(true);
     expect(layer.error).toMatch(/npm could not install/);
     // npm's own words about the archive it could not read.
     expect(layer.error).toMatch(/TAR_BAD_ARCHIVE/);
     expect(await layerFolders(cacheDir)).toEqual([]);
     expect(await readdir(join(cacheDir, '.staging'))).toEqual([]);
+  });
+
+  it("runs a project's own setup once per hash of its inputs, keeping what it made beside them", async () => {
+    const install = countingInstall();
+    const setup = { command: 'mkdir .venv && wc -c < package.json > .venv/manifest-bytes && echo changed >> package.json', inputs: ['package.json', 'deps'] };
+    const first = expectLayer(await prepareDependencyLayer(project.repo, { cacheDir, commit: project.commit, setup, runInstall: install.runInstall }));
+    expect(first.reused).toBe(false);
+    // What it made, not its inputs nor the input it changed.
+    expect(await readdir(first.layerDir)).toEqual(['.venv']);
+    const manifest = await readFile(join(project.temporary.root, 'package.json'), 'utf8');
+    expect((await readFile(join(first.layerDir, '.venv/manifest-bytes'), 'utf8')).trim()).toBe(String(Buffer.byteLength(manifest)));
+    expect(install.requests.map((request) => request.command)).toEqual([setup.command]);
+    expect(await readdir(join(cacheDir, '.staging'))).toEqual([]);
+
+    const again = expectLayer(await prepareDependencyLayer(project.repo, { cacheDir, commit: project.commit, setup, runInstall: install.runInstall }));
+    expect(again).toEqual({ ...first, reused: true });
+    expect(install.requests).toHaveLength(1);
+
+    // A file outside the inputs leaves the key alone; a change to an input makes a new layer.
+    await writeFile(join(project.temporary.root, 'README.md'), 'words\n');
+    const unrelated = await project.temporary.commitAll('Add a readme');
+    expect(expectLayer(await prepareDependencyLayer(project.repo, { cacheDir, commit: unrelated, setup, runInstall: install.runInstall })).key).toBe(first.key);
+    await writeFile(join(project.temporary.root, 'package.json'), manifest.replace('"1.0.0"', '"1.0.1"'));
+    const changed = await project.temporary.commitAll('Bump the version');
+    const next = expectLayer(await prepareDependencyLayer(project.repo, { cacheDir, commit: changed, setup, runInstall: install.runInstall }));
+    expect(next.key).not.toBe(first.key);
+    expect(install.requests).toHaveLength(2);
+  });
+
+  it("stops the run for a setup whose input is missing, that fails, or that makes nothing", async () => {
+    const missing = await prepareDependencyLayer(project.repo, { cacheDir, commit: project.commit, setup: { command: 'true', inputs: ['uv.lock'] } });
+    expect(missing).toEqual({ ok: false, stopsRun: true, error: expect.stringMatching(/^setup-inputs names uv\.lock, which is not in commit [0-9a-f]{12}/) });
+    const failing = await prepareDependencyLayer(project.repo, { cacheDir, commit: project.commit, setup: { command: 'echo "no such index" >&2; exit 3', inputs: ['package.json'] } });
+    expect(failing).toEqual({ ok: false, stopsRun: true, error: expect.stringMatching(/^the setup command failed at [0-9a-f]{12}: .*exit 3.*no such index/s) });
+    const idle = await prepareDependencyLayer(project.repo, { cacheDir, commit: project.commit, setup: { command: 'true', inputs: ['package.json'] } });
+    expect(idle).toEqual({ ok: false, stopsRun: true, error: expect.stringMatching(/made nothing beside its inputs/) });
+    expect(await layerFolders(cacheDir)).toEqual([]);
   });
 
   it('installs a package without a lockfile from package.json alone, once per package.json, writing nothing into the repository', async () => {
@@ -165,7 +203,7 @@ describe('prepareDependencyLayer', { timeout: TIMEOUT_MS }, () => {
     const commit = await project.temporary.commitAll('Depend on is-number, with no lockfile');
     const install = countingInstall();
     const layer = expectLayer(await prepareDependencyLayer(project.repo, { cacheDir, commit, runInstall: install.runInstall }));
-    expect(install.requests.map((request) => request.args[0])).toEqual(['install']);
+    expect(install.requests.map((request) => request.command)).toEqual([NPM_INSTALL_COMMAND]);
     const installed = JSON.parse(await readFile(join(layer.layerDir, 'node_modules/is-number/package.json'), 'utf8')) as { version: string };
     expect(installed.version).toMatch(/^7\./);
     // What npm resolved stays with the layer, as node_modules/.package-lock.json.
@@ -184,14 +222,14 @@ describe('prepareDependencyLayer', { timeout: TIMEOUT_MS }, () => {
     await project.temporary.git(['rm', '--quiet', 'package-lock.json']);
     const commit = await project.temporary.commitAll('Drop the lockfile');
     const layer = await prepareDependencyLayer(project.repo, { cacheDir, commit });
-    expect(layer).toEqual({ ok: false, error: expect.stringMatching(/installs x from file:\.\/deps\/x-1\.0\.0\.tgz.*commit a package-lock\.json/) });
+    expect(layer).toEqual({ ok: false, stopsRun: false, error: expect.stringMatching(/installs x from file:\.\/deps\/x-1\.0\.0\.tgz.*commit a package-lock\.json/) });
   });
 
   it('says why there is no layer for a repository without package.json', async () => {
     await project.temporary.git(['rm', '--quiet', 'package.json', 'package-lock.json']);
     const commit = await project.temporary.commitAll('Not a node project');
     const layer = await prepareDependencyLayer(project.repo, { cacheDir, commit });
-    expect(layer).toEqual({ ok: false, error: 'the repository has no package.json at its root' });
+    expect(layer).toEqual({ ok: false, stopsRun: false, error: 'the repository has no package.json at its root' });
   });
 
   it('reads the commit, not the checkout', async () => {

@@ -1,9 +1,10 @@
 import { withdrawSharedWrite } from '../files/group-access.js';
-import { mkdir, mkdtemp, rename, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, rename, rm } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
-import { readDependencyInputs, writeInputFiles, type DependencyInputs } from './dependency-inputs.js';
+import { readDependencyInputs, writeInputFiles, type DependencyInputs, type SetupPlan } from './dependency-inputs.js';
 import { discard, measureTree, readSeal, sameSeal, sealTree, STAGING_DIR, touchLastUsed, writeSeal } from './dependency-layer-records.js';
-import { installEnvironment, runNpm, type RunInstall } from './npm-install.js';
+import { installEnvironment, runInstallCommand, type RunInstall } from './npm-install.js';
+import { readSetupCommandInputs, type SetupCommand } from './setup-command-inputs.js';
 import { isDirectory, pathExists } from '../files/path-exists.js';
 import type { Repository } from '../git/repository.js';
 import { errorMessage } from '../../errors/error-message.js';
@@ -16,8 +17,12 @@ export interface PrepareDependencyLayerOptions {
   readonly cacheDir: string;
   /** The commit whose package.json and lockfile are installed; read from git, not from a checkout. */
   readonly commit: string;
-  /** Runs the install; the real npm when not given. */
+  /** The project's own setup, which takes the place of the npm install; null or absent for npm's. */
+  readonly setup?: SetupCommand | null;
+  /** Runs the install, unconfined (`runInstallCommand`) when not given. */
   readonly runInstall?: RunInstall;
+  /** Told just before an install starts, so a caller can say what runs; not called when a layer is reused. */
+  readonly onInstall?: (plan: SetupPlan) => void;
   readonly signal?: AbortSignal;
   /** How long the install may take; 10 minutes when not given. */
   readonly timeoutMs?: number;
@@ -26,13 +31,15 @@ export interface PrepareDependencyLayerOptions {
 }
 
 /**
- * A prepared layer, or why there is none. `layerDir` holds exactly `node_modules/`; `reused`
- * says the layer existed already (or another caller made it meanwhile) and no install ran for
- * this call; `bytes` is the size of the files in it.
+ * A prepared layer, or why there is none. `layerDir` holds `node_modules/`, or what a project's
+ * own setup made; `reused` says the layer existed already (or another caller made it meanwhile)
+ * and no install ran for this call; `bytes` is the size of the files in it. A failure with
+ * `stopsRun` is one the run must not go on without (the install failed, the user's setup is
+ * wrong); without it, colony has no install for the repository and workers do without.
  */
 export type DependencyLayer =
-  | { readonly ok: true; readonly layerDir: string; readonly key: string; readonly reused: boolean; readonly bytes: number }
-  | { readonly ok: false; readonly error: string };
+  | { readonly ok: true; readonly layerDir: string; readonly key: string; readonly reused: boolean; readonly bytes: number; readonly plan: SetupPlan }
+  | { readonly ok: false; readonly error: string; readonly stopsRun: boolean };
 
 const DEFAULT_TIMEOUT_MS = 10 * 60_000;
 
@@ -40,25 +47,27 @@ const DEFAULT_TIMEOUT_MS = 10 * 60_000;
 const inProgress = new Map<string, Promise<DependencyLayer>>();
 
 /**
- * Makes sure the dependencies of the repository's root npm package at `options.commit` are
- * installed once in `<cacheDir>/<key>/node_modules`, and says where. The key covers
- * package.json, the lockfile, `.npmrc`, node's major version and the platform, so a layer is
- * reused exactly when an install would produce the same tree.
+ * Makes sure the dependencies of the repository's root npm package at `options.commit` (or
+ * what the project's own `setup` makes) are installed once in `<cacheDir>/<key>/`, and says
+ * where. The key covers package.json, the lockfile, `.npmrc`, node's major version and the
+ * platform (for a `setup`: the command and every input file), so a layer is reused exactly
+ * when an install would produce the same tree.
  *
- * The install (`npm ci --ignore-scripts --no-audit --no-fund`, or `npm install` with the same
- * flags for a package without a lockfile, with an allow-listed
+ * The install (`npm ci --ignore-scripts --no-audit --no-fund`, `npm install` with the same
+ * flags for a package without a lockfile, or the `setup` command, with an allow-listed
  * environment and a timeout) runs in a private staging folder holding only the install's
  * inputs, and its result appears under the key with one rename, so no caller ever sees half
  * a layer. Two processes installing the same key both install; the first rename wins and the
  * other uses the winner's layer. Callers in one process share one install.
  *
- * Never throws: a repository without an npm lockfile, a failed install (with the tail of npm's
- * output), a full disk, all come back as `{ ok: false, error }`, and the run goes on without
- * a layer.
+ * Never throws: a repository colony has no install for comes back as `{ ok: false }` that does
+ * not stop the run; a failed install (with the tail of its output), wrong setup inputs or a
+ * full disk come back as `{ ok: false, stopsRun: true }`.
  */
 export async function prepareDependencyLayer(repo: Repository, options: PrepareDependencyLayerOptions): Promise<DependencyLayer> {
-  if (options.signal?.aborted === true) return { ok: false, error: 'the preparation was cancelled' };
-  const inputs = await readDependencyInputs(repo, options.commit);
+  if (options.signal?.aborted === true) return { ok: false, error: 'the preparation was cancelled', stopsRun: true };
+  const setup = options.setup ?? null;
+  const inputs = setup === null ? await readDependencyInputs(repo, options.commit) : await readSetupCommandInputs(repo, options.commit, setup);
   if (!inputs.ok) return inputs;
   const cacheDir = resolve(options.cacheDir);
   const layerDir = join(cacheDir, inputs.key);
@@ -72,15 +81,15 @@ export async function prepareDependencyLayer(repo: Repository, options: PrepareD
 async function ensureLayer(
   repo: Repository,
   cacheDir: string,
-  { key, files, args }: Extract<DependencyInputs, { ok: true }>,
+  { key, files, plan }: Extract<DependencyInputs, { ok: true }>,
   options: PrepareDependencyLayerOptions,
 ): Promise<DependencyLayer> {
   const layerDir = join(cacheDir, key);
   const existing = await useExistingLayer(cacheDir, layerDir);
-  if (existing.state === 'usable') return { ok: true, layerDir, key, reused: true, bytes: existing.bytes };
-  if (existing.state === 'broken') return { ok: false, error: existing.reason };
+  if (existing.state === 'usable') return { ok: true, layerDir, key, reused: true, bytes: existing.bytes, plan };
+  if (existing.state === 'broken') return { ok: false, error: existing.reason, stopsRun: true };
 
-  const fail = (reason: string): DependencyLayer => ({ ok: false, error: reason });
+  const fail = (reason: string): DependencyLayer => ({ ok: false, error: reason, stopsRun: true });
   let staging: string;
   try {
     await mkdir(join(cacheDir, STAGING_DIR), { recursive: true });
@@ -92,40 +101,63 @@ async function ensureLayer(
   try {
     const written = await writeInputFiles(repo, files, staging);
     if (written !== null) return fail(`cannot write the install's input files: ${written}`);
-    const runInstall = options.runInstall ?? runNpm;
+    const runInstall = options.runInstall ?? runInstallCommand;
+    options.onInstall?.(plan);
     const installed = await runInstall({
       dir: staging,
-      args,
+      command: plan.command,
       environment: installEnvironment(options.environment ?? process.env),
       timeoutMs: options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
       ...(options.signal === undefined ? {} : { signal: options.signal }),
     });
-    if (!installed.ok) return fail(`npm could not install the dependencies of ${options.commit.slice(0, 12)}: ${installed.error}`);
-    const modules = join(staging, 'node_modules');
-    if (!(await isDirectory(modules))) return fail(`npm ${args[0] ?? ''} reported success but made no node_modules folder`);
-    // Workspaces share these files (hard links, or an overlay's lower layer): no agent may change one in place.
-    await withdrawSharedWrite(modules);
-    const seal = await sealTree(modules);
+    const at = options.commit.slice(0, 12);
+    if (!installed.ok) return fail(plan.keeps === 'node_modules' ? `npm could not install the dependencies of ${at}: ${installed.error}` : `the setup command failed at ${at}: ${installed.error}`);
+    const made = await layerEntries(staging, plan, files);
+    if (!made.ok) return fail(made.error);
     const layer = join(staging, 'layer');
     await mkdir(layer);
-    await rename(modules, join(layer, 'node_modules'));
+    for (const name of made.names) {
+      // Workspaces share these files (hard links, or an overlay's lower layer): no agent may change one in place.
+      await withdrawSharedWrite(join(staging, name));
+      await rename(join(staging, name), join(layer, name));
+    }
+    const seal = await sealTree(layer);
     try {
       await rename(layer, layerDir);
     } catch (error) {
       if (!hasCode(error, 'EEXIST', 'ENOTEMPTY')) throw error;
       // Another process finished the same install first: its layer is as good as this one.
       const winner = await useExistingLayer(cacheDir, layerDir);
-      if (winner.state === 'usable') return { ok: true, layerDir, key, reused: true, bytes: winner.bytes };
+      if (winner.state === 'usable') return { ok: true, layerDir, key, reused: true, bytes: winner.bytes, plan };
       return fail(winner.state === 'broken' ? winner.reason : `another install of ${key} appeared and vanished at ${layerDir}`);
     }
     await writeSeal(layerDir, seal);
     await touchLastUsed(layerDir);
-    return { ok: true, layerDir, key, reused: false, bytes: seal.bytes };
+    return { ok: true, layerDir, key, reused: false, bytes: seal.bytes, plan };
   } catch (error) {
     return fail(`cannot prepare the dependency layer in ${cacheDir}: ${errorMessage(error)}`);
   } finally {
     await rm(staging, { recursive: true, force: true }).catch(() => undefined);
   }
+}
+
+/**
+ * The top-level entries of the staging folder that become the layer: npm's `node_modules/`, or
+ * whatever a project's setup made beside its input files (the files it was given, and any it
+ * changed among them, stay out: the workspace has its own).
+ */
+async function layerEntries(staging: string, plan: SetupPlan, files: readonly { readonly path: string }[]): Promise<{ ok: true; names: string[] } | { ok: false; error: string }> {
+  if (plan.keeps === 'node_modules') {
+    if (await isDirectory(join(staging, 'node_modules'))) return { ok: true, names: ['node_modules'] };
+    return { ok: false, error: `${plan.command} reported success but made no node_modules folder` };
+  }
+  const inputs = new Set(files.map((file) => file.path.split('/')[0]));
+  const names = (await readdir(staging)).filter((name) => !inputs.has(name)).sort();
+  if (names.length > 0) return { ok: true, names };
+  return {
+    ok: false,
+    error: `the setup command \`${plan.command}\` succeeded but made nothing beside its inputs, so there is nothing to share: it must make what the project needs (a .venv, a vendor folder) in the folder it runs in`,
+  };
 }
 
 type ExistingLayer =
@@ -144,7 +176,7 @@ async function useExistingLayer(cacheDir: string, layerDir: string): Promise<Exi
   if (!(await pathExists(layerDir))) return { state: 'absent' };
   let current;
   try {
-    current = await measureTree(join(layerDir, 'node_modules'));
+    current = await measureTree(layerDir);
   } catch {
     current = null;
   }

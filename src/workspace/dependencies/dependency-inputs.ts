@@ -3,7 +3,7 @@ import { rm } from 'node:fs/promises';
 import { join, posix } from 'node:path';
 import { describeFailure, runGit, splitNul } from '../git/git.js';
 import type { Repository } from '../git/repository.js';
-import { NPM_CI_ARGS, NPM_INSTALL_ARGS } from './npm-install.js';
+import { NPM_CI_COMMAND, NPM_INSTALL_COMMAND } from './npm-install.js';
 
 /** A file an install needs, as git stores it in the commit. */
 export interface InstallInputFile {
@@ -13,21 +13,41 @@ export interface InstallInputFile {
 }
 
 /**
+ * How a layer is made: the command, run in a folder holding only the install's input files, and
+ * what of that folder becomes the layer.
+ */
+export interface SetupPlan {
+  /** The shell command line: npm's install, or the project's own `setup`. */
+  readonly command: string;
+  /**
+   * What the layer keeps: npm's `node_modules/`, or (`made`) every top-level entry the command
+   * made beside its inputs (a `.venv/`, a `vendor/`).
+   */
+  readonly keeps: 'node_modules' | 'made';
+  /** The registry the project's own configuration names (`registry=` in `.npmrc`), or null for the package manager's default. */
+  readonly registry: string | null;
+  /** How many packages the inputs ask for (a lockfile's entries, a manifest's dependencies), or null when colony cannot tell. */
+  readonly packages: number | null;
+}
+
+/**
  * What an install of a commit's dependencies depends on, and the key naming its result. `files`
  * are what the install directory must hold: package.json, the lockfile when there is one,
- * `.npmrc` when there is one, and the local tarballs the lockfile installs from. `args` are
- * npm's: `npm ci` over a lockfile, `npm install` without one.
+ * `.npmrc` when there is one, and the local tarballs the lockfile installs from; or the files a
+ * `setup` command names. A repository colony has no install for comes back `{ ok: false }` with
+ * `stopsRun` false (the run goes on without a layer); inputs the user named that are wrong, with
+ * `stopsRun` true.
  */
 export type DependencyInputs =
-  | { readonly ok: true; readonly key: string; readonly files: readonly InstallInputFile[]; readonly args: readonly string[] }
-  | { readonly ok: false; readonly error: string };
+  | { readonly ok: true; readonly key: string; readonly files: readonly InstallInputFile[]; readonly plan: SetupPlan }
+  | { readonly ok: false; readonly error: string; readonly stopsRun: boolean };
 
 /** Bumped when the layout of a layer changes, so no older layer is taken for a newer one. */
 const LAYER_FORMAT = 'colony-dependency-layer/1';
 
 const ROOT_FILES = ['package.json', 'npm-shrinkwrap.json', 'package-lock.json', '.npmrc', 'yarn.lock', 'pnpm-lock.yaml'];
 
-interface TreeEntry {
+export interface TreeEntry {
   readonly mode: string;
   readonly type: string;
   readonly oid: string;
@@ -42,6 +62,13 @@ interface TreeEntry {
  * saying why.
  */
 export async function readDependencyInputs(repo: Repository, commit: string): Promise<DependencyInputs> {
+  const read = await readNpmInputs(repo, commit);
+  return 'error' in read ? { ok: false, error: read.error, stopsRun: false } : read;
+}
+
+type NpmInputs = Extract<DependencyInputs, { ok: true }> | { readonly ok: false; readonly error: string };
+
+async function readNpmInputs(repo: Repository, commit: string): Promise<NpmInputs> {
   const rootEntries = await listTree(repo, commit, ROOT_FILES);
   if (!rootEntries.ok) return rootEntries;
   const entries = rootEntries.entries;
@@ -91,7 +118,7 @@ export async function readDependencyInputs(repo: Repository, commit: string): Pr
     ['.npmrc', npmrcText],
     ...local.paths.map((path): [string, string] => [`file:${path}`, blobEntry(tarballEntries.entries, path)?.oid ?? '']),
   ]);
-  return { ok: true, key, files, args: NPM_CI_ARGS };
+  return { ok: true, key, files, plan: { command: NPM_CI_COMMAND, keeps: 'node_modules', registry: npmrcRegistry(npmrcText), packages: local.packageCount } };
 }
 
 /**
@@ -99,7 +126,7 @@ export async function readDependencyInputs(repo: Repository, commit: string): Pr
  * `npm install`. The versions npm resolves then are kept in the layer, and reused for as long
  * as these two files stay the same, so every workspace of a run gets the same tree.
  */
-async function manifestOnlyInputs(repo: Repository, commit: string, packageEntry: TreeEntry, npmrcEntry: TreeEntry | null): Promise<DependencyInputs> {
+async function manifestOnlyInputs(repo: Repository, commit: string, packageEntry: TreeEntry, npmrcEntry: TreeEntry | null): Promise<NpmInputs> {
   const packageText = await readBlob(repo, packageEntry.oid);
   const npmrcText = npmrcEntry === null ? '' : await readBlob(repo, npmrcEntry.oid);
   if (packageText === null || npmrcText === null) return { ok: false, error: `git could not read package.json or .npmrc at ${commit}` };
@@ -121,7 +148,13 @@ async function manifestOnlyInputs(repo: Repository, commit: string, packageEntry
     ['package.json', packageText],
     ['.npmrc', npmrcText],
   ]);
-  return { ok: true, key, files, args: NPM_INSTALL_ARGS };
+  return { ok: true, key, files, plan: { command: NPM_INSTALL_COMMAND, keeps: 'node_modules', registry: npmrcRegistry(npmrcText), packages: specs.length } };
+}
+
+/** The `registry=` an `.npmrc` sets, or null: npm then uses its default (or `npm_config_registry`). */
+function npmrcRegistry(npmrcText: string): string | null {
+  const line = npmrcText.split(/\r?\n/).find((text) => /^\s*registry\s*=/.test(text));
+  return line === undefined ? null : (line.split('=').slice(1).join('=').trim() || null);
 }
 
 const DEPENDENCY_FIELDS = ['dependencies', 'devDependencies', 'optionalDependencies', 'peerDependencies'] as const;
@@ -132,7 +165,7 @@ function objectField(object: Record<string, unknown>, field: string): Record<str
 }
 
 /** A layer's key: a sha256 over the layout's version, node's major version, the platform and `parts`. */
-function layerKey(parts: readonly (readonly [string, string])[]): string {
+export function layerKey(parts: readonly (readonly [string, string])[]): string {
   const hash = createHash('sha256');
   const part = (name: string, value: string) => hash.update(`${name}\0${value.length}\0${value}\0`);
   part('format', LAYER_FORMAT);
@@ -202,7 +235,7 @@ function localTarballs(
   return { ok: true, paths: [...paths].sort(), packageCount };
 }
 
-async function listTree(
+export async function listTree(
   repo: Repository,
   commit: string,
   paths: readonly string[],

@@ -1,32 +1,32 @@
 import { spawn } from 'node:child_process';
 
-/** One install colony asks for: npm with `args` in `dir`, with exactly `environment`. */
+/** One install colony asks for: a shell command line run in `dir`, with exactly `environment`. */
 export interface InstallRequest {
-  /** A directory holding package.json, the lockfile and whatever local files the lockfile names. */
+  /** A directory holding the install's inputs: package.json and the lockfile, or the files a `setup` command reads. */
   readonly dir: string;
-  /** npm's arguments: `NPM_CI_ARGS` over a lockfile, `NPM_INSTALL_ARGS` without one. */
-  readonly args: readonly string[];
+  /** The command line: `NPM_CI_COMMAND` over a lockfile, `NPM_INSTALL_COMMAND` without one, or the project's `setup`. */
+  readonly command: string;
   /** The whole environment of the install; nothing else of colony's is passed. */
   readonly environment: Readonly<Record<string, string>>;
   readonly timeoutMs: number;
   readonly signal?: AbortSignal;
 }
 
-/** How an install ended. A failure carries the tail of npm's output, which says why. */
+/** How an install ended. A failure carries the tail of the command's output, which says why. */
 export type InstallResult = { readonly ok: true } | { readonly ok: false; readonly error: string };
 
-/** Runs one install. `runNpm` is the real one; tests wrap it to count or inspect calls. */
+/** Runs one install. `runInstallCommand` is the real one; tests wrap it to count or inspect calls. */
 export type RunInstall = (request: InstallRequest) => Promise<InstallResult>;
 
-/** The arguments of an install from a lockfile: no lifecycle scripts, no audit, no funding messages. */
-export const NPM_CI_ARGS: readonly string[] = ['ci', '--ignore-scripts', '--no-audit', '--no-fund'];
+/** An install from a lockfile: no lifecycle scripts, no audit, no funding messages. */
+export const NPM_CI_COMMAND = 'npm ci --ignore-scripts --no-audit --no-fund';
 
 /**
- * The arguments of an install from package.json alone, for a project that commits no lockfile:
+ * An install from package.json alone, for a project that commits no lockfile:
  * npm resolves the versions and writes the lockfile it made into the install folder (and its
  * copy, `node_modules/.package-lock.json`, into the layer), never into the repository.
  */
-export const NPM_INSTALL_ARGS: readonly string[] = ['install', '--ignore-scripts', '--no-audit', '--no-fund'];
+export const NPM_INSTALL_COMMAND = 'npm install --ignore-scripts --no-audit --no-fund';
 
 /**
  * Variables copied from colony's environment. npm needs to find itself and node (PATH), its
@@ -84,15 +84,16 @@ export function installEnvironment(parent: Readonly<Record<string, string | unde
 }
 
 /**
- * Runs npm with `request.args` in `request.dir`. Never throws: a
- * non-zero exit, a timeout, a cancellation or an npm that cannot be started come back as
- * `{ ok: false }` with the reason and the tail of npm's output. npm runs in its own process
- * group, which is killed as a whole when the install times out or is cancelled.
+ * Runs `request.command` with `sh -c` in `request.dir`, unconfined: the sandbox's runner
+ * (`sandboxedInstall`) is what a run uses. Never throws: a non-zero exit, a timeout, a
+ * cancellation or a shell that cannot be started come back as `{ ok: false }` with the reason
+ * and the tail of the output. The command runs in its own process group, which is killed as a
+ * whole when it times out or is cancelled.
  */
-export function runNpm(request: InstallRequest): Promise<InstallResult> {
+export function runInstallCommand(request: InstallRequest): Promise<InstallResult> {
   if (request.signal?.aborted === true) return Promise.resolve({ ok: false, error: 'the install was cancelled before it started' });
   return new Promise((resolve) => {
-    const child = spawn('npm', [...request.args], { cwd: request.dir, env: { ...request.environment }, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn('/bin/sh', ['-c', request.command], { cwd: request.dir, env: { ...request.environment }, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
     let output = '';
     const collect = (chunk: Buffer) => {
       output = (output + chunk.toString('utf8')).slice(-4 * OUTPUT_TAIL_CHARS);
@@ -127,7 +128,7 @@ export function runNpm(request: InstallRequest): Promise<InstallResult> {
       clearTimeout(killTimer);
       request.signal?.removeEventListener('abort', onAbort);
       const tail = output.trim().slice(-OUTPUT_TAIL_CHARS);
-      const command = `npm ${request.args.join(' ')}`;
+      const command = request.command;
       if (startError !== null) resolve({ ok: false, error: `could not run ${command}: ${startError}` });
       else if (stoppedBecause !== null) resolve({ ok: false, error: `${command} was stopped: ${stoppedBecause}. ${tail}`.trim() });
       else if (code === 0) resolve({ ok: true });

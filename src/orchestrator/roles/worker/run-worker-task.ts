@@ -1,3 +1,4 @@
+import { readdir } from 'node:fs/promises';
 import { recordLayerUse } from '../../../workspace/dependencies/dependency-layer-records.js';
 import { runGit } from '../../../workspace/git/git.js';
 import { basename } from 'node:path';
@@ -73,8 +74,23 @@ export interface WorkerResult {
 }
 
 /** Whether git ignores `path` in the repository (so `git add --all` never stages it). */
-async function isIgnored(repo: Repository, path: string): Promise<boolean> {
-  return (await runGit(repo.root, ['check-ignore', '--quiet', path])).code === 0;
+/**
+ * Whether git ignores every top-level entry of the layer (`node_modules/`, a `.venv/`), so an
+ * overlay may show them in a workspace without merging committing them.
+ */
+async function layerIgnored(repo: Repository, layerDir: string): Promise<boolean> {
+  let entries;
+  try {
+    entries = await readdir(layerDir, { withFileTypes: true });
+  } catch {
+    return false;
+  }
+  if (entries.length === 0) return false;
+  for (const entry of entries) {
+    const path = entry.isDirectory() ? `${entry.name}/` : entry.name;
+    if ((await runGit(repo.root, ['check-ignore', '--quiet', path])).code !== 0) return false;
+  }
+  return true;
 }
 
 /**
@@ -260,10 +276,10 @@ async function createWorkspace(context: WorkerContext, id: string, record: (even
   const { repo } = context;
   const started = performance.now();
   // An overlay workspace shows the dependency layer as one more lower layer, at no cost; a
-  // worktree gets it hard-linked in below. Either way only where git ignores node_modules,
-  // or merging would commit it.
+  // worktree gets it hard-linked in below. Either way only where git ignores what the layer
+  // holds (node_modules, a .venv), or merging would commit it.
   const layer = context.dependencyLayer ?? null;
-  const stacked = layer !== null && context.workspaces.method === 'overlay' && (await isIgnored(repo, 'node_modules/'));
+  const stacked = layer !== null && context.workspaces.method === 'overlay' && (await layerIgnored(repo, layer));
   const sharedLayers = [...(context.sharedLayers ?? []), ...(stacked ? [layer] : [])];
   const workspace = await context.workspaces.create({
     id,
