@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, expect, it } from 'vitest';
@@ -74,6 +75,23 @@ describeRuns('the project setup of a run', { timeout: TIMEOUT_MS }, () => {
     expect(repo.git('ls-tree', '-r', '--name-only', outcome.main).split('\n')).not.toContain('package-lock.json');
     expect(existsSync(join(repo.dir, 'package-lock.json'))).toBe(false);
     expect(existsSync(join(repo.dir, 'node_modules'))).toBe(false);
+    expect(repo.git('status', '--porcelain')).toBe('');
+  });
+
+  it('installs a pnpm project with the pnpm its lockfile was written by, for every check, leaving nothing in the user’s tree', async () => {
+    dependOn({ 'is-number': '7.0.0' }, `node -e "require('is-number')"`);
+    // The project's lockfile, made as its author would.
+    execFileSync('npm', ['exec', '--yes', '--package=pnpm@9', '--', 'pnpm', 'install', '--lockfile-only'], { cwd: repo.dir, stdio: 'pipe' });
+    repo.git('add', 'pnpm-lock.yaml');
+    repo.git('commit', '-qm', 'a pnpm lockfile');
+    const run = await runCli(['run', join(repo.dir, 'GOAL.md'), '--repo', repo.dir, '--model', 'sim', '--workers', '2']);
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stderr).toMatch(/setting up: npm exec --yes --package=pnpm@9 -- pnpm install --frozen-lockfile --ignore-scripts [^\n]*\(1 package\)/);
+    const events = readLoggedEvents(defaultStateDir(repo.dir));
+    expect(ofType(events, 'run.ended').map((event) => event.data.status)).toEqual(['done']);
+    expect(ofType(events, 'dependencies.prepared')).toMatchObject([{ data: { reused: false } }]);
+    expect(ofType(events, 'main.checked')).toMatchObject([{ data: { passed: true } }]);
+    for (const path of ['node_modules', '.pnpm-store']) expect(existsSync(join(repo.dir, path))).toBe(false);
     expect(repo.git('status', '--porcelain')).toBe('');
   });
 

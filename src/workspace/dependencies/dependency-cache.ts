@@ -1,7 +1,8 @@
 import { withdrawSharedWrite } from '../files/group-access.js';
 import { mkdir, mkdtemp, readdir, rename, rm } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
-import { readDependencyInputs, writeInputFiles, type DependencyInputs, type SetupPlan } from './dependency-inputs.js';
+import { readDependencyInputs } from './dependency-inputs.js';
+import { writeInputFiles, type DependencyInputs, type SetupPlan } from './input-files.js';
 import { discard, measureTree, readSeal, sameSeal, sealTree, STAGING_DIR, touchLastUsed, writeSeal } from './dependency-layer-records.js';
 import { installEnvironment, runInstallCommand, type RunInstall } from './npm-install.js';
 import { readSetupCommandInputs, type SetupCommand } from './setup-command-inputs.js';

@@ -1,57 +1,10 @@
-import { createHash } from 'node:crypto';
-import { rm } from 'node:fs/promises';
-import { join, posix } from 'node:path';
-import { describeFailure, runGit, splitNul } from '../git/git.js';
+import { posix } from 'node:path';
 import type { Repository } from '../git/repository.js';
+import { blobEntry, layerKey, listTree, parseJsonObject, readBlob, npmrcRegistry, type DependencyInputs, type InstallInputFile, type ProjectInputs, type TreeEntry } from './input-files.js';
 import { NPM_CI_COMMAND, NPM_INSTALL_COMMAND } from './npm-install.js';
+import { readPnpmInputs } from './pnpm-inputs.js';
 
-/** A file an install needs, as git stores it in the commit. */
-export interface InstallInputFile {
-  readonly path: string;
-  readonly mode: string;
-  readonly oid: string;
-}
-
-/**
- * How a layer is made: the command, run in a folder holding only the install's input files, and
- * what of that folder becomes the layer.
- */
-export interface SetupPlan {
-  /** The shell command line: npm's install, or the project's own `setup`. */
-  readonly command: string;
-  /**
-   * What the layer keeps: npm's `node_modules/`, or (`made`) every top-level entry the command
-   * made beside its inputs (a `.venv/`, a `vendor/`).
-   */
-  readonly keeps: 'node_modules' | 'made';
-  /** The registry the project's own configuration names (`registry=` in `.npmrc`), or null for the package manager's default. */
-  readonly registry: string | null;
-  /** How many packages the inputs ask for (a lockfile's entries, a manifest's dependencies), or null when colony cannot tell. */
-  readonly packages: number | null;
-}
-
-/**
- * What an install of a commit's dependencies depends on, and the key naming its result. `files`
- * are what the install directory must hold: package.json, the lockfile when there is one,
- * `.npmrc` when there is one, and the local tarballs the lockfile installs from; or the files a
- * `setup` command names. A repository colony has no install for comes back `{ ok: false }` with
- * `stopsRun` false (the run goes on without a layer); inputs the user named that are wrong, with
- * `stopsRun` true.
- */
-export type DependencyInputs =
-  | { readonly ok: true; readonly key: string; readonly files: readonly InstallInputFile[]; readonly plan: SetupPlan }
-  | { readonly ok: false; readonly error: string; readonly stopsRun: boolean };
-
-/** Bumped when the layout of a layer changes, so no older layer is taken for a newer one. */
-const LAYER_FORMAT = 'colony-dependency-layer/1';
-
-const ROOT_FILES = ['package.json', 'npm-shrinkwrap.json', 'package-lock.json', '.npmrc', 'yarn.lock', 'pnpm-lock.yaml'];
-
-export interface TreeEntry {
-  readonly mode: string;
-  readonly type: string;
-  readonly oid: string;
-}
+const ROOT_FILES = ['package.json', 'npm-shrinkwrap.json', 'package-lock.json', '.npmrc', 'yarn.lock', 'pnpm-lock.yaml', 'pnpm-workspace.yaml'];
 
 /**
  * Reads, from the tree at `commit` (not from any checkout), what an npm install of the
@@ -62,13 +15,12 @@ export interface TreeEntry {
  * saying why.
  */
 export async function readDependencyInputs(repo: Repository, commit: string): Promise<DependencyInputs> {
-  const read = await readNpmInputs(repo, commit);
+  const read = await readProjectInputs(repo, commit);
   return 'error' in read ? { ok: false, error: read.error, stopsRun: false } : read;
 }
 
-type NpmInputs = Extract<DependencyInputs, { ok: true }> | { readonly ok: false; readonly error: string };
 
-async function readNpmInputs(repo: Repository, commit: string): Promise<NpmInputs> {
+async function readProjectInputs(repo: Repository, commit: string): Promise<ProjectInputs> {
   const rootEntries = await listTree(repo, commit, ROOT_FILES);
   if (!rootEntries.ok) return rootEntries;
   const entries = rootEntries.entries;
@@ -76,7 +28,9 @@ async function readNpmInputs(repo: Repository, commit: string): Promise<NpmInput
   if (packageEntry === null) return { ok: false, error: 'the repository has no package.json at its root' };
   const lockfilePath = ['npm-shrinkwrap.json', 'package-lock.json'].find((path) => blobEntry(entries, path) !== null);
   if (lockfilePath === undefined) {
-    if (entries.has('yarn.lock') || entries.has('pnpm-lock.yaml')) return { ok: false, error: otherManagerReason(entries) };
+    const pnpmLock = blobEntry(entries, 'pnpm-lock.yaml');
+    if (pnpmLock !== null) return readPnpmInputs(repo, commit, { packageEntry, lockfileEntry: pnpmLock, npmrcEntry: blobEntry(entries, '.npmrc'), workspaceEntry: blobEntry(entries, 'pnpm-workspace.yaml') });
+    if (entries.has('yarn.lock')) return { ok: false, error: 'the repository installs with yarn (yarn.lock), which colony does not install yet: workers start without node_modules' };
     return manifestOnlyInputs(repo, commit, packageEntry, blobEntry(entries, '.npmrc'));
   }
   const lockfileEntry = blobEntry(entries, lockfilePath) as TreeEntry;
@@ -126,7 +80,7 @@ async function readNpmInputs(repo: Repository, commit: string): Promise<NpmInput
  * `npm install`. The versions npm resolves then are kept in the layer, and reused for as long
  * as these two files stay the same, so every workspace of a run gets the same tree.
  */
-async function manifestOnlyInputs(repo: Repository, commit: string, packageEntry: TreeEntry, npmrcEntry: TreeEntry | null): Promise<NpmInputs> {
+async function manifestOnlyInputs(repo: Repository, commit: string, packageEntry: TreeEntry, npmrcEntry: TreeEntry | null): Promise<ProjectInputs> {
   const packageText = await readBlob(repo, packageEntry.oid);
   const npmrcText = npmrcEntry === null ? '' : await readBlob(repo, npmrcEntry.oid);
   if (packageText === null || npmrcText === null) return { ok: false, error: `git could not read package.json or .npmrc at ${commit}` };
@@ -151,55 +105,12 @@ async function manifestOnlyInputs(repo: Repository, commit: string, packageEntry
   return { ok: true, key, files, plan: { command: NPM_INSTALL_COMMAND, keeps: 'node_modules', registry: npmrcRegistry(npmrcText), packages: specs.length } };
 }
 
-/** The `registry=` an `.npmrc` sets, or null: npm then uses its default (or `npm_config_registry`). */
-function npmrcRegistry(npmrcText: string): string | null {
-  const line = npmrcText.split(/\r?\n/).find((text) => /^\s*registry\s*=/.test(text));
-  return line === undefined ? null : (line.split('=').slice(1).join('=').trim() || null);
-}
 
 const DEPENDENCY_FIELDS = ['dependencies', 'devDependencies', 'optionalDependencies', 'peerDependencies'] as const;
 
 function objectField(object: Record<string, unknown>, field: string): Record<string, unknown> {
   const value = object[field];
   return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : {};
-}
-
-/** A layer's key: a sha256 over the layout's version, node's major version, the platform and `parts`. */
-export function layerKey(parts: readonly (readonly [string, string])[]): string {
-  const hash = createHash('sha256');
-  const part = (name: string, value: string) => hash.update(`${name}\0${value.length}\0${value}\0`);
-  part('format', LAYER_FORMAT);
-  part('node', process.versions.node.split('.')[0] ?? '');
-  part('platform', `${process.platform}-${process.arch}`);
-  for (const [name, value] of parts) part(name, value);
-  return hash.digest('hex');
-}
-
-/**
- * Writes `files` from the object store into `dir` (which must exist) through a throw-away index,
- * so binary tarballs come out byte for byte and no checkout is touched. Returns null on success,
- * or git's complaint.
- */
-export async function writeInputFiles(repo: Repository, files: readonly InstallInputFile[], dir: string): Promise<string | null> {
-  const indexFile = join(dir, '.colony-install-inputs.index');
-  const env = { GIT_INDEX_FILE: indexFile };
-  try {
-    const input = files.map((file) => `${file.mode} ${file.oid}\t${file.path}\0`).join('');
-    const addArgs = ['update-index', '--add', '-z', '--index-info'];
-    const added = await runGit(repo.root, addArgs, { env, input });
-    if (added.code !== 0) return describeFailure(addArgs, added);
-    const checkoutArgs = ['checkout-index', '--all', '--force', `--prefix=${dir}/`];
-    const checkedOut = await runGit(repo.root, checkoutArgs, { env });
-    if (checkedOut.code !== 0) return describeFailure(checkoutArgs, checkedOut);
-    return null;
-  } finally {
-    await rm(indexFile, { force: true });
-  }
-}
-
-function otherManagerReason(entries: ReadonlyMap<string, TreeEntry>): string {
-  if (entries.has('yarn.lock')) return 'the repository installs with yarn (yarn.lock); shared installs read npm lockfiles only';
-  return 'the repository installs with pnpm (pnpm-lock.yaml); shared installs read npm lockfiles only';
 }
 
 /**
@@ -233,40 +144,4 @@ function localTarballs(
     paths.add(path);
   }
   return { ok: true, paths: [...paths].sort(), packageCount };
-}
-
-export async function listTree(
-  repo: Repository,
-  commit: string,
-  paths: readonly string[],
-): Promise<{ readonly ok: true; readonly entries: Map<string, TreeEntry> } | { readonly ok: false; readonly error: string }> {
-  const entries = new Map<string, TreeEntry>();
-  if (paths.length === 0) return { ok: true, entries };
-  const args = ['ls-tree', '-z', '--full-tree', commit, '--', ...paths];
-  const result = await runGit(repo.root, args);
-  if (result.code !== 0) return { ok: false, error: `cannot read the tree of ${commit}: ${describeFailure(args, result)}` };
-  for (const line of splitNul(result.stdout)) {
-    const match = /^(\d+) (\w+) ([0-9a-f]+)\t(.*)$/s.exec(line);
-    if (match !== null) entries.set(match[4] as string, { mode: match[1] as string, type: match[2] as string, oid: match[3] as string });
-  }
-  return { ok: true, entries };
-}
-
-function blobEntry(entries: ReadonlyMap<string, TreeEntry>, path: string): TreeEntry | null {
-  const entry = entries.get(path);
-  return entry !== undefined && entry.type === 'blob' && entry.mode !== '120000' ? entry : null;
-}
-
-async function readBlob(repo: Repository, oid: string): Promise<string | null> {
-  const result = await runGit(repo.root, ['cat-file', 'blob', oid]);
-  return result.code === 0 ? result.stdout : null;
-}
-
-function parseJsonObject(text: string): Record<string, unknown> | null {
-  try {
-    const value: unknown = JSON.parse(text);
-    return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : null;
-  } catch {
-    return null;
-  }
 }

@@ -1,7 +1,7 @@
 import { posix } from 'node:path';
 import { describeFailure, runGit, splitNul } from '../git/git.js';
 import type { Repository } from '../git/repository.js';
-import { layerKey, type DependencyInputs, type InstallInputFile } from './dependency-inputs.js';
+import { layerKey, type DependencyInputs, type InstallInputFile } from './input-files.js';
 
 /**
  * A project's own setup (`setup` and `setup-inputs` in colony.toml): a shell command that
