@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import type { ColonyEvent } from '../../src/events/event-types.js';
@@ -92,6 +92,27 @@ describeRuns('the project setup of a run', { timeout: TIMEOUT_MS }, () => {
     expect(ofType(events, 'dependencies.prepared')).toMatchObject([{ data: { reused: false } }]);
     expect(ofType(events, 'main.checked')).toMatchObject([{ data: { passed: true } }]);
     for (const path of ['node_modules', '.pnpm-store']) expect(existsSync(join(repo.dir, path))).toBe(false);
+    expect(repo.git('status', '--porcelain')).toBe('');
+  });
+
+  it('installs an npm workspaces monorepo once, its packages linked from the shared node_modules, for every check', async () => {
+    const manifest = JSON.parse(readFileSync(join(repo.dir, 'package.json'), 'utf8')) as Record<string, unknown>;
+    writeFileSync(join(repo.dir, 'package.json'), `${JSON.stringify({ ...manifest, workspaces: ['packages/*'] }, null, 2)}\n`);
+    mkdirSync(join(repo.dir, 'packages', 'util'), { recursive: true });
+    writeFileSync(join(repo.dir, 'packages', 'util', 'package.json'), JSON.stringify({ name: '@demo/util', version: '1.0.0', main: 'index.js', dependencies: { 'is-number': '7.0.0' } }));
+    writeFileSync(join(repo.dir, 'packages', 'util', 'index.js'), "module.exports = require('is-number')(5);\n");
+    writeFileSync(join(repo.dir, '.gitignore'), 'node_modules/\n');
+    execFileSync('npm', ['install', '--package-lock-only', '--ignore-scripts', '--no-audit', '--no-fund'], { cwd: repo.dir, stdio: 'pipe' });
+    repo.git('add', '-A');
+    repo.git('commit', '-qm', 'a workspace package');
+    keepModules(repo, ['src/numbers/clamp.js'], `node -e "if (require('@demo/util') !== true) process.exit(1)" && node scripts/test.js`);
+    const run = await runCli(['run', join(repo.dir, 'GOAL.md'), '--repo', repo.dir, '--model', 'sim', '--workers', '2', '--json']);
+    expect(run.code, run.stderr).toBe(0);
+    expect(JSON.parse(run.stdout)).toMatchObject({ status: 'done', check: { passed: true } });
+    const events = readLoggedEvents(defaultStateDir(repo.dir));
+    expect(ofType(events, 'dependencies.installing').map((event) => event.data.command)).toEqual(['npm ci --ignore-scripts --no-audit --no-fund']);
+    expect(ofType(events, 'dependencies.prepared')).toMatchObject([{ data: { reused: false } }]);
+    expect(existsSync(join(repo.dir, 'node_modules'))).toBe(false);
     expect(repo.git('status', '--porcelain')).toBe('');
   });
 

@@ -44,9 +44,6 @@ async function readProjectInputs(repo: Repository, commit: string): Promise<Proj
   }
   const manifest = parseJsonObject(packageText);
   if (manifest === null) return { ok: false, error: 'package.json is not a JSON object' };
-  if (manifest.workspaces !== undefined) {
-    return { ok: false, error: 'package.json declares npm workspaces, whose packages npm installs into the repository’s own folders; a shared layer holds only the root node_modules' };
-  }
   const lockfile = parseJsonObject(lockfileText);
   if (lockfile === null) return { ok: false, error: `${lockfilePath} is not a JSON object` };
   const local = localTarballs(lockfile, lockfilePath);
@@ -62,7 +59,7 @@ async function readProjectInputs(repo: Repository, commit: string): Promise<Proj
   if (npmrcEntry !== null) files.push({ path: '.npmrc', mode: npmrcEntry.mode, oid: npmrcEntry.oid });
   for (const path of local.paths) {
     const entry = blobEntry(tarballEntries.entries, path);
-    if (entry === null) return { ok: false, error: `${lockfilePath} installs from ${path}, which is not a file in commit ${commit.slice(0, 12)}` };
+    if (entry === null) return { ok: false, error: `${lockfilePath} needs ${path}, which is not a file in commit ${commit.slice(0, 12)}` };
     files.push({ path, mode: entry.mode, oid: entry.oid });
   }
 
@@ -87,7 +84,7 @@ async function manifestOnlyInputs(repo: Repository, commit: string, packageEntry
   const manifest = parseJsonObject(packageText);
   if (manifest === null) return { ok: false, error: 'package.json is not a JSON object' };
   if (manifest.workspaces !== undefined) {
-    return { ok: false, error: 'package.json declares npm workspaces, whose packages npm installs into the repository’s own folders; a shared layer holds only the root node_modules' };
+    return { ok: false, error: 'package.json declares npm workspaces and the repository commits no package-lock.json, so colony cannot tell whether npm would install into the packages’ own folders; commit the lockfile npm install writes to share one install' };
   }
   const specs = DEPENDENCY_FIELDS.flatMap((field) => Object.entries(objectField(manifest, field)));
   if (specs.length === 0) return { ok: false, error: 'package.json lists no dependencies, so there is nothing to share' };
@@ -114,9 +111,12 @@ function objectField(object: Record<string, unknown>, field: string): Record<str
 }
 
 /**
- * The local tarballs (`file:` specs) a lockfile installs from, which the install directory
- * must hold, and how many packages it installs. Local directories are refused: npm links
- * them into the repository's own folders, outside any shared layer.
+ * The files of the repository a lockfile's install reads besides package.json: the local
+ * tarballs it installs from (`file:` specs), and the package.json of each local package folder
+ * it links into node_modules (an npm workspace's packages, a `file:` folder); and how many
+ * packages it installs. A lockfile that installs packages into a folder of the repository
+ * (`packages/a/node_modules/…`, where versions of a workspace's dependencies conflict) is
+ * refused: a layer holds the root `node_modules` only.
  */
 function localTarballs(
   lockfile: Record<string, unknown>,
@@ -130,18 +130,37 @@ function localTarballs(
   let packageCount = 0;
   for (const [location, value] of Object.entries(packages as Record<string, unknown>)) {
     if (location === '' || typeof value !== 'object' || value === null) continue;
+    const outside = repositoryPathProblem(location);
+    if (outside !== null) return { ok: false, error: `${lockfilePath} installs into ${location}, ${outside}` };
+    if (!location.startsWith('node_modules/')) {
+      if (location.includes('/node_modules/')) {
+        return { ok: false, error: `${lockfilePath} installs ${location} into a folder of the repository; a shared layer holds only the root node_modules` };
+      }
+      // A local package folder npm links (a workspace's package): its manifest is an input.
+      paths.add(`${location}/package.json`);
+      continue;
+    }
     packageCount += 1;
     const entry = value as Record<string, unknown>;
-    if (entry.link === true) {
-      return { ok: false, error: `${lockfilePath} links the local package ${location} from the repository; a shared layer cannot hold what npm installs into the repository's own folders` };
-    }
     const resolved = entry.resolved;
-    if (typeof resolved !== 'string' || !resolved.startsWith('file:')) continue;
+    if (typeof resolved !== 'string') continue;
+    if (entry.link === true) {
+      const problem = repositoryPathProblem(resolved);
+      if (problem !== null) return { ok: false, error: `${lockfilePath} links ${location} to ${resolved}, ${problem}` };
+      continue;
+    }
+    if (!resolved.startsWith('file:')) continue;
     const path = posix.normalize(resolved.slice('file:'.length));
-    if (path.startsWith('/') || path === '..' || path.startsWith('../')) {
+    if (repositoryPathProblem(path) !== null) {
       return { ok: false, error: `${lockfilePath} installs ${location} from ${resolved}, outside the repository` };
     }
     paths.add(path);
   }
   return { ok: true, paths: [...paths].sort(), packageCount };
+}
+
+/** Why a lockfile's path is not one inside the repository, or null when it is. */
+function repositoryPathProblem(path: string): string | null {
+  const normal = posix.normalize(path);
+  return normal.startsWith('/') || normal === '..' || normal.startsWith('../') ? 'outside the repository' : null;
 }

@@ -1,0 +1,56 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openRepository, type Repository } from '../git/repository.js';
+import { createTemporaryRepository, type TemporaryRepository } from '../testing/temporary-repository.js';
+import { readDependencyInputs } from './dependency-inputs.js';
+
+const ROOT = { name: 'mono', version: '1.0.0', workspaces: ['packages/*'] };
+const UTIL = { name: '@demo/util', version: '1.0.0', dependencies: { 'is-number': '7.0.0' } };
+
+/** An npm lockfile (version 3) of the monorepo, with `extra` entries added to its packages. */
+function lockfile(extra: Record<string, unknown> = {}): string {
+  const packages = {
+    '': ROOT,
+    'node_modules/@demo/util': { resolved: 'packages/util', link: true },
+    'node_modules/is-number': { version: '7.0.0', resolved: 'https://registry.npmjs.org/is-number/-/is-number-7.0.0.tgz' },
+    'packages/util': UTIL,
+    ...extra,
+  };
+  return JSON.stringify({ name: 'mono', version: '1.0.0', lockfileVersion: 3, requires: true, packages });
+}
+
+let temporary: TemporaryRepository;
+let repo: Repository;
+
+beforeAll(async () => {
+  temporary = await createTemporaryRepository({ 'package.json': JSON.stringify(ROOT), 'packages/util/package.json': JSON.stringify(UTIL), 'package-lock.json': lockfile() });
+  const opened = await openRepository(temporary.root);
+  if (!opened.ok) throw new Error(opened.error);
+  repo = opened.repo;
+});
+
+afterAll(async () => {
+  await temporary.remove();
+});
+
+describe('the inputs of an npm workspaces monorepo', () => {
+  it("installs from the lockfile with each workspace package's manifest, whose change makes a new key", async () => {
+    const first = await readDependencyInputs(repo, (await temporary.git(['rev-parse', 'HEAD'])).trim());
+    if (!first.ok) throw new Error(first.error);
+    expect(first.files.map((file) => file.path)).toEqual(['package.json', 'package-lock.json', 'packages/util/package.json']);
+    expect(first.plan).toMatchObject({ command: 'npm ci --ignore-scripts --no-audit --no-fund', keeps: 'node_modules', packages: 2 });
+    await temporary.write('packages/util/package.json', JSON.stringify({ ...UTIL, version: '1.0.1' }));
+    const second = await readDependencyInputs(repo, await temporary.commitAll('bump util'));
+    expect(second.ok && second.key).not.toBe(first.key);
+  });
+
+  it('says why there is no layer when npm installs into a package’s own folder, or the lockfile is missing', async () => {
+    await temporary.write('package-lock.json', lockfile({ 'packages/util/node_modules/is-number': { version: '6.0.0' } }));
+    expect(await readDependencyInputs(repo, await temporary.commitAll('a conflicting version'))).toEqual({
+      ok: false,
+      stopsRun: false,
+      error: 'package-lock.json installs packages/util/node_modules/is-number into a folder of the repository; a shared layer holds only the root node_modules',
+    });
+    await temporary.git(['rm', '--quiet', 'package-lock.json']);
+    expect(await readDependencyInputs(repo, await temporary.commitAll('no lockfile'))).toMatchObject({ ok: false, error: expect.stringMatching(/workspaces and the repository commits no package-lock\.json/) });
+  });
+});
