@@ -261,7 +261,7 @@ export function setupLine(setup: SetupStatus, now: number): string {
     case 'installing':
       return `Setup:${what}, running for ${(Math.max(0, now - (setup.startedAt ?? now)) / 1000).toFixed(0)} s`;
     case 'ready':
-      return `Setup:${what}, ${setup.reused ? 'reused' : 'installed'} ${((setup.bytes ?? 0) / 1e6).toFixed(1)} MB${took(setup.durationMs)}`;
+      return `Setup:${what}, ${setup.reused ? 'reused' : 'installed'} ${((setup.bytes ?? 0) / 2 ** 20).toFixed(1)} MB${took(setup.durationMs)}`;
     case 'failed':
       return `Setup FAILED${took(setup.durationMs)}:${what}: ${oneLine(setup.reason ?? '', 400)}`;
     case 'skipped':

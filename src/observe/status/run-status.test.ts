@@ -320,6 +320,32 @@ describe('foldRunStatus', () => {
     expect(formatRunStatus(statusOf({ events: unconfined.events(), tasks: [], deliveredHandoffs: [] }))).toContain('Sandbox: none: commands ran unconfined, as asked\n');
   });
 
+  it("follows the run's setup: installing since it started, then ready, failed or skipped with why", () => {
+    const log = createLog();
+    log.append('run-1', 'system', runStarted('Goal'));
+    expect(statusOf({ events: log.events(), tasks: [], deliveredHandoffs: [] }).setup).toBeNull();
+    const installing = { command: 'npm ci', registry: 'https://registry.npmjs.org/', packages: 204 };
+    log.append('run-1', 'system', { type: 'dependencies.installing', data: { ...installing, elapsedMs: 0 } });
+    log.append('run-1', 'system', { type: 'dependencies.installing', data: { ...installing, elapsedMs: 15_000 } });
+    const running = statusOf({ events: log.events(), tasks: [], deliveredHandoffs: [] });
+    expect(running.setup).toMatchObject({ state: 'installing', command: 'npm ci', registry: 'https://registry.npmjs.org/' });
+    // Since the first event: the later one says it still runs, not that it started again.
+    expect(running.setup?.startedAt).toBe(log.events()[1]?.ts);
+    expect(formatRunStatus(running)).toMatch(/\nSetup: npm ci from https:\/\/registry\.npmjs\.org\/, running for \d+ s\n/);
+    log.append('run-1', 'system', { type: 'dependencies.prepared', data: { key: 'k'.repeat(64), layerDir: '/l', reused: false, bytes: 3 * 2 ** 20, durationMs: 41_500, command: 'npm ci' } });
+    const ready = statusOf({ events: log.events(), tasks: [], deliveredHandoffs: [] });
+    expect(formatRunStatus(ready)).toContain('\nSetup: npm ci from https://registry.npmjs.org/, installed 3.0 MB in 41.5 s\n');
+    // A workspace that could not take the layer does not undo the run's setup.
+    log.append('run-1', 'worker-a', { type: 'dependencies.skipped', data: { reason: 'the workspace already has node_modules' } });
+    expect(statusOf({ events: log.events(), tasks: [], deliveredHandoffs: [] }).setup?.state).toBe('ready');
+
+    const failing = createLog();
+    failing.append('run-1', 'system', runStarted('Goal'));
+    failing.append('run-1', 'system', { type: 'dependencies.installing', data: { ...installing, elapsedMs: 0 } });
+    failing.append('run-1', 'system', { type: 'dependencies.failed', data: { error: 'npm error 404 Not Found - GET https://registry.npmjs.org/nope', fix: 'fix package.json', durationMs: 2_100 } });
+    expect(formatRunStatus(statusOf({ events: failing.events(), tasks: [], deliveredHandoffs: [] }))).toContain('\nSetup FAILED in 2.1 s: npm ci from https://registry.npmjs.org/: npm error 404 Not Found - GET https://registry.npmjs.org/nope\n');
+  });
+
   it('says what share of the input the prompt cache gave', () => {
     const log = createLog();
     log.append('run-1', 'system', runStarted('Goal'));

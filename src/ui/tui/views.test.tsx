@@ -80,6 +80,16 @@ describe('the header', () => {
     expect(show(<Header view={viewOf(store, run)} width={100} mode="live" />)).toMatch(/ tok \(65\.4% cached\) \$/);
   });
 
+  it('says what the setup runs, and for how long, in place of the agents while it installs', () => {
+    const { store, run } = treeRun();
+    run.append('system', { type: 'dependencies.installing', data: { command: 'npm ci --ignore-scripts', registry: 'https://registry.npmjs.org/', packages: 204, elapsedMs: 0 } });
+    const frame = show(<Header view={viewOf(store, run)} width={120} mode="live" />);
+    expect(frame).toMatch(/setting up: npm ci --ignore-scripts from https:\/\/registry\.npmjs\.org\/ · \d/);
+    expect(frame).not.toContain('agents 5:');
+    run.append('system', { type: 'dependencies.prepared', data: { key: 'k'.repeat(64), layerDir: '/l', reused: false, bytes: 1, durationMs: 5 } });
+    expect(show(<Header view={viewOf(store, run)} width={120} mode="live" />)).toContain('agents 5:');
+  });
+
   it('shows the share of tasks closed, and the time left once enough closed', () => {
     const { store, run } = openScriptedRun();
     const titles = ['Lexer', 'Parser', 'Printer', 'Checker', 'Docs', 'Bench'];
