@@ -78,8 +78,9 @@ describeRuns('the project setup of a run', { timeout: TIMEOUT_MS }, () => {
     expect(repo.git('status', '--porcelain')).toBe('');
   });
 
-  it('installs a pnpm project with the pnpm its lockfile was written by, for every check, leaving nothing in the user’s tree', async () => {
-    dependOn({ 'is-number': '7.0.0' }, `node -e "require('is-number')"`);
+  it('installs a pnpm project with the pnpm its lockfile was written by, pnpm itself included, for every check, leaving nothing in the user’s tree', async () => {
+    // The project's scripts call pnpm: the layer brings it, on the agents' PATH.
+    dependOn({ 'is-number': '7.0.0' }, `pnpm exec node -e "require('is-number')"`);
     // The project's lockfile, made as its author would.
     execFileSync('npm', ['exec', '--yes', '--package=pnpm@9', '--', 'pnpm', 'install', '--lockfile-only'], { cwd: repo.dir, stdio: 'pipe' });
     repo.git('add', 'pnpm-lock.yaml');

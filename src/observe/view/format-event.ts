@@ -89,7 +89,7 @@ export function describeEvent(event: ColonyEvent): string {
       return event.data.kept ? `workspace kept at ${event.data.path}` : 'workspace removed';
     case 'dependencies.installing': {
       const { command, registry, packages, elapsedMs } = event.data;
-      if (elapsedMs > 0) return `setting up: ${command} still running (${seconds(elapsedMs)})`;
+      if (elapsedMs > 0) return `setting up: still installing after ${seconds(elapsedMs)}`;
       const counted = packages === null ? '' : ` (${packages} package${packages === 1 ? '' : 's'})`;
       return `setting up: ${command}${registry === null ? '' : ` from ${registry}`}${counted}`;
     }

@@ -85,8 +85,19 @@ for (const [method, uidBase] of [['bubblewrap', 2_000_010_000], ['unshare', 2_00
 
     it('drops the directory the agent may not enter and keeps the others in their order', async () => {
       const result = await run('echo "$PATH"; sh -c open-tool');
-      expect(result.output).toBe(`${join(workspace, 'bin')}:${nodeBin}:/usr/bin:/bin\nopen tool\n`);
+      expect(result.output).toBe(`${join(workspace, 'node_modules', '.bin')}:${join(workspace, 'bin')}:${nodeBin}:/usr/bin:/bin\nopen tool\n`);
       expect(result.exitCode).toBe(0);
+    });
+
+    it("finds the project's own tools in the workspace's node_modules/.bin first, as package scripts do", async () => {
+      mkdirSync(join(workspace, 'node_modules', '.bin'), { recursive: true });
+      writeScript(join(workspace, 'node_modules', '.bin', 'open-tool'), 'echo the project’s own tool');
+      try {
+        const result = await run('open-tool; cd /; open-tool');
+        expect(result.output).toBe('the project’s own tool\nthe project’s own tool\n');
+      } finally {
+        rmSync(join(workspace, 'node_modules'), { recursive: true, force: true });
+      }
     });
 
     it('shows the harness’s node, installed under a private directory, and keeps it on PATH', async () => {

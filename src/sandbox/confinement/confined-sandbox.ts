@@ -1,5 +1,5 @@
 import { homedir, userInfo } from 'node:os';
-import { resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import { bubblewrapArguments, bubblewrapLayout } from './bubblewrap-sandbox.js';
 import type { RunCgroups } from '../cgroups/types.js';
 import { FALLBACK_PATH, buildCommandEnvironment } from '../process/command-environment.js';
@@ -97,7 +97,8 @@ export function createConfinedSandbox(settings: ConfinedSandboxSettings): Confin
       spill: settings.limits.maxSpillBytes > 0 ? spill.directory : null,
       launch: (request) => {
         const env = confinedEnvironment(settings.parentEnvironment, { ...extraEnvironment, ...request.env });
-        env.PATH = searchablePath(env.PATH ?? FALLBACK_PATH, layout, lookup);
+        // The project's own tools first, as package scripts and `npx` find them: `vitest`, and the package manager a layer installed (`pnpm`).
+        env.PATH = `${join(workspace, 'node_modules', '.bin')}:${searchablePath(env.PATH ?? FALLBACK_PATH, layout, lookup)}`;
         return { argv: build(plan, resolve(request.cwd), request.command), env };
       },
     });

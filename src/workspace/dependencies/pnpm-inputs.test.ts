@@ -47,7 +47,7 @@ describe('the inputs of a pnpm project', () => {
     const inputs = await readDependencyInputs(repo, (await temporary.git(['rev-parse', 'HEAD'])).trim());
     if (!inputs.ok) throw new Error(inputs.error);
     expect(inputs.plan).toEqual({
-      command: 'npm exec --yes --package=pnpm@9 -- pnpm install --frozen-lockfile --ignore-scripts --store-dir .pnpm-store',
+      command: expect.stringMatching(/^npm exec --yes --package=pnpm@9 -- pnpm install --frozen-lockfile --ignore-scripts --store-dir \.pnpm-store && npm install --prefix node_modules\/\.colony-pnpm .* pnpm@9 && /),
       keeps: 'node_modules',
       registry: null,
       packages: 2,

@@ -11,7 +11,9 @@ const PNPM_BY_LOCKFILE: Readonly<Record<string, string>> = { '9.0': '9', '6.0': 
  * major version that writes its lockfile's format, fetched from the npm registry by `npm exec`
  * (which checks the tarball against the registry's integrity hash), never from elsewhere. pnpm's
  * store is made in the install's folder and left there: the layer, shared by every workspace,
- * holds `node_modules/` with its `.pnpm/` folder, whose links are relative.
+ * holds `node_modules/` with its `.pnpm/` folder, whose links are relative, and pnpm itself
+ * (`node_modules/.colony-pnpm/`, linked as `node_modules/.bin/pnpm`) for the project's scripts
+ * that call it.
  */
 export async function readPnpmInputs(
   repo: Repository,
@@ -40,7 +42,13 @@ export async function readPnpmInputs(
     ['pnpm-lock.yaml', lockfileText],
     ['.npmrc', npmrcText],
   ]);
-  const command = `npm exec --yes --package=${pnpm.spec} -- pnpm install --frozen-lockfile --ignore-scripts --store-dir .pnpm-store`;
+  // pnpm itself goes into the layer too, so the project's scripts and its agents find `pnpm` (node_modules/.bin is on their PATH).
+  const command = [
+    `npm exec --yes --package=${pnpm.spec} -- pnpm install --frozen-lockfile --ignore-scripts --store-dir .pnpm-store`,
+    `npm install --prefix node_modules/.colony-pnpm --no-save --no-package-lock --ignore-scripts --no-audit --no-fund ${pnpm.spec}`,
+    'mkdir -p node_modules/.bin',
+    'ln -sf ../.colony-pnpm/node_modules/pnpm/bin/pnpm.cjs node_modules/.bin/pnpm',
+  ].join(' && ');
   return { ok: true, key, files, plan: { command, keeps: 'node_modules', registry: npmrcRegistry(npmrcText), packages: lockfilePackageCount(lockfileText) } };
 }
 
