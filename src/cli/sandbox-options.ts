@@ -1,5 +1,6 @@
 import { Option, type Command } from 'commander';
 import { parseNetworkPolicy, type NetworkPolicyResult } from '../sandbox/network/network-policy.js';
+import { packageRegistryHosts } from './package-registries.js';
 import { resolveCommandLimits } from '../sandbox/process/command-limits.js';
 import type { SandboxMethod } from '../sandbox/types.js';
 import { byteSize, positiveInteger, usageError, type CommandContext } from './command-context.js';
@@ -32,7 +33,7 @@ export function addSandboxOptions(command: Command, defaultMethod: SandboxMethod
         .choices([...SANDBOX_METHODS])
         .default(defaultMethod),
     )
-    .option('--network <policy>', "network for agents' commands: none (the default), or allow (every host)")
+    .option('--network <policy>', "network for agents' commands: none (the default), registries (the package registries the project names, through a proxy), or allow (every host)")
     .option(
       '--network-allow <hosts>',
       "let agents' commands reach only these hosts (comma-separated, *.domain for its subdomains, repeatable), through a proxy",
@@ -44,8 +45,8 @@ export function addSandboxOptions(command: Command, defaultMethod: SandboxMethod
 }
 
 /** The settings the flags ask for, or the reason they contradict each other. */
-export function sandboxSettingsOf(flags: SandboxFlags): { ok: true; settings: SandboxSettings } | { ok: false; error: string } {
-  if (flags.sandbox === 'none' && (flags.networkAllow !== undefined || flags.network === 'none')) {
+export function sandboxSettingsOf(flags: SandboxFlags, registries: readonly string[] = []): { ok: true; settings: SandboxSettings } | { ok: false; error: string } {
+  if (flags.sandbox === 'none' && (flags.networkAllow !== undefined || flags.network === 'none' || flags.network === 'registries')) {
     return {
       ok: false,
       error: "--sandbox none runs commands with the machine's own network, so a network policy cannot hold: drop --network/--network-allow, or choose --sandbox bubblewrap.",
@@ -57,7 +58,7 @@ export function sandboxSettingsOf(flags: SandboxFlags): { ok: true; settings: Sa
   const network: NetworkPolicyResult =
     flags.sandbox === 'none'
       ? { ok: true, policy: { kind: 'all' } }
-      : parseNetworkPolicy({ ...(flags.network === undefined ? {} : { network: flags.network }), ...(flags.networkAllow === undefined ? {} : { networkAllow: flags.networkAllow }) });
+      : parseNetworkPolicy({ ...(flags.network === undefined ? {} : { network: flags.network }), ...(flags.networkAllow === undefined ? {} : { networkAllow: flags.networkAllow }), registries });
   if (!network.ok) return { ok: false, error: network.error };
   const limits = {
     ...(flags.commandMemory === undefined ? {} : { memoryBytes: flags.commandMemory }),
@@ -90,8 +91,8 @@ export function sandboxWarning(settings: SandboxSettings): string | null {
  * The settings the flags ask for, with a warning on stderr for a weaker choice; or null after a
  * usage error that says what contradicts what (the exit code is set then).
  */
-export function reportSandboxSettings(ctx: CommandContext, flags: SandboxFlags): SandboxSettings | null {
-  const sandbox = sandboxSettingsOf(flags);
+export function reportSandboxSettings(ctx: CommandContext, flags: SandboxFlags, repoDir: string): SandboxSettings | null {
+  const sandbox = sandboxSettingsOf(flags, flags.network === 'registries' ? packageRegistryHosts(repoDir, ctx.env) : []);
   if (!sandbox.ok) {
     usageError(ctx, sandbox.error);
     return null;

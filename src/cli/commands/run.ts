@@ -217,7 +217,7 @@ function resolveOne(ctx: CommandContext, spec: string, flags: RunFlags, prices: 
 
 async function run(ctx: CommandContext, given: GoalGiven, flags: RunFlags): Promise<number> {
   const goal = 'goalPath' in given ? { goalPath: resolve(ctx.cwd, given.goalPath) } : given;
-  const sandbox = reportSandboxSettings(ctx, flags);
+  const sandbox = reportSandboxSettings(ctx, flags, resolve(ctx.cwd, flags.repo));
   if (sandbox === null) return ctx.exitCode;
   const setup = setupOf(flags);
   if (!setup.ok) {

@@ -63,7 +63,7 @@ async function work(ctx: CommandContext, taskPath: string, flags: WorkFlags): Pr
     usageError(ctx, resolved.error);
     return ctx.exitCode;
   }
-  const sandbox = reportSandboxSettings(ctx, flags);
+  const sandbox = reportSandboxSettings(ctx, flags, resolve(ctx.cwd, flags.repo));
   if (sandbox === null) return ctx.exitCode;
   const setup = setupOf(flags);
   if (!setup.ok) {

@@ -52,7 +52,7 @@ export const SETTINGS: readonly Setting[] = [
   { key: 'max-hours', table: 'budget', flag: '--max-hours', kind: 'number', meaning: 'wind the run down after this many hours of wall time', unset: { means: 'no limit', example: '8' } },
 
   { key: 'method', table: 'sandbox', flag: '--sandbox', kind: 'text', meaning: "how agents' commands are confined: bubblewrap, unshare or none" },
-  { key: 'network', table: 'sandbox', flag: '--network', kind: 'text', meaning: "network for agents' commands: none, or allow (every host)", defaultLiteral: `"${DEFAULT_SANDBOX_SETTINGS.network.kind}"` },
+  { key: 'network', table: 'sandbox', flag: '--network', kind: 'text', meaning: "network for agents' commands: none, registries (the package registries the project names), or allow (every host)", defaultLiteral: `"${DEFAULT_SANDBOX_SETTINGS.network.kind}"` },
   {
     key: 'network-allow',
     table: 'sandbox',

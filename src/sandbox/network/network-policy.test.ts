@@ -28,8 +28,19 @@ describe('parseNetworkPolicy', () => {
 
   it('refuses an unknown --network value and says what to use', () => {
     const error = errorOf(parseNetworkPolicy({ network: 'all' }));
-    expect(error).toContain('"none" or "allow"');
+    expect(error).toContain('"none", "registries" or "allow"');
     expect(error).toContain('--network-allow');
+  });
+
+  it('gives --network registries the registries named, and what --network-allow adds', () => {
+    expect(parseNetworkPolicy({ network: 'registries', registries: ['registry.npmjs.org', 'npm.example.test'] })).toEqual({
+      ok: true,
+      policy: { kind: 'hosts', hosts: ['registry.npmjs.org', 'npm.example.test'] },
+    });
+    expect(parseNetworkPolicy({ network: 'registries', registries: ['registry.npmjs.org'], networkAllow: 'github.com' })).toEqual({
+      ok: true,
+      policy: { kind: 'hosts', hosts: ['registry.npmjs.org', 'github.com'] },
+    });
   });
 
   it('refuses --network-allow together with --network none or allow', () => {

@@ -4,7 +4,8 @@ import { domainToASCII } from 'node:url';
 /**
  * What a sandboxed command may reach on the network: nothing (the default), everything the
  * host reaches (`--network allow`), or only the listed hosts, through the run's egress proxy
- * (`--network-allow registry.npmjs.org,github.com`).
+ * (`--network-allow registry.npmjs.org,github.com`, or `--network registries`: the package
+ * registries the project's configuration names).
  *
  * A host entry is a name (`github.com`, matched exactly), a wildcard (`*.github.com`: every
  * subdomain at any depth, but not `github.com` itself), or an IP address (`127.0.0.1`, `::1`),
@@ -14,10 +15,12 @@ import { domainToASCII } from 'node:url';
  */
 export type NetworkPolicy = { kind: 'none' } | { kind: 'all' } | { kind: 'hosts'; hosts: readonly string[] };
 
-/** The user's setting as the command line gives it: `--network none|allow`, `--network-allow a,b` (repeatable). */
+/** The user's setting as the command line gives it: `--network none|allow|registries`, `--network-allow a,b` (repeatable). */
 export interface NetworkSetting {
   readonly network?: string;
   readonly networkAllow?: string | readonly string[];
+  /** The package registries' hosts `--network registries` stands for (read from the project's configuration). */
+  readonly registries?: readonly string[];
 }
 
 export type NetworkPolicyResult = { ok: true; policy: NetworkPolicy } | { ok: false; error: string };
@@ -31,8 +34,14 @@ const EXAMPLE = 'as in --network-allow registry.npmjs.org,github.com';
 export function parseNetworkPolicy(setting: NetworkSetting): NetworkPolicyResult {
   const network = setting.network?.trim();
   const listed = setting.networkAllow;
-  if (network !== undefined && network !== 'none' && network !== 'allow') {
-    return { ok: false, error: `--network takes "none" or "allow", not "${network}"; to reach only some hosts use --network-allow, ${EXAMPLE}` };
+  if (network !== undefined && network !== 'none' && network !== 'allow' && network !== 'registries') {
+    return { ok: false, error: `--network takes "none", "registries" or "allow", not "${network}"; to reach only some hosts use --network-allow, ${EXAMPLE}` };
+  }
+  if (network === 'registries') {
+    // The registries, and whatever --network-allow adds to them, through the proxy.
+    const hosts = parseHostList([...(setting.registries ?? []), ...(listed === undefined ? [] : typeof listed === 'string' ? [listed] : listed)]);
+    if (!hosts.ok) return hosts;
+    return { ok: true, policy: { kind: 'hosts', hosts: hosts.hosts } };
   }
   if (listed === undefined) return { ok: true, policy: network === 'allow' ? { kind: 'all' } : { kind: 'none' } };
   if (network === 'none') return { ok: false, error: '--network none and --network-allow contradict each other; give one of them' };
