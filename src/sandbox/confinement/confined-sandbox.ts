@@ -8,6 +8,7 @@ import type { CommandLimits } from '../process/command-limits.js';
 import { commandPath, hostLookupFor } from './command-path.js';
 import type { CommandPath, HostLookup } from './command-path.js';
 import { createConfinedRunner } from './confined-runner.js';
+import { DEFAULT_MAX_OUTPUT_BYTES } from '../process/process-runner.js';
 import { CONFINED_HOME, SPILL_MOUNT, existingHiddenPaths } from './confinement-plan.js';
 import type { ConfinementPlan } from './confinement-plan.js';
 import { harnessNodeBindsFor } from './harness-node.js';
@@ -154,7 +155,7 @@ function summarize(settings: ConfinedSandboxSettings): string {
       : `each agent as its own uid from ${settings.identity.uidBase} (gid ${settings.identity.gid}) with no capabilities`;
   const limitText =
     `${settings.cgroups.version === 1 ? 'cgroup v1' : 'cgroup v2'} limits of ${formatBytes(limits.memoryBytes)} memory and ${limits.maxProcesses} processes per command; ` +
-    `per process ${limits.cpuSeconds} s CPU, ${formatBytes(limits.maxFileBytes)} files, ${limits.maxOpenFiles} open files; output past 64 KB spilled to /tmp/colony-output (up to ${formatBytes(limits.maxSpillBytes)})`;
+    `per process ${limits.cpuSeconds} s CPU, ${formatBytes(limits.maxFileBytes)} files, ${limits.maxOpenFiles} open files; output past ${formatBytes(DEFAULT_MAX_OUTPUT_BYTES)} spilled to /tmp/colony-output (up to ${formatBytes(limits.maxSpillBytes)})`;
   if (settings.method === 'bubblewrap') {
     return `bubblewrap: commands run ${who}, in a read-only view of the file system with only the workspace writable, a private /tmp, the harness's state and other workspaces hidden, new namespaces and no network unless allowed; ${limitText}`;
   }

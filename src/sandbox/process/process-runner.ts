@@ -8,7 +8,13 @@ import type { SpillDirectory } from './spill-directory.js';
 import type { ProcessRequest, ProcessResult, RunProcess } from './types.js';
 import { errorMessage } from '../../errors/error-message.js';
 
-export const DEFAULT_MAX_OUTPUT_BYTES = 64 * 1024;
+/**
+ * What of a command's output goes back to the agent, head and tail kept: 16 KB, about 4,000
+ * tokens. The rest is spilled to a file the agent can read. Every later call of the agent
+ * carries what this lets in, so a test run that prints 40 KB of passing lines would cost its
+ * tokens again at every step; the failures and the summary are at its end, which is kept.
+ */
+export const DEFAULT_MAX_OUTPUT_BYTES = 16 * 1024;
 export const DEFAULT_KILL_GRACE_MS = 2_000;
 export const DEFAULT_DRAIN_MS = 200;
 

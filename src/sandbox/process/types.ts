@@ -10,7 +10,7 @@ export interface ProcessRequest {
   readonly timeoutMs: number;
   /** Added to the cleared, allowlisted environment; these values win over it. */
   readonly env?: Readonly<Record<string, string>>;
-  /** Output budget, head and tail kept; defaults to 64 KB. */
+  /** Output budget, head and tail kept; defaults to 16 KB (`DEFAULT_MAX_OUTPUT_BYTES`). */
   readonly maxOutputBytes?: number;
   /** Aborting kills the command the same way a timeout does. */
   readonly signal?: AbortSignal;
