@@ -1,5 +1,4 @@
-import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import type { ColonyEvent } from '../../src/events/event-types.js';
@@ -78,45 +77,6 @@ describeRuns('the project setup of a run', { timeout: TIMEOUT_MS }, () => {
     expect(repo.git('status', '--porcelain')).toBe('');
   });
 
-  it('installs a pnpm project with the pnpm its lockfile was written by, pnpm itself included, for every check, leaving nothing in the user’s tree', async () => {
-    // The project's scripts call pnpm: the layer brings it, on the agents' PATH.
-    dependOn({ 'is-number': '7.0.0' }, `pnpm exec node -e "require('is-number')"`);
-    // The project's lockfile, made as its author would.
-    execFileSync('npm', ['exec', '--yes', '--package=pnpm@9', '--', 'pnpm', 'install', '--lockfile-only'], { cwd: repo.dir, stdio: 'pipe' });
-    repo.git('add', 'pnpm-lock.yaml');
-    repo.git('commit', '-qm', 'a pnpm lockfile');
-    const run = await runCli(['run', join(repo.dir, 'GOAL.md'), '--repo', repo.dir, '--model', 'sim', '--workers', '2']);
-    expect(run.code, run.stderr).toBe(0);
-    expect(run.stderr).toMatch(/setting up: npm exec --yes --package=pnpm@9 -- pnpm install --frozen-lockfile --ignore-scripts [^\n]*\(1 package\)/);
-    const events = readLoggedEvents(defaultStateDir(repo.dir));
-    expect(ofType(events, 'run.ended').map((event) => event.data.status)).toEqual(['done']);
-    expect(ofType(events, 'dependencies.prepared')).toMatchObject([{ data: { reused: false } }]);
-    expect(ofType(events, 'main.checked')).toMatchObject([{ data: { passed: true } }]);
-    for (const path of ['node_modules', '.pnpm-store']) expect(existsSync(join(repo.dir, path))).toBe(false);
-    expect(repo.git('status', '--porcelain')).toBe('');
-  });
-
-  it('installs an npm workspaces monorepo once, its packages linked from the shared node_modules, for every check', async () => {
-    const manifest = JSON.parse(readFileSync(join(repo.dir, 'package.json'), 'utf8')) as Record<string, unknown>;
-    writeFileSync(join(repo.dir, 'package.json'), `${JSON.stringify({ ...manifest, workspaces: ['packages/*'] }, null, 2)}\n`);
-    mkdirSync(join(repo.dir, 'packages', 'util'), { recursive: true });
-    writeFileSync(join(repo.dir, 'packages', 'util', 'package.json'), JSON.stringify({ name: '@demo/util', version: '1.0.0', main: 'index.js', dependencies: { 'is-number': '7.0.0' } }));
-    writeFileSync(join(repo.dir, 'packages', 'util', 'index.js'), "module.exports = require('is-number')(5);\n");
-    writeFileSync(join(repo.dir, '.gitignore'), 'node_modules/\n');
-    execFileSync('npm', ['install', '--package-lock-only', '--ignore-scripts', '--no-audit', '--no-fund'], { cwd: repo.dir, stdio: 'pipe' });
-    repo.git('add', '-A');
-    repo.git('commit', '-qm', 'a workspace package');
-    keepModules(repo, ['src/numbers/clamp.js'], `node -e "if (require('@demo/util') !== true) process.exit(1)" && node scripts/test.js`);
-    const run = await runCli(['run', join(repo.dir, 'GOAL.md'), '--repo', repo.dir, '--model', 'sim', '--workers', '2', '--json']);
-    expect(run.code, run.stderr).toBe(0);
-    expect(JSON.parse(run.stdout)).toMatchObject({ status: 'done', check: { passed: true } });
-    const events = readLoggedEvents(defaultStateDir(repo.dir));
-    expect(ofType(events, 'dependencies.installing').map((event) => event.data.command)).toEqual(['npm ci --ignore-scripts --no-audit --no-fund']);
-    expect(ofType(events, 'dependencies.prepared')).toMatchObject([{ data: { reused: false } }]);
-    expect(existsSync(join(repo.dir, 'node_modules'))).toBe(false);
-    expect(repo.git('status', '--porcelain')).toBe('');
-  });
-
   it("runs a project's own setup from colony.toml once per hash of its inputs, for the workers, the trunk's check and colony green --now", async () => {
     // A Python environment made with Debian's python3 and the standard library alone; the check runs inside it.
     writeFileSync(join(repo.dir, 'pyproject.toml'), '[project]\nname = "toolbox"\nversion = "1.0.0"\n');
@@ -130,7 +90,7 @@ describeRuns('the project setup of a run', { timeout: TIMEOUT_MS }, () => {
     expect(JSON.parse(run.stdout)).toMatchObject({ status: 'done', check: { passed: true } });
     const stateDir = defaultStateDir(repo.dir);
     const ran = readLoggedEvents(stateDir);
-    expect(ofType(ran, 'dependencies.installing').map((event) => event.data)).toEqual([{ command: 'python3 -m venv --without-pip .venv', registry: null, packages: null, elapsedMs: 0 }]);
+    expect(ofType(ran, 'dependencies.installing').filter((event) => event.data.elapsedMs === 0).map((event) => event.data)).toEqual([{ command: 'python3 -m venv --without-pip .venv', registry: null, packages: null, elapsedMs: 0 }]);
     const [made] = ofType(ran, 'dependencies.prepared');
     expect(made?.data).toMatchObject({ reused: false, command: 'python3 -m venv --without-pip .venv' });
     expect(existsSync(join(repo.dir, '.venv'))).toBe(false);
@@ -151,6 +111,6 @@ describeRuns('the project setup of a run', { timeout: TIMEOUT_MS }, () => {
     const last = ofType(after, 'dependencies.prepared').at(-1);
     expect(last?.data.reused).toBe(false);
     expect(last?.data.key).not.toBe(made?.data.key);
-    expect(ofType(after, 'dependencies.installing')).toHaveLength(2);
+    expect(ofType(after, 'dependencies.installing').filter((event) => event.data.elapsedMs === 0)).toHaveLength(2);
   });
 });

@@ -2,9 +2,9 @@ import { posix } from 'node:path';
 import type { Repository } from '../git/repository.js';
 import { blobEntry, layerKey, listTree, parseJsonObject, readBlob, npmrcRegistry, type DependencyInputs, type InstallInputFile, type ProjectInputs, type TreeEntry } from './input-files.js';
 import { NPM_CI_COMMAND, NPM_INSTALL_COMMAND } from './npm-install.js';
-import { readPnpmInputs } from './pnpm-inputs.js';
+import { readPnpmInputs, readYarnInputs } from './package-manager-inputs.js';
 
-const ROOT_FILES = ['package.json', 'npm-shrinkwrap.json', 'package-lock.json', '.npmrc', 'yarn.lock', 'pnpm-lock.yaml', 'pnpm-workspace.yaml'];
+const ROOT_FILES = ['package.json', 'npm-shrinkwrap.json', 'package-lock.json', '.npmrc', 'yarn.lock', '.yarnrc', 'pnpm-lock.yaml', 'pnpm-workspace.yaml'];
 
 /**
  * Reads, from the tree at `commit` (not from any checkout), what an npm install of the
@@ -28,9 +28,11 @@ async function readProjectInputs(repo: Repository, commit: string): Promise<Proj
   if (packageEntry === null) return { ok: false, error: 'the repository has no package.json at its root' };
   const lockfilePath = ['npm-shrinkwrap.json', 'package-lock.json'].find((path) => blobEntry(entries, path) !== null);
   if (lockfilePath === undefined) {
+    const config = (paths: readonly string[]) => paths.flatMap((path) => (blobEntry(entries, path) === null ? [] : [{ path, entry: blobEntry(entries, path) as TreeEntry }]));
     const pnpmLock = blobEntry(entries, 'pnpm-lock.yaml');
-    if (pnpmLock !== null) return readPnpmInputs(repo, commit, { packageEntry, lockfileEntry: pnpmLock, npmrcEntry: blobEntry(entries, '.npmrc'), workspaceEntry: blobEntry(entries, 'pnpm-workspace.yaml') });
-    if (entries.has('yarn.lock')) return { ok: false, error: 'the repository installs with yarn (yarn.lock), which colony does not install yet: workers start without node_modules' };
+    if (pnpmLock !== null) return readPnpmInputs(repo, commit, { packageEntry, lockfileEntry: pnpmLock, configEntries: config(['.npmrc']) }, blobEntry(entries, 'pnpm-workspace.yaml'));
+    const yarnLock = blobEntry(entries, 'yarn.lock');
+    if (yarnLock !== null) return readYarnInputs(repo, commit, { packageEntry, lockfileEntry: yarnLock, configEntries: config(['.npmrc', '.yarnrc']) });
     return manifestOnlyInputs(repo, commit, packageEntry, blobEntry(entries, '.npmrc'));
   }
   const lockfileEntry = blobEntry(entries, lockfilePath) as TreeEntry;

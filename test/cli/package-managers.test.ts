@@ -1,0 +1,96 @@
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, beforeEach, expect, it } from 'vitest';
+import type { ColonyEvent } from '../../src/events/event-types.js';
+import { readLoggedEvents } from '../testing/colony-process.js';
+import { createExampleRepository, runCli, type ExampleRepository } from '../testing/example-repository.js';
+import { keepModules } from '../testing/small-goal.js';
+import { describeRuns } from '../testing/runs-need-sandbox.js';
+import { defaultStateDir } from '../../src/orchestrator/setup/state-directory.js';
+
+const TIMEOUT_MS = 240_000;
+
+let repo: ExampleRepository;
+
+beforeEach(() => {
+  repo = createExampleRepository('toolbox');
+});
+
+afterEach(() => {
+  repo.cleanup();
+});
+
+function ofType<T extends ColonyEvent['type']>(events: readonly ColonyEvent[], type: T): Extract<ColonyEvent, { type: T }>[] {
+  return events.filter((event): event is Extract<ColonyEvent, { type: T }> => event.type === type);
+}
+
+/** The toolbox with one module, depending on `dependencies` from the npm registry, with no lockfile; its check runs `check` first. */
+function dependOn(dependencies: Record<string, string>, check: string): void {
+  const manifest = JSON.parse(readFileSync(join(repo.dir, 'package.json'), 'utf8')) as Record<string, unknown>;
+  writeFileSync(join(repo.dir, 'package.json'), `${JSON.stringify({ ...manifest, dependencies }, null, 2)}\n`);
+  writeFileSync(join(repo.dir, '.gitignore'), 'node_modules/\n');
+  repo.git('add', '-A');
+  repo.git('commit', '-qm', 'depend on the registry');
+  keepModules(repo, ['src/numbers/clamp.js'], `${check} && node scripts/test.js`);
+}
+
+/** What each install recorded as it started (later `dependencies.installing` events say it still runs). */
+function startsOf(events: readonly ColonyEvent[]) {
+  return ofType(events, 'dependencies.installing').flatMap((event) => (event.data.elapsedMs === 0 ? [event.data] : []));
+}
+
+/** Runs the goal to done and returns the events of the run. */
+async function runToDone(): Promise<ColonyEvent[]> {
+  const run = await runCli(['run', join(repo.dir, 'GOAL.md'), '--repo', repo.dir, '--model', 'sim', '--workers', '2']);
+  expect(run.code, run.stderr).toBe(0);
+  const events = readLoggedEvents(defaultStateDir(repo.dir));
+  expect(ofType(events, 'run.ended').map((event) => event.data.status)).toEqual(['done']);
+  expect(ofType(events, 'main.checked')).toMatchObject([{ data: { passed: true } }]);
+  expect(ofType(events, 'dependencies.prepared')).toMatchObject([{ data: { reused: false } }]);
+  expect(existsSync(join(repo.dir, 'node_modules'))).toBe(false);
+  expect(repo.git('status', '--porcelain')).toBe('');
+  return events;
+}
+
+describeRuns('projects installed by pnpm, yarn and npm workspaces', { timeout: TIMEOUT_MS }, () => {
+  it('installs a pnpm project with the pnpm its lockfile was written by, pnpm itself included, for every check, leaving nothing in the user’s tree', async () => {
+    // The project's scripts call pnpm: the layer brings it, on the agents' PATH.
+    dependOn({ 'is-number': '7.0.0' }, `pnpm exec node -e "require('is-number')"`);
+    // The project's lockfile, made as its author would.
+    execFileSync('npm', ['exec', '--yes', '--package=pnpm@9', '--', 'pnpm', 'install', '--lockfile-only'], { cwd: repo.dir, stdio: 'pipe' });
+    repo.git('add', 'pnpm-lock.yaml');
+    repo.git('commit', '-qm', 'a pnpm lockfile');
+    const events = await runToDone();
+    expect(startsOf(events)).toEqual([
+      { command: expect.stringMatching(/ pnpm@9 >\/dev\/null && .* && node \.colony-pnpm\/bin\/pnpm\.cjs install --frozen-lockfile --ignore-scripts /), registry: 'https://registry.npmjs.org/', packages: 1, elapsedMs: 0 },
+    ]);
+    expect(existsSync(join(repo.dir, '.pnpm-store'))).toBe(false);
+  });
+
+  it('installs an npm workspaces monorepo once, its packages linked from the shared node_modules, for every check', async () => {
+    const manifest = JSON.parse(readFileSync(join(repo.dir, 'package.json'), 'utf8')) as Record<string, unknown>;
+    writeFileSync(join(repo.dir, 'package.json'), `${JSON.stringify({ ...manifest, workspaces: ['packages/*'] }, null, 2)}\n`);
+    mkdirSync(join(repo.dir, 'packages', 'util'), { recursive: true });
+    writeFileSync(join(repo.dir, 'packages', 'util', 'package.json'), JSON.stringify({ name: '@demo/util', version: '1.0.0', main: 'index.js', dependencies: { 'is-number': '7.0.0' } }));
+    writeFileSync(join(repo.dir, 'packages', 'util', 'index.js'), "module.exports = require('is-number')(5);\n");
+    writeFileSync(join(repo.dir, '.gitignore'), 'node_modules/\n');
+    execFileSync('npm', ['install', '--package-lock-only', '--ignore-scripts', '--no-audit', '--no-fund'], { cwd: repo.dir, stdio: 'pipe' });
+    repo.git('add', '-A');
+    repo.git('commit', '-qm', 'a workspace package');
+    keepModules(repo, ['src/numbers/clamp.js'], `node -e "if (require('@demo/util') !== true) process.exit(1)" && node scripts/test.js`);
+    const events = await runToDone();
+    expect(startsOf(events).map((start) => start.command)).toEqual(['npm ci --ignore-scripts --no-audit --no-fund']);
+  });
+
+  it('installs a yarn 1 project with yarn 1 from the npm registry, yarn itself included, for every check', async () => {
+    dependOn({ 'is-number': '7.0.0' }, `yarn --version >/dev/null && node -e "require('is-number')"`);
+    // The project's lockfile, made as its author would; the install it made is not committed.
+    execFileSync('npm', ['exec', '--yes', '--package=yarn@1', '--', 'yarn', 'install', '--ignore-scripts', '--non-interactive', '--no-progress'], { cwd: repo.dir, stdio: 'pipe' });
+    rmSync(join(repo.dir, 'node_modules'), { recursive: true, force: true });
+    repo.git('add', 'yarn.lock');
+    repo.git('commit', '-qm', 'a yarn lockfile');
+    const events = await runToDone();
+    expect(startsOf(events).map((start) => start.command)).toEqual([expect.stringMatching(/ yarn@1 >\/dev\/null && .* && node \.colony-yarn\/bin\/yarn\.js install --frozen-lockfile /)]);
+  });
+});
