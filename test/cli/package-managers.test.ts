@@ -6,6 +6,7 @@ import type { ColonyEvent } from '../../src/events/event-types.js';
 import { readLoggedEvents } from '../testing/colony-process.js';
 import { createExampleRepository, runCli, type ExampleRepository } from '../testing/example-repository.js';
 import { keepModules } from '../testing/small-goal.js';
+import { dependOn, ofType } from '../testing/registry-project.js';
 import { describeRuns } from '../testing/runs-need-sandbox.js';
 import { defaultStateDir } from '../../src/orchestrator/setup/state-directory.js';
 
@@ -20,20 +21,6 @@ beforeEach(() => {
 afterEach(() => {
   repo.cleanup();
 });
-
-function ofType<T extends ColonyEvent['type']>(events: readonly ColonyEvent[], type: T): Extract<ColonyEvent, { type: T }>[] {
-  return events.filter((event): event is Extract<ColonyEvent, { type: T }> => event.type === type);
-}
-
-/** The toolbox with one module, depending on `dependencies` from the npm registry, with no lockfile; its check runs `check` first. */
-function dependOn(dependencies: Record<string, string>, check: string): void {
-  const manifest = JSON.parse(readFileSync(join(repo.dir, 'package.json'), 'utf8')) as Record<string, unknown>;
-  writeFileSync(join(repo.dir, 'package.json'), `${JSON.stringify({ ...manifest, dependencies }, null, 2)}\n`);
-  writeFileSync(join(repo.dir, '.gitignore'), 'node_modules/\n');
-  repo.git('add', '-A');
-  repo.git('commit', '-qm', 'depend on the registry');
-  keepModules(repo, ['src/numbers/clamp.js'], `${check} && node scripts/test.js`);
-}
 
 /** What each install recorded as it started (later `dependencies.installing` events say it still runs). */
 function startsOf(events: readonly ColonyEvent[]) {
@@ -56,7 +43,7 @@ async function runToDone(): Promise<ColonyEvent[]> {
 describeRuns('projects installed by pnpm, yarn and npm workspaces', { timeout: TIMEOUT_MS }, () => {
   it('installs a pnpm project with the pnpm its lockfile was written by, pnpm itself included, for every check, leaving nothing in the user’s tree', async () => {
     // The project's scripts call pnpm: the layer brings it, on the agents' PATH.
-    dependOn({ 'is-number': '7.0.0' }, `pnpm exec node -e "require('is-number')"`);
+    dependOn(repo, { 'is-number': '7.0.0' }, `pnpm exec node -e "require('is-number')"`);
     // The project's lockfile, made as its author would.
     execFileSync('npm', ['exec', '--yes', '--package=pnpm@9', '--', 'pnpm', 'install', '--lockfile-only'], { cwd: repo.dir, stdio: 'pipe' });
     repo.git('add', 'pnpm-lock.yaml');
@@ -84,7 +71,7 @@ describeRuns('projects installed by pnpm, yarn and npm workspaces', { timeout: T
   });
 
   it('installs a yarn 1 project with yarn 1 from the npm registry, yarn itself included, for every check', async () => {
-    dependOn({ 'is-number': '7.0.0' }, `yarn --version >/dev/null && node -e "require('is-number')"`);
+    dependOn(repo, { 'is-number': '7.0.0' }, `yarn --version >/dev/null && node -e "require('is-number')"`);
     // The project's lockfile, made as its author would; the install it made is not committed.
     execFileSync('npm', ['exec', '--yes', '--package=yarn@1', '--', 'yarn', 'install', '--ignore-scripts', '--non-interactive', '--no-progress'], { cwd: repo.dir, stdio: 'pipe' });
     rmSync(join(repo.dir, 'node_modules'), { recursive: true, force: true });

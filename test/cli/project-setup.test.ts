@@ -1,10 +1,10 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, expect, it } from 'vitest';
-import type { ColonyEvent } from '../../src/events/event-types.js';
 import { readLoggedEvents } from '../testing/colony-process.js';
 import { createExampleRepository, runCli, type ExampleRepository } from '../testing/example-repository.js';
 import { keepModules } from '../testing/small-goal.js';
+import { dependOn, ofType } from '../testing/registry-project.js';
 import { describeRuns } from '../testing/runs-need-sandbox.js';
 import { defaultStateDir } from '../../src/orchestrator/setup/state-directory.js';
 
@@ -23,24 +23,10 @@ afterEach(() => {
   repo.cleanup();
 });
 
-function ofType<T extends ColonyEvent['type']>(events: readonly ColonyEvent[], type: T): Extract<ColonyEvent, { type: T }>[] {
-  return events.filter((event): event is Extract<ColonyEvent, { type: T }> => event.type === type);
-}
-
-/** The toolbox with one module, depending on `dependencies` from the npm registry, with no lockfile; its check runs `check` first. */
-function dependOn(dependencies: Record<string, string>, check: string): void {
-  const manifest = JSON.parse(readFileSync(join(repo.dir, 'package.json'), 'utf8')) as Record<string, unknown>;
-  writeFileSync(join(repo.dir, 'package.json'), `${JSON.stringify({ ...manifest, dependencies }, null, 2)}\n`);
-  writeFileSync(join(repo.dir, '.gitignore'), 'node_modules/\n');
-  repo.git('add', '-A');
-  repo.git('commit', '-qm', 'depend on the registry');
-  keepModules(repo, ['src/numbers/clamp.js'], `${check} && node scripts/test.js`);
-}
-
 describeRuns('the project setup of a run', { timeout: TIMEOUT_MS }, () => {
   it('stops before any agent when the install cannot succeed, with the registry’s answer; fixed, the run installs the dependency for every check and ends done', async () => {
     const check = `node -e "require('is-number')"`;
-    dependOn({ [MISSING_PACKAGE]: '^1.0.0' }, check);
+    dependOn(repo, { [MISSING_PACKAGE]: '^1.0.0' }, check);
     const failed = await runCli(['run', join(repo.dir, 'GOAL.md'), '--repo', repo.dir, '--model', 'sim', '--workers', '2']);
     expect(failed.code, failed.stderr).toBe(1);
     // npm's own words: the registry has no such package.
