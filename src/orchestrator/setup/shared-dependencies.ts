@@ -93,7 +93,7 @@ function npmRegistry(): string {
 }
 
 /** A registry's address as it may be shown: a user name and password in it are left out. */
-export function withoutCredentials(address: string): string {
+function withoutCredentials(address: string): string {
   return address.replace(/^([a-z][a-z0-9+.-]*:\/\/)[^/@\s]*@/i, '$1');
 }
 
