@@ -117,9 +117,13 @@ describeRuns('shared dependency installs in colony run', { timeout: 300_000 }, (
     const workspacesDir = `${join(defaultStateDir(repo.dir), 'workspaces')}/`;
     const inWorkspaces = linked.filter((path) => path.startsWith(workspacesDir));
     expect(inWorkspaces.sort()).toEqual(workerWorkspaces.map((event) => event.data.path).sort());
-    // The rest are the checkouts acceptance checks ran in: the project's tests need the install too.
-    const acceptanceViews = `${join(defaultStateDir(repo.dir), 'views')}/accept-`;
-    expect(linked.filter((path) => !path.startsWith(workspacesDir)).every((path) => path.startsWith(acceptanceViews))).toBe(true);
+    // The rest are views of main, where checks ran: acceptance checks', green snapshots' and the
+    // planners' own; the project's tests need the install in each.
+    const views = `${join(defaultStateDir(repo.dir), 'views')}/`;
+    const elsewhere = linked.filter((path) => !path.startsWith(workspacesDir));
+    expect(elsewhere.every((path) => /^(accept|green|planner)-/.test(path.slice(views.length)) && path.startsWith(views))).toBe(true);
+    const root = ofType(events, 'agent.started').find((event) => event.data.role === 'root-planner');
+    expect(elsewhere).toContain(`${views}${root?.agentId ?? ''}`);
     expect(repo.git('ls-tree', '-r', '--name-only', 'main')).not.toContain('node_modules');
   });
 });
