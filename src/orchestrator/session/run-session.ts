@@ -268,11 +268,14 @@ export async function driveRun(drive: DriveRunOptions): Promise<RunSessionResult
     });
     if (!dependencies.ok) {
       await trunkKeeper.finish();
-      // No agent ran: a new run leaves no branch behind and ends failed (the next `colony run`
-      // starts afresh from the fixed commit); a resumed one stays resumable.
-      if (start.kind === 'new') await dropUnusedTrunk(start.trunk);
-      system.record({ type: 'run.ended', data: { status: start.kind === 'new' ? 'failed' : 'stopped', durationMs: Date.now() - start.startedAt } });
+      // No agent ran. Stopped by the user, the run stays resumable. Failed, a new run leaves no
+      // branch behind and ends failed (the next `colony run` starts afresh from the fixed
+      // commit); a resumed one stays resumable.
+      const failed = start.kind === 'new' && !signal.aborted;
+      if (failed) await dropUnusedTrunk(start.trunk);
+      system.record({ type: 'run.ended', data: { status: failed ? 'failed' : 'stopped', durationMs: Date.now() - start.startedAt } });
       system.flush();
+      if (signal.aborted) return { ok: false, failed: true, error: 'the run was stopped during its setup, before any agent started; colony resume goes on with it.' };
       return { ok: false, failed: true, error: `the setup failed before any agent started: ${dependencies.error}\nTo fix it: ${dependencies.fix}.` };
     }
     const dependencyLayer = dependencies.layerDir;

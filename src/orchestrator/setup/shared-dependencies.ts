@@ -74,7 +74,8 @@ export async function prepareSharedDependencies(options: PrepareSharedDependenci
     const { key, layerDir, reused, bytes } = layer;
     options.record({ type: 'dependencies.prepared', data: { key, layerDir, reused, bytes, durationMs, command: layer.plan.command } });
   } else if (layer.stopsRun) {
-    const fix = setupFix(options.setup);
+    // Stopped by the user is not a failure of the project's setup: nothing to fix.
+    const fix = options.signal?.aborted === true ? 'nothing: it was stopped by the user, and colony resume installs again' : setupFix(options.setup);
     options.record({ type: 'dependencies.failed', data: { error: layer.error, fix, durationMs } });
     return { ok: false, error: layer.error, fix };
   } else {
