@@ -1,6 +1,6 @@
 import { posix } from 'node:path';
 import type { Repository } from '../git/repository.js';
-import { blobEntry, layerKey, listTree, parseJsonObject, readBlob, npmrcRegistry, type DependencyInputs, type InstallInputFile, type ProjectInputs, type TreeEntry } from './input-files.js';
+import { blobEntry, layerKey, listTree, parseJsonObject, readBlob, npmrcRegistry, repositoryPathProblem, type DependencyInputs, type InstallInputFile, type ProjectInputs, type TreeEntry } from './input-files.js';
 import { NPM_CI_COMMAND, NPM_INSTALL_COMMAND } from './npm-install.js';
 import { readPnpmInputs, readYarnInputs } from './package-manager-inputs.js';
 
@@ -19,7 +19,6 @@ export async function readDependencyInputs(repo: Repository, commit: string): Pr
   return 'error' in read ? { ok: false, error: read.error, stopsRun: false } : read;
 }
 
-
 async function readProjectInputs(repo: Repository, commit: string): Promise<ProjectInputs> {
   const rootEntries = await listTree(repo, commit, ROOT_FILES);
   if (!rootEntries.ok) return rootEntries;
@@ -28,7 +27,11 @@ async function readProjectInputs(repo: Repository, commit: string): Promise<Proj
   if (packageEntry === null) return { ok: false, error: 'the repository has no package.json at its root' };
   const lockfilePath = ['npm-shrinkwrap.json', 'package-lock.json'].find((path) => blobEntry(entries, path) !== null);
   if (lockfilePath === undefined) {
-    const config = (paths: readonly string[]) => paths.flatMap((path) => (blobEntry(entries, path) === null ? [] : [{ path, entry: blobEntry(entries, path) as TreeEntry }]));
+    const config = (paths: readonly string[]) =>
+      paths.flatMap((path) => {
+        const entry = blobEntry(entries, path);
+        return entry === null ? [] : [{ path, entry }];
+      });
     const pnpmLock = blobEntry(entries, 'pnpm-lock.yaml');
     if (pnpmLock !== null) return readPnpmInputs(repo, commit, { packageEntry, lockfileEntry: pnpmLock, configEntries: config(['.npmrc']) }, blobEntry(entries, 'pnpm-workspace.yaml'));
     const yarnLock = blobEntry(entries, 'yarn.lock');
@@ -104,7 +107,6 @@ async function manifestOnlyInputs(repo: Repository, commit: string, packageEntry
   return { ok: true, key, files, plan: { command: NPM_INSTALL_COMMAND, keeps: 'node_modules', registry: npmrcRegistry(npmrcText), packages: specs.length } };
 }
 
-
 const DEPENDENCY_FIELDS = ['dependencies', 'devDependencies', 'optionalDependencies', 'peerDependencies'] as const;
 
 function objectField(object: Record<string, unknown>, field: string): Record<string, unknown> {
@@ -159,10 +161,4 @@ function localTarballs(
     paths.add(path);
   }
   return { ok: true, paths: [...paths].sort(), packageCount };
-}
-
-/** Why a lockfile's path is not one inside the repository, or null when it is. */
-function repositoryPathProblem(path: string): string | null {
-  const normal = posix.normalize(path);
-  return normal.startsWith('/') || normal === '..' || normal.startsWith('../') ? 'outside the repository' : null;
 }

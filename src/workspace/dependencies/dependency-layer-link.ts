@@ -30,13 +30,9 @@ const COPIED_NOT_LINKED: ReadonlySet<string> = new Set(['node_modules/.package-l
  * throws; a refusal says why and the workspace goes on without the layer.
  */
 export async function linkDependencyLayer(workspacePath: string, layerDir: string): Promise<LinkDependencyLayerResult> {
-  let names: { readonly name: string; readonly directory: boolean }[];
-  try {
-    names = (await readdir(layerDir, { withFileTypes: true })).map((entry) => ({ name: entry.name, directory: entry.isDirectory() }));
-  } catch (error) {
-    return { ok: false, error: `the dependency layer ${layerDir} cannot be read: ${errorMessage(error)}` };
-  }
-  if (names.length === 0) return { ok: false, error: `the dependency layer ${layerDir} is empty` };
+  const listed = await layerNames(layerDir);
+  if (!listed.ok) return listed;
+  const names = listed.names;
   for (const { name, directory } of names) {
     const refusal = await whyNotLink(workspacePath, name, directory);
     if (refusal !== null) return { ok: false, error: refusal };
@@ -58,14 +54,45 @@ export async function linkDependencyLayer(workspacePath: string, layerDir: strin
   return { ok: true, entries: names.map((entry) => entry.name), files };
 }
 
+/**
+ * Whether git in `dir` ignores every top-level entry of the layer (`node_modules/`, a `.venv/`),
+ * so that an overlay may show them in a workspace without a merge committing them.
+ */
+export async function gitIgnoresLayer(dir: string, layerDir: string): Promise<boolean> {
+  const listed = await layerNames(layerDir);
+  if (!listed.ok) return false;
+  for (const { name, directory } of listed.names) {
+    if ((await checkIgnore(dir, name, directory)).result.code !== 0) return false;
+  }
+  return true;
+}
+
+/** The layer's top-level entries, or why there are none to share. */
+async function layerNames(
+  layerDir: string,
+): Promise<{ readonly ok: true; readonly names: { readonly name: string; readonly directory: boolean }[] } | { readonly ok: false; readonly error: string }> {
+  let names: { readonly name: string; readonly directory: boolean }[];
+  try {
+    names = (await readdir(layerDir, { withFileTypes: true })).map((entry) => ({ name: entry.name, directory: entry.isDirectory() }));
+  } catch (error) {
+    return { ok: false, error: `the dependency layer ${layerDir} cannot be read: ${errorMessage(error)}` };
+  }
+  if (names.length === 0) return { ok: false, error: `the dependency layer ${layerDir} is empty` };
+  return { ok: true, names };
+}
+
+/** `git check-ignore` on one entry; a trailing slash asks about a directory, so a pattern like `node_modules/` matches too. */
+async function checkIgnore(dir: string, name: string, directory: boolean) {
+  const path = directory ? `${name}/` : name;
+  const args = ['check-ignore', '--quiet', '--', path];
+  return { path, args, result: await runGit(dir, args) };
+}
+
 async function whyNotLink(workspacePath: string, name: string, directory: boolean): Promise<string | null> {
   if (await pathExists(join(workspacePath, name))) {
     return `the workspace already has ${name}, so the shared one was not linked over it`;
   }
-  // A trailing slash asks about a directory, so a pattern like `node_modules/` matches too.
-  const path = directory ? `${name}/` : name;
-  const ignoredArgs = ['check-ignore', '--quiet', '--', path];
-  const ignored = await runGit(workspacePath, ignoredArgs);
+  const { path, args: ignoredArgs, result: ignored } = await checkIgnore(workspacePath, name, directory);
   if (ignored.code === 1) {
     return `${name} is not ignored by the repository's git configuration, so landing the work (git add --all) would commit the shared dependencies; add \`/${path}\` to .gitignore to share one install among workspaces`;
   }

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { rm } from 'node:fs/promises';
-import { join } from 'node:path';
+import { join, posix } from 'node:path';
 import { describeFailure, runGit, splitNul } from '../git/git.js';
 import type { Repository } from '../git/repository.js';
 
@@ -126,4 +126,10 @@ export function parseJsonObject(text: string): Record<string, unknown> | null {
 export function npmrcRegistry(npmrcText: string): string | null {
   const line = npmrcText.split(/\r?\n/).find((text) => /^\s*registry\s*=/.test(text));
   return line === undefined ? null : (line.split('=').slice(1).join('=').trim() || null);
+}
+
+/** Why a path a lockfile or a setup names is not one inside the repository, or null when it is. */
+export function repositoryPathProblem(path: string): string | null {
+  const normal = posix.normalize(path);
+  return normal.startsWith('/') || normal === '..' || normal.startsWith('../') ? 'outside the repository' : null;
 }

@@ -1,7 +1,7 @@
 import { posix } from 'node:path';
 import { describeFailure, runGit, splitNul } from '../git/git.js';
 import type { Repository } from '../git/repository.js';
-import { layerKey, type DependencyInputs, type InstallInputFile } from './input-files.js';
+import { layerKey, repositoryPathProblem, type DependencyInputs, type InstallInputFile } from './input-files.js';
 
 /**
  * A project's own setup (`setup` and `setup-inputs` in colony.toml): a shell command that
@@ -24,7 +24,7 @@ export async function readSetupCommandInputs(repo: Repository, commit: string, s
   const files = new Map<string, InstallInputFile>();
   for (const given of setup.inputs) {
     const path = posix.normalize(given).replace(/\/+$/, '');
-    if (path === '' || path === '.' || path.startsWith('/') || path === '..' || path.startsWith('../')) {
+    if (path === '' || path === '.' || repositoryPathProblem(path) !== null) {
       return { ok: false, stopsRun: true, error: `setup-inputs names ${given}, which is not a path inside the repository: name files from the repository's root, such as uv.lock` };
     }
     const args = ['ls-tree', '-r', '-z', '--full-tree', commit, '--', path];

@@ -1,6 +1,4 @@
-import { readdir } from 'node:fs/promises';
 import { recordLayerUse } from '../../../workspace/dependencies/dependency-layer-records.js';
-import { runGit } from '../../../workspace/git/git.js';
 import { basename } from 'node:path';
 import { runAgent, type AgentLoopOptions, type AgentOutcome } from '../../../agent/agent-loop.js';
 import { endingCallSucceeded } from '../../../agent/agent-restore.js';
@@ -10,7 +8,6 @@ import { newShortId } from '../../../events/ids.js';
 import { createWorkerFileTools } from '../../../tools/worker-file-tools.js';
 import { createMergeToMainTool } from '../../../tools/merge-to-main-tool.js';
 import { createSubmitHandoffTool, handoffFromSubmitInput } from '../../../tools/submit-handoff-tool.js';
-import type { Repository } from '../../../workspace/git/repository.js';
 import { reopenWorkspace } from '../../../workspace/reopen-workspace.js';
 import type { Workspace } from '../../../workspace/workspace.js';
 import { budgetStopHandoff, type AgentBudget } from '../../budget/agent-budget.js';
@@ -18,6 +15,7 @@ import type { Exhaustion } from '../../budget/budget-ledger.js';
 import { commandMergeCheck } from './merge-check.js';
 import { createAgentRecorder, endAgent } from '../../agent-recorder.js';
 import { linkSharedDependencies } from '../../setup/shared-dependencies.js';
+import { gitIgnoresLayer } from '../../../workspace/dependencies/dependency-layer-link.js';
 import { describeSalvage, reclaimWorkspace, type SalvagedWork } from '../../setup/workspace-reclaim.js';
 import { answerInterruptedCalls } from '../../resume/interrupted-calls.js';
 import { checkAcceptance } from './acceptance-checks.js';
@@ -71,26 +69,6 @@ export interface WorkerResult {
   readonly keptWorkspace: string | null;
   /** What was saved of work that did not land before the workspace was removed, or null. */
   readonly salvaged: SalvagedWork | null;
-}
-
-/** Whether git ignores `path` in the repository (so `git add --all` never stages it). */
-/**
- * Whether git ignores every top-level entry of the layer (`node_modules/`, a `.venv/`), so an
- * overlay may show them in a workspace without merging committing them.
- */
-async function layerIgnored(repo: Repository, layerDir: string): Promise<boolean> {
-  let entries;
-  try {
-    entries = await readdir(layerDir, { withFileTypes: true });
-  } catch {
-    return false;
-  }
-  if (entries.length === 0) return false;
-  for (const entry of entries) {
-    const path = entry.isDirectory() ? `${entry.name}/` : entry.name;
-    if ((await runGit(repo.root, ['check-ignore', '--quiet', path])).code !== 0) return false;
-  }
-  return true;
 }
 
 /**
@@ -279,7 +257,7 @@ async function createWorkspace(context: WorkerContext, id: string, record: (even
   // worktree gets it hard-linked in below. Either way only where git ignores what the layer
   // holds (node_modules, a .venv), or merging would commit it.
   const layer = context.dependencyLayer ?? null;
-  const stacked = layer !== null && context.workspaces.method === 'overlay' && (await layerIgnored(repo, layer));
+  const stacked = layer !== null && context.workspaces.method === 'overlay' && (await gitIgnoresLayer(repo.root, layer));
   const sharedLayers = [...(context.sharedLayers ?? []), ...(stacked ? [layer] : [])];
   const workspace = await context.workspaces.create({
     id,
