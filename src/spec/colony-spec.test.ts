@@ -29,4 +29,13 @@ describe('parseColonySpec', () => {
     const broken = parseColonySpec('```colony-spec\n{ "project": \n```');
     expect(broken.ok ? '' : broken.error).toMatch(/^The colony-spec block is not valid JSON: .+/);
   });
+
+  it('takes the npm packages a module imports by exact version, and says which name or version is wrong', () => {
+    const module = { path: 'src/a.js', exports: [{ name: 'a', cases: [{ args: [1], returns: 1 }] }] };
+    const good = parseColonySpec(goal({ modules: [{ ...module, packages: { 'is-odd': '3.0.1', '@scope/name': '1.0.0-beta.2' } }] }));
+    expect(good).toMatchObject({ ok: true, spec: { modules: [{ packages: { 'is-odd': '3.0.1', '@scope/name': '1.0.0-beta.2' } }] } });
+    const wrong = parseColonySpec(goal({ modules: [{ ...module, packages: { 'Is Odd': '3.0.1', 'kind-of': '^6.0.0' } }] }));
+    expect(wrong.ok ? '' : wrong.error).toContain('must be an npm package name, like is-odd');
+    expect(wrong.ok ? '' : wrong.error).toContain('- modules[0].packages.kind-of: must be an exact version, like 3.0.1');
+  });
 });

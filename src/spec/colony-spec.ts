@@ -30,12 +30,29 @@ const functionSchema = z.object({
   cases: z.array(caseSchema).min(1, 'needs at least one case, so the function can be tested'),
 });
 
+/** An npm package name, scoped or not: `is-odd`, `@scope/name`. */
+const PACKAGE_NAME = /^(?:@[a-z0-9][\w.~-]*\/)?[a-z0-9][\w.~-]*$/;
+/** An exact version, as a lockfile would pin it: `3.0.1`, `1.0.0-beta.2`. */
+const EXACT_VERSION = /^\d+\.\d+\.\d+(?:-[\w.]+)?$/;
+
 const moduleSchema = z.object({
   path: z
     .string()
     .regex(MODULE_PATH, 'must be a relative path ending in .js, like src/text/pad.js')
     .refine((path) => !path.endsWith('.test.js'), 'must name the module, not its test file'),
   exports: z.array(functionSchema).min(1, 'needs at least one function'),
+  /**
+   * Packages from the npm registry the module imports, by name with an exact version: whoever
+   * builds the module adds them to the project (`npm install`) first.
+   */
+  packages: z
+    .record(z.string(), z.string().regex(EXACT_VERSION, 'must be an exact version, like 3.0.1'))
+    .superRefine((packages, context) => {
+      for (const name of Object.keys(packages)) {
+        if (!PACKAGE_NAME.test(name)) context.addIssue({ code: 'custom', path: [name], message: 'must be an npm package name, like is-odd' });
+      }
+    })
+    .optional(),
 });
 
 /** The fields of a spec, each checked the same way wherever it is required or optional. */

@@ -29,7 +29,19 @@ export function indexLineFor(indexPath: string, modulePath: string): string {
 export function renderModuleSource(module: SpecModule, options: RenderOptions): string {
   const names = module.exports.map((fn) => fn.name).join(', ');
   const parts = module.exports.map((fn, index) => renderFunction(fn, options.buggy && index === 0));
-  return `// ${names}: see the task's colony-spec for the cases each must answer.\n\n${parts.join('\n\n')}\n`;
+  // The packages the spec says the module uses are imported, so the module loads only where they are installed.
+  const imports = Object.keys(module.packages ?? {}).map((name) => `import '${name}';\n`);
+  const header = `// ${names}: see the task's colony-spec for the cases each must answer.\n`;
+  return `${header}${imports.length === 0 ? '' : `\n${imports.join('')}`}\n${parts.join('\n\n')}\n`;
+}
+
+/**
+ * The command that adds the module's packages to the project, each at its exact version, or
+ * null when it uses none. Install scripts are not run: the packages are imported, not built.
+ */
+export function installCommandFor(module: SpecModule): string | null {
+  const packages = Object.entries(module.packages ?? {}).map(([name, version]) => `${name}@${version}`);
+  return packages.length === 0 ? null : `npm install --save-exact --ignore-scripts --no-audit --no-fund ${packages.join(' ')}`;
 }
 
 export function renderModuleTest(module: SpecModule): string {

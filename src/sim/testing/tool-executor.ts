@@ -99,6 +99,8 @@ export interface ExecutorHooks {
   readonly onMerge?: (attempt: number) => { content: string; isError: boolean };
   /** Fails a call before it runs when it returns an error text. */
   readonly failCall?: (call: ToolCall, args: Arguments) => string | null;
+  /** Answers a run_command itself (its report, as colony writes one) instead of running it, when it returns one. */
+  readonly answerCommand?: (command: string) => string | null;
 }
 
 export function createToolExecutor(dir: string, hooks: ExecutorHooks = {}): (call: ToolCall) => ExecutedCall {
@@ -141,6 +143,8 @@ export function createToolExecutor(dir: string, hooks: ExecutorHooks = {}): (cal
       case 'write_scratchpad':
         return answer(`Scratchpad saved (${text('content').length} characters).`);
       case 'run_command': {
+        const answered = hooks.answerCommand?.(text('command')) ?? null;
+        if (answered !== null) return answer(answered);
         const timeout = typeof args.timeout_seconds === 'number' ? args.timeout_seconds : 60;
         const result = spawnSync('sh', ['-c', text('command')], { cwd: dir, encoding: 'utf8', timeout: timeout * 1000 });
         const output = `${result.stdout ?? ''}${result.stderr ?? ''}`;

@@ -3,7 +3,7 @@ import { isShrunkOutput, unshrunkEnd } from '../reading/compaction-protocol.js';
 import type { ResolutionStrategy } from './merge-conflict-resolution.js';
 import { hasConflictMarkers, strategyFor } from './merge-conflict-resolution.js';
 import type { Scenario } from '../scenario/scenario.js';
-import { indexLineFor, renderModuleSource } from '../scenario/module-render.js';
+import { indexLineFor, installCommandFor, renderModuleSource } from '../scenario/module-render.js';
 import type { WorkerCall } from './worker-tool-calls.js';
 import { stepKeyOf } from './worker-tool-calls.js';
 import { TOOL_NAMES } from '../../protocol/tool-names.js';
@@ -84,6 +84,8 @@ export interface WorkerFacts {
   readonly lastChange: number;
   /** Runs of the project's test command that produced a report, pass or fail. */
   readonly runs: readonly TestRun[];
+  /** The package installs of the task's modules (`installCommandFor`) that succeeded. */
+  readonly installed: ReadonlySet<string>;
   readonly merges: readonly MergeAttempt[];
   /** Tool errors per step (tool and target); a failed test run or a merge conflict is not one: the sim acts on those. */
   readonly stepFailures: ReadonlyMap<string, StepFailures>;
@@ -102,6 +104,7 @@ export const NO_FACTS: WorkerFacts = {
   lastReads: new Map(),
   lastChange: -1,
   runs: [],
+  installed: new Set(),
   merges: [],
   stepFailures: new Map(),
   lastCallRejected: false,
@@ -124,12 +127,14 @@ export function foldWorkerActions(start: WorkerFacts, actions: readonly WorkerAc
     moduleWrites: new Map(start.moduleWrites),
     lastReads: new Map(start.lastReads),
     runs: [...start.runs],
+    installed: new Set(start.installed),
     merges: [...start.merges],
     stepFailures: new Map(start.stepFailures),
   };
   const { index: indexPath, test: command } = scenario.project;
   const modules = new Map(scenario.modules.map((module) => [module.path, module]));
   const lines = scenario.modules.map((module) => indexLineFor(indexPath, module.path));
+  const installs = new Set(scenario.modules.flatMap((module) => installCommandFor(module) ?? []));
   const know = (knowledge: IndexKnowledge): void => {
     facts.index = knowledge;
     if (knowledge.state !== 'known') return;
@@ -188,6 +193,18 @@ export function foldWorkerActions(start: WorkerFacts, actions: readonly WorkerAc
         break;
       }
       case TOOL_NAMES.runCommand: {
+        if (installs.has(call.input.command)) {
+          // An install that did not pass is a step that failed, given up after a few tries like any other.
+          const installReport = readCommandReport(result.content);
+          if (ok && installReport !== null && commandPassed(installReport)) {
+            facts.installed.add(call.input.command);
+            changed(facts, 'package.json', position);
+          } else {
+            const key = stepKeyOf(call);
+            facts.stepFailures.set(key, { count: (facts.stepFailures.get(key)?.count ?? 0) + 1, lastError: result.content });
+          }
+          continue;
+        }
         const report = call.input.command === command ? readCommandReport(result.content) : null;
         if (report === null) break;
         const failing = commandPassed(report) ? [] : failingTestNames(report.output);

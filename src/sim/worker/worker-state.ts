@@ -36,6 +36,8 @@ const factsSchema = z.object({
   lastChange: position,
   /** position, passed, status line, failing names, pass count, tail */
   runs: z.array(z.tuple([count, z.boolean(), z.string(), z.array(z.string()), count.nullable(), z.string()])),
+  /** The package installs that succeeded. */
+  installed: z.array(z.string()),
   merges: z.array(z.tuple([count, z.enum(['merged', 'nothing', 'conflict', 'error']), z.array(z.string()), z.string()])),
   failures: z.array(z.tuple([z.string(), count, z.string()])),
   rejected: z.boolean(),
@@ -94,6 +96,7 @@ export function encodeFacts(facts: WorkerFacts, scenario: Scenario): FactsState 
       run.passCount,
       run === lastRun ? run.tail : '',
     ]),
+    installed: [...facts.installed],
     merges: facts.merges.map((merge) => [merge.position, merge.kind, [...merge.files], merge.content]),
     failures: [...facts.stepFailures].map(([key, failure]) => [key, failure.count, failure.lastError]),
     rejected: facts.lastCallRejected,
@@ -128,6 +131,7 @@ export function decodeFacts(state: FactsState, scenario: Scenario): WorkerFacts 
     runs: state.runs.map(
       ([at, passed, statusLine, failing, passCount, tail]): TestRun => ({ position: at, passed, statusLine, failing, passCount, tail }),
     ),
+    installed: new Set(state.installed),
     merges: state.merges.map(([at, kind, files, mergeContent]) => ({ position: at, kind, files, content: mergeContent })),
     stepFailures: new Map(state.failures.map(([key, failureCount, lastError]) => [key, { count: failureCount, lastError }])),
     lastCallRejected: state.rejected,
