@@ -5,6 +5,7 @@ import { mergeToMain } from '../workspace/merge/merge-to-main.js';
 import type { MergeCheck, MergeIntent } from '../workspace/merge/merge-to-main.js';
 import type { Repository } from '../workspace/git/repository.js';
 import type { Workspace } from '../workspace/workspace.js';
+import type { ConflictSettler } from '../workspace/git/rebase-state.js';
 import type { Tool } from './tool.js';
 import { TOOL_NAMES } from '../protocol/tool-names.js';
 
@@ -24,6 +25,8 @@ export interface MergeToolOptions {
    * main is not moved and the tool answers that the merge failed.
    */
   readonly onIntent?: (intent: MergeIntent) => void;
+  /** Settles the conflicts no agent should untangle (see `MergeToMainOptions.settleConflicts`); none when absent. */
+  readonly settleConflicts?: ConflictSettler;
 }
 
 /** `merge_to_main`: commits the workspace's changes and lands them on main (see workspace/merge-to-main). */
@@ -42,6 +45,7 @@ export function createMergeToMainTool(
         record: options.record,
         ...(options.check === undefined ? {} : { check: options.check }),
         ...(options.onIntent === undefined ? {} : { onIntent: options.onIntent }),
+        ...(options.settleConflicts === undefined ? {} : { settleConflicts: options.settleConflicts }),
       });
       switch (outcome.status) {
         case 'landed':
@@ -51,9 +55,7 @@ export function createMergeToMainTool(
             output:
               `merged into ${repo.mainBranch} as ${outcome.commit.slice(0, 12)} (${outcome.attempts} attempt(s)); ` +
               `files: ${outcome.files.join(', ') || '(none)'}` +
-              (outcome.autoResolved.length === 0
-                ? ''
-                : `\ncolony merged your appended lines after ${repo.mainBranch}'s in ${outcome.autoResolved.join(', ')}, where both sides only added lines at the end.`) +
+              settledText(outcome.autoResolved, repo.mainBranch) +
               (outcome.workspaceBehind === undefined
                 ? ''
                 : `\nYour workspace still shows the files as they were before ${repo.mainBranch}'s latest changes (${outcome.workspaceBehind}); run \`git reset --keep ${repo.mainBranch}\` to catch up.`),
@@ -64,6 +66,7 @@ export function createMergeToMainTool(
             error: [
               `merge conflict: ${repo.mainBranch} changed the same lines as your change.`,
               `conflicts in files: ${outcome.files.join(', ')}`,
+              ...(outcome.unsettled === undefined ? [] : [`colony could not settle package.json and its lockfile itself: ${outcome.unsettled}.`]),
               `Each file now holds conflict markers: the part above ======= is ${repo.mainBranch}'s, the part below is yours ` +
                 '(a file one side deleted has no markers: it is as the other side left it; keep it, or delete it). ' +
                 'Edit each file to keep what both sides meant, remove every marker line, then call merge_to_main again.',
@@ -87,3 +90,18 @@ export function createMergeToMainTool(
     },
   };
 }
+
+/** What colony settled itself, said to the worker after a landing: lines both sides appended, package manifests. */
+function settledText(files: readonly string[], mainBranch: string): string {
+  const manifests = files.filter((file) => MANIFEST_FILES.has(file));
+  const appended = files.filter((file) => !MANIFEST_FILES.has(file));
+  const lines = [
+    ...(appended.length === 0 ? [] : [`colony merged your appended lines after ${mainBranch}'s in ${appended.join(', ')}, where both sides only added lines at the end.`]),
+    ...(manifests.length === 0
+      ? []
+      : [`colony merged your package.json with ${mainBranch}'s, key by key, and had npm write the lockfile again for both (${manifests.join(', ')}); run npm install if your workspace needs what ${mainBranch} added.`]),
+  ];
+  return lines.map((line) => `\n${line}`).join('');
+}
+
+const MANIFEST_FILES: ReadonlySet<string> = new Set(['package.json', 'package-lock.json', 'npm-shrinkwrap.json']);

@@ -36,6 +36,12 @@ export interface CreateWorkspaceOptions {
    * that path. Meant for content the project ignores: anything else shows up in `git status`.
    */
   readonly sharedLayers?: readonly string[];
+  /**
+   * More shared layers, chosen for the commit the workspace starts from (main's, read as it
+   * is made): the dependencies installed for that commit's package.json, say. They come after
+   * `sharedLayers`.
+   */
+  readonly layersFor?: (baseCommit: string) => Promise<readonly string[]>;
 }
 
 export interface RemoveWorkspaceOptions {

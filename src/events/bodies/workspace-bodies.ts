@@ -35,7 +35,11 @@ export const workspaceBodies = [
     data: z.object({ command: z.string(), registry: z.string().nullable(), packages: z.number().int().nullable(), elapsedMs: z.number() }),
   }),
   z.object({
-    /** The run's shared install of the repository's dependencies is ready (made now, or reused from an earlier run). */
+    /**
+     * A shared install of the repository's dependencies is ready (made now, or reused from an
+     * earlier run): the run's, at its start, and a new one whenever main moves to a commit with
+     * other inputs (a package a worker added landed).
+     */
     type: z.literal('dependencies.prepared'),
     data: z.object({
       key: z.string(),
@@ -45,6 +49,8 @@ export const workspaceBodies = [
       durationMs: z.number(),
       /** The command that made the layer; absent in logs written before setups other than npm's. */
       command: z.string().optional(),
+      /** The commit whose inputs it was made from; absent in logs written before layers followed main. */
+      commit: z.string().optional(),
     }),
   }),
   z.object({
@@ -155,7 +161,12 @@ export const workspaceBodies = [
   }),
   z.object({
     type: z.literal('merge.conflicted'),
-    data: z.object({ files: z.array(z.string()), mainBefore: z.string() }),
+    data: z.object({
+      files: z.array(z.string()),
+      mainBefore: z.string(),
+      /** Why colony left files it settles when it can (a package.json and its lockfile) to the agent; absent when it did not try. */
+      unsettled: z.string().optional(),
+    }),
   }),
   z.object({
     /**

@@ -95,7 +95,8 @@ export function describeEvent(event: ColonyEvent): string {
     }
     case 'dependencies.prepared': {
       const how = event.data.command === undefined ? '' : ` by ${event.data.command}`;
-      return `dependencies ${event.data.reused ? 'reused' : 'installed'}${event.data.reused ? '' : how}: ${megabytes(event.data.bytes)} in ${seconds(event.data.durationMs)} (${event.data.key.slice(0, 12)})`;
+      const at = event.data.commit === undefined ? '' : ` for ${event.data.commit.slice(0, 12)}`;
+      return `dependencies${at} ${event.data.reused ? 'reused' : 'installed'}${event.data.reused ? '' : how}: ${megabytes(event.data.bytes)} in ${seconds(event.data.durationMs)} (${event.data.key.slice(0, 12)})`;
     }
     case 'dependencies.failed':
       // Whole: the install's own words are what says why.
@@ -132,7 +133,7 @@ export function describeEvent(event: ColonyEvent): string {
     case 'merge.landed':
       return `merged ${event.data.commit.slice(0, 12)} (${event.data.files.length} file(s), ${event.data.attempts} attempt(s))`;
     case 'merge.conflicted':
-      return `merge conflict in ${event.data.files.join(', ')}`;
+      return `merge conflict in ${event.data.files.join(', ')}${event.data.unsettled === undefined ? '' : ` (left to the agent: ${event.data.unsettled})`}`;
     case 'acceptance.started':
       return `acceptance checks of task ${event.data.taskId} started on ${event.data.commit.slice(0, 12)}: ${event.data.commands.map((command) => `\`${oneLine(command, 60)}\``).join(', ')}`;
     case 'acceptance.checked':

@@ -14,6 +14,8 @@ import type { WorkInFlight } from '../in-flight/work-in-flight.js';
 import type { WorkspaceQuota } from '../setup/workspace-quota.js';
 import type { ReleaseVerdict } from '../green/types.js';
 import type { RunSettings } from '../../events/run-settings.js';
+import type { DependencyLayers } from '../setup/dependency-layers.js';
+import type { ConflictSettler } from '../../workspace/git/rebase-state.js';
 
 /** The release check a root planner's done `finish` waits for (the green loop's, see green-loop.ts). */
 export interface ReleaseGate {
@@ -34,10 +36,13 @@ export interface RunContext {
   /** Workers' workspaces are made in here. */
   readonly workspacesDir: string;
   /**
-   * The run's shared install of the repository's dependencies, linked into each new worker
-   * workspace; null or absent when the run has none.
+   * The shared installs of the repository's dependencies, one per set of inputs: each new
+   * workspace, planner's view and check gets the one of the commit it starts from. Absent when
+   * the run has none.
    */
-  readonly dependencyLayer?: string | null | undefined;
+  readonly dependencyLayers?: DependencyLayers | undefined;
+  /** How workers' merges settle a package.json and lockfile changed on both sides; absent to leave such conflicts to the agent. */
+  readonly settleConflicts?: ConflictSettler | undefined;
   /** Directories shown at every worker's workspace root, shared and never written. */
   readonly sharedLayers?: readonly string[] | undefined;
   /** Planners' views of main are made in here. */

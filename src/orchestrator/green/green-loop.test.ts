@@ -12,6 +12,7 @@ import { openRepository, type Repository } from '../../workspace/git/repository.
 import { createTemporaryRepository, type TemporaryRepository } from '../../workspace/testing/temporary-repository.js';
 import { unconfinedCommandRunners } from '../setup/command-sandbox.js';
 import { startGreenLoop } from './green-loop.js';
+import { fixedDependencyLayer } from '../setup/dependency-layers.js';
 import { type GreenLoop, type GreenSnapshot } from './types.js';
 import { defaultPromptSet } from '../prompts/prompt-set.js';
 import { Wakeups } from '../wakeups.js';
@@ -83,7 +84,7 @@ describe('the green loop', () => {
       rootTaskId: ROOT,
       viewsDir: join(dir, 'views'),
       commands: unconfinedCommandRunners(),
-      dependencyLayer: null,
+      dependencyLayers: fixedDependencyLayer(null),
       prompts: defaultPromptSet(),
       settings: { ...DEFAULT_GREEN_SETTINGS, check: 'sh check.sh', everyCommits: null, everyMs: null, ...settings },
       record: (body) => record(body),
@@ -300,7 +301,7 @@ describe('the green loop', () => {
   it('gives no verdict when the run stops during the release, and refuses one whose check could not run', async () => {
     const stopping = new AbortController();
     loop = await startGreenLoop({
-      runId: RUN_ID, repo, events, tasks, rootTaskId: ROOT, viewsDir: join(dir, 'views'), commands: unconfinedCommandRunners(), dependencyLayer: null,
+      runId: RUN_ID, repo, events, tasks, rootTaskId: ROOT, viewsDir: join(dir, 'views'), commands: unconfinedCommandRunners(), dependencyLayers: fixedDependencyLayer(null),
       prompts: defaultPromptSet(), settings: { ...DEFAULT_GREEN_SETTINGS, check: 'sleep 30', everyCommits: null, everyMs: null },
       record: (body) => record(body), flush: () => events.flush(), goal: () => 'the goal', base, parallel: 1, wakeups: new Wakeups(), now: Date.now, signal: stopping.signal,
     });
@@ -313,7 +314,7 @@ describe('the green loop', () => {
     // A views folder git cannot make a view in: the check never ran, and the release says so.
     writeFileSync(join(dir, 'not-a-folder'), 'a file');
     loop = await startGreenLoop({
-      runId: RUN_ID, repo, events, tasks, rootTaskId: ROOT, viewsDir: join(dir, 'not-a-folder'), commands: unconfinedCommandRunners(), dependencyLayer: null,
+      runId: RUN_ID, repo, events, tasks, rootTaskId: ROOT, viewsDir: join(dir, 'not-a-folder'), commands: unconfinedCommandRunners(), dependencyLayers: fixedDependencyLayer(null),
       prompts: defaultPromptSet(), settings: { ...DEFAULT_GREEN_SETTINGS, check: 'sh check.sh', everyCommits: null, everyMs: null },
       record: (body) => record(body), flush: () => events.flush(), goal: () => 'the goal', base, parallel: 1, wakeups: new Wakeups(), now: Date.now, signal: new AbortController().signal,
     });

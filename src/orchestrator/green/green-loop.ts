@@ -17,6 +17,7 @@ import type { Wakeups } from '../wakeups.js';
 import type { GreenLoop, ReleaseVerdict, SnapshotOutcome } from './types.js';
 import { errorMessage } from '../../errors/error-message.js';
 import type { GreenSettings } from '../../events/run-settings.js';
+import type { DependencyLayers } from '../setup/dependency-layers.js';
 
 
 /** The wake-up key of the green loop: a landing that reaches the count, or a request. */
@@ -40,8 +41,8 @@ export interface GreenLoopOptions {
   /** Snapshots and bisect probes check out main in views made in here. */
   readonly viewsDir: string;
   readonly commands: CommandRunners;
-  /** The run's shared install of the project's dependencies, linked into every view checked; null for none. */
-  readonly dependencyLayer: string | null;
+  /** The shared installs of the project's dependencies: each view checked gets its commit's. */
+  readonly dependencyLayers: DependencyLayers;
   readonly prompts: PromptSet;
   readonly settings: GreenSettings;
   /** The run's system recorder. */
@@ -108,7 +109,7 @@ export async function startGreenLoop(options: GreenLoopOptions): Promise<GreenLo
       commands: options.commands,
       timeoutMs: settings.checkTimeoutMs,
       signal,
-      dependencyLayer: options.dependencyLayer,
+      dependencyLayers: options.dependencyLayers,
     });
     if (!result.ok) return result;
     const checked = result.check;

@@ -7,6 +7,7 @@ import { failureLines, outputTail } from './check-failures.js';
 import type { CommandRunners } from '../setup/command-sandbox.js';
 import { linkSharedDependencies } from '../setup/shared-dependencies.js';
 import { errorMessage } from '../../errors/error-message.js';
+import type { DependencyLayers } from '../setup/dependency-layers.js';
 
 /**
  * The agent id the green loop's checks run under: the sandbox gives it a uid of its own, like
@@ -50,8 +51,8 @@ export interface CheckCommitOptions {
   readonly timeoutMs: number;
   /** Aborting kills the check and ends without a result. */
   readonly signal: AbortSignal;
-  /** The run's shared install of the dependencies, linked into the view first; none when null or absent. */
-  readonly dependencyLayer?: string | null;
+  /** The shared installs of the dependencies: the commit's is linked into the view first; none when absent. */
+  readonly dependencyLayers?: DependencyLayers;
   /** Receives what linking the dependencies records (`dependencies.linked` or `.skipped`). */
   readonly record?: (event: EventBody) => void;
 }
@@ -78,7 +79,7 @@ export async function checkCommit(options: CheckCommitOptions): Promise<CheckCom
     return { ok: false, error: `colony could not check out ${short(commit)} to run the check: ${errorMessage(error)}` };
   }
   try {
-    const layer = options.dependencyLayer ?? null;
+    const layer = (await options.dependencyLayers?.forCommit(commit)) ?? null;
     if (layer !== null) await linkSharedDependencies(view.path, layer, options.record ?? (() => undefined));
     const run = options.commands.forAgent(GREEN_AGENT_ID, view.path);
     const result = await run({ command, cwd: view.path, timeoutMs: options.timeoutMs, signal, maxOutputBytes: CHECK_OUTPUT_BYTES });

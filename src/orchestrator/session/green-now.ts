@@ -108,7 +108,7 @@ export async function runGreenNow(options: GreenNowOptions): Promise<GreenNowRes
           rootTaskId: last.rootTaskId ?? '',
           viewsDir: viewsDirOf(stateDir),
           commands,
-          dependencyLayer: dependencies.layerDir,
+          dependencyLayers: dependencies.layers,
           prompts: loaded.prompts,
           settings,
           record: system.record,

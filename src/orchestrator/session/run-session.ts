@@ -278,7 +278,7 @@ export async function driveRun(drive: DriveRunOptions): Promise<RunSessionResult
       if (signal.aborted) return { ok: false, failed: true, error: 'the run was stopped during its setup, before any agent started; colony resume goes on with it.' };
       return { ok: false, failed: true, error: `the setup failed before any agent started: ${dependencies.error}\nTo fix it: ${dependencies.fix}.` };
     }
-    const dependencyLayer = dependencies.layerDir;
+    const dependencyLayers = dependencies.layers;
     const diskCapBytes = start.settings.workspaceDiskCapBytes ?? (await defaultDiskCapBytes(stateDir));
     const workspaces = await startWorkspaces({
       repo,
@@ -312,7 +312,7 @@ export async function driveRun(drive: DriveRunOptions): Promise<RunSessionResult
       rootTaskId,
       viewsDir,
       commands,
-      dependencyLayer,
+      dependencyLayers,
       prompts,
       settings: start.settings.green,
       record: system.record,
@@ -336,7 +336,8 @@ export async function driveRun(drive: DriveRunOptions): Promise<RunSessionResult
         tasks,
         wakeups,
         steering: steering.writer,
-        dependencyLayer,
+        dependencyLayers,
+        settleConflicts: dependencies.settleConflicts,
         workspaces: workspaces.provider,
         workspaceQuota: workspaces.quota ?? undefined,
         workspacesDir: workspacesDirOf(stateDir),

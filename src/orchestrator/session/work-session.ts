@@ -159,7 +159,7 @@ async function runInRepository(
       await dropUnusedTrunk(trunk);
       return { ok: false, failed: true, error: `the setup failed before the worker started: ${dependencies.error}\nTo fix it: ${dependencies.fix}.` };
     }
-    const dependencyLayer = dependencies.layerDir;
+    const dependencyLayers = dependencies.layers;
     // One worker, one workspace: a disk cap would have nothing to hold back.
     const workspaces = await startWorkspaces({ repo, stateDir, lock: session.stateLock, chosen, record, diskCapBytes: null });
     if (!workspaces.ok) {
@@ -173,7 +173,8 @@ async function runInRepository(
         events,
         runId,
         workerModel: options.model,
-        dependencyLayer,
+        dependencyLayers,
+        settleConflicts: dependencies.settleConflicts,
         workspaces: workspaces.provider,
         workspacesDir: workspacesDirOf(stateDir),
         viewsDir: viewsDirOf(stateDir),

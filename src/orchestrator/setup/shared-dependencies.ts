@@ -1,6 +1,11 @@
+import { readdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { EventBody } from '../../events/event-types.js';
-import { prepareDependencyLayer } from '../../workspace/dependencies/dependency-cache.js';
+import { prepareDependencyLayer, readLayerInputs, type DependencyLayer } from '../../workspace/dependencies/dependency-cache.js';
+import { fixedDependencyLayer, type DependencyLayers } from './dependency-layers.js';
+import { npmConflictSettler } from '../../workspace/dependencies/lockfile-conflicts.js';
+import { STAGING_DIR } from '../../workspace/dependencies/dependency-layer-records.js';
+import type { ConflictSettler } from '../../workspace/git/rebase-state.js';
 import { collectDependencyLayers } from '../../workspace/dependencies/dependency-layer-collect.js';
 import { linkDependencyLayer } from '../../workspace/dependencies/dependency-layer-link.js';
 import type { Repository } from '../../workspace/git/repository.js';
@@ -30,10 +35,14 @@ export interface PrepareSharedDependenciesOptions {
 }
 
 /**
- * The run's layer: its folder, or null when the repository has none and workers do without. A
- * failure is a setup the run must not start without, with what to do about it.
+ * The run's layers: the one of main's starting commit (null when the repository has none and
+ * workers do without), and every later commit's through `layers`; and how merges settle a
+ * package.json and lockfile two workers changed at once. A failure is a setup the run must not
+ * start without, with what to do about it.
  */
-export type SharedDependencies = { readonly ok: true; readonly layerDir: string | null } | { readonly ok: false; readonly error: string; readonly fix: string };
+export type SharedDependencies =
+  | { readonly ok: true; readonly layerDir: string | null; readonly layers: DependencyLayers; readonly settleConflicts: ConflictSettler }
+  | { readonly ok: false; readonly error: string; readonly fix: string };
 
 const PROGRESS_EVERY_MS = 15_000;
 
@@ -48,14 +57,42 @@ const PROGRESS_EVERY_MS = 15_000;
 export async function prepareSharedDependencies(options: PrepareSharedDependenciesOptions): Promise<SharedDependencies> {
   if (!options.enabled) {
     options.record({ type: 'dependencies.skipped', data: { reason: 'shared dependency installs are switched off (--no-shared-deps)' } });
-    return { ok: true, layerDir: null };
+    return { ok: true, layerDir: null, layers: fixedDependencyLayer(null), settleConflicts: conflictSettler(options) };
   }
+  const started = performance.now();
+  const layer = await prepareRecorded(options, options.commit);
+  if (!layer.ok && layer.stopsRun) {
+    // Stopped by the user is not a failure of the project's setup: nothing to fix.
+    const fix = options.signal?.aborted === true ? 'nothing: it was stopped by the user, and colony resume installs again' : setupFix(options.setup);
+    options.record({ type: 'dependencies.failed', data: { error: layer.error, fix, durationMs: Math.round(performance.now() - started) } });
+    return { ok: false, error: layer.error, fix };
+  }
+  if (!layer.ok) options.record({ type: 'dependencies.skipped', data: { reason: layer.error } });
   const cacheDir = dependencyCacheDir(options.stateDir);
+  const collected = await collectDependencyLayers(cacheDir, { protect: layer.ok ? [layer.key] : [] });
+  if (collected.removed.length > 0 || collected.problems.length > 0) {
+    options.record({ type: 'dependencies.collected', data: { removed: [...collected.removed], problems: [...collected.problems] } });
+  }
+  const start = layer.ok ? { key: layer.key, layerDir: layer.layerDir } : null;
+  return { ok: true, layerDir: start?.layerDir ?? null, layers: layersOfCommits(options, start), settleConflicts: conflictSettler(options) };
+}
+
+/** npm runs in the layers' staging folder, confined like the setup's install. */
+function conflictSettler(options: PrepareSharedDependenciesOptions): ConflictSettler {
+  return npmConflictSettler({ stagingDir: join(dependencyCacheDir(options.stateDir), STAGING_DIR), runInstall: options.runInstall });
+}
+
+/**
+ * Prepares the layer of `commit`, recording `dependencies.installing` while an install runs and
+ * `dependencies.prepared` when the layer is there; a failure or a repository without an install
+ * is left to the caller to record.
+ */
+async function prepareRecorded(options: PrepareSharedDependenciesOptions, commit: string): Promise<DependencyLayer> {
   const started = performance.now();
   let progress: NodeJS.Timeout | undefined;
   const layer = await prepareDependencyLayer(options.repo, {
-    cacheDir,
-    commit: options.commit,
+    cacheDir: dependencyCacheDir(options.stateDir),
+    commit,
     setup: options.setup,
     runInstall: options.runInstall,
     onInstall: (plan) => {
@@ -69,23 +106,57 @@ export async function prepareSharedDependencies(options: PrepareSharedDependenci
     },
     ...(options.signal === undefined ? {} : { signal: options.signal }),
   }).finally(() => clearInterval(progress));
-  const durationMs = Math.round(performance.now() - started);
   if (layer.ok) {
     const { key, layerDir, reused, bytes } = layer;
-    options.record({ type: 'dependencies.prepared', data: { key, layerDir, reused, bytes, durationMs, command: layer.plan.command } });
-  } else if (layer.stopsRun) {
-    // Stopped by the user is not a failure of the project's setup: nothing to fix.
-    const fix = options.signal?.aborted === true ? 'nothing: it was stopped by the user, and colony resume installs again' : setupFix(options.setup);
-    options.record({ type: 'dependencies.failed', data: { error: layer.error, fix, durationMs } });
-    return { ok: false, error: layer.error, fix };
-  } else {
-    options.record({ type: 'dependencies.skipped', data: { reason: layer.error } });
+    const durationMs = Math.round(performance.now() - started);
+    options.record({ type: 'dependencies.prepared', data: { key, layerDir, reused, bytes, durationMs, command: layer.plan.command, commit } });
   }
-  const collected = await collectDependencyLayers(cacheDir, { protect: layer.ok ? [layer.key] : [] });
-  if (collected.removed.length > 0 || collected.problems.length > 0) {
-    options.record({ type: 'dependencies.collected', data: { removed: [...collected.removed], problems: [...collected.problems] } });
-  }
-  return { ok: true, layerDir: layer.ok ? layer.layerDir : null };
+  return layer;
+}
+
+/**
+ * The layers of the commits main moves to as work lands: a commit whose inputs (package.json,
+ * a lockfile, a setup's input files) are those of a layer already prepared gets that layer at
+ * the cost of reading them from git; new inputs get a new layer, installed once (with the same
+ * events as the first) while whoever asked waits. An install that fails mid-run does not stop
+ * the run: it is recorded as skipped, and the commit gets the newest layer that did install, so
+ * the agents' checks show what is missing.
+ */
+function layersOfCommits(options: PrepareSharedDependenciesOptions, start: { readonly key: string; readonly layerDir: string } | null): DependencyLayers {
+  const byKey = new Map<string, Promise<string | null>>();
+  const byCommit = new Map<string, Promise<string | null>>();
+  let newest = start?.layerDir ?? null;
+  if (start !== null) byKey.set(start.key, Promise.resolve(start.layerDir));
+  const prepare = async (commit: string): Promise<string | null> => {
+    const inputs = await readLayerInputs(options.repo, commit, options.setup);
+    if (!inputs.ok) {
+      if (!inputs.stopsRun) return null;
+      options.record({ type: 'dependencies.skipped', data: { reason: `${inputs.error}; checkouts of ${commit.slice(0, 12)} get the layer of an earlier commit` } });
+      return newest;
+    }
+    const known = byKey.get(inputs.key);
+    if (known !== undefined) return known;
+    const preparing = prepareRecorded(options, commit).then((layer) => {
+      if (layer.ok) {
+        newest = layer.layerDir;
+        return layer.layerDir;
+      }
+      const reason = `the install for ${commit.slice(0, 12)} failed, so its checkouts get the layer of an earlier commit: ${layer.error}`;
+      options.record({ type: 'dependencies.skipped', data: { reason } });
+      return newest;
+    });
+    byKey.set(inputs.key, preparing);
+    return preparing;
+  };
+  return {
+    forCommit: (commit) => {
+      const known = byCommit.get(commit);
+      if (known !== undefined) return known;
+      const layer = prepare(commit);
+      byCommit.set(commit, layer);
+      return layer;
+    },
+  };
 }
 
 /** The registry npm uses when the project's `.npmrc` names none. */
@@ -104,6 +175,21 @@ function setupFix(setup: SetupCommand | null): string {
     return 'fix the setup command or its inputs (setup and setup-inputs in colony.toml, or --setup and --setup-inputs) and run again';
   }
   return "fix package.json (or the lockfile) so that the install above succeeds (run it yourself to check) and commit the fix, then run again; or pass --no-shared-deps to start the run without installed dependencies";
+}
+
+/**
+ * Brings a checkout that moved to another commit (a planner's view following main) from the
+ * layer it has, `from`, to the one of its commit, `to`: the old layer's entries are removed
+ * (they are colony's links, never the project's files) and the new one is linked. Returns the
+ * layer the checkout has now.
+ */
+export async function followSharedDependencies(path: string, from: string | null, to: string | null, record: (body: EventBody) => void): Promise<string | null> {
+  if (from === to) return from;
+  if (from !== null) {
+    for (const name of await readdir(from).catch(() => [])) await rm(join(path, name), { recursive: true, force: true });
+  }
+  if (to !== null) await linkSharedDependencies(path, to, record);
+  return to;
 }
 
 /**

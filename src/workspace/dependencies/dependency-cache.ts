@@ -67,8 +67,7 @@ const inProgress = new Map<string, Promise<DependencyLayer>>();
  */
 export async function prepareDependencyLayer(repo: Repository, options: PrepareDependencyLayerOptions): Promise<DependencyLayer> {
   if (options.signal?.aborted === true) return { ok: false, error: 'the preparation was cancelled', stopsRun: true };
-  const setup = options.setup ?? null;
-  const inputs = setup === null ? await readDependencyInputs(repo, options.commit) : await readSetupCommandInputs(repo, options.commit, setup);
+  const inputs = await readLayerInputs(repo, options.commit, options.setup ?? null);
   if (!inputs.ok) return inputs;
   const cacheDir = resolve(options.cacheDir);
   const layerDir = join(cacheDir, inputs.key);
@@ -77,6 +76,15 @@ export async function prepareDependencyLayer(repo: Repository, options: PrepareD
   const preparing = ensureLayer(repo, cacheDir, inputs, options).finally(() => inProgress.delete(layerDir));
   inProgress.set(layerDir, preparing);
   return preparing;
+}
+
+/**
+ * What a layer for `commit` is made from, and its key: npm's, pnpm's or yarn's inputs, or the
+ * project's own `setup` and its input files. Read from git; installs nothing. Two commits with
+ * the same key share one layer.
+ */
+export async function readLayerInputs(repo: Repository, commit: string, setup: SetupCommand | null): Promise<DependencyInputs> {
+  return setup === null ? readDependencyInputs(repo, commit) : readSetupCommandInputs(repo, commit, setup);
 }
 
 async function ensureLayer(

@@ -65,11 +65,11 @@ async function clearRecordsWithoutLayers(cacheDir: string, problems: string[]): 
   }
 }
 
-/** Staging folders are named `<key prefix>-<pid>-<random>`; one whose process is gone was abandoned. */
+/** Staging folders are named `<key prefix or purpose>-<pid>-<random>`; one whose process is gone was abandoned. */
 async function clearAbandonedStaging(cacheDir: string, problems: string[]): Promise<void> {
   const stagingDir = join(cacheDir, STAGING_DIR);
   for (const name of await namesIn(stagingDir)) {
-    const pid = Number(/^[0-9a-f]+-(\d+)-/.exec(name)?.[1] ?? Number.NaN);
+    const pid = Number(/^[0-9a-z]+-(\d+)-/.exec(name)?.[1] ?? Number.NaN);
     if (Number.isInteger(pid) && processIsAlive(pid)) continue;
     await rm(join(stagingDir, name), { recursive: true, force: true }).catch((error: unknown) => problems.push(`cannot delete ${join(stagingDir, name)}: ${String(error)}`));
   }

@@ -63,3 +63,21 @@ export async function readConflictedFiles(worktree: GitWorkTree): Promise<string
 export async function forgetConflictedFiles(worktree: GitWorkTree): Promise<void> {
   await rm(gitPath(worktree, CONFLICT_RECORD), { force: true });
 }
+
+/** One index stage of a conflicted path (1 base, 2 main side of a rebase, 3 the workspace side), or null when absent. */
+export async function conflictStage(worktree: GitWorkTree, number: 1 | 2 | 3, path: string): Promise<string | null> {
+  // The blob as stored: `cat-file` applies no filter or text conversion the configuration names.
+  const result = await runGit(worktree, ['cat-file', 'blob', `:${number}:${path}`]);
+  return result.code === 0 ? result.stdout : null;
+}
+
+/** Conflicted files of a stopped rebase that colony settled and staged, and those it left for the agent. */
+export interface ConflictResolution {
+  readonly resolved: string[];
+  readonly remaining: string[];
+  /** Why files colony settles when it can were left among `remaining`; absent when none were. */
+  readonly unsettled?: string;
+}
+
+/** Settles what it can of a stopped rebase's conflicted `files` in `worktree`; never throws for what git or the disk do. */
+export type ConflictSettler = (worktree: GitWorkTree, files: readonly string[]) => Promise<ConflictResolution>;

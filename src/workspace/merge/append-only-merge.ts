@@ -1,5 +1,6 @@
 import { writeCheckoutFile } from '../files/confined-file.js';
 import { describeFailure, runGit } from '../git/git.js';
+import { conflictStage, type ConflictResolution } from '../git/rebase-state.js';
 import type { GitWorkTree } from '../git/git.js';
 
 /**
@@ -42,29 +43,15 @@ function linesOf(text: string): string[] {
   return lines;
 }
 
-/** One index stage of a conflicted path (1 base, 2 main side of a rebase, 3 the workspace side), or null when absent. */
-async function stage(worktree: GitWorkTree, number: 1 | 2 | 3, path: string): Promise<string | null> {
-  // The blob as stored: `cat-file` applies no filter or text conversion the configuration names.
-  const result = await runGit(worktree, ['cat-file', 'blob', `:${number}:${path}`]);
-  return result.code === 0 ? result.stdout : null;
-}
-
-export interface AppendOnlyResolution {
-  /** Files merged and staged by the harness. */
-  readonly resolved: string[];
-  /** Files left with their conflict markers for the agent. */
-  readonly remaining: string[];
-}
-
 /**
  * Resolves and stages every conflicted file of a stopped rebase in `worktree` that is an
  * append-only (or identical) change on both sides; leaves the rest as git left them.
  */
-export async function resolveAppendOnlyConflicts(worktree: GitWorkTree, files: readonly string[]): Promise<AppendOnlyResolution> {
+export async function resolveAppendOnlyConflicts(worktree: GitWorkTree, files: readonly string[]): Promise<ConflictResolution> {
   const resolved: string[] = [];
   const remaining: string[] = [];
   for (const file of files) {
-    const [base, main, workspace] = await Promise.all([stage(worktree, 1, file), stage(worktree, 2, file), stage(worktree, 3, file)]);
+    const [base, main, workspace] = await Promise.all([conflictStage(worktree, 1, file), conflictStage(worktree, 2, file), conflictStage(worktree, 3, file)]);
     const merged = base === null || main === null || workspace === null ? null : mergeAppendOnly(base, main, workspace);
     if (merged === null) {
       remaining.push(file);

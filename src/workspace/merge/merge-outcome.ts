@@ -1,5 +1,6 @@
 import type { EventBody } from '../../events/event-types.js';
 import { errorMessage } from '../../errors/error-message.js';
+import type { ConflictSettler } from '../git/rebase-state.js';
 
 /**
  * How one `mergeToMain` call ended.
@@ -32,7 +33,13 @@ export type MergeOutcome =
        */
       readonly workspaceBehind?: string;
     }
-  | { readonly status: 'conflicted'; readonly files: string[]; readonly mainBefore: string }
+  | {
+      readonly status: 'conflicted';
+      readonly files: string[];
+      readonly mainBefore: string;
+      /** Why colony did not settle files it settles when it can (a package.json and its lockfile). */
+      readonly unsettled?: string;
+    }
   | { readonly status: 'nothing-to-merge'; readonly reason: string }
   | { readonly status: 'check-failed'; readonly output: string; readonly mainBefore: string }
   | { readonly status: 'failed'; readonly error: string };
@@ -61,6 +68,12 @@ export interface MergeToMainOptions {
    * the merge ends as 'failed', the work left committed on the workspace's branch.
    */
   readonly onIntent?: (intent: MergeIntent) => void;
+  /**
+   * Settles conflicts the rebase path meets after the append-only ones, before any is handed
+   * to the agent: a package.json and lockfile both sides changed (`npmConflictSettler`). None
+   * when absent.
+   */
+  readonly settleConflicts?: ConflictSettler;
 }
 
 /** A compare-and-swap of main about to be attempted: from `mainBefore` to `commit`, landing `branch`. */

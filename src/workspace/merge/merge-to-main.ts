@@ -16,7 +16,7 @@ import {
   recordConflictedFiles,
   unmergedFiles,
 } from '../git/rebase-state.js';
-import type { RebaseInProgress } from '../git/rebase-state.js';
+import type { ConflictSettler, RebaseInProgress } from '../git/rebase-state.js';
 import type { Repository } from '../git/repository.js';
 import { resolveBranch } from '../workspace.js';
 import type { Workspace } from '../workspace.js';
@@ -36,6 +36,7 @@ interface MergeContext {
   readonly waited: { ms: number };
   readonly check: MergeCheck | undefined;
   readonly onIntent: ((intent: MergeIntent) => void) | undefined;
+  readonly settleConflicts: ConflictSettler | undefined;
   readonly now: () => number;
 }
 
@@ -60,10 +61,10 @@ async function git(context: MergeContext, args: readonly string[]) {
   return runGit(context.workspace, args);
 }
 
-async function conflicted(context: MergeContext, files: string[], mainBefore: string): Promise<Step> {
+async function conflicted(context: MergeContext, files: string[], mainBefore: string, unsettled?: string): Promise<Step> {
   await recordConflictedFiles(context.workspace, files);
-  context.emit({ type: 'merge.conflicted', data: { files, mainBefore } });
-  return stop({ status: 'conflicted', files, mainBefore });
+  context.emit({ type: 'merge.conflicted', data: { files, mainBefore, ...(unsettled === undefined ? {} : { unsettled }) } });
+  return stop({ status: 'conflicted', files, mainBefore, ...(unsettled === undefined ? {} : { unsettled }) });
 }
 
 /** Finishes a rebase a previous call left stopped at a conflict the agent has since resolved. */
@@ -98,9 +99,11 @@ async function settleRebase(context: MergeContext, onto: string): Promise<Step> 
   const worktree = context.workspace;
   for (;;) {
     const files = await unmergedFiles(worktree);
-    const { resolved, remaining } = await resolveAppendOnlyConflicts(worktree, files);
+    const appended = await resolveAppendOnlyConflicts(worktree, files);
+    const settled = appended.remaining.length === 0 || context.settleConflicts === undefined ? appended : await context.settleConflicts(worktree, appended.remaining);
+    const resolved = settled === appended ? appended.resolved : [...appended.resolved, ...settled.resolved];
     context.autoResolved.push(...resolved.filter((file) => !context.autoResolved.includes(file)));
-    if (remaining.length > 0) return conflicted(context, remaining, onto);
+    if (settled.remaining.length > 0) return conflicted(context, settled.remaining, onto, settled.unsettled);
     const continueArgs = ['rebase', '--continue'];
     const continued = await git(context, continueArgs);
     if (continued.code === 0) return proceed;
@@ -323,7 +326,7 @@ export async function mergeToMain(repo: Repository, workspace: Workspace, option
       const outcome = await landInProcess(landing);
       if (outcome.status !== 'fallback') return outcome;
     }
-    const context: MergeContext = { repo, workspace, emit, autoResolved: [], waited: { ms: 0 }, check: options.check, onIntent: options.onIntent, now };
+    const context: MergeContext = { repo, workspace, emit, autoResolved: [], waited: { ms: 0 }, check: options.check, onIntent: options.onIntent, settleConflicts: options.settleConflicts, now };
     return await landOnMain(context, options, maxAttempts);
   } catch (error) {
     // A throwing event handler is the caller's bug, not a merge failure: let it surface.

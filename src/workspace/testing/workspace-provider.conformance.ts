@@ -230,6 +230,32 @@ export function describeWorkspaceProviderConformance(name: string, open: OpenWor
       expect(await readFile(join(layers, 'first', 'node_modules', 'pkg', 'index.js'), 'utf8')).toBe('first\n');
     });
 
+    it('adds the layers chosen for the commit it starts from, after those given', async () => {
+      const layers = join(temporary.base, 'layers');
+      await mkdir(join(layers, 'given', 'node_modules', 'pkg'), { recursive: true });
+      await mkdir(join(layers, 'chosen', 'node_modules', 'pkg'), { recursive: true });
+      await writeFile(join(layers, 'given', 'node_modules', 'pkg', 'index.js'), 'given\n');
+      await writeFile(join(layers, 'chosen', 'node_modules', 'pkg', 'index.js'), 'chosen\n');
+      await writeFile(join(layers, 'chosen', 'node_modules', 'pkg', 'only-chosen.js'), 'chosen\n');
+      await writeFile(join(temporary.root, 'src', 'app.ts'), 'export const app = 2;\n');
+      const moved = await temporary.commitAll('Move the trunk');
+      const askedFor: string[] = [];
+      const workspace = await provider.create({
+        id: 'chosen',
+        parentDir,
+        sharedLayers: [join(layers, 'given')],
+        layersFor: (commit) => {
+          askedFor.push(commit);
+          return Promise.resolve([join(layers, 'chosen')]);
+        },
+      });
+      expect(askedFor).toEqual([moved]);
+      expect(workspace.baseCommit).toBe(moved);
+      expect(await readFile(join(workspace.path, 'node_modules', 'pkg', 'index.js'), 'utf8')).toBe('given\n');
+      expect(await readFile(join(workspace.path, 'node_modules', 'pkg', 'only-chosen.js'), 'utf8')).toBe('chosen\n');
+      await expect(provider.create({ id: 'refused', parentDir, layersFor: () => Promise.resolve([join(layers, 'missing')]) })).rejects.toThrow(/missing does not exist/);
+    });
+
     it('creates and removes twenty workspaces at once', async () => {
       const ids = Array.from({ length: 20 }, (_, index) => `crowd-${index}`);
       const workspaces = await Promise.all(ids.map((id) => create(id)));

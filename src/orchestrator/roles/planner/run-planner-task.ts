@@ -13,7 +13,7 @@ import { createListDirTool } from '../../../tools/list-dir-tool.js';
 import { createReadFileTool } from '../../../tools/read-file-tool.js';
 import { createRunCommandTool } from '../../../tools/run-command-tool.js';
 import { createSearchTool } from '../../../tools/search-tool.js';
-import { linkSharedDependencies } from '../../setup/shared-dependencies.js';
+import { followSharedDependencies } from '../../setup/shared-dependencies.js';
 import { createMainView, type MainView } from '../../../workspace/checkout/main-view.js';
 import { budgetStopHandoff, createAgentBudget } from '../../budget/agent-budget.js';
 import { createAgentRecorder, endAgent } from '../../agent-recorder.js';
@@ -42,7 +42,7 @@ const INBOX_POLL_MS = 1_000;
 
 /** What a planner needs of its run: a narrow view of the run's context. */
 export type PlannerContext = BoardContext &
-  Pick<RunContext, 'events' | 'repo' | 'plannerModel' | 'prompts' | 'commands' | 'viewsDir' | 'dependencyLayer' | 'budget' | 'onEvent' | 'disk' | 'steering' | 'priorAgents'> & {
+  Pick<RunContext, 'events' | 'repo' | 'plannerModel' | 'prompts' | 'commands' | 'viewsDir' | 'dependencyLayers' | 'budget' | 'onEvent' | 'disk' | 'steering' | 'priorAgents'> & {
     readonly settings: Pick<RunSettings, 'plannerMaxSteps' | 'freshness' | 'promptCache'>;
   };
 
@@ -77,9 +77,12 @@ export async function runPlannerTask(
     const reason = `colony could not make the planner's view of main: ${errorMessage(error)}`;
     return { agentId, handoff: syntheticPlannerHandoff({ status: 'failed', steps: 0, reason, lastToolCall: null }, role) };
   }
-  // The planner checks main with the environment the workers have.
-  const layer = context.dependencyLayer ?? null;
-  if (layer !== null) await linkSharedDependencies(view.path, layer, recorder.record);
+  // The planner checks main with the environment the workers have, the layer of the commit it sees.
+  let layer: string | null = null;
+  const followLayer = async () => {
+    layer = await followSharedDependencies(view.path, layer, (await context.dependencyLayers?.forCommit(view.commit())) ?? null, recorder.record);
+  };
+  await followLayer();
   // The test command is read from main as the planner starts, so a sub-planner sees what the run has built since.
   const systemPrompt = fillPlaceholders(context.prompts.text('planner'), {
     ROLE: context.prompts.text(ROLE_PROMPTS[role]),
@@ -150,6 +153,7 @@ export async function runPlannerTask(
         // it waits for the disk rather than calling its model over and over without them.
         if (context.disk?.isFull() === true) await context.disk.flush(signal);
         const problem = await view.followMain();
+        if (problem === null) await followLayer();
         // Asked last, after every wait: a call the budget allows is the next thing recorded, so
         // a limit used up in between makes this call the last one rather than one more after it.
         const spending = budget?.beforeModelCall() ?? null;

@@ -6,6 +6,7 @@ import { createMainView, type MainView } from '../../../workspace/checkout/main-
 import type { Repository } from '../../../workspace/git/repository.js';
 import { RUN_STOPPED } from '../../context/run-context.js';
 import { linkSharedDependencies } from '../../setup/shared-dependencies.js';
+import type { DependencyLayers } from '../../setup/dependency-layers.js';
 import { errorMessage } from '../../../errors/error-message.js';
 
 /** One acceptance command runs for at most this long by default. */
@@ -37,8 +38,8 @@ export interface AcceptanceCheckRequest {
   readonly viewsDir: string;
   /** Runs a command in `dir`, confined like an agent's. */
   readonly runnerFor: (dir: string) => RunProcess;
-  /** The run's shared install of the dependencies, linked into the checkout; none when null or absent. */
-  readonly dependencyLayer?: string | null;
+  /** The shared installs of the dependencies: the landed commit's is linked into the checkout; none when null or absent. */
+  readonly dependencyLayers?: DependencyLayers | null;
   readonly record: (event: EventBody) => void;
   /** Aborting kills the command running and stops the checks without a verdict. */
   readonly signal: AbortSignal;
@@ -72,7 +73,7 @@ export async function runAcceptanceChecks(request: AcceptanceCheckRequest): Prom
   }
   try {
     request.record({ type: 'acceptance.started', data: { taskId: request.taskId, commit, commands: [...commands] } });
-    const layer = request.dependencyLayer ?? null;
+    const layer = (await request.dependencyLayers?.forCommit(commit)) ?? null;
     if (layer !== null) await linkSharedDependencies(view.path, layer, request.record);
     const run = request.runnerFor(view.path);
     const deadline = performance.now() + (request.totalMs ?? ACCEPTANCE_TOTAL_MS);

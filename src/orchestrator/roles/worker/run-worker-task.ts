@@ -40,7 +40,7 @@ export interface WorkerTask {
 /** What a worker needs of its run: a narrow view of the run's context. */
 export type WorkerContext = Pick<
   RunContext,
-  'runId' | 'repo' | 'events' | 'workerModel' | 'workspaces' | 'workspacesDir' | 'viewsDir' | 'dependencyLayer' | 'sharedLayers' | 'acceptanceTimeoutMs' | 'prompts' | 'commands' | 'onEvent' | 'disk'
+  'runId' | 'repo' | 'events' | 'workerModel' | 'workspaces' | 'workspacesDir' | 'viewsDir' | 'dependencyLayers' | 'settleConflicts' | 'sharedLayers' | 'acceptanceTimeoutMs' | 'prompts' | 'commands' | 'onEvent' | 'disk'
 > & { readonly settings: Pick<RunSettings, 'workerMaxSteps' | 'mergeCheck' | 'freshness' | 'promptCache'> };
 
 /** One claim of one task by a worker: the task, and what this claim of it brings. */
@@ -107,6 +107,7 @@ export async function runWorkerTask(context: WorkerContext, claim: WorkerClaim):
       record: recorder.record,
       ...(context.settings.mergeCheck === null ? {} : { check: commandMergeCheck(context.settings.mergeCheck, runProcess, claim.signal) }),
       onLanded,
+      ...(context.settleConflicts === undefined ? {} : { settleConflicts: context.settleConflicts }),
       // The intent is on disk before main moves, so a restart can tell whether this merge landed.
       onIntent: (intent) => {
         recorder.record({ type: 'merge.intended', data: intent });
@@ -197,7 +198,7 @@ export async function runWorkerTask(context: WorkerContext, claim: WorkerClaim):
           commit: landed.at(-1) ?? null,
           viewsDir,
           runnerFor: (dir) => context.commands.forAgent('system', dir),
-          dependencyLayer: context.dependencyLayer ?? null,
+          dependencyLayers: context.dependencyLayers ?? null,
           record: recorder.record,
           signal,
           ...(context.acceptanceTimeoutMs === undefined ? {} : { commandTimeoutMs: context.acceptanceTimeoutMs }),
@@ -253,16 +254,26 @@ async function placeWorkspace(
 async function createWorkspace(context: WorkerContext, id: string, record: (event: EventBody) => void): Promise<Workspace> {
   const { repo } = context;
   const started = performance.now();
-  // An overlay workspace shows the dependency layer as one more lower layer, at no cost; a
-  // worktree gets it hard-linked in below. Either way only where git ignores what the layer
-  // holds (node_modules, a .venv), or merging would commit it.
-  const layer = context.dependencyLayer ?? null;
-  const stacked = layer !== null && context.workspaces.method === 'overlay' && (await gitIgnoresLayer(repo.root, layer));
-  const sharedLayers = [...(context.sharedLayers ?? []), ...(stacked ? [layer] : [])];
+  // The workspace gets the layer made from the package.json and lockfile of the commit it
+  // starts from (a new one when work that landed changed them). An overlay workspace shows it as
+  // one more lower layer, chosen once the provider has read main, at no cost; a worktree gets it
+  // hard-linked in below. Either way only where git ignores what the layer holds
+  // (node_modules, a .venv), or merging would commit it.
+  const layers = context.dependencyLayers;
+  let stacked: string | null = null;
   const workspace = await context.workspaces.create({
     id,
     parentDir: context.workspacesDir,
-    ...(sharedLayers.length === 0 ? {} : { sharedLayers }),
+    ...(context.sharedLayers === undefined || context.sharedLayers.length === 0 ? {} : { sharedLayers: context.sharedLayers }),
+    ...(layers === undefined || context.workspaces.method !== 'overlay'
+      ? {}
+      : {
+          layersFor: async (baseCommit: string) => {
+            const layer = await layers.forCommit(baseCommit);
+            stacked = layer !== null && (await gitIgnoresLayer(repo.root, layer)) ? layer : null;
+            return stacked === null ? [] : [stacked];
+          },
+        }),
   });
   record({
     type: 'workspace.created',
@@ -274,8 +285,12 @@ async function createWorkspace(context: WorkerContext, id: string, record: (even
       method: context.workspaces.method,
     },
   });
-  if (stacked) await recordLayerUse(layer, workspace.path);
-  else if (layer !== null) await linkSharedDependencies(workspace.path, layer, record);
+  if (stacked !== null) {
+    await recordLayerUse(stacked, workspace.path);
+    return workspace;
+  }
+  const layer = (await layers?.forCommit(workspace.baseCommit)) ?? null;
+  if (layer !== null) await linkSharedDependencies(workspace.path, layer, record);
   return workspace;
 }
 

@@ -41,7 +41,7 @@ export function createOverlayProvider(repo: Repository, options: OverlayProvider
   async function create(createOptions: CreateWorkspaceOptions): Promise<Workspace> {
     const { id } = createOptions;
     checkWorkspaceId(id);
-    const sharedLayers = createOptions.sharedLayers ?? [];
+    const sharedLayers = [...(createOptions.sharedLayers ?? [])];
     await mkdir(createOptions.parentDir, { recursive: true });
     // The real path: it is what /proc/self/mountinfo will name the mount by.
     const path = join(await realpath(createOptions.parentDir), id);
@@ -52,6 +52,10 @@ export function createOverlayProvider(repo: Repository, options: OverlayProvider
     if (await pathExists(layers.root)) throw new Error(`Cannot create workspace ${id}: its layers ${layers.root} already exist.`);
     const branch = workspaceBranch(id);
     const baseCommit = await resolveBranch(repo, repo.mainBranch);
+    const chosen = (await createOptions.layersFor?.(baseCommit)) ?? [];
+    const chosenProblem = (await checkSharedLayers(chosen)) ?? checkOverlayPaths(chosen);
+    if (chosenProblem !== null) throw new Error(`Cannot create workspace ${id}: ${chosenProblem}`);
+    sharedLayers.push(...chosen);
     const base = await bases.acquire(baseCommit);
     const undo: (() => Promise<unknown>)[] = [];
 

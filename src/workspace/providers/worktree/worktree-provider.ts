@@ -67,9 +67,6 @@ async function estimateCheckoutBytes(repo: Repository): Promise<number> {
 async function createWorktreeWorkspace(repo: Repository, options: CreateWorkspaceOptions): Promise<Workspace> {
   const { id } = options;
   checkWorkspaceId(id);
-  const layers = options.sharedLayers ?? [];
-  const layerProblem = await checkSharedLayers(layers);
-  if (layerProblem !== null) throw new Error(`Cannot create workspace ${id}: ${layerProblem}`);
   const path = resolve(options.parentDir, id);
   const branch = workspaceBranch(id);
   if (await pathExists(path)) throw new Error(`Cannot create workspace ${id}: ${path} already exists.`);
@@ -77,6 +74,9 @@ async function createWorktreeWorkspace(repo: Repository, options: CreateWorkspac
   // The commit, not the branch name: main may move meanwhile, and baseCommit must be
   // exactly what was checked out.
   const baseCommit = await resolveBranch(repo, repo.mainBranch);
+  const layers = [...(options.sharedLayers ?? []), ...((await options.layersFor?.(baseCommit)) ?? [])];
+  const layerProblem = await checkSharedLayers(layers);
+  if (layerProblem !== null) throw new Error(`Cannot create workspace ${id}: ${layerProblem}`);
   const args = ['worktree', 'add', '--quiet', '-b', branch, path, baseCommit];
   const result = await withWorktreeAdminLock(repo, () => runGit(repo.root, args));
   if (result.code !== 0) throw new Error(`Cannot create workspace ${id}: ${describeFailure(args, result)}`);
