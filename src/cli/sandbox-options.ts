@@ -45,7 +45,11 @@ export function addSandboxOptions(command: Command, defaultMethod: SandboxMethod
 }
 
 /** The settings the flags ask for, or the reason they contradict each other. */
-export function sandboxSettingsOf(flags: SandboxFlags, registries: readonly string[] = []): { ok: true; settings: SandboxSettings } | { ok: false; error: string } {
+export function sandboxSettingsOf(
+  flags: SandboxFlags,
+  registries: readonly string[] = [],
+  setupRegistries: readonly string[] = [],
+): { ok: true; settings: SandboxSettings } | { ok: false; error: string } {
   if (flags.sandbox === 'none' && (flags.networkAllow !== undefined || flags.network === 'none' || flags.network === 'registries')) {
     return {
       ok: false,
@@ -70,14 +74,15 @@ export function sandboxSettingsOf(flags: SandboxFlags, registries: readonly stri
     const flag = Object.entries(LIMIT_FLAGS).find(([name]) => checked.error.includes(` ${name} `))?.[1] ?? 'a --command-* flag';
     return { ok: false, error: `${flag} is too small: ${checked.error.replace(/the command limit \w+/, 'it')}.` };
   }
-  return { ok: true, settings: { method: flags.sandbox, network: network.policy, limits } };
+  const setupNetwork: SandboxSettings['setupNetwork'] = flags.sandbox === 'none' || setupRegistries.length === 0 ? { kind: 'all' } : { kind: 'hosts', hosts: setupRegistries };
+  return { ok: true, settings: { method: flags.sandbox, network: network.policy, setupNetwork, limits } };
 }
 
 /**
  * The line a weaker choice earns on stderr, whatever `--quiet` says: unconfined commands, or
  * the fallback without a read-only view of the system. Null for bubblewrap.
  */
-export function sandboxWarning(settings: SandboxSettings): string | null {
+export function sandboxWarning(settings: Pick<SandboxSettings, 'method'>): string | null {
   if (settings.method === 'none') {
     return "colony: WARNING: --sandbox none: every command an agent writes runs unconfined, with your permissions, your files and your network.\n";
   }
@@ -92,7 +97,8 @@ export function sandboxWarning(settings: SandboxSettings): string | null {
  * usage error that says what contradicts what (the exit code is set then).
  */
 export function reportSandboxSettings(ctx: CommandContext, flags: SandboxFlags, repoDir: string): SandboxSettings | null {
-  const sandbox = sandboxSettingsOf(flags, flags.network === 'registries' ? packageRegistryHosts(repoDir, ctx.env) : []);
+  const registries = packageRegistryHosts(repoDir, ctx.env);
+  const sandbox = sandboxSettingsOf(flags, flags.network === 'registries' ? registries : [], registries);
   if (!sandbox.ok) {
     usageError(ctx, sandbox.error);
     return null;

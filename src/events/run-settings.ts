@@ -51,15 +51,21 @@ const greenSchema = z.object({
 });
 
 /** How agents' commands are confined: bubblewrap with no network and the sandbox's default limits unless told otherwise. */
+const networkSchema = z.discriminatedUnion('kind', [
+  z.object({ kind: z.literal('none') }),
+  z.object({ kind: z.literal('all') }),
+  z.object({ kind: z.literal('hosts'), hosts: z.array(z.string()).readonly() }),
+]);
+
 const sandboxSchema = z.object({
   method: z.enum(['bubblewrap', 'unshare', 'none']).default('bubblewrap'),
-  network: z
-    .discriminatedUnion('kind', [
-      z.object({ kind: z.literal('none') }),
-      z.object({ kind: z.literal('all') }),
-      z.object({ kind: z.literal('hosts'), hosts: z.array(z.string()).readonly() }),
-    ])
-    .default({ kind: 'none' }),
+  network: networkSchema.default({ kind: 'none' }),
+  /**
+   * What the npm, pnpm or yarn install of the setup reaches: the package registries the
+   * project names, through an egress proxy of its own that records each request; `all` (the
+   * host's network) with `--sandbox none`, and in logs written before.
+   */
+  setupNetwork: networkSchema.default({ kind: 'all' }),
   /** Limits changed from the sandbox's defaults (see DEFAULT_COMMAND_LIMITS); absent ones keep theirs. */
   limits: z
     .object({

@@ -56,17 +56,51 @@ function plantGitProgram(): void {
   repo.git('commit', '-qm', 'a git dependency fetched by a program the repository names');
 }
 
+/** A lockfile that fetches its one package from a host that is no package registry. */
+function lockOnAnotherHost(): void {
+  const dependencies = { 'is-number': '7.0.0' };
+  writeFileSync(join(repo.dir, 'package.json'), JSON.stringify({ name: 'text-kit', version: '1.0.0', dependencies }));
+  writeFileSync(
+    join(repo.dir, 'package-lock.json'),
+    JSON.stringify({
+      name: 'text-kit',
+      version: '1.0.0',
+      lockfileVersion: 3,
+      requires: true,
+      packages: {
+        '': { name: 'text-kit', version: '1.0.0', dependencies },
+        'node_modules/is-number': { version: '7.0.0', resolved: 'https://tarballs.example.com/is-number-7.0.0.tgz' },
+      },
+    }),
+  );
+  writeFileSync(join(repo.dir, '.gitignore'), 'node_modules/\n');
+  repo.git('add', '-A');
+  repo.git('commit', '-qm', 'a package fetched from another host');
+}
+
+async function eventsOfType<T extends ColonyEvent['type']>(type: T): Promise<Extract<ColonyEvent, { type: T }>[]> {
+  const listed = (await runCli(['events', '--repo', repo.dir, '--json', '--type', type])).stdout.trim();
+  return listed === '' ? [] : listed.split('\n').map((line) => JSON.parse(line) as Extract<ColonyEvent, { type: T }>);
+}
+
 describe.skipIf(!required && !(isRoot && hasBubblewrap))('the shared dependency install (needs root and bubblewrap)', () => {
+  it('reaches the package registries and nothing else: a tarball on another host is refused, and the refusal recorded', async () => {
+    lockOnAnotherHost();
+    const result = await runCli(['work', join(repo.dir, 'tasks', '01-pad.md'), '--repo', repo.dir, '--model', 'sim?seed=3', '--json']);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(/the setup failed before the worker started/);
+    const requests = (await eventsOfType('network.requested')).map((event) => event.data);
+    expect(requests).toContainEqual({ host: 'tarballs.example.com', port: 443, allowed: false, setup: true });
+    expect(requests.filter((request) => request.allowed)).toEqual([]);
+  });
+
   it('runs a program the repository names in the sandbox, as a uid of its own, never as the harness', async () => {
     plantGitProgram();
     const result = await runCli(['work', join(repo.dir, 'tasks', '01-pad.md'), '--repo', repo.dir, '--model', 'sim?seed=3', '--json']);
     // The install fails (the fetch program exits 1): the worker never starts.
     expect(result.code).toBe(1);
     expect(result.stderr).toMatch(/the setup failed before the worker started/);
-    const failed = (await runCli(['events', '--repo', repo.dir, '--json', '--type', 'dependencies.failed'])).stdout
-      .trim()
-      .split('\n')
-      .map((line) => JSON.parse(line) as Extract<ColonyEvent, { type: 'dependencies.failed' }>);
+    const failed = await eventsOfType('dependencies.failed');
     const reason = failed[0]?.data.error ?? '';
     const uid = Number(/fake git ran as uid (\d+)/.exec(reason)?.[1]);
     expect(uid).toBeGreaterThanOrEqual(DEFAULT_SANDBOX_UID_BASE);

@@ -56,6 +56,11 @@ describeRuns('the project setup of a run', { timeout: TIMEOUT_MS }, () => {
     expect(ofType(events, 'dependencies.prepared')).toMatchObject([{ data: { reused: false } }]);
     // The workers' own checks and the one on the trunk at the end each imported it.
     expect(ofType(events, 'dependencies.linked').length).toBeGreaterThanOrEqual(2);
+    // The install reached the registry, and nothing else, through the setup's proxy, which recorded each request.
+    expect(ofType(events, 'sandbox.opened')).toMatchObject([{ data: { network: 'none', setupNetwork: 'only registry.npmjs.org' } }]);
+    const requests = ofType(events, 'network.requested').map((event) => event.data);
+    expect(requests.length).toBeGreaterThan(0);
+    expect(requests.every((request) => request.setup === true && request.allowed && request.host === 'registry.npmjs.org')).toBe(true);
     // The lockfile npm resolved stays in colony's layer, never in the user's tree or on the trunk.
     expect(repo.git('ls-tree', '-r', '--name-only', outcome.main).split('\n')).not.toContain('package-lock.json');
     expect(existsSync(join(repo.dir, 'package-lock.json'))).toBe(false);

@@ -49,7 +49,7 @@ const NONE_FIX = 'or choose --sandbox none to run commands unconfined';
  */
 export async function checkSandbox(method: SandboxMethod, probes: SandboxProbes, runId: string): Promise<DoctorCheck[]> {
   if (method === 'none') {
-    const warning = sandboxWarning({ method, network: { kind: 'all' }, limits: {} }) ?? '';
+    const warning = sandboxWarning({ method }) ?? '';
     return [warn('sandbox', warning.replace(/^colony: WARNING: /, '').trim(), 'leave --sandbox out to check the bubblewrap sandbox colony confines commands with by default')];
   }
   if (probes.platform !== 'linux') {

@@ -79,12 +79,24 @@ export const workspaceBodies = [
      * (unconfined, only when the user asked), in one line, and what network commands get.
      */
     type: z.literal('sandbox.opened'),
-    data: z.object({ method: z.enum(['bubblewrap', 'unshare', 'none']), summary: z.string(), network: z.string() }),
+    data: z.object({
+      method: z.enum(['bubblewrap', 'unshare', 'none']),
+      summary: z.string(),
+      network: z.string(),
+      /** What the setup's npm, pnpm or yarn install reaches; absent in logs written before it was narrowed. */
+      setupNetwork: z.string().optional(),
+    }),
   }),
   z.object({
     /** A command asked the run's network proxy for a host: let through when on the allow-list. */
     type: z.literal('network.requested'),
-    data: z.object({ host: z.string(), port: z.number().int(), allowed: z.boolean() }),
+    data: z.object({
+      host: z.string(),
+      port: z.number().int(),
+      allowed: z.boolean(),
+      /** True for a request of the setup's install (through the setup's own proxy, to the package registries). */
+      setup: z.boolean().optional(),
+    }),
   }),
   z.object({
     /** How this run makes workspaces, and why: the user's choice, or what the machine allows. */

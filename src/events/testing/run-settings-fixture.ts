@@ -21,7 +21,7 @@ export function runSettingsFixture(overrides: Partial<RecordedRunSettings> = {})
     workspaces: 'auto',
     workspaceDiskCapBytes: null,
     limits: { tokens: null, usd: null, maxHours: null },
-    sandbox: { method: 'none', network: { kind: 'none' } },
+    sandbox: { method: 'none', network: { kind: 'none' }, setupNetwork: { kind: 'all' } },
     leaseMs: 30_000,
     hangAfterMs: 2_400_000,
     ...overrides,

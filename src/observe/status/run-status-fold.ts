@@ -278,7 +278,8 @@ export function createRunStatusFold(options: RunStatusFoldOptions = {}): RunStat
         sandbox = { method: event.data.method, network: event.data.network, networkAllowed: 0, networkRefused: 0 };
         return;
       case 'network.requested':
-        if (sandbox !== null) {
+        // The setup's own requests go to the registries through a proxy of its own; these counts are the agents'.
+        if (sandbox !== null && event.data.setup !== true) {
           if (event.data.allowed) sandbox.networkAllowed += 1;
           else sandbox.networkRefused += 1;
         }

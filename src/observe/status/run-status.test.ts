@@ -310,6 +310,8 @@ describe('foldRunStatus', () => {
     log.append('run-1', 'system', { type: 'network.requested', data: { host: 'registry.npmjs.org', port: 443, allowed: true } });
     log.append('run-1', 'system', { type: 'network.requested', data: { host: 'example.com', port: 443, allowed: false } });
     log.append('run-1', 'system', { type: 'network.requested', data: { host: 'example.com', port: 80, allowed: false } });
+    // The setup's install has a proxy of its own: its requests are not the agents'.
+    log.append('run-1', 'system', { type: 'network.requested', data: { host: 'registry.npmjs.org', port: 443, allowed: true, setup: true } });
     const status = statusOf({ events: log.events(), tasks: [], deliveredHandoffs: [] });
     expect(status.sandbox).toEqual({ method: 'bubblewrap', network: 'only registry.npmjs.org', networkAllowed: 1, networkRefused: 2 });
     expect(formatRunStatus(status)).toContain('Sandbox: bubblewrap, network only registry.npmjs.org (1 request(s) allowed, 2 refused)\n');

@@ -111,10 +111,10 @@ export function describeEvent(event: ColonyEvent): string {
     }
     case 'sandbox.opened':
       return event.data.method === 'bubblewrap'
-        ? `sandbox: ${event.data.summary}; network: ${event.data.network}`
-        : `WARNING sandbox: ${event.data.summary}; network: ${event.data.network}`;
+        ? `sandbox: ${event.data.summary}; network: ${event.data.network}${setupNetworkText(event.data.setupNetwork)}`
+        : `WARNING sandbox: ${event.data.summary}; network: ${event.data.network}${setupNetworkText(event.data.setupNetwork)}`;
     case 'network.requested':
-      return `network: ${event.data.allowed ? 'allowed' : 'refused'} ${event.data.host}:${event.data.port}`;
+      return `${event.data.setup === true ? 'setup ' : ''}network: ${event.data.allowed ? 'allowed' : 'refused'} ${event.data.host}:${event.data.port}`;
     case 'workspace.method-chosen':
       return `workspaces: ${event.data.method}, because ${event.data.reason}`;
     case 'workspace.salvaged': {
@@ -296,4 +296,8 @@ function trunkClause(repo: string, trunk: EventData<'run.started'>['trunk']): st
   if (trunk.branch === trunk.checkedOut) return `, landing on ${trunk.branch}, the branch checked out in ${repo}`;
   const from = trunk.made ? `made from ${trunk.checkedOut} at ${trunk.commit.slice(0, 12)}` : `at ${trunk.commit.slice(0, 12)}`;
   return `, landing on ${trunk.branch} (${from}) in ${repo}; ${trunk.checkedOut} is not touched`;
+}
+
+function setupNetworkText(setupNetwork: string | undefined): string {
+  return setupNetwork === undefined ? '' : `; setup's install: ${setupNetwork}`;
 }

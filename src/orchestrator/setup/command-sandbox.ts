@@ -22,8 +22,13 @@ export interface CommandRunners {
   readonly method: SandboxMethod;
   /** A runner for the commands one agent runs in `dir` (its workspace, or a planner's view of main). */
   forAgent(agentId: string, dir: string): RunProcess;
-  /** A runner for the shared dependency install in `dir`: confined like an agent, but with the network, to reach the registry. */
-  forInstall(dir: string): RunProcess;
+  /**
+   * A runner for the shared dependency install in `dir`: confined like an agent, but with the
+   * network. With `registriesOnly` (npm's, pnpm's and yarn's installs) only the package
+   * registries the setup network names, through a proxy that records each request; otherwise
+   * (a project's own setup, or no proxy here) the host's.
+   */
+  forInstall(dir: string, registriesOnly: boolean): RunProcess;
   /** The gid confined commands run with when they run as other uids, else null (see `Sandbox.sharedGroup`). */
   readonly sharedGroup: number | null;
   /** Stops the network proxy, removes the run's cgroups and gives the process its umask back; call once every agent has ended. Later calls do nothing. */
@@ -74,6 +79,8 @@ export async function openCommandRunners(options: OpenCommandRunnersOptions): Pr
     }
   }
   let proxy: EgressProxy | null = null;
+  let setupProxy: EgressProxy | null = null;
+  let setupNetwork: string = describeNetwork(settings.setupNetwork);
   let heldUmask = false;
   let gitConfig: string | null;
   try {
@@ -97,34 +104,55 @@ export async function openCommandRunners(options: OpenCommandRunnersOptions): Pr
       if (!started.ok) throw new Error(started.error);
       proxy = started.proxy;
     }
+    if (settings.setupNetwork.kind === 'hosts' && sandbox.method !== 'none') {
+      const socat = await findSocat();
+      if (socat.ok) {
+        const started = await startEgressProxy({
+          hosts: settings.setupNetwork.hosts,
+          directory: join(options.stateDir, 'egress-setup'),
+          onDecision: ({ host, port, allowed }) => options.record({ type: 'network.requested', data: { host, port, allowed, setup: true } }),
+        });
+        if (!started.ok) throw new Error(started.error);
+        setupProxy = started.proxy;
+      } else {
+        // The install still works with the host's network; only the narrowing and the record are lost.
+        setupNetwork = `all (the proxy that would narrow it cannot start: ${socat.error})`;
+      }
+    }
   } catch (error) {
     if (heldUmask) releaseGroupUmask();
     await proxy?.close();
+    await setupProxy?.close();
     await sandbox.close();
     return { ok: false, error: `could not prepare the sandbox: ${errorMessage(error)}` };
   }
-  options.record({ type: 'sandbox.opened', data: { method: sandbox.method, summary: sandbox.summary, network: describeNetwork(settings.network) } });
+  options.record({ type: 'sandbox.opened', data: { method: sandbox.method, summary: sandbox.summary, network: describeNetwork(settings.network), setupNetwork } });
   const releaseUmask = heldUmask;
   const openProxy = proxy;
+  const openSetupProxy = setupProxy;
   let closing: Promise<void> | null = null;
   const close = async (): Promise<void> => {
     await openProxy?.close();
+    await openSetupProxy?.close();
     await sandbox.close();
     if (releaseUmask) releaseGroupUmask();
   };
-  return { ok: true, runners: createRunners(sandbox, settings.network, proxy, gitConfig, options, () => (closing ??= close())) };
+  const proxies = { agents: proxy, setup: setupProxy };
+  return { ok: true, runners: createRunners(sandbox, settings.network, proxies, gitConfig, options, () => (closing ??= close())) };
 }
 
 function createRunners(
   sandbox: Sandbox,
   network: NetworkPolicy,
-  proxy: EgressProxy | null,
+  proxies: { readonly agents: EgressProxy | null; readonly setup: EgressProxy | null },
   gitConfig: string | null,
   options: OpenCommandRunnersOptions,
   close: () => Promise<void>,
 ): CommandRunners {
-  const bridge = proxy === null ? null : egressBridgeExtras({ proxySocketPath: proxy.socketPath });
-  const runner = (agentId: string, dir: string, shareNetwork: boolean): RunProcess =>
+  const bridgeTo = (proxy: EgressProxy | null) => (proxy === null ? null : egressBridgeExtras({ proxySocketPath: proxy.socketPath }));
+  const [agentBridge, setupBridge] = [bridgeTo(proxies.agents), bridgeTo(proxies.setup)];
+  /** A runner with the host's network (`bridge` null and shared), or none but the bridge to a proxy. */
+  const runner = (agentId: string, dir: string, shareNetwork: boolean, bridge: ConfinementExtras | null): RunProcess =>
     sandbox.runnerFor({
       agentId,
       workspace: dir,
@@ -136,8 +164,8 @@ function createRunners(
   return {
     method: sandbox.method,
     sharedGroup: sandbox.sharedGroup,
-    forAgent: (agentId, dir) => runner(agentId, dir, network.kind === 'all'),
-    forInstall: (dir) => runner('dependencies', dir, true),
+    forAgent: (agentId, dir) => runner(agentId, dir, network.kind === 'all', agentBridge),
+    forInstall: (dir, registriesOnly) => (registriesOnly && setupBridge !== null ? runner('dependencies', dir, false, setupBridge) : runner('dependencies', dir, true, null)),
     close,
   };
 }

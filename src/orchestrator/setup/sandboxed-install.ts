@@ -16,7 +16,8 @@ const SANDBOX_OWN_VARIABLES = new Set(['HOME', 'TMPDIR', 'PATH', 'USER', 'LOGNAM
  * its own, able to write only its staging folder. The lockfile and `.npmrc` it reads come from
  * the repository, which agents write, and npm runs programs its configuration names (`git=`,
  * `script-shell=`) even with `--ignore-scripts`; so it never runs as the harness. It does get
- * the network: it must reach the registry.
+ * the network: npm's, pnpm's and yarn's installs only the package registries, through the run's
+ * setup proxy, a project's own setup the host's.
  */
 export function sandboxedInstall(commands: CommandRunners): RunInstall {
   return async (request) => {
@@ -26,7 +27,7 @@ export function sandboxedInstall(commands: CommandRunners): RunInstall {
     }
     const environment = Object.fromEntries(Object.entries(request.environment).filter(([name, value]) => keptInSandbox(name, value)));
     const command = request.command;
-    const result = await commands.forInstall(request.dir)({
+    const result = await commands.forInstall(request.dir, request.registriesOnly)({
       command,
       cwd: request.dir,
       timeoutMs: request.timeoutMs,

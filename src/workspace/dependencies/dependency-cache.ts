@@ -117,6 +117,7 @@ async function ensureLayer(
       command: plan.command,
       environment: installEnvironment(options.environment ?? process.env),
       timeoutMs: options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+      registriesOnly: plan.keeps === 'node_modules',
       ...(options.signal === undefined ? {} : { signal: options.signal }),
     });
     const at = options.commit.slice(0, 12);

@@ -109,6 +109,7 @@ async function relock(
       command: NPM_RELOCK_COMMAND,
       environment: installEnvironment(options.environment ?? process.env),
       timeoutMs: options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+      registriesOnly: true,
     });
     if (!result.ok) return { ok: false, error: `npm could not write ${lockfile.name} for the merged ${MANIFEST}: ${result.error}` };
     return { ok: true, lockfile: await readFile(join(dir, lockfile.name), 'utf8') };

@@ -10,6 +10,12 @@ export interface InstallRequest {
   readonly environment: Readonly<Record<string, string>>;
   readonly timeoutMs: number;
   readonly signal?: AbortSignal;
+  /**
+   * True for npm's, pnpm's and yarn's installs, which need only the package registries (a
+   * sandboxed runner lets them reach nothing else); false for a project's own setup, whose hosts
+   * colony cannot know.
+   */
+  readonly registriesOnly: boolean;
 }
 
 /** How an install ended. A failure carries the tail of the command's output, which says why. */
