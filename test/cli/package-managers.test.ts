@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import type { ColonyEvent } from '../../src/events/event-types.js';
@@ -79,5 +79,29 @@ describeRuns('projects installed by pnpm, yarn and npm workspaces', { timeout: T
     repo.git('commit', '-qm', 'a yarn lockfile');
     const events = await runToDone();
     expect(startsOf(events).map((start) => start.command)).toEqual([expect.stringMatching(/ yarn@1 >\/dev\/null && .* && node \.colony-yarn\/bin\/yarn\.js install --frozen-lockfile /)]);
+  });
+
+  it("installs a yarn 4 Plug'n'Play project with the yarn package.json pins, .pnp.cjs and the archives it names shared, for every check", async () => {
+    // The check runs through yarn, which resolves the package by Plug'n'Play: there is no node_modules/is-number.
+    dependOn(repo, { 'is-number': '7.0.0' }, `yarn node -e "require('is-number')"`);
+    const manifest = JSON.parse(readFileSync(join(repo.dir, 'package.json'), 'utf8')) as Record<string, unknown>;
+    writeFileSync(join(repo.dir, 'package.json'), `${JSON.stringify({ ...manifest, packageManager: 'yarn@4.18.1' }, null, 2)}\n`);
+    writeFileSync(join(repo.dir, '.gitignore'), 'node_modules/\n.pnp.*\n.yarn/\n');
+    // The project's lockfile, made as its author would.
+    execFileSync('npm', ['exec', '--yes', '--package=@yarnpkg/cli-dist@4.18.1', '--', 'yarn', 'install', '--mode=update-lockfile'], {
+      cwd: repo.dir,
+      stdio: 'pipe',
+      env: { ...process.env, YARN_ENABLE_TELEMETRY: '0', YARN_ENABLE_GLOBAL_CACHE: 'true' },
+    });
+    repo.git('add', '-A');
+    repo.git('commit', '-qm', 'yarn 4');
+    const events = await runToDone();
+    expect(startsOf(events)).toEqual([
+      { command: expect.stringMatching(/ @yarnpkg\/cli-dist@4\.18\.1 >\/dev\/null && .* node \.colony-yarn\/bin\/yarn\.js install --immutable --mode=skip-build /), registry: 'https://registry.yarnpkg.com/', packages: 1, elapsedMs: 0 },
+    ]);
+    const [prepared] = ofType(events, 'dependencies.prepared');
+    expect(readdirSync(prepared?.data.layerDir ?? '').sort()).toEqual(['.pnp.cjs', '.pnp.loader.mjs', 'node_modules']);
+    expect(readdirSync(join(prepared?.data.layerDir ?? '', 'node_modules'))).not.toContain('is-number');
+    expect(existsSync(join(repo.dir, '.pnp.cjs'))).toBe(false);
   });
 });

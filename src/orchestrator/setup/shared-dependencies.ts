@@ -96,7 +96,7 @@ async function prepareRecorded(options: PrepareSharedDependenciesOptions, commit
     setup: options.setup,
     runInstall: options.runInstall,
     onInstall: (plan) => {
-      const registry = plan.keeps === 'node_modules' ? (plan.registry ?? npmRegistry()) : plan.registry;
+      const registry = plan.manager === null ? plan.registry : (plan.registry ?? npmRegistry());
       const installing = { command: plan.command, registry: registry === null ? null : withoutCredentials(registry), packages: plan.packages };
       options.record({ type: 'dependencies.installing', data: { ...installing, elapsedMs: 0 } });
       progress = setInterval(() => {

@@ -269,8 +269,9 @@ describe('prepareDependencyLayer', { timeout: TIMEOUT_MS }, () => {
   });
 
   it('passes the allow-listed variables and npm configuration, nothing else', () => {
-    const environment = installEnvironment({ PATH: '/bin', HOME: '/home/a', npm_config_registry: 'http://registry.invalid/', npm_package_name: 'colony', SECRET_API_KEY: 'x' });
+    const environment = installEnvironment({ PATH: '/bin', HOME: '/home/a', npm_config_registry: 'http://registry.invalid/', npm_package_name: 'colony', SECRET_API_KEY: 'x', NODE_EXTRA_CA_CERTS: '/etc/ssl/certs/ca-certificates.crt' });
     expect(environment.HOME).toBe('/home/a');
+    expect(environment.NODE_EXTRA_CA_CERTS).toBe('/etc/ssl/certs/ca-certificates.crt');
     expect(environment.npm_config_registry).toBe('http://registry.invalid/');
     expect(environment.npm_package_name).toBeUndefined();
     expect(environment.SECRET_API_KEY).toBeUndefined();

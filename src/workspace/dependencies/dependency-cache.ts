@@ -117,20 +117,18 @@ async function ensureLayer(
       command: plan.command,
       environment: installEnvironment(options.environment ?? process.env),
       timeoutMs: options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
-      registriesOnly: plan.keeps === 'node_modules',
+      registriesOnly: plan.manager !== null,
       ...(options.signal === undefined ? {} : { signal: options.signal }),
     });
     const at = options.commit.slice(0, 12);
-    if (!installed.ok) return fail(plan.keeps === 'node_modules' ? `npm could not install the dependencies of ${at}: ${installed.error}` : `the setup command failed at ${at}: ${installed.error}`);
+    if (!installed.ok) return fail(plan.manager === null ? `the setup command failed at ${at}: ${installed.error}` : `${plan.manager} could not install the dependencies of ${at}: ${installed.error}`);
     const made = await layerEntries(staging, plan, files);
     if (!made.ok) return fail(made.error);
     const layer = join(staging, 'layer');
     await mkdir(layer);
-    for (const name of made.names) {
-      // Workspaces share these files (hard links, or an overlay's lower layer): no agent may change one in place.
-      await withdrawSharedWrite(join(staging, name));
-      await rename(join(staging, name), join(layer, name));
-    }
+    for (const name of made.names) await rename(join(staging, name), join(layer, name));
+    // Workspaces share these files (hard links, or an overlay's lower layer): no agent may change one in place.
+    await withdrawSharedWrite(layer);
     const seal = await sealTree(layer);
     try {
       await rename(layer, layerDir);

@@ -4,7 +4,7 @@ import { blobEntry, layerKey, listTree, parseJsonObject, readBlob, npmrcRegistry
 import { NPM_CI_COMMAND, NPM_INSTALL_COMMAND } from './npm-install.js';
 import { readPnpmInputs, readYarnInputs } from './package-manager-inputs.js';
 
-const ROOT_FILES = ['package.json', 'npm-shrinkwrap.json', 'package-lock.json', '.npmrc', 'yarn.lock', '.yarnrc', 'pnpm-lock.yaml', 'pnpm-workspace.yaml'];
+const ROOT_FILES = ['package.json', 'npm-shrinkwrap.json', 'package-lock.json', '.npmrc', 'yarn.lock', '.yarnrc', '.yarnrc.yml', 'pnpm-lock.yaml', 'pnpm-workspace.yaml'];
 
 /**
  * Reads, from the tree at `commit` (not from any checkout), what an npm install of the
@@ -35,7 +35,7 @@ async function readProjectInputs(repo: Repository, commit: string): Promise<Proj
     const pnpmLock = blobEntry(entries, 'pnpm-lock.yaml');
     if (pnpmLock !== null) return readPnpmInputs(repo, commit, { packageEntry, lockfileEntry: pnpmLock, configEntries: config(['.npmrc']) }, blobEntry(entries, 'pnpm-workspace.yaml'));
     const yarnLock = blobEntry(entries, 'yarn.lock');
-    if (yarnLock !== null) return readYarnInputs(repo, commit, { packageEntry, lockfileEntry: yarnLock, configEntries: config(['.npmrc', '.yarnrc']) });
+    if (yarnLock !== null) return readYarnInputs(repo, commit, { packageEntry, lockfileEntry: yarnLock, configEntries: config(['.npmrc', '.yarnrc', '.yarnrc.yml']) });
     return manifestOnlyInputs(repo, commit, packageEntry, blobEntry(entries, '.npmrc'));
   }
   const lockfileEntry = blobEntry(entries, lockfilePath) as TreeEntry;
@@ -74,7 +74,7 @@ async function readProjectInputs(repo: Repository, commit: string): Promise<Proj
     ['.npmrc', npmrcText],
     ...local.paths.map((path): [string, string] => [`file:${path}`, blobEntry(tarballEntries.entries, path)?.oid ?? '']),
   ]);
-  return { ok: true, key, files, plan: { command: NPM_CI_COMMAND, keeps: 'node_modules', registry: npmrcRegistry(npmrcText), packages: local.packageCount } };
+  return { ok: true, key, files, plan: { command: NPM_CI_COMMAND, keeps: 'node_modules', manager: 'npm', registry: npmrcRegistry(npmrcText), packages: local.packageCount } };
 }
 
 /**
@@ -104,7 +104,7 @@ async function manifestOnlyInputs(repo: Repository, commit: string, packageEntry
     ['package.json', packageText],
     ['.npmrc', npmrcText],
   ]);
-  return { ok: true, key, files, plan: { command: NPM_INSTALL_COMMAND, keeps: 'node_modules', registry: npmrcRegistry(npmrcText), packages: specs.length } };
+  return { ok: true, key, files, plan: { command: NPM_INSTALL_COMMAND, keeps: 'node_modules', manager: 'npm', registry: npmrcRegistry(npmrcText), packages: specs.length } };
 }
 
 const DEPENDENCY_FIELDS = ['dependencies', 'devDependencies', 'optionalDependencies', 'peerDependencies'] as const;

@@ -23,6 +23,11 @@ export interface SetupPlan {
    * made beside its inputs (a `.venv/`, a `vendor/`).
    */
   readonly keeps: 'node_modules' | 'made';
+  /**
+   * The package manager that installs from the registries (`npm`, `pnpm`, `yarn`), whose
+   * install reaches those alone; null for a project's own setup.
+   */
+  readonly manager: 'npm' | 'pnpm' | 'yarn' | null;
   /** The registry the project's own configuration names (`registry=` in `.npmrc`), or null for the package manager's default. */
   readonly registry: string | null;
   /** How many packages the inputs ask for (a lockfile's entries, a manifest's dependencies), or null when colony cannot tell. */

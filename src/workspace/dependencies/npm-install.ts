@@ -36,9 +36,11 @@ export const NPM_INSTALL_COMMAND = 'npm install --ignore-scripts --no-audit --no
 
 /**
  * Variables copied from colony's environment. npm needs to find itself and node (PATH), its
- * user config and cache (HOME), a temporary directory, and a proxy when the machine has one;
- * nothing else. API keys and colony's own settings stay out: a package's install code never
- * runs (`--ignore-scripts`), but npm itself logs and reports what it is given.
+ * user config and cache (HOME), a temporary directory, a proxy when the machine has one, and
+ * the certificates the machine trusts beyond node's own (`NODE_EXTRA_CA_CERTS`: where TLS is
+ * inspected on the way out, yarn 2 and later read no npm `cafile`); nothing else. API keys and
+ * colony's own settings stay out: a package's install code never runs (`--ignore-scripts`), but
+ * npm itself logs and reports what it is given.
  */
 const INHERITED_VARIABLES: readonly string[] = [
   'PATH',
@@ -55,6 +57,7 @@ const INHERITED_VARIABLES: readonly string[] = [
   'http_proxy',
   'https_proxy',
   'no_proxy',
+  'NODE_EXTRA_CA_CERTS',
 ];
 
 /**

@@ -49,6 +49,7 @@ describe('the inputs of a pnpm project', () => {
     expect(inputs.plan).toEqual({
       command: expect.stringMatching(/^mkdir \.colony-pnpm && npm pack --silent --pack-destination \.colony-pnpm pnpm@9 >\/dev\/null && .* && node \.colony-pnpm\/bin\/pnpm\.cjs install --frozen-lockfile --ignore-scripts --store-dir \.pnpm-store && /),
       keeps: 'node_modules',
+      manager: 'pnpm',
       registry: null,
       packages: 2,
     });
@@ -107,11 +108,29 @@ describe('the inputs of a yarn project', () => {
     expect(inputs.files.map((file) => file.path)).toEqual(['package.json', 'yarn.lock', '.yarnrc']);
   });
 
-  it('says why there is no layer for yarn 2 and later', async () => {
-    await yarnRepo.write('yarn.lock', '__metadata:\n  version: 8\n');
-    expect(await readDependencyInputs(opened, await yarnRepo.commitAll('berry'))).toMatchObject({ ok: false, stopsRun: false, error: expect.stringMatching(/yarn 2 or later/) });
-    await yarnRepo.write('yarn.lock', CLASSIC);
-    await yarnRepo.write('package.json', JSON.stringify({ name: 'y', packageManager: 'yarn@4.5.0' }));
-    expect(await readDependencyInputs(opened, await yarnRepo.commitAll('pinned berry'))).toMatchObject({ ok: false, error: expect.stringMatching(/pins yarn@4\.5\.0; colony installs yarn 1 only/) });
+  it('installs a yarn 2+ lockfile with the yarn its format names, its cache, state and Plug\'n\'Play files kept in the layer, plugins and patches among the inputs', async () => {
+    const berry = ['__metadata:', '  version: 8', '  cacheKey: 10c0', '', '"is-number@npm:7.0.0":', '  version: 7.0.0', '', '"y@workspace:.":', '  version: 0.0.0-use.local', ''].join('\n');
+    await yarnRepo.write('yarn.lock', berry);
+    await yarnRepo.write('.yarnrc.yml', 'npmRegistryServer: "https://yarn.example.test"\nplugins:\n  - path: .yarn/plugins/tools.cjs\n');
+    await yarnRepo.write('.yarn/plugins/tools.cjs', 'module.exports = {};\n');
+    await yarnRepo.write('.yarn/patches/is-number.patch', '--- a\n+++ b\n');
+    await yarnRepo.write('.yarn/releases/yarn-4.0.0.cjs', '// not read: colony runs the yarn it fetched\n');
+    const inputs = await readDependencyInputs(opened, await yarnRepo.commitAll('berry'));
+    if (!inputs.ok) throw new Error(inputs.error);
+    expect(inputs.plan).toMatchObject({ keeps: 'made', registry: 'https://yarn.example.test', packages: 1 });
+    expect(inputs.plan.command).toMatch(/ @yarnpkg\/cli-dist@4 >\/dev\/null && /);
+    expect(inputs.plan.command).toContain(' YARN_ENABLE_GLOBAL_CACHE=false YARN_CACHE_FOLDER=node_modules/.yarn-cache ');
+    expect(inputs.plan.command).toMatch(/ node \.colony-yarn\/bin\/yarn\.js install --immutable --mode=skip-build && .* node_modules\/\.bin\/yarn$/);
+    expect(inputs.files.map((file) => file.path)).toEqual(['package.json', 'yarn.lock', '.yarnrc', '.yarnrc.yml', '.yarn/patches/is-number.patch', '.yarn/plugins/tools.cjs']);
+  });
+
+  it('takes the yarn package.json pins over the lockfile, and gives no layer to a yarn 2+ project with workspaces', async () => {
+    await yarnRepo.write('package.json', JSON.stringify({ name: 'y', packageManager: 'yarn@4.5.0+sha512.abc' }));
+    const pinned = await readDependencyInputs(opened, await yarnRepo.commitAll('pinned berry'));
+    expect(pinned).toMatchObject({ ok: true, plan: { command: expect.stringMatching(/ @yarnpkg\/cli-dist@4\.5\.0 >/) } });
+    await yarnRepo.write('package.json', JSON.stringify({ name: 'y', packageManager: 'yarn@1.22.22' }));
+    expect(await readDependencyInputs(opened, await yarnRepo.commitAll('pinned classic'))).toMatchObject({ ok: true, plan: { command: expect.stringMatching(/ yarn@1\.22\.22 >/) } });
+    await yarnRepo.write('package.json', JSON.stringify({ name: 'y', packageManager: 'yarn@4.5.0', workspaces: ['packages/*'] }));
+    expect(await readDependencyInputs(opened, await yarnRepo.commitAll('berry workspaces'))).toMatchObject({ ok: false, stopsRun: false, error: expect.stringMatching(/declares workspaces/) });
   });
 });

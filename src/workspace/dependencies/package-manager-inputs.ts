@@ -1,16 +1,27 @@
+import { describeFailure, runGit, splitNul } from '../git/git.js';
 import type { Repository } from '../git/repository.js';
-import { layerKey, npmrcRegistry, parseJsonObject, readBlob, type InstallInputFile, type ProjectInputs, type TreeEntry } from './input-files.js';
+import { layerKey, npmrcRegistry, parseJsonObject, readBlob, type InstallInputFile, type ProjectInputs, type SetupPlan, type TreeEntry } from './input-files.js';
 
 /** A package manager other than npm, as a layer installs with it. */
 interface PackageManager {
   readonly name: 'pnpm' | 'yarn';
   readonly lockfile: 'pnpm-lock.yaml' | 'yarn.lock';
-  /** Its package on the npm registry, and the version a project that pins none gets, from its lockfile; null when colony knows none for that lockfile. */
+  /** Its package on the npm registry. */
+  readonly package: string;
+  /** The version a project that pins none gets, from its lockfile; null when colony knows none for that lockfile. */
   readonly defaultVersion: (lockfileText: string) => string | null;
+  /** Whether a version a project pins in `packageManager` is one this entry installs. */
+  readonly takesVersion: (version: string) => boolean;
+  /** Variables set for the install (`NAME=value` words for env), or empty. */
+  readonly environment: string;
   /** The install's arguments: from the lockfile as it is, no lifecycle scripts, its cache in the install's folder (left out of the layer). */
   readonly installArgs: string;
   /** The file of its package that runs it. */
   readonly bin: string;
+  /** What the layer keeps: `node_modules/`, or (yarn 2 and later) everything made beside the inputs, Plug'n'Play's `.pnp.cjs` included. */
+  readonly keeps: SetupPlan['keeps'];
+  /** The registry it uses when the project's configuration names none, or null for npm's. */
+  readonly defaultRegistry: string | null;
 }
 
 /** The pnpm a lockfile format was written by. */
@@ -19,19 +30,76 @@ const PNPM_BY_LOCKFILE: Readonly<Record<string, string>> = { '9.0': '9', '6.0': 
 const PNPM: PackageManager = {
   name: 'pnpm',
   lockfile: 'pnpm-lock.yaml',
+  package: 'pnpm',
   defaultVersion: (text) => PNPM_BY_LOCKFILE[/^lockfileVersion:\s*'?([\d.]+)'?/m.exec(text)?.[1] ?? ''] ?? null,
+  takesVersion: () => true,
+  environment: '',
   installArgs: 'install --frozen-lockfile --ignore-scripts --store-dir .pnpm-store',
   bin: 'bin/pnpm.cjs',
+  keeps: 'node_modules',
+  defaultRegistry: null,
 };
+
+const YARN_REGISTRY = 'https://registry.yarnpkg.com/';
 
 /** Yarn 1 ("classic"), whose lockfile says so on its first lines; yarn 2 and later write `__metadata:` instead. */
 const YARN_CLASSIC: PackageManager = {
   name: 'yarn',
   lockfile: 'yarn.lock',
-  defaultVersion: (text) => (/^# yarn lockfile v1$/m.test(text) ? '1' : null),
+  package: 'yarn',
+  defaultVersion: (text) => (isClassicLockfile(text) ? '1' : null),
+  takesVersion: (version) => version.startsWith('1.'),
+  environment: '',
   installArgs: 'install --frozen-lockfile --ignore-scripts --non-interactive --no-progress --cache-folder .yarn-cache',
   bin: 'bin/yarn.js',
+  keeps: 'node_modules',
+  defaultRegistry: YARN_REGISTRY,
 };
+
+/** The yarn that writes a lockfile's `__metadata` version: 4 is yarn 2, 5 and 6 yarn 3, later ones yarn 4. */
+function berryVersion(text: string): string | null {
+  const format = Number(/^__metadata:\s*\n\s+version:\s*(\d+)/m.exec(text)?.[1] ?? Number.NaN);
+  if (!Number.isInteger(format)) return null;
+  return format <= 4 ? '2' : format <= 6 ? '3' : '4';
+}
+
+/**
+ * Yarn 2 and later ("berry"), from its one-file build on the npm registry. Everything it makes
+ * goes where the layer can hold it and git ignores it: its cache, Plug'n'Play's unplugged
+ * packages and its install state inside `node_modules/` (a `node-modules` linker's packages are
+ * there anyway), `.pnp.cjs` at the root. Its own cache, not the machine's global one, so the
+ * zip archives `.pnp.cjs` names are in the layer; no builds, no telemetry, and its proxy setting
+ * read from the proxy variables the setup's sandbox has (yarn 2 and later ignore those).
+ */
+const YARN_BERRY: PackageManager = {
+  name: 'yarn',
+  lockfile: 'yarn.lock',
+  package: '@yarnpkg/cli-dist',
+  defaultVersion: berryVersion,
+  takesVersion: (version) => !version.startsWith('0.') && !version.startsWith('1.'),
+  environment: [
+    'YARN_ENABLE_TELEMETRY=0',
+    'YARN_ENABLE_GLOBAL_CACHE=false',
+    'YARN_CACHE_FOLDER=node_modules/.yarn-cache',
+    'YARN_PNP_UNPLUGGED_FOLDER=node_modules/.yarn-unplugged',
+    'YARN_INSTALL_STATE_PATH=node_modules/.yarn-state.gz',
+    'YARN_IGNORE_PATH=1',
+    'YARN_ENABLE_PROGRESS_BARS=false',
+    '${HTTPS_PROXY:+YARN_HTTPS_PROXY=$HTTPS_PROXY}',
+    '${HTTP_PROXY:+YARN_HTTP_PROXY=$HTTP_PROXY}',
+  ].join(' '),
+  installArgs: 'install --immutable --mode=skip-build',
+  bin: 'bin/yarn.js',
+  keeps: 'made',
+  defaultRegistry: YARN_REGISTRY,
+};
+
+function isClassicLockfile(text: string): boolean {
+  return /^# yarn lockfile v1$/m.test(text);
+}
+
+/** Folders of a yarn 2+ project whose files its install reads: plugins `.yarnrc.yml` names, patches the lockfile applies. */
+const BERRY_INPUT_FOLDERS = ['.yarn/plugins', '.yarn/patches'];
 
 export interface ManagerFiles {
   readonly packageEntry: TreeEntry;
@@ -48,9 +116,39 @@ export function readPnpmInputs(repo: Repository, commit: string, files: ManagerF
   return readManagerInputs(repo, commit, PNPM, files);
 }
 
-/** The inputs of a yarn project (`yarn.lock` at its root): yarn 1 only; see `readManagerInputs`. */
-export function readYarnInputs(repo: Repository, commit: string, files: ManagerFiles): Promise<ProjectInputs> {
-  return readManagerInputs(repo, commit, YARN_CLASSIC, files);
+/**
+ * The inputs of a yarn project (`yarn.lock` at its root): yarn 1 when `packageManager` pins it or
+ * the lockfile is yarn 1's, else yarn 2 and later, with `.yarnrc.yml` and the files of
+ * `.yarn/plugins/` and `.yarn/patches/`; see `readManagerInputs`. A yarn 2+ project with
+ * workspaces gets no layer.
+ */
+export async function readYarnInputs(repo: Repository, commit: string, files: ManagerFiles): Promise<ProjectInputs> {
+  const [packageText, lockfileText] = await Promise.all([readBlob(repo, files.packageEntry.oid), readBlob(repo, files.lockfileEntry.oid)]);
+  const pinned = parseJsonObject(packageText ?? '')?.packageManager;
+  const classic = typeof pinned === 'string' && pinned.startsWith('yarn@') ? YARN_CLASSIC.takesVersion(pinned.slice('yarn@'.length)) : isClassicLockfile(lockfileText ?? '');
+  if (classic) return readManagerInputs(repo, commit, YARN_CLASSIC, files);
+  if (parseJsonObject(packageText ?? '')?.workspaces !== undefined) {
+    return { ok: false, error: "package.json declares workspaces and yarn 2 or later installs them; colony shares yarn's install of a project without workspaces only" };
+  }
+  const folders = await listFolderFiles(repo, commit, BERRY_INPUT_FOLDERS);
+  if (!folders.ok) return folders;
+  return readManagerInputs(repo, commit, YARN_BERRY, { ...files, configEntries: [...files.configEntries, ...folders.files] });
+}
+
+/** Every file under `folders` at `commit`, as configuration entries. */
+async function listFolderFiles(
+  repo: Repository,
+  commit: string,
+  folders: readonly string[],
+): Promise<{ readonly ok: true; readonly files: { readonly path: string; readonly entry: TreeEntry }[] } | { readonly ok: false; readonly error: string }> {
+  const args = ['ls-tree', '-r', '-z', '--full-tree', commit, '--', ...folders];
+  const listed = await runGit(repo.root, args);
+  if (listed.code !== 0) return { ok: false, error: `cannot read the tree of ${commit}: ${describeFailure(args, listed)}` };
+  const files = splitNul(listed.stdout).flatMap((line) => {
+    const match = /^(\d+) blob ([0-9a-f]+)\t(.*)$/s.exec(line);
+    return match === null ? [] : [{ path: match[3] as string, entry: { mode: match[1] as string, type: 'blob', oid: match[2] as string } }];
+  });
+  return { ok: true, files };
 }
 
 /**
@@ -73,7 +171,7 @@ async function readManagerInputs(repo: Repository, commit: string, manager: Pack
   if (manifest === null) return { ok: false, error: 'package.json is not a JSON object' };
   const version = managerVersion(manager, manifest.packageManager, lockfileText);
   if (!version.ok) return version;
-  const spec = `${manager.name}@${version.version}`;
+  const spec = `${manager.package}@${version.version}`;
   const files: InstallInputFile[] = [
     { path: 'package.json', mode: found.packageEntry.mode, oid: found.packageEntry.oid },
     { path: manager.lockfile, mode: found.lockfileEntry.mode, oid: found.lockfileEntry.oid },
@@ -91,37 +189,45 @@ async function readManagerInputs(repo: Repository, commit: string, manager: Pack
   const command = [
     `mkdir ${home}`,
     `npm pack --silent --pack-destination ${home} ${spec} >/dev/null`,
-    `tar -xzf ${home}/${manager.name}-*.tgz -C ${home} --strip-components=1`,
-    `rm ${home}/${manager.name}-*.tgz`,
-    `node ${home}/${manager.bin} ${manager.installArgs}`,
+    `tar -xzf ${home}/*.tgz -C ${home} --strip-components=1`,
+    `rm ${home}/*.tgz`,
+    `${manager.environment === '' ? '' : `env ${manager.environment} `}node ${home}/${manager.bin} ${manager.installArgs}`,
     `mkdir -p node_modules/.bin`,
     `mv ${home} node_modules/${home}`,
     `ln -sf ../${home}/${manager.bin} node_modules/.bin/${manager.name}`,
   ].join(' && ');
-  const npmrcIndex = found.configEntries.findIndex(({ path }) => path === '.npmrc');
-  const registry = npmrcIndex === -1 ? null : npmrcRegistry(configTexts[npmrcIndex] ?? '');
-  return { ok: true, key, files, plan: { command, keeps: 'node_modules', registry, packages: lockfilePackageCount(manager, lockfileText) } };
+  const configText = (path: string): string | null => {
+    const index = found.configEntries.findIndex((entry) => entry.path === path);
+    return index === -1 ? null : (configTexts[index] ?? '');
+  };
+  // What the project names: yarn 2+'s server, yarn 1's registry, then npm's.
+  const named =
+    /^\s*npmRegistryServer:\s*["']?([^"'\s]+)/m.exec(configText('.yarnrc.yml') ?? '')?.[1] ??
+    /^\s*registry\s+["']?([^"'\s]+)/m.exec(configText('.yarnrc') ?? '')?.[1] ??
+    npmrcRegistry(configText('.npmrc') ?? '');
+  const registry = named ?? manager.defaultRegistry;
+  return { ok: true, key, files, plan: { command, keeps: manager.keeps, manager: manager.name, registry, packages: lockfilePackageCount(manager, lockfileText) } };
 }
 
 function managerVersion(manager: PackageManager, packageManager: unknown, lockfileText: string): { readonly ok: true; readonly version: string } | { readonly ok: false; readonly error: string } {
   if (typeof packageManager === 'string' && packageManager.startsWith(`${manager.name}@`)) {
     const version = packageManager.slice(manager.name.length + 1).split('+')[0] ?? '';
-    if (manager.name === 'yarn' && !version.startsWith('1.')) {
-      return { ok: false, error: `package.json pins ${packageManager}; colony installs yarn 1 only, not yarn 2 and later (Plug'n'Play): workers start without an install` };
-    }
-    if (/^\d+\.\d+\.\d+(-[\w.]+)?$/.test(version)) return { ok: true, version };
+    if (/^\d+\.\d+\.\d+(-[\w.]+)?$/.test(version) && manager.takesVersion(version)) return { ok: true, version };
     return { ok: false, error: `package.json's packageManager is ${packageManager}, which names no ${manager.name} version colony can fetch from the npm registry` };
   }
   const version = manager.defaultVersion(lockfileText);
   if (version !== null) return { ok: true, version };
-  if (manager.name === 'yarn') return { ok: false, error: "yarn.lock was written by yarn 2 or later, which colony does not install yet (Plug'n'Play included): workers start without an install" };
+  if (manager.name === 'yarn') return { ok: false, error: 'yarn.lock says no format colony knows a yarn for: pin one with "packageManager": "yarn@<version>" in package.json' };
   const format = /^lockfileVersion:\s*'?([\d.]+)'?/m.exec(lockfileText)?.[1] ?? '(none)';
   return { ok: false, error: `${manager.lockfile} has lockfileVersion ${format}, which colony does not know a ${manager.name} for: pin one with "packageManager": "${manager.name}@<version>" in package.json` };
 }
 
 /** How many packages the lockfile lists (pnpm's `packages:` section, yarn's entries), or null when colony cannot read it. */
 function lockfilePackageCount(manager: PackageManager, lockfileText: string): number | null {
-  if (manager.name === 'yarn') return lockfileText.split('\n').filter((line) => /^\S.*:\s*$/.test(line) && !line.startsWith('#')).length;
+  if (manager.name === 'yarn') {
+    // Yarn 2 and later also list their own metadata and the project itself (`demo@workspace:.`).
+    return lockfileText.split('\n').filter((line) => /^\S.*:\s*$/.test(line) && !line.startsWith('#') && !line.startsWith('__metadata') && !line.includes('@workspace:')).length;
+  }
   const section = /^packages:\n((?:[ \t].*\n|\n)*)/m.exec(`${lockfileText}\n`)?.[1];
   if (section === undefined) return null;
   return section.split('\n').filter((line) => /^ {2}\S.*:\s*$/.test(line)).length;
