@@ -121,7 +121,16 @@ describe('the inputs of a yarn project', () => {
     expect(inputs.plan.command).toMatch(/ @yarnpkg\/cli-dist@4 >\/dev\/null && /);
     expect(inputs.plan.command).toContain(' YARN_ENABLE_GLOBAL_CACHE=false YARN_CACHE_FOLDER=node_modules/.yarn-cache ');
     expect(inputs.plan.command).toMatch(/ node \.colony-yarn\/bin\/yarn\.js install --immutable --mode=skip-build && .* node_modules\/\.bin\/yarn$/);
+    // The agents' yarn is the one the setup ran, whatever yarnPath the repository names.
+    expect(inputs.plan.command).toContain(`echo 'YARN_IGNORE_PATH=1 exec node "$(dirname "$0")/../.colony-yarn/bin/yarn.js" "$@"' >> node_modules/.bin/yarn`);
     expect(inputs.files.map((file) => file.path)).toEqual(['package.json', 'yarn.lock', '.yarnrc', '.yarnrc.yml', '.yarn/patches/is-number.patch', '.yarn/plugins/tools.cjs']);
+
+    // The node-modules linker manages node_modules itself: the cache stays out of it, and of the layer.
+    await yarnRepo.write('.yarnrc.yml', 'nodeLinker: node-modules\nnpmScopes:\n  acme:\n    npmRegistryServer: "https://npm.acme.test"\n');
+    const linked = await readDependencyInputs(opened, await yarnRepo.commitAll('node-modules linker'));
+    if (!linked.ok) throw new Error(linked.error);
+    expect(linked.plan).toMatchObject({ keeps: 'node_modules', registry: 'https://npm.example.test/' });
+    expect(linked.plan.command).toContain(' YARN_CACHE_FOLDER=.yarn-cache ');
   });
 
   it('takes the yarn package.json pins over the lockfile, and gives no layer to a yarn 2+ project with workspaces', async () => {

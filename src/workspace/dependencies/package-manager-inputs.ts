@@ -22,6 +22,8 @@ interface PackageManager {
   readonly keeps: SetupPlan['keeps'];
   /** The registry it uses when the project's configuration names none, or null for npm's. */
   readonly defaultRegistry: string | null;
+  /** Variables the agents' `<name>` command runs with (a wrapper script sets them), or empty for a plain link. */
+  readonly runEnvironment: string;
 }
 
 /** The pnpm a lockfile format was written by. */
@@ -38,6 +40,7 @@ const PNPM: PackageManager = {
   bin: 'bin/pnpm.cjs',
   keeps: 'node_modules',
   defaultRegistry: null,
+  runEnvironment: '',
 };
 
 const YARN_REGISTRY = 'https://registry.yarnpkg.com/';
@@ -54,6 +57,7 @@ const YARN_CLASSIC: PackageManager = {
   bin: 'bin/yarn.js',
   keeps: 'node_modules',
   defaultRegistry: YARN_REGISTRY,
+  runEnvironment: '',
 };
 
 /** The yarn that writes a lockfile's `__metadata` version: 4 is yarn 2, 5 and 6 yarn 3, later ones yarn 4. */
@@ -64,35 +68,47 @@ function berryVersion(text: string): string | null {
 }
 
 /**
- * Yarn 2 and later ("berry"), from its one-file build on the npm registry. Everything it makes
- * goes where the layer can hold it and git ignores it: its cache, Plug'n'Play's unplugged
- * packages and its install state inside `node_modules/` (a `node-modules` linker's packages are
- * there anyway), `.pnp.cjs` at the root. Its own cache, not the machine's global one, so the
- * zip archives `.pnp.cjs` names are in the layer; no builds, no telemetry, and its proxy setting
- * read from the proxy variables the setup's sandbox has (yarn 2 and later ignore those).
+ * Yarn 2 and later ("berry"), from its one-file build on the npm registry, for a project whose
+ * `.yarnrc.yml` says `nodeLinker` is `pnp` (the default) or not. Everything kept goes where the
+ * layer can hold it and git ignores it. Under Plug'n'Play the layer is `.pnp.cjs` (with
+ * `.pnp.loader.mjs`) and `node_modules/`, holding the cache of zip archives `.pnp.cjs` names
+ * (its own, not the machine's global one) and the unplugged packages. Any other linker manages
+ * `node_modules/` itself and removes what it did not put there, so its cache stays in the
+ * install's folder, out of the layer. The install state goes with yarn itself into
+ * `node_modules/.colony-yarn/`. No builds, no telemetry, and the proxy setting read from the
+ * proxy variables the setup's sandbox has (yarn 2 and later ignore those).
  */
-const YARN_BERRY: PackageManager = {
-  name: 'yarn',
-  lockfile: 'yarn.lock',
-  package: '@yarnpkg/cli-dist',
-  defaultVersion: berryVersion,
-  takesVersion: (version) => !version.startsWith('0.') && !version.startsWith('1.'),
-  environment: [
-    'YARN_ENABLE_TELEMETRY=0',
-    'YARN_ENABLE_GLOBAL_CACHE=false',
-    'YARN_CACHE_FOLDER=node_modules/.yarn-cache',
-    'YARN_PNP_UNPLUGGED_FOLDER=node_modules/.yarn-unplugged',
-    'YARN_INSTALL_STATE_PATH=node_modules/.yarn-state.gz',
-    'YARN_IGNORE_PATH=1',
-    'YARN_ENABLE_PROGRESS_BARS=false',
-    '${HTTPS_PROXY:+YARN_HTTPS_PROXY=$HTTPS_PROXY}',
-    '${HTTP_PROXY:+YARN_HTTP_PROXY=$HTTP_PROXY}',
-  ].join(' '),
-  installArgs: 'install --immutable --mode=skip-build',
-  bin: 'bin/yarn.js',
-  keeps: 'made',
-  defaultRegistry: YARN_REGISTRY,
-};
+function yarnBerry(plugAndPlay: boolean): PackageManager {
+  return {
+    name: 'yarn',
+    lockfile: 'yarn.lock',
+    package: '@yarnpkg/cli-dist',
+    defaultVersion: berryVersion,
+    takesVersion: (version) => !version.startsWith('0.') && !version.startsWith('1.'),
+    environment: [
+      'YARN_ENABLE_TELEMETRY=0',
+      'YARN_ENABLE_GLOBAL_CACHE=false',
+      `YARN_CACHE_FOLDER=${plugAndPlay ? 'node_modules/.yarn-cache' : '.yarn-cache'}`,
+      'YARN_PNP_UNPLUGGED_FOLDER=node_modules/.yarn-unplugged',
+      'YARN_INSTALL_STATE_PATH=.colony-yarn/install-state.gz',
+      'YARN_IGNORE_PATH=1',
+      'YARN_ENABLE_PROGRESS_BARS=false',
+      '${HTTPS_PROXY:+YARN_HTTPS_PROXY=$HTTPS_PROXY}',
+      '${HTTP_PROXY:+YARN_HTTP_PROXY=$HTTP_PROXY}',
+    ].join(' '),
+    installArgs: 'install --immutable --mode=skip-build',
+    bin: 'bin/yarn.js',
+    keeps: plugAndPlay ? 'made' : 'node_modules',
+    defaultRegistry: YARN_REGISTRY,
+    // The agents' yarn is the one the setup ran, not a `yarnPath` release the repository may not even hold.
+    runEnvironment: 'YARN_IGNORE_PATH=1',
+  };
+}
+
+/** The top-level `nodeLinker` of a `.yarnrc.yml`; `pnp` when it names none. */
+function nodeLinkerOf(yarnrc: string): string {
+  return /^nodeLinker:\s*["']?([\w-]+)/m.exec(yarnrc)?.[1] ?? 'pnp';
+}
 
 function isClassicLockfile(text: string): boolean {
   return /^# yarn lockfile v1$/m.test(text);
@@ -132,7 +148,9 @@ export async function readYarnInputs(repo: Repository, commit: string, files: Ma
   }
   const folders = await listFolderFiles(repo, commit, BERRY_INPUT_FOLDERS);
   if (!folders.ok) return folders;
-  return readManagerInputs(repo, commit, YARN_BERRY, { ...files, configEntries: [...files.configEntries, ...folders.files] });
+  const yarnrcEntry = files.configEntries.find((entry) => entry.path === '.yarnrc.yml');
+  const yarnrc = yarnrcEntry === undefined ? '' : ((await readBlob(repo, yarnrcEntry.entry.oid)) ?? '');
+  return readManagerInputs(repo, commit, yarnBerry(nodeLinkerOf(yarnrc) === 'pnp'), { ...files, configEntries: [...files.configEntries, ...folders.files] });
 }
 
 /** Every file under `folders` at `commit`, as configuration entries. */
@@ -177,12 +195,6 @@ async function readManagerInputs(repo: Repository, commit: string, manager: Pack
     { path: manager.lockfile, mode: found.lockfileEntry.mode, oid: found.lockfileEntry.oid },
     ...found.configEntries.map(({ path, entry }) => ({ path, mode: entry.mode, oid: entry.oid })),
   ];
-  const key = layerKey([
-    ['install', spec],
-    ['package.json', packageText],
-    [manager.lockfile, lockfileText],
-    ...found.configEntries.map(({ path }, index): [string, string] => [path, configTexts[index] ?? '']),
-  ]);
   // The manager's own package, unpacked beside the inputs and moved into the layer after the
   // install; pnpm and yarn bundle their dependencies, so the tarball is the whole program.
   const home = `.colony-${manager.name}`;
@@ -194,19 +206,37 @@ async function readManagerInputs(repo: Repository, commit: string, manager: Pack
     `${manager.environment === '' ? '' : `env ${manager.environment} `}node ${home}/${manager.bin} ${manager.installArgs}`,
     `mkdir -p node_modules/.bin`,
     `mv ${home} node_modules/${home}`,
-    `ln -sf ../${home}/${manager.bin} node_modules/.bin/${manager.name}`,
+    ...binCommand(manager, home),
   ].join(' && ');
+  const key = layerKey([
+    // The whole command line: a layer made another way (another cache place, another wrapper) is another layer.
+    ['install', command],
+    ['package.json', packageText],
+    [manager.lockfile, lockfileText],
+    ...found.configEntries.map(({ path }, index): [string, string] => [path, configTexts[index] ?? '']),
+  ]);
   const configText = (path: string): string | null => {
     const index = found.configEntries.findIndex((entry) => entry.path === path);
     return index === -1 ? null : (configTexts[index] ?? '');
   };
   // What the project names: yarn 2+'s server, yarn 1's registry, then npm's.
   const named =
-    /^\s*npmRegistryServer:\s*["']?([^"'\s]+)/m.exec(configText('.yarnrc.yml') ?? '')?.[1] ??
+    /^npmRegistryServer:\s*["']?([^"'\s]+)/m.exec(configText('.yarnrc.yml') ?? '')?.[1] ??
     /^\s*registry\s+["']?([^"'\s]+)/m.exec(configText('.yarnrc') ?? '')?.[1] ??
     npmrcRegistry(configText('.npmrc') ?? '');
   const registry = named ?? manager.defaultRegistry;
   return { ok: true, key, files, plan: { command, keeps: manager.keeps, manager: manager.name, registry, packages: lockfilePackageCount(manager, lockfileText) } };
+}
+
+/**
+ * Puts the manager on the agents' PATH as `node_modules/.bin/<name>`: a relative link to its
+ * file, or a two-line script that sets its `runEnvironment` and runs it from beside itself.
+ */
+function binCommand(manager: PackageManager, home: string): string[] {
+  const bin = `node_modules/.bin/${manager.name}`;
+  if (manager.runEnvironment === '') return [`ln -sf ../${home}/${manager.bin} ${bin}`];
+  const line = `${manager.runEnvironment} exec node "$(dirname "$0")/../${home}/${manager.bin}" "$@"`;
+  return [`echo '#!/bin/sh' > ${bin}`, `echo '${line}' >> ${bin}`, `chmod 755 ${bin}`];
 }
 
 function managerVersion(manager: PackageManager, packageManager: unknown, lockfileText: string): { readonly ok: true; readonly version: string } | { readonly ok: false; readonly error: string } {
