@@ -34,48 +34,33 @@ function plantGitProgram(): void {
   writeFileSync(program, `#!/bin/sh\necho "fake git ran as uid $(id -u)" >&2\ntouch ${marker} 2>/dev/null && echo "wrote /etc" >&2\nexit 1\n`);
   chmodSync(program, 0o755);
   writeFileSync(join(repo.dir, '.npmrc'), 'git=./tools/fake-git\n');
-  const dependency = 'git+https://example.invalid/y.git';
-  const dependencies = { y: dependency, z: 'file:tools/fake-git' };
-  writeFileSync(join(repo.dir, 'package.json'), JSON.stringify({ name: 'text-kit', version: '1.0.0', dependencies }));
-  writeFileSync(
-    join(repo.dir, 'package-lock.json'),
-    JSON.stringify({
-      name: 'text-kit',
-      version: '1.0.0',
-      lockfileVersion: 3,
-      requires: true,
-      packages: {
-        '': { name: 'text-kit', version: '1.0.0', dependencies },
-        'node_modules/y': { version: '1.0.0', resolved: 'git+ssh://git@example.invalid/y.git#0123456789abcdef0123456789abcdef01234567' },
-        'node_modules/z': { version: '1.0.0', resolved: 'file:tools/fake-git' },
-      },
-    }),
+  commitLockedProject(
+    { y: 'git+https://example.invalid/y.git', z: 'file:tools/fake-git' },
+    {
+      'node_modules/y': { version: '1.0.0', resolved: 'git+ssh://git@example.invalid/y.git#0123456789abcdef0123456789abcdef01234567' },
+      'node_modules/z': { version: '1.0.0', resolved: 'file:tools/fake-git' },
+    },
+    'a git dependency fetched by a program the repository names',
   );
+}
+
+/** Commits a package.json with `dependencies` and the lockfile that installs `locked`, node_modules ignored. */
+function commitLockedProject(dependencies: Record<string, string>, locked: Record<string, { version: string; resolved: string }>, message: string): void {
+  writeFileSync(join(repo.dir, 'package.json'), JSON.stringify({ name: 'text-kit', version: '1.0.0', dependencies }));
+  const packages = { '': { name: 'text-kit', version: '1.0.0', dependencies }, ...locked };
+  writeFileSync(join(repo.dir, 'package-lock.json'), JSON.stringify({ name: 'text-kit', version: '1.0.0', lockfileVersion: 3, requires: true, packages }));
   writeFileSync(join(repo.dir, '.gitignore'), 'node_modules/\n');
   repo.git('add', '-A');
-  repo.git('commit', '-qm', 'a git dependency fetched by a program the repository names');
+  repo.git('commit', '-qm', message);
 }
 
 /** A lockfile that fetches its one package from a host that is no package registry. */
 function lockOnAnotherHost(): void {
-  const dependencies = { 'is-number': '7.0.0' };
-  writeFileSync(join(repo.dir, 'package.json'), JSON.stringify({ name: 'text-kit', version: '1.0.0', dependencies }));
-  writeFileSync(
-    join(repo.dir, 'package-lock.json'),
-    JSON.stringify({
-      name: 'text-kit',
-      version: '1.0.0',
-      lockfileVersion: 3,
-      requires: true,
-      packages: {
-        '': { name: 'text-kit', version: '1.0.0', dependencies },
-        'node_modules/is-number': { version: '7.0.0', resolved: 'https://tarballs.example.com/is-number-7.0.0.tgz' },
-      },
-    }),
+  commitLockedProject(
+    { 'is-number': '7.0.0' },
+    { 'node_modules/is-number': { version: '7.0.0', resolved: 'https://tarballs.example.com/is-number-7.0.0.tgz' } },
+    'a package fetched from another host',
   );
-  writeFileSync(join(repo.dir, '.gitignore'), 'node_modules/\n');
-  repo.git('add', '-A');
-  repo.git('commit', '-qm', 'a package fetched from another host');
 }
 
 async function eventsOfType<T extends ColonyEvent['type']>(type: T): Promise<Extract<ColonyEvent, { type: T }>[]> {

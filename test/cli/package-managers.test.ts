@@ -50,7 +50,7 @@ describeRuns('projects installed by pnpm, yarn and npm workspaces', { timeout: T
     repo.git('commit', '-qm', 'a pnpm lockfile');
     const events = await runToDone();
     expect(startsOf(events)).toEqual([
-      { command: expect.stringMatching(/ pnpm@9 >\/dev\/null && .* && node \.colony-pnpm\/bin\/pnpm\.cjs install --frozen-lockfile --ignore-scripts /), registry: 'https://registry.npmjs.org/', packages: 1, elapsedMs: 0 },
+      { command: 'pnpm@9 install --frozen-lockfile --ignore-scripts --store-dir .pnpm-store', registry: 'https://registry.npmjs.org/', packages: 1, elapsedMs: 0 },
     ]);
     expect(existsSync(join(repo.dir, '.pnpm-store'))).toBe(false);
   });
@@ -78,7 +78,9 @@ describeRuns('projects installed by pnpm, yarn and npm workspaces', { timeout: T
     repo.git('add', 'yarn.lock');
     repo.git('commit', '-qm', 'a yarn lockfile');
     const events = await runToDone();
-    expect(startsOf(events).map((start) => start.command)).toEqual([expect.stringMatching(/ yarn@1 >\/dev\/null && .* && node \.colony-yarn\/bin\/yarn\.js install --frozen-lockfile /)]);
+    expect(startsOf(events)).toEqual([
+      { command: 'yarn@1 install --frozen-lockfile --ignore-scripts --non-interactive --no-progress --cache-folder .yarn-cache', registry: 'https://registry.yarnpkg.com/', packages: 1, elapsedMs: 0 },
+    ]);
   });
 
   it("installs a yarn 4 Plug'n'Play project with the yarn package.json pins, .pnp.cjs and the archives it names shared, for every check", async () => {
@@ -97,7 +99,7 @@ describeRuns('projects installed by pnpm, yarn and npm workspaces', { timeout: T
     repo.git('commit', '-qm', 'yarn 4');
     const events = await runToDone();
     expect(startsOf(events)).toEqual([
-      { command: expect.stringMatching(/ @yarnpkg\/cli-dist@4\.18\.1 >\/dev\/null && .* node \.colony-yarn\/bin\/yarn\.js install --immutable --mode=skip-build /), registry: 'https://registry.yarnpkg.com/', packages: 1, elapsedMs: 0 },
+      { command: 'yarn@4.18.1 install --immutable --mode=skip-build', registry: 'https://registry.yarnpkg.com/', packages: 1, elapsedMs: 0 },
     ]);
     const [prepared] = ofType(events, 'dependencies.prepared');
     expect(readdirSync(prepared?.data.layerDir ?? '').sort()).toEqual(['.pnp.cjs', '.pnp.loader.mjs', 'node_modules']);

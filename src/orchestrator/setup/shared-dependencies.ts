@@ -97,7 +97,7 @@ async function prepareRecorded(options: PrepareSharedDependenciesOptions, commit
     runInstall: options.runInstall,
     onInstall: (plan) => {
       const registry = plan.manager === null ? plan.registry : (plan.registry ?? npmRegistry());
-      const installing = { command: plan.command, registry: registry === null ? null : withoutCredentials(registry), packages: plan.packages };
+      const installing = { command: plan.label, registry: registry === null ? null : withoutCredentials(registry), packages: plan.packages };
       options.record({ type: 'dependencies.installing', data: { ...installing, elapsedMs: 0 } });
       progress = setInterval(() => {
         options.record({ type: 'dependencies.installing', data: { ...installing, elapsedMs: Math.round(performance.now() - started) } });
@@ -109,7 +109,7 @@ async function prepareRecorded(options: PrepareSharedDependenciesOptions, commit
   if (layer.ok) {
     const { key, layerDir, reused, bytes } = layer;
     const durationMs = Math.round(performance.now() - started);
-    options.record({ type: 'dependencies.prepared', data: { key, layerDir, reused, bytes, durationMs, command: layer.plan.command, commit } });
+    options.record({ type: 'dependencies.prepared', data: { key, layerDir, reused, bytes, durationMs, command: layer.plan.label, commit } });
   }
   return layer;
 }

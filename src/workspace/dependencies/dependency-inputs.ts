@@ -74,7 +74,7 @@ async function readProjectInputs(repo: Repository, commit: string): Promise<Proj
     ['.npmrc', npmrcText],
     ...local.paths.map((path): [string, string] => [`file:${path}`, blobEntry(tarballEntries.entries, path)?.oid ?? '']),
   ]);
-  return { ok: true, key, files, plan: { command: NPM_CI_COMMAND, keeps: 'node_modules', manager: 'npm', registry: npmrcRegistry(npmrcText), packages: local.packageCount } };
+  return { ok: true, key, files, plan: { command: NPM_CI_COMMAND, label: NPM_CI_COMMAND, keeps: 'node_modules', manager: 'npm', registry: npmrcRegistry(npmrcText), packages: local.packageCount } };
 }
 
 /**
@@ -104,7 +104,7 @@ async function manifestOnlyInputs(repo: Repository, commit: string, packageEntry
     ['package.json', packageText],
     ['.npmrc', npmrcText],
   ]);
-  return { ok: true, key, files, plan: { command: NPM_INSTALL_COMMAND, keeps: 'node_modules', manager: 'npm', registry: npmrcRegistry(npmrcText), packages: specs.length } };
+  return { ok: true, key, files, plan: { command: NPM_INSTALL_COMMAND, label: NPM_INSTALL_COMMAND, keeps: 'node_modules', manager: 'npm', registry: npmrcRegistry(npmrcText), packages: specs.length } };
 }
 
 const DEPENDENCY_FIELDS = ['dependencies', 'devDependencies', 'optionalDependencies', 'peerDependencies'] as const;

@@ -19,6 +19,11 @@ export interface SetupPlan {
   /** The shell command line: npm's install, or the project's own `setup`. */
   readonly command: string;
   /**
+   * The install in a few words, for people watching it: the command itself for npm and a
+   * project's setup, `pnpm@9 install --frozen-lockfile …` for a manager colony fetches first.
+   */
+  readonly label: string;
+  /**
    * What the layer keeps: npm's `node_modules/`, or (`made`) every top-level entry the command
    * made beside its inputs (a `.venv/`, a `vendor/`).
    */

@@ -48,6 +48,7 @@ describe('the inputs of a pnpm project', () => {
     if (!inputs.ok) throw new Error(inputs.error);
     expect(inputs.plan).toEqual({
       command: expect.stringMatching(/^mkdir \.colony-pnpm && npm pack --silent --pack-destination \.colony-pnpm pnpm@9 >\/dev\/null && .* && node \.colony-pnpm\/bin\/pnpm\.cjs install --frozen-lockfile --ignore-scripts --store-dir \.pnpm-store && /),
+      label: 'pnpm@9 install --frozen-lockfile --ignore-scripts --store-dir .pnpm-store',
       keeps: 'node_modules',
       manager: 'pnpm',
       registry: null,

@@ -225,7 +225,7 @@ async function readManagerInputs(repo: Repository, commit: string, manager: Pack
     /^\s*registry\s+["']?([^"'\s]+)/m.exec(configText('.yarnrc') ?? '')?.[1] ??
     npmrcRegistry(configText('.npmrc') ?? '');
   const registry = named ?? manager.defaultRegistry;
-  return { ok: true, key, files, plan: { command, keeps: manager.keeps, manager: manager.name, registry, packages: lockfilePackageCount(manager, lockfileText) } };
+  return { ok: true, key, files, plan: { command, label: `${manager.name}@${version.version} ${manager.installArgs}`, keeps: manager.keeps, manager: manager.name, registry, packages: lockfilePackageCount(manager, lockfileText) } };
 }
 
 /**

@@ -48,5 +48,5 @@ export async function readSetupCommandInputs(repo: Repository, commit: string, s
   }
   const sorted = [...files.values()].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
   const key = layerKey([['setup', setup.command], ...sorted.map((file): [string, string] => [`file:${file.path}`, `${file.mode} ${file.oid}`])]);
-  return { ok: true, key, files: sorted, plan: { command: setup.command, keeps: 'made', manager: null, registry: null, packages: null } };
+  return { ok: true, key, files: sorted, plan: { command: setup.command, label: setup.command, keeps: 'made', manager: null, registry: null, packages: null } };
 }
