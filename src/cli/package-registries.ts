@@ -1,4 +1,5 @@
 import { existsSync, readFileSync } from 'node:fs';
+import { npmrcRegistries, yarnrcRegistries, yarnrcYmlRegistries } from '../workspace/dependencies/registry-config.js';
 import { join } from 'node:path';
 
 /** The npm registry, which npm and pnpm use when nothing names another. */
@@ -15,10 +16,9 @@ const YARN_REGISTRY_HOST = 'registry.yarnpkg.com';
  * from the environment. A file that is not there names none.
  */
 export function packageRegistryHosts(repoDir: string, env: Readonly<Record<string, string | undefined>>): string[] {
+  const named = [npmrcRegistries(read(join(repoDir, '.npmrc'))), yarnrcRegistries(read(join(repoDir, '.yarnrc'))), yarnrcYmlRegistries(read(join(repoDir, '.yarnrc.yml')))];
   const addresses = [
-    ...lines(join(repoDir, '.npmrc')).flatMap((line) => /^\s*(?:@[^:\s]+:)?registry\s*=\s*(\S+)/.exec(line)?.[1] ?? []),
-    ...lines(join(repoDir, '.yarnrc')).flatMap((line) => /^\s*registry\s+["']?([^"'\s]+)/.exec(line)?.[1] ?? []),
-    ...lines(join(repoDir, '.yarnrc.yml')).flatMap((line) => /^\s*npmRegistryServer:\s*["']?([^"'\s]+)/.exec(line)?.[1] ?? []),
+    ...named.flatMap((registries) => [...(registries.main === null ? [] : [registries.main]), ...registries.scoped]),
     ...[env['npm_config_registry'], env['NPM_CONFIG_REGISTRY']].filter((value): value is string => value !== undefined && value !== ''),
   ];
   const usesYarn = ['yarn.lock', '.yarnrc', '.yarnrc.yml'].some((name) => existsSync(join(repoDir, name)));
@@ -35,10 +35,11 @@ export function packageRegistryHosts(repoDir: string, env: Readonly<Record<strin
   return hosts;
 }
 
-function lines(path: string): string[] {
+/** A configuration file's text; empty when it is not there. */
+function read(path: string): string {
   try {
-    return readFileSync(path, 'utf8').split(/\r?\n/);
+    return readFileSync(path, 'utf8');
   } catch {
-    return [];
+    return '';
   }
 }

@@ -1,6 +1,7 @@
 import { posix } from 'node:path';
 import type { Repository } from '../git/repository.js';
-import { blobEntry, layerKey, listTree, parseJsonObject, readBlob, npmrcRegistry, repositoryPathProblem, type DependencyInputs, type InstallInputFile, type ProjectInputs, type TreeEntry } from './input-files.js';
+import { npmrcRegistries } from './registry-config.js';
+import { blobEntry, layerKey, listTree, parseJsonObject, readBlob, repositoryPathProblem, type DependencyInputs, type InstallInputFile, type ProjectInputs, type TreeEntry } from './input-files.js';
 import { NPM_CI_COMMAND, NPM_INSTALL_COMMAND } from './npm-install.js';
 import { readPnpmInputs, readYarnInputs } from './package-manager-inputs.js';
 
@@ -74,7 +75,7 @@ async function readProjectInputs(repo: Repository, commit: string): Promise<Proj
     ['.npmrc', npmrcText],
     ...local.paths.map((path): [string, string] => [`file:${path}`, blobEntry(tarballEntries.entries, path)?.oid ?? '']),
   ]);
-  return { ok: true, key, files, plan: { command: NPM_CI_COMMAND, label: NPM_CI_COMMAND, keeps: 'node_modules', manager: 'npm', registry: npmrcRegistry(npmrcText), packages: local.packageCount } };
+  return { ok: true, key, files, plan: { command: NPM_CI_COMMAND, label: NPM_CI_COMMAND, keeps: 'node_modules', manager: 'npm', registry: npmrcRegistries(npmrcText).main, packages: local.packageCount } };
 }
 
 /**
@@ -104,7 +105,7 @@ async function manifestOnlyInputs(repo: Repository, commit: string, packageEntry
     ['package.json', packageText],
     ['.npmrc', npmrcText],
   ]);
-  return { ok: true, key, files, plan: { command: NPM_INSTALL_COMMAND, label: NPM_INSTALL_COMMAND, keeps: 'node_modules', manager: 'npm', registry: npmrcRegistry(npmrcText), packages: specs.length } };
+  return { ok: true, key, files, plan: { command: NPM_INSTALL_COMMAND, label: NPM_INSTALL_COMMAND, keeps: 'node_modules', manager: 'npm', registry: npmrcRegistries(npmrcText).main, packages: specs.length } };
 }
 
 const DEPENDENCY_FIELDS = ['dependencies', 'devDependencies', 'optionalDependencies', 'peerDependencies'] as const;

@@ -132,12 +132,6 @@ export function parseJsonObject(text: string): Record<string, unknown> | null {
   }
 }
 
-/** The `registry=` an `.npmrc` sets, or null: npm then uses its default (or `npm_config_registry`). */
-export function npmrcRegistry(npmrcText: string): string | null {
-  const line = npmrcText.split(/\r?\n/).find((text) => /^\s*registry\s*=/.test(text));
-  return line === undefined ? null : (line.split('=').slice(1).join('=').trim() || null);
-}
-
 /** Why a path a lockfile or a setup names is not one inside the repository, or null when it is. */
 export function repositoryPathProblem(path: string): string | null {
   const normal = posix.normalize(path);

@@ -1,6 +1,7 @@
 import { describeFailure, runGit, splitNul } from '../git/git.js';
 import type { Repository } from '../git/repository.js';
-import { layerKey, npmrcRegistry, parseJsonObject, readBlob, type InstallInputFile, type ProjectInputs, type SetupPlan, type TreeEntry } from './input-files.js';
+import { npmrcRegistries, yarnrcRegistries, yarnrcYmlRegistries } from './registry-config.js';
+import { layerKey, parseJsonObject, readBlob, type InstallInputFile, type ProjectInputs, type SetupPlan, type TreeEntry } from './input-files.js';
 
 /** A package manager other than npm, as a layer installs with it. */
 interface PackageManager {
@@ -221,9 +222,7 @@ async function readManagerInputs(repo: Repository, commit: string, manager: Pack
   };
   // What the project names: yarn 2+'s server, yarn 1's registry, then npm's.
   const named =
-    /^npmRegistryServer:\s*["']?([^"'\s]+)/m.exec(configText('.yarnrc.yml') ?? '')?.[1] ??
-    /^\s*registry\s+["']?([^"'\s]+)/m.exec(configText('.yarnrc') ?? '')?.[1] ??
-    npmrcRegistry(configText('.npmrc') ?? '');
+    yarnrcYmlRegistries(configText('.yarnrc.yml') ?? '').main ?? yarnrcRegistries(configText('.yarnrc') ?? '').main ?? npmrcRegistries(configText('.npmrc') ?? '').main;
   const registry = named ?? manager.defaultRegistry;
   return { ok: true, key, files, plan: { command, label: `${manager.name}@${version.version} ${manager.installArgs}`, keeps: manager.keeps, manager: manager.name, registry, packages: lockfilePackageCount(manager, lockfileText) } };
 }
