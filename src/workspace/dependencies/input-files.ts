@@ -113,6 +113,21 @@ export async function listTree(
   return { ok: true, entries };
 }
 
+/**
+ * Every file at or under `paths` (files, or folders standing for every file in them) in the
+ * tree of `commit`, with git's mode and blob id; what is not there is simply not listed.
+ */
+export async function listFiles(repo: Repository, commit: string, paths: readonly string[]): Promise<{ readonly ok: true; readonly files: InstallInputFile[] } | { readonly ok: false; readonly error: string }> {
+  const args = ['ls-tree', '-r', '-z', '--full-tree', commit, '--', ...paths];
+  const listed = await runGit(repo.root, args);
+  if (listed.code !== 0) return { ok: false, error: `cannot read the tree of ${commit}: ${describeFailure(args, listed)}` };
+  const files = splitNul(listed.stdout).flatMap((line) => {
+    const match = /^(\d+) blob ([0-9a-f]+)\t(.*)$/s.exec(line);
+    return match === null ? [] : [{ mode: match[1] as string, oid: match[2] as string, path: match[3] as string }];
+  });
+  return { ok: true, files };
+}
+
 export function blobEntry(entries: ReadonlyMap<string, TreeEntry>, path: string): TreeEntry | null {
   const entry = entries.get(path);
   return entry !== undefined && entry.type === 'blob' && entry.mode !== '120000' ? entry : null;

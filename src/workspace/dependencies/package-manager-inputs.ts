@@ -1,7 +1,6 @@
-import { describeFailure, runGit, splitNul } from '../git/git.js';
 import type { Repository } from '../git/repository.js';
 import { npmrcRegistries, yarnrcRegistries, yarnrcYmlRegistries } from './registry-config.js';
-import { layerKey, parseJsonObject, readBlob, type InstallInputFile, type ProjectInputs, type SetupPlan, type TreeEntry } from './input-files.js';
+import { layerKey, listFiles, parseJsonObject, readBlob, type InstallInputFile, type ProjectInputs, type SetupPlan, type TreeEntry } from './input-files.js';
 
 /** A package manager other than npm, as a layer installs with it. */
 interface PackageManager {
@@ -147,27 +146,14 @@ export async function readYarnInputs(repo: Repository, commit: string, files: Ma
   if (parseJsonObject(packageText ?? '')?.workspaces !== undefined) {
     return { ok: false, error: "package.json declares workspaces and yarn 2 or later installs them; colony shares yarn's install of a project without workspaces only" };
   }
-  const folders = await listFolderFiles(repo, commit, BERRY_INPUT_FOLDERS);
+  const folders = await listFiles(repo, commit, BERRY_INPUT_FOLDERS);
   if (!folders.ok) return folders;
   const yarnrcEntry = files.configEntries.find((entry) => entry.path === '.yarnrc.yml');
   const yarnrc = yarnrcEntry === undefined ? '' : ((await readBlob(repo, yarnrcEntry.entry.oid)) ?? '');
-  return readManagerInputs(repo, commit, yarnBerry(nodeLinkerOf(yarnrc) === 'pnp'), { ...files, configEntries: [...files.configEntries, ...folders.files] });
-}
-
-/** Every file under `folders` at `commit`, as configuration entries. */
-async function listFolderFiles(
-  repo: Repository,
-  commit: string,
-  folders: readonly string[],
-): Promise<{ readonly ok: true; readonly files: { readonly path: string; readonly entry: TreeEntry }[] } | { readonly ok: false; readonly error: string }> {
-  const args = ['ls-tree', '-r', '-z', '--full-tree', commit, '--', ...folders];
-  const listed = await runGit(repo.root, args);
-  if (listed.code !== 0) return { ok: false, error: `cannot read the tree of ${commit}: ${describeFailure(args, listed)}` };
-  const files = splitNul(listed.stdout).flatMap((line) => {
-    const match = /^(\d+) blob ([0-9a-f]+)\t(.*)$/s.exec(line);
-    return match === null ? [] : [{ path: match[3] as string, entry: { mode: match[1] as string, type: 'blob', oid: match[2] as string } }];
+  return readManagerInputs(repo, commit, yarnBerry(nodeLinkerOf(yarnrc) === 'pnp'), {
+    ...files,
+    configEntries: [...files.configEntries, ...folders.files.map(({ path, mode, oid }) => ({ path, entry: { mode, type: 'blob', oid } }))],
   });
-  return { ok: true, files };
 }
 
 /**

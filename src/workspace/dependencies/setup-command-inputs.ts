@@ -1,7 +1,6 @@
 import { posix } from 'node:path';
-import { describeFailure, runGit, splitNul } from '../git/git.js';
 import type { Repository } from '../git/repository.js';
-import { layerKey, repositoryPathProblem, type DependencyInputs, type InstallInputFile } from './input-files.js';
+import { layerKey, listFiles, repositoryPathProblem, type DependencyInputs, type InstallInputFile } from './input-files.js';
 
 /**
  * A project's own setup (`setup` and `setup-inputs` in colony.toml): a shell command that
@@ -27,18 +26,10 @@ export async function readSetupCommandInputs(repo: Repository, commit: string, s
     if (path === '' || path === '.' || repositoryPathProblem(path) !== null) {
       return { ok: false, stopsRun: true, error: `setup-inputs names ${given}, which is not a path inside the repository: name files from the repository's root, such as uv.lock` };
     }
-    const args = ['ls-tree', '-r', '-z', '--full-tree', commit, '--', path];
-    const listed = await runGit(repo.root, args);
-    if (listed.code !== 0) return { ok: false, stopsRun: true, error: `cannot read the tree of ${commit}: ${describeFailure(args, listed)}` };
-    let found = 0;
-    for (const line of splitNul(listed.stdout)) {
-      const match = /^(\d+) blob ([0-9a-f]+)\t(.*)$/s.exec(line);
-      if (match === null) continue;
-      found += 1;
-      const file = { mode: match[1] as string, oid: match[2] as string, path: match[3] as string };
-      files.set(file.path, file);
-    }
-    if (found === 0) {
+    const listed = await listFiles(repo, commit, [path]);
+    if (!listed.ok) return { ok: false, stopsRun: true, error: listed.error };
+    for (const file of listed.files) files.set(file.path, file);
+    if (listed.files.length === 0) {
       return {
         ok: false,
         stopsRun: true,
