@@ -70,6 +70,23 @@ describeRuns('projects installed by pnpm, yarn and npm workspaces', { timeout: T
     expect(startsOf(events).map((start) => start.command)).toEqual(['npm ci --ignore-scripts --no-audit --no-fund']);
   });
 
+  it("installs a pnpm workspace once, each package's own node_modules in the layer at its place, for every check", async () => {
+    // util's dependency is in packages/util/node_modules only (pnpm hoists nothing), and the root reaches util through its workspace link.
+    dependOn(repo, { '@demo/util': 'workspace:*' }, `node -e "if (require('@demo/util') !== true) process.exit(1)"`);
+    writeFileSync(join(repo.dir, 'pnpm-workspace.yaml'), 'packages:\n  - "packages/*"\n');
+    mkdirSync(join(repo.dir, 'packages', 'util'), { recursive: true });
+    writeFileSync(join(repo.dir, 'packages', 'util', 'package.json'), JSON.stringify({ name: '@demo/util', version: '1.0.0', main: 'index.js', dependencies: { 'is-number': '7.0.0' } }));
+    writeFileSync(join(repo.dir, 'packages', 'util', 'index.js'), "module.exports = require('is-number')(5);\n");
+    execFileSync('npm', ['exec', '--yes', '--package=pnpm@9', '--', 'pnpm', 'install', '--lockfile-only'], { cwd: repo.dir, stdio: 'pipe' });
+    repo.git('add', '-A');
+    repo.git('commit', '-qm', 'a pnpm workspace');
+    const events = await runToDone();
+    expect(startsOf(events).map((start) => start.command)).toEqual(['pnpm@9 install --frozen-lockfile --ignore-scripts --store-dir .pnpm-store']);
+    const [prepared] = ofType(events, 'dependencies.prepared');
+    expect(readdirSync(join(prepared?.data.layerDir ?? '', 'packages', 'util', 'node_modules'))).toContain('is-number');
+    expect(readdirSync(join(prepared?.data.layerDir ?? '', 'node_modules'))).not.toContain('is-number');
+  });
+
   it('installs a yarn 1 project with yarn 1 from the npm registry, yarn itself included, for every check', async () => {
     dependOn(repo, { 'is-number': '7.0.0' }, `yarn --version >/dev/null && node -e "require('is-number')"`);
     // The project's lockfile, made as its author would; the install it made is not committed.
@@ -105,5 +122,24 @@ describeRuns('projects installed by pnpm, yarn and npm workspaces', { timeout: T
     expect(readdirSync(prepared?.data.layerDir ?? '').sort()).toEqual(['.pnp.cjs', '.pnp.loader.mjs', 'node_modules']);
     expect(readdirSync(join(prepared?.data.layerDir ?? '', 'node_modules'))).not.toContain('is-number');
     expect(existsSync(join(repo.dir, '.pnp.cjs'))).toBe(false);
+  });
+
+  it("installs a yarn 4 Plug'n'Play workspace, its packages' manifests among the inputs, for every check", async () => {
+    dependOn(repo, { '@demo/util': 'workspace:*' }, `yarn node -e "if (require('@demo/util') !== true) process.exit(1)"`);
+    const manifest = JSON.parse(readFileSync(join(repo.dir, 'package.json'), 'utf8')) as Record<string, unknown>;
+    writeFileSync(join(repo.dir, 'package.json'), `${JSON.stringify({ ...manifest, packageManager: 'yarn@4.18.1', workspaces: ['packages/*'] }, null, 2)}\n`);
+    writeFileSync(join(repo.dir, '.gitignore'), 'node_modules/\n.pnp.*\n.yarn/\n');
+    mkdirSync(join(repo.dir, 'packages', 'util'), { recursive: true });
+    writeFileSync(join(repo.dir, 'packages', 'util', 'package.json'), JSON.stringify({ name: '@demo/util', version: '1.0.0', main: 'index.js', dependencies: { 'is-number': '7.0.0' } }));
+    writeFileSync(join(repo.dir, 'packages', 'util', 'index.js'), "module.exports = require('is-number')(5);\n");
+    execFileSync('npm', ['exec', '--yes', '--package=@yarnpkg/cli-dist@4.18.1', '--', 'yarn', 'install', '--mode=update-lockfile'], {
+      cwd: repo.dir,
+      stdio: 'pipe',
+      env: { ...process.env, YARN_ENABLE_TELEMETRY: '0', YARN_ENABLE_GLOBAL_CACHE: 'true' },
+    });
+    repo.git('add', '-A');
+    repo.git('commit', '-qm', 'a yarn workspace');
+    const events = await runToDone();
+    expect(startsOf(events).map((start) => start.command)).toEqual(['yarn@4.18.1 install --immutable --mode=skip-build']);
   });
 });

@@ -1,4 +1,3 @@
-import { readdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { EventBody } from '../../events/event-types.js';
 import { prepareDependencyLayer, readLayerInputs, type DependencyLayer } from '../../workspace/dependencies/dependency-cache.js';
@@ -7,7 +6,7 @@ import { npmConflictSettler } from '../../workspace/dependencies/lockfile-confli
 import { STAGING_DIR } from '../../workspace/dependencies/dependency-layer-records.js';
 import type { ConflictSettler } from '../../workspace/git/rebase-state.js';
 import { collectDependencyLayers } from '../../workspace/dependencies/dependency-layer-collect.js';
-import { linkDependencyLayer } from '../../workspace/dependencies/dependency-layer-link.js';
+import { linkDependencyLayer, unlinkDependencyLayer } from '../../workspace/dependencies/dependency-layer-link.js';
 import type { Repository } from '../../workspace/git/repository.js';
 import type { RunInstall } from '../../workspace/dependencies/npm-install.js';
 import type { SetupCommand } from '../../workspace/dependencies/setup-command-inputs.js';
@@ -185,9 +184,7 @@ function setupFix(setup: SetupCommand | null): string {
  */
 export async function followSharedDependencies(path: string, from: string | null, to: string | null, record: (body: EventBody) => void): Promise<string | null> {
   if (from === to) return from;
-  if (from !== null) {
-    for (const name of await readdir(from).catch(() => [])) await rm(join(path, name), { recursive: true, force: true });
-  }
+  if (from !== null) await unlinkDependencyLayer(path, from);
   if (to !== null) await linkSharedDependencies(path, to, record);
   return to;
 }

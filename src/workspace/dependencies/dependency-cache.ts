@@ -1,9 +1,9 @@
 import { withdrawSharedWrite } from '../files/group-access.js';
 import { mkdir, mkdtemp, readdir, rename, rm } from 'node:fs/promises';
-import { join, resolve } from 'node:path';
+import { dirname, join, posix, resolve } from 'node:path';
 import { readDependencyInputs } from './dependency-inputs.js';
 import { writeInputFiles, type DependencyInputs, type SetupPlan } from './input-files.js';
-import { discard, measureTree, readSeal, sameSeal, sealTree, STAGING_DIR, touchLastUsed, writeSeal } from './dependency-layer-records.js';
+import { discard, measureTree, readSeal, sameSeal, sealTree, STAGING_DIR, touchLastUsed, writeLayerEntries, writeSeal, type LayerEntry } from './dependency-layer-records.js';
 import { installEnvironment, runInstallCommand, type RunInstall } from './npm-install.js';
 import { readSetupCommandInputs, type SetupCommand } from './setup-command-inputs.js';
 import { isDirectory, pathExists } from '../files/path-exists.js';
@@ -126,7 +126,11 @@ async function ensureLayer(
     if (!made.ok) return fail(made.error);
     const layer = join(staging, 'layer');
     await mkdir(layer);
-    for (const name of made.names) await rename(join(staging, name), join(layer, name));
+    for (const { path } of made.entries) {
+      await mkdir(dirname(join(layer, path)), { recursive: true });
+      await rename(join(staging, path), join(layer, path));
+    }
+    await writeLayerEntries(layerDir, made.entries);
     // Workspaces share these files (hard links, or an overlay's lower layer): no agent may change one in place.
     await withdrawSharedWrite(layer);
     const seal = await sealTree(layer);
@@ -139,6 +143,7 @@ async function ensureLayer(
       if (winner.state === 'usable') return { ok: true, layerDir, key, reused: true, bytes: winner.bytes, plan };
       return fail(winner.state === 'broken' ? winner.reason : `another install of ${key} appeared and vanished at ${layerDir}`);
     }
+    await writeLayerEntries(layerDir, made.entries);
     await writeSeal(layerDir, seal);
     await touchLastUsed(layerDir);
     return { ok: true, layerDir, key, reused: false, bytes: seal.bytes, plan };
@@ -150,18 +155,28 @@ async function ensureLayer(
 }
 
 /**
- * The top-level entries of the staging folder that become the layer: npm's `node_modules/`, or
- * whatever a project's setup made beside its input files (the files it was given, and any it
- * changed among them, stay out: the workspace has its own).
+ * The entries of the staging folder that become the layer: the package manager's
+ * `node_modules/`, with that of each package of a monorepo whose package.json is an input
+ * (`packages/a/node_modules/`, where pnpm links a package's own dependencies and npm puts the
+ * versions that conflict with the root's); or whatever a project's setup made beside its input
+ * files (the files it was given, and any it changed among them, stay out: the workspace has
+ * its own).
  */
-async function layerEntries(staging: string, plan: SetupPlan, files: readonly { readonly path: string }[]): Promise<{ ok: true; names: string[] } | { ok: false; error: string }> {
+async function layerEntries(staging: string, plan: SetupPlan, files: readonly { readonly path: string }[]): Promise<{ ok: true; entries: LayerEntry[] } | { ok: false; error: string }> {
   if (plan.keeps === 'node_modules') {
-    if (await isDirectory(join(staging, 'node_modules'))) return { ok: true, names: ['node_modules'] };
-    return { ok: false, error: `${plan.command} reported success but made no node_modules folder` };
+    if (!(await isDirectory(join(staging, 'node_modules')))) return { ok: false, error: `${plan.command} reported success but made no node_modules folder` };
+    const packageFolders = files.flatMap((file) => (file.path.endsWith('/package.json') ? [posix.dirname(file.path)] : []));
+    const nested: LayerEntry[] = [];
+    for (const folder of [...new Set(packageFolders)].sort()) {
+      const path = `${folder}/node_modules`;
+      if (await isDirectory(join(staging, path))) nested.push({ path, directory: true });
+    }
+    return { ok: true, entries: [{ path: 'node_modules', directory: true }, ...nested] };
   }
   const inputs = new Set(files.map((file) => file.path.split('/')[0]));
-  const names = (await readdir(staging)).filter((name) => !inputs.has(name)).sort();
-  if (names.length > 0) return { ok: true, names };
+  const made = (await readdir(staging, { withFileTypes: true })).filter((entry) => !inputs.has(entry.name));
+  const entries = made.map((entry) => ({ path: entry.name, directory: entry.isDirectory() })).sort((a, b) => (a.path < b.path ? -1 : 1));
+  if (entries.length > 0) return { ok: true, entries };
   return {
     ok: false,
     error: `the setup command \`${plan.command}\` succeeded but made nothing beside its inputs, so there is nothing to share: it must make what the project needs (a .venv, a vendor folder) in the folder it runs in`,

@@ -43,14 +43,16 @@ describe('the inputs of an npm workspaces monorepo', () => {
     expect(second.ok && second.key).not.toBe(first.key);
   });
 
-  it('says why there is no layer when npm installs into a package’s own folder, or the lockfile is missing', async () => {
-    await temporary.write('package-lock.json', lockfile({ 'packages/util/node_modules/is-number': { version: '6.0.0' } }));
-    expect(await readDependencyInputs(repo, await temporary.commitAll('a conflicting version'))).toEqual({
-      ok: false,
-      stopsRun: false,
-      error: 'package-lock.json installs packages/util/node_modules/is-number into a folder of the repository; a shared layer holds only the root node_modules',
-    });
+  it("counts a package's own node_modules (a version conflicting with the root's) as the layer's, and installs the packages' manifests without a lockfile", async () => {
+    await temporary.write('package-lock.json', lockfile({ 'packages/util/node_modules/is-number': { version: '6.0.0', resolved: 'https://registry.npmjs.org/is-number/-/is-number-6.0.0.tgz' } }));
+    const nested = await readDependencyInputs(repo, await temporary.commitAll('a conflicting version'));
+    if (!nested.ok) throw new Error(nested.error);
+    expect(nested.files.map((file) => file.path)).toEqual(['package.json', 'package-lock.json', 'packages/util/package.json']);
+    expect(nested.plan.packages).toBe(3);
     await temporary.git(['rm', '--quiet', 'package-lock.json']);
-    expect(await readDependencyInputs(repo, await temporary.commitAll('no lockfile'))).toMatchObject({ ok: false, error: expect.stringMatching(/workspaces and the repository commits no package-lock\.json/) });
+    const unlocked = await readDependencyInputs(repo, await temporary.commitAll('no lockfile'));
+    if (!unlocked.ok) throw new Error(unlocked.error);
+    expect(unlocked.files.map((file) => file.path)).toEqual(['package.json', 'packages/util/package.json']);
+    expect(unlocked.plan).toMatchObject({ command: 'npm install --ignore-scripts --no-audit --no-fund', packages: 1 });
   });
 });

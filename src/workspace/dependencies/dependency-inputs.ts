@@ -4,6 +4,7 @@ import { npmrcRegistries } from './registry-config.js';
 import { blobEntry, layerKey, listTree, parseJsonObject, readBlob, repositoryPathProblem, type DependencyInputs, type InstallInputFile, type ProjectInputs, type TreeEntry } from './input-files.js';
 import { NPM_CI_COMMAND, NPM_INSTALL_COMMAND } from './npm-install.js';
 import { readPnpmInputs, readYarnInputs } from './package-manager-inputs.js';
+import { manifestWorkspaces, workspaceManifests } from './workspace-packages.js';
 
 const ROOT_FILES = ['package.json', 'npm-shrinkwrap.json', 'package-lock.json', '.npmrc', 'yarn.lock', '.yarnrc', '.yarnrc.yml', 'pnpm-lock.yaml', 'pnpm-workspace.yaml'];
 
@@ -79,9 +80,10 @@ async function readProjectInputs(repo: Repository, commit: string): Promise<Proj
 }
 
 /**
- * The inputs of a package that commits no lockfile: package.json and `.npmrc`, installed with
- * `npm install`. The versions npm resolves then are kept in the layer, and reused for as long
- * as these two files stay the same, so every workspace of a run gets the same tree.
+ * The inputs of a package that commits no lockfile: package.json, `.npmrc` and the package.json
+ * of each npm workspace package its `workspaces` patterns match, installed with `npm install`.
+ * The versions npm resolves then are kept in the layer, and reused for as long as these files
+ * stay the same, so every workspace of a run gets the same tree.
  */
 async function manifestOnlyInputs(repo: Repository, commit: string, packageEntry: TreeEntry, npmrcEntry: TreeEntry | null): Promise<ProjectInputs> {
   const packageText = await readBlob(repo, packageEntry.oid);
@@ -89,10 +91,17 @@ async function manifestOnlyInputs(repo: Repository, commit: string, packageEntry
   if (packageText === null || npmrcText === null) return { ok: false, error: `git could not read package.json or .npmrc at ${commit}` };
   const manifest = parseJsonObject(packageText);
   if (manifest === null) return { ok: false, error: 'package.json is not a JSON object' };
-  if (manifest.workspaces !== undefined) {
-    return { ok: false, error: 'package.json declares npm workspaces and the repository commits no package-lock.json, so colony cannot tell whether npm would install into the packages’ own folders; commit the lockfile npm install writes to share one install' };
-  }
-  const specs = DEPENDENCY_FIELDS.flatMap((field) => Object.entries(objectField(manifest, field)));
+  const folders = manifest.workspaces === undefined ? ({ ok: true, value: [] } as const) : await manifestWorkspaces(repo, commit, manifest.workspaces);
+  if (!folders.ok) return folders;
+  const manifests = await workspaceManifests(repo, commit, folders.value, 'package.json');
+  if (!manifests.ok) return manifests;
+  const packageTexts = await Promise.all(manifests.value.map(({ entry }) => readBlob(repo, entry.oid)));
+  if (packageTexts.includes(null)) return { ok: false, error: `git could not read the workspace packages' package.json at ${commit}` };
+  const workspaceSpecs = packageTexts.flatMap((text) => {
+    const parsed = parseJsonObject(text ?? '');
+    return parsed === null ? [] : DEPENDENCY_FIELDS.flatMap((field) => Object.entries(objectField(parsed, field)));
+  });
+  const specs = [...DEPENDENCY_FIELDS.flatMap((field) => Object.entries(objectField(manifest, field))), ...workspaceSpecs];
   if (specs.length === 0) return { ok: false, error: 'package.json lists no dependencies, so there is nothing to share' };
   const local = specs.find(([, spec]) => typeof spec === 'string' && /^(file|link|workspace|portal):/.test(spec));
   if (local !== undefined) {
@@ -100,10 +109,12 @@ async function manifestOnlyInputs(repo: Repository, commit: string, packageEntry
   }
   const files: InstallInputFile[] = [{ path: 'package.json', mode: packageEntry.mode, oid: packageEntry.oid }];
   if (npmrcEntry !== null) files.push({ path: '.npmrc', mode: npmrcEntry.mode, oid: npmrcEntry.oid });
+  files.push(...manifests.value.map(({ path, entry }) => ({ path, mode: entry.mode, oid: entry.oid })));
   const key = layerKey([
     ['install', 'package.json alone'],
     ['package.json', packageText],
     ['.npmrc', npmrcText],
+    ...manifests.value.map(({ path }, index): [string, string] => [path, packageTexts[index] ?? '']),
   ]);
   return { ok: true, key, files, plan: { command: NPM_INSTALL_COMMAND, label: NPM_INSTALL_COMMAND, keeps: 'node_modules', manager: 'npm', registry: npmrcRegistries(npmrcText).main, packages: specs.length } };
 }
@@ -119,9 +130,8 @@ function objectField(object: Record<string, unknown>, field: string): Record<str
  * The files of the repository a lockfile's install reads besides package.json: the local
  * tarballs it installs from (`file:` specs), and the package.json of each local package folder
  * it links into node_modules (an npm workspace's packages, a `file:` folder); and how many
- * packages it installs. A lockfile that installs packages into a folder of the repository
- * (`packages/a/node_modules/…`, where versions of a workspace's dependencies conflict) is
- * refused: a layer holds the root `node_modules` only.
+ * packages it installs, `packages/a/node_modules/…` (where versions of a workspace's
+ * dependencies conflict with the root's) included.
  */
 function localTarballs(
   lockfile: Record<string, unknown>,
@@ -138,12 +148,11 @@ function localTarballs(
     const outside = repositoryPathProblem(location);
     if (outside !== null) return { ok: false, error: `${lockfilePath} installs into ${location}, ${outside}` };
     if (!location.startsWith('node_modules/')) {
-      if (location.includes('/node_modules/')) {
-        return { ok: false, error: `${lockfilePath} installs ${location} into a folder of the repository; a shared layer holds only the root node_modules` };
-      }
+      const nested = location.indexOf('/node_modules/');
       // A local package folder npm links (a workspace's package): its manifest is an input.
-      paths.add(`${location}/package.json`);
-      continue;
+      paths.add(`${nested === -1 ? location : location.slice(0, nested)}/package.json`);
+      // Its own node_modules, for versions that conflict with the root's, is part of the layer.
+      if (nested === -1) continue;
     }
     packageCount += 1;
     const entry = value as Record<string, unknown>;

@@ -1,11 +1,14 @@
 import { execFile } from 'node:child_process';
-import { mkdir, readFile, stat, writeFile } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { mkdir, readFile, realpath, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { prepareDependencyLayer } from './dependency-cache.js';
-import { linkDependencyLayer } from './dependency-layer-link.js';
-import { liveUsers } from './dependency-layer-records.js';
+import { gitIgnoresLayer, linkDependencyLayer, unlinkDependencyLayer } from './dependency-layer-link.js';
+import { liveUsers, readLayerEntries } from './dependency-layer-records.js';
+import { openRepository } from '../git/repository.js';
+import { createTemporaryRepository } from '../testing/temporary-repository.js';
 import { createNodeProject, npm, type NodeProject } from '../testing/node-project.js';
 import type { Workspace } from '../workspace.js';
 import { createWorktreeProvider } from '../providers/worktree/worktree-provider.js';
@@ -115,5 +118,47 @@ describe('linkDependencyLayer', { timeout: TIMEOUT_MS }, () => {
     }
     expect((await stat(join(layerDir, 'node_modules/x/index.js'))).nlink).toBe(linksBefore + 3);
     expect(await liveUsers(layerDir)).toEqual(expect.arrayContaining(paths));
+  });
+});
+
+describe("a monorepo's layer", { timeout: TIMEOUT_MS }, () => {
+  it("puts each package's own node_modules at its place, its links pointing into the workspace, and takes them all away again", async () => {
+    // npm workspaces without a lockfile; util needs a version of is-number the root does not, so
+    // npm installs it into packages/util/node_modules.
+    const temporary = await createTemporaryRepository({
+      '.gitignore': 'node_modules/\n',
+      'package.json': JSON.stringify({ name: 'mono', private: true, workspaces: ['packages/*'], dependencies: { 'is-number': '7.0.0' } }),
+      'packages/util/package.json': JSON.stringify({ name: '@demo/util', version: '1.0.0', main: 'index.js', dependencies: { 'is-number': '6.0.0' } }),
+      'packages/util/index.js': "module.exports = require('is-number/package.json').version;\n",
+    });
+    try {
+      const opened = await openRepository(temporary.root);
+      if (!opened.ok) throw new Error(opened.error);
+      const commit = (await temporary.git(['rev-parse', 'HEAD'])).trim();
+      const cacheDir = join(temporary.base, 'layers');
+      const layer = await prepareDependencyLayer(opened.repo, { cacheDir, commit });
+      if (!layer.ok) throw new Error(layer.error);
+      expect(await readLayerEntries(layer.layerDir)).toEqual([
+        { path: 'node_modules', directory: true },
+        { path: 'packages/util/node_modules', directory: true },
+      ]);
+      const workspace = await createWorktreeProvider(opened.repo).create({ id: 'mono', parentDir: join(temporary.base, 'workspaces') });
+      expect(await gitIgnoresLayer(workspace.path, layer.layerDir)).toBe(true);
+      expect(await linkDependencyLayer(workspace.path, layer.layerDir)).toMatchObject({ ok: true, entries: ['node_modules', 'packages/util/node_modules'] });
+
+      const versions = "process.stdout.write(require('is-number/package.json').version + ' ' + require('@demo/util'))";
+      const { stdout } = await execFileAsync(process.execPath, ['-e', versions], { cwd: workspace.path });
+      expect(stdout).toBe('7.0.0 6.0.0');
+      // The package's link is the workspace's own folder, where an agent's edit shows at once.
+      expect(await realpath(join(workspace.path, 'node_modules/@demo/util'))).toBe(await realpath(join(workspace.path, 'packages/util')));
+      expect(await temporary.git(['status', '--porcelain', '--untracked-files=all'], workspace.path)).toBe('');
+
+      await unlinkDependencyLayer(workspace.path, layer.layerDir);
+      expect(existsSync(join(workspace.path, 'node_modules'))).toBe(false);
+      expect(existsSync(join(workspace.path, 'packages/util/node_modules'))).toBe(false);
+      expect(existsSync(join(workspace.path, 'packages/util/index.js'))).toBe(true);
+    } finally {
+      await temporary.remove();
+    }
   });
 });

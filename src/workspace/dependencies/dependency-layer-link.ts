@@ -1,6 +1,6 @@
-import { chmod, copyFile, link, mkdir, readdir, readlink, rm, symlink } from 'node:fs/promises';
-import { join } from 'node:path';
-import { recordLayerUse } from './dependency-layer-records.js';
+import { chmod, copyFile, link, mkdir, readlink, rm, symlink } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import { readLayerEntries, recordLayerUse, type LayerEntry } from './dependency-layer-records.js';
 import { FILE_OPERATION_CONCURRENCY, forEachLimited, listFileTree } from '../files/file-tree.js';
 import { describeFailure, runGit } from '../git/git.js';
 import { pathExists } from '../files/path-exists.js';
@@ -19,9 +19,11 @@ export type LinkDependencyLayerResult =
 const COPIED_NOT_LINKED: ReadonlySet<string> = new Set(['node_modules/.package-lock.json']);
 
 /**
- * Makes the layer's tree (its `node_modules/`) appear at the workspace's root: directories are
- * made anew, files are hard links to the layer's, symbolic links are recreated. It costs one
- * directory entry per file, not a copy, and `require` in the workspace finds the packages.
+ * Makes the layer's entries (its `node_modules/`, a monorepo package's
+ * `packages/a/node_modules/`) appear at the same places in the workspace: directories are made
+ * anew, files are hard links to the layer's, symbolic links are recreated (relative ones, like
+ * a workspace package's link, so point into the workspace). It costs one directory entry per
+ * file, not a copy, and `require` in the workspace finds the packages.
  *
  * Refuses, changing nothing, when an entry of the layer is not ignored by the workspace's git
  * configuration (`git check-ignore`) or has tracked files: `git add --all` when the work lands
@@ -30,69 +32,79 @@ const COPIED_NOT_LINKED: ReadonlySet<string> = new Set(['node_modules/.package-l
  * throws; a refusal says why and the workspace goes on without the layer.
  */
 export async function linkDependencyLayer(workspacePath: string, layerDir: string): Promise<LinkDependencyLayerResult> {
-  const listed = await layerNames(layerDir);
+  const listed = await entriesOf(layerDir);
   if (!listed.ok) return listed;
-  const names = listed.names;
-  for (const { name, directory } of names) {
-    const refusal = await whyNotLink(workspacePath, name, directory);
+  const { entries } = listed;
+  for (const entry of entries) {
+    const refusal = await whyNotLink(workspacePath, entry);
     if (refusal !== null) return { ok: false, error: refusal };
   }
   let files = 0;
   const made: string[] = [];
   try {
-    for (const { name, directory } of names) {
-      made.push(name);
-      files += await linkEntry(join(layerDir, name), join(workspacePath, name), name, directory);
+    for (const { path, directory } of entries) {
+      made.push(path);
+      await mkdir(dirname(join(workspacePath, path)), { recursive: true });
+      files += await linkEntry(join(layerDir, path), join(workspacePath, path), path, directory);
     }
     await recordLayerUse(layerDir, workspacePath);
   } catch (error) {
-    for (const name of made) await rm(join(workspacePath, name), { recursive: true, force: true }).catch(() => undefined);
+    for (const path of made) await rm(join(workspacePath, path), { recursive: true, force: true }).catch(() => undefined);
     const crossDevice = error instanceof Error && 'code' in error && error.code === 'EXDEV';
     const why = crossDevice ? 'the layer is on another file system than the workspace, and hard links cannot cross file systems' : errorMessage(error);
     return { ok: false, error: `cannot link the dependency layer ${layerDir} into ${workspacePath}: ${why}` };
   }
-  return { ok: true, entries: names.map((entry) => entry.name), files };
+  return { ok: true, entries: entries.map((entry) => entry.path), files };
 }
 
 /**
- * Whether git in `dir` ignores every top-level entry of the layer (`node_modules/`, a `.venv/`),
- * so that an overlay may show them in a workspace without a merge committing them.
+ * Removes from a checkout what `linkDependencyLayer` put there from the layer at `layerDir`
+ * (its entries are colony's links, never the project's files).
+ */
+export async function unlinkDependencyLayer(workspacePath: string, layerDir: string): Promise<void> {
+  const listed = await entriesOf(layerDir);
+  if (!listed.ok) return;
+  for (const { path } of listed.entries) await rm(join(workspacePath, path), { recursive: true, force: true });
+}
+
+/**
+ * Whether git in `dir` ignores every entry of the layer (`node_modules/`, a `.venv/`), so that
+ * an overlay may show them in a workspace without a merge committing them.
  */
 export async function gitIgnoresLayer(dir: string, layerDir: string): Promise<boolean> {
-  const listed = await layerNames(layerDir);
+  const listed = await entriesOf(layerDir);
   if (!listed.ok) return false;
-  for (const { name, directory } of listed.names) {
-    if ((await checkIgnore(dir, name, directory)).result.code !== 0) return false;
+  for (const entry of listed.entries) {
+    if ((await checkIgnore(dir, entry)).result.code !== 0) return false;
   }
   return true;
 }
 
-/** The layer's top-level entries, or why there are none to share. */
-async function layerNames(
-  layerDir: string,
-): Promise<{ readonly ok: true; readonly names: { readonly name: string; readonly directory: boolean }[] } | { readonly ok: false; readonly error: string }> {
-  let names: { readonly name: string; readonly directory: boolean }[];
+/** The layer's entries, or why there are none to share. */
+async function entriesOf(layerDir: string): Promise<{ readonly ok: true; readonly entries: LayerEntry[] } | { readonly ok: false; readonly error: string }> {
+  let entries: LayerEntry[];
   try {
-    names = (await readdir(layerDir, { withFileTypes: true })).map((entry) => ({ name: entry.name, directory: entry.isDirectory() }));
+    entries = await readLayerEntries(layerDir);
   } catch (error) {
     return { ok: false, error: `the dependency layer ${layerDir} cannot be read: ${errorMessage(error)}` };
   }
-  if (names.length === 0) return { ok: false, error: `the dependency layer ${layerDir} is empty` };
-  return { ok: true, names };
+  if (entries.length === 0) return { ok: false, error: `the dependency layer ${layerDir} is empty` };
+  return { ok: true, entries };
 }
 
 /** `git check-ignore` on one entry; a trailing slash asks about a directory, so a pattern like `node_modules/` matches too. */
-async function checkIgnore(dir: string, name: string, directory: boolean) {
+async function checkIgnore(dir: string, { path: name, directory }: LayerEntry) {
   const path = directory ? `${name}/` : name;
   const args = ['check-ignore', '--quiet', '--', path];
   return { path, args, result: await runGit(dir, args) };
 }
 
-async function whyNotLink(workspacePath: string, name: string, directory: boolean): Promise<string | null> {
+async function whyNotLink(workspacePath: string, entry: LayerEntry): Promise<string | null> {
+  const name = entry.path;
   if (await pathExists(join(workspacePath, name))) {
     return `the workspace already has ${name}, so the shared one was not linked over it`;
   }
-  const { path, args: ignoredArgs, result: ignored } = await checkIgnore(workspacePath, name, directory);
+  const { path, args: ignoredArgs, result: ignored } = await checkIgnore(workspacePath, entry);
   if (ignored.code === 1) {
     return `${name} is not ignored by the repository's git configuration, so landing the work (git add --all) would commit the shared dependencies; add \`/${path}\` to .gitignore to share one install among workspaces`;
   }

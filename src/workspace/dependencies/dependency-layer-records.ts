@@ -6,11 +6,13 @@ import { pathExists } from '../files/path-exists.js';
 import { errorMessage } from '../../errors/error-message.js';
 
 /*
- * A cache directory holds one directory per layer, named by its key, whose only entry is
- * `node_modules/`: what a workspace shows at its root. Everything colony knows about a layer
- * lives beside it, under `.records/<key>/`, so it never appears in a workspace:
+ * A cache directory holds one directory per layer, named by its key, holding what a workspace
+ * shows: `node_modules/` (and, for a monorepo, `packages/a/node_modules/` and the like), or what
+ * a project's setup made. Everything colony knows about a layer lives beside it, under
+ * `.records/<key>/`, so it never appears in a workspace:
  *
  *   <cacheDir>/<key>/node_modules/     the layer
+ *   <cacheDir>/.records/<key>/entries.json   the layer's entries, when one lies below the top level
  *   <cacheDir>/.records/<key>/seal.json   what the layer held when it was made
  *   <cacheDir>/.records/<key>/last-used   touched whenever a run or a workspace uses it
  *   <cacheDir>/.records/<key>/users/<id>  one per workspace the layer was linked into: its path
@@ -60,6 +62,43 @@ export async function measureTree(root: string, visit?: (path: string, mode: num
     await visit?.(path, info.mode);
   });
   return { files: tree.files.length, bytes, newestMtimeMs };
+}
+
+/** One entry of a layer: a path relative to the layer's folder that a workspace gets whole. */
+export interface LayerEntry {
+  readonly path: string;
+  readonly directory: boolean;
+}
+
+/**
+ * Records the entries of a layer, which are not always its top-level names: a workspace
+ * package's `packages/a/node_modules` lies below `packages/`, which a workspace's checkout has
+ * already. Written before the layer is renamed into place and again after.
+ */
+export async function writeLayerEntries(layerDir: string, entries: readonly LayerEntry[]): Promise<void> {
+  const recordDir = recordDirOf(layerDir);
+  await mkdir(recordDir, { recursive: true });
+  await writeAtomically(join(recordDir, 'entries.json'), JSON.stringify(entries));
+}
+
+/**
+ * The entries of the layer at `layerDir`: the ones recorded, else its top-level names. Throws
+ * when the layer cannot be read.
+ */
+export async function readLayerEntries(layerDir: string): Promise<LayerEntry[]> {
+  try {
+    const value: unknown = JSON.parse(await readFile(join(recordDirOf(layerDir), 'entries.json'), 'utf8'));
+    if (Array.isArray(value) && value.every(isLayerEntry)) return value;
+  } catch {
+    // No record: the layer's entries are its top-level names.
+  }
+  return (await readdir(layerDir, { withFileTypes: true })).map((entry) => ({ path: entry.name, directory: entry.isDirectory() }));
+}
+
+function isLayerEntry(value: unknown): value is LayerEntry {
+  if (typeof value !== 'object' || value === null) return false;
+  const { path, directory } = value as Record<string, unknown>;
+  return typeof path === 'string' && path !== '' && !path.split('/').includes('..') && !path.startsWith('/') && typeof directory === 'boolean';
 }
 
 export async function writeSeal(layerDir: string, seal: LayerSeal): Promise<void> {

@@ -70,7 +70,7 @@ describe('the inputs of a pnpm project', () => {
     expect(pinned.key).not.toBe(before.key);
   });
 
-  it('says why there is no layer for a lockfile format it knows no pnpm for, a packageManager it cannot fetch, and a pnpm workspace', async () => {
+  it('says why there is no layer for a lockfile format it knows no pnpm for, or a packageManager it cannot fetch', async () => {
     const unpinned = JSON.stringify({ name: 'p', dependencies: { 'is-number': '7.0.0' } });
     expect(await inputsAfter({ 'package.json': unpinned, 'pnpm-lock.yaml': "lockfileVersion: '42.0'\n" })).toEqual({
       ok: false,
@@ -78,9 +78,28 @@ describe('the inputs of a pnpm project', () => {
       error: expect.stringMatching(/lockfileVersion 42\.0, which colony does not know a pnpm for: pin one with "packageManager"/),
     });
     expect(await inputsAfter({ 'package.json': JSON.stringify({ name: 'p', packageManager: 'pnpm@latest' }) })).toMatchObject({ ok: false, error: expect.stringMatching(/pnpm@latest, which names no pnpm version/) });
-    expect(await inputsAfter({ 'package.json': unpinned, 'pnpm-lock.yaml': LOCKFILE, 'pnpm-workspace.yaml': 'packages:\n  - "packages/*"\n' })).toMatchObject({
+  });
+
+  it("installs a pnpm workspace with pnpm-workspace.yaml and the package.json of every importer its lockfile names", async () => {
+    const importers = LOCKFILE.replace("importers:\n", "importers:\n  packages/util:\n    dependencies:\n      kind-of:\n        specifier: 6.0.3\n        version: 6.0.3\n\n  'packages/web app':\n    {}\n\n");
+    const unpinned = JSON.stringify({ name: 'p', dependencies: { 'is-number': '7.0.0' } });
+    const workspace = await inputsAfter({
+      'package.json': unpinned,
+      'pnpm-lock.yaml': importers,
+      'pnpm-workspace.yaml': 'packages:\n  - "packages/*"\n',
+      'packages/util/package.json': JSON.stringify({ name: 'util', dependencies: { 'kind-of': '6.0.3' } }),
+      'packages/web app/package.json': JSON.stringify({ name: 'web' }),
+    });
+    if (!workspace.ok) throw new Error(workspace.error);
+    expect(workspace.files.map((file) => file.path)).toEqual(['package.json', 'pnpm-lock.yaml', '.npmrc', 'pnpm-workspace.yaml', 'packages/util/package.json', 'packages/web app/package.json']);
+    // A package's manifest is part of the key.
+    const changed = await inputsAfter({ 'packages/web app/package.json': JSON.stringify({ name: 'web', version: '2.0.0' }) });
+    expect(changed.ok && changed.key).not.toBe(workspace.key);
+    // An importer without its package.json is named.
+    await temporary.git(['rm', '--quiet', 'packages/util/package.json']);
+    expect(await readDependencyInputs(repo, await temporary.commitAll('util gone'))).toMatchObject({
       ok: false,
-      error: expect.stringMatching(/pnpm workspace/),
+      error: 'pnpm-lock.yaml names the workspace package packages/util, which has no package.json in commit ' + (await temporary.git(['rev-parse', 'HEAD'])).trim().slice(0, 12),
     });
   });
 });
@@ -134,13 +153,44 @@ describe('the inputs of a yarn project', () => {
     expect(linked.plan.command).toContain(' YARN_CACHE_FOLDER=.yarn-cache ');
   });
 
-  it('takes the yarn package.json pins over the lockfile, and gives no layer to a yarn 2+ project with workspaces', async () => {
+  it('takes the yarn package.json pins over the lockfile', async () => {
     await yarnRepo.write('package.json', JSON.stringify({ name: 'y', packageManager: 'yarn@4.5.0+sha512.abc' }));
     const pinned = await readDependencyInputs(opened, await yarnRepo.commitAll('pinned berry'));
     expect(pinned).toMatchObject({ ok: true, plan: { command: expect.stringMatching(/ @yarnpkg\/cli-dist@4\.5\.0 >/) } });
     await yarnRepo.write('package.json', JSON.stringify({ name: 'y', packageManager: 'yarn@1.22.22' }));
     expect(await readDependencyInputs(opened, await yarnRepo.commitAll('pinned classic'))).toMatchObject({ ok: true, plan: { command: expect.stringMatching(/ yarn@1\.22\.22 >/) } });
+  });
+
+  it("reads a yarn 1 monorepo's packages from package.json's patterns, and a yarn 2+ one's from its lockfile", async () => {
+    await yarnRepo.write('packages/a/package.json', JSON.stringify({ name: 'a' }));
+    await yarnRepo.write('packages/b/package.json', JSON.stringify({ name: 'b' }));
+    await yarnRepo.write('packages/a/node_modules/x/package.json', JSON.stringify({ name: 'x' }));
+    await yarnRepo.write('tools/c/package.json', JSON.stringify({ name: 'c' }));
+    await yarnRepo.write('package.json', JSON.stringify({ name: 'y', packageManager: 'yarn@1.22.22', workspaces: { packages: ['packages/**', 'tools/*', '!packages/b'] } }));
+    const classic = await readDependencyInputs(opened, await yarnRepo.commitAll('classic workspaces'));
+    if (!classic.ok) throw new Error(classic.error);
+    expect(classic.files.map((file) => file.path).filter((path) => path.endsWith('/package.json'))).toEqual(['packages/a/package.json', 'tools/c/package.json']);
+
+    const berry = [
+      '__metadata:',
+      '  version: 8',
+      '',
+      '"a@workspace:*, a@workspace:packages/a":',
+      '  version: 0.0.0-use.local',
+      '  resolution: "a@workspace:packages/a"',
+      '',
+      '"y@workspace:.":',
+      '  version: 0.0.0-use.local',
+      '  resolution: "y@workspace:."',
+      '',
+    ].join('\n');
+    await yarnRepo.write('yarn.lock', berry);
     await yarnRepo.write('package.json', JSON.stringify({ name: 'y', packageManager: 'yarn@4.5.0', workspaces: ['packages/*'] }));
-    expect(await readDependencyInputs(opened, await yarnRepo.commitAll('berry workspaces'))).toMatchObject({ ok: false, stopsRun: false, error: expect.stringMatching(/declares workspaces/) });
+    const inputs = await readDependencyInputs(opened, await yarnRepo.commitAll('berry workspaces'));
+    if (!inputs.ok) throw new Error(inputs.error);
+    expect(inputs.files.map((file) => file.path).filter((path) => path.endsWith('/package.json'))).toEqual(['packages/a/package.json']);
+
+    await yarnRepo.write('package.json', JSON.stringify({ name: 'y', packageManager: 'yarn@1.22.22', workspaces: ['packages/{a,b}'] }));
+    expect(await readDependencyInputs(opened, await yarnRepo.commitAll('braces'))).toMatchObject({ ok: false, error: expect.stringMatching(/"packages\/\{a,b\}" uses glob syntax colony does not read/) });
   });
 });

@@ -1,6 +1,7 @@
 import type { Repository } from '../git/repository.js';
 import { npmrcRegistries, yarnrcRegistries, yarnrcYmlRegistries } from './registry-config.js';
 import { layerKey, listFiles, parseJsonObject, readBlob, type InstallInputFile, type ProjectInputs, type SetupPlan, type TreeEntry } from './input-files.js';
+import { berryWorkspaces, manifestWorkspaces, pnpmImporters, workspaceManifests } from './workspace-packages.js';
 
 /** A package manager other than npm, as a layer installs with it. */
 interface PackageManager {
@@ -120,40 +121,64 @@ const BERRY_INPUT_FOLDERS = ['.yarn/plugins', '.yarn/patches'];
 export interface ManagerFiles {
   readonly packageEntry: TreeEntry;
   readonly lockfileEntry: TreeEntry;
-  /** Configuration the manager reads besides package.json: `.npmrc` (both), `.yarnrc` (yarn). */
+  /** What the manager reads besides package.json and the lockfile: `.npmrc` (both), `.yarnrc` (yarn), a workspace package's package.json. */
   readonly configEntries: readonly { readonly path: string; readonly entry: TreeEntry }[];
 }
 
-/** The inputs of a pnpm project (`pnpm-lock.yaml` at its root); see `readManagerInputs`. */
-export function readPnpmInputs(repo: Repository, commit: string, files: ManagerFiles, workspaceEntry: TreeEntry | null): Promise<ProjectInputs> {
-  if (workspaceEntry !== null) {
-    return Promise.resolve({ ok: false, error: 'the repository is a pnpm workspace (pnpm-workspace.yaml), whose packages pnpm installs into their own folders; a shared layer holds only the root node_modules' });
-  }
-  return readManagerInputs(repo, commit, PNPM, files);
+/**
+ * The inputs of a pnpm project (`pnpm-lock.yaml` at its root); see `readManagerInputs`. A pnpm
+ * workspace (`pnpm-workspace.yaml`) adds that file and the package.json of every package its
+ * lockfile's importers name.
+ */
+export async function readPnpmInputs(repo: Repository, commit: string, files: ManagerFiles, workspaceEntry: TreeEntry | null): Promise<ProjectInputs> {
+  const texts = await readTexts(repo, commit, files, 'pnpm-lock.yaml');
+  if (!texts.ok) return texts;
+  if (workspaceEntry === null) return readManagerInputs(repo, commit, PNPM, files, texts);
+  const manifests = await workspaceManifests(repo, commit, pnpmImporters(texts.lockfileText), 'pnpm-lock.yaml');
+  if (!manifests.ok) return manifests;
+  return readManagerInputs(repo, commit, PNPM, { ...files, configEntries: [...files.configEntries, { path: 'pnpm-workspace.yaml', entry: workspaceEntry }, ...manifests.value] }, texts);
 }
 
 /**
  * The inputs of a yarn project (`yarn.lock` at its root): yarn 1 when `packageManager` pins it or
  * the lockfile is yarn 1's, else yarn 2 and later, with `.yarnrc.yml` and the files of
- * `.yarn/plugins/` and `.yarn/patches/`; see `readManagerInputs`. A yarn 2+ project with
- * workspaces gets no layer.
+ * `.yarn/plugins/` and `.yarn/patches/`; see `readManagerInputs`. The package.json of each
+ * workspace package is an input too: those the lockfile names for yarn 2 and later, those
+ * package.json's `workspaces` patterns match for yarn 1, whose lockfile does not name them.
  */
 export async function readYarnInputs(repo: Repository, commit: string, files: ManagerFiles): Promise<ProjectInputs> {
-  const [packageText, lockfileText] = await Promise.all([readBlob(repo, files.packageEntry.oid), readBlob(repo, files.lockfileEntry.oid)]);
-  const pinned = parseJsonObject(packageText ?? '')?.packageManager;
-  const classic = typeof pinned === 'string' && pinned.startsWith('yarn@') ? YARN_CLASSIC.takesVersion(pinned.slice('yarn@'.length)) : isClassicLockfile(lockfileText ?? '');
-  if (classic) return readManagerInputs(repo, commit, YARN_CLASSIC, files);
-  if (parseJsonObject(packageText ?? '')?.workspaces !== undefined) {
-    return { ok: false, error: "package.json declares workspaces and yarn 2 or later installs them; colony shares yarn's install of a project without workspaces only" };
+  const texts = await readTexts(repo, commit, files, 'yarn.lock');
+  if (!texts.ok) return texts;
+  const manifest = parseJsonObject(texts.packageText);
+  if (manifest === null) return { ok: false, error: 'package.json is not a JSON object' };
+  const pinned = manifest.packageManager;
+  const classic = typeof pinned === 'string' && pinned.startsWith('yarn@') ? YARN_CLASSIC.takesVersion(pinned.slice('yarn@'.length)) : isClassicLockfile(texts.lockfileText);
+  if (classic) {
+    const folders = manifest.workspaces === undefined ? ({ ok: true, value: [] } as const) : await manifestWorkspaces(repo, commit, manifest.workspaces);
+    if (!folders.ok) return folders;
+    const manifests = await workspaceManifests(repo, commit, folders.value, 'package.json');
+    if (!manifests.ok) return manifests;
+    return readManagerInputs(repo, commit, YARN_CLASSIC, { ...files, configEntries: [...files.configEntries, ...manifests.value] }, texts);
   }
+  const manifests = await workspaceManifests(repo, commit, berryWorkspaces(texts.lockfileText), 'yarn.lock');
+  if (!manifests.ok) return manifests;
   const folders = await listFiles(repo, commit, BERRY_INPUT_FOLDERS);
   if (!folders.ok) return folders;
   const yarnrcEntry = files.configEntries.find((entry) => entry.path === '.yarnrc.yml');
   const yarnrc = yarnrcEntry === undefined ? '' : ((await readBlob(repo, yarnrcEntry.entry.oid)) ?? '');
-  return readManagerInputs(repo, commit, yarnBerry(nodeLinkerOf(yarnrc) === 'pnp'), {
-    ...files,
-    configEntries: [...files.configEntries, ...folders.files.map(({ path, mode, oid }) => ({ path, entry: { mode, type: 'blob', oid } }))],
-  });
+  const berryFiles = folders.files.map(({ path, mode, oid }) => ({ path, entry: { mode, type: 'blob', oid } }));
+  return readManagerInputs(repo, commit, yarnBerry(nodeLinkerOf(yarnrc) === 'pnp'), { ...files, configEntries: [...files.configEntries, ...berryFiles, ...manifests.value] }, texts);
+}
+
+interface ManagerTexts {
+  readonly packageText: string;
+  readonly lockfileText: string;
+}
+
+async function readTexts(repo: Repository, commit: string, files: ManagerFiles, lockfile: string): Promise<({ readonly ok: true } & ManagerTexts) | { readonly ok: false; readonly error: string }> {
+  const [packageText, lockfileText] = await Promise.all([readBlob(repo, files.packageEntry.oid), readBlob(repo, files.lockfileEntry.oid)]);
+  if (packageText === null || lockfileText === null) return { ok: false, error: `git could not read package.json or ${lockfile} at ${commit}` };
+  return { ok: true, packageText, lockfileText };
 }
 
 /**
@@ -167,11 +192,9 @@ export async function readYarnInputs(repo: Repository, commit: string, files: Ma
  * (`node_modules/.colony-<name>/`, linked as `node_modules/.bin/<name>`) for the project's
  * scripts that call it.
  */
-async function readManagerInputs(repo: Repository, commit: string, manager: PackageManager, found: ManagerFiles): Promise<ProjectInputs> {
-  const packageText = await readBlob(repo, found.packageEntry.oid);
-  const lockfileText = await readBlob(repo, found.lockfileEntry.oid);
+async function readManagerInputs(repo: Repository, commit: string, manager: PackageManager, found: ManagerFiles, { packageText, lockfileText }: ManagerTexts): Promise<ProjectInputs> {
   const configTexts = await Promise.all(found.configEntries.map(({ entry }) => readBlob(repo, entry.oid)));
-  if (packageText === null || lockfileText === null || configTexts.includes(null)) return { ok: false, error: `git could not read package.json, ${manager.lockfile} or its configuration at ${commit}` };
+  if (configTexts.includes(null)) return { ok: false, error: `git could not read the configuration of ${manager.name} at ${commit}` };
   const manifest = parseJsonObject(packageText);
   if (manifest === null) return { ok: false, error: 'package.json is not a JSON object' };
   const version = managerVersion(manager, manifest.packageManager, lockfileText);
