@@ -35,6 +35,14 @@ export interface WorkspaceProvider {
    */
   create(options: CreateWorkspaceOptions): Promise<Workspace>;
   /**
+   * Puts `to` in the place of the shared layer `from` a workspace was made with
+   * (`sharedLayers`, `layersFor`), or on top of its layers when `from` is null, keeping
+   * everything the agent changed; only a method that
+   * stacks layers rather than copying them in has it (overlay). Call it between the agent's
+   * commands. Never throws: a failure says why and the workspace keeps `from`.
+   */
+  replaceSharedLayer?(workspace: Workspace, from: string | null, to: string): Promise<{ readonly ok: true } | { readonly ok: false; readonly error: string }>;
+  /**
    * Removes a workspace, uncommitted changes and all: call it only once its work has landed,
    * been salvaged, or is not wanted (see `unmergedWork`). Deletes the branch only when asked,
    * and then only when main contains it unless forced, by compare-and-swap. Works when the

@@ -74,4 +74,33 @@ describeRuns('dependencies workers add during a run', { timeout: TIMEOUT_MS }, (
     expect(ofType(events, 'main.checked')).toMatchObject([{ data: { passed: true } }]);
     expect(repo.git('status', '--porcelain')).toBe('');
   });
+
+  it('sets up again the workspace of a worker that cannot reach the registry and declares its package in package.json instead', async () => {
+    // No lockfile: npm resolves package.json's versions, as for many small packages.
+    const manifest = JSON.parse(readFileSync(join(repo.dir, 'package.json'), 'utf8')) as Record<string, unknown>;
+    writeFileSync(join(repo.dir, 'package.json'), `${JSON.stringify({ ...manifest, dependencies: { 'is-number': '7.0.0' } }, null, 2)}\n`);
+    writeFileSync(join(repo.dir, '.gitignore'), 'node_modules/\n');
+    repo.git('add', '-A');
+    repo.git('commit', '-qm', 'depend on is-number');
+    keepModules(repo, ['src/strings/truncate.js']);
+    usePackages({ 'src/strings/truncate.js': { 'is-odd': '3.0.1' } });
+    const run = await runCli(['run', join(repo.dir, 'GOAL.md'), '--repo', repo.dir, '--model', 'sim', '--workers', '1', '--json']);
+    expect(run.code, run.stderr).toBe(0);
+    const outcome = JSON.parse(run.stdout) as { status: string; main: string };
+    expect(outcome).toMatchObject({ status: 'done', check: { passed: true } });
+    const events = readLoggedEvents(defaultStateDir(repo.dir));
+
+    // The worker's own npm install had no network; its npm pkg set did not need any.
+    const commands = ofType(events, 'tool.started').flatMap((event) => (event.data.name === 'run_command' ? [(JSON.parse(event.data.input) as { command: string }).command] : []));
+    expect(commands).toContain("npm pkg set 'dependencies[is-odd]=3.0.1'");
+    expect(ofType(events, 'network.requested').filter((event) => event.data.setup !== true && event.data.allowed)).toEqual([]);
+    // colony installed what the workspace's package.json named, through the setup's proxy, and put it in the workspace.
+    expect(ofType(events, 'dependencies.linked').filter((event) => event.data.changed !== undefined)).toMatchObject([{ data: { changed: ['package.json'] } }]);
+    expect(ofType(events, 'network.requested').some((event) => event.data.setup === true && event.data.allowed)).toBe(true);
+    // Main got the declaration, and the layer its check ran with was the one made for the workspace: one install each.
+    const landed = JSON.parse(repo.git('show', `${outcome.main}:package.json`)) as { dependencies: Record<string, string> };
+    expect(landed.dependencies).toEqual({ 'is-number': '7.0.0', 'is-odd': '3.0.1' });
+    expect(ofType(events, 'dependencies.prepared').map((event) => event.data.reused)).toEqual([false, false]);
+    expect(ofType(events, 'main.checked')).toMatchObject([{ data: { passed: true } }]);
+  });
 });

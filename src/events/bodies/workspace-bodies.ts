@@ -65,9 +65,13 @@ export const workspaceBodies = [
     data: z.object({ reason: z.string() }),
   }),
   z.object({
-    /** The shared install was hard-linked into a new workspace. */
+    /**
+     * A shared install was hard-linked into a new workspace; or, with `changed`, a worker's
+     * workspace got the install of its own files after it changed those (package.json, a
+     * lockfile), linked or stacked in place of the one it had.
+     */
     type: z.literal('dependencies.linked'),
-    data: z.object({ path: z.string(), files: z.number().int(), durationMs: z.number() }),
+    data: z.object({ path: z.string(), files: z.number().int(), durationMs: z.number(), changed: z.array(z.string()).optional() }),
   }),
   z.object({
     /** Old shared installs were deleted from the cache. */

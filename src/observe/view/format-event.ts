@@ -104,6 +104,7 @@ export function describeEvent(event: ColonyEvent): string {
     case 'dependencies.skipped':
       return `no shared dependencies: ${oneLine(event.data.reason, 400)}`;
     case 'dependencies.linked':
+      if (event.data.changed !== undefined) return `dependencies set up again after the workspace changed ${event.data.changed.join(', ')}: ${event.data.files} file(s) in ${seconds(event.data.durationMs)}`;
       return `dependencies linked: ${event.data.files} file(s) in ${seconds(event.data.durationMs)}`;
     case 'dependencies.collected': {
       const problems = event.data.problems.length === 0 ? '' : `; ${event.data.problems.length} problem(s): ${oneLine(event.data.problems.join('; '))}`;

@@ -173,6 +173,8 @@ describe.skipIf(cannotConfine !== null)(`checkCommit in the bubblewrap sandbox${
       'echo "head $(git rev-parse HEAD)"',
       'echo "interfaces $(tail -n +3 /proc/net/dev | cut -d: -f1 | tr -d " " | tr "\\n" " ")"',
       `node -e "${reach}"`,
+      // Without any network, npm says so at once instead of retrying for a minute.
+      'echo "npm retries ${npm_config_fetch_retries:-default}"',
     ].join('\n');
     const result = await checkCommit(optionsFor(repo, viewsDir, runners, { commit, command }));
     if (!result.ok) throw new Error(result.error);
@@ -185,6 +187,7 @@ describe.skipIf(cannotConfine !== null)(`checkCommit in the bubblewrap sandbox${
     expect(output).toContain(`head ${commit}`);
     expect(output).toContain('interfaces lo \n');
     expect(output).toContain('no network: ECONNREFUSED');
+    expect(output).toContain('npm retries 0');
     for (const escaped of ['wrote the repository', 'wrote the git directory', 'wrote the home directory', 'wrote the state directory', 'reached the host']) {
       expect(output).not.toContain(escaped);
     }

@@ -159,7 +159,7 @@ function createRunners(
       hidden: [options.stateDir],
       spillDir: join(options.stateDir, 'output', agentId),
       shareNetwork,
-      extras: commandExtras(options.repo, gitConfig, shareNetwork ? null : bridge),
+      extras: commandExtras(options.repo, gitConfig, shareNetwork ? null : bridge, !shareNetwork && bridge === null),
     });
   return {
     method: sandbox.method,
@@ -176,7 +176,7 @@ function createRunners(
  * replaces, such as `/tmp`) with its config shown without credentials, and the network bridge
  * when hosts are allowed.
  */
-function commandExtras(repo: Repository, gitConfig: string | null, bridge: ConfinementExtras | null): ConfinementExtras {
+function commandExtras(repo: Repository, gitConfig: string | null, bridge: ConfinementExtras | null, offline: boolean): ConfinementExtras {
   return {
     binds: [
       { source: repo.gitDir, target: repo.gitDir, writable: false },
@@ -184,9 +184,16 @@ function commandExtras(repo: Repository, gitConfig: string | null, bridge: Confi
       ...(bridge?.binds ?? []),
     ],
     prelude: bridge?.prelude ?? '',
-    environment: bridge?.environment ?? {},
+    environment: { ...(offline ? OFFLINE_ENVIRONMENT : {}), ...bridge?.environment },
   };
 }
+
+/**
+ * Package managers' retries for commands without any network: npm would try a registry it
+ * cannot resolve again and again for about 70 s before it says `EAI_AGAIN`; with no retries it
+ * says so at once.
+ */
+const OFFLINE_ENVIRONMENT: Readonly<Record<string, string>> = { npm_config_fetch_retries: '0', PIP_RETRIES: '0' };
 
 function describeNetwork(network: NetworkPolicy): string {
   if (network.kind === 'none') return 'none';

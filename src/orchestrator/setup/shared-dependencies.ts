@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import type { EventBody } from '../../events/event-types.js';
 import { prepareDependencyLayer, readLayerInputs, type DependencyLayer } from '../../workspace/dependencies/dependency-cache.js';
+import { PROJECT_FILES } from '../../workspace/dependencies/dependency-inputs.js';
 import { fixedDependencyLayer, type DependencyLayers } from './dependency-layers.js';
 import { npmConflictSettler } from '../../workspace/dependencies/lockfile-conflicts.js';
 import { STAGING_DIR } from '../../workspace/dependencies/dependency-layer-records.js';
@@ -122,27 +123,26 @@ async function prepareRecorded(options: PrepareSharedDependenciesOptions, commit
  * the agents' checks show what is missing.
  */
 function layersOfCommits(options: PrepareSharedDependenciesOptions, start: { readonly key: string; readonly layerDir: string } | null): DependencyLayers {
-  const byKey = new Map<string, Promise<string | null>>();
+  const byKey = new Map<string, Promise<Prepared>>();
   const byCommit = new Map<string, Promise<string | null>>();
   let newest = start?.layerDir ?? null;
-  if (start !== null) byKey.set(start.key, Promise.resolve(start.layerDir));
-  const prepare = async (commit: string): Promise<string | null> => {
+  if (start !== null) byKey.set(start.key, Promise.resolve({ layerDir: start.layerDir, error: null, failed: false }));
+  const prepare = async (commit: string): Promise<Prepared> => {
     const inputs = await readLayerInputs(options.repo, commit, options.setup);
     if (!inputs.ok) {
-      if (!inputs.stopsRun) return null;
-      options.record({ type: 'dependencies.skipped', data: { reason: `${inputs.error}; checkouts of ${commit.slice(0, 12)} get the layer of an earlier commit` } });
-      return newest;
+      if (inputs.stopsRun) options.record({ type: 'dependencies.skipped', data: { reason: `${inputs.error}; checkouts of ${commit.slice(0, 12)} get the layer of an earlier commit` } });
+      return { layerDir: null, error: inputs.error, failed: inputs.stopsRun };
     }
     const known = byKey.get(inputs.key);
     if (known !== undefined) return known;
-    const preparing = prepareRecorded(options, commit).then((layer) => {
+    const preparing = prepareRecorded(options, commit).then((layer): Prepared => {
       if (layer.ok) {
         newest = layer.layerDir;
-        return layer.layerDir;
+        return { layerDir: layer.layerDir, error: null, failed: false };
       }
       const reason = `the install for ${commit.slice(0, 12)} failed, so its checkouts get the layer of an earlier commit: ${layer.error}`;
       options.record({ type: 'dependencies.skipped', data: { reason } });
-      return newest;
+      return { layerDir: null, error: layer.error, failed: true };
     });
     byKey.set(inputs.key, preparing);
     return preparing;
@@ -151,11 +151,27 @@ function layersOfCommits(options: PrepareSharedDependenciesOptions, start: { rea
     forCommit: (commit) => {
       const known = byCommit.get(commit);
       if (known !== undefined) return known;
-      const layer = prepare(commit);
+      const layer = prepare(commit).then((prepared) => prepared.layerDir ?? (prepared.failed ? newest : null));
       byCommit.set(commit, layer);
       return layer;
     },
+    forTree: async (tree) => {
+      const prepared = await prepare(tree);
+      return prepared.layerDir === null ? { layerDir: null, error: prepared.error ?? 'there is no install for it', failed: prepared.failed } : { layerDir: prepared.layerDir, error: null };
+    },
+    inputPaths: async (commit) => {
+      const inputs = await readLayerInputs(options.repo, commit, options.setup);
+      const named = options.setup === null ? PROJECT_FILES : options.setup.inputs;
+      return [...new Set([...named, ...(inputs.ok ? inputs.files.map((file) => file.path) : [])])].sort();
+    },
   };
+}
+
+/** A layer prepared for a commit or a tree, or why there is none; `failed` when its install (or a setup's input) failed, rather than there being no install. */
+interface Prepared {
+  readonly layerDir: string | null;
+  readonly error: string | null;
+  readonly failed: boolean;
 }
 
 /** The registry npm uses when the project's `.npmrc` names none. */
@@ -192,12 +208,13 @@ export async function followSharedDependencies(path: string, from: string | null
 /**
  * Hard-links the run's layer into a new workspace and records `dependencies.linked`, or
  * `dependencies.skipped` with the reason when the workspace cannot take it (its repository
- * does not ignore node_modules, say). The worker goes on either way.
+ * does not ignore node_modules, say). The worker goes on either way; returns whether it was linked.
  */
-export async function linkSharedDependencies(workspacePath: string, layerDir: string, record: (body: EventBody) => void): Promise<void> {
+export async function linkSharedDependencies(workspacePath: string, layerDir: string, record: (body: EventBody) => void): Promise<boolean> {
   const started = performance.now();
   const linked = await linkDependencyLayer(workspacePath, layerDir);
   const durationMs = Math.round(performance.now() - started);
   if (linked.ok) record({ type: 'dependencies.linked', data: { path: workspacePath, files: linked.files, durationMs } });
   else record({ type: 'dependencies.skipped', data: { reason: linked.error } });
+  return linked.ok;
 }

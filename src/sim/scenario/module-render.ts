@@ -44,6 +44,21 @@ export function installCommandFor(module: SpecModule): string | null {
   return packages.length === 0 ? null : `npm install --save-exact --ignore-scripts --no-audit --no-fund ${packages.join(' ')}`;
 }
 
+/**
+ * The command that declares the module's packages in package.json without installing them
+ * (`npm pkg set`, which needs no network), or null when it uses none: what a worker does when
+ * its install cannot reach the registry, leaving the install to whoever sets the workspace up.
+ */
+export function declareCommandFor(module: SpecModule): string | null {
+  const packages = Object.entries(module.packages ?? {}).map(([name, version]) => `'dependencies[${name}]=${version}'`);
+  return packages.length === 0 ? null : `npm pkg set ${packages.join(' ')}`;
+}
+
+/** Whether a command's output says it could not reach the network (npm's `EAI_AGAIN`, `ENOTFOUND`, a refused connection). */
+export function lacksNetwork(output: string): boolean {
+  return /\b(EAI_AGAIN|ENOTFOUND|ECONNREFUSED|ENETUNREACH|EHOSTUNREACH)\b/.test(output);
+}
+
 export function renderModuleTest(module: SpecModule): string {
   const names = module.exports.map((fn) => fn.name).join(', ');
   const lines = [

@@ -3,7 +3,7 @@ import { isShrunkOutput, unshrunkEnd } from '../reading/compaction-protocol.js';
 import type { ResolutionStrategy } from './merge-conflict-resolution.js';
 import { hasConflictMarkers, strategyFor } from './merge-conflict-resolution.js';
 import type { Scenario } from '../scenario/scenario.js';
-import { indexLineFor, installCommandFor, renderModuleSource } from '../scenario/module-render.js';
+import { declareCommandFor, indexLineFor, installCommandFor, lacksNetwork, renderModuleSource } from '../scenario/module-render.js';
 import type { WorkerCall } from './worker-tool-calls.js';
 import { stepKeyOf } from './worker-tool-calls.js';
 import { TOOL_NAMES } from '../../protocol/tool-names.js';
@@ -84,8 +84,10 @@ export interface WorkerFacts {
   readonly lastChange: number;
   /** Runs of the project's test command that produced a report, pass or fail. */
   readonly runs: readonly TestRun[];
-  /** The package installs of the task's modules (`installCommandFor`) that succeeded. */
+  /** The package installs (`installCommandFor`) and declarations (`declareCommandFor`) of the task's modules that succeeded. */
   readonly installed: ReadonlySet<string>;
+  /** The package installs that failed for want of network: the packages are declared in package.json instead. */
+  readonly offline: ReadonlySet<string>;
   readonly merges: readonly MergeAttempt[];
   /** Tool errors per step (tool and target); a failed test run or a merge conflict is not one: the sim acts on those. */
   readonly stepFailures: ReadonlyMap<string, StepFailures>;
@@ -105,6 +107,7 @@ export const NO_FACTS: WorkerFacts = {
   lastChange: -1,
   runs: [],
   installed: new Set(),
+  offline: new Set(),
   merges: [],
   stepFailures: new Map(),
   lastCallRejected: false,
@@ -128,13 +131,14 @@ export function foldWorkerActions(start: WorkerFacts, actions: readonly WorkerAc
     lastReads: new Map(start.lastReads),
     runs: [...start.runs],
     installed: new Set(start.installed),
+    offline: new Set(start.offline),
     merges: [...start.merges],
     stepFailures: new Map(start.stepFailures),
   };
   const { index: indexPath, test: command } = scenario.project;
   const modules = new Map(scenario.modules.map((module) => [module.path, module]));
   const lines = scenario.modules.map((module) => indexLineFor(indexPath, module.path));
-  const installs = new Set(scenario.modules.flatMap((module) => installCommandFor(module) ?? []));
+  const installs = new Set(scenario.modules.flatMap((module) => [installCommandFor(module) ?? [], declareCommandFor(module) ?? []].flat()));
   const know = (knowledge: IndexKnowledge): void => {
     facts.index = knowledge;
     if (knowledge.state !== 'known') return;
@@ -199,6 +203,8 @@ export function foldWorkerActions(start: WorkerFacts, actions: readonly WorkerAc
           if (ok && installReport !== null && commandPassed(installReport)) {
             facts.installed.add(call.input.command);
             changed(facts, 'package.json', position);
+          } else if (lacksNetwork(result.content)) {
+            facts.offline.add(call.input.command);
           } else {
             const key = stepKeyOf(call);
             facts.stepFailures.set(key, { count: (facts.stepFailures.get(key)?.count ?? 0) + 1, lastError: result.content });

@@ -2,7 +2,7 @@ import { GREEN_FAILURES_HEADING, EVIDENCE_FIRST_OPENING } from '../../protocol/m
 import { resolveConflicts } from './merge-conflict-resolution.js';
 import type { Scenario } from '../scenario/scenario.js';
 import type { SpecModule } from '../../spec/colony-spec.js';
-import { indexLineFor, installCommandFor, renderModuleSource, renderModuleTest, testPathFor } from '../scenario/module-render.js';
+import { declareCommandFor, indexLineFor, installCommandFor, renderModuleSource, renderModuleTest, testPathFor } from '../scenario/module-render.js';
 import { seededRoll } from '../seeded-roll.js';
 import type { SimOptions } from '../sim-options.js';
 import { carriesSkipTestsLine } from '../reading/skip-tests-protocol.js';
@@ -243,9 +243,14 @@ function moduleStep(context: StepContext, module: SpecModule): PlannedTurn | nul
   const testPath = testPathFor(module.path);
   const tested = facts.lastWrites.has(testPath);
   const install = installCommandFor(module);
-  if (install !== null && !facts.installed.has(install)) {
+  const declare = declareCommandFor(module);
+  if (install !== null && declare !== null && !facts.installed.has(install) && !facts.installed.has(declare)) {
     const names = Object.keys(module.packages ?? {}).join(', ');
-    return { text: `${module.path} imports ${names}: adding ${names.includes(',') ? 'them' : 'it'} to the project first.`, calls: [{ name: TOOL_NAMES.runCommand, input: { command: install } }] };
+    const them = names.includes(',') ? 'them' : 'it';
+    if (facts.offline.has(install)) {
+      return { text: `npm cannot reach the registry from here: declaring ${names} in package.json for the workspace's setup to install.`, calls: [{ name: TOOL_NAMES.runCommand, input: { command: declare } }] };
+    }
+    return { text: `${module.path} imports ${names}: adding ${them} to the project first.`, calls: [{ name: TOOL_NAMES.runCommand, input: { command: install } }] };
   }
   if (!facts.lastWrites.has(module.path)) {
     // Rolled per module, not per turn, so a retried write keeps the same first attempt.

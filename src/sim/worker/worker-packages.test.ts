@@ -57,4 +57,26 @@ describe('a sim worker whose module imports packages', () => {
     expect(run.executed.some((each) => each.call.name === 'write_file' || each.call.name === 'merge_to_main')).toBe(false);
     expect(run.handoff).toMatchObject({ status: 'failed', evidence: expect.stringContaining('404 Not Found') });
   });
+
+  it('declares them in package.json with npm pkg set when npm cannot reach the registry, and goes on with the setup colony makes for it', () => {
+    const dir = copyExample();
+    const commands: string[] = [];
+    const declare = "npm pkg set 'dependencies[is-odd]=3.0.1' 'dependencies[kind-of]=6.0.3'";
+    const run = driveWorker({
+      dir,
+      task,
+      options: DEFAULT_SIM_OPTIONS,
+      answerCommand: (command) => {
+        commands.push(command);
+        if (command === INSTALL) return 'exit code: 1\n\nnpm error code EAI_AGAIN\nnpm error request to https://registry.npmjs.org/is-odd failed, reason: getaddrinfo EAI_AGAIN registry.npmjs.org\n';
+        if (command !== declare) return null;
+        // What colony does before the next command: the workspace gets the packages package.json names.
+        installInto(dir);
+        return 'exit code: 0\n';
+      },
+    });
+    expect(commands.slice(0, 2)).toEqual([INSTALL, declare]);
+    expect(run.handoff?.status).toBe('done');
+    expect(projectTestsPass(dir)).toBe(true);
+  });
 });

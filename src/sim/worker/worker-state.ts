@@ -38,6 +38,8 @@ const factsSchema = z.object({
   runs: z.array(z.tuple([count, z.boolean(), z.string(), z.array(z.string()), count.nullable(), z.string()])),
   /** The package installs that succeeded. */
   installed: z.array(z.string()),
+  /** The package installs that could not reach the network; absent in states written before. */
+  offline: z.array(z.string()).optional(),
   merges: z.array(z.tuple([count, z.enum(['merged', 'nothing', 'conflict', 'error']), z.array(z.string()), z.string()])),
   failures: z.array(z.tuple([z.string(), count, z.string()])),
   rejected: z.boolean(),
@@ -97,6 +99,7 @@ export function encodeFacts(facts: WorkerFacts, scenario: Scenario): FactsState 
       run === lastRun ? run.tail : '',
     ]),
     installed: [...facts.installed],
+    offline: [...facts.offline],
     merges: facts.merges.map((merge) => [merge.position, merge.kind, [...merge.files], merge.content]),
     failures: [...facts.stepFailures].map(([key, failure]) => [key, failure.count, failure.lastError]),
     rejected: facts.lastCallRejected,
@@ -132,6 +135,7 @@ export function decodeFacts(state: FactsState, scenario: Scenario): WorkerFacts 
       ([at, passed, statusLine, failing, passCount, tail]): TestRun => ({ position: at, passed, statusLine, failing, passCount, tail }),
     ),
     installed: new Set(state.installed),
+    offline: new Set(state.offline ?? []),
     merges: state.merges.map(([at, kind, files, mergeContent]) => ({ position: at, kind, files, content: mergeContent })),
     stepFailures: new Map(state.failures.map(([key, failureCount, lastError]) => [key, { count: failureCount, lastError }])),
     lastCallRejected: state.rejected,

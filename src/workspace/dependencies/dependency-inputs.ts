@@ -6,7 +6,8 @@ import { NPM_CI_COMMAND, NPM_INSTALL_COMMAND } from './npm-install.js';
 import { readPnpmInputs, readYarnInputs } from './package-manager-inputs.js';
 import { manifestWorkspaces, workspaceManifests } from './workspace-packages.js';
 
-const ROOT_FILES = ['package.json', 'npm-shrinkwrap.json', 'package-lock.json', '.npmrc', 'yarn.lock', '.yarnrc', '.yarnrc.yml', 'pnpm-lock.yaml', 'pnpm-workspace.yaml'];
+/** The files at a repository's root that say how its JavaScript dependencies are installed. */
+export const PROJECT_FILES: readonly string[] = ['package.json', 'npm-shrinkwrap.json', 'package-lock.json', '.npmrc', 'yarn.lock', '.yarnrc', '.yarnrc.yml', 'pnpm-lock.yaml', 'pnpm-workspace.yaml'];
 
 /**
  * Reads, from the tree at `commit` (not from any checkout), what an npm install of the
@@ -22,7 +23,7 @@ export async function readDependencyInputs(repo: Repository, commit: string): Pr
 }
 
 async function readProjectInputs(repo: Repository, commit: string): Promise<ProjectInputs> {
-  const rootEntries = await listTree(repo, commit, ROOT_FILES);
+  const rootEntries = await listTree(repo, commit, PROJECT_FILES);
   if (!rootEntries.ok) return rootEntries;
   const entries = rootEntries.entries;
   const packageEntry = blobEntry(entries, 'package.json');

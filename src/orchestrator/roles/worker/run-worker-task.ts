@@ -16,6 +16,8 @@ import { commandMergeCheck } from './merge-check.js';
 import { createAgentRecorder, endAgent } from '../../agent-recorder.js';
 import { linkSharedDependencies } from '../../setup/shared-dependencies.js';
 import { gitIgnoresLayer } from '../../../workspace/dependencies/dependency-layer-link.js';
+import { followWorkspaceDependencies, type WorkspaceLayer } from './workspace-dependencies.js';
+import type { RunProcess } from '../../../sandbox/process/types.js';
 import { describeSalvage, reclaimWorkspace, type SalvagedWork } from '../../setup/workspace-reclaim.js';
 import { answerInterruptedCalls } from '../../resume/interrupted-calls.js';
 import { checkAcceptance } from './acceptance-checks.js';
@@ -88,13 +90,17 @@ export async function runWorkerTask(context: WorkerContext, claim: WorkerClaim):
 
   const placed = await placeWorkspace(context, claim.attempt ?? 1, agentId, prior, recorder.record);
   const { workspace } = placed;
+  let notice = placed.notice;
+  const tell = (text: string): void => {
+    notice = notice === null ? text : `${notice}\n\n${text}`;
+  };
   let submitted: Handoff | null = prior === null ? null : submittedBefore(prior);
   const landed: string[] = prior === null ? [] : landedCommits(prior);
   const onLanded = async (commit: string): Promise<void> => {
     landed.push(commit);
     await claim.onLanded?.(commit);
   };
-  const runProcess = context.commands.forAgent(agentId, workspace.path);
+  const runProcess = await followingDependencies(context, placed, context.commands.forAgent(agentId, workspace.path), recorder.record, tell);
   const scratchpad = createScratchpad(recorder, prior);
   const freshnessSettings = context.settings.freshness;
   const freshness = loopFreshness(freshnessSettings, 'worker', context.workerModel.spec, context.prompts);
@@ -139,7 +145,6 @@ export async function runWorkerTask(context: WorkerContext, claim: WorkerClaim):
     });
   }
 
-  let notice = placed.notice;
   const budgetCheck = claim.budget ?? null;
   const loop: AgentLoopOptions = {
     model: context.workerModel,
@@ -223,6 +228,10 @@ interface PlacedWorkspace {
   readonly notice: string | null;
   /** What its handoff notes about the workspace. */
   readonly notes: readonly string[];
+  /** The dependency layer it has (stacked or linked), or null. */
+  readonly layer: WorkspaceLayer | null;
+  /** Made just now, from main's commit; false for one taken up again after a restart. */
+  readonly fresh: boolean;
 }
 
 /**
@@ -242,16 +251,27 @@ async function placeWorkspace(
     const reopened = await reopenWorkspace(context.workspaces, context.workspacesDir, basename(earlier));
     if (reopened.ok) {
       record({ type: 'workspace.reopened', data: { path: reopened.workspace.path, branch: reopened.workspace.branch, clearedLocks: [...reopened.clearedLocks] } });
-      return { workspace: reopened.workspace, notice: null, notes: [] };
+      return { workspace: reopened.workspace, notice: null, notes: [], layer: await reopenedLayer(context, reopened.workspace), fresh: false };
     }
     const fresh = await createWorkspace(context, `${agentId}-${attempt}`, record);
-    const gone = `colony restarted, and your workspace could not be taken up again (${reopened.error}). You are now in a fresh workspace at ${context.repo.mainBranch}'s latest commit, ${fresh.path}: work you had not merged is not in it. Check what ${context.repo.mainBranch} already has before you go on.`;
-    return { workspace: fresh, notice: gone, notes: [`After a restart its workspace could not be taken up again (${reopened.error}); it went on in a fresh one.`] };
+    const gone = `colony restarted, and your workspace could not be taken up again (${reopened.error}). You are now in a fresh workspace at ${context.repo.mainBranch}'s latest commit, ${fresh.workspace.path}: work you had not merged is not in it. Check what ${context.repo.mainBranch} already has before you go on.`;
+    return { ...fresh, notice: gone, notes: [`After a restart its workspace could not be taken up again (${reopened.error}); it went on in a fresh one.`], fresh: true };
   }
-  return { workspace: await createWorkspace(context, agentId, record), notice: null, notes: [] };
+  return { ...(await createWorkspace(context, agentId, record)), notice: null, notes: [], fresh: true };
 }
 
-async function createWorkspace(context: WorkerContext, id: string, record: (event: EventBody) => void): Promise<Workspace> {
+/**
+ * The layer a workspace taken up again after a restart was made with: its commit's, stacked
+ * or linked as a new one would be. (One it got after changing its own package.json is found
+ * again at its first command.)
+ */
+async function reopenedLayer(context: WorkerContext, workspace: Workspace): Promise<WorkspaceLayer | null> {
+  const layerDir = (await context.dependencyLayers?.forCommit(workspace.baseCommit)) ?? null;
+  if (layerDir === null || !(await gitIgnoresLayer(context.repo.root, layerDir))) return null;
+  return { layerDir, stacked: workspace.method === 'overlay' };
+}
+
+async function createWorkspace(context: WorkerContext, id: string, record: (event: EventBody) => void): Promise<{ readonly workspace: Workspace; readonly layer: WorkspaceLayer | null }> {
   const { repo } = context;
   const started = performance.now();
   // The workspace gets the layer made from the package.json and lockfile of the commit it
@@ -287,11 +307,28 @@ async function createWorkspace(context: WorkerContext, id: string, record: (even
   });
   if (stacked !== null) {
     await recordLayerUse(stacked, workspace.path);
-    return workspace;
+    return { workspace, layer: { layerDir: stacked, stacked: true } };
   }
   const layer = (await layers?.forCommit(workspace.baseCommit)) ?? null;
-  if (layer !== null) await linkSharedDependencies(workspace.path, layer, record);
-  return workspace;
+  const linked = layer !== null && (await linkSharedDependencies(workspace.path, layer, record));
+  return { workspace, layer: linked ? { layerDir: layer, stacked: false } : null };
+}
+
+/**
+ * The agent's command runner, which first gives the workspace the dependencies of its own
+ * package.json and lockfile when the agent changed them (`followWorkspaceDependencies`),
+ * telling the agent what happened before its next model call.
+ */
+async function followingDependencies(context: WorkerContext, placed: PlacedWorkspace, run: RunProcess, record: (event: EventBody) => void, tell: (text: string) => void): Promise<RunProcess> {
+  const layers = context.dependencyLayers;
+  if (layers === undefined) return run;
+  const dependencies = followWorkspaceDependencies({ workspace: placed.workspace, layers, provider: context.workspaces, layer: placed.layer, fresh: placed.fresh, record });
+  await dependencies.start();
+  return async (request) => {
+    const told = await dependencies.beforeCommand();
+    if (told !== null) tell(told);
+    return run(request);
+  };
 }
 
 /** The handoff the worker had submitted before a restart, rebuilt from its recorded call, or null. */

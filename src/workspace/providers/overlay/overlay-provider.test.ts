@@ -115,6 +115,26 @@ describe.runIf(support.ok)('overlay workspaces (mounting works here)', () => {
       expect(await readFile(join(upper('writer'), 'node_modules', 'pkg', 'index.js'), 'utf8')).toBe('changed in place\n');
     });
 
+    it('swaps a shared layer under a workspace, keeping what the agent wrote, and mounts the new one after a reboot', async () => {
+      const layerWith = async (name: string, version: string) => {
+        const layer = join(temporary.base, name);
+        await mkdir(join(layer, 'node_modules', 'pkg'), { recursive: true });
+        await writeFile(join(layer, 'node_modules', 'pkg', 'index.js'), `${version}\n`);
+        return layer;
+      };
+      const [first, second] = [await layerWith('first', 'one'), await layerWith('second', 'two')];
+      const workspace = await provider.create({ id: 'swapped', parentDir, sharedLayers: [first] });
+      await temporary.write('work.txt', 'the agent wrote this\n', workspace.path);
+      expect(await provider.replaceSharedLayer?.(workspace, first, second)).toEqual({ ok: true });
+      expect(await readFile(join(workspace.path, 'node_modules', 'pkg', 'index.js'), 'utf8')).toBe('two\n');
+      expect(await temporary.read('work.txt', workspace.path)).toBe('the agent wrote this\n');
+      expect(await provider.replaceSharedLayer?.(workspace, first, second)).toEqual({ ok: false, error: `${first} is not a layer of the overlay workspace swapped` });
+
+      expect(await unmountOverlay(workspace.path)).toEqual({ ok: true });
+      await createOverlayProvider(repo, { storageDir }).find(parentDir);
+      expect(await readFile(join(workspace.path, 'node_modules', 'pkg', 'index.js'), 'utf8')).toBe('two\n');
+    });
+
     it('mounts a workspace again after its mount went away (a reboot), its work intact', async () => {
       const workspace = await provider.create({ id: 'rebooted', parentDir });
       await temporary.write('unsaved.txt', 'not committed\n', workspace.path);

@@ -3,7 +3,7 @@ import { dirname, join, resolve } from 'node:path';
 import { measureDiskUsage } from '../../files/disk-usage.js';
 import { describeFailure, runGit } from '../../git/git.js';
 import { createBaseCheckouts, type BaseCheckout, type BaseCheckoutsOptions } from './overlay-bases.js';
-import { checkOverlayPaths, mountOverlay, readOverlayMounts, unmountOverlay } from './overlay-mount.js';
+import { checkOverlayPaths, mountOverlay, readOverlayMounts, unmountOverlay, type MountResult } from './overlay-mount.js';
 import { OVERLAY_RECORD_FILE, readOverlayRecords, recoverOverlayWorkspace, type OverlayRecord } from './overlay-recovery.js';
 import { pathExists } from '../../files/path-exists.js';
 import type { Repository } from '../../git/repository.js';
@@ -120,6 +120,38 @@ export function createOverlayProvider(repo: Repository, options: OverlayProvider
     return { id, path, branch, baseCommit, method: 'overlay', gitDir: worktreeAdminDir(repo, id) };
   }
 
+  /**
+   * Mounts the workspace again with `to` in place of its lower layer `from` (on top of its
+   * lower layers when `from` is null), its upper layer
+   * (everything the agent changed) kept as it is; the record follows, so a restart mounts what
+   * the workspace has now. A mount that fails puts the old layers back.
+   */
+  async function replaceSharedLayer(workspace: Workspace, from: string | null, to: string): Promise<MountResult> {
+    const layers = layerPaths(workspace.id);
+    const { records } = await readOverlayRecords(layersDir);
+    const record = records.find((candidate) => candidate.id === workspace.id);
+    if (record === undefined) return { ok: false, error: `the overlay workspace ${workspace.id} has no record in ${layersDir}` };
+    if (from !== null && !record.sharedLayers.includes(from)) return { ok: false, error: `${from} is not a layer of the overlay workspace ${workspace.id}` };
+    const problem = (await checkSharedLayers([to])) ?? checkOverlayPaths([to]);
+    if (problem !== null) return { ok: false, error: problem };
+    const sharedLayers = from === null ? [to, ...record.sharedLayers] : record.sharedLayers.map((layer) => (layer === from ? to : layer));
+    try {
+      const base = standsOn.get(workspace.id) ?? (await bases.ensure(record.base));
+      const mountWith = (lowers: readonly string[]) => mountOverlay({ lowerDirs: [...lowers, base.tree], upperDir: layers.upper, workDir: layers.work }, workspace.path);
+      const unmounted = await unmountOverlay(workspace.path);
+      if (!unmounted.ok) return unmounted;
+      const mounted = await mountWith(sharedLayers);
+      if (!mounted.ok) {
+        const restored = await mountWith(record.sharedLayers);
+        return { ok: false, error: restored.ok ? mounted.error : `${mounted.error}; mounting the old layers again failed too: ${restored.error}` };
+      }
+      await writeFile(join(layers.root, OVERLAY_RECORD_FILE), `${JSON.stringify({ ...record, sharedLayers }, null, 2)}\n`);
+      return { ok: true };
+    } catch (error) {
+      return { ok: false, error: `cannot mount the overlay workspace ${workspace.id} again: ${errorMessage(error)}` };
+    }
+  }
+
   async function remove(workspace: Workspace, removeOptions: RemoveWorkspaceOptions): Promise<RemoveWorkspaceResult> {
     const kept = (why: string): RemoveWorkspaceResult => ({ removed: false, reason: `The workspace at ${workspace.path} was kept, with its branch ${workspace.branch}: ${why}` });
     const layers = layerPaths(workspace.id);
@@ -193,6 +225,7 @@ export function createOverlayProvider(repo: Repository, options: OverlayProvider
       bases.release(base);
     },
     create,
+    replaceSharedLayer,
     remove,
     keep,
     find,
