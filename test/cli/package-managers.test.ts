@@ -41,7 +41,7 @@ async function runToDone(): Promise<ColonyEvent[]> {
 }
 
 describeRuns('projects installed by pnpm, yarn and npm workspaces', { timeout: TIMEOUT_MS }, () => {
-  it('installs a pnpm project with the pnpm its lockfile was written by, pnpm itself included, for every check, leaving nothing in the user’s tree', async () => {
+  it('installs a pnpm project with the pnpm that reads its lockfile’s format (a pnpm 9 lockfile by pnpm 10), pnpm itself included, for every check, leaving nothing in the user’s tree', async () => {
     // The project's scripts call pnpm: the layer brings it, on the agents' PATH.
     dependOn(repo, { 'is-number': '7.0.0' }, `pnpm exec node -e "require('is-number')"`);
     // The project's lockfile, made as its author would.
@@ -50,7 +50,7 @@ describeRuns('projects installed by pnpm, yarn and npm workspaces', { timeout: T
     repo.git('commit', '-qm', 'a pnpm lockfile');
     const events = await runToDone();
     expect(startsOf(events)).toEqual([
-      { command: 'pnpm@9 install --frozen-lockfile --ignore-scripts --store-dir .pnpm-store', registry: 'https://registry.npmjs.org/', packages: 1, elapsedMs: 0 },
+      { command: 'pnpm@10 install --frozen-lockfile --ignore-scripts --store-dir .pnpm-store', registry: 'https://registry.npmjs.org/', packages: 1, elapsedMs: 0 },
     ]);
     expect(existsSync(join(repo.dir, '.pnpm-store'))).toBe(false);
   });
@@ -81,7 +81,7 @@ describeRuns('projects installed by pnpm, yarn and npm workspaces', { timeout: T
     repo.git('add', '-A');
     repo.git('commit', '-qm', 'a pnpm workspace');
     const events = await runToDone();
-    expect(startsOf(events).map((start) => start.command)).toEqual(['pnpm@9 install --frozen-lockfile --ignore-scripts --store-dir .pnpm-store']);
+    expect(startsOf(events).map((start) => start.command)).toEqual(['pnpm@10 install --frozen-lockfile --ignore-scripts --store-dir .pnpm-store']);
     const [prepared] = ofType(events, 'dependencies.prepared');
     expect(readdirSync(join(prepared?.data.layerDir ?? '', 'packages', 'util', 'node_modules'))).toContain('is-number');
     expect(readdirSync(join(prepared?.data.layerDir ?? '', 'node_modules'))).not.toContain('is-number');

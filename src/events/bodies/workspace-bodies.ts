@@ -26,7 +26,7 @@ export const workspaceBodies = [
   }),
   z.object({
     /**
-     * The run's setup is installing: `command` (npm's install, `pnpm@9 install …` for a manager
+     * The run's setup is installing: `command` (npm's install, `pnpm@10 install …` for a manager
      * colony fetches first, or the project's `setup`; the whole command line is in a failure) from
      * `registry` (null for a setup that names none), for `packages` the inputs ask for (null when
      * colony cannot tell). Recorded when it starts (`elapsedMs` 0) and again while it goes, so a

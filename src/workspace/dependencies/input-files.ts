@@ -20,7 +20,7 @@ export interface SetupPlan {
   readonly command: string;
   /**
    * The install in a few words, for people watching it: the command itself for npm and a
-   * project's setup, `pnpm@9 install --frozen-lockfile …` for a manager colony fetches first.
+   * project's setup, `pnpm@10 install --frozen-lockfile …` for a manager colony fetches first.
    */
   readonly label: string;
   /**

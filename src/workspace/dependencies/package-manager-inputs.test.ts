@@ -47,8 +47,8 @@ describe('the inputs of a pnpm project', () => {
     const inputs = await readDependencyInputs(repo, (await temporary.git(['rev-parse', 'HEAD'])).trim());
     if (!inputs.ok) throw new Error(inputs.error);
     expect(inputs.plan).toEqual({
-      command: expect.stringMatching(/^mkdir \.colony-pnpm && npm pack --silent --pack-destination \.colony-pnpm pnpm@9 >\/dev\/null && .* && node \.colony-pnpm\/bin\/pnpm\.cjs install --frozen-lockfile --ignore-scripts --store-dir \.pnpm-store && /),
-      label: 'pnpm@9 install --frozen-lockfile --ignore-scripts --store-dir .pnpm-store',
+      command: expect.stringMatching(/^mkdir \.colony-pnpm && npm pack --silent --pack-destination \.colony-pnpm pnpm@10 >\/dev\/null && .* && node \.colony-pnpm\/bin\/pnpm\.cjs install --frozen-lockfile --ignore-scripts --store-dir \.pnpm-store && /),
+      label: 'pnpm@10 install --frozen-lockfile --ignore-scripts --store-dir .pnpm-store',
       keeps: 'node_modules',
       manager: 'pnpm',
       registry: null,
@@ -81,7 +81,7 @@ describe('the inputs of a pnpm project', () => {
   });
 
   it("installs a pnpm workspace with pnpm-workspace.yaml and the package.json of every importer its lockfile names", async () => {
-    const importers = LOCKFILE.replace("importers:\n", "importers:\n  packages/util:\n    dependencies:\n      kind-of:\n        specifier: 6.0.3\n        version: 6.0.3\n\n  'packages/web app':\n    {}\n\n");
+    const importers = LOCKFILE.replace("importers:\n", "importers:\n  packages/util:\n    dependencies:\n      kind-of:\n        specifier: 6.0.3\n        version: 6.0.3\n\n  packages/core: {}\n\n  'packages/web app':\n    {}\n\n");
     const unpinned = JSON.stringify({ name: 'p', dependencies: { 'is-number': '7.0.0' } });
     const workspace = await inputsAfter({
       'package.json': unpinned,
@@ -89,12 +89,24 @@ describe('the inputs of a pnpm project', () => {
       'pnpm-workspace.yaml': 'packages:\n  - "packages/*"\n',
       'packages/util/package.json': JSON.stringify({ name: 'util', dependencies: { 'kind-of': '6.0.3' } }),
       'packages/web app/package.json': JSON.stringify({ name: 'web' }),
+      'packages/core/package.json': JSON.stringify({ name: 'core' }),
     });
     if (!workspace.ok) throw new Error(workspace.error);
-    expect(workspace.files.map((file) => file.path)).toEqual(['package.json', 'pnpm-lock.yaml', '.npmrc', 'pnpm-workspace.yaml', 'packages/util/package.json', 'packages/web app/package.json']);
+    expect(workspace.files.map((file) => file.path)).toEqual(['package.json', 'pnpm-lock.yaml', '.npmrc', 'pnpm-workspace.yaml', 'packages/util/package.json', 'packages/core/package.json', 'packages/web app/package.json']);
     // A package's manifest is part of the key.
     const changed = await inputsAfter({ 'packages/web app/package.json': JSON.stringify({ name: 'web', version: '2.0.0' }) });
     expect(changed.ok && changed.key).not.toBe(workspace.key);
+    // Patches pnpm applies, named in pnpm-workspace.yaml (pnpm 10) or package.json (earlier), are inputs; a missing one is named.
+    const patched = await inputsAfter({
+      'pnpm-workspace.yaml': 'packages:\n  - "packages/*"\npatchedDependencies:\n  kind-of@6.0.3: patches/kind-of@6.0.3.patch\n  \'is-number@7.0.0\': "./patches/is-number.patch"  # ours\n',
+      'patches/kind-of@6.0.3.patch': '--- a\n+++ b\n',
+      'patches/is-number.patch': '--- a\n+++ b\n',
+    });
+    if (!patched.ok) throw new Error(patched.error);
+    expect(patched.files.map((file) => file.path).filter((path) => path.startsWith('patches/'))).toEqual(['patches/is-number.patch', 'patches/kind-of@6.0.3.patch']);
+    await temporary.git(['rm', '--quiet', 'patches/is-number.patch']);
+    expect(await readDependencyInputs(repo, await temporary.commitAll('patch gone'))).toMatchObject({ ok: false, error: expect.stringMatching(/^pnpm's patchedDependencies name patches\/is-number\.patch, which is not a file in commit/) });
+    await temporary.write('patches/is-number.patch', '--- a\n+++ b\n');
     // An importer without its package.json is named.
     await temporary.git(['rm', '--quiet', 'packages/util/package.json']);
     expect(await readDependencyInputs(repo, await temporary.commitAll('util gone'))).toMatchObject({

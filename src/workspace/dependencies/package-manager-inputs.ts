@@ -1,7 +1,7 @@
 import type { Repository } from '../git/repository.js';
 import { npmrcRegistries, yarnrcRegistries, yarnrcYmlRegistries } from './registry-config.js';
 import { layerKey, listFiles, parseJsonObject, readBlob, type InstallInputFile, type ProjectInputs, type SetupPlan, type TreeEntry } from './input-files.js';
-import { berryWorkspaces, manifestWorkspaces, pnpmImporters, workspaceManifests } from './workspace-packages.js';
+import { berryWorkspaces, manifestWorkspaces, namedFiles, pnpmImporters, pnpmPatches, workspaceManifests } from './workspace-packages.js';
 
 /** A package manager other than npm, as a layer installs with it. */
 interface PackageManager {
@@ -27,8 +27,13 @@ interface PackageManager {
   readonly runEnvironment: string;
 }
 
-/** The pnpm a lockfile format was written by. */
-const PNPM_BY_LOCKFILE: Readonly<Record<string, string>> = { '9.0': '9', '6.0': '8', '5.4': '7', '5.3': '6' };
+/**
+ * The pnpm that reads a lockfile format as it was written: '9.0' is written by pnpm 9 and 10,
+ * and 10 also reads the settings pnpm 10 projects keep in pnpm-workspace.yaml (`overrides`,
+ * `patchedDependencies`), without which a frozen install refuses their lockfile. (pnpm 11
+ * needs Node 22.)
+ */
+const PNPM_BY_LOCKFILE: Readonly<Record<string, string>> = { '9.0': '10', '6.0': '8', '5.4': '7', '5.3': '6' };
 
 const PNPM: PackageManager = {
   name: 'pnpm',
@@ -127,16 +132,22 @@ export interface ManagerFiles {
 
 /**
  * The inputs of a pnpm project (`pnpm-lock.yaml` at its root); see `readManagerInputs`. A pnpm
- * workspace (`pnpm-workspace.yaml`) adds that file and the package.json of every package its
- * lockfile's importers name.
+ * workspace (`pnpm-workspace.yaml`, which pnpm 10 also reads for settings) adds that file and
+ * the package.json of every package its lockfile's importers name; patches pnpm applies
+ * (`patchedDependencies`, in either file) are inputs too.
  */
 export async function readPnpmInputs(repo: Repository, commit: string, files: ManagerFiles, workspaceEntry: TreeEntry | null): Promise<ProjectInputs> {
   const texts = await readTexts(repo, commit, files, 'pnpm-lock.yaml');
   if (!texts.ok) return texts;
-  if (workspaceEntry === null) return readManagerInputs(repo, commit, PNPM, files, texts);
-  const manifests = await workspaceManifests(repo, commit, pnpmImporters(texts.lockfileText), 'pnpm-lock.yaml');
+  const workspaceText = workspaceEntry === null ? '' : await readBlob(repo, workspaceEntry.oid);
+  if (workspaceText === null) return { ok: false, error: `git could not read pnpm-workspace.yaml at ${commit}` };
+  const manifests = await workspaceManifests(repo, commit, workspaceEntry === null ? [] : pnpmImporters(texts.lockfileText), 'pnpm-lock.yaml');
   if (!manifests.ok) return manifests;
-  return readManagerInputs(repo, commit, PNPM, { ...files, configEntries: [...files.configEntries, { path: 'pnpm-workspace.yaml', entry: workspaceEntry }, ...manifests.value] }, texts);
+  const patchPaths = pnpmPatches(workspaceText, parseJsonObject(texts.packageText));
+  const patches = await namedFiles(repo, commit, patchPaths, (path) => `pnpm's patchedDependencies name ${path}, which is not a file in commit ${commit.slice(0, 12)}`);
+  if (!patches.ok) return patches;
+  const workspaceFiles = workspaceEntry === null ? [] : [{ path: 'pnpm-workspace.yaml', entry: workspaceEntry }];
+  return readManagerInputs(repo, commit, PNPM, { ...files, configEntries: [...files.configEntries, ...workspaceFiles, ...manifests.value, ...patches.value] }, texts);
 }
 
 /**

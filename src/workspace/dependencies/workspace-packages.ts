@@ -20,7 +20,8 @@ type Found<T> = { readonly ok: true; readonly value: T } | { readonly ok: false;
 export function pnpmImporters(lockfileText: string): string[] {
   const section = /^importers:\n((?:[ \t].*\n|\n)*)/m.exec(`${lockfileText}\n`)?.[1] ?? '';
   return section.split('\n').flatMap((line) => {
-    const folder = /^ {2}(['"]?)([^'"\s].*?)\1:\s*$/.exec(line)?.[2];
+    // `  packages/a:` with its dependencies below, or `  packages/core: {}` for a package with none.
+    const folder = /^ {2}(['"]?)([^'"\s][^'"]*?)\1:(?:\s.*)?$/.exec(line)?.[2];
     return folder === undefined || folder === '.' ? [] : [folder];
   });
 }
@@ -65,21 +66,41 @@ export async function manifestWorkspaces(repo: Repository, commit: string, works
 }
 
 /** The manifests of `folders` in `commit`; a folder without one is an error naming it. */
-export async function workspaceManifests(repo: Repository, commit: string, folders: readonly string[], source: string): Promise<Found<WorkspaceManifest[]>> {
-  const paths = folders.map((folder) => `${folder}/package.json`);
-  const listed = await listTree(repo, commit, paths);
-  if (!listed.ok) return listed;
-  const manifests: WorkspaceManifest[] = [];
-  for (const path of paths) {
-    const entry = blobEntry(listed.entries, path);
-    if (entry === null) return { ok: false, error: `${source} names the workspace package ${posixDirname(path)}, which has no package.json in commit ${commit.slice(0, 12)}` };
-    manifests.push({ path, entry });
-  }
-  return { ok: true, value: manifests };
+export function workspaceManifests(repo: Repository, commit: string, folders: readonly string[], source: string): Promise<Found<WorkspaceManifest[]>> {
+  const missing = (path: string) => `${source} names the workspace package ${path.slice(0, -'/package.json'.length)}, which has no package.json in commit ${commit.slice(0, 12)}`;
+  return namedFiles(repo, commit, folders.map((folder) => `${folder}/package.json`), missing);
 }
 
-function posixDirname(path: string): string {
-  return path.slice(0, path.lastIndexOf('/'));
+/** The files at `paths` in `commit`, as inputs of the install; a path that is not a file there is an error, `missing` saying it. */
+export async function namedFiles(repo: Repository, commit: string, paths: readonly string[], missing: (path: string) => string): Promise<Found<WorkspaceManifest[]>> {
+  const listed = await listTree(repo, commit, paths);
+  if (!listed.ok) return listed;
+  const files: WorkspaceManifest[] = [];
+  for (const path of paths) {
+    const entry = blobEntry(listed.entries, path);
+    if (entry === null) return { ok: false, error: missing(path) };
+    files.push({ path, entry });
+  }
+  return { ok: true, value: files };
+}
+
+/**
+ * The patch files pnpm applies: the values of `patchedDependencies` in pnpm-workspace.yaml
+ * (pnpm 10) and in package.json's `pnpm` field (earlier versions), each once.
+ */
+export function pnpmPatches(workspaceText: string, manifest: Record<string, unknown> | null): string[] {
+  const paths = new Set<string>();
+  const section = /^patchedDependencies:\n((?:[ \t].*\n|\n)*)/m.exec(`${workspaceText}\n`)?.[1] ?? '';
+  for (const line of section.split('\n')) {
+    const path = /^\s+(?:(['"]).+?\1|[^\s#]+)\s*:\s*(['"]?)([^'"#]+?)\2\s*(?:#.*)?$/.exec(line)?.[3];
+    if (path !== undefined) paths.add(path.replace(/^\.\//, ''));
+  }
+  const pnpm = manifest?.pnpm;
+  const patched = typeof pnpm === 'object' && pnpm !== null ? (pnpm as Record<string, unknown>).patchedDependencies : undefined;
+  if (typeof patched === 'object' && patched !== null) {
+    for (const value of Object.values(patched)) if (typeof value === 'string') paths.add(value.replace(/^\.\//, ''));
+  }
+  return [...paths].sort();
 }
 
 function normalPattern(pattern: string): string {
