@@ -74,6 +74,8 @@ describe.skipIf(!required && !(isRoot && hasBubblewrap))('the shared dependency 
     const result = await runCli(['work', join(repo.dir, 'tasks', '01-pad.md'), '--repo', repo.dir, '--model', 'sim?seed=3', '--json']);
     expect(result.code).toBe(1);
     expect(result.stderr).toMatch(/the setup failed before the worker started/);
+    // npm's own words (a refused tunnel) do not say why; colony does.
+    expect(result.stderr).toContain("The install asked for tarballs.example.com, which colony's setup does not reach");
     const requests = (await eventsOfType('network.requested')).map((event) => event.data);
     expect(requests).toContainEqual({ host: 'tarballs.example.com', port: 443, allowed: false, setup: true });
     expect(requests.filter((request) => request.allowed)).toEqual([]);

@@ -33,7 +33,7 @@ import { keepInlineGoal, recordedGoalOf, type GoalGiven } from './inline-goal.js
 import { dirtyCheckoutProblem, prepareSession, type PreparedSession } from './session-prelude.js';
 import { chooseTrunk, defaultGreenBranch, dropUnusedTrunk, makeTrunk, type ChosenTrunk } from '../../workspace/checkout/trunk-branch.js';
 import { onTrunk, type Repository } from '../../workspace/git/repository.js';
-import { prepareSharedDependencies } from '../setup/shared-dependencies.js';
+import { prepareSharedDependencies, refusedBySetup } from '../setup/shared-dependencies.js';
 import { sandboxedInstall } from '../setup/sandboxed-install.js';
 import { eventsDatabasePath, viewsDirOf, workspacesDirOf } from '../setup/state-directory.js';
 import { startSteering } from './run-steering.js';
@@ -276,7 +276,7 @@ export async function driveRun(drive: DriveRunOptions): Promise<RunSessionResult
       system.record({ type: 'run.ended', data: { status: failed ? 'failed' : 'stopped', durationMs: Date.now() - start.startedAt } });
       system.flush();
       if (signal.aborted) return { ok: false, failed: true, error: 'the run was stopped during its setup, before any agent started; colony resume goes on with it.' };
-      return { ok: false, failed: true, error: `the setup failed before any agent started: ${dependencies.error}\nTo fix it: ${dependencies.fix}.` };
+      return { ok: false, failed: true, error: `the setup failed before any agent started: ${dependencies.error}${refusedBySetup(events.read({ runId, types: ['network.requested'] }))}\nTo fix it: ${dependencies.fix}.` };
     }
     const dependencyLayers = dependencies.layers;
     const diskCapBytes = start.settings.workspaceDiskCapBytes ?? (await defaultDiskCapBytes(stateDir));

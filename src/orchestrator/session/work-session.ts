@@ -19,7 +19,7 @@ import { dirtyCheckoutProblem, prepareSession, type PreparedSession } from './se
 import { chooseTrunk, dropUnusedTrunk, makeTrunk, type ChosenTrunk } from '../../workspace/checkout/trunk-branch.js';
 import { trunkRecord } from './run-session.js';
 import { landsOnCheckout, onTrunk } from '../../workspace/git/repository.js';
-import { prepareSharedDependencies } from '../setup/shared-dependencies.js';
+import { prepareSharedDependencies, refusedBySetup } from '../setup/shared-dependencies.js';
 import type { SetupCommand } from '../../workspace/dependencies/setup-command-inputs.js';
 import { sandboxedInstall } from '../setup/sandboxed-install.js';
 import { eventsDatabasePath, viewsDirOf, workspacesDirOf } from '../setup/state-directory.js';
@@ -157,7 +157,7 @@ async function runInRepository(
       await checkout?.finish();
       record({ type: 'run.ended', data: { status: 'failed', durationMs: Date.now() - started } });
       await dropUnusedTrunk(trunk);
-      return { ok: false, failed: true, error: `the setup failed before the worker started: ${dependencies.error}\nTo fix it: ${dependencies.fix}.` };
+      return { ok: false, failed: true, error: `the setup failed before the worker started: ${dependencies.error}${refusedBySetup(events.read({ runId, types: ['network.requested'] }))}\nTo fix it: ${dependencies.fix}.` };
     }
     const dependencyLayers = dependencies.layers;
     // One worker, one workspace: a disk cap would have nothing to hold back.

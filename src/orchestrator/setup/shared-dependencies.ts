@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import type { EventBody } from '../../events/event-types.js';
+import type { ColonyEvent, EventBody } from '../../events/event-types.js';
 import { prepareDependencyLayer, readLayerInputs, type DependencyLayer } from '../../workspace/dependencies/dependency-cache.js';
 import { PROJECT_FILES } from '../../workspace/dependencies/dependency-inputs.js';
 import { fixedDependencyLayer, type DependencyLayers } from './dependency-layers.js';
@@ -182,6 +182,17 @@ function npmRegistry(): string {
 /** A registry's address as it may be shown: a user name and password in it are left out. */
 function withoutCredentials(address: string): string {
   return address.replace(/^([a-z][a-z0-9+.-]*:\/\/)[^/@\s]*@/i, '$1');
+}
+
+/**
+ * What the setup's install asked for that its proxy refused (a lockfile fetching a tarball from
+ * github.com), in a sentence to add to the failure, or nothing: the install's own words about
+ * a refused tunnel do not say why.
+ */
+export function refusedBySetup(requests: readonly ColonyEvent[]): string {
+  const hosts = [...new Set(requests.flatMap((event) => (event.type === 'network.requested' && event.data.setup === true && !event.data.allowed ? [event.data.host] : [])))];
+  if (hosts.length === 0) return '';
+  return `\nThe install asked for ${hosts.join(', ')}, which colony's setup does not reach: it reaches only the package registries the project's configuration names. Depend on a registry's package instead, or run with --sandbox none (the install then has your network) or --no-shared-deps.`;
 }
 
 /** What to do about a failed setup. */

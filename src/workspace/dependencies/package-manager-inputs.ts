@@ -1,7 +1,7 @@
 import type { Repository } from '../git/repository.js';
 import { npmrcRegistries, yarnrcRegistries, yarnrcYmlRegistries } from './registry-config.js';
-import { layerKey, listFiles, parseJsonObject, readBlob, type InstallInputFile, type ProjectInputs, type SetupPlan, type TreeEntry } from './input-files.js';
-import { berryWorkspaces, manifestWorkspaces, namedFiles, pnpmImporters, pnpmPatches, workspaceManifests } from './workspace-packages.js';
+import { layerKey, listFiles, parseJsonObject, readBlob, repositoryPathProblem, type InstallInputFile, type ProjectInputs, type SetupPlan, type TreeEntry } from './input-files.js';
+import { berryWorkspaces, manifestWorkspaces, namedFiles, pnpmImporters, pnpmLocalSources, pnpmPatches, workspaceManifests } from './workspace-packages.js';
 
 /** A package manager other than npm, as a layer installs with it. */
 interface PackageManager {
@@ -146,8 +146,17 @@ export async function readPnpmInputs(repo: Repository, commit: string, files: Ma
   const patchPaths = pnpmPatches(workspaceText, parseJsonObject(texts.packageText));
   const patches = await namedFiles(repo, commit, patchPaths, (path) => `pnpm's patchedDependencies name ${path}, which is not a file in commit ${commit.slice(0, 12)}`);
   if (!patches.ok) return patches;
+  const sources = pnpmLocalSources(texts.lockfileText);
+  const outside = sources.find((path) => repositoryPathProblem(path) !== null);
+  if (outside !== undefined) return { ok: false, error: `pnpm-lock.yaml installs a package from ${outside}, outside the repository` };
+  const local = await listFiles(repo, commit, sources);
+  if (!local.ok) return local;
   const workspaceFiles = workspaceEntry === null ? [] : [{ path: 'pnpm-workspace.yaml', entry: workspaceEntry }];
-  return readManagerInputs(repo, commit, PNPM, { ...files, configEntries: [...files.configEntries, ...workspaceFiles, ...manifests.value, ...patches.value] }, texts);
+  const localFiles = local.files.map(({ path, mode, oid }) => ({ path, entry: { mode, type: 'blob', oid } }));
+  const configEntries = [...files.configEntries, ...workspaceFiles, ...manifests.value, ...patches.value, ...localFiles];
+  // A package folder is both an importer and a local source at times: each file once.
+  const unique = [...new Map(configEntries.map((entry) => [entry.path, entry])).values()];
+  return readManagerInputs(repo, commit, PNPM, { ...files, configEntries: unique }, texts);
 }
 
 /**

@@ -37,6 +37,21 @@ export function berryWorkspaces(lockfileText: string): string[] {
 }
 
 /**
+ * The folders and tarballs of the repository a pnpm lockfile installs packages from (a `file:`
+ * dependency on a folder, `resolution: {directory: test-dep/a, type: directory}`, or on a
+ * tarball, `resolution: {tarball: file:vendor/a.tgz}`): pnpm copies their files in, so every
+ * file in them is an input.
+ */
+export function pnpmLocalSources(lockfileText: string): string[] {
+  const sources = new Set<string>();
+  for (const match of lockfileText.matchAll(/resolution: \{(?:directory: ([^,}]+), type: directory|tarball: file:([^,}]+))\}/g)) {
+    const path = (match[1] ?? match[2] ?? '').trim().replace(/^['"]|['"]$/g, '');
+    if (path !== '') sources.add(path.replace(/^\.\//, ''));
+  }
+  return [...sources].sort();
+}
+
+/**
  * The folders package.json's `workspaces` (a list of patterns, or `{ packages: [...] }` as
  * yarn 1 also takes) match in `commit`: folders holding a package.json, where `*` stands for
  * one folder name, `**` for any depth, and a pattern starting with `!` leaves folders out.
