@@ -114,10 +114,12 @@ export async function listTree(
 }
 
 /**
- * Every file at or under `paths` (files, or folders standing for every file in them) in the
- * tree of `commit`, with git's mode and blob id; what is not there is simply not listed.
+ * Every file at or under `paths` (files, or folders standing for every file in them; `.` for
+ * the whole tree) in the tree of `commit`, with git's mode and blob id; what is not there is
+ * simply not listed, and no paths list nothing.
  */
 export async function listFiles(repo: Repository, commit: string, paths: readonly string[]): Promise<{ readonly ok: true; readonly files: InstallInputFile[] } | { readonly ok: false; readonly error: string }> {
+  if (paths.length === 0) return { ok: true, files: [] };
   const args = ['ls-tree', '-r', '-z', '--full-tree', commit, '--', ...paths];
   const listed = await runGit(repo.root, args);
   if (listed.code !== 0) return { ok: false, error: `cannot read the tree of ${commit}: ${describeFailure(args, listed)}` };

@@ -43,7 +43,7 @@ async function inputsAfter(files: Readonly<Record<string, string>>) {
 }
 
 describe('the inputs of a pnpm project', () => {
-  it('installs with the pnpm major that writes its lockfile format, counting the packages the lockfile lists', async () => {
+  it('installs with the pnpm major that reads its lockfile format, counting the packages the lockfile lists', async () => {
     const inputs = await readDependencyInputs(repo, (await temporary.git(['rev-parse', 'HEAD'])).trim());
     if (!inputs.ok) throw new Error(inputs.error);
     expect(inputs.plan).toEqual({
@@ -93,7 +93,9 @@ describe('the inputs of a pnpm project', () => {
     });
     if (!workspace.ok) throw new Error(workspace.error);
     expect(workspace.files.map((file) => file.path)).toEqual(['package.json', 'pnpm-lock.yaml', '.npmrc', 'pnpm-workspace.yaml', 'packages/util/package.json', 'packages/core/package.json', 'packages/web app/package.json']);
-    // A package's manifest is part of the key.
+    // A file no install reads is not part of the key; a package's manifest is.
+    const unrelated = await inputsAfter({ 'packages/util/index.js': 'module.exports = 1;\n' });
+    expect(unrelated.ok && unrelated.key).toBe(workspace.key);
     const changed = await inputsAfter({ 'packages/web app/package.json': JSON.stringify({ name: 'web', version: '2.0.0' }) });
     expect(changed.ok && changed.key).not.toBe(workspace.key);
     // Patches pnpm applies, named in pnpm-workspace.yaml (pnpm 10) or package.json (earlier), are inputs; a missing one is named.

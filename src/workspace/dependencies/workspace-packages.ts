@@ -68,7 +68,7 @@ export async function manifestWorkspaces(repo: Repository, commit: string, works
   const excluding = patterns.filter((pattern) => pattern.startsWith('!')).map((pattern) => patternRegex(normalPattern(pattern.slice(1))));
   const roots = [...new Set(including.map(staticPrefix))];
   if (roots.length === 0) return { ok: true, value: [] };
-  const listed = await listFiles(repo, commit, roots.includes('') ? [] : roots);
+  const listed = await listFiles(repo, commit, roots.includes('') ? ['.'] : roots);
   if (!listed.ok) return listed;
   const matching = including.map(patternRegex);
   const folders = listed.files.flatMap(({ path }) => {
