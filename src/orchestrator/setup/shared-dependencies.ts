@@ -3,7 +3,7 @@ import type { ColonyEvent, EventBody } from '../../events/event-types.js';
 import { prepareDependencyLayer, readLayerInputs, type DependencyLayer } from '../../workspace/dependencies/dependency-cache.js';
 import { PROJECT_FILES } from '../../workspace/dependencies/dependency-inputs.js';
 import { fixedDependencyLayer, type DependencyLayers } from './dependency-layers.js';
-import { npmConflictSettler } from '../../workspace/dependencies/lockfile-conflicts.js';
+import { lockfileConflictSettler } from '../../workspace/dependencies/lockfile-conflicts.js';
 import { STAGING_DIR } from '../../workspace/dependencies/dependency-layer-records.js';
 import type { ConflictSettler } from '../../workspace/git/rebase-state.js';
 import { collectDependencyLayers } from '../../workspace/dependencies/dependency-layer-collect.js';
@@ -79,7 +79,7 @@ export async function prepareSharedDependencies(options: PrepareSharedDependenci
 
 /** npm runs in the layers' staging folder, confined like the setup's install. */
 function conflictSettler(options: PrepareSharedDependenciesOptions): ConflictSettler {
-  return npmConflictSettler({ stagingDir: join(dependencyCacheDir(options.stateDir), STAGING_DIR), runInstall: options.runInstall });
+  return lockfileConflictSettler({ stagingDir: join(dependencyCacheDir(options.stateDir), STAGING_DIR), runInstall: options.runInstall });
 }
 
 /**

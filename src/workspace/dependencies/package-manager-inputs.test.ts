@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openRepository, type Repository } from '../git/repository.js';
 import { createTemporaryRepository, type TemporaryRepository } from '../testing/temporary-repository.js';
 import { readDependencyInputs } from './dependency-inputs.js';
+import { relockCommand } from './package-manager-inputs.js';
 
 const LOCKFILE = [
   "lockfileVersion: '9.0'",
@@ -206,5 +207,15 @@ describe('the inputs of a yarn project', () => {
 
     await yarnRepo.write('package.json', JSON.stringify({ name: 'y', packageManager: 'yarn@1.22.22', workspaces: ['packages/{a,b}'] }));
     expect(await readDependencyInputs(opened, await yarnRepo.commitAll('braces'))).toMatchObject({ ok: false, error: expect.stringMatching(/"packages\/\{a,b\}" uses glob syntax colony does not read/) });
+  });
+});
+
+describe('writing a lockfile again for a merged package.json', () => {
+  it('uses the manager the layer would, writing only the lockfile; yarn 1 has no such install', () => {
+    const manifest = JSON.stringify({ name: 'p', dependencies: { 'is-number': '7.0.0' } });
+    expect(relockCommand('pnpm-lock.yaml', manifest, LOCKFILE, '')).toEqual({ ok: true, command: expect.stringMatching(/ pnpm@10 >\/dev\/null && .* node \.colony-pnpm\/bin\/pnpm\.cjs install --lockfile-only --ignore-scripts$/) });
+    const berry = relockCommand('yarn.lock', JSON.stringify({ name: 'p', packageManager: 'yarn@4.5.0' }), '__metadata:\n  version: 8\n', 'nodeLinker: node-modules\n');
+    expect(berry).toEqual({ ok: true, command: expect.stringMatching(/ @yarnpkg\/cli-dist@4\.5\.0 >\/dev\/null && .* YARN_CACHE_FOLDER=\.yarn-cache .* install --mode=update-lockfile$/) });
+    expect(relockCommand('yarn.lock', manifest, '# yarn lockfile v1\n', '')).toEqual({ ok: false, error: 'yarn 1 has no install that writes only its lockfile, so colony leaves yarn.lock to the agent' });
   });
 });

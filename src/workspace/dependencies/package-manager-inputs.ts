@@ -225,19 +225,9 @@ async function readManagerInputs(repo: Repository, commit: string, manager: Pack
     { path: manager.lockfile, mode: found.lockfileEntry.mode, oid: found.lockfileEntry.oid },
     ...found.configEntries.map(({ path, entry }) => ({ path, mode: entry.mode, oid: entry.oid })),
   ];
-  // The manager's own package, unpacked beside the inputs and moved into the layer after the
-  // install; pnpm and yarn bundle their dependencies, so the tarball is the whole program.
+  // The manager, moved into the layer after the install.
   const home = `.colony-${manager.name}`;
-  const command = [
-    `mkdir ${home}`,
-    `npm pack --silent --pack-destination ${home} ${spec} >/dev/null`,
-    `tar -xzf ${home}/*.tgz -C ${home} --strip-components=1`,
-    `rm ${home}/*.tgz`,
-    `${manager.environment === '' ? '' : `env ${manager.environment} `}node ${home}/${manager.bin} ${manager.installArgs}`,
-    `mkdir -p node_modules/.bin`,
-    `mv ${home} node_modules/${home}`,
-    ...binCommand(manager, home),
-  ].join(' && ');
+  const command = [...fetchAndRun(manager, spec, manager.installArgs), `mkdir -p node_modules/.bin`, `mv ${home} node_modules/${home}`, ...binCommand(manager, home)].join(' && ');
   const key = layerKey([
     // The whole command line: a layer made another way (another cache place, another wrapper) is another layer.
     ['install', command],
@@ -254,6 +244,48 @@ async function readManagerInputs(repo: Repository, commit: string, manager: Pack
     yarnrcYmlRegistries(configText('.yarnrc.yml') ?? '').main ?? yarnrcRegistries(configText('.yarnrc') ?? '').main ?? npmrcRegistries(configText('.npmrc') ?? '').main;
   const registry = named ?? manager.defaultRegistry;
   return { ok: true, key, files, plan: { command, label: `${manager.name}@${version.version} ${manager.installArgs}`, keeps: manager.keeps, manager: manager.name, registry, packages: lockfilePackageCount(manager, lockfileText) } };
+}
+
+/**
+ * The steps that fetch `spec` (`pnpm@10`) from the npm registry into `.colony-<name>/` beside
+ * the inputs and run it with `args` and its environment; pnpm and yarn bundle their
+ * dependencies, so the tarball is the whole program.
+ */
+function fetchAndRun(manager: PackageManager, spec: string, args: string): string[] {
+  const home = `.colony-${manager.name}`;
+  return [
+    `mkdir ${home}`,
+    `npm pack --silent --pack-destination ${home} ${spec} >/dev/null`,
+    `tar -xzf ${home}/*.tgz -C ${home} --strip-components=1`,
+    `rm ${home}/*.tgz`,
+    `${manager.environment === '' ? '' : `env ${manager.environment} `}node ${home}/${manager.bin} ${args}`,
+  ];
+}
+
+/** How pnpm and yarn 2+ write their lockfile for package.json without installing anything. */
+const RELOCK_ARGS = { pnpm: 'install --lockfile-only --ignore-scripts', yarn: 'install --mode=update-lockfile' } as const;
+
+/**
+ * A command that writes `pnpm-lock.yaml` or `yarn.lock` again for the package.json beside it,
+ * starting from the lockfile given (what it pins stays, what package.json adds is resolved), by
+ * the manager and version the layer's install would use; or why there is none (yarn 1 has no
+ * install that writes only its lockfile, or colony knows no manager for the lockfile).
+ */
+export function relockCommand(
+  lockfile: 'pnpm-lock.yaml' | 'yarn.lock',
+  packageText: string,
+  lockfileText: string,
+  yarnrcText: string,
+): { readonly ok: true; readonly command: string } | { readonly ok: false; readonly error: string } {
+  const manifest = parseJsonObject(packageText);
+  if (manifest === null) return { ok: false, error: 'package.json is not a JSON object' };
+  const pinned = manifest.packageManager;
+  const classic = lockfile === 'yarn.lock' && (typeof pinned === 'string' && pinned.startsWith('yarn@') ? YARN_CLASSIC.takesVersion(pinned.slice('yarn@'.length)) : isClassicLockfile(lockfileText));
+  if (classic) return { ok: false, error: 'yarn 1 has no install that writes only its lockfile, so colony leaves yarn.lock to the agent' };
+  const manager = lockfile === 'pnpm-lock.yaml' ? PNPM : yarnBerry(nodeLinkerOf(yarnrcText) === 'pnp');
+  const version = managerVersion(manager, pinned, lockfileText);
+  if (!version.ok) return version;
+  return { ok: true, command: fetchAndRun(manager, `${manager.package}@${version.version}`, RELOCK_ARGS[manager.name]).join(' && ') };
 }
 
 /**

@@ -70,7 +70,7 @@ export interface MergeToMainOptions {
   readonly onIntent?: (intent: MergeIntent) => void;
   /**
    * Settles conflicts the rebase path meets after the append-only ones, before any is handed
-   * to the agent: a package.json and lockfile both sides changed (`npmConflictSettler`). None
+   * to the agent: a package.json and lockfile both sides changed (`lockfileConflictSettler`). None
    * when absent.
    */
   readonly settleConflicts?: ConflictSettler;
