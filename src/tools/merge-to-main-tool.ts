@@ -99,9 +99,17 @@ function settledText(files: readonly string[], mainBranch: string): string {
     ...(appended.length === 0 ? [] : [`colony merged your appended lines after ${mainBranch}'s in ${appended.join(', ')}, where both sides only added lines at the end.`]),
     ...(manifests.length === 0
       ? []
-      : [`colony merged your package.json with ${mainBranch}'s, key by key, and had npm write the lockfile again for both (${manifests.join(', ')}); run npm install if your workspace needs what ${mainBranch} added.`]),
+      : [`colony merged your package.json with ${mainBranch}'s, key by key${relockedBy(manifests)} (${manifests.join(', ')}); your commands get the dependencies they name once your workspace shows them.`]),
   ];
   return lines.map((line) => `\n${line}`).join('');
 }
 
-const MANIFEST_FILES: ReadonlySet<string> = new Set(['package.json', 'package-lock.json', 'npm-shrinkwrap.json']);
+/** The package manager of each lockfile colony writes again in a merge. */
+const LOCKFILE_MANAGERS: Readonly<Record<string, string>> = { 'package-lock.json': 'npm', 'npm-shrinkwrap.json': 'npm', 'pnpm-lock.yaml': 'pnpm', 'yarn.lock': 'yarn' };
+
+const MANIFEST_FILES: ReadonlySet<string> = new Set(['package.json', ...Object.keys(LOCKFILE_MANAGERS)]);
+
+function relockedBy(files: readonly string[]): string {
+  const manager = files.map((file) => LOCKFILE_MANAGERS[file]).find((name) => name !== undefined);
+  return manager === undefined ? '' : `, and had ${manager} write the lockfile again for both`;
+}

@@ -66,6 +66,9 @@ describeRuns('dependencies workers add during a run', { timeout: TIMEOUT_MS }, (
     const settled = ofType(events, 'merge.landed').filter((event) => event.data.autoResolved?.includes('package-lock.json') === true);
     expect(settled).toHaveLength(1);
     expect(settled[0]?.data.autoResolved).toContain('package.json');
+    // The worker whose merge it was is told, and not sent to an npm it has no network for.
+    const told = ofType(events, 'tool.ended').filter((event) => event.data.name === 'merge_to_main' && event.data.output.includes('colony merged your package.json'));
+    expect(told.map((event) => /key by key, and had npm write the lockfile again for both \(package-lock\.json, package\.json\); your commands get the dependencies they name/.test(event.data.output))).toEqual([true]);
     expect(ofType(events, 'merge.conflicted').filter((event) => event.data.files.some((file) => file.startsWith('package')))).toEqual([]);
 
     // Main's new manifests got their own layer, which the later workspaces and the trunk's check were given.
