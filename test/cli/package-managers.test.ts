@@ -40,6 +40,27 @@ async function runToDone(): Promise<ColonyEvent[]> {
   return events;
 }
 
+/** A workspace package, @demo/util, whose index is true where its dependency is-number is installed. */
+function addUtilPackage(): void {
+  mkdirSync(join(repo.dir, 'packages', 'util'), { recursive: true });
+  writeFileSync(join(repo.dir, 'packages', 'util', 'package.json'), JSON.stringify({ name: '@demo/util', version: '1.0.0', main: 'index.js', dependencies: { 'is-number': '7.0.0' } }));
+  writeFileSync(join(repo.dir, 'packages', 'util', 'index.js'), "module.exports = require('is-number')(5);\n");
+}
+
+/** yarn 4 pinned in package.json (with `fields` added), its files ignored, and the lockfile it writes, made as the project's author would. */
+function lockWithYarn4(fields: Record<string, unknown> = {}): void {
+  const manifest = JSON.parse(readFileSync(join(repo.dir, 'package.json'), 'utf8')) as Record<string, unknown>;
+  writeFileSync(join(repo.dir, 'package.json'), `${JSON.stringify({ ...manifest, packageManager: 'yarn@4.18.1', ...fields }, null, 2)}\n`);
+  writeFileSync(join(repo.dir, '.gitignore'), 'node_modules/\n.pnp.*\n.yarn/\n');
+  execFileSync('npm', ['exec', '--yes', '--package=@yarnpkg/cli-dist@4.18.1', '--', 'yarn', 'install', '--mode=update-lockfile'], {
+    cwd: repo.dir,
+    stdio: 'pipe',
+    env: { ...process.env, YARN_ENABLE_TELEMETRY: '0', YARN_ENABLE_GLOBAL_CACHE: 'true' },
+  });
+  repo.git('add', '-A');
+  repo.git('commit', '-qm', 'yarn 4');
+}
+
 describeRuns('projects installed by pnpm, yarn and npm workspaces', { timeout: TIMEOUT_MS }, () => {
   it('installs a pnpm project with the pnpm that reads its lockfile’s format (a pnpm 9 lockfile by pnpm 10), pnpm itself included, for every check, leaving nothing in the user’s tree', async () => {
     // The project's scripts call pnpm: the layer brings it, on the agents' PATH.
@@ -58,9 +79,7 @@ describeRuns('projects installed by pnpm, yarn and npm workspaces', { timeout: T
   it('installs an npm workspaces monorepo once, its packages linked from the shared node_modules, for every check', async () => {
     const manifest = JSON.parse(readFileSync(join(repo.dir, 'package.json'), 'utf8')) as Record<string, unknown>;
     writeFileSync(join(repo.dir, 'package.json'), `${JSON.stringify({ ...manifest, workspaces: ['packages/*'] }, null, 2)}\n`);
-    mkdirSync(join(repo.dir, 'packages', 'util'), { recursive: true });
-    writeFileSync(join(repo.dir, 'packages', 'util', 'package.json'), JSON.stringify({ name: '@demo/util', version: '1.0.0', main: 'index.js', dependencies: { 'is-number': '7.0.0' } }));
-    writeFileSync(join(repo.dir, 'packages', 'util', 'index.js'), "module.exports = require('is-number')(5);\n");
+    addUtilPackage();
     writeFileSync(join(repo.dir, '.gitignore'), 'node_modules/\n');
     execFileSync('npm', ['install', '--package-lock-only', '--ignore-scripts', '--no-audit', '--no-fund'], { cwd: repo.dir, stdio: 'pipe' });
     repo.git('add', '-A');
@@ -74,9 +93,7 @@ describeRuns('projects installed by pnpm, yarn and npm workspaces', { timeout: T
     // util's dependency is in packages/util/node_modules only (pnpm hoists nothing), and the root reaches util through its workspace link.
     dependOn(repo, { '@demo/util': 'workspace:*' }, `node -e "if (require('@demo/util') !== true) process.exit(1)"`);
     writeFileSync(join(repo.dir, 'pnpm-workspace.yaml'), 'packages:\n  - "packages/*"\n');
-    mkdirSync(join(repo.dir, 'packages', 'util'), { recursive: true });
-    writeFileSync(join(repo.dir, 'packages', 'util', 'package.json'), JSON.stringify({ name: '@demo/util', version: '1.0.0', main: 'index.js', dependencies: { 'is-number': '7.0.0' } }));
-    writeFileSync(join(repo.dir, 'packages', 'util', 'index.js'), "module.exports = require('is-number')(5);\n");
+    addUtilPackage();
     execFileSync('npm', ['exec', '--yes', '--package=pnpm@9', '--', 'pnpm', 'install', '--lockfile-only'], { cwd: repo.dir, stdio: 'pipe' });
     repo.git('add', '-A');
     repo.git('commit', '-qm', 'a pnpm workspace');
@@ -103,17 +120,7 @@ describeRuns('projects installed by pnpm, yarn and npm workspaces', { timeout: T
   it("installs a yarn 4 Plug'n'Play project with the yarn package.json pins, .pnp.cjs and the archives it names shared, for every check", async () => {
     // The check runs through yarn, which resolves the package by Plug'n'Play: there is no node_modules/is-number.
     dependOn(repo, { 'is-number': '7.0.0' }, `yarn node -e "require('is-number')"`);
-    const manifest = JSON.parse(readFileSync(join(repo.dir, 'package.json'), 'utf8')) as Record<string, unknown>;
-    writeFileSync(join(repo.dir, 'package.json'), `${JSON.stringify({ ...manifest, packageManager: 'yarn@4.18.1' }, null, 2)}\n`);
-    writeFileSync(join(repo.dir, '.gitignore'), 'node_modules/\n.pnp.*\n.yarn/\n');
-    // The project's lockfile, made as its author would.
-    execFileSync('npm', ['exec', '--yes', '--package=@yarnpkg/cli-dist@4.18.1', '--', 'yarn', 'install', '--mode=update-lockfile'], {
-      cwd: repo.dir,
-      stdio: 'pipe',
-      env: { ...process.env, YARN_ENABLE_TELEMETRY: '0', YARN_ENABLE_GLOBAL_CACHE: 'true' },
-    });
-    repo.git('add', '-A');
-    repo.git('commit', '-qm', 'yarn 4');
+    lockWithYarn4();
     const events = await runToDone();
     expect(startsOf(events)).toEqual([
       { command: 'yarn@4.18.1 install --immutable --mode=skip-build', registry: 'https://registry.yarnpkg.com/', packages: 1, elapsedMs: 0 },
@@ -126,19 +133,8 @@ describeRuns('projects installed by pnpm, yarn and npm workspaces', { timeout: T
 
   it("installs a yarn 4 Plug'n'Play workspace, its packages' manifests among the inputs, for every check", async () => {
     dependOn(repo, { '@demo/util': 'workspace:*' }, `yarn node -e "if (require('@demo/util') !== true) process.exit(1)"`);
-    const manifest = JSON.parse(readFileSync(join(repo.dir, 'package.json'), 'utf8')) as Record<string, unknown>;
-    writeFileSync(join(repo.dir, 'package.json'), `${JSON.stringify({ ...manifest, packageManager: 'yarn@4.18.1', workspaces: ['packages/*'] }, null, 2)}\n`);
-    writeFileSync(join(repo.dir, '.gitignore'), 'node_modules/\n.pnp.*\n.yarn/\n');
-    mkdirSync(join(repo.dir, 'packages', 'util'), { recursive: true });
-    writeFileSync(join(repo.dir, 'packages', 'util', 'package.json'), JSON.stringify({ name: '@demo/util', version: '1.0.0', main: 'index.js', dependencies: { 'is-number': '7.0.0' } }));
-    writeFileSync(join(repo.dir, 'packages', 'util', 'index.js'), "module.exports = require('is-number')(5);\n");
-    execFileSync('npm', ['exec', '--yes', '--package=@yarnpkg/cli-dist@4.18.1', '--', 'yarn', 'install', '--mode=update-lockfile'], {
-      cwd: repo.dir,
-      stdio: 'pipe',
-      env: { ...process.env, YARN_ENABLE_TELEMETRY: '0', YARN_ENABLE_GLOBAL_CACHE: 'true' },
-    });
-    repo.git('add', '-A');
-    repo.git('commit', '-qm', 'a yarn workspace');
+    addUtilPackage();
+    lockWithYarn4({ workspaces: ['packages/*'] });
     const events = await runToDone();
     expect(startsOf(events).map((start) => start.command)).toEqual(['yarn@4.18.1 install --immutable --mode=skip-build']);
   });
