@@ -23,7 +23,7 @@ export interface WorkspaceDependenciesOptions {
   readonly layer: WorkspaceLayer | null;
   /**
    * True for a workspace made just now, whose files are its commit's: the files that decide
-   * its layer are looked at once at once, and a change is what the agent makes after. False for
+   * its layer are looked at when it starts, and a change is what the agent makes after. False for
    * a workspace taken up again after a restart, whose files are checked at its first command.
    */
   readonly fresh: boolean;
@@ -91,7 +91,7 @@ export function followWorkspaceDependencies(options: WorkspaceDependenciesOption
         record({ type: 'dependencies.linked', data: { path: workspace.path, files: placed.files, durationMs, changed } });
         return `colony set up the dependencies your changes to ${changed.join(', ')} ask for in your workspace (${(durationMs / 1000).toFixed(1)} s); when your work lands, main gets the same.`;
       } catch (error) {
-        return tellFailure(['its dependency files'], errorMessage(error));
+        return tellFailure(['the files that decide them'], errorMessage(error));
       }
     },
   };
