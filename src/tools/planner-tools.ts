@@ -92,7 +92,7 @@ const optionalList = (what: string) => z.array(z.string()).optional().describe(w
 
 const finishParameters = z.object({
   summary: z.string().trim().min(1).describe('What was achieved in your scope.'),
-  status: handoffStatusSchema.optional().describe('done (default), partial, blocked or failed.'),
+  status: handoffStatusSchema.describe('done, partial, blocked or failed: say which, there is no default.'),
   notes: optionalList('Anything else worth knowing.'),
   concerns: optionalList('Risks or doubts.'),
   findings: optionalList('Things learned about the codebase.'),
@@ -148,12 +148,11 @@ export function createPlannerRoleTools(board: PlannerBoard): AnyTool[] {
     description: description('finish'),
     parameters: finishParameters,
     execute: async (input, context) => {
-      const status = input.status ?? 'done';
       const finished = await board.finish(finishReportOf(input), context.signal);
       if (!finished.ok) return { ok: false, error: finished.error };
       return {
         ok: true,
-        output: `Finished: ${status}. If a handoff is still due or arrives later, it is delivered to you and you continue.`,
+        output: `Finished: ${input.status}. If a handoff is still due or arrives later, it is delivered to you and you continue.`,
         endsAgent: true,
       };
     },
@@ -161,7 +160,10 @@ export function createPlannerRoleTools(board: PlannerBoard): AnyTool[] {
   return [createTask, delegate, writeScratchpad, andon, finish];
 }
 
-function finishReportOf(input: z.infer<typeof finishParameters>): FinishReport {
+/** What a recorded `finish` call may hold: calls made before its status was required took `done` when they left it out. */
+const recordedFinishParameters = finishParameters.extend({ status: handoffStatusSchema.optional() });
+
+function finishReportOf(input: z.infer<typeof recordedFinishParameters>): FinishReport {
   return {
     status: input.status ?? 'done',
     summary: input.summary,
@@ -178,6 +180,6 @@ function finishReportOf(input: z.infer<typeof finishParameters>): FinishReport {
  * taken up again after a restart); null when they do not parse, which a call that succeeded never had.
  */
 export function finishReportFromInput(input: string): FinishReport | null {
-  const read = readRecordedInput(finishParameters, input);
+  const read = readRecordedInput(recordedFinishParameters, input);
   return read === null ? null : finishReportOf(read);
 }

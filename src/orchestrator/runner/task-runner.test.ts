@@ -44,9 +44,9 @@ describe('the task runner', () => {
   it('wakes a planner that finished when a late handoff arrives; it replans and finishes again', async () => {
     const planner = scriptedPlanner((request, index) => {
       if (index === 0) {
-        return { calls: [{ name: 'create_task', input: { title: 'Build pad', brief: PAD_TASK } }, { name: 'finish', input: { summary: 'published pad' } }] };
+        return { calls: [{ name: 'create_task', input: { title: 'Build pad', brief: PAD_TASK } }, { name: 'finish', input: { status: 'done', summary: 'published pad' } }] };
       }
-      return { text: 'The pad handoff arrived after I finished; replanning.', calls: [{ name: 'finish', input: { summary: `replanned after: ${lastUserText(request).split('\n')[1] ?? ''}` } }] };
+      return { text: 'The pad handoff arrived after I finished; replanning.', calls: [{ name: 'finish', input: { status: 'done', summary: `replanned after: ${lastUserText(request).split('\n')[1] ?? ''}` } }] };
     });
     const { context, root } = await setUp(planner);
     const outcome = await runTasks({ context, holder: 'runner-1', workers: () => 2, leaseMs: 30_000, rootTaskId: root.id, signal: new AbortController().signal });
@@ -63,7 +63,7 @@ describe('the task runner', () => {
   it('stops a worker that records nothing past the hang limit and closes its task with a failure handoff that says so', async () => {
     const planner = scriptedPlanner((request, index) => {
       if (index === 0) return { calls: [{ name: 'create_task', input: { title: 'Build pad', brief: PAD_TASK } }] };
-      return { calls: [{ name: 'finish', input: { summary: `heard: ${lastUserText(request).split('\n')[2] ?? ''}` } }] };
+      return { calls: [{ name: 'finish', input: { status: 'done', summary: `heard: ${lastUserText(request).split('\n')[2] ?? ''}` } }] };
     });
     // Every worker call after the first never answers, like a stuck connection.
     const { context, root, seen } = await setUp(planner, simModel('sim?stall=1'));
@@ -102,7 +102,7 @@ describe('the task runner', () => {
         probe = tasks.claim({ runId: 'run-1', holder: 'probe', kinds: ['worker'], now: Date.now(), leaseMs: 1_000 });
         return { calls: [{ name: 'andon', input: { paused: false, reason: 'go' } }] };
       }
-      if (lastUserText(request).startsWith('Handoff from task')) return { calls: [{ name: 'finish', input: { summary: 'done' } }] };
+      if (lastUserText(request).startsWith('Handoff from task')) return { calls: [{ name: 'finish', input: { status: 'done', summary: 'done' } }] };
       return { text: 'Waiting.' };
     });
     const { context, root, seen } = await setUp(planner);
@@ -118,7 +118,7 @@ describe('the task runner', () => {
 
   it('keeps a finish as the handoff when the planner runs out of steps over a late handoff', async () => {
     const planner = scriptedPlanner(() => ({
-      calls: [{ name: 'create_task', input: { title: 'Build pad', brief: PAD_TASK } }, { name: 'finish', input: { summary: 'published pad' } }],
+      calls: [{ name: 'create_task', input: { title: 'Build pad', brief: PAD_TASK } }, { name: 'finish', input: { status: 'done', summary: 'published pad' } }],
     }));
     const { context, root } = await setUp(planner);
     const outcome = await runTasks({
@@ -249,7 +249,7 @@ describe('the task runner', () => {
         };
       }
       const handoffs = request.messages.filter((message) => message.role === 'user' && message.content.startsWith('Handoff from task')).length;
-      return handoffs >= 3 ? { calls: [{ name: 'finish', input: { summary: 'all three built' } }] } : { text: 'Waiting.' };
+      return handoffs >= 3 ? { calls: [{ name: 'finish', input: { status: 'done', summary: 'all three built' } }] } : { text: 'Waiting.' };
     });
     const { context, root, seen } = await setUp(planner);
     const fresh = await context.workspaces.estimateFreshBytes();

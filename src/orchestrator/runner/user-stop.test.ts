@@ -78,7 +78,7 @@ describe("the user's stop of one agent", () => {
   it('stops a running worker from another process: its task closes failed, saying the user stopped it and why, and its planner hears it', async () => {
     const planner = scriptedPlanner((request, index) => {
       if (index === 0) return { calls: [{ name: 'create_task', input: { title: 'Build pad', brief: PAD_TASK } }] };
-      return { calls: [{ name: 'finish', input: { summary: `heard: ${heardSummary(request)}` } }] };
+      return { calls: [{ name: 'finish', input: { status: 'done', summary: `heard: ${heardSummary(request)}` } }] };
     });
     // Every worker call after the first never answers: the worker is busy until it is stopped.
     const { context, root, seen, run } = await setUp(planner, simModel('sim?stall=1'));
@@ -108,7 +108,7 @@ describe("the user's stop of one agent", () => {
     const planner = scriptedPlanner((request, index) => {
       // The acceptance command outlasts the stop: the worker has handed off, colony is still checking.
       if (index === 0) return { calls: [{ name: 'create_task', input: { title: 'Build pad', brief: PAD_TASK, acceptance: ['sleep 2'] } }] };
-      return { calls: [{ name: 'finish', input: { summary: `heard: ${heardSummary(request)}` } }] };
+      return { calls: [{ name: 'finish', input: { status: 'done', summary: `heard: ${heardSummary(request)}` } }] };
     });
     const { context, root, seen, run } = await setUp(planner);
     const running = run();
@@ -126,7 +126,7 @@ describe("the user's stop of one agent", () => {
 
   it('closes a task whose stop was asked for while no agent ran it, when the run claims it again, without starting an agent', async () => {
     const planner = scriptedPlanner((request) =>
-      lastUserText(request).includes('Handoff from task') ? { calls: [{ name: 'finish', input: { summary: `heard: ${heardSummary(request)}` } }] } : { text: 'Waiting.' },
+      lastUserText(request).includes('Handoff from task') ? { calls: [{ name: 'finish', input: { status: 'done', summary: `heard: ${heardSummary(request)}` } }] } : { text: 'Waiting.' },
     );
     const { root, seen, run, context } = await setUp(planner);
     // A worker of an earlier life of the run had the task; the run stopped and gave it back.
@@ -172,7 +172,7 @@ describe("the user's stop of one agent", () => {
           return { text: 'Waiting.' };
         }
         if (index === 0) return { calls: [{ name: 'delegate', input: { title: 'Text', scope: 'src/text/', brief: `${SLICE}\n\n${PAD_TASK}` } }] };
-        return { calls: [{ name: 'finish', input: { summary: `heard: ${heardSummary(request)}` } }] };
+        return { calls: [{ name: 'finish', input: { status: 'done', summary: `heard: ${heardSummary(request)}` } }] };
       },
     );
     const opened = await setUp(planner);

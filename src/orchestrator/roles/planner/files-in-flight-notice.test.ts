@@ -150,7 +150,7 @@ describe('a planner in a run', () => {
     if (!sim.ok) throw new Error(sim.error);
     const brief = (name: string) => readFileSync(new URL(`../../../../examples/text-kit/tasks/${name}.md`, import.meta.url), 'utf8');
     const planner = scriptedPlanner((index) => {
-      if (index > 0) return index < 2 ? [] : [{ name: 'finish', input: { summary: 'both built' } }];
+      if (index > 0) return index < 2 ? [] : [{ name: 'finish', input: { status: 'done', summary: 'both built' } }];
       return [
         { name: 'create_task', input: { title: 'Build pad', brief: brief('01-pad'), paths: ['src/text/pad.js', 'src/text/pad.test.js', 'src/index.js'] } },
         { name: 'create_task', input: { title: 'Build case', brief: brief('02-case'), paths: ['src/text/case.js', 'src/text/case.test.js', 'src/index.js'] } },

@@ -44,7 +44,7 @@ describe('acceptance checks in a run', () => {
   it("runs a task's checks on main at the worker's merge and tells the planner they passed, above the summary", async () => {
     const planner = scriptedPlanner((request) => {
       const [handoff] = handoffsIn(request);
-      if (handoff !== undefined) return { calls: [{ name: 'finish', input: { summary: handoff.split('\n')[2] ?? '' } }] };
+      if (handoff !== undefined) return { calls: [{ name: 'finish', input: { status: 'done', summary: handoff.split('\n')[2] ?? '' } }] };
       if (publishedIn(request) > 0) return { text: 'Waiting for the pad handoff.' };
       return { calls: [{ name: 'create_task', input: { title: 'Build pad', brief: PAD_TASK, acceptance: ['node --test', 'test -f src/text/pad.test.js'] } }] };
     });
@@ -80,7 +80,7 @@ describe('acceptance checks in a run', () => {
         const taskId = /^Handoff from task (\S+)/.exec(last)?.[1] ?? '';
         return { calls: [{ name: 'create_task', input: { title: 'Build pad', brief: PAD_TASK, retry_of: taskId, acceptance } }] };
       }
-      return { calls: [{ name: 'finish', input: { summary: `after ${handoffs.length} handoffs: ${last.split('\n')[2] ?? ''}` } }] };
+      return { calls: [{ name: 'finish', input: { status: 'done', summary: `after ${handoffs.length} handoffs: ${last.split('\n')[2] ?? ''}` } }] };
     });
     // Every first attempt is wrong, and a first attempt that fails merges anyway and claims done.
     const { context, root, seen } = await setUp(planner, simModel('sim?seed=3&bug=1&lie=1'));
@@ -116,7 +116,7 @@ describe('acceptance checks in a run', () => {
   it('gives the task back when the run stops during the checks; the resumed worker checks again and hands off once', async () => {
     const planner = scriptedPlanner((request) => {
       const [handoff] = handoffsIn(request);
-      if (handoff !== undefined) return { calls: [{ name: 'finish', input: { summary: handoff.split('\n')[2] ?? '' } }] };
+      if (handoff !== undefined) return { calls: [{ name: 'finish', input: { status: 'done', summary: handoff.split('\n')[2] ?? '' } }] };
       if (publishedIn(request) > 0) return { text: 'Waiting for the pad handoff.' };
       return { calls: [{ name: 'create_task', input: { title: 'Build pad', brief: PAD_TASK, acceptance: ['sleep 1 && node --test'] } }] };
     });
