@@ -51,6 +51,26 @@ describe('submit_handoff', () => {
     expect(submitted[0]?.concerns).toEqual(['The worker claimed done without evidence, even when asked for it.']);
   });
 
+  it('sends a first done whose work is not on main back once with what the workspace holds, takes a partial at once, and the next done with a concern', async () => {
+    const submitted: Handoff[] = [];
+    let held: string | null = 'Not landed: uncommitted: src/pad.js';
+    const tool = createSubmitHandoffTool((handoff) => submitted.push(handoff), { unlanded: () => Promise.resolve(held) });
+    const done = tool.parameters.parse({ status: 'done', summary: 'Built pad.', evidence: 'npm test: 3 passed' });
+    const partial = tool.parameters.parse({ status: 'partial', summary: 'Half of pad.', evidence: 'npm test: 1 failed' });
+    expect(await tool.execute(done, toolContext())).toEqual({ ok: false, error: 'Not landed: uncommitted: src/pad.js' });
+    expect(await tool.execute(partial, toolContext())).toMatchObject({ ok: true });
+    expect(await tool.execute(done, toolContext())).toMatchObject({ ok: true });
+    expect(submitted.map((handoff) => [handoff.status, handoff.concerns])).toEqual([
+      ['partial', []],
+      ['done', ['The worker claimed done while its workspace still held work that was not on main, even when told.']],
+    ]);
+    // Nothing held: a done is taken at once, with no concern.
+    held = null;
+    const clean = createSubmitHandoffTool((handoff) => submitted.push(handoff), { unlanded: () => Promise.resolve(held) });
+    expect(await clean.execute(done, toolContext())).toMatchObject({ ok: true });
+    expect(submitted.at(-1)?.concerns).toEqual([]);
+  });
+
   it('takes a claim of done with evidence, and a failure without, at once', async () => {
     const submitted: Handoff[] = [];
     const tool = createSubmitHandoffTool((handoff) => submitted.push(handoff), { evidenceFirst: 'Evidence first: show the tests.' });

@@ -36,6 +36,12 @@ export interface SubmitHandoffOptions {
   readonly evidenceFirst?: string;
   /** The worker was asked for evidence before a restart: it is not asked again. */
   readonly askedBefore?: boolean;
+  /**
+   * Why a `done` handoff may not have landed (what the worker's workspace holds that is not on
+   * main, as the call's error), or null when it holds nothing: a first such `done` is refused
+   * with it; a second is taken, with a concern saying so. Absent: not checked.
+   */
+  readonly unlanded?: () => Promise<string | null>;
 }
 
 /**
@@ -44,6 +50,7 @@ export interface SubmitHandoffOptions {
  */
 export function createSubmitHandoffTool(onSubmit: (handoff: Handoff) => void, options: SubmitHandoffOptions = {}): Tool<SubmitHandoffInput> {
   let askedForEvidence = options.askedBefore === true;
+  let askedToLand = false;
   return {
     name: TOOL_NAMES.submitHandoff,
     description,
@@ -57,6 +64,14 @@ export function createSubmitHandoffTool(onSubmit: (handoff: Handoff) => void, op
           return { ok: false, error: options.evidenceFirst };
         }
         handoff = { ...handoff, concerns: [...handoff.concerns, 'The worker claimed done without evidence, even when asked for it.'] };
+      }
+      const unlanded = handoff.status === 'done' && options.unlanded !== undefined ? await options.unlanded() : null;
+      if (unlanded !== null) {
+        if (!askedToLand) {
+          askedToLand = true;
+          return { ok: false, error: unlanded };
+        }
+        handoff = { ...handoff, concerns: [...handoff.concerns, 'The worker claimed done while its workspace still held work that was not on main, even when told.'] };
       }
       onSubmit(handoff);
       return { ok: true, output: 'handoff submitted', endsAgent: true };

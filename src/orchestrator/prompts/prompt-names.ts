@@ -19,6 +19,7 @@ export const PROMPT_NAMES = [
   'root-planner-role',
   'scratchpad-reminder',
   'sub-planner-role',
+  'unlanded-done',
   'worker',
   'worker-nudge',
 ] as const;

@@ -10,6 +10,7 @@ import { createMergeToMainTool } from '../../../tools/merge-to-main-tool.js';
 import { createSubmitHandoffTool, handoffFromSubmitInput } from '../../../tools/submit-handoff-tool.js';
 import { reopenWorkspace } from '../../../workspace/reopen-workspace.js';
 import type { Workspace } from '../../../workspace/workspace.js';
+import { unmergedWork } from '../../../workspace/workspace-status.js';
 import { budgetStopHandoff, type AgentBudget } from '../../budget/agent-budget.js';
 import type { Exhaustion } from '../../budget/budget-ledger.js';
 import { commandMergeCheck } from './merge-check.js';
@@ -125,7 +126,10 @@ export async function runWorkerTask(context: WorkerContext, claim: WorkerClaim):
       (handoff) => {
         submitted = handoff;
       },
-      freshnessSettings.evidenceFirst ? { evidenceFirst: evidenceRequest, askedBefore: askedForEvidence(prior, evidenceRequest) } : {},
+      {
+        ...(freshnessSettings.evidenceFirst ? { evidenceFirst: evidenceRequest, askedBefore: askedForEvidence(prior, evidenceRequest) } : {}),
+        unlanded: () => unlandedText(context, workspace),
+      },
     ),
   ];
   if (prior === null) {
@@ -329,6 +333,26 @@ async function followingDependencies(context: WorkerContext, placed: PlacedWorks
     if (told !== null) tell(told);
     return run(request);
   };
+}
+
+/**
+ * What a worker claiming `done` is told when its workspace holds work that is not on main (the
+ * `unlanded-done` prompt, with what it holds), or null when it holds nothing or git cannot say.
+ */
+async function unlandedText(context: WorkerContext, workspace: Workspace): Promise<string | null> {
+  const held = await unmergedWork(context.repo, workspace);
+  if (held === null || held.status !== 'unlanded') return null;
+  const parts = [
+    ...(held.uncommittedFiles.length === 0 ? [] : [`uncommitted: ${listed(held.uncommittedFiles)}`]),
+    ...(held.unmergedCommits === 0 ? [] : [`${held.unmergedCommits} commit(s) not on ${context.repo.mainBranch}`]),
+    ...(held.rebaseInProgress ? ['a merge stopped at a conflict'] : []),
+  ];
+  return fillPlaceholders(context.prompts.text('unlanded-done'), { MAIN: context.repo.mainBranch, HELD: parts.join('; ') });
+}
+
+/** Up to five names, then how many more. */
+function listed(names: readonly string[]): string {
+  return names.length <= 5 ? names.join(', ') : `${names.slice(0, 5).join(', ')} and ${names.length - 5} more`;
 }
 
 /** The handoff the worker had submitted before a restart, rebuilt from its recorded call, or null. */
