@@ -58,7 +58,7 @@ export function createMergeToMainTool(
               settledText(outcome.autoResolved, repo.mainBranch) +
               (outcome.workspaceBehind === undefined
                 ? ''
-                : `\nYour workspace still shows the files as they were before ${repo.mainBranch}'s latest changes (${outcome.workspaceBehind}); run \`git reset --keep ${repo.mainBranch}\` to catch up.`),
+                : `\nYour workspace still shows the files as they were before ${repo.mainBranch}'s latest changes (${outcome.workspaceBehind}); your next merge_to_main brings it up to date, so go on working (git's own metadata is read-only in your sandbox: do not try to move it yourself).`),
           };
         case 'conflicted':
           return {

@@ -29,7 +29,8 @@ export type MergeOutcome =
       readonly waitMs: number;
       /**
        * Set when the work landed but the workspace could not be brought to the new main
-       * commit (git's reason); its next merge catches up, or `git reset --keep <main>` does.
+       * commit (git's reason); its next merge catches up (the agent cannot: git's metadata is
+       * read-only in its sandbox).
        */
       readonly workspaceBehind?: string;
     }
