@@ -14,8 +14,12 @@ function description(name: string): string {
 export interface FinishReport {
   readonly status: HandoffStatus;
   readonly summary: string;
+  /** How the planner checked its scope (the command run on main and what it showed); empty when it gave none. */
+  readonly evidence: string;
   readonly notes: readonly string[];
   readonly concerns: readonly string[];
+  /** Where and why the scope was done otherwise than its brief asked. */
+  readonly deviations: readonly string[];
   readonly findings: readonly string[];
   readonly feedback: readonly string[];
   readonly followUps: readonly string[];
@@ -93,8 +97,10 @@ const optionalList = (what: string) => z.array(z.string()).optional().describe(w
 const finishParameters = z.object({
   summary: z.string().trim().min(1).describe('What was achieved in your scope.'),
   status: handoffStatusSchema.describe('done, partial, blocked or failed: say which, there is no default.'),
+  evidence: z.string().optional().describe('How you checked it: the command you ran on main and the tail of its output.'),
   notes: optionalList('Anything else worth knowing.'),
   concerns: optionalList('Risks or doubts.'),
+  deviations: optionalList('Where and why your scope was done otherwise than the brief asked.'),
   findings: optionalList('Things learned about the codebase.'),
   feedback: optionalList('Feedback on the goal or the brief.'),
   follow_ups: optionalList('Work that should follow.'),
@@ -167,8 +173,10 @@ function finishReportOf(input: z.infer<typeof recordedFinishParameters>): Finish
   return {
     status: input.status ?? 'done',
     summary: input.summary,
+    evidence: input.evidence ?? '',
     notes: input.notes ?? [],
     concerns: input.concerns ?? [],
+    deviations: input.deviations ?? [],
     findings: input.findings ?? [],
     feedback: input.feedback ?? [],
     followUps: input.follow_ups ?? [],

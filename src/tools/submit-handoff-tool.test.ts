@@ -104,8 +104,10 @@ describe('reading a recorded call back after a restart', () => {
     expect(finishReportFromInput('{"summary":"All modules landed.","concerns":["slow tests"]}')).toEqual({
       status: 'done',
       summary: 'All modules landed.',
+      evidence: '',
       notes: [],
       concerns: ['slow tests'],
+      deviations: [],
       findings: [],
       feedback: [],
       followUps: [],

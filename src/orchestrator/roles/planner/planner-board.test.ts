@@ -219,7 +219,7 @@ describe('the planner board', () => {
 
   it('keeps the latest finish until the planner publishes again, and records andon changes in the store', async () => {
     const board = createPlannerBoard(context, root, 'planner-a', recorder);
-    await board.finish({ status: 'done', summary: 'all built', notes: [], concerns: [], findings: [], feedback: [], followUps: [] });
+    await board.finish({ status: 'done', summary: 'all built', evidence: '', notes: [], concerns: [], deviations: [], findings: [], feedback: [], followUps: [] });
     expect(board.finished()?.summary).toBe('all built');
     board.createTask({ title: 'one more', brief: 'b', retryOf: null, paths: [] });
     expect(board.finished()).toBeNull();
@@ -241,7 +241,7 @@ describe('the planner board', () => {
     ];
     let releases = 0;
     const gated = { ...context, green: { release: async () => verdicts[releases++] ?? { passed: true, stopped: false, check: null, refusal: null } } };
-    const report = { status: 'done' as const, summary: 'all built', notes: [], concerns: [], findings: [], feedback: [], followUps: [] };
+    const report = { status: 'done' as const, summary: 'all built', evidence: '', notes: [], concerns: [], deviations: [], findings: [], feedback: [], followUps: [] };
     const board = createPlannerBoard(gated, root, 'planner-a', recorder);
     expect(await board.finish(report)).toEqual({ ok: false, error: 'The run cannot finish as done yet: `node --test` fails.' });
     expect(board.finished()).toBeNull();
