@@ -40,7 +40,7 @@ export interface AgentLoopOptions {
    * returned text is told to the agent (and recorded as a nudge) before the call; a stop ends
    * the agent without the call (its budget is used up).
    */
-  readonly beforeModelCall?: () => Promise<ModelCallCheck>;
+  readonly beforeModelCall?: (step: number) => Promise<ModelCallCheck>;
   /**
    * How long the agent waits when its provider is unavailable (rate limited, overloaded,
    * failing, unreachable, or its circuit open) before calling again; see DEFAULT_PARKING_POLICY.
@@ -182,7 +182,7 @@ export async function runAgent(options: AgentLoopOptions): Promise<AgentOutcome>
         messages.push({ role: 'user', content });
       }
     }
-    const notice = (await options.beforeModelCall?.()) ?? null;
+    const notice = (await options.beforeModelCall?.(step)) ?? null;
     if (typeof notice === 'object' && notice !== null) return fail(step - 1, notice.stop);
     if (notice !== null) {
       recorder.record({ type: 'agent.nudged', data: { step, message: notice } });

@@ -18,6 +18,7 @@ export const PROMPT_NAMES = [
   'release-unchecked',
   'root-planner-role',
   'scratchpad-reminder',
+  'steps-warning',
   'sub-planner-role',
   'unlanded-done',
   'worker',

@@ -150,6 +150,7 @@ export async function runWorkerTask(context: WorkerContext, claim: WorkerClaim):
   }
 
   const budgetCheck = claim.budget ?? null;
+  const stepsWarning = stepsWarningOnce(context.prompts.text('steps-warning'), context.settings.workerMaxSteps, prior !== null && told(prior, 'Steps: '));
   const loop: AgentLoopOptions = {
     model: context.workerModel,
     tools,
@@ -163,10 +164,10 @@ export async function runWorkerTask(context: WorkerContext, claim: WorkerClaim):
     reminders: freshness.reminders,
     scratchpad: scratchpad.read,
     ...(context.settings.promptCache ? { cacheKey: agentId } : {}),
-    beforeModelCall: async () => {
+    beforeModelCall: async (step) => {
       const spending = budgetCheck?.beforeModelCall() ?? null;
       if (typeof spending === 'object' && spending !== null) return spending;
-      const told = [notice, spending].filter((text) => text !== null).join('\n\n');
+      const told = [notice, stepsWarning.at(step), spending].filter((text) => text !== null).join('\n\n');
       notice = null;
       return told === '' ? null : told;
     },
@@ -353,6 +354,31 @@ async function unlandedText(context: WorkerContext, workspace: Workspace): Promi
 /** Up to five names, then how many more. */
 function listed(names: readonly string[]): string {
   return names.length <= 5 ? names.join(', ') : `${names.slice(0, 5).join(', ')} and ${names.length - 5} more`;
+}
+
+/** A worker is told how many of its steps it has used once, at this share of them. */
+const STEPS_WARNING_SHARE = 0.8;
+
+/**
+ * The steps notice (`steps-warning`): told once, at the first model call at or past 80 % of
+ * the worker's steps, so it lands its work and hands off before it is stopped; not again for
+ * a worker that was told before a restart.
+ */
+function stepsWarningOnce(text: string, maxSteps: number, toldBefore: boolean): { at(step: number): string | null } {
+  let told = toldBefore;
+  const from = Math.ceil(maxSteps * STEPS_WARNING_SHARE);
+  return {
+    at(step) {
+      if (told || step < from || step >= maxSteps) return null;
+      told = true;
+      return fillPlaceholders(text, { USED: String(step - 1), MAX: String(maxSteps) });
+    },
+  };
+}
+
+/** Whether the agent was told a notice starting with `opening` before a restart. */
+function told(prior: PriorAgent, opening: string): boolean {
+  return prior.conversation.messages.some((message) => message.role === 'user' && message.content.startsWith(opening));
 }
 
 /** The handoff the worker had submitted before a restart, rebuilt from its recorded call, or null. */

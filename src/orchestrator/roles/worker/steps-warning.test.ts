@@ -1,0 +1,43 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import type { ExampleRepository } from '../../../../test/testing/example-repository.js';
+import type { TaskStore } from '../../../store/tasks/task-store.js';
+import { runTasks } from '../../runner/task-runner.js';
+import { openTestRun, scriptedPlanner } from '../../../../test/testing/test-run.js';
+
+describe("a worker's steps", () => {
+  let example: ExampleRepository;
+  let tasks: TaskStore;
+
+  afterEach(() => {
+    tasks.close();
+    example.cleanup();
+  });
+
+  it('are counted for it once, at 80 % of them, so it hands off before it is stopped', async () => {
+    // A worker that never stops looking around: it is told at its 8th call of 10, once.
+    const worker = scriptedPlanner((request) => {
+      const warned = request.messages.some((message) => message.role === 'user' && message.content.startsWith('Steps: '));
+      return warned
+        ? { calls: [{ name: 'submit_handoff', input: { status: 'partial', summary: 'Told I was running out; nothing landed.' } }] }
+        : { calls: [{ name: 'list_dir', input: { path: '.' } }] };
+    });
+    const planner = scriptedPlanner((request) => {
+      if (request.messages.some((message) => message.role === 'user' && message.content.startsWith('Handoff from task'))) {
+        return { calls: [{ name: 'finish', input: { status: 'partial', summary: 'the worker ran short of steps' } }] };
+      }
+      if (request.messages.some((message) => message.role === 'tool')) return { text: 'Waiting.' };
+      return { calls: [{ name: 'create_task', input: { title: 'Look around', brief: 'Look around the repository.' } }] };
+    });
+    const opened = await openTestRun(planner, worker);
+    ({ example, tasks } = opened);
+    const context = { ...opened.context, settings: { ...opened.context.settings, workerMaxSteps: 10 } };
+    await runTasks({ context, holder: 'runner-1', workers: () => 1, leaseMs: 30_000, rootTaskId: opened.root.id, signal: new AbortController().signal });
+
+    const notices = (worker.requests.at(-1)?.messages ?? []).flatMap((message) => (message.role === 'user' && message.content.startsWith('Steps: ') ? [message.content] : []));
+    expect(notices).toEqual([
+      'Steps: you have used 7 of your 10 steps (model calls); at 10 you are stopped and colony hands off for you. Land what works now (`merge_to_main`), then finish: hand off `partial` with exactly what is left if the task will not be done in time, rather than start something new.',
+    ]);
+    expect(worker.requests).toHaveLength(8);
+    expect(tasks.listChildren(opened.root.id)[0]?.handoff).toMatchObject({ status: 'partial', synthetic: false });
+  });
+});
