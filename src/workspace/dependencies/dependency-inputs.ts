@@ -4,7 +4,7 @@ import { npmrcRegistries } from './registry-config.js';
 import { blobEntry, layerKey, listTree, parseJsonObject, readBlob, repositoryPathProblem, type DependencyInputs, type InstallInputFile, type ProjectInputs, type TreeEntry } from './input-files.js';
 import { NPM_CI_COMMAND, NPM_INSTALL_COMMAND } from './npm-install.js';
 import { readPnpmInputs, readYarnInputs } from './package-manager-inputs.js';
-import { manifestWorkspaces, workspaceManifests } from './workspace-packages.js';
+import { patternWorkspaceManifests } from './workspace-packages.js';
 
 /** The files at a repository's root that say how its JavaScript dependencies are installed. */
 export const PROJECT_FILES: readonly string[] = ['package.json', 'npm-shrinkwrap.json', 'package-lock.json', '.npmrc', 'yarn.lock', '.yarnrc', '.yarnrc.yml', 'pnpm-lock.yaml', 'pnpm-workspace.yaml'];
@@ -30,10 +30,10 @@ async function readProjectInputs(repo: Repository, commit: string): Promise<Proj
   if (packageEntry === null) return { ok: false, error: 'the repository has no package.json at its root' };
   const lockfilePath = ['npm-shrinkwrap.json', 'package-lock.json'].find((path) => blobEntry(entries, path) !== null);
   if (lockfilePath === undefined) {
-    const config = (paths: readonly string[]) =>
+    const config = (paths: readonly string[]): InstallInputFile[] =>
       paths.flatMap((path) => {
         const entry = blobEntry(entries, path);
-        return entry === null ? [] : [{ path, entry }];
+        return entry === null ? [] : [{ path, mode: entry.mode, oid: entry.oid }];
       });
     const pnpmLock = blobEntry(entries, 'pnpm-lock.yaml');
     if (pnpmLock !== null) return readPnpmInputs(repo, commit, { packageEntry, lockfileEntry: pnpmLock, configEntries: config(['.npmrc']) }, blobEntry(entries, 'pnpm-workspace.yaml'));
@@ -92,11 +92,9 @@ async function manifestOnlyInputs(repo: Repository, commit: string, packageEntry
   if (packageText === null || npmrcText === null) return { ok: false, error: `git could not read package.json or .npmrc at ${commit}` };
   const manifest = parseJsonObject(packageText);
   if (manifest === null) return { ok: false, error: 'package.json is not a JSON object' };
-  const folders = manifest.workspaces === undefined ? ({ ok: true, value: [] } as const) : await manifestWorkspaces(repo, commit, manifest.workspaces);
-  if (!folders.ok) return folders;
-  const manifests = await workspaceManifests(repo, commit, folders.value, 'package.json');
+  const manifests = await patternWorkspaceManifests(repo, commit, manifest.workspaces);
   if (!manifests.ok) return manifests;
-  const packageTexts = await Promise.all(manifests.value.map(({ entry }) => readBlob(repo, entry.oid)));
+  const packageTexts = await Promise.all(manifests.value.map(({ oid }) => readBlob(repo, oid)));
   if (packageTexts.includes(null)) return { ok: false, error: `git could not read the workspace packages' package.json at ${commit}` };
   const workspaceSpecs = packageTexts.flatMap((text) => {
     const parsed = parseJsonObject(text ?? '');
@@ -110,7 +108,7 @@ async function manifestOnlyInputs(repo: Repository, commit: string, packageEntry
   }
   const files: InstallInputFile[] = [{ path: 'package.json', mode: packageEntry.mode, oid: packageEntry.oid }];
   if (npmrcEntry !== null) files.push({ path: '.npmrc', mode: npmrcEntry.mode, oid: npmrcEntry.oid });
-  files.push(...manifests.value.map(({ path, entry }) => ({ path, mode: entry.mode, oid: entry.oid })));
+  files.push(...manifests.value);
   const key = layerKey([
     ['install', 'package.json alone'],
     ['package.json', packageText],

@@ -1,7 +1,7 @@
 import type { Repository } from '../git/repository.js';
 import { npmrcRegistries, yarnrcRegistries, yarnrcYmlRegistries } from './registry-config.js';
 import { layerKey, listFiles, parseJsonObject, readBlob, repositoryPathProblem, type InstallInputFile, type ProjectInputs, type SetupPlan, type TreeEntry } from './input-files.js';
-import { berryWorkspaces, manifestWorkspaces, namedFiles, pnpmImporters, pnpmLocalSources, pnpmPatches, workspaceManifests } from './workspace-packages.js';
+import { berryWorkspaces, namedFiles, patternWorkspaceManifests, pnpmImporters, pnpmLocalSources, pnpmPatches, workspaceManifests } from './workspace-packages.js';
 
 /** A package manager other than npm, as a layer installs with it. */
 interface PackageManager {
@@ -120,6 +120,12 @@ function isClassicLockfile(text: string): boolean {
   return /^# yarn lockfile v1$/m.test(text);
 }
 
+/** Whether a yarn project uses yarn 1: the `packageManager` it pins says so, else its lockfile's format does. */
+function usesYarnClassic(packageManager: unknown, lockfileText: string): boolean {
+  if (typeof packageManager === 'string' && packageManager.startsWith('yarn@')) return YARN_CLASSIC.takesVersion(packageManager.slice('yarn@'.length));
+  return isClassicLockfile(lockfileText);
+}
+
 /** Folders of a yarn 2+ project whose files its install reads: plugins `.yarnrc.yml` names, patches the lockfile applies. */
 const BERRY_INPUT_FOLDERS = ['.yarn/plugins', '.yarn/patches'];
 
@@ -127,7 +133,7 @@ export interface ManagerFiles {
   readonly packageEntry: TreeEntry;
   readonly lockfileEntry: TreeEntry;
   /** What the manager reads besides package.json and the lockfile: `.npmrc` (both), `.yarnrc` (yarn), a workspace package's package.json. */
-  readonly configEntries: readonly { readonly path: string; readonly entry: TreeEntry }[];
+  readonly configEntries: readonly InstallInputFile[];
 }
 
 /**
@@ -151,9 +157,8 @@ export async function readPnpmInputs(repo: Repository, commit: string, files: Ma
   if (outside !== undefined) return { ok: false, error: `pnpm-lock.yaml installs a package from ${outside}, outside the repository` };
   const local = await listFiles(repo, commit, sources);
   if (!local.ok) return local;
-  const workspaceFiles = workspaceEntry === null ? [] : [{ path: 'pnpm-workspace.yaml', entry: workspaceEntry }];
-  const localFiles = local.files.map(({ path, mode, oid }) => ({ path, entry: { mode, type: 'blob', oid } }));
-  const configEntries = [...files.configEntries, ...workspaceFiles, ...manifests.value, ...patches.value, ...localFiles];
+  const workspaceFiles = workspaceEntry === null ? [] : [{ path: 'pnpm-workspace.yaml', mode: workspaceEntry.mode, oid: workspaceEntry.oid }];
+  const configEntries = [...files.configEntries, ...workspaceFiles, ...manifests.value, ...patches.value, ...local.files];
   // A package folder is both an importer and a local source at times: each file once.
   const unique = [...new Map(configEntries.map((entry) => [entry.path, entry])).values()];
   return readManagerInputs(repo, commit, PNPM, { ...files, configEntries: unique }, texts);
@@ -171,12 +176,8 @@ export async function readYarnInputs(repo: Repository, commit: string, files: Ma
   if (!texts.ok) return texts;
   const manifest = parseJsonObject(texts.packageText);
   if (manifest === null) return { ok: false, error: 'package.json is not a JSON object' };
-  const pinned = manifest.packageManager;
-  const classic = typeof pinned === 'string' && pinned.startsWith('yarn@') ? YARN_CLASSIC.takesVersion(pinned.slice('yarn@'.length)) : isClassicLockfile(texts.lockfileText);
-  if (classic) {
-    const folders = manifest.workspaces === undefined ? ({ ok: true, value: [] } as const) : await manifestWorkspaces(repo, commit, manifest.workspaces);
-    if (!folders.ok) return folders;
-    const manifests = await workspaceManifests(repo, commit, folders.value, 'package.json');
+  if (usesYarnClassic(manifest.packageManager, texts.lockfileText)) {
+    const manifests = await patternWorkspaceManifests(repo, commit, manifest.workspaces);
     if (!manifests.ok) return manifests;
     return readManagerInputs(repo, commit, YARN_CLASSIC, { ...files, configEntries: [...files.configEntries, ...manifests.value] }, texts);
   }
@@ -185,9 +186,8 @@ export async function readYarnInputs(repo: Repository, commit: string, files: Ma
   const folders = await listFiles(repo, commit, BERRY_INPUT_FOLDERS);
   if (!folders.ok) return folders;
   const yarnrcEntry = files.configEntries.find((entry) => entry.path === '.yarnrc.yml');
-  const yarnrc = yarnrcEntry === undefined ? '' : ((await readBlob(repo, yarnrcEntry.entry.oid)) ?? '');
-  const berryFiles = folders.files.map(({ path, mode, oid }) => ({ path, entry: { mode, type: 'blob', oid } }));
-  return readManagerInputs(repo, commit, yarnBerry(nodeLinkerOf(yarnrc) === 'pnp'), { ...files, configEntries: [...files.configEntries, ...berryFiles, ...manifests.value] }, texts);
+  const yarnrc = yarnrcEntry === undefined ? '' : ((await readBlob(repo, yarnrcEntry.oid)) ?? '');
+  return readManagerInputs(repo, commit, yarnBerry(nodeLinkerOf(yarnrc) === 'pnp'), { ...files, configEntries: [...files.configEntries, ...folders.files, ...manifests.value] }, texts);
 }
 
 interface ManagerTexts {
@@ -213,7 +213,7 @@ async function readTexts(repo: Repository, commit: string, files: ManagerFiles, 
  * scripts that call it.
  */
 async function readManagerInputs(repo: Repository, commit: string, manager: PackageManager, found: ManagerFiles, { packageText, lockfileText }: ManagerTexts): Promise<ProjectInputs> {
-  const configTexts = await Promise.all(found.configEntries.map(({ entry }) => readBlob(repo, entry.oid)));
+  const configTexts = await Promise.all(found.configEntries.map(({ oid }) => readBlob(repo, oid)));
   if (configTexts.includes(null)) return { ok: false, error: `git could not read the configuration of ${manager.name} at ${commit}` };
   const manifest = parseJsonObject(packageText);
   if (manifest === null) return { ok: false, error: 'package.json is not a JSON object' };
@@ -223,7 +223,7 @@ async function readManagerInputs(repo: Repository, commit: string, manager: Pack
   const files: InstallInputFile[] = [
     { path: 'package.json', mode: found.packageEntry.mode, oid: found.packageEntry.oid },
     { path: manager.lockfile, mode: found.lockfileEntry.mode, oid: found.lockfileEntry.oid },
-    ...found.configEntries.map(({ path, entry }) => ({ path, mode: entry.mode, oid: entry.oid })),
+    ...found.configEntries,
   ];
   // The manager, moved into the layer after the install.
   const home = `.colony-${manager.name}`;
@@ -280,8 +280,7 @@ export function relockCommand(
   const manifest = parseJsonObject(packageText);
   if (manifest === null) return { ok: false, error: 'package.json is not a JSON object' };
   const pinned = manifest.packageManager;
-  const classic = lockfile === 'yarn.lock' && (typeof pinned === 'string' && pinned.startsWith('yarn@') ? YARN_CLASSIC.takesVersion(pinned.slice('yarn@'.length)) : isClassicLockfile(lockfileText));
-  if (classic) return { ok: false, error: 'yarn 1 has no install that writes only its lockfile, so colony leaves yarn.lock to the agent' };
+  if (lockfile === 'yarn.lock' && usesYarnClassic(pinned, lockfileText)) return { ok: false, error: 'yarn 1 has no install that writes only its lockfile, so colony leaves yarn.lock to the agent' };
   const manager = lockfile === 'pnpm-lock.yaml' ? PNPM : yarnBerry(nodeLinkerOf(yarnrcText) === 'pnp');
   const version = managerVersion(manager, pinned, lockfileText);
   if (!version.ok) return version;

@@ -1,5 +1,5 @@
 import type { Repository } from '../git/repository.js';
-import { blobEntry, listFiles, listTree, type TreeEntry } from './input-files.js';
+import { blobEntry, listFiles, listTree, type InstallInputFile } from './input-files.js';
 
 /*
  * The packages of a monorepo, whose package.json files an install of it reads: what the lockfile
@@ -7,12 +7,6 @@ import { blobEntry, listFiles, listTree, type TreeEntry } from './input-files.js
  * does not (yarn 1, npm without a lockfile), the folders package.json's `workspaces` patterns
  * match in the commit.
  */
-
-/** A workspace package's manifest, as an input file of the install. */
-export interface WorkspaceManifest {
-  readonly path: string;
-  readonly entry: TreeEntry;
-}
 
 type Found<T> = { readonly ok: true; readonly value: T } | { readonly ok: false; readonly error: string };
 
@@ -80,21 +74,31 @@ export async function manifestWorkspaces(repo: Repository, commit: string, works
   return { ok: true, value: folders.sort() };
 }
 
+/**
+ * The manifests of the packages package.json's `workspaces` patterns match in `commit` (see
+ * `manifestWorkspaces`); none when it has no `workspaces`.
+ */
+export async function patternWorkspaceManifests(repo: Repository, commit: string, workspaces: unknown): Promise<Found<InstallInputFile[]>> {
+  if (workspaces === undefined) return { ok: true, value: [] };
+  const folders = await manifestWorkspaces(repo, commit, workspaces);
+  return folders.ok ? workspaceManifests(repo, commit, folders.value, 'package.json') : folders;
+}
+
 /** The manifests of `folders` in `commit`; a folder without one is an error naming it. */
-export function workspaceManifests(repo: Repository, commit: string, folders: readonly string[], source: string): Promise<Found<WorkspaceManifest[]>> {
+export function workspaceManifests(repo: Repository, commit: string, folders: readonly string[], source: string): Promise<Found<InstallInputFile[]>> {
   const missing = (path: string) => `${source} names the workspace package ${path.slice(0, -'/package.json'.length)}, which has no package.json in commit ${commit.slice(0, 12)}`;
   return namedFiles(repo, commit, folders.map((folder) => `${folder}/package.json`), missing);
 }
 
 /** The files at `paths` in `commit`, as inputs of the install; a path that is not a file there is an error, `missing` saying it. */
-export async function namedFiles(repo: Repository, commit: string, paths: readonly string[], missing: (path: string) => string): Promise<Found<WorkspaceManifest[]>> {
+export async function namedFiles(repo: Repository, commit: string, paths: readonly string[], missing: (path: string) => string): Promise<Found<InstallInputFile[]>> {
   const listed = await listTree(repo, commit, paths);
   if (!listed.ok) return listed;
-  const files: WorkspaceManifest[] = [];
+  const files: InstallInputFile[] = [];
   for (const path of paths) {
     const entry = blobEntry(listed.entries, path);
     if (entry === null) return { ok: false, error: missing(path) };
-    files.push({ path, entry });
+    files.push({ path, mode: entry.mode, oid: entry.oid });
   }
   return { ok: true, value: files };
 }
