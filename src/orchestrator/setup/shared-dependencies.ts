@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import type { ColonyEvent, EventBody } from '../../events/event-types.js';
 import { prepareDependencyLayer, readLayerInputs, type DependencyLayer } from '../../workspace/dependencies/dependency-cache.js';
+import type { DependencyInputs } from '../../workspace/dependencies/input-files.js';
 import { PROJECT_FILES } from '../../workspace/dependencies/dependency-inputs.js';
 import { fixedDependencyLayer, type DependencyLayers } from './dependency-layers.js';
 import { lockfileConflictSettler } from '../../workspace/dependencies/lockfile-conflicts.js';
@@ -125,10 +126,19 @@ async function prepareRecorded(options: PrepareSharedDependenciesOptions, commit
 function layersOfCommits(options: PrepareSharedDependenciesOptions, start: { readonly key: string; readonly layerDir: string } | null): DependencyLayers {
   const byKey = new Map<string, Promise<Prepared>>();
   const byCommit = new Map<string, Promise<string | null>>();
+  // Read once per commit or tree: a worker's workspace asks for its commit's layer and then for the files that decide it.
+  const inputsOf = new Map<string, Promise<DependencyInputs>>();
+  const readInputs = (commit: string): Promise<DependencyInputs> => {
+    const known = inputsOf.get(commit);
+    if (known !== undefined) return known;
+    const reading = readLayerInputs(options.repo, commit, options.setup);
+    inputsOf.set(commit, reading);
+    return reading;
+  };
   let newest = start?.layerDir ?? null;
   if (start !== null) byKey.set(start.key, Promise.resolve({ layerDir: start.layerDir, error: null, failed: false }));
   const prepare = async (commit: string): Promise<Prepared> => {
-    const inputs = await readLayerInputs(options.repo, commit, options.setup);
+    const inputs = await readInputs(commit);
     if (!inputs.ok) {
       if (inputs.stopsRun) options.record({ type: 'dependencies.skipped', data: { reason: `${inputs.error}; checkouts of ${commit.slice(0, 12)} get the layer of an earlier commit` } });
       return { layerDir: null, error: inputs.error, failed: inputs.stopsRun };
@@ -160,7 +170,7 @@ function layersOfCommits(options: PrepareSharedDependenciesOptions, start: { rea
       return prepared.layerDir === null ? { layerDir: null, error: prepared.error ?? 'there is no install for it', failed: prepared.failed } : { layerDir: prepared.layerDir, error: null };
     },
     inputPaths: async (commit) => {
-      const inputs = await readLayerInputs(options.repo, commit, options.setup);
+      const inputs = await readInputs(commit);
       const named = options.setup === null ? PROJECT_FILES : options.setup.inputs;
       return [...new Set([...named, ...(inputs.ok ? inputs.files.map((file) => file.path) : [])])].sort();
     },
