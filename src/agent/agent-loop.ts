@@ -12,6 +12,7 @@ import { callModelForStep, type ParkingOptions } from './model-call.js';
 import { ReminderSchedule, type ReminderPolicy } from './reminders.js';
 import { toolSpecs } from './tool-dispatch.js';
 import { runToolCalls } from './tool-turn.js';
+import { StandingNotices, type StandingNotice } from './standing-notices.js';
 
 
 const NO_TOOL_CALL_NUDGE = readFileSync(new URL('./nudge-no-tool-call.md', import.meta.url), 'utf8').trim();
@@ -71,6 +72,12 @@ export interface AgentLoopOptions {
   readonly scratchpad?: () => string | null;
   /** Reminders on a schedule: reflect on the goal, rewrite the scratchpad. None when absent. */
   readonly reminders?: ReminderPolicy;
+  /**
+   * colony's standing notices as they stand before a model call, asked after `beforeModelCall`:
+   * shown after the conversation, the latest of each kind only (see `StandingNotices`). A kind
+   * left out is withdrawn. None when absent.
+   */
+  readonly notices?: () => readonly StandingNotice[];
 }
 
 /** What `beforeModelCall` says: nothing, a text to tell the agent first, or stop with a reason. */
@@ -144,6 +151,7 @@ export async function runAgent(options: AgentLoopOptions): Promise<AgentOutcome>
   let windowTokens: number | null = null;
   const lastScratchpadWrite = restore?.conversation.succeededCalls.findLast((call) => call.name === 'write_scratchpad')?.step ?? 0;
   const reminders = options.reminders === undefined ? null : new ReminderSchedule(options.reminders, lastScratchpadWrite);
+  const standing = new StandingNotices(restore?.conversation.notices);
   /** The last message of the previous request's conversation: the prefix that request cached. */
   let cachedThrough: number | null = null;
 
@@ -192,8 +200,12 @@ export async function runAgent(options: AgentLoopOptions): Promise<AgentOutcome>
       recorder.record({ type: 'agent.nudged', data: { step, message: reminder.text, reminder: reminder.kind } });
       messages.push({ role: 'user', content: reminder.text });
     }
+    const notices = options.notices === undefined ? null : standing.update(options.notices(), step, recorder);
     const scratchpad = options.scratchpad?.() ?? null;
-    const shown: Message[] = scratchpad === null ? [] : [{ role: 'user', content: SCRATCHPAD_CONTEXT.replace('{{SCRATCHPAD}}', () => scratchpad) }];
+    const shown: Message[] = [
+      ...(notices === null ? [] : [notices]),
+      ...(scratchpad === null ? [] : [{ role: 'user' as const, content: SCRATCHPAD_CONTEXT.replace('{{SCRATCHPAD}}', () => scratchpad) }]),
+    ];
     const extraChars = conversationLength(shown);
     const context = options.context === undefined ? undefined : { ...options.context, windowTokens: windowTokens ?? options.context.windowTokens };
     const fit = (lastFailedAt: number | null): Promise<Fitted> =>

@@ -24,6 +24,8 @@ export interface RebuiltConversation {
   readonly succeededCalls: readonly { readonly name: string; readonly input: string; readonly output: string; readonly step: number }[];
   /** inbox seqs of every message.received that carried `inboxSeq` */
   readonly receivedInboxSeqs: ReadonlySet<number>;
+  /** the standing notices shown with the last request, by kind (see `StandingNotice`); withdrawn ones are gone */
+  readonly notices: ReadonlyMap<string, string>;
 }
 
 /** How a tool call is named in a failure handoff: its name and the start of its arguments. */
@@ -43,7 +45,8 @@ interface OpenTurn {
  * Rebuilds one agent's conversation from its events (all of one agent id, in seq order, any
  * number of attempts): exactly the messages its loop held after the last recorded event.
  * The loop records every message it adds (`agent.started` the system prompt and the task,
- * `message.received` and `agent.nudged` user messages, `model.responded` the answers,
+ * `message.received` and `agent.nudged` user messages (a standing notice is kept apart, in
+ * `notices`, as the loop keeps it), `model.responded` the answers,
  * `tool.ended` the results as sent) and every cut it makes to fit the context window
  * (`context.shrunk`, `context.compacted`), so nothing else is needed. A model call without an answer
  * (colony stopped during it) adds nothing. Calls are matched to their `tool.started` and
@@ -60,6 +63,7 @@ export function rebuildConversation(events: readonly ColonyEvent[]): RebuiltConv
   let lastToolCall: string | null = null;
   const succeededCalls: { name: string; input: string; output: string; step: number }[] = [];
   const receivedInboxSeqs = new Set<number>();
+  const notices = new Map<string, string>();
   const agentId = events[0]?.agentId;
 
   for (const event of events) {
@@ -79,7 +83,9 @@ export function rebuildConversation(events: readonly ColonyEvent[]): RebuiltConv
         if (event.data.inboxSeq !== undefined) receivedInboxSeqs.add(event.data.inboxSeq);
         break;
       case 'agent.nudged':
-        said.push({ role: 'user', content: event.data.message });
+        if (event.data.notice === undefined) said.push({ role: 'user', content: event.data.message });
+        else if (event.data.message === '') notices.delete(event.data.notice);
+        else notices.set(event.data.notice, event.data.message);
         break;
       case 'context.shrunk': {
         // The same cut the loop made, on the same messages, so the same outputs shrink.
@@ -130,6 +136,7 @@ export function rebuildConversation(events: readonly ColonyEvent[]): RebuiltConv
     lastToolCall,
     succeededCalls,
     receivedInboxSeqs,
+    notices,
   };
 }
 

@@ -13,6 +13,14 @@ export const acceptanceResultSchema = z.object({
   timedOut: z.boolean().default(false),
   /** The last lines of its output (stdout and stderr interleaved), a few thousand characters at most. */
   outputTail: z.string(),
+  /**
+   * Of a failed command's failure lines, those main's last green check already showed before
+   * the worker's first landing: failures its work did not bring. Absent when there were none
+   * (main passed then, or the command passed).
+   */
+  alreadyFailing: z.array(z.string()).optional(),
+  /** With `alreadyFailing`: its other failure lines, ones the worker's merge may have brought. */
+  newFailures: z.array(z.string()).optional(),
 });
 export type AcceptanceResult = z.infer<typeof acceptanceResultSchema>;
 

@@ -23,6 +23,9 @@ export const EVIDENCE_FIRST_OPENING = 'Evidence first:';
 /** A fix-up message: main is red, and this planner owns the commit that broke it (`green-fixup.md`). */
 export const GREEN_FIXUP_OPENING = 'Main is red:';
 
+/** A worker's notice that main's last green check failed before its work landed (`main-failing.md`). */
+export const MAIN_FAILING_OPENING = 'Main is failing already:';
+
 /** A root planner's done refused while the release check fails (`release-refused.md`, `release-unchecked.md`). */
 export const RELEASE_REFUSED_OPENING = 'The run cannot finish as done yet:';
 

@@ -124,6 +124,12 @@ export const runAgentBodies = [
       message: z.string(),
       /** Set when colony sent it on a schedule: rewrite the scratchpad, or reflect. */
       reminder: z.enum(['scratchpad', 'reflect']).optional(),
+      /**
+       * Set for a standing notice, by its kind (`files-in-flight`, `main-view`, `main-failing`):
+       * it is shown after the conversation in every request until the next of its kind
+       * replaces it, and is never kept in the conversation. An empty message withdraws it.
+       */
+      notice: z.string().min(1).optional(),
     }),
   }),
   z.object({

@@ -80,9 +80,12 @@ export function createAgentTranscriptFold(agentId: string): AgentTranscriptFold 
       case 'message.received':
         entries.push({ kind: 'message', ts: event.ts, text: event.data.content });
         break;
-      case 'agent.nudged':
-        entries.push({ kind: 'note', ts: event.ts, text: `colony: ${event.data.message}` });
+      case 'agent.nudged': {
+        const { notice, message } = event.data;
+        const text = notice === undefined ? `colony: ${message}` : message === '' ? `colony withdrew its ${notice} notice` : `colony's ${notice} notice: ${message}`;
+        entries.push({ kind: 'note', ts: event.ts, text });
         break;
+      }
       case 'context.compacted':
         entries.push({ kind: 'note', ts: event.ts, text: `conversation summarised: ${event.data.beforeTokens} to ${event.data.afterTokens} tokens` });
         break;

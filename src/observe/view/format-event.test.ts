@@ -26,6 +26,14 @@ describe('formatEventLine', () => {
     );
   });
 
+  it('tells a standing notice, and its withdrawal, from a message told once', () => {
+    expect(describeEvent(event({ type: 'agent.nudged', data: { step: 3, message: 'Files in flight across the run:\n- a.js', notice: 'files-in-flight' } }))).toBe(
+      'files-in-flight notice at step 3: Files in flight across the run: - a.js',
+    );
+    expect(describeEvent(event({ type: 'agent.nudged', data: { step: 4, message: '', notice: 'files-in-flight' } }))).toBe('withdrew its files-in-flight notice at step 4');
+    expect(describeEvent(event({ type: 'agent.nudged', data: { step: 5, message: 'Steps: 80 of 100' } }))).toBe('told at step 5: Steps: 80 of 100');
+  });
+
   it('says a handoff colony wrote is synthetic', () => {
     const handoff = syntheticFailureHandoff({ summary: 'The worker ended without a handoff.' });
     expect(describeEvent(event({ type: 'handoff.submitted', data: { taskId: 't', handoff } }))).toBe(

@@ -39,6 +39,10 @@ export function describeEvent(event: ColonyEvent): string {
     case 'agent.failed':
       return `failed after ${event.data.steps} step(s): ${event.data.reason}`;
     case 'agent.nudged':
+      if (event.data.notice !== undefined) {
+        const { notice, step, message } = event.data;
+        return message === '' ? `withdrew its ${notice} notice at step ${step}` : `${notice} notice at step ${step}: ${oneLine(message, 100)}`;
+      }
       return `${event.data.reminder === undefined ? 'told' : `reminded (${event.data.reminder})`} at step ${event.data.step}: ${oneLine(event.data.message, 100)}`;
     case 'context.shrunk':
       return `shrank ${event.data.outputs} older tool output(s) at step ${event.data.step}: ${event.data.beforeTokens} to ${event.data.afterTokens} tokens`;

@@ -13,6 +13,7 @@ import type { Wakeups } from '../wakeups.js';
 import type { WorkInFlight } from '../in-flight/work-in-flight.js';
 import type { WorkspaceQuota } from '../setup/workspace-quota.js';
 import type { ReleaseVerdict } from '../green/types.js';
+import type { MainHealth } from '../green/main-health.js';
 import type { RunSettings } from '../../events/run-settings.js';
 import type { DependencyLayers } from '../setup/dependency-layers.js';
 import type { ConflictSettler } from '../../workspace/git/rebase-state.js';
@@ -58,6 +59,8 @@ export interface RunContext {
   readonly now: () => number;
   /** The files the run's tasks declare and change, for its planners (one per run, shared). */
   readonly workInFlight: WorkInFlight;
+  /** How main stands by the green loop's last snapshot, for its workers; absent: they are told nothing of it. */
+  readonly mainHealth?: MainHealth | undefined;
   /** The run's limits and spend; the run has no limit when absent. It must be told every event (see `onEvent`). */
   readonly budget?: BudgetLedger | undefined;
   readonly onEvent?: ((event: ColonyEvent) => void) | undefined;

@@ -11,6 +11,7 @@ export const PROMPT_NAMES = [
   'evidence-reminder',
   'files-in-flight',
   'green-fixup',
+  'main-failing',
   'planner',
   'planner-nudge',
   'reflect-reminder',

@@ -27,6 +27,7 @@ import { type ReleaseVerdict } from '../green/types.js';
 import { goalAsItStands, runGreenBase } from '../green/green-state.js';
 import { defaultBisectParallel } from '../green/green-settings.js';
 import type { RunContext } from '../context/run-context.js';
+import { createMainHealth } from '../green/main-health.js';
 import { createWorkInFlight } from '../in-flight/work-in-flight.js';
 import { loadPromptSet, type PromptSet } from '../prompts/prompt-set.js';
 import { keepInlineGoal, recordedGoalOf, type GoalGiven } from './inline-goal.js';
@@ -349,6 +350,7 @@ export async function driveRun(drive: DriveRunOptions): Promise<RunSessionResult
         commands,
         now: Date.now,
         workInFlight: createWorkInFlight(events, runId),
+        mainHealth: createMainHealth(events, runId),
         budget,
         onEvent,
         disk,

@@ -36,16 +36,15 @@ function created(taskId: string, parentTaskId: string, paths: string[]): EventBo
 }
 
 describe('the files-in-flight notice', () => {
-  it('appears when the picture changed since it was last shown, and not otherwise', () => {
+  it('shows the picture as it stands now, and nothing once nothing is in flight or hot', () => {
     const store = createMemoryEventStore();
     const notice = createFilesInFlightNotice(createWorkInFlight(store, RUN), 'root', defaultPromptSet());
-    expect(notice.next()).toBeNull();
+    expect(notice.current()).toBeNull();
 
     append(store, 'planner', created('task-a', 'root', ['src/a.js', 'src/index.js']), created('task-b', 'other', ['src/index.js']));
-    const first = notice.next();
-    expect(first).toBe(
+    expect(notice.current()).toBe(
       [
-        `${HEADER} (colony shows this again only when it changes):`,
+        `${HEADER} (kept up to date by colony; it replaces any earlier list):`,
         'In flight (2 worker tasks):',
         '- task-a "Build task-a" (open, yours): declared src/a.js, src/index.js; nothing changed yet',
         '- task-b "Build task-b" (open): declared src/index.js; nothing changed yet',
@@ -54,10 +53,6 @@ describe('the files-in-flight notice', () => {
         'Two tasks that change one file may conflict when the second merges. Publish work on a file listed here after the handoff of the task that has it, or slice the work so tasks change different files. Declare `paths` on `create_task`: its result names any overlap.',
       ].join('\n'),
     );
-    expect(notice.next()).toBeNull();
-    // Events that change nothing it shows do not bring it back.
-    append(store, 'worker-1', { type: 'model.requested', data: { step: 1, model: 'sim', messages: 2, chars: 10 } });
-    expect(notice.next()).toBeNull();
 
     append(
       store,
@@ -66,12 +61,11 @@ describe('the files-in-flight notice', () => {
       { type: 'tool.started', data: { step: 1, callId: 'c1', name: 'write_file', input: '{"path":"src/b.js","content":""}' } },
       { type: 'tool.ended', data: { step: 1, callId: 'c1', name: 'write_file', ok: true, output: 'ok', durationMs: 1 } },
     );
-    expect(notice.next()).toContain('- task-b "Build task-b" (open): declared src/index.js; changed src/b.js');
-    expect(notice.next()).toBeNull();
+    expect(notice.current()).toContain('- task-b "Build task-b" (open): declared src/index.js; changed src/b.js');
 
-    // Once both handed off and no merge met anywhere, there is nothing to tell.
+    // Once both handed off and no merge met anywhere, there is nothing to show.
     for (const taskId of ['task-a', 'task-b']) append(store, 'system', { type: 'handoff.delivered', data: { taskId, parentTaskId: 'root', status: 'done' } });
-    expect(notice.next()).toBeNull();
+    expect(notice.current()).toBeNull();
   });
 
   it('stays short however busy the run: the most relevant tasks, paths and files, the rest counted', () => {
@@ -184,16 +178,22 @@ describe('a planner in a run', () => {
     expect(results[0]).not.toContain('Overlap');
     expect(results[1]).toMatch(/Overlap: this task's paths meet work still in flight.*\n- task task-\S+ "Build pad" \((open|running)\): declared src\/index\.js/);
 
-    const noticesBefore = planner.requests.map((request) =>
-      request.messages.filter((message) => message.role === 'user' && message.content.startsWith(HEADER)).map((message) => message.role === 'user' ? message.content : ''),
+    // The notice stands after the conversation, once, and is never kept in it: each request
+    // holds at most one, as its last message but the scratchpad, and the conversation none.
+    const noticesIn = planner.requests.map((request) =>
+      request.messages.flatMap((message, index) => (message.role === 'user' && message.content.startsWith(HEADER) ? [{ index, content: message.content }] : [])),
     );
-    // None before the first call; by the last call, both landed and src/index.js is hot.
-    expect(noticesBefore[0]).toEqual([]);
-    const last = noticesBefore.at(-1) ?? [];
-    expect(last.length).toBeGreaterThan(0);
-    expect(last.at(-1)).toContain('- src/index.js: 2 landings');
-    // Each notice differs from the one before it.
-    for (let index = 1; index < last.length; index += 1) expect(last[index]).not.toBe(last[index - 1]);
+    expect(noticesIn[0]).toEqual([]);
+    for (const [call, notices] of noticesIn.entries()) {
+      expect(notices.length).toBeLessThanOrEqual(1);
+      const request = planner.requests[call];
+      if (notices[0] !== undefined && request !== undefined) expect(request.messages.length - notices[0].index).toBeLessThanOrEqual(2);
+    }
+    // By the last call both landed and src/index.js is hot: the latest picture, not the first.
+    expect(noticesIn.at(-1)?.[0]?.content).toContain('- src/index.js: 2 landings');
+    const told = events.read({ types: ['agent.nudged'] }).flatMap((event) => (event.type === 'agent.nudged' && event.data.notice === 'files-in-flight' ? [event.data.message] : []));
+    expect(told.length).toBeGreaterThan(1);
+    for (let index = 1; index < told.length; index += 1) expect(told[index]).not.toBe(told[index - 1]);
     expect(tasks.listTasks(RUN).filter((task) => task.kind === 'worker').map((task) => task.paths)).toEqual([
       ['src/text/pad.js', 'src/text/pad.test.js', 'src/index.js'],
       ['src/text/case.js', 'src/text/case.test.js', 'src/index.js'],

@@ -2,8 +2,8 @@ import { fillPlaceholders, type PromptSet } from '../../prompts/prompt-set.js';
 import type { FilesPicture, HotFile, TaskInFlight, WorkInFlight } from '../../in-flight/work-in-flight.js';
 
 /**
- * Bounds that keep the notice to a few hundred tokens however busy the run: it is repeated
- * whenever it changes, so every line costs again.
+ * Bounds that keep the notice to a few hundred tokens however busy the run: it is sent again
+ * after the conversation with every request.
  */
 const MAX_TASKS_SHOWN = 6;
 const MAX_PATHS_SHOWN = 3;
@@ -13,25 +13,16 @@ const MAX_HOT_SHOWN = 5;
 const MAX_TITLE_CHARS = 60;
 
 /**
- * What a planner is told before a model call about the run's files: a notice when the picture
- * changed since it was last told, else null. One per planner.
+ * What a planner is shown before a model call about the run's files, as a standing notice (the
+ * latest replaces the one before): null when nothing is in flight, shared or hot. One per planner.
  */
 export interface FilesInFlightNotice {
-  next(): string | null;
+  current(): string | null;
 }
 
 export function createFilesInFlightNotice(workInFlight: WorkInFlight, plannerTaskId: string, prompts: PromptSet): FilesInFlightNotice {
   const template = prompts.text('files-in-flight');
-  let shown = '';
-  return {
-    next() {
-      const text = renderFilesInFlight(workInFlight.picture(), plannerTaskId, template) ?? '';
-      if (text === shown) return null;
-      shown = text;
-      // A picture that emptied says nothing new: the handoffs that emptied it already arrived.
-      return text === '' ? null : text;
-    },
-  };
+  return { current: () => renderFilesInFlight(workInFlight.picture(), plannerTaskId, template) };
 }
 
 /**

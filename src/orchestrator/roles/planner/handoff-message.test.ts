@@ -44,6 +44,19 @@ describe('the handoff message', () => {
     });
   });
 
+  it('says which failures of a failed check main already showed before the merge, and which are new', () => {
+    const [first] = failedVerdict.results;
+    if (first === undefined) throw new Error('no result');
+    const marked = (newFailures: string[]): AcceptanceVerdict => ({ ...failedVerdict, results: [{ ...first, alreadyFailing: ['✖ padLeft("a", 3, "-") returns "--a"'], newFailures }] });
+    expect(handoffMessage('task-1', 'Build pad', handoff('done', marked([]))).split('\n')[4]).toBe(
+      "  1 of its failures already failed on main before this merge (not this task's; the green loop's fix-up owns it); none is new.",
+    );
+    expect(handoffMessage('task-1', 'Build pad', handoff('done', marked(['✖ caseTitle']))).split('\n')[4]).toBe(
+      "  1 of its failures already failed on main before this merge (not this task's; the green loop's fix-up owns it); new: ✖ caseTitle.",
+    );
+    expect(readHandoffMessage(handoffMessage('task-1', 'Build pad', handoff('done', marked([]))))).toMatchObject({ status: 'done', summary: 'Built padLeft; `node --test` passes.' });
+  });
+
   it('does not call a partial handoff whose checks failed a false claim', () => {
     const partial = handoff('partial', failedVerdict);
     expect(handoffMessage('task-1', 'Build pad', partial).split('\n')[2]).toBe('acceptance: checks failed at 0123456789ab');

@@ -31,9 +31,20 @@ function acceptanceLines(handoff: Handoff): string[] {
   for (const result of verdict.results) {
     lines.push(`- \`${result.command.replace(/\n/g, ' ')}\`: ${resultWords(result)}`);
     if (result.passed) continue;
+    const already = result.alreadyFailing ?? [];
+    if (already.length > 0) lines.push(`  ${alreadyFailingWords(already.length, result.newFailures ?? [])}`);
     for (const line of result.outputTail.split('\n')) if (line.trim() !== '') lines.push(`    ${line}`);
   }
   return lines;
+}
+
+/**
+ * What a failed check owes to main as it was before the worker's merge: failures colony's green
+ * check already showed are not the task's; the planner retries only for the new ones.
+ */
+function alreadyFailingWords(already: number, fresh: readonly string[]): string {
+  const before = `${already} of its failures already failed on main before this merge (not this task's; the green loop's fix-up owns ${already === 1 ? 'it' : 'them'})`;
+  return fresh.length === 0 ? `${before}; none is new.` : `${before}; new: ${fresh.slice(0, 5).join('; ')}${fresh.length > 5 ? ` and ${fresh.length - 5} more` : ''}.`;
 }
 
 function resultWords(result: AcceptanceResult): string {

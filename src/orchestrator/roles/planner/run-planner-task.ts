@@ -132,6 +132,8 @@ export async function runPlannerTask(
   });
 
   const missed = prior === null ? [] : missedMessages(context, task, prior);
+  /** Why the view could not follow main before this model call; null when it did. */
+  let viewProblem: string | null = null;
   let outcome: AgentOutcome;
   try {
     outcome = await runAgent({
@@ -152,19 +154,16 @@ export async function runPlannerTask(
         // While colony cannot write (a full disk), a planner's messages cannot be taken either:
         // it waits for the disk rather than calling its model over and over without them.
         if (context.disk?.isFull() === true) await context.disk.flush(signal);
-        const problem = await view.followMain();
-        if (problem === null) await followLayer();
+        viewProblem = await view.followMain();
+        if (viewProblem === null) await followLayer();
         // Asked last, after every wait: a call the budget allows is the next thing recorded, so
         // a limit used up in between makes this call the last one rather than one more after it.
-        const spending = budget?.beforeModelCall() ?? null;
-        if (typeof spending === 'object' && spending !== null) return spending;
-        const notices = [
-          spending,
-          problem === null ? null : `colony could not bring your view of main up to date, so what you read may be behind main: ${problem}`,
-          filesNotice.next(),
-        ].filter((notice) => notice !== null);
-        return notices.length === 0 ? null : notices.join('\n\n');
+        return budget?.beforeModelCall() ?? null;
       },
+      notices: () => [
+        { kind: 'main-view', text: viewProblem === null ? '' : `colony could not bring your view of main up to date, so what you read may be behind main: ${viewProblem}` },
+        { kind: 'files-in-flight', text: filesNotice.current() ?? '' },
+      ],
       ...(budget === null ? {} : { stopWaiting: () => budget.whileParked() }),
       ...(prior === null
         ? {}

@@ -97,6 +97,21 @@ describe('acceptance checks', () => {
     expect(checked.data.results[0]?.durationMs).toBeGreaterThanOrEqual(0);
   });
 
+  it("mark the failures main already showed before the worker's merge, and keep the new ones apart", async () => {
+    const merged = commitOnMain('landed.txt', 'x\n');
+    const failing = `echo 'not ok 1 - pads left'; echo 'not ok 2 - cases title'; exit 1`;
+    const before = { commit: 'a'.repeat(40), command: 'npm test', failures: ['not ok - pads left', 'not ok - gone since'] };
+    const outcome = await runAcceptanceChecks(request([failing, 'true'], merged, { redBefore: before }));
+    if (!outcome.ok) throw new Error(outcome.error);
+    const [failed, passed] = outcome.verdict.results;
+    expect(failed).toMatchObject({ passed: false, alreadyFailing: ['not ok - pads left'], newFailures: ['not ok - cases title'] });
+    expect(passed).not.toHaveProperty('alreadyFailing');
+    // main passed before the merge: nothing is marked.
+    const clean = await runAcceptanceChecks(request([failing], merged, { redBefore: null }));
+    if (!clean.ok) throw new Error(clean.error);
+    expect(clean.verdict.results[0]).not.toHaveProperty('alreadyFailing');
+  });
+
   it('stop a command at its time limit and count it as failed', async () => {
     const merged = commitOnMain('landed.txt', 'x\n');
     const outcome = await runAcceptanceChecks(request(['sleep 20'], merged, { commandTimeoutMs: 300 }));

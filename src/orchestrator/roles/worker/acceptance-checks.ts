@@ -8,6 +8,8 @@ import { RUN_STOPPED } from '../../context/run-context.js';
 import { linkSharedDependencies } from '../../setup/shared-dependencies.js';
 import type { DependencyLayers } from '../../setup/dependency-layers.js';
 import { errorMessage } from '../../../errors/error-message.js';
+import { failureLines } from '../../green/check-failures.js';
+import { splitByRedMain, type RedMain } from '../../green/main-health.js';
 
 /** One acceptance command runs for at most this long by default. */
 export const ACCEPTANCE_COMMAND_TIMEOUT_MS = 10 * 60_000;
@@ -45,6 +47,8 @@ export interface AcceptanceCheckRequest {
   readonly signal: AbortSignal;
   readonly commandTimeoutMs?: number;
   readonly totalMs?: number;
+  /** main's last green check before the worker's work landed, when it failed: its failures are marked as not the worker's. */
+  readonly redBefore?: RedMain | null;
 }
 
 export type AcceptanceOutcome =
@@ -131,13 +135,18 @@ function recordVerdict(request: AcceptanceCheckRequest, commit: string | null, s
     commit,
     passed,
     skipped,
-    results: results.map((result): AcceptanceResult => ({
-      command: result.command,
-      passed: result.exitCode === 0,
-      exitCode: result.exitCode,
-      timedOut: result.timedOut,
-      outputTail: handoffTail(result.output),
-    })),
+    results: results.map((result): AcceptanceResult => {
+      const passed = result.exitCode === 0;
+      const { already, fresh } = passed ? { already: [], fresh: [] } : splitByRedMain(failureLines(result.output), request.redBefore ?? null);
+      return {
+        command: result.command,
+        passed,
+        exitCode: result.exitCode,
+        timedOut: result.timedOut,
+        outputTail: handoffTail(result.output),
+        ...(already.length === 0 ? {} : { alreadyFailing: already, newFailures: fresh }),
+      };
+    }),
   };
 }
 

@@ -27,6 +27,7 @@ import { RUN_STOPPED, type RunContext } from '../../context/run-context.js';
 import { createScratchpad, loopFreshness } from '../../context/agent-freshness.js';
 import { createWriteScratchpadTool } from '../../../tools/write-scratchpad-tool.js';
 import { detectProjectTestCommand, testCommandSentence } from '../../green/project-test-command.js';
+import { mainFailingNotice } from './main-failing-notice.js';
 import { fillPlaceholders } from '../../prompts/prompt-set.js';
 import { errorMessage } from '../../../errors/error-message.js';
 import type { RunSettings } from '../../../events/run-settings.js';
@@ -43,7 +44,7 @@ export interface WorkerTask {
 /** What a worker needs of its run: a narrow view of the run's context. */
 export type WorkerContext = Pick<
   RunContext,
-  'runId' | 'repo' | 'events' | 'workerModel' | 'workspaces' | 'workspacesDir' | 'viewsDir' | 'dependencyLayers' | 'settleConflicts' | 'sharedLayers' | 'acceptanceTimeoutMs' | 'prompts' | 'commands' | 'onEvent' | 'disk'
+  'runId' | 'repo' | 'events' | 'workerModel' | 'workspaces' | 'workspacesDir' | 'viewsDir' | 'dependencyLayers' | 'settleConflicts' | 'sharedLayers' | 'acceptanceTimeoutMs' | 'prompts' | 'commands' | 'onEvent' | 'disk' | 'mainHealth'
 > & { readonly settings: Pick<RunSettings, 'workerMaxSteps' | 'mergeCheck' | 'freshness' | 'promptCache'> };
 
 /** One claim of one task by a worker: the task, and what this claim of it brings. */
@@ -97,7 +98,10 @@ export async function runWorkerTask(context: WorkerContext, claim: WorkerClaim):
   };
   let submitted: Handoff | null = prior === null ? null : submittedBefore(prior);
   const landed: string[] = prior === null ? [] : landedCommits(prior);
+  // main's failures before the worker's first landing: its acceptance verdict marks them as not its own.
+  let redBefore = context.mainHealth?.red() ?? null;
   const onLanded = async (commit: string): Promise<void> => {
+    if (landed.length === 0) redBefore = context.mainHealth?.red() ?? null;
     landed.push(commit);
     await claim.onLanded?.(commit);
   };
@@ -171,6 +175,7 @@ export async function runWorkerTask(context: WorkerContext, claim: WorkerClaim):
       notice = null;
       return told === '' ? null : told;
     },
+    ...(context.mainHealth === undefined ? {} : { notices: () => [{ kind: 'main-failing', text: mainFailingNotice(context.prompts, context.mainHealth?.red() ?? null) }] }),
     ...(budgetCheck === null ? {} : { stopWaiting: () => budgetCheck.whileParked() }),
     ...(prior === null
       ? {}
@@ -211,6 +216,7 @@ export async function runWorkerTask(context: WorkerContext, claim: WorkerClaim):
           dependencyLayers: context.dependencyLayers ?? null,
           record: recorder.record,
           signal,
+          redBefore,
           ...(context.acceptanceTimeoutMs === undefined ? {} : { commandTimeoutMs: context.acceptanceTimeoutMs }),
         });
   if (checked === RUN_STOPPED) return stoppedWithRun();
