@@ -26,6 +26,12 @@ export const GREEN_FIXUP_OPENING = 'Main is red:';
 /** A worker's notice that main's last green check failed before its work landed (`main-failing.md`). */
 export const MAIN_FAILING_OPENING = 'Main is failing already:';
 
+/** A create_task or delegate refused because the answer already published as many as one answer may. */
+export const PUBLISH_BOUND_OPENING = 'Not published now:';
+
+/** A retry refused because its chain already holds as many attempts as colony takes. */
+export const RETRY_CAP_OPENING = 'Not retried:';
+
 /** A root planner's done refused while the release check fails (`release-refused.md`, `release-unchecked.md`). */
 export const RELEASE_REFUSED_OPENING = 'The run cannot finish as done yet:';
 

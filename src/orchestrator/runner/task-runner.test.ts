@@ -13,8 +13,10 @@ const PAD_TASK = readFileSync(new URL('../../../examples/text-kit/tasks/01-pad.m
 const CASE_TASK = readFileSync(new URL('../../../examples/text-kit/tasks/02-case.md', import.meta.url), 'utf8');
 const SLUG_TASK = readFileSync(new URL('../../../examples/text-kit/tasks/03-slug.md', import.meta.url), 'utf8');
 
+/** The request's last message when a user message, the files-in-flight notice after the conversation left out. */
 function lastUserText(request: ModelRequest): string {
-  const last = request.messages.at(-1);
+  const conversation = request.messages.filter((message) => !(message.role === 'user' && message.content.startsWith('Files in flight')));
+  const last = conversation.at(-1);
   return last?.role === 'user' ? last.content : '';
 }
 

@@ -10,6 +10,8 @@ import { parseScenario } from '../scenario/scenario.js';
 import { decodeLedger } from './planner-state.js';
 import type { ModuleRecord, PlannerLedger, PublishedTask, TestRun } from './types.js';
 import { TOOL_NAMES } from '../../protocol/tool-names.js';
+import { isRetryCapRefusal, publishBoundOf } from '../reading/publish-refusals.js';
+import { MAX_PUBLISH_ERRORS } from './planner-publish.js';
 
 const CREATED = /^Created task (\S+): /;
 const DELEGATED = /^Delegated task (\S+) \(scope /;
@@ -59,8 +61,12 @@ export function readLedger(conversation: PlannerConversation, scenario: Scenario
       const task = publishedTask(action, carried.map((record) => record.module.path));
       for (const record of carried) {
         if (task === null) {
-          record.publishErrors += 1;
-          record.problems.push(`${call.name} was refused: ${firstLine(action.result?.content ?? 'no result')}`);
+          const refusal = action.result?.content ?? 'no result';
+          // Refused only for the answer's bound: it goes out again in the next answer, as it is.
+          if (publishBoundOf(refusal) !== null) continue;
+          // Its retries are used up: it is given up now, not sent again to be refused again.
+          record.publishErrors = isRetryCapRefusal(refusal) ? MAX_PUBLISH_ERRORS : record.publishErrors + 1;
+          record.problems.push(`${call.name} was refused: ${firstLine(refusal)}`);
           continue;
         }
         // A fix task is published to fix what was failing; a failure reported again while it is open is not news.

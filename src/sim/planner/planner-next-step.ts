@@ -12,6 +12,7 @@ import { parseScenario } from '../scenario/scenario.js';
 import type { SimOptions } from '../sim-options.js';
 import { briefModulePaths, goalNotesLine, MAX_READ_ERRORS, pageRead, pagedGoalOf, pagedScenario, withinPage, type GoalNotes, type PagedGoal } from './paged-goal.js';
 import { TOOL_NAMES } from '../../protocol/tool-names.js';
+import { publishBoundOf } from '../reading/publish-refusals.js';
 
 /** What the sim planner means to say and do this turn. */
 export interface PlannedPlannerTurn {
@@ -67,6 +68,16 @@ export function nextPlannerStep(conversation: PlannerConversation, tools: Readon
   return decide(conversation, tools, options).decided;
 }
 
+/**
+ * The bound colony set on publishes in one answer, as its latest refusal for it named, when
+ * lower than the sim's own: later answers keep within it.
+ */
+function publishBoundIn(conversation: PlannerConversation): number | null {
+  const bounds = conversation.events.flatMap((event) => (event.kind === 'action' && event.action.result !== null ? [publishBoundOf(event.action.result.content)] : []));
+  const bound = bounds.findLast((each) => each !== null) ?? null;
+  return bound === null ? null : Math.min(bound, MAX_PUBLISH_CALLS_PER_ANSWER);
+}
+
 interface Decision {
   readonly decided: PlannedPlannerTurn;
   readonly standing: Standing;
@@ -97,7 +108,8 @@ function decide(conversation: PlannerConversation, tools: ReadonlySet<string>, o
   const pending = publishCalls(scenario, ledger, base, tools, options);
   // A goal read in parts: only what a page in the conversation still holds can be copied into a brief.
   const ready = paged === null ? pending : pending.filter((call) => callModulePaths(call).every((path) => paged.atHand.has(path)));
-  const calls = paged === null ? ready.slice(0, MAX_PUBLISH_CALLS_PER_ANSWER) : withinPage(ready, paged, MAX_PUBLISH_CALLS_PER_ANSWER);
+  const most = publishBoundIn(conversation) ?? MAX_PUBLISH_CALLS_PER_ANSWER;
+  const calls = paged === null ? ready.slice(0, most) : withinPage(ready, paged, most);
   const later = pending.length - calls.length;
   const reads = paged === null || ready.length > calls.length ? [] : rereads(paged, pending.filter((call) => !ready.includes(call)));
   const standing = {

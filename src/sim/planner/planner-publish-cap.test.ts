@@ -41,4 +41,32 @@ describe('the sim planner publishing a large goal', () => {
     expect(session.tasks.slice(45).map((task) => task.retryOf)).toEqual(session.tasks.slice(0, 45).map((task) => task.id));
     expect(callNames(session.turn())).toEqual([]);
   });
+
+  it("keeps within colony's bound once refused for it: the refused tasks go out in the next answers, none given up", () => {
+    const session = createPlannerSession({ brief: goalWith(range('src/lib/m', 30)), publishBound: 8 });
+    const first = session.turn();
+    expect(callNames(first).filter((name) => name === 'create_task')).toHaveLength(30);
+    expect(session.tasks).toHaveLength(8);
+    const later = [session.turn(), session.turn(), session.turn()].map((answer) => callNames(answer).filter((name) => name === 'create_task').length);
+    expect(later).toEqual([8, 8, 6]);
+    expect(session.tasks.map((task) => task.title)).toEqual(range('src/lib/m', 30).map((path) => `Build ${path}`));
+    expect(callNames(session.turn())).toEqual([]);
+  });
+
+  it('gives a module up at once when colony refuses another retry of it, without sending it again', () => {
+    const session = createPlannerSession({ brief: goalWith(range('src/lib/m', 1)) });
+    session.turn();
+    const [task] = session.openTasks();
+    if (task === undefined) throw new Error('no task');
+    session.handOff(task.id, { status: 'failed', summary: 'The tests failed.' });
+    const retry = session.turn();
+    expect(callNames(retry)).toContain('create_task');
+    // colony refuses it: the chain holds as many attempts as it takes.
+    const last = session.messages.at(-1);
+    if (last?.role !== 'tool') throw new Error('no result');
+    session.messages[session.messages.length - 1] = { ...last, content: 'error: Not retried: this task has been tried 4 times (task_1 failed); colony takes no more retries of it as it is.', isError: true };
+    session.tasks.pop();
+    const after = session.turn();
+    expect(callNames(after).filter((name) => name === 'create_task')).toEqual([]);
+  });
 });

@@ -4,6 +4,7 @@ import type { SimAnswer } from '../sim-answer.js';
 import type { SimOptions } from '../sim-options.js';
 import { DEFAULT_SIM_OPTIONS } from '../sim-options.js';
 import { simPlannerTurn } from '../planner/planner-policy.js';
+import { publishBoundText } from '../../orchestrator/roles/planner/planner-board.js';
 
 /**
  * A small fake of the planner tools for the sim planner's tests: it assigns task ids and
@@ -80,6 +81,8 @@ export interface PlannerSessionOptions {
   readonly newTaskId?: () => string;
   /** Refuses a finish call when it returns an error text, as colony refuses a done finish while main's release check fails. */
   readonly refuseFinish?: (args: Arguments) => string | null;
+  /** Refuses create_task and delegate calls beyond this many in one answer, as colony does; no bound when absent. */
+  readonly publishBound?: number;
 }
 
 export interface PlannerSession {
@@ -115,11 +118,16 @@ export function createPlannerSession(setup: PlannerSessionOptions): PlannerSessi
   let count = 0;
   const newTaskId = setup.newTaskId ?? ((): string => `task_${++count}`);
 
+  let publishedInTurn = 0;
   function execute(name: string, args: Arguments): { content: string; isError: boolean } {
     const refusal = name === 'finish' ? (setup.refuseFinish?.(args) ?? null) : null;
     if (refusal !== null) {
       refusedFinishes.push(args);
       return { content: refusal, isError: true };
+    }
+    if ((name === 'create_task' || name === 'delegate') && setup.publishBound !== undefined) {
+      if (publishedInTurn >= setup.publishBound) return { content: `error: ${publishBoundText(setup.publishBound)}`, isError: true };
+      publishedInTurn += 1;
     }
     return { content: answer(name, args), isError: false };
   }
@@ -160,6 +168,7 @@ export function createPlannerSession(setup: PlannerSessionOptions): PlannerSessi
     commands,
     turn() {
       const answer = simPlannerTurn(messages, setup.toolNames ?? PLANNER_TOOL_NAMES, setup.options ?? DEFAULT_SIM_OPTIONS);
+      publishedInTurn = 0;
       messages.push({ role: 'assistant', text: answer.text, toolCalls: answer.toolCalls });
       for (const call of answer.toolCalls) {
         const { content, isError } = execute(call.name, JSON.parse(call.input) as Arguments);

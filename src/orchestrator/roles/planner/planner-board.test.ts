@@ -12,7 +12,7 @@ import { createPlannerRoleTools } from '../../../tools/planner-tools.js';
 import { toolContext } from '../../../tools/testing/workspace-fixture.js';
 import { createdTask, handoffOf } from '../../../store/testing/task-store-fixtures.js';
 import type { TaskRecord, TaskStore } from '../../../store/tasks/task-store.js';
-import { createPlannerBoard, type BoardContext } from './planner-board.js';
+import { createPlannerBoard, MAX_TASK_ATTEMPTS, publishesPerAnswer, type BoardContext } from './planner-board.js';
 import { RUNNER_WAKEUP, Wakeups } from '../../wakeups.js';
 import { createWorkInFlight } from '../../in-flight/work-in-flight.js';
 
@@ -175,6 +175,50 @@ describe('the planner board', () => {
     expect(body.indexOf('first try broke')).toBeGreaterThan(0);
     expect(body.indexOf('second try broke')).toBeGreaterThan(body.indexOf('first try broke'));
     expect(body).toContain('- note of second try broke');
+  });
+
+  it(`takes ${MAX_TASK_ATTEMPTS} attempts of a task and refuses the next retry with what to do instead`, () => {
+    const board = createPlannerBoard(context, root, 'planner-a', recorder);
+    let retryOf: string | null = null;
+    for (let attempt = 1; attempt <= MAX_TASK_ATTEMPTS; attempt += 1) {
+      const published = board.createTask({ title: 'Build x', brief: 'Build x.js', retryOf, paths: [] });
+      if (!published.ok) throw new Error(published.error);
+      const claimed = tasks.claim({ runId: 'run-1', holder: 'r', kinds: ['worker'], now: context.now(), leaseMs: 60_000 });
+      expect(claimed?.id).toBe(published.taskId);
+      const handoff = attempt < MAX_TASK_ATTEMPTS ? failedHandoff(`try ${attempt} broke`) : handoffOf('failed', 'The worker ended without a handoff: the step budget ran out (100 model calls).', { synthetic: true });
+      expect(tasks.complete(published.taskId, { holder: 'r', attempt: 1 }, handoff, context.now()).ok).toBe(true);
+      retryOf = published.taskId;
+    }
+    const created = tasks.listChildren(root.id).length;
+    const refused = board.createTask({ title: 'Build x', brief: 'Build x.js', retryOf, paths: [] });
+    expect(refused.ok).toBe(false);
+    const error = refused.ok ? '' : refused.error;
+    expect(error).toMatch(new RegExp(`^Not retried: this task has been tried ${MAX_TASK_ATTEMPTS} times \\(task-\\S+ failed, `));
+    // Its last worker ran out of steps: the advice is to split it.
+    expect(error).toContain('split the work into smaller tasks (without retry_of)');
+    expect(tasks.listChildren(root.id)).toHaveLength(created);
+  });
+
+  it('publishes at most its bound of tasks in one answer, counting delegations, and counts again from the next answer', () => {
+    const board = createPlannerBoard(context, root, 'planner-a', recorder, { publishesPerAnswer: publishesPerAnswer(1) });
+    expect(publishesPerAnswer(1)).toBe(4);
+    expect(publishesPerAnswer(8)).toBe(16);
+    board.startAnswer();
+    const results = [
+      board.createTask({ title: 'a', brief: 'a', retryOf: null, paths: [] }),
+      board.delegate({ title: 'lib', scope: 'src/lib/', brief: 'the lib' }),
+      board.createTask({ title: 'b', brief: 'b', retryOf: null, paths: [] }),
+      // A refused call does not count.
+      board.createTask({ title: 'c', brief: 'c', retryOf: null, paths: ['../outside.js'] }),
+      board.createTask({ title: 'd', brief: 'd', retryOf: null, paths: [] }),
+      board.createTask({ title: 'e', brief: 'e', retryOf: null, paths: [] }),
+      board.delegate({ title: 'app', scope: 'src/app/', brief: 'the app' }),
+    ];
+    expect(results.map((result) => result.ok)).toEqual([true, true, true, false, true, false, false]);
+    const bounded = results[5];
+    expect(bounded?.ok === false ? bounded.error : '').toMatch(/^Not published now: at most 4 tasks \(create_task and delegate together\) are published in one answer/);
+    board.startAnswer();
+    expect(board.createTask({ title: 'e', brief: 'e', retryOf: null, paths: [] }).ok).toBe(true);
   });
 
   it('refuses to retry a task that is not the planner’s own', () => {

@@ -13,7 +13,7 @@ import { type ReleaseGate, type RunContext } from '../../context/run-context.js'
 import { RUNNER_WAKEUP } from '../../wakeups.js';
 import type { ReleaseVerdict } from '../../green/types.js';
 import { taskCreatedEvent } from '../../resume/task-created-event.js';
-import { RELEASE_REFUSED_OPENING } from '../../../protocol/message-openings.js';
+import { PUBLISH_BOUND_OPENING, RELEASE_REFUSED_OPENING, RETRY_CAP_OPENING } from '../../../protocol/message-openings.js';
 
 const ACCEPTANCE_BRIEF = readFileSync(new URL('./acceptance-brief.md', import.meta.url), 'utf8').trim();
 
@@ -23,7 +23,29 @@ const MAX_PLANNER_DEPTH = 8;
 export interface RecordingPlannerBoard extends PlannerBoard {
   /** The planner's latest `finish`, or null when it has not finished (or not since it replanned). */
   readonly finished: () => FinishReport | null;
+  /** Called before each of the planner's model calls: the publishes of one answer are counted from here. */
+  readonly startAnswer: () => void;
 }
+
+/** The fewest publishes an answer may hold, however small the worker limit. */
+const MIN_PUBLISHES_PER_ANSWER = 4;
+/**
+ * The most tasks (create_task and delegate) a planner publishes in one answer: twice the run's
+ * worker limit, at least MIN_PUBLISHES_PER_ANSWER. More would not start sooner, their briefs
+ * would be written against a main that will look different when they start, and a very long
+ * answer is cut off by the provider's output limit.
+ */
+export function publishesPerAnswer(workers: number): number {
+  return Math.max(MIN_PUBLISHES_PER_ANSWER, 2 * workers);
+}
+
+/** Why a publish beyond an answer's bound is refused, and what to do with the rest. */
+export function publishBoundText(bound: number): string {
+  return `${PUBLISH_BOUND_OPENING} at most ${bound} tasks (create_task and delegate together) are published in one answer, twice the run's worker limit. Keep the rest in your scratchpad and publish them in a later answer, each once what it depends on has handed off.`;
+}
+
+/** Tasks one retry chain may hold (the first and its retries) before colony refuses another retry. */
+export const MAX_TASK_ATTEMPTS = 4;
 
 /** The first line colony puts above a sub-planner's brief. */
 export function scopeLine(scope: string): string {
@@ -42,11 +64,20 @@ export interface BoardExtras {
   readonly lease?: () => Lease;
   /** The planner's `finish` before a restart, when nothing was published after it. */
   readonly finished?: FinishReport | null;
+  /** The most tasks it may publish in one answer (see `publishesPerAnswer`); no bound when absent. */
+  readonly publishesPerAnswer?: number;
 }
 
 /** One planner's board: its tasks go into the store as its children, its andon and finish are recorded. */
 export function createPlannerBoard(context: BoardContext, task: TaskRecord, agentId: string, recorder: AgentRecorder, extras: BoardExtras = {}): RecordingPlannerBoard {
   let finished: FinishReport | null = extras.finished ?? null;
+  let publishedInAnswer = 0;
+  /** The refusal of a publish beyond the answer's bound; null while it is within. */
+  const beyondBound = (): Published | null => {
+    const bound = extras.publishesPerAnswer;
+    if (bound === undefined || publishedInAnswer < bound) return null;
+    return { ok: false, error: publishBoundText(bound) };
+  };
   const publish = (
     input: {
       kind: TaskRecord['kind'];
@@ -65,6 +96,7 @@ export function createPlannerBoard(context: BoardContext, task: TaskRecord, agen
       extras.lease?.(),
     );
     if (!created.ok) return { ok: false, error: created.error };
+    publishedInAnswer += 1;
     const taskId = created.task.id;
     recorder.record(taskCreatedEvent(created.task));
     // Recorded before any runner can act on it.
@@ -76,13 +108,19 @@ export function createPlannerBoard(context: BoardContext, task: TaskRecord, agen
 
   return {
     finished: () => finished,
+    startAnswer: () => {
+      publishedInAnswer = 0;
+    },
     createTask(input) {
       const paths = checkPaths(input.paths);
       if (!paths.ok) return paths;
+      const bounded = beyondBound();
+      if (bounded !== null) return bounded;
       let body = input.brief;
       if (input.retryOf !== null) {
         const attempts = earlierAttempts(context, task, input.retryOf);
         if (!attempts.ok) return attempts;
+        if (attempts.attempts.length >= MAX_TASK_ATTEMPTS) return { ok: false, error: retryCapText(attempts.attempts) };
         const section = earlierAttemptsSection(attempts.attempts);
         if (section !== '') body = `${body}\n\n${section}`;
       }
@@ -95,6 +133,8 @@ export function createPlannerBoard(context: BoardContext, task: TaskRecord, agen
     delegate(input) {
       const scope = checkScope(context, task, input.scope);
       if (!scope.ok) return scope;
+      const bounded = beyondBound();
+      if (bounded !== null) return bounded;
       return publish(
         { kind: 'planner', title: input.title, body: `${scopeLine(scope.scope)}\n\n${input.brief}`, scope: scope.scope, retryOf: null, paths: [], acceptance: [] },
         [],
@@ -170,6 +210,20 @@ export function handoffFromFinish(report: FinishReport, outcome: AgentOutcome): 
     followUps: [...report.followUps],
     synthetic: false,
   };
+}
+
+/**
+ * Why another retry of a chain that holds MAX_TASK_ATTEMPTS tasks is refused, with what to do
+ * instead for the way its last attempt ended.
+ */
+function retryCapText(attempts: readonly EarlierAttempt[]): string {
+  const ended = attempts.map((attempt) => `${attempt.taskId} ${attempt.handoffs.at(-1)?.status ?? 'without a handoff'}`).join(', ');
+  const last = attempts.at(-1)?.handoffs.at(-1) ?? null;
+  const ranOut = last !== null && last.synthetic === true && /step budget|context|compact/.test(last.summary);
+  const instead = ranOut
+    ? 'Its last worker ran out of room: split the work into smaller tasks (without retry_of), each with a brief that says what is already on main.'
+    : 'Read what its handoffs found: split the work, publish the missing prerequisite first, change the plan, or accept it as not done and say so when you finish.';
+  return `${RETRY_CAP_OPENING} this task has been tried ${attempts.length} times (${ended}); colony takes no more retries of it as it is. ${instead}`;
 }
 
 type AttemptsResult = { ok: true; attempts: EarlierAttempt[] } | { ok: false; error: string };

@@ -21,7 +21,7 @@ import type { Exhaustion } from '../../budget/budget-ledger.js';
 import { handoffMessage, personMessage } from './handoff-message.js';
 import { createFilesInFlightNotice } from './files-in-flight-notice.js';
 import { plannerBrief, withBriefFile, type PlannerBrief } from './large-brief.js';
-import { createPlannerBoard, handoffFromFinish, type BoardContext } from './planner-board.js';
+import { createPlannerBoard, publishesPerAnswer, handoffFromFinish, type BoardContext } from './planner-board.js';
 import type { RunSettings } from '../../../events/run-settings.js';
 import { RUN_STOPPED, type RunContext } from '../../context/run-context.js';
 import type { TaskExecution } from '../../context/task-execution.js';
@@ -43,7 +43,7 @@ const INBOX_POLL_MS = 1_000;
 /** What a planner needs of its run: a narrow view of the run's context. */
 export type PlannerContext = BoardContext &
   Pick<RunContext, 'events' | 'repo' | 'plannerModel' | 'prompts' | 'commands' | 'viewsDir' | 'dependencyLayers' | 'budget' | 'onEvent' | 'disk' | 'steering' | 'priorAgents'> & {
-    readonly settings: Pick<RunSettings, 'plannerMaxSteps' | 'freshness' | 'promptCache'>;
+    readonly settings: Pick<RunSettings, 'plannerMaxSteps' | 'freshness' | 'promptCache' | 'workers'>;
   };
 
 /**
@@ -63,7 +63,11 @@ export async function runPlannerTask(
   const agentId = prior?.agentId ?? newShortId('planner');
   const role: Exclude<AgentRole, 'worker'> = task.parentTaskId === null ? 'root-planner' : 'sub-planner';
   const recorder = createAgentRecorder(context.events, context.runId, agentId, context.onEvent, context.disk, signal);
-  const board = createPlannerBoard(context, task, agentId, recorder, { lease, finished: prior === null ? null : finishedBefore(prior) });
+  const board = createPlannerBoard(context, task, agentId, recorder, {
+    lease,
+    finished: prior === null ? null : finishedBefore(prior),
+    publishesPerAnswer: publishesPerAnswer(context.settings.workers),
+  });
   // The board records each write; the scratchpad keeps the latest for every request.
   const scratchpad = createScratchpad(recorder, prior, false);
   const freshness = loopFreshness(context.settings.freshness, 'planner', context.plannerModel.spec, context.prompts);
@@ -154,6 +158,7 @@ export async function runPlannerTask(
         // While colony cannot write (a full disk), a planner's messages cannot be taken either:
         // it waits for the disk rather than calling its model over and over without them.
         if (context.disk?.isFull() === true) await context.disk.flush(signal);
+        board.startAnswer();
         viewProblem = await view.followMain();
         if (viewProblem === null) await followLayer();
         // Asked last, after every wait: a call the budget allows is the next thing recorded, so
