@@ -24,6 +24,7 @@ export const PROMPT_NAMES = [
   'unlanded-done',
   'worker',
   'worker-nudge',
+  'worker-task',
 ] as const;
 
 export type PromptName = (typeof PROMPT_NAMES)[number];

@@ -35,8 +35,10 @@ describe('the prompt set', () => {
 
   it('keeps in each of colony’s own prompts the placeholders the code fills', () => {
     const prompts = defaultPromptSet();
-    expect(placeholdersIn(prompts.text('planner'))).toEqual(['ROLE', 'TEST_COMMAND']);
+    expect(placeholdersIn(prompts.text('planner'))).toEqual(['ROLE', 'TEST_COMMAND', 'PUBLISH_LIMIT']);
     expect(placeholdersIn(prompts.text('worker'))).toEqual(['TEST_COMMAND']);
+    expect(placeholdersIn(prompts.text('worker-task'))).toEqual(['BRIEF', 'GOAL', 'PATHS', 'STEPS']);
+    expect(placeholdersIn(prompts.text('main-failing'))).toEqual(['COMMAND', 'COMMIT', 'FAILURES']);
     expect(placeholdersIn(prompts.text('budget-final-worker'))).toEqual(['WHAT']);
     expect(placeholdersIn(prompts.text('budget-final-planner'))).toEqual(['WHAT']);
     expect(placeholdersIn(prompts.text('budget-warning'))).toEqual(['FIGURES']);
@@ -104,7 +106,7 @@ describe('the prompt set', () => {
     override('sub-planner-role.md', 'You own {{SCOPE}}.');
     const error = errorOf(loadPromptSet(repo));
     expect(error).toContain(
-      `${join(repo, '.colony', 'prompts', 'planner.md')}: it leaves out {{ROLE}}, which colony fills in when it uses this prompt. This prompt must hold {{ROLE}} and {{TEST_COMMAND}}, and no other {{...}}.`,
+      `${join(repo, '.colony', 'prompts', 'planner.md')}: it leaves out {{ROLE}} and {{PUBLISH_LIMIT}}, which colony fills in when it uses this prompt. This prompt must hold {{ROLE}}, {{TEST_COMMAND}} and {{PUBLISH_LIMIT}}, and no other {{...}}.`,
     );
     expect(error).toContain(
       `${join(repo, '.colony', 'prompts', 'budget-final-worker.md')}: it holds {{MINUTES}}, which colony does not fill. This prompt must hold {{WHAT}}, and no other {{...}}.`,

@@ -283,7 +283,7 @@ async function execute(context: RunContext, task: TaskRecord, lease: () => Lease
     if (prior !== null && recorded !== null) return { agentId: prior.agentId, handoff: recorded };
     if (task.kind === 'planner') return await runPlannerTask(context, task, signal, lease, prior);
     const result = await runWorkerTask(context, {
-      task: { id: task.id, title: task.title, body: task.body, acceptance: task.acceptance },
+      task: { id: task.id, title: task.title, body: task.body, acceptance: task.acceptance, paths: task.paths, serves: servedBy(context, task) },
       signal,
       parentAgentId: task.createdBy,
       attempt: task.attempt,
@@ -295,4 +295,21 @@ async function execute(context: RunContext, task: TaskRecord, lease: () => Lease
     const reason = errorMessage(error);
     return { agentId: 'system', handoff: syntheticFailureHandoff({ summary: `colony could not run this task: ${reason}` }) };
   }
+}
+
+/**
+ * What a task serves, outermost first: the run's goal (the root's title), then the slice of each
+ * sub-planner between the root and the task.
+ */
+function servedBy(context: RunContext, task: TaskRecord): string[] {
+  const chain: string[] = [];
+  const seen = new Set<string>();
+  for (let id = task.parentTaskId; id !== null && !seen.has(id); ) {
+    seen.add(id);
+    const planner = context.tasks.getTask(id);
+    if (planner === null) break;
+    chain.unshift(planner.scope === null ? `the run's goal "${planner.title}"` : `the slice \`${planner.scope}\` ("${planner.title}")`);
+    id = planner.parentTaskId;
+  }
+  return chain;
 }

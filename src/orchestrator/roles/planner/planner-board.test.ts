@@ -15,6 +15,7 @@ import type { TaskRecord, TaskStore } from '../../../store/tasks/task-store.js';
 import { createPlannerBoard, MAX_TASK_ATTEMPTS, publishesPerAnswer, type BoardContext } from './planner-board.js';
 import { RUNNER_WAKEUP, Wakeups } from '../../wakeups.js';
 import { createWorkInFlight } from '../../in-flight/work-in-flight.js';
+import { defaultPromptSet } from '../../prompts/prompt-set.js';
 
 function failedHandoff(summary: string): Handoff {
   return handoffOf('failed', summary, { notes: [`note of ${summary}`] });
@@ -197,6 +198,8 @@ describe('the planner board', () => {
     // Its last worker ran out of steps: the advice is to split it.
     expect(error).toContain('split the work into smaller tasks (without retry_of)');
     expect(tasks.listChildren(root.id)).toHaveLength(created);
+    // The planner's prompt counts the retries the same way.
+    expect(defaultPromptSet().text('planner')).toContain(`colony takes at most ${MAX_TASK_ATTEMPTS - 1} retries of a task`);
   });
 
   it('publishes at most its bound of tasks in one answer, counting delegations, and counts again from the next answer', () => {

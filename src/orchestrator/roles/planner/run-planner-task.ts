@@ -91,6 +91,7 @@ export async function runPlannerTask(
   const systemPrompt = fillPlaceholders(context.prompts.text('planner'), {
     ROLE: context.prompts.text(ROLE_PROMPTS[role]),
     TEST_COMMAND: testCommandSentence(detectProjectTestCommand(view.path)),
+    PUBLISH_LIMIT: String(publishesPerAnswer(context.settings.workers)),
   });
   // A brief too large for the window is read in parts from a file beside the view (large-brief.ts).
   const briefDir = join(context.viewsDir, `${agentId}.brief`);

@@ -28,7 +28,7 @@ import { createScratchpad, loopFreshness } from '../../context/agent-freshness.j
 import { createWriteScratchpadTool } from '../../../tools/write-scratchpad-tool.js';
 import { detectProjectTestCommand, testCommandSentence } from '../../green/project-test-command.js';
 import { mainFailingNotice } from './main-failing-notice.js';
-import { fillPlaceholders } from '../../prompts/prompt-set.js';
+import { fillPlaceholders, type PromptSet } from '../../prompts/prompt-set.js';
 import { errorMessage } from '../../../errors/error-message.js';
 import type { RunSettings } from '../../../events/run-settings.js';
 
@@ -39,6 +39,10 @@ export interface WorkerTask {
   readonly body: string;
   /** Commands that must pass on main at the worker's last landed commit; none when empty or absent. */
   readonly acceptance?: readonly string[];
+  /** The files or folders its planner declared it expects to change; none when empty or absent. */
+  readonly paths?: readonly string[];
+  /** What it serves, outermost first: the run's goal, then each sub-planner's slice above it; unknown when absent. */
+  readonly serves?: readonly string[];
 }
 
 /** What a worker needs of its run: a narrow view of the run's context. */
@@ -112,6 +116,7 @@ export async function runWorkerTask(context: WorkerContext, claim: WorkerClaim):
   const evidenceRequest = context.prompts.text('evidence-reminder');
   // Read from the workspace, which starts at main's latest: what the run has built so far counts.
   const systemPrompt = fillPlaceholders(context.prompts.text('worker'), { TEST_COMMAND: testCommandSentence(detectProjectTestCommand(workspace.path)) });
+  const taskMessage = workerTaskMessage(context.prompts, task, context.settings.workerMaxSteps);
   const tools = [
     ...createWorkerFileTools(workspace.path, { runProcess }),
     createMergeToMainTool(repo, workspace, {
@@ -145,7 +150,7 @@ export async function runWorkerTask(context: WorkerContext, claim: WorkerClaim):
         title: task.title,
         model: context.workerModel.spec,
         systemPrompt,
-        task: task.body,
+        task: taskMessage,
         tools: tools.map((tool) => tool.name),
         ...(claim.parentAgentId === undefined ? {} : { parentAgentId: claim.parentAgentId }),
         ...(claim.attempt === undefined ? {} : { attempt: claim.attempt }),
@@ -160,7 +165,7 @@ export async function runWorkerTask(context: WorkerContext, claim: WorkerClaim):
     tools,
     systemPrompt,
     noToolCallNudge: context.prompts.text('worker-nudge'),
-    task: task.body,
+    task: taskMessage,
     recorder,
     maxSteps: context.settings.workerMaxSteps,
     signal,
@@ -231,6 +236,22 @@ export async function runWorkerTask(context: WorkerContext, claim: WorkerClaim):
   recorder.record({ type: 'handoff.submitted', data: { taskId: task.id, handoff } });
   endAgent(recorder, outcome, handoff);
   return { agentId, handoff, keptWorkspace: reclaimed.kept?.path ?? null, salvaged: reclaimed.salvaged };
+}
+
+/**
+ * The worker's first message (the `worker-task` prompt): its brief as the planner wrote it, then
+ * what colony knows around it: the goal it serves, the files it is expected to change, and its
+ * step budget.
+ */
+export function workerTaskMessage(prompts: PromptSet, task: WorkerTask, maxSteps: number): string {
+  const serves = task.serves ?? [];
+  const paths = task.paths ?? [];
+  return fillPlaceholders(prompts.text('worker-task'), {
+    BRIEF: task.body,
+    GOAL: serves.length === 0 ? 'not known to colony' : serves.join(' > '),
+    PATHS: paths.length === 0 ? 'none declared' : paths.map((path) => `\`${path}\``).join(', '),
+    STEPS: String(maxSteps),
+  });
 }
 
 interface PlacedWorkspace {

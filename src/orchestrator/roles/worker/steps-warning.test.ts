@@ -26,7 +26,7 @@ describe("a worker's steps", () => {
         return { calls: [{ name: 'finish', input: { status: 'partial', summary: 'the worker ran short of steps' } }] };
       }
       if (request.messages.some((message) => message.role === 'tool')) return { text: 'Waiting.' };
-      return { calls: [{ name: 'create_task', input: { title: 'Look around', brief: 'Look around the repository.' } }] };
+      return { calls: [{ name: 'create_task', input: { title: 'Look around', brief: 'Look around the repository.', paths: ['src/'] } }] };
     });
     const opened = await openTestRun(planner, worker);
     ({ example, tasks } = opened);
@@ -38,6 +38,20 @@ describe("a worker's steps", () => {
       'Steps: you have used 7 of your 10 steps (model calls); at 10 you are stopped and colony hands off for you. Land what works now (`merge_to_main`), then finish: hand off `partial` with exactly what is left if the task will not be done in time, rather than start something new.',
     ]);
     expect(worker.requests).toHaveLength(8);
+    // The planner's system prompt has every placeholder filled, the bound of one worker's run among them.
+    const system = planner.requests[0]?.messages[0];
+    expect(system?.role === 'system' ? system.content : '').toContain('Publish in waves: at most 4 tasks in one answer');
+    expect(system?.role === 'system' ? system.content : '{{').not.toContain('{{');
+    // Its first message is the brief, then what colony knows around it, its budget among them.
+    const task = worker.requests[0]?.messages[1];
+    expect(task?.role === 'user' ? task.content.split('\n') : []).toEqual([
+      'Look around the repository.',
+      '',
+      'About this task, from colony:',
+      '- It serves: the run\'s goal "Goal"',
+      '- Files its planner expects it to change: `src/`. Other workers may be changing other files at the same time.',
+      '- Your step budget: 10 model calls; colony tells you when 80 % of them are used.',
+    ]);
     expect(tasks.listChildren(opened.root.id)[0]?.handoff).toMatchObject({ status: 'partial', synthetic: false });
   });
 });
