@@ -26,6 +26,9 @@ export const GREEN_FIXUP_OPENING = 'Main is red:';
 /** A worker's notice that main's last green check failed before its work landed (`main-failing.md`). */
 export const MAIN_FAILING_OPENING = 'Main is failing already:';
 
+/** The heading of what colony adds under a worker's brief in its first message (`worker-task.md`). */
+export const WORKER_TASK_CONTEXT_HEADING = 'About this task, from colony:';
+
 /** A create_task or delegate refused because the answer already published as many as one answer may. */
 export const PUBLISH_BOUND_OPENING = 'Not published now:';
 

@@ -12,6 +12,7 @@ import { foldWorkerActions, NO_FACTS } from './worker-facts.js';
 import { decodeFacts, readWorkerCarried } from './worker-state.js';
 import { readWorkerCall } from './worker-tool-calls.js';
 import { TOOL_NAMES } from '../../protocol/tool-names.js';
+import { WORKER_TASK_CONTEXT_HEADING } from '../../protocol/message-openings.js';
 
 /** What the sim says when it gives up on a task; seeing it again in its own past keeps it quiet. */
 export const ABANDON_TEXT = 'I cannot continue with this task.';
@@ -23,7 +24,7 @@ export interface ToolOutcome {
 
 /** Everything the sim takes from its conversation. It never looks anywhere else. */
 export interface WorkerConversation {
-  /** The first user message: the task. Empty when there is none. */
+  /** The task's brief: the first user message without what colony adds under it. Empty when there is none. */
   readonly taskText: string;
   readonly scenario: ScenarioResult;
   /** How many assistant answers the conversation already holds, counting those a summary replaced. */
@@ -89,7 +90,7 @@ export function readWorkerParts(parts: ConversationParts): WorkerConversation {
     }
   }
   return {
-    taskText: parts.firstUser,
+    taskText: briefOf(parts.firstUser),
     scenario,
     turn,
     facts: scenario.ok ? foldWorkerActions(start, actions, scenario.scenario) : null,
@@ -97,4 +98,10 @@ export function readWorkerParts(parts: ConversationParts): WorkerConversation {
     budgetUsedUp: (carried?.budgetUsedUp ?? false) || parts.rest.some(carriesBudgetNotice),
     reminders: { scratchpad, reflection },
   };
+}
+
+/** The brief a worker's first message opens with, without colony's section about the task under it. */
+function briefOf(firstUser: string): string {
+  const at = firstUser.indexOf(`\n\n${WORKER_TASK_CONTEXT_HEADING}`);
+  return at === -1 ? firstUser : firstUser.slice(0, at);
 }
