@@ -28,6 +28,7 @@ import { createScratchpad, loopFreshness } from '../../context/agent-freshness.j
 import { createWriteScratchpadTool } from '../../../tools/write-scratchpad-tool.js';
 import { detectProjectTestCommand, testCommandSentence } from '../../green/project-test-command.js';
 import { mainFailingNotice } from './main-failing-notice.js';
+import type { Message } from '../../../model/messages.js';
 import { fillPlaceholders, type PromptSet } from '../../prompts/prompt-set.js';
 import { errorMessage } from '../../../errors/error-message.js';
 import type { RunSettings } from '../../../events/run-settings.js';
@@ -405,7 +406,12 @@ function stepsWarningOnce(text: string, maxSteps: number, toldBefore: boolean): 
 
 /** Whether the agent was told a notice starting with `opening` before a restart. */
 function told(prior: PriorAgent, opening: string): boolean {
-  return prior.conversation.messages.some((message) => message.role === 'user' && message.content.startsWith(opening));
+  return toldIn(prior.conversation.messages, opening);
+}
+
+/** Whether `messages` tell a notice starting with `opening`: alone, or among the notices of one model call, a blank line apart. */
+export function toldIn(messages: readonly Message[], opening: string): boolean {
+  return messages.some((message) => message.role === 'user' && message.content.split('\n\n').some((part) => part.startsWith(opening)));
 }
 
 /** The handoff the worker had submitted before a restart, rebuilt from its recorded call, or null. */

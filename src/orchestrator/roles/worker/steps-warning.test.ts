@@ -3,6 +3,7 @@ import type { ExampleRepository } from '../../../../test/testing/example-reposit
 import type { TaskStore } from '../../../store/tasks/task-store.js';
 import { runTasks } from '../../runner/task-runner.js';
 import { openTestRun, scriptedPlanner } from '../../../../test/testing/test-run.js';
+import { toldIn } from './run-worker-task.js';
 
 describe("a worker's steps", () => {
   let example: ExampleRepository;
@@ -53,5 +54,12 @@ describe("a worker's steps", () => {
       '- Your step budget: 10 model calls; colony tells you when 80 % of them are used.',
     ]);
     expect(tasks.listChildren(opened.root.id)[0]?.handoff).toMatchObject({ status: 'partial', synthetic: false });
+  });
+
+  it('count as told before a restart when the warning came in one message with other notices', () => {
+    const warning = 'Steps: you have used 80 of your 100 steps (model calls).';
+    expect(toldIn([{ role: 'user', content: warning }], 'Steps: ')).toBe(true);
+    expect(toldIn([{ role: 'user', content: `Your workspace now has is-odd installed.\n\n${warning}` }], 'Steps: ')).toBe(true);
+    expect(toldIn([{ role: 'user', content: 'Mind the Steps: section of the README.' }, { role: 'tool', callId: 'c', toolName: 'x', content: warning, isError: false }], 'Steps: ')).toBe(false);
   });
 });
