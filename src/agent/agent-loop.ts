@@ -225,10 +225,15 @@ export async function runAgent(options: AgentLoopOptions): Promise<AgentOutcome>
             ...(options.parking === undefined ? {} : { parking: options.parking }),
             ...(options.stopWaiting === undefined ? {} : { stopWaiting: options.stopWaiting }),
           });
-    const ask = () =>
+    const ask = (outputTokens: number | undefined) =>
       callModelForStep({
         model,
-        request: { messages: [...messages, ...shown], tools, ...cacheHint(options.cacheKey, cachedThrough, messages.length - 1) },
+        request: {
+          messages: [...messages, ...shown],
+          tools,
+          ...(outputTokens === undefined ? {} : { maxOutputTokens: outputTokens }),
+          ...cacheHint(options.cacheKey, cachedThrough, messages.length - 1),
+        },
         step,
         signal,
         recorder,
@@ -238,7 +243,7 @@ export async function runAgent(options: AgentLoopOptions): Promise<AgentOutcome>
     const fitted = await fit(compactionFailedAt);
     if (!fitted.ok) return fail(step - 1, fitted.error);
     compactionFailedAt = fitted.failedAt ?? null;
-    let asked = await ask();
+    let asked = await ask(fitted.outputTokens);
     if (context?.compaction === true && !asked.result.ok && asked.result.error.kind === 'context-length' && asked.stopped === undefined) {
       // The provider refused a request colony thought would fit: its window is smaller than
       // colony was told. Take its word from now on, make the conversation fit, and ask once more.
@@ -246,7 +251,7 @@ export async function runAgent(options: AgentLoopOptions): Promise<AgentOutcome>
       context.windowTokens = windowTokens;
       const refitted = await fit(null);
       if (!refitted.ok) return fail(step - 1, refitted.error);
-      asked = await ask();
+      asked = await ask(refitted.outputTokens);
     }
     cachedThrough = messages.length - 1;
     const { result, durationMs, stopped } = asked;

@@ -7,8 +7,13 @@ import { SUMMARY_OPENING as SUMMARY_FIRST_WORDS } from '../protocol/message-open
 
 /** How the loop keeps a conversation inside its model's context window. */
 export interface ContextPolicy {
-  /** Input tokens the model accepts in one request. */
+  /** Tokens the model takes in one request: its input and the output it asks for, together. */
   readonly windowTokens: number;
+  /**
+   * The most output tokens one answer may have (the model's output limit). Each call asks for
+   * it, or for what the window leaves after the input when that is less (see `outputAllowance`).
+   */
+  readonly outputTokens: number;
   /** Share of the window (0..1) above which the conversation is made smaller before the call. */
   readonly threshold: number;
   /** false: the conversation is never cut, and a provider may refuse a request that outgrew its window. */
@@ -47,9 +52,35 @@ export interface CompactionStep {
 
 /**
  * What became of the conversation: it fits (perhaps made smaller; `failedAt` set when a summary
- * was asked for and could not be had), or it cannot be made to fit.
+ * was asked for and could not be had) and its answer may have `outputTokens`, or it cannot be
+ * made to fit.
  */
-export type Fitted = { readonly ok: true; readonly failedAt?: number } | { readonly ok: false; readonly error: string };
+export type Fitted =
+  | { readonly ok: true; readonly failedAt?: number; readonly outputTokens?: number }
+  | { readonly ok: false; readonly error: string };
+
+/**
+ * Output tokens a request always leaves free in the window for its answer: a tenth of the
+ * window, at most the output limit. Providers refuse a request whose input and asked output
+ * together exceed the window, so the conversation is kept below the window by this much.
+ */
+export function outputReserve(policy: ContextPolicy): number {
+  return Math.min(policy.outputTokens, Math.floor(policy.windowTokens / 10));
+}
+
+/**
+ * The output tokens a request of `inputTokens` asks for: the output limit, or what the window
+ * has left after the input when that is less, and never less than the reserve (a request that
+ * leaves less is over the window anyway, and the provider says so).
+ */
+export function outputAllowance(policy: ContextPolicy, inputTokens: number): number {
+  return Math.max(outputReserve(policy), Math.min(policy.outputTokens, policy.windowTokens - inputTokens));
+}
+
+/** Input tokens above which the conversation is made smaller: the threshold's share of the window, and never into the output reserve. */
+function compactionLimit(policy: ContextPolicy): number {
+  return Math.min(Math.floor(policy.windowTokens * policy.threshold), policy.windowTokens - outputReserve(policy));
+}
 
 /**
  * Makes `messages` fit under the policy's threshold before the next model call, in place:
@@ -57,13 +88,20 @@ export type Fitted = { readonly ok: true; readonly failedAt?: number } | { reado
  * between the task and the last few turns is replaced by a summary the model writes. Each cut
  * is recorded (`context.shrunk`, `context.compacted`) so a rebuild makes the same one. A
  * summary that cannot be had is recorded as `context.compaction-failed`; the agent goes on
- * while the request still fits the window, and stops when it does not.
+ * while the request still fits the window with the output reserve, and stops when it does not.
+ * What fits is told the output its answer may have (`outputAllowance`).
  */
 export async function fitToWindow(messages: Message[], step: CompactionStep): Promise<Fitted> {
   const { policy, estimator, recorder } = step;
-  const limit = Math.floor(policy.windowTokens * policy.threshold);
+  const limit = compactionLimit(policy);
+  const room = policy.windowTokens - outputReserve(policy);
+  const fits = (failedAt?: number): Fitted => ({
+    ok: true,
+    outputTokens: outputAllowance(policy, estimator.estimate(messages, step.extraChars)),
+    ...(failedAt === undefined ? {} : { failedAt }),
+  });
   const before = estimator.estimate(messages, step.extraChars);
-  if (!policy.compaction || before <= limit) return { ok: true };
+  if (!policy.compaction || before <= limit) return fits();
 
   const outputs = shrinkOldToolOutputs(messages, policy.keptTurns, SHRUNK_OUTPUT_CHARS);
   const shrunk = estimator.estimate(messages, step.extraChars);
@@ -73,15 +111,20 @@ export async function fitToWindow(messages: Message[], step: CompactionStep): Pr
       data: { step: step.step, keptTurns: policy.keptTurns, maxChars: SHRUNK_OUTPUT_CHARS, outputs, beforeTokens: before, afterTokens: shrunk },
     });
   }
-  if (shrunk <= limit) return { ok: true };
-  const recentlyFailed = step.lastFailedAt !== null && shrunk <= step.lastFailedAt * 1.05 && shrunk <= policy.windowTokens;
-  if (recentlyFailed) return { ok: true, failedAt: step.lastFailedAt ?? shrunk };
+  if (shrunk <= limit) return fits();
+  const recentlyFailed = step.lastFailedAt !== null && shrunk <= step.lastFailedAt * 1.05 && shrunk <= room;
+  if (recentlyFailed) return fits(step.lastFailedAt ?? shrunk);
 
   const summarised = await summarise(messages, step, shrunk);
   const after = estimator.estimate(messages, step.extraChars);
-  if (after <= policy.windowTokens) return summarised === null ? { ok: true } : { ok: true, failedAt: shrunk };
+  if (after <= room) return summarised === null ? fits() : fits(shrunk);
   const reason = summarised ?? `the last ${policy.keptTurns} turns alone are too large`;
-  return { ok: false, error: `the conversation does not fit the model's context window (${after} tokens of ${policy.windowTokens}) and compaction could not make it fit: ${reason}` };
+  return {
+    ok: false,
+    error:
+      `the conversation does not fit the model's context window (${after} tokens of ${policy.windowTokens}, ` +
+      `${policy.windowTokens - room} of them kept for the answer) and compaction could not make it fit: ${reason}`,
+  };
 }
 
 /** Room left for the summary itself when choosing how many turns to keep: a tenth of the window, at most 4,000 tokens. */
@@ -97,7 +140,7 @@ function summaryAllowance(windowTokens: number): number {
  */
 function summaryCut(messages: readonly Message[], step: CompactionStep): number {
   const { policy, estimator } = step;
-  const room = Math.floor(policy.windowTokens * policy.threshold) - summaryAllowance(policy.windowTokens);
+  const room = compactionLimit(policy) - summaryAllowance(policy.windowTokens);
   let fallback = OPENING_MESSAGES;
   const opening = messages.slice(0, OPENING_MESSAGES);
   // Messages the agent has not answered yet stay word for word, whatever else is summarised.
@@ -124,13 +167,13 @@ async function summarise(messages: Message[], step: CompactionStep, tokens: numb
 
   const prompt = step.scratchpad === null ? policy.compactionPrompt : `${policy.compactionPrompt}\n\nYour latest scratchpad:\n${step.scratchpad}`;
   const request: Message[] = [...messages.slice(0, cut), { role: 'user', content: prompt }];
-  // The summary request must fit the window too: its every tool output is shrunk when it would
-  // not (the conversation itself keeps its recent ones whole).
-  if (step.estimator.estimate(request, 0) > policy.windowTokens) shrinkOldToolOutputs(request, 0, SHRUNK_OUTPUT_CHARS);
+  // The summary request must fit the window too, with room for the summary: its every tool
+  // output is shrunk when it would not (the conversation itself keeps its recent ones whole).
+  if (step.estimator.estimate(request, 0) > policy.windowTokens - outputReserve(policy)) shrinkOldToolOutputs(request, 0, SHRUNK_OUTPUT_CHARS);
   const started = performance.now();
   const { result, stopped } = await callModelForStep({
     model: step.model,
-    request: { messages: request, tools: step.tools, toolChoice: 'none' },
+    request: { messages: request, tools: step.tools, toolChoice: 'none', maxOutputTokens: outputAllowance(policy, step.estimator.estimate(request, 0)) },
     step: step.step,
     signal: step.signal,
     recorder,

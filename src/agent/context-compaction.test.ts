@@ -64,6 +64,7 @@ function countingModel(next: (step: number) => Answer, summary: () => ModelResul
 
 const policy = (overrides: Partial<ContextPolicy> = {}): ContextPolicy => ({
   windowTokens: 6_000,
+  outputTokens: 1_000,
   threshold: 0.8,
   compaction: true,
   compactionPrompt: COMPACTION_PROMPT,
@@ -149,13 +150,37 @@ describe('compaction near the context window', () => {
     const { outcome, events, stepRequests } = await runLong(policy(), model);
     expect(outcome.status).toBe('failed');
     if (outcome.status !== 'failed') return;
-    expect(outcome.reason).toMatch(/does not fit the model's context window \(\d+ tokens of 6000\).*no summaries today/);
+    expect(outcome.reason).toMatch(/does not fit the model's context window \(\d+ tokens of 6000, 600 of them kept for the answer\).*no summaries today/);
     const failed = ofType(events, 'context.compaction-failed');
     expect(failed.length).toBeGreaterThan(0);
     expect(failed[0]?.data.reason).toContain('no summaries today');
     // It was not asked at every step: only again once the conversation grew past where it failed.
     expect(model.requests.filter((request) => request.toolChoice === 'none').length).toBeLessThan(stepRequests.length / 2);
-    expect(Math.max(...stepRequests.map(tokensOf))).toBeLessThanOrEqual(6_000);
+    // A tenth of the window stays free for the answer, even when no summary can be had.
+    expect(Math.max(...stepRequests.map(tokensOf))).toBeLessThanOrEqual(5_400);
+  });
+});
+
+describe('room for the answer', () => {
+  const inputAndOutput = (request: ModelRequest): number => tokensOf(request) + (request.maxOutputTokens ?? Infinity);
+
+  it('asks every call, summaries included, for the output limit, or for what the window leaves when that is less', async () => {
+    const { outcome, model, events } = await runLong(policy({ outputTokens: 2_000 }));
+    expect(outcome.status).toBe('ended');
+    for (const request of model.requests) expect(request.maxOutputTokens).toBe(Math.min(2_000, 6_000 - tokensOf(request)));
+    // Each request's limit is in its model.requested, for the log to show.
+    expect(ofType(events, 'model.requested').map((event) => event.data.maxOutputTokens)).toEqual(model.requests.map((request) => request.maxOutputTokens));
+    expect(model.requests.some((request) => request.maxOutputTokens === 2_000)).toBe(true);
+    expect(model.requests.some((request) => (request.maxOutputTokens ?? 0) < 2_000)).toBe(true);
+    expect(Math.max(...model.requests.map(inputAndOutput))).toBeLessThanOrEqual(6_000);
+  });
+
+  it('compacts before the input reaches the reserve kept for the answer, even at a threshold of the whole window', async () => {
+    const { outcome, events, model } = await runLong(policy({ outputTokens: 2_000, threshold: 1 }));
+    expect(outcome.status).toBe('ended');
+    expect(ofType(events, 'context.compacted').length).toBeGreaterThan(0);
+    expect(Math.min(...model.requests.map((request) => request.maxOutputTokens ?? 0))).toBeGreaterThanOrEqual(600);
+    expect(Math.max(...model.requests.map(inputAndOutput))).toBeLessThanOrEqual(6_000);
   });
 });
 

@@ -72,7 +72,13 @@ export async function callModelForStep(call: StepCall): Promise<StepCallResult> 
   for (let parks = 0; ; parks += 1) {
     recorder.record({
       type: 'model.requested',
-      data: { step, model: model.spec, messages: request.messages.length, chars: conversationLength(request.messages) },
+      data: {
+        step,
+        model: model.spec,
+        messages: request.messages.length,
+        chars: conversationLength(request.messages),
+        ...(request.maxOutputTokens === undefined ? {} : { maxOutputTokens: request.maxOutputTokens }),
+      },
     });
     const started = performance.now();
     const result = await model.call(request, {

@@ -1,10 +1,11 @@
 import { InvalidArgumentError, type Command } from 'commander';
-import { parseContextWindowOption, type ContextWindowOverrides } from '../model/context-windows.js';
+import { parseContextWindowOption, parseOutputLimitOption, type TokenOverrides, type TokenOverridesParse } from '../model/context-windows.js';
 import { DEFAULT_FRESHNESS, type RunSettingsInput, type StepsByKind } from '../events/run-settings.js';
 
 /** The flags of `colony run` that keep agents fresh over a long run. */
 export interface FreshnessFlags {
-  readonly contextWindow?: ContextWindowOverrides;
+  readonly contextWindow?: TokenOverrides;
+  readonly maxOutputTokens?: TokenOverrides;
   readonly compactAt?: number;
   /** False with `--no-compaction`. */
   readonly compaction: boolean;
@@ -18,7 +19,12 @@ export function addFreshnessOptions(command: Command): Command {
     .option(
       '--context-window <tokens>',
       "override the models' context windows: a number of tokens for every model, or model=tokens pairs (openai:gpt-5=400000,sim=32000)",
-      contextWindow,
+      tokensByModel(parseContextWindowOption),
+    )
+    .option(
+      '--max-output-tokens <tokens>',
+      "override the models' output limits, the most tokens one answer may have: a number for every model, or model=tokens pairs (openai-compatible:qwen3-coder=32000,sim=4000)",
+      tokensByModel(parseOutputLimitOption),
     )
     .option('--compact-at <percent>', 'summarise a conversation when it reaches this share of its context window', percent, Math.round(DEFAULT_FRESHNESS.threshold * 100))
     .option('--no-compaction', 'never summarise conversations (a long-running agent may then outgrow its context window and fail)')
@@ -34,6 +40,7 @@ export function addFreshnessOptions(command: Command): Command {
 export function freshnessOf(flags: FreshnessFlags): RunSettingsInput['freshness'] {
   return {
     contextWindows: flags.contextWindow,
+    outputLimits: flags.maxOutputTokens,
     threshold: flags.compactAt === undefined ? undefined : flags.compactAt / 100,
     compaction: flags.compaction,
     reflectEvery: flags.reflectEvery,
@@ -41,10 +48,12 @@ export function freshnessOf(flags: FreshnessFlags): RunSettingsInput['freshness'
   };
 }
 
-function contextWindow(value: string): ContextWindowOverrides {
-  const parsed = parseContextWindowOption(value);
-  if (!parsed.ok) throw new InvalidArgumentError(parsed.error);
-  return parsed.overrides;
+function tokensByModel(parse: (text: string) => TokenOverridesParse): (value: string) => TokenOverrides {
+  return (value) => {
+    const parsed = parse(value);
+    if (!parsed.ok) throw new InvalidArgumentError(parsed.error);
+    return parsed.overrides;
+  };
 }
 
 function percent(value: string): number {

@@ -13,15 +13,19 @@ const stepsByKind = z.object({ planner: z.number().int().positive().nullable(), 
 /** A number of steps for each kind of agent; null turns the thing off for that kind. */
 export type StepsByKind = z.infer<typeof stepsByKind>;
 
+/** A number of tokens for every model, or null, and numbers by model key (`openai:gpt-5`, `sim`). */
+const tokensByModel = z.object({ all: z.number().int().positive().nullable(), byModel: z.record(z.string(), z.number().int().positive()) });
+
 /**
- * What keeps a run's agents fresh over a long run: the context windows and when to compact,
- * the reminders and their intervals, and whether a claim of done needs evidence first.
+ * What keeps a run's agents fresh over a long run: the context windows, the output limits and
+ * when to compact, the reminders and their intervals, and whether a claim of done needs
+ * evidence first.
  */
 const freshnessSchema = z.object({
   /** The user's context windows (`--context-window`): one size for every model, and sizes by model key. */
-  contextWindows: z
-    .object({ all: z.number().int().positive().nullable(), byModel: z.record(z.string(), z.number().int().positive()) })
-    .default({ all: null, byModel: {} }),
+  contextWindows: tokensByModel.default({ all: null, byModel: {} }),
+  /** The user's output limits (`--max-output-tokens`), the most tokens one answer may have: one for every model, and limits by model key. */
+  outputLimits: tokensByModel.default({ all: null, byModel: {} }),
   /** Share of the window above which a conversation is made smaller (0.8: at 80%). */
   threshold: z.number().positive().max(1).default(0.8),
   /** false (`--no-compaction`): conversations are never cut, and may outgrow their window. */
@@ -157,7 +161,7 @@ export function resolveRunSettings(given: RunSettingsInput | RecordedRunSettings
   return runSettingsSchema.parse(given);
 }
 
-/** Context windows, compaction and reminders for every agent (see freshnessSchema). */
+/** Context windows, output limits, compaction and reminders for every agent (see freshnessSchema). */
 export type FreshnessSettings = RunSettings['freshness'];
 
 /** How the green loop runs (see greenSchema). */

@@ -19,10 +19,10 @@ afterEach(() => {
 });
 
 describeRuns('colony run with freshness flags', () => {
-  it('records the windows, threshold and reminder intervals it was given, and reminds each role on that schedule', async () => {
+  it('records the windows, output limits, threshold and reminder intervals it was given, asks each call for that output, and reminds each role on that schedule', async () => {
     const result = await runCli([
       'run', join(repo.dir, 'GOAL.md'), '--repo', repo.dir, '--workers', '2',
-      '--context-window', 'sim=64000', '--compact-at', '70', '--reflect-every', '3', '--scratchpad-every', 'planner=2,worker=off',
+      '--context-window', 'sim=64000', '--max-output-tokens', '20000', '--compact-at', '70', '--reflect-every', '3', '--scratchpad-every', 'planner=2,worker=off',
     ]);
     expect(result.code, result.stderr).toBe(0);
     const events = (await runCli(['events', '--repo', repo.dir, '--json'])).stdout
@@ -33,11 +33,18 @@ describeRuns('colony run with freshness flags', () => {
     const configured = events.find((event) => event.type === 'run.configured');
     expect(configured?.type === 'run.configured' && configured.data.settings.freshness).toMatchObject({
       contextWindows: { all: null, byModel: { sim: 64_000 } },
+      outputLimits: { all: 20_000, byModel: {} },
       threshold: 0.7,
       compaction: true,
       reflectEvery: { planner: 3, worker: 3 },
       scratchpadEvery: { planner: 2, worker: null },
     });
+
+    // Every call asks for the limit, or for what is left of the window when that is less.
+    const asked = events.flatMap((event) => (event.type === 'model.requested' ? [event.data.maxOutputTokens] : []));
+    expect(asked.length).toBeGreaterThan(0);
+    expect(asked.every((tokens) => tokens !== undefined && tokens <= 20_000 && tokens >= 6_400)).toBe(true);
+    expect(asked).toContain(20_000);
 
     const roles = new Map(events.flatMap((event) => (event.type === 'agent.started' ? [[event.agentId, event.data.role] as const] : [])));
     const nudges = events.flatMap((event) => (event.type === 'agent.nudged' && event.data.reminder !== undefined ? [{ role: roles.get(event.agentId), ...event.data }] : []));

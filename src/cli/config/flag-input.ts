@@ -24,7 +24,7 @@ const EXPECTED: Readonly<Record<ValueKind, string>> = {
   hosts: 'a host or an array of hosts, such as ["registry.npmjs.org", "*.github.com"]',
   files: 'a path or an array of paths from the repository\'s root, such as ["uv.lock", "pyproject.toml"]',
   steps: 'a number of steps, "off", or one per kind such as { planner = 40, worker = "off" }',
-  windows: 'a number of tokens, or a table of them by model such as { "openai:gpt-5" = 400000, sim = 32000 }',
+  tokens: 'a number of tokens, or a table of them by model such as { "openai:gpt-5" = 400000, sim = 32000 }',
   every: 'a string such as "10,10m", "15m" or "off", or a number of commits',
 };
 
@@ -71,7 +71,7 @@ function fileTexts(kind: ValueKind, value: unknown, file: string): FlagInput | n
       return one(text);
     case 'steps':
       return one(text ?? whole ?? pairs(value, (steps) => (typeof steps === 'number' || steps === 'off' ? String(steps) : null)));
-    case 'windows':
+    case 'tokens':
       return one(text ?? whole ?? pairs(value, (tokens) => (typeof tokens === 'number' ? String(tokens) : null)));
   }
 }

@@ -11,10 +11,10 @@ export type TableName = 'budget' | 'sandbox' | 'freshness' | 'green';
  * - `hosts`: a host, or an array of them.
  * - `files`: a path from the repository's root, or an array of them (not relative to the file: they name files in git).
  * - `steps`: a number of steps, "off", or a table `{ planner = 40, worker = "off" }`.
- * - `windows`: a number of tokens, or a table of them by model, `{ "openai:gpt-5" = 400000 }`.
+ * - `tokens`: a number of tokens, or a table of them by model, `{ "openai:gpt-5" = 400000 }`.
  * - `every`: "10,10m", "15m", "off", or an integer of commits.
  */
-export type ValueKind = 'text' | 'path' | 'whole' | 'number' | 'size' | 'switch' | 'hosts' | 'files' | 'steps' | 'windows' | 'every';
+export type ValueKind = 'text' | 'path' | 'whole' | 'number' | 'size' | 'switch' | 'hosts' | 'files' | 'steps' | 'tokens' | 'every';
 
 /** One setting a configuration file, a `COLONY_*` variable and a flag of `colony run` can each give. */
 export interface Setting {

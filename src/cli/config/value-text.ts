@@ -43,13 +43,13 @@ export function tomlLiteral(value: unknown): string {
 
 /**
  * The value a flag's parser returned, as the file would write it. The parsed shapes are those
- * of `run`'s flags: sizes in bytes, steps by kind, windows by model, the green loop's counts.
+ * of `run`'s flags: sizes in bytes, steps by kind, tokens by model, the green loop's counts.
  */
 export function parsedLiteral(kind: ValueKind, value: unknown): string {
   if (kind === 'size' && typeof value === 'number') return JSON.stringify(sizeText(value));
   if (kind === 'steps' && isTable(value)) return stepsLiteral({ planner: numberOrNull(value['planner']), worker: numberOrNull(value['worker']) });
   if (kind === 'every' && isTable(value)) return everyLiteral({ everyCommits: numberOrNull(value['everyCommits']), everyMs: numberOrNull(value['everyMs']) });
-  if (kind === 'windows' && isTable(value)) {
+  if (kind === 'tokens' && isTable(value)) {
     const all = numberOrNull(value['all']);
     return all !== null ? String(all) : tomlLiteral(value['byModel'] ?? {});
   }

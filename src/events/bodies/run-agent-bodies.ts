@@ -177,7 +177,14 @@ export const runAgentBodies = [
   }),
   z.object({
     type: z.literal('model.requested'),
-    data: z.object({ step: z.number().int(), model: z.string(), messages: z.number().int(), chars: z.number().int() }),
+    data: z.object({
+      step: z.number().int(),
+      model: z.string(),
+      messages: z.number().int(),
+      chars: z.number().int(),
+      /** The most output tokens the request asked for; absent when it set no limit (and in logs written before colony set one). */
+      maxOutputTokens: z.number().int().positive().optional(),
+    }),
   }),
   z.object({
     type: z.literal('model.responded'),

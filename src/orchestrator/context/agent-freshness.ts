@@ -1,7 +1,7 @@
 import type { ContextPolicy } from '../../agent/compaction.js';
 import type { AgentRecorder } from '../../agent/types.js';
 import type { ReminderPolicy } from '../../agent/reminders.js';
-import { contextWindowFor } from '../../model/context-windows.js';
+import { contextWindowFor, outputLimitFor } from '../../model/context-windows.js';
 import type { FreshnessSettings } from '../../events/run-settings.js';
 import type { PriorAgent } from '../resume/prior-agents.js';
 import { fillPlaceholders, type PromptSet } from '../prompts/prompt-set.js';
@@ -18,6 +18,7 @@ export function loopFreshness(freshness: FreshnessSettings, kind: 'planner' | 'w
   return {
     context: {
       windowTokens: contextWindowFor(modelSpec, freshness.contextWindows),
+      outputTokens: outputLimitFor(modelSpec, freshness.outputLimits),
       threshold: freshness.threshold,
       compaction: freshness.compaction,
       compactionPrompt: prompts.text('compaction'),
