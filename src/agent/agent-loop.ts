@@ -8,6 +8,7 @@ import { resumeTurn, type AgentRestore } from './agent-restore.js';
 import type { AgentRecorder } from './types.js';
 import { fitToWindow, type ContextPolicy, type Fitted } from './compaction.js';
 import { TokenEstimator } from './context-size.js';
+import { cutOffOf } from './cut-off-call.js';
 import { callModelForStep, type ParkingOptions } from './model-call.js';
 import { ReminderSchedule, type ReminderPolicy } from './reminders.js';
 import { toolSpecs } from './tool-dispatch.js';
@@ -243,7 +244,8 @@ export async function runAgent(options: AgentLoopOptions): Promise<AgentOutcome>
     const fitted = await fit(compactionFailedAt);
     if (!fitted.ok) return fail(step - 1, fitted.error);
     compactionFailedAt = fitted.failedAt ?? null;
-    let asked = await ask(fitted.outputTokens);
+    let outputTokens = fitted.outputTokens;
+    let asked = await ask(outputTokens);
     if (context?.compaction === true && !asked.result.ok && asked.result.error.kind === 'context-length' && asked.stopped === undefined) {
       // The provider refused a request colony thought would fit: its window is smaller than
       // colony was told. Take its word from now on, make the conversation fit, and ask once more.
@@ -251,7 +253,8 @@ export async function runAgent(options: AgentLoopOptions): Promise<AgentOutcome>
       context.windowTokens = windowTokens;
       const refitted = await fit(null);
       if (!refitted.ok) return fail(step - 1, refitted.error);
-      asked = await ask(refitted.outputTokens);
+      outputTokens = refitted.outputTokens;
+      asked = await ask(outputTokens);
     }
     cachedThrough = messages.length - 1;
     const { result, durationMs, stopped } = asked;
@@ -286,7 +289,8 @@ export async function runAgent(options: AgentLoopOptions): Promise<AgentOutcome>
     idleTurns = 0;
 
     const answered = messages.length;
-    const turnResult = await runToolCalls(turn.toolCalls, { step, toolsByName, signal, recorder, messages });
+    const cutOff = cutOffOf(turn.finishReason, outputTokens);
+    const turnResult = await runToolCalls(turn.toolCalls, { step, toolsByName, signal, recorder, messages, cutOff });
     reminders?.observeTurn(step, messages.slice(answered));
     lastToolCall = turnResult.lastToolCall ?? lastToolCall;
     if (turnResult.ended) {

@@ -74,7 +74,8 @@ export async function resumeTurn(restore: AgentRestore, turn: Omit<ToolTurn, 'st
     if (result.ok && result.endsAgent === true) ended = true;
   }
   await turn.recorder.flush();
-  const rest = await runToolCalls(notStarted, { ...turn, step }, ended);
+  // The calls not started are the end of the turn: a cut-off answer's last call is among them.
+  const rest = await runToolCalls(notStarted, { ...turn, step, cutOff: conversation.cutOff }, ended);
   const last = conversation.messages.at(-1);
   return {
     ended: rest.ended,

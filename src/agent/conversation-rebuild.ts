@@ -1,6 +1,7 @@
 import type { ColonyEvent } from '../events/event-types.js';
 import type { Message, ToolCall } from '../model/messages.js';
 import { compactedMessages, shrinkOldToolOutputs } from './context-size.js';
+import { cutOffOf, type CutOff } from './cut-off-call.js';
 
 /** A call that had started when colony stopped, and never ended. */
 export interface InterruptedCall {
@@ -18,6 +19,8 @@ export interface RebuiltConversation {
   readonly interrupted: readonly InterruptedCall[];
   /** the last answered turn's calls that never started (no tool.started), in order */
   readonly notStarted: readonly ToolCall[];
+  /** set when the last answer was cut off at its output limit, with the limit its request asked for */
+  readonly cutOff: CutOff | null;
   /** the last tool call as `name(input≤200 chars)`, for failure handoffs; null when none */
   readonly lastToolCall: string | null;
   /** tool calls that ended ok, by name, with their raw input, in order (the orchestrator derives e.g. a submitted handoff) */
@@ -61,6 +64,8 @@ export function rebuildConversation(events: readonly ColonyEvent[]): RebuiltConv
   const said: Message[] = [];
   let turn: OpenTurn | null = null;
   let lastToolCall: string | null = null;
+  let askedOutputTokens: number | undefined;
+  let cutOff: CutOff | null = null;
   const succeededCalls: { name: string; input: string; output: string; step: number }[] = [];
   const receivedInboxSeqs = new Set<number>();
   const notices = new Map<string, string>();
@@ -99,10 +104,15 @@ export function rebuildConversation(events: readonly ColonyEvent[]): RebuiltConv
         said.splice(0, said.length, ...all.slice(opening?.length ?? 0));
         break;
       }
+      case 'model.requested':
+        askedOutputTokens = event.data.maxOutputTokens;
+        break;
       case 'model.responded':
         if (turn !== null && turn.ended < turn.calls.length) {
           throw inconsistent(event, `model call ${turn.step} still has ${turn.calls.length - turn.ended} call(s) without a result`);
         }
+        // The request it answered is the last one recorded before it.
+        cutOff = cutOffOf(event.data.finishReason, askedOutputTokens);
         said.push({ role: 'assistant', text: event.data.text, toolCalls: event.data.toolCalls });
         turn = { step: event.data.step, calls: event.data.toolCalls, started: 0, ended: 0 };
         break;
@@ -133,6 +143,7 @@ export function rebuildConversation(events: readonly ColonyEvent[]): RebuiltConv
     step: last?.step ?? 0,
     interrupted: last === null ? [] : last.calls.slice(last.ended, last.started).map((call) => ({ step: last.step, call })),
     notStarted: last === null ? [] : last.calls.slice(last.started),
+    cutOff,
     lastToolCall,
     succeededCalls,
     receivedInboxSeqs,

@@ -4,8 +4,11 @@ import type { ToolSpec } from '../model/chat-model.js';
 import type { AnyTool, ToolResult } from '../tools/tool.js';
 import { errorMessage } from '../errors/error-message.js';
 
-/** How a call went wrong before its tool ever ran; data for the model, never an exception. */
-export type CallRejection = 'malformed-json' | 'unknown-tool' | 'invalid-arguments';
+/**
+ * How a call went wrong before its tool ever ran; data for the model, never an exception.
+ * `cut-off`: the answer stopped at its output limit in the middle of the call (see `dispatchCutOffCall`).
+ */
+export type CallRejection = 'malformed-json' | 'unknown-tool' | 'invalid-arguments' | 'cut-off';
 
 export type DispatchResult =
   | { readonly ran: true; readonly result: ToolResult }

@@ -2,6 +2,7 @@ import type { Message, ToolCall } from '../model/messages.js';
 import type { AnyTool, ToolResult } from '../tools/tool.js';
 import type { AgentRecorder } from './types.js';
 import { describeToolCall } from './conversation-rebuild.js';
+import { dispatchCutOffCall, type CutOff } from './cut-off-call.js';
 import { dispatchToolCall } from './tool-dispatch.js';
 
 /** The largest tool output that goes back into the conversation; tools cap their own far lower. */
@@ -20,18 +21,23 @@ export interface ToolTurn {
   readonly signal: AbortSignal;
   readonly recorder: AgentRecorder;
   readonly messages: Message[];
+  /** Set when the answer the calls came in was cut off at its output limit: its last call may be cut short. */
+  readonly cutOff?: CutOff | null;
 }
 
 /**
  * Runs a turn's calls in order: `tool.started` made durable, the call dispatched, `tool.ended`
  * and the result appended to the conversation. Once a call has ended the agent (or `ended`
  * says one already did), the rest are answered "not run", as they are once the run is cancelled.
+ * In an answer cut off at its output limit, the last call is the one the cut may have fallen
+ * in (see `dispatchCutOffCall`).
  */
 export async function runToolCalls(calls: readonly ToolCall[], turn: ToolTurn, ended = false): Promise<TurnResult> {
   const { step, toolsByName, signal, recorder } = turn;
+  const cutOff = turn.cutOff ?? null;
   let rejected = 0;
   let lastToolCall: string | null = null;
-  for (const call of calls) {
+  for (const [index, call] of calls.entries()) {
     recorder.record({ type: 'tool.started', data: { step, callId: call.id, name: call.name, input: call.input } });
     // The model's response and this call's start are durable before the call has any effect,
     // so a restart knows what was in flight; one sync covers both.
@@ -39,7 +45,11 @@ export async function runToolCalls(calls: readonly ToolCall[], turn: ToolTurn, e
     const started = performance.now();
     const skipped = ended ? 'the handoff was already submitted' : signal.aborted ? 'the run was cancelled' : null;
     const dispatch =
-      skipped === null ? await dispatchToolCall(call, toolsByName, signal) : { ran: false as const, result: notRun(skipped) };
+      skipped !== null
+        ? { ran: false as const, result: notRun(skipped) }
+        : cutOff !== null && index === calls.length - 1
+          ? await dispatchCutOffCall(call, toolsByName, signal, cutOff)
+          : await dispatchToolCall(call, toolsByName, signal);
     if (!dispatch.ran) rejected += 1;
     answerCall(turn, call, dispatch.result, Math.round((performance.now() - started) * 1000) / 1000);
     lastToolCall = describeToolCall(call);

@@ -1,8 +1,9 @@
 /**
  * The first words of the messages colony sends an agent, each telling one kind of message from
- * another: colony's code writes them, its prompts (`orchestrator/prompts/*.md`) begin with them,
- * and a model that acts on them (the sim among them) recognises them from here. The prompts are
- * text a repository may override, so a test holds each to its opening.
+ * another: colony's code writes them, its prompts (`orchestrator/prompts/*.md`, and the agent
+ * loop's own in `agent/`) begin with them, and a model that acts on them (the sim among them)
+ * recognises them from here. The prompts are text a repository may override, so a test holds
+ * each to its opening.
  */
 
 /** The prompt that asks for a summary of the conversation so far (`compaction.md`). */
@@ -16,6 +17,12 @@ export const SCRATCHPAD_REMINDER_OPENING = 'Scratchpad reminder:';
 
 /** The reminder to check the work against its goal (`reflect-reminder.md`). */
 export const REFLECTION_REMINDER_OPENING = 'Reflection reminder:';
+
+/**
+ * The answer to the last tool call of an answer the provider cut off at its output limit, in
+ * the middle of that call (`agent/cut-off-call.md`).
+ */
+export const CUT_OFF_OPENING = 'Cut off at the output limit:';
 
 /** The answer to a worker's `done` that came without evidence (`evidence-reminder.md`). */
 export const EVIDENCE_FIRST_OPENING = 'Evidence first:';
