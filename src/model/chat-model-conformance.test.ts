@@ -19,16 +19,19 @@ interface Target {
   readonly keepsToolErrors: boolean;
   /** Price per million tokens (input, cached input, output), or null when unknown. */
   readonly price: { input: number; cached: number; output: number } | null;
+  /** The arguments of a call an answer was cut off in right after its name: none, or Anthropic's empty object. */
+  readonly argumentsCutAtTheName: '' | '{}';
   open(turns: readonly ScriptedTurn[]): Promise<{ model: ChatModel; scripted: ScriptedLanguageModel; server: ModelServer | null }>;
 }
 
 const ENV = { OPENAI_API_KEY: 'sk-test-openai', ANTHROPIC_API_KEY: 'sk-test-anthropic' };
 
-function overHttp(spec: string, keepsToolErrors: boolean, price: Target['price']): Target {
+function overHttp(spec: string, keepsToolErrors: boolean, price: Target['price'], argumentsCutAtTheName: Target['argumentsCutAtTheName'] = ''): Target {
   return {
     name: spec,
     keepsToolErrors,
     price,
+    argumentsCutAtTheName,
     async open(turns) {
       const scripted = createScriptedLanguageModel(turns);
       const server = await startModelServer({ model: scripted });
@@ -44,13 +47,14 @@ const TARGETS: readonly Target[] = [
     name: 'scripted model in process',
     keepsToolErrors: true,
     price: null,
+    argumentsCutAtTheName: '',
     open: (turns) => {
       const scripted = createScriptedLanguageModel(turns);
       return Promise.resolve({ model: createChatModel(scripted, { spec: 'scripted' }), scripted, server: null });
     },
   },
   overHttp('openai:gpt-5', false, { input: 1.25, cached: 0.125, output: 10 }),
-  overHttp('anthropic:claude-sonnet-4-5', true, { input: 3, cached: 0.3, output: 15 }),
+  overHttp('anthropic:claude-sonnet-4-5', true, { input: 3, cached: 0.3, output: 15 }, '{}'),
   overHttp('openai-compatible:qwen3-coder', false, null),
 ];
 
@@ -159,6 +163,27 @@ describe.each(TARGETS)('ChatModel conformance: $name', (target) => {
     const result = await model.call({ messages: OPENING, tools: [READ_FILE] });
     if (!result.ok) throw new Error(result.error.message);
     expect(result.turn.toolCalls).toEqual([{ id: 'call_x', name: 'read_file', input: '{"path": "a.txt"' }]);
+  });
+
+  it('reports an answer cut off at its output limit, with the call it stopped in as far as its arguments got', async () => {
+    const { model } = await open([
+      {
+        finishReason: 'length',
+        toolCalls: [
+          { id: 'call_a', name: 'read_file', input: { path: 'a.txt' } },
+          { id: 'call_b', name: 'read_file', input: '{"path": "b.t' },
+        ],
+      },
+      { finishReason: 'length', toolCalls: [{ id: 'call_c', name: 'read_file', input: '' }] },
+    ]);
+    const cut = await model.call({ messages: OPENING, tools: [READ_FILE], maxOutputTokens: 40 });
+    expect(cut).toMatchObject({ ok: true, turn: { finishReason: 'length' } });
+    expect(cut.ok && cut.turn.toolCalls).toEqual([
+      { id: 'call_a', name: 'read_file', input: '{"path":"a.txt"}' },
+      { id: 'call_b', name: 'read_file', input: '{"path": "b.t' },
+    ]);
+    const atTheName = await model.call({ messages: OPENING, tools: [READ_FILE], maxOutputTokens: 40 });
+    expect(atTheName.ok && atTheName.turn).toMatchObject({ finishReason: 'length', toolCalls: [{ id: 'call_c', name: 'read_file', input: target.argumentsCutAtTheName }] });
   });
 
   it('passes the output token limit to the model', async () => {

@@ -113,11 +113,11 @@ function inputValue(input: string): unknown {
   return input;
 }
 
+/** Why the answer stopped; an answer cut off at its output limit says so even in a tool_use block, as Anthropic's does. */
 function stopReason(result: LanguageModelV3GenerateResult, hasToolCalls: boolean): string {
+  if (result.finishReason.unified === 'length') return 'max_tokens';
   if (hasToolCalls) return 'tool_use';
   switch (result.finishReason.unified) {
-    case 'length':
-      return 'max_tokens';
     case 'content-filter':
       return 'refusal';
     default:

@@ -84,11 +84,11 @@ export const openAIChatFormat: WireFormat = {
   },
 };
 
+/** Why the answer ended; an answer cut off at its output limit says so even when it holds tool calls, as OpenAI's does. */
 function finishReason(result: LanguageModelV3GenerateResult, hasToolCalls: boolean): string {
+  if (result.finishReason.unified === 'length') return 'length';
   if (hasToolCalls) return 'tool_calls';
   switch (result.finishReason.unified) {
-    case 'length':
-      return 'length';
     case 'content-filter':
       return 'content_filter';
     case 'tool-calls':

@@ -14,6 +14,11 @@ export interface ScriptedTurn {
   readonly toolCalls?: readonly ScriptedToolCall[];
   /** Counted from the prompt and the answer (about four characters a token) when absent. */
   readonly usage?: { readonly inputTokens: number; readonly outputTokens: number; readonly cachedInputTokens?: number };
+  /**
+   * `length`: the answer stopped at its output limit, as the test wrote it (a last call's
+   * arguments cut short, say). It ended on its own when absent.
+   */
+  readonly finishReason?: 'length';
 }
 
 export interface ScriptedToolCall {
@@ -86,7 +91,11 @@ function answer(turn: ScriptedTurn, turnNumber: number, options: LanguageModelV3
     });
   });
   const finishReason: LanguageModelV3FinishReason =
-    (turn.toolCalls ?? []).length > 0 ? { unified: 'tool-calls', raw: 'tool_calls' } : { unified: 'stop', raw: 'stop' };
+    turn.finishReason === 'length'
+      ? { unified: 'length', raw: 'length' }
+      : (turn.toolCalls ?? []).length > 0
+        ? { unified: 'tool-calls', raw: 'tool_calls' }
+        : { unified: 'stop', raw: 'stop' };
   const outputCharacters = content.reduce(
     (sum, part) => sum + (part.type === 'text' ? part.text.length : part.type === 'tool-call' ? part.input.length : 0),
     0,
