@@ -10,6 +10,7 @@ import { abortableSleep, type Sleep } from '../model/providers/language-model-ch
 import { promptToMessages } from '../model/providers/prompt-conversion.js';
 import { contextLengthError, contextOverflow } from './sim-context-window.js';
 import type { SimOptions } from './sim-options.js';
+import { cutAtOutputLimit } from './sim-output-limit.js';
 import { simLatencyMs, simStalls, simTurn } from './sim-turn.js';
 
 /** The longest a timer waits (about 24 days): a stalled call waits this, or until aborted. */
@@ -20,7 +21,9 @@ const NEVER_MS = 2 ** 31 - 1;
  * a prompt and tools, waits its seeded latency and answers with the next turn of the planner
  * policy (when `create_task` is among the tools) or the worker policy, or with a summary when
  * asked to compact. A request larger than its context window (`SimOptions.context`) is refused
- * at once with the 400 a real provider gives.
+ * at once with the 400 a real provider gives. An answer longer than the request's
+ * `maxOutputTokens` stops there, in the middle of a tool call's arguments if that is where the
+ * output runs out, with finish reason `length` (see `cutAtOutputLimit`).
  * It keeps no state between calls, so it can be served over HTTP as it is.
  */
 export function createSimLanguageModel(options: SimOptions, sleep: Sleep = abortableSleep): LanguageModelV3 {
@@ -37,7 +40,7 @@ export function createSimLanguageModel(options: SimOptions, sleep: Sleep = abort
       await sleep(NEVER_MS, call.abortSignal);
       throw call.abortSignal?.reason ?? new Error('the simulated provider never answered');
     }
-    const turn = simTurn(messages, toolNames, options);
+    const { answer: turn, cut } = cutAtOutputLimit(simTurn(messages, toolNames, options), call.maxOutputTokens, options.tokens);
     const content: LanguageModelV3Content[] = [];
     if (turn.text !== '') content.push({ type: 'text', text: turn.text });
     for (const toolCall of turn.toolCalls) {
@@ -46,8 +49,11 @@ export function createSimLanguageModel(options: SimOptions, sleep: Sleep = abort
     const { inputTokens, outputTokens } = turn.usage;
     return {
       content,
-      finishReason:
-        turn.toolCalls.length > 0 ? { unified: 'tool-calls', raw: 'tool_calls' } : { unified: 'stop', raw: 'stop' },
+      finishReason: cut
+        ? { unified: 'length', raw: 'length' }
+        : turn.toolCalls.length > 0
+          ? { unified: 'tool-calls', raw: 'tool_calls' }
+          : { unified: 'stop', raw: 'stop' },
       usage: {
         inputTokens: { total: inputTokens, noCache: inputTokens, cacheRead: 0, cacheWrite: 0 },
         outputTokens: { total: outputTokens, text: outputTokens, reasoning: 0 },
