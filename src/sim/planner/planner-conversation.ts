@@ -2,7 +2,7 @@ import type { Message, ToolCall } from '../../model/messages.js';
 import { carriesBudgetNotice } from '../reading/budget-notice.js';
 import type { ConversationParts } from '../conversation-parts.js';
 import { greenFailureLines } from '../reading/green-protocol.js';
-import { GREEN_FIXUP_OPENING, USER_MESSAGE_HEADER, REFLECTION_REMINDER_OPENING, SCRATCHPAD_REMINDER_OPENING } from '../../protocol/message-openings.js';
+import { CUT_OFF_OPENING, GREEN_FIXUP_OPENING, USER_MESSAGE_HEADER, REFLECTION_REMINDER_OPENING, SCRATCHPAD_REMINDER_OPENING } from '../../protocol/message-openings.js';
 import { resultsById, splitConversation } from '../conversation-parts.js';
 import type { HandoffMessage } from '../reading/handoff-message.js';
 import { readHandoffMessage } from '../reading/handoff-message.js';
@@ -32,6 +32,7 @@ export function readPlannerParts(parts: ConversationParts): PlannerConversation 
   let newGreenReports: string[][] = (carried?.unansweredGreen ?? []).map((failures) => [...failures]);
   let scratchpad = carried?.reminders.scratchpad ?? false;
   let reflection = carried?.reminders.reflection ?? false;
+  let publishCap = carried?.publishCap ?? null;
   const first = carried?.events ?? 0;
   const events: PlannerEvent[] = [];
   for (const message of parts.rest) {
@@ -48,6 +49,8 @@ export function readPlannerParts(parts: ConversationParts): PlannerConversation 
         if (action.call?.name === TOOL_NAMES.writeScratchpad) scratchpad = false;
         events.push({ kind: 'action', position: first + events.length, action });
       }
+      const through = publishedBeforeCutOff(message.toolCalls, results);
+      if (through !== null) publishCap = Math.min(publishCap ?? through, through);
     } else if (message.role === 'user') {
       const handoff = readHandoffMessage(message.content);
       if (handoff !== null) events.push({ kind: 'handoff', position: first + events.length, handoff });
@@ -76,8 +79,22 @@ export function readPlannerParts(parts: ConversationParts): PlannerConversation 
     newUserMessages,
     newGreenReports,
     budgetUsedUp: (carried?.budgetUsedUp ?? false) || parts.rest.some(carriesBudgetNotice),
+    publishCap,
     reminders: { scratchpad, reflection },
   };
+}
+
+/**
+ * For an answer whose last call colony answered as cut off at the output limit: how many
+ * publishing calls came before that call (at least one), which is as many as an answer holds
+ * from then on, as colony's answer asks. Null for an answer that was whole.
+ */
+function publishedBeforeCutOff(calls: readonly ToolCall[], results: ReadonlyMap<string, ToolOutcome>): number | null {
+  const last = calls.at(-1);
+  const result = last === undefined ? undefined : results.get(last.id);
+  if (result?.isError !== true || !result.content.startsWith(CUT_OFF_OPENING)) return null;
+  const publishing = calls.slice(0, -1).filter((call) => call.name === TOOL_NAMES.createTask || call.name === TOOL_NAMES.delegate);
+  return Math.max(1, publishing.length);
 }
 
 /** One tool call the sim planner made earlier, with the result the harness sent back (if any). */
@@ -121,5 +138,11 @@ export interface PlannerConversation {
   readonly newGreenReports: readonly (readonly string[])[];
   /** True when colony said the budget is used up: the sim finishes in this answer. */
   readonly budgetUsedUp: boolean;
+  /**
+   * The most create_task and delegate calls an answer holds since one of its answers was cut
+   * off at the output limit: as many as the fewest that got through before a cut. Null when
+   * none was cut.
+   */
+  readonly publishCap: number | null;
   readonly reminders: PendingReminders;
 }

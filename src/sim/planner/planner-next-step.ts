@@ -33,7 +33,8 @@ export const MAX_PUBLISH_CALLS_PER_ANSWER = 40;
 
 /**
  * The planner's next step, decided only from its conversation: publish whatever its modules
- * need (up to MAX_PUBLISH_CALLS_PER_ANSWER calls an answer), else wait while any task has no
+ * need (up to MAX_PUBLISH_CALLS_PER_ANSWER calls an answer; after an answer of its was cut off
+ * at the output limit, no more than got through before the cut), else wait while any task has no
  * handoff, else run the project's tests on main once after the last handoff, else finish
  * (failed, when colony refused its last finish and nothing landed since). It answers reminders
  * as it goes: a reflection reminder with a sentence on where it stands, a scratchpad reminder
@@ -108,7 +109,7 @@ function decide(conversation: PlannerConversation, tools: ReadonlySet<string>, o
   const pending = publishCalls(scenario, ledger, base, tools, options);
   // A goal read in parts: only what a page in the conversation still holds can be copied into a brief.
   const ready = paged === null ? pending : pending.filter((call) => callModulePaths(call).every((path) => paged.atHand.has(path)));
-  const most = publishBoundIn(conversation) ?? MAX_PUBLISH_CALLS_PER_ANSWER;
+  const most = Math.min(publishBoundIn(conversation) ?? MAX_PUBLISH_CALLS_PER_ANSWER, conversation.publishCap ?? MAX_PUBLISH_CALLS_PER_ANSWER);
   const calls = paged === null ? ready.slice(0, most) : withinPage(ready, paged, most);
   const later = pending.length - calls.length;
   const reads = paged === null || ready.length > calls.length ? [] : rereads(paged, pending.filter((call) => !ready.includes(call)));

@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { MAX_PUBLISH_CALLS_PER_ANSWER } from './planner-next-step.js';
-import { createPlannerSession, goalWith, range } from '../testing/planner-tools.js';
+import { compact } from '../testing/compaction.js';
+import { createPlannerSession, CUT_OFF_ANSWER, goalWith, range } from '../testing/planner-tools.js';
+import { DEFAULT_SIM_OPTIONS } from '../sim-options.js';
 
 function callNames(answer: { toolCalls: readonly { name: string }[] }): string[] {
   return answer.toolCalls.map((call) => call.name);
@@ -68,5 +70,40 @@ describe('the sim planner publishing a large goal', () => {
     session.tasks.pop();
     const after = session.turn();
     expect(callNames(after).filter((name) => name === 'create_task')).toEqual([]);
+  });
+});
+
+describe('the sim planner after an answer cut off at the output limit', () => {
+  const created = (answer: { toolCalls: readonly { name: string }[] }): number => callNames(answer).filter((name) => name === 'create_task').length;
+  const cutShort = (session: ReturnType<typeof createPlannerSession>): number =>
+    session.messages.filter((message) => message.role === 'tool' && message.content === CUT_OFF_ANSWER).length;
+
+  it('publishes no more at once than got through before the cut, and so every module in answers that fit', () => {
+    // Twelve tasks take about 2,400 tokens in one answer; 1,000 holds four of them.
+    const session = createPlannerSession({ brief: goalWith(range('src/lib/m', 12)), maxOutputTokens: 1_000 });
+    const first = session.turn();
+    expect(cutShort(session)).toBe(1);
+    expect(created(first)).toBe(5);
+    expect(session.tasks).toHaveLength(4);
+    const later = [session.turn(), session.turn()];
+    expect(later.map(created)).toEqual([4, 4]);
+    expect(cutShort(session)).toBe(1);
+    expect(session.tasks.map((task) => task.title)).toEqual(range('src/lib/m', 12).map((path) => `Build ${path}`));
+    expect(callNames(session.turn())).toEqual([]);
+  });
+
+  it('keeps the smaller number after a summary', () => {
+    const session = createPlannerSession({ brief: goalWith(range('src/lib/m', 12)), maxOutputTokens: 1_000 });
+    session.turn();
+    const { compacted } = compact(session.messages, 0, DEFAULT_SIM_OPTIONS);
+    session.messages.splice(0, session.messages.length, ...compacted);
+    expect(created(session.turn())).toBe(4);
+    expect(cutShort(session)).toBe(0);
+  });
+
+  it('publishes as many as before when no answer was cut', () => {
+    const session = createPlannerSession({ brief: goalWith(range('src/lib/m', 12)), maxOutputTokens: 64_000 });
+    expect(created(session.turn())).toBe(12);
+    expect(cutShort(session)).toBe(0);
   });
 });

@@ -71,6 +71,8 @@ const plannerCarriedSchema = z.object({
   /** The failure lines of fix-up messages that came after the last answer, still to acknowledge. */
   unansweredGreen: z.array(z.array(z.string())).default([]),
   budgetUsedUp: z.boolean(),
+  /** The most publishing calls an answer holds since one was cut off at the output limit; null when none was. */
+  publishCap: z.number().int().min(1).nullable().default(null),
   reminders: z.object({ scratchpad: z.boolean(), reflection: z.boolean() }),
   ledger: ledgerStateSchema,
   /** Only for a goal too large for the first message, read in parts. */

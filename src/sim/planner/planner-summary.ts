@@ -36,6 +36,7 @@ export function plannerSummary(parts: ConversationParts, options: SimOptions): {
     unanswered: [...conversation.newUserMessages],
     unansweredGreen: conversation.newGreenReports.map((failures) => [...failures]),
     budgetUsedUp: conversation.budgetUsedUp,
+    publishCap: conversation.publishCap,
     reminders: conversation.reminders,
     ledger:
       ledger === null

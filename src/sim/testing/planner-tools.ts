@@ -1,10 +1,11 @@
 import type { Message } from '../../model/messages.js';
-import { GREEN_FAILURES_HEADING, GREEN_FIXUP_OPENING, RELEASE_REFUSED_OPENING } from '../../protocol/message-openings.js';
+import { CUT_OFF_OPENING, GREEN_FAILURES_HEADING, GREEN_FIXUP_OPENING, RELEASE_REFUSED_OPENING } from '../../protocol/message-openings.js';
 import type { SimAnswer } from '../sim-answer.js';
 import type { SimOptions } from '../sim-options.js';
 import { DEFAULT_SIM_OPTIONS } from '../sim-options.js';
 import { simPlannerTurn } from '../planner/planner-policy.js';
 import { publishBoundText } from '../../orchestrator/roles/planner/planner-board.js';
+import { cutAtOutputLimit } from '../sim-output-limit.js';
 
 /**
  * A small fake of the planner tools for the sim planner's tests: it assigns task ids and
@@ -83,6 +84,11 @@ export interface PlannerSessionOptions {
   readonly refuseFinish?: (args: Arguments) => string | null;
   /** Refuses create_task and delegate calls beyond this many in one answer, as colony does; no bound when absent. */
   readonly publishBound?: number;
+  /**
+   * The most output tokens an answer may have: a longer one stops there, as the sim stops at
+   * a request's limit, and the call it stopped in is answered as colony answers it.
+   */
+  readonly maxOutputTokens?: number;
 }
 
 export interface PlannerSession {
@@ -104,6 +110,9 @@ export interface PlannerSession {
 }
 
 export const PASSING_TESTS = 'exit code: 0\n\nTAP version 13\n# tests 12\n# pass 12\n# fail 0';
+
+/** How colony answers a call an answer was cut off in (src/agent/cut-off-call.md). */
+export const CUT_OFF_ANSWER = `error: ${CUT_OFF_OPENING} your answer stopped at its output limit in the middle of this call, so its arguments are incomplete and it did not run.`;
 
 export function createPlannerSession(setup: PlannerSessionOptions): PlannerSession {
   const messages: Message[] = [
@@ -167,13 +176,16 @@ export function createPlannerSession(setup: PlannerSessionOptions): PlannerSessi
     refusedFinishes,
     commands,
     turn() {
-      const answer = simPlannerTurn(messages, setup.toolNames ?? PLANNER_TOOL_NAMES, setup.options ?? DEFAULT_SIM_OPTIONS);
+      const options = setup.options ?? DEFAULT_SIM_OPTIONS;
+      const whole = simPlannerTurn(messages, setup.toolNames ?? PLANNER_TOOL_NAMES, options);
+      const { answer } = cutAtOutputLimit(whole, setup.maxOutputTokens, options.tokens);
       publishedInTurn = 0;
       messages.push({ role: 'assistant', text: answer.text, toolCalls: answer.toolCalls });
-      for (const call of answer.toolCalls) {
-        const { content, isError } = execute(call.name, JSON.parse(call.input) as Arguments);
+      answer.toolCalls.forEach((call, index) => {
+        const cutShort = call.input !== whole.toolCalls[index]?.input;
+        const { content, isError } = cutShort ? { content: CUT_OFF_ANSWER, isError: true } : execute(call.name, JSON.parse(call.input) as Arguments);
         messages.push({ role: 'tool', callId: call.id, toolName: call.name, content, isError });
-      }
+      });
       return answer;
     },
     handOff(taskId, handoff) {
