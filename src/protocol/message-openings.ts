@@ -36,6 +36,9 @@ export const MAIN_FAILING_OPENING = 'Main is failing already:';
 /** The heading of what colony adds under a worker's brief in its first message (`worker-task.md`). */
 export const WORKER_TASK_CONTEXT_HEADING = 'About this task, from colony:';
 
+/** A worker's `done` refused while its workspace holds work that is not on main (`unlanded-done.md`). */
+export const NOT_LANDED_OPENING = 'Not landed:';
+
 /** A create_task or delegate refused because the answer already published as many as one answer may. */
 export const PUBLISH_BOUND_OPENING = 'Not published now:';
 

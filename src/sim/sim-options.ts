@@ -39,6 +39,11 @@ export interface SimOptions {
    * worker obeys on a first attempt; a retry or a fix task always runs the tests.
    */
   readonly skiptests: number;
+  /**
+   * Chance per task that the worker hands off `done` without merging its work, as real models
+   * do: colony refuses that handoff once (`Not landed:`), and the worker merges, then hands off again.
+   */
+  readonly unmerged: number;
 }
 
 /** The smallest context window the sim takes: below it not even a brief would fit. */
@@ -55,6 +60,7 @@ export const DEFAULT_SIM_OPTIONS: SimOptions = {
   stall: 0,
   context: null,
   skiptests: 0,
+  unmerged: 0,
 };
 
 export type SimSpecResult = { readonly ok: true; readonly options: SimOptions } | { readonly ok: false; readonly error: string };
@@ -70,6 +76,7 @@ const ACCEPTED_KEYS = [
   'stall (a probability 0..1 that a worker call never answers, default 0)',
   `context (the context window in tokens, an integer >= ${MIN_CONTEXT_TOKENS}; larger requests are refused; default none)`,
   'skiptests (a probability 0..1 that a planner tells a Build task to merge without running the tests, default 0)',
+  'unmerged (a probability 0..1 that a worker hands off done before merging its work, default 0)',
 ];
 
 const HELP = `Accepted keys: ${ACCEPTED_KEYS.join('; ')}. Example: sim?seed=7&latency=50..400&bug=0.2&malformed=0.05&crash=0.02&context=32000`;
@@ -116,7 +123,8 @@ function readSetting(key: string, value: string): Setting {
     case 'malformed':
     case 'crash':
     case 'stall':
-    case 'skiptests': {
+    case 'skiptests':
+    case 'unmerged': {
       const chance = readProbability(value);
       if (chance === null) return { ok: false, error: `${key} must be a probability from 0 to 1, got "${value}".` };
       return { ok: true, apply: (options) => ({ ...options, [key]: chance }) };

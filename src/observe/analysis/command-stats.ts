@@ -3,6 +3,8 @@ import type { EventOf } from '../event-of.js';
 import { createTopList, shareOf } from '../ranking.js';
 import { headOf, tailOf, textKey } from '../text-keys.js';
 
+import { EVIDENCE_FIRST_OPENING, NOT_LANDED_OPENING, PUBLISH_BOUND_OPENING, RELEASE_REFUSED_OPENING, RETRY_CAP_OPENING } from '../../protocol/message-openings.js';
+
 /** The tool that runs agents' shell commands (see tools/run-command-tool.ts). */
 export const COMMAND_TOOL = 'run_command';
 
@@ -37,10 +39,18 @@ export interface CommandStats {
   result(): CommandAnalysis;
 }
 
+/**
+ * The openings of colony's refusals that hold an agent to the protocol: a `done` without
+ * evidence or with work not on main, a publish beyond an answer's bound, a retry beyond the
+ * cap, a root planner's `done` on a failing main. A refused call's result opens with one.
+ */
+const PROTOCOL_CATCHES = [EVIDENCE_FIRST_OPENING, NOT_LANDED_OPENING, PUBLISH_BOUND_OPENING, RETRY_CAP_OPENING, RELEASE_REFUSED_OPENING] as const;
+
 export function createCommandStats(): CommandStats {
   // Only calls in flight are held, by agent and call id: a call that never ends (its agent died) stays, one entry each.
   const inFlight = new Map<string, CommandCall>();
   const tools = new Map<string, { calls: number; failures: number }>();
+  const catches = new Map<string, number>();
   const byText = new Map<string, CommandTotals>();
   const samples = new Map<string, string>();
   const slowest = createTopList<CommandRun>(SLOWEST_LISTED, (a, b) => b.durationMs - a.durationMs);
@@ -59,6 +69,8 @@ export function createCommandStats(): CommandStats {
       tool.calls += 1;
       if (!ok) tool.failures += 1;
       tools.set(name, tool);
+      const caught = ok ? undefined : PROTOCOL_CATCHES.find((opening) => output.startsWith(`error: ${opening}`));
+      if (caught !== undefined) catches.set(caught, (catches.get(caught) ?? 0) + 1);
       if (name !== COMMAND_TOOL) return;
       const key = callKey(event.agentId, callId);
       const call = inFlight.get(key) ?? { key: '', command: '(its start was not recorded)' };
@@ -86,7 +98,8 @@ export function createCommandStats(): CommandStats {
       const toolList: ToolFailures[] = [...tools]
         .map(([tool, counts]) => ({ tool, calls: counts.calls, failures: counts.failures }))
         .sort((a, b) => b.failures - a.failures || b.calls - a.calls || a.tool.localeCompare(b.tool));
-      return { runs, failures, slowest: slowest.items(), failing: failing.items(), failingTotal, tools: toolList };
+      const caught = PROTOCOL_CATCHES.flatMap((opening) => (catches.has(opening) ? [{ opening, calls: catches.get(opening) ?? 0 }] : []));
+      return { runs, failures, slowest: slowest.items(), failing: failing.items(), failingTotal, tools: toolList, catches: caught };
     },
   };
 }

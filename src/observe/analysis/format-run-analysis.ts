@@ -44,6 +44,9 @@ function commandLines({ commands }: RunAnalysis): string[] {
   lines.push('', 'Tool calls by tool (failed: the tool answered not ok):');
   if (commands.tools.length === 0) lines.push('  none');
   else lines.push(...tableLines([{ heading: 'TOOL' }, { heading: 'CALLS', right: true }, { heading: 'FAILED', right: true }], commands.tools.map((tool) => [tool.tool, count(tool.calls), count(tool.failures)])));
+  lines.push('', "Calls colony refused to hold an agent to the protocol (by the refusal's opening):");
+  if (commands.catches.length === 0) lines.push('  none');
+  else lines.push(...tableLines([{ heading: 'REFUSED', right: true }, { heading: 'REFUSAL' }], commands.catches.map((caught) => [count(caught.calls), caught.opening])));
   return lines;
 }
 

@@ -20,6 +20,14 @@ export interface CommandAnalysis {
   readonly failingTotal: number;
   /** Every tool by name, the most failures first: calls ended, and those that ended not ok. */
   readonly tools: readonly ToolFailures[];
+  /** colony's refusals that held an agent to the protocol, by the words they open with; kinds never seen left out. */
+  readonly catches: readonly ProtocolCatch[];
+}
+
+export interface ProtocolCatch {
+  /** The refusal's opening words (`Not landed:`, `Not published now:`...). */
+  readonly opening: string;
+  readonly calls: number;
 }
 
 export interface CommandRun {

@@ -1,4 +1,4 @@
-import { GREEN_FAILURES_HEADING, EVIDENCE_FIRST_OPENING } from '../../protocol/message-openings.js';
+import { GREEN_FAILURES_HEADING, EVIDENCE_FIRST_OPENING, NOT_LANDED_OPENING } from '../../protocol/message-openings.js';
 import { resolveConflicts } from './merge-conflict-resolution.js';
 import type { Scenario } from '../scenario/scenario.js';
 import type { SpecModule } from '../../spec/colony-spec.js';
@@ -203,6 +203,9 @@ function mergeThenHandOff(context: StepContext, why: string, handoffFor: (merge:
   const { scenario, facts, tools } = context;
   const lastMerge = facts.merges.at(-1);
   if (!tools.has(TOOL_NAMES.mergeToMain)) return handoff(`${why} I have no merge tool, so I am handing off.`, handoffFor(null));
+  // The `unmerged` habit: done before merging, until colony says the work is not landed.
+  const refusedUnlanded = facts.stepFailures.get(TOOL_NAMES.submitHandoff)?.lastError.startsWith(NOT_LANDED_OPENING) ?? false;
+  if (lastMerge === undefined && !refusedUnlanded && handsOffUnmerged(context)) return handoff(`${why} Handing off.`, handoffFor(null));
   if (lastMerge !== undefined && (lastMerge.kind === 'merged' || lastMerge.kind === 'nothing')) {
     return handoff('Merged. Handing off.', handoffFor(lastMerge));
   }
@@ -214,6 +217,11 @@ function mergeThenHandOff(context: StepContext, why: string, handoffFor: (merge:
     .flatMap((module) => module.exports.map((fn) => fn.name))
     .join(', ')}) with tests`;
   return { text: `${why} Merging into main.`, calls: [{ name: TOOL_NAMES.mergeToMain, input: { message } }] };
+}
+
+/** Whether this task's worker has the `unmerged` habit: rolled per task, the same on every turn. */
+function handsOffUnmerged(context: StepContext): boolean {
+  return seededRoll(context.options.seed, context.taskText, 0, 'unmerged') < context.options.unmerged;
 }
 
 /**

@@ -1,0 +1,44 @@
+import { join } from 'node:path';
+import { afterEach, beforeEach, expect, it } from 'vitest';
+import { createExampleRepository, runCli, type ExampleRepository } from '../testing/example-repository.js';
+import { expectGreenRun } from '../testing/run-checks.js';
+import { describeRuns } from '../testing/runs-need-sandbox.js';
+
+/** A whole run of the small example takes tens of seconds, more on a loaded machine. */
+const RUN_TIMEOUT_MS = 300_000;
+
+let repo: ExampleRepository;
+
+beforeEach(() => {
+  repo = createExampleRepository('toolbox');
+});
+
+afterEach(() => {
+  repo.cleanup();
+});
+
+/** The count `colony analyze` gives for the refusals opening `opening`, or 0 when it lists none. */
+function refused(analysis: string, opening: string): number {
+  const row = analysis.split('\n').find((line) => line.trimEnd().endsWith(` ${opening}`));
+  return row === undefined ? 0 : Number(row.trim().split(/\s+/)[0]?.replace(/,/g, ''));
+}
+
+describeRuns("real models' habits", () => {
+  it('are caught: every worker that hands off done before merging is sent back once, a planner publishing everything at once is held to its bound, and the run ends done', async () => {
+    // Four workers: a planner may publish 8 tasks in one answer; the sim tries 40.
+    const result = await runCli(['run', join(repo.dir, 'GOAL.md'), '--repo', repo.dir, '--model', 'sim?seed=4&unmerged=1', '--workers', '4', '--quiet']);
+    expect(result.code, result.stderr).toBe(0);
+    const { status, tasks } = await expectGreenRun(repo);
+    const trunk = status.run.trunk ?? 'main';
+    // No stray file and no done handoff whose work is not on the trunk.
+    expect(repo.git('status', '--porcelain')).toBe('');
+    const workers = tasks.filter((task) => task.kind === 'worker');
+    for (const task of workers.filter((each) => each.handoff?.status === 'done')) {
+      for (const commit of task.handoff?.commits ?? []) expect(repo.git('merge-base', '--is-ancestor', commit, trunk)).toBe('');
+    }
+    const analysis = (await runCli(['analyze', '--repo', repo.dir])).stdout;
+    expect(refused(analysis, 'Not landed:')).toBe(workers.length);
+    expect(refused(analysis, 'Not published now:')).toBeGreaterThan(0);
+    expect(refused(analysis, 'Not retried:')).toBe(0);
+  }, RUN_TIMEOUT_MS);
+});
