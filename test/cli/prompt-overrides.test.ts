@@ -39,7 +39,7 @@ function runAndStop(): Promise<{ code: number; stderr: string }> {
   return runCliUntilLanded(['run', join(repo.dir, 'GOAL.md'), '--repo', repo.dir, '--model', 'sim?seed=4&latency=20..60', '--workers', '2', '--quiet'], defaultStateDir(repo.dir));
 }
 
-const PLANNER_OVERRIDE = 'You plan for this team. {{ROLE}}\n\nTests: {{TEST_COMMAND}}\n';
+const PLANNER_OVERRIDE = 'You plan for this team. {{ROLE}}\n\nTests: {{TEST_COMMAND}}\nAt most {{PUBLISH_LIMIT}} tasks in one answer.\n';
 const ROOT_OVERRIDE = 'You own the goal in the next message.';
 
 const WORKER_OVERRIDE = [
@@ -83,7 +83,7 @@ describeRuns('prompt overrides', () => {
     expect(firstLoad.map((event) => event.type === 'prompts.loaded' && event.data.overridden.map((each) => each.name))).toEqual([['planner', 'root-planner-role']]);
     const root = before.find((event) => event.type === 'agent.started' && event.data.role === 'root-planner');
     expect(root?.type === 'agent.started' && root.data.systemPrompt).toBe(
-      "You plan for this team. You own the goal in the next message.\n\nTests: Run this project's tests with `npm test` (the test script in package.json).",
+      "You plan for this team. You own the goal in the next message.\n\nTests: Run this project's tests with `npm test` (the test script in package.json).\nAt most 4 tasks in one answer.",
     );
     const workersBefore = new Set(before.filter((event) => event.type === 'agent.started' && event.data.role === 'worker').map((event) => event.agentId));
 
@@ -103,7 +103,7 @@ describeRuns('prompt overrides', () => {
 
   it('that colony cannot use stop a run before it starts, saying which file is wrong and what is allowed', async () => {
     override('worker.md', 'Do the task well.');
-    override('planer.md', 'You plan. {{ROLE}} {{TEST_COMMAND}}');
+    override('planer.md', 'You plan. {{ROLE}} {{TEST_COMMAND}} {{PUBLISH_LIMIT}}');
     // The overrides are the project's own files, shown by git until they are committed.
     const status = repo.git('status', '--porcelain');
     expect(status).toBe('?? .colony/\n');
