@@ -18,7 +18,7 @@ export const ALLOWED_IMPORTS: Readonly<Record<string, readonly string[]>> = {
   tools: ['protocol', 'sandbox', 'workspace', 'events', 'errors'],
   agent: ['model', 'tools', 'protocol', 'events', 'errors'],
   orchestrator: ['spec', 'protocol', 'agent', 'model', 'tools', 'workspace', 'sandbox', 'store', 'events', 'errors'],
-  observe: ['store', 'events', 'errors'],
+  observe: ['protocol', 'store', 'events', 'errors'],
   ui: ['observe', 'events', 'errors'],
   bench: ['workspace', 'events', 'errors'],
   cli: ['bench', 'ui', 'sim', 'protocol', 'observe', 'orchestrator', 'agent', 'model', 'tools', 'workspace', 'sandbox', 'store', 'events', 'errors'],

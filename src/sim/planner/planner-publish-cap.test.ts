@@ -3,6 +3,7 @@ import { MAX_PUBLISH_CALLS_PER_ANSWER } from './planner-next-step.js';
 import { compact } from '../testing/compaction.js';
 import { createPlannerSession, CUT_OFF_ANSWER, goalWith, range } from '../testing/planner-tools.js';
 import { DEFAULT_SIM_OPTIONS } from '../sim-options.js';
+import { publishBoundText } from '../../orchestrator/roles/planner/planner-board.js';
 
 function callNames(answer: { toolCalls: readonly { name: string }[] }): string[] {
   return answer.toolCalls.map((call) => call.name);
@@ -45,7 +46,7 @@ describe('the sim planner publishing a large goal', () => {
   });
 
   it("keeps within colony's bound once refused for it: the refused tasks go out in the next answers, none given up", () => {
-    const session = createPlannerSession({ brief: goalWith(range('src/lib/m', 30)), publishBound: 8 });
+    const session = createPlannerSession({ brief: goalWith(range('src/lib/m', 30)), publishBound: { bound: 8, refusal: publishBoundText(8) } });
     const first = session.turn();
     expect(callNames(first).filter((name) => name === 'create_task')).toHaveLength(30);
     expect(session.tasks).toHaveLength(8);

@@ -4,7 +4,6 @@ import type { SimAnswer } from '../sim-answer.js';
 import type { SimOptions } from '../sim-options.js';
 import { DEFAULT_SIM_OPTIONS } from '../sim-options.js';
 import { simPlannerTurn } from '../planner/planner-policy.js';
-import { publishBoundText } from '../../orchestrator/roles/planner/planner-board.js';
 import { cutAtOutputLimit } from '../sim-output-limit.js';
 
 /**
@@ -82,8 +81,8 @@ export interface PlannerSessionOptions {
   readonly newTaskId?: () => string;
   /** Refuses a finish call when it returns an error text, as colony refuses a done finish while main's release check fails. */
   readonly refuseFinish?: (args: Arguments) => string | null;
-  /** Refuses create_task and delegate calls beyond this many in one answer, as colony does; no bound when absent. */
-  readonly publishBound?: number;
+  /** Refuses create_task and delegate calls beyond `bound` in one answer with `refusal`, as colony does; no bound when absent. */
+  readonly publishBound?: { readonly bound: number; readonly refusal: string };
   /**
    * The most output tokens an answer may have: a longer one stops there, as the sim stops at
    * a request's limit, and the call it stopped in is answered as colony answers it.
@@ -135,7 +134,7 @@ export function createPlannerSession(setup: PlannerSessionOptions): PlannerSessi
       return { content: refusal, isError: true };
     }
     if ((name === 'create_task' || name === 'delegate') && setup.publishBound !== undefined) {
-      if (publishedInTurn >= setup.publishBound) return { content: `error: ${publishBoundText(setup.publishBound)}`, isError: true };
+      if (publishedInTurn >= setup.publishBound.bound) return { content: `error: ${setup.publishBound.refusal}`, isError: true };
       publishedInTurn += 1;
     }
     return { content: answer(name, args), isError: false };
