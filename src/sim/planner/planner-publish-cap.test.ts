@@ -67,7 +67,7 @@ describe('the sim planner publishing a large goal', () => {
     // colony refuses it: the chain holds as many attempts as it takes.
     const last = session.messages.at(-1);
     if (last?.role !== 'tool') throw new Error('no result');
-    session.messages[session.messages.length - 1] = { ...last, content: 'error: Not retried: this task has been tried 4 times (task_1 failed); colony takes no more retries of it as it is.', isError: true };
+    session.messages[session.messages.length - 1] = { ...last, content: 'error: Not retried: this task has been tried 6 times (task_1 failed); colony takes no more retries of it as it is.', isError: true };
     session.tasks.pop();
     const after = session.turn();
     expect(callNames(after).filter((name) => name === 'create_task')).toEqual([]);

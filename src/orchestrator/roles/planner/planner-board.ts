@@ -45,7 +45,7 @@ export function publishBoundText(bound: number): string {
 }
 
 /** Tasks one retry chain may hold (the first and its retries) before colony refuses another retry. */
-export const MAX_TASK_ATTEMPTS = 4;
+export const MAX_TASK_ATTEMPTS = 6;
 
 /** The first line colony puts above a sub-planner's brief. */
 export function scopeLine(scope: string): string {
