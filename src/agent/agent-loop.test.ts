@@ -165,6 +165,16 @@ describe('runAgent', () => {
     expect(ended?.data).toMatchObject({ ok: false, output: 'error: broken failed unexpectedly: disk on fire' });
   });
 
+  it('records the CPU a call’s commands used with its end, and nothing where none was counted', async () => {
+    const measured: Tool<{ text: string }> = { ...echo, execute: async (input) => ({ ok: true, output: input.text, cpuMs: 1_250.5 }) };
+    const model = scriptedModel([turn([call('a', 'echo', { text: 'hi' })]), turn([call('b', 'finish', { summary: 'ok' })])]);
+    const rec = recorder();
+    expect(await runAgent({ ...options(model, rec), tools: [measured, finish] })).toEqual({ status: 'ended', steps: 2 });
+    const ended = rec.events.filter((event) => event.type === 'tool.ended').map((event) => event.data);
+    expect(ended[0]).toMatchObject({ name: 'echo', output: 'hi', cpuMs: 1_250.5 });
+    expect(ended[1]).not.toHaveProperty('cpuMs');
+  });
+
   it('does not run calls that come after the handoff in the same turn', async () => {
     let echoed = 0;
     const counting: Tool<{ text: string }> = { ...echo, execute: async () => ((echoed += 1), { ok: true, output: 'x' }) };

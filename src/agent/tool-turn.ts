@@ -67,9 +67,10 @@ export function notRun(why: string): ToolResult & { ok: false } {
 export function answerCall(turn: ToolTurn, call: ToolCall, result: ToolResult, durationMs: number): void {
   // The error flag does not survive every provider's wire format, so the text says it too.
   const content = capOutput(result.ok ? result.output : `error: ${result.error}`);
+  const cpu = result.ok && result.cpuMs !== undefined ? { cpuMs: result.cpuMs } : {};
   turn.recorder.record({
     type: 'tool.ended',
-    data: { step: turn.step, callId: call.id, name: call.name, ok: result.ok, output: content, durationMs },
+    data: { step: turn.step, callId: call.id, name: call.name, ok: result.ok, output: content, durationMs, ...cpu },
   });
   turn.messages.push({ role: 'tool', callId: call.id, toolName: call.name, content, isError: !result.ok });
 }

@@ -35,6 +35,12 @@ describe('run_command', () => {
     expect(result).toEqual({ ok: true, output: 'exit code: 0\n\nexport const answer = 42;\nworker\noops\n' });
   });
 
+  it('passes on the CPU the command used where its runner counted it', async () => {
+    const counting: RunProcess = async (request) => ({ ...(await runProcess(request)), cpuMs: 812.25 });
+    const result = await createRunCommandTool(fixture.root, { runProcess: counting }).execute({ command: 'echo counted' }, toolContext());
+    expect(result).toEqual({ ok: true, output: 'exit code: 0\n\ncounted\n', cpuMs: 812.25 });
+  });
+
   it('treats a non-zero exit as information, not a failure', async () => {
     expect(await run({ command: 'echo failing test; exit 1' })).toEqual({ ok: true, output: 'exit code: 1\n\nfailing test\n' });
   });

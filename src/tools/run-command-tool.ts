@@ -58,7 +58,8 @@ export function createRunCommandTool(workspace: WorkspaceRoot, options: RunComma
         ...(options.environment === undefined ? {} : { env: options.environment }),
       });
       if (result.startError !== null) return { ok: false, error: `could not run the command: ${result.startError}` };
-      return { ok: true, output: `${statusLines(result, timeoutSeconds)}\n\n${result.output}` };
+      const output = `${statusLines(result, timeoutSeconds)}\n\n${result.output}`;
+      return result.cpuMs === null ? { ok: true, output } : { ok: true, output, cpuMs: result.cpuMs };
     },
   };
 }

@@ -10,6 +10,8 @@ export type ToolResult =
       readonly output: string;
       /** Set by a tool that ends the agent's loop (submit_handoff). */
       readonly endsAgent?: boolean;
+      /** Milliseconds of CPU the commands the call ran used, where a cgroup counted them (run_command). */
+      readonly cpuMs?: number;
     }
   | { readonly ok: false; readonly error: string };
 

@@ -281,6 +281,8 @@ export const runAgentBodies = [
       ok: z.boolean(),
       output: z.string(),
       durationMs: z.number(),
+      /** Milliseconds of CPU the call's commands used, counted by their cgroup; absent where nothing counted it. */
+      cpuMs: z.number().optional(),
     }),
   }),
 ] as const;

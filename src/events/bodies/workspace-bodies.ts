@@ -213,6 +213,8 @@ export const workspaceBodies = [
           exitCode: z.number().int().nullable(),
           timedOut: z.boolean(),
           durationMs: z.number(),
+          /** Milliseconds of CPU it used, counted by its cgroup; absent where nothing counted it. */
+          cpuMs: z.number().optional(),
           /** The tail of its output, at most about 4,000 characters. */
           output: z.string(),
         }),

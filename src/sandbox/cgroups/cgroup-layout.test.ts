@@ -11,12 +11,21 @@ const HYBRID_MOUNTS = [
 ].join('\n');
 
 describe('the cgroup layout', () => {
-  it('uses v1 where memory, pids and freezer are v1 hierarchies, each at the process’s own cgroup', () => {
-    const procSelfCgroup = ['9:freezer:/', '8:pids:/', '4:memory:/process_api/3c57', '2:cpu,cpuacct:/', '0::/'].join('\n');
+  it('uses v1 where memory, pids and freezer are v1 hierarchies, each at the process’s own cgroup, with cpuacct where it is mounted', () => {
+    const procSelfCgroup = ['9:freezer:/', '8:pids:/', '4:memory:/process_api/3c57', '2:cpu,cpuacct:/batch', '0::/'].join('\n');
     expect(resolveCgroupLayout({ procSelfCgroup, mountInfo: HYBRID_MOUNTS })).toEqual({
       ok: true,
-      layout: { version: 1, memory: '/sys/fs/cgroup/memory/process_api/3c57', pids: '/sys/fs/cgroup/pids', freezer: '/sys/fs/cgroup/freezer' },
+      layout: {
+        version: 1,
+        memory: '/sys/fs/cgroup/memory/process_api/3c57',
+        pids: '/sys/fs/cgroup/pids',
+        freezer: '/sys/fs/cgroup/freezer',
+        cpuacct: '/sys/fs/cgroup/cpu,cpuacct/batch',
+      },
     });
+    const withoutCpuacct = HYBRID_MOUNTS.split('\n').filter((line) => !line.includes('cpuacct')).join('\n');
+    const layout = resolveCgroupLayout({ procSelfCgroup, mountInfo: withoutCpuacct });
+    expect(layout.ok && layout.layout.version === 1 ? layout.layout.cpuacct : 'not v1').toBeNull();
   });
 
   it('uses v2 on a unified system, at the process’s own cgroup', () => {

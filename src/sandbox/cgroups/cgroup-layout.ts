@@ -7,8 +7,20 @@ import { join, posix } from 'node:path';
  * stays inside whatever limits and delegation it was started with.
  */
 export type CgroupLayout =
-  | { readonly version: 1; readonly memory: string; readonly pids: string; readonly freezer: string }
+  | {
+      readonly version: 1;
+      readonly memory: string;
+      readonly pids: string;
+      readonly freezer: string;
+      /** The cpuacct hierarchy, where commands' CPU time is counted; null when it is not mounted. */
+      readonly cpuacct: string | null;
+    }
   | { readonly version: 2; readonly own: string };
+
+/** The v1 hierarchies a run's cgroups are made in, in the order a run's directories list them. */
+export function v1Hierarchies(layout: Extract<CgroupLayout, { version: 1 }>): string[] {
+  return layout.cpuacct === null ? [layout.memory, layout.pids, layout.freezer] : [layout.memory, layout.pids, layout.freezer, layout.cpuacct];
+}
 
 /** The two texts the layout is read from: `/proc/self/cgroup` and `/proc/self/mountinfo`. */
 export interface CgroupSources {
@@ -29,12 +41,12 @@ interface CgroupMount {
   readonly controllers: readonly string[];
 }
 
-const V1_CONTROLLERS = ['memory', 'pids', 'freezer'] as const;
+const V1_CONTROLLERS = ['memory', 'pids', 'freezer', 'cpuacct'] as const;
 
 /**
  * The layout, or why no usable one exists. cgroup v1 is used when memory, pids and freezer
  * are all mounted as v1 hierarchies (a hybrid system keeps them there and leaves the v2
- * mount without controllers); otherwise the v2 mount is used and its controllers are checked
+ * mount without controllers), with cpuacct when it is mounted too; otherwise the v2 mount is used and its controllers are checked
  * when the run's cgroup is made.
  */
 export function resolveCgroupLayout(sources: CgroupSources): { ok: true; layout: CgroupLayout } | { ok: false; error: string } {
@@ -48,12 +60,12 @@ export function resolveCgroupLayout(sources: CgroupSources): { ok: true; layout:
     if (directory !== null) v1[controller] = directory;
   }
   if (v1.memory !== undefined && v1.pids !== undefined && v1.freezer !== undefined) {
-    return { ok: true, layout: { version: 1, memory: v1.memory, pids: v1.pids, freezer: v1.freezer } };
+    return { ok: true, layout: { version: 1, memory: v1.memory, pids: v1.pids, freezer: v1.freezer, cpuacct: v1.cpuacct ?? null } };
   }
   const unified = mounts.find((candidate) => candidate.type === 'cgroup2');
   const own = unified === undefined || membership.v2 === null ? null : directoryOf(unified, membership.v2);
   if (own !== null && v1.memory === undefined && v1.pids === undefined) return { ok: true, layout: { version: 2, own } };
-  const found = Object.keys(v1);
+  const found = Object.keys(v1).filter((controller) => controller !== 'cpuacct');
   return {
     ok: false,
     error:

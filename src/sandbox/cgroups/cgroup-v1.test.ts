@@ -2,7 +2,7 @@ import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { readCgroupSources, resolveCgroupLayout } from './cgroup-layout.js';
+import { readCgroupSources, resolveCgroupLayout, v1Hierarchies } from './cgroup-layout.js';
 import type { CgroupLayout } from './cgroup-layout.js';
 import { openCgroupsV1 } from './cgroup-v1.js';
 import { childCgroups, removeEmptyCgroupNow } from './cgroup-files.js';
@@ -26,7 +26,7 @@ describe.skipIf(!usable)(`the cgroup v1 driver${usable ? '' : ' (skipped: needs 
     const opened = openCgroupsV1(v1, runName);
     if (!opened.ok) throw new Error(opened.error);
     cgroups = opened.cgroups;
-    for (const parent of [v1.memory, v1.pids, v1.freezer]) expect(existsSync(join(parent, runName))).toBe(true);
+    for (const parent of v1Hierarchies(v1)) expect(existsSync(join(parent, runName))).toBe(true);
   });
 
   it('writes the limits, takes in a launched process tree, kills it frozen and removes the cgroup', async () => {
@@ -49,20 +49,38 @@ describe.skipIf(!usable)(`the cgroup v1 driver${usable ? '' : ' (skipped: needs 
     expect(members.filter((pid) => isProcessAlive(pid))).toEqual([]);
     expect(readFileSync(join(v1.freezer, runName, 'cmd-1', 'freezer.state'), 'utf8').trim()).toBe('THAWED');
     expect(await made.cgroup.remove()).toBeNull();
-    for (const parent of [v1.memory, v1.pids, v1.freezer]) expect(existsSync(join(parent, runName, 'cmd-1'))).toBe(false);
+    for (const parent of v1Hierarchies(v1)) expect(existsSync(join(parent, runName, 'cmd-1'))).toBe(false);
+  });
+
+  it('counts the CPU a command and its children used, where cpuacct is mounted', async () => {
+    const made = cgroups?.create('cmd-cpu', { memoryBytes: 64 * 1024 ** 2, maxProcesses: 16 });
+    if (made === undefined || !made.ok) throw new Error(made?.ok === false ? made.error : 'not opened');
+    // Two shells counting, one of them a child: both are charged to the command.
+    const busy = 'for f in "$@"; do echo $$ > "$f"; done; count() { i=0; while [ $i -lt 150000 ]; do i=$((i+1)); done; }; count & count; wait';
+    const child = spawn('/bin/sh', ['-c', busy, 'sh', ...made.cgroup.procsFiles], { stdio: 'ignore' });
+    await new Promise((resolve) => child.once('exit', resolve));
+    const used = made.cgroup.cpuMs();
+    expect(await made.cgroup.remove()).toBeNull();
+    if (v1.cpuacct === null) {
+      expect(used).toBeNull();
+      return;
+    }
+    // Counting to 150,000 twice in a shell takes a few hundred milliseconds of CPU anywhere.
+    expect(used).toBeGreaterThan(100);
+    expect(used).toBeLessThan(60_000);
   });
 
   it('removes command cgroups still there, and its own parent, when closed', async () => {
     const made = cgroups?.create('cmd-2', { memoryBytes: 64 * 1024 ** 2, maxProcesses: 16 });
     expect(made?.ok).toBe(true);
     await cgroups?.close();
-    for (const parent of [v1.memory, v1.pids, v1.freezer]) expect(existsSync(join(parent, runName))).toBe(false);
+    for (const parent of v1Hierarchies(v1)) expect(existsSync(join(parent, runName))).toBe(false);
   });
 });
 
 describe.skipIf(!usable)(`what the cgroup v1 driver leaves behind${usable ? '' : ' (skipped: needs root and cgroup v1 memory, pids and freezer)'}`, () => {
   const v1 = layout as Extract<CgroupLayout, { version: 1 }>;
-  const parents = (): string[] => [v1.memory, v1.pids, v1.freezer];
+  const parents = (): string[] => v1Hierarchies(v1);
 
   it('removes the run’s directories again when a hierarchy lacks a controller’s files', () => {
     const runName = `colony-test-v1-lacking-${process.pid}`;
@@ -113,7 +131,7 @@ describe.skipIf(!usable)(`what the cgroup v1 driver leaves behind${usable ? '' :
     const script = resolve(import.meta.dirname, '..', 'testing', 'exit-with-run-cgroups.ts');
     const output = execFileSync(process.execPath, ['--import', 'tsx', script, `test-exit-${process.pid}`], { encoding: 'utf8' });
     const { directories, pid } = JSON.parse(output) as { directories: string[]; pid: number };
-    expect(directories).toHaveLength(3);
+    expect(directories).toHaveLength(v1Hierarchies(v1).length);
     try {
       for (const directory of directories) expect(existsSync(directory)).toBe(false);
       expect(isProcessAlive(pid)).toBe(false);

@@ -52,6 +52,10 @@ describe('the cgroup v2 driver against a fake cgroup root', () => {
     expect(made.cgroup.outOfMemory()).toBe(false);
     writeFileSync(join(command, 'memory.events'), 'low 0\nhigh 0\nmax 9\noom 2\noom_kill 1\noom_group_kill 0\n');
     expect(made.cgroup.outOfMemory()).toBe(true);
+
+    expect(made.cgroup.cpuMs()).toBeNull();
+    writeFileSync(join(command, 'cpu.stat'), 'usage_usec 1234567\nuser_usec 1000000\nsystem_usec 234567\n');
+    expect(made.cgroup.cpuMs()).toBe(1234.567);
   });
 
   it('leaves controllers already handed down as they are', () => {

@@ -111,6 +111,11 @@ function createCommandCgroup(directory: string, limits: CgroupLimits): { ok: tru
       procsFiles: [join(directory, 'cgroup.procs')],
       pids,
       outOfMemory: () => (readKeyedNumber(join(directory, 'memory.events'), 'oom_kill') ?? 0) > 0,
+      // cpu.stat is there whether or not the cpu controller is enabled; usage_usec is user and system.
+      cpuMs: () => {
+        const microseconds = readKeyedNumber(join(directory, 'cpu.stat'), 'usage_usec');
+        return microseconds === null ? null : microseconds / 1_000;
+      },
       signal: (signal, except) => signalPids(pids(), signal, except),
       kill: () => killCgroupV2(directory),
       remove: () => removeCommandCgroup(directory),

@@ -1,4 +1,4 @@
-import type { CgroupLayout } from './cgroup-layout.js';
+import { v1Hierarchies, type CgroupLayout } from './cgroup-layout.js';
 import { openCgroupsV1 } from './cgroup-v1.js';
 import { markOwner, removeRunCgroupsNow, sweepStaleRuns } from './cgroup-sweep.js';
 import { HARNESS_LEAF, openCgroupsV2, v2RunParent } from './cgroup-v2.js';
@@ -24,7 +24,7 @@ function removeOpenRunsNow(): void {
  */
 export function openRunCgroups(layout: CgroupLayout, runId: string, ownPid: number = process.pid): RunCgroupsOpening {
   const name = runCgroupName(runId);
-  const parents = layout.version === 1 ? [layout.memory, layout.pids, layout.freezer] : [v2RunParent(layout.own)];
+  const parents = layout.version === 1 ? v1Hierarchies(layout) : [v2RunParent(layout.own)];
   sweepStaleRuns(parents, name, [HARNESS_LEAF]);
   const opened = layout.version === 1 ? openCgroupsV1(layout, name) : openCgroupsV2(layout, name, ownPid);
   if (!opened.ok) return opened;

@@ -15,6 +15,11 @@ export interface CommandCgroup {
   pids(): number[];
   /** Whether the kernel killed a process in it for memory (read from the cgroup, never guessed). */
   outOfMemory(): boolean;
+  /**
+   * Milliseconds of CPU (user and system) every process that was in it has used so far, or
+   * null where the kernel does not count it for colony (cgroup v1 without cpuacct).
+   */
+  cpuMs(): number | null;
   /** Sends `signal` to every process in it but `except`. */
   signal(signal: NodeJS.Signals, except: readonly number[]): void;
   /** Kills everything in it, frozen first so nothing forks meanwhile; true once it is empty. */

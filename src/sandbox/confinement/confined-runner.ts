@@ -88,7 +88,7 @@ export function createConfinedRunner(options: ConfinedRunnerOptions): RunProcess
     const collected = output.finish();
     const startError = startProblem(outcome, collected.output);
     if (startError !== null) return notStarted(startError, false);
-    return { ...NOT_STARTED, ...describeEnding(outcome), ...collected, limits: options.limits, durationMs: now() - startedAt };
+    return { ...NOT_STARTED, ...describeEnding(outcome), ...collected, cpuMs: outcome.cpuMs, limits: options.limits, durationMs: now() - startedAt };
   };
 }
 

@@ -20,6 +20,8 @@ export interface ConfinedOutcome {
   /** Signals the runner sent, in order. */
   readonly sentSignals: readonly NodeJS.Signals[];
   readonly outOfMemory: boolean;
+  /** CPU its cgroup counted, read once everything in it was gone; null where it is not counted. */
+  readonly cpuMs: number | null;
   readonly startError: string | null;
 }
 
@@ -32,8 +34,8 @@ export interface ConfinedOutcome {
  * cgroup. Before the command has reported itself started there is nothing to address in
  * the cgroup yet, so SIGTERM goes to the launcher's process, whose confinement then takes
  * everything inside down with it. Once the launcher's process exits, the cgroup is swept
- * (background children, `setsid` and `nohup` included), the out-of-memory record is read,
- * and the cgroup is removed; then the output pipes get a short drain.
+ * (background children, `setsid` and `nohup` included), the out-of-memory record and the CPU
+ * count are read, and the cgroup is removed; then the output pipes get a short drain.
  */
 export function watchConfinedChild(
   child: ChildProcess,
@@ -50,6 +52,7 @@ export function watchConfinedChild(
     let finished = false;
     let exit: { code: number | null; signal: NodeJS.Signals | null } = { code: null, signal: null };
     let outOfMemory = false;
+    let cpuMs: number | null = null;
     let startError: string | null = null;
     let statusText = '';
     const sentSignals: NodeJS.Signals[] = [];
@@ -87,12 +90,13 @@ export function watchConfinedChild(
       child.stdout?.destroy();
       child.stderr?.destroy();
       (child.stdio[3] as Readable | null | undefined)?.destroy();
-      resolve({ ...exit, timedOut: deadline.timedOut, aborted: deadline.aborted, started, sentSignals, outOfMemory, startError });
+      resolve({ ...exit, timedOut: deadline.timedOut, aborted: deadline.aborted, started, sentSignals, outOfMemory, cpuMs, startError });
     };
     const settle = async (): Promise<void> => {
       // The launcher is gone; whatever it left in the cgroup goes now, before the result.
       await cgroup.kill();
       outOfMemory = cgroup.outOfMemory();
+      cpuMs = cgroup.cpuMs();
       await cgroup.remove();
       if (closed) finish();
       else drainTimer = setTimeout(finish, drainMs);

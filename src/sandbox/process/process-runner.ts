@@ -99,6 +99,7 @@ export const NOT_STARTED: ProcessResult = {
   outOfMemory: false,
   cpuLimitExceeded: false,
   fileTooLarge: false,
+  cpuMs: null,
   limits: null,
   durationMs: 0,
   startError: null,

@@ -47,6 +47,11 @@ export interface ProcessResult {
   readonly cpuLimitExceeded: boolean;
   /** The command ended by SIGXFSZ: a process wrote past the file size limit. */
   readonly fileTooLarge: boolean;
+  /**
+   * Milliseconds of CPU the command and everything it started used, counted by its cgroup; null
+   * where nothing counts it (the local runner, cgroup v1 without cpuacct).
+   */
+  readonly cpuMs: number | null;
   /** The limits the command ran under, or null when it ran without any (the local runner). */
   readonly limits: CommandLimits | null;
   readonly durationMs: number;

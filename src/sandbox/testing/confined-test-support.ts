@@ -1,7 +1,7 @@
 import { chmodSync, chownSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { readCgroupSources, resolveCgroupLayout } from '../cgroups/cgroup-layout.js';
+import { readCgroupSources, resolveCgroupLayout, v1Hierarchies } from '../cgroups/cgroup-layout.js';
 import { isOwnerMarker } from '../cgroups/cgroup-sweep.js';
 import { runCgroupName } from '../cgroups/cgroups.js';
 import { defaultProgramDirectories, findProgram } from '../sandbox-programs.js';
@@ -81,6 +81,12 @@ export function prepareWorkspace(path: string): void {
   chmodSync(path, 0o2770);
 }
 
+/** Whether this machine's cgroups count a command's CPU (cgroup v2, or v1 with cpuacct mounted). */
+export function commandCpuCounted(): boolean {
+  const layout = resolveCgroupLayout(readCgroupSources());
+  return layout.ok && (layout.layout.version === 2 || layout.layout.cpuacct !== null);
+}
+
 /** Live processes (zombies excluded) whose real uid is `uid`. */
 export function processesOf(uid: number): number[] {
   const found: number[] = [];
@@ -111,7 +117,7 @@ export async function leftoverProcessesOf(uid: number, deadlineMs = 5_000): Prom
 export function leftoverCommandCgroups(runId: string): string[] {
   const layout = resolveCgroupLayout(readCgroupSources());
   if (!layout.ok) return [];
-  const parents = layout.layout.version === 1 ? [layout.layout.memory, layout.layout.pids, layout.layout.freezer] : [layout.layout.own];
+  const parents = layout.layout.version === 1 ? v1Hierarchies(layout.layout) : [layout.layout.own];
   const name = runCgroupName(`${runId}-${process.pid}`);
   return parents.flatMap((parent) => {
     const run = join(parent, name);
@@ -126,7 +132,7 @@ export function leftoverCommandCgroups(runId: string): string[] {
 export function runCgroupsLeft(runId: string): string[] {
   const layout = resolveCgroupLayout(readCgroupSources());
   if (!layout.ok) return [];
-  const parents = layout.layout.version === 1 ? [layout.layout.memory, layout.layout.pids, layout.layout.freezer] : [layout.layout.own];
+  const parents = layout.layout.version === 1 ? v1Hierarchies(layout.layout) : [layout.layout.own];
   const name = runCgroupName(`${runId}-${process.pid}`);
   return parents.map((parent) => join(parent, name)).filter((path) => existsSync(path));
 }

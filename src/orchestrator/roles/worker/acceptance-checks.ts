@@ -120,6 +120,7 @@ function checkedResult(command: string, result: ProcessResult): CheckedResult {
     exitCode: result.exitCode,
     timedOut: result.timedOut,
     durationMs: Math.round(result.durationMs),
+    ...(result.cpuMs === null ? {} : { cpuMs: result.cpuMs }),
     output: tailOf(output, EVENT_OUTPUT_CHARS),
   };
 }
