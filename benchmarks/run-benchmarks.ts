@@ -2,6 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { cpus, totalmem } from 'node:os';
 import type { BenchRow, BenchSection, BenchSettings } from './bench-row.js';
+import { benchCommandCpu } from './command-cpu.bench.js';
 import { benchDependencyLayers } from './dependency-layer.bench.js';
 import { benchDurability, benchKilledRun } from './durability.bench.js';
 import { benchEventAppend } from './event-append.bench.js';
@@ -43,6 +44,7 @@ const allSuites: { name: string; title: string; run: (settings: BenchSettings) =
   { name: 'large-goal-stop', title: 'A goal three times the planner’s context window, stopped with SIGTERM while its workers run', run: () => benchLargeGoalStop() },
   { name: 'tui', title: 'The terminal UI on a large log', run: () => benchTui() },
   { name: 'prompt-cache', title: 'Prompt caching: input read from the cache, and cost per landed module', run: () => benchPromptCache() },
+  { name: 'test-cost', title: "Test cost per landed module as the project grows: CPU in agents' commands", run: () => benchCommandCpu() },
 ];
 
 function usage(problem: string): never {

@@ -128,6 +128,8 @@ export const taskBodies = [
       exitCode: z.number().int().nullable(),
       timedOut: z.boolean(),
       durationMs: z.number(),
+      /** Milliseconds of CPU the check used, counted by its cgroup; absent where nothing counted it. */
+      cpuMs: z.number().optional(),
       outputTail: z.string(),
       /** The output's failure lines (failing tests, errors), normalised: what tells one failure from another. */
       failures: z.array(z.string()),

@@ -35,6 +35,8 @@ export interface SnapshotCheck {
   readonly exitCode: number | null;
   readonly timedOut: boolean;
   readonly durationMs: number;
+  /** Milliseconds of CPU the check used, where its cgroup counted them. */
+  readonly cpuMs?: number;
   /** The last lines of the output; for a timeout, ending with a line that says so. */
   readonly outputTail: string;
   /** The output's failure lines (see `failureLines`), none when it passed; a timeout's only line says it timed out. */
@@ -97,6 +99,7 @@ export async function checkCommit(options: CheckCommitOptions): Promise<CheckCom
         exitCode: result.exitCode,
         timedOut: result.timedOut,
         durationMs: Math.round(result.durationMs),
+        ...(result.cpuMs === null ? {} : { cpuMs: result.cpuMs }),
         outputTail: result.timedOut ? (tail === '' ? timeout : `${tail}\n${timeout}`) : tail,
         // Where a timeout cut the output differs from run to run: the timeout itself is the failure.
         failures: passed ? [] : result.timedOut ? [`the check timed out after ${formatSeconds(options.timeoutMs)} s`] : failuresOf(output, result.exitCode),

@@ -5,6 +5,7 @@ import type { Scenario } from '../scenario/scenario.js';
 import type { SpecModule } from '../../spec/colony-spec.js';
 import { testPathFor } from '../scenario/module-render.js';
 import { SKIP_TESTS_LINE } from '../reading/skip-tests-protocol.js';
+import { coveringTestsLine } from '../reading/covering-tests-protocol.js';
 import { specBlock } from '../scenario/scenario.js';
 
 /**
@@ -21,24 +22,30 @@ export interface EarlierAttempt {
   readonly lines: readonly string[];
 }
 
-/**
- * A Build task's brief. Told to skip the tests (the `skiptests` knob), it asks for a merge
- * without running them, in SKIP_TESTS_LINE on a line of its own.
- */
+export interface BuildBriefOptions {
+  /** Told to skip the tests (the `skiptests` knob): a merge without running them, in SKIP_TESTS_LINE. */
+  readonly skipTests: boolean;
+  /** The command that runs the tests covering the module, named on a line of its own; null for the project's whole suite. */
+  readonly covering: string | null;
+}
+
+/** A Build task's brief: the tests it runs are those that cover the module, or the whole suite where that is fast. */
 export function buildBrief(
   project: Scenario['project'],
   module: SpecModule,
   earlier: EarlierAttempt | null,
-  { skipTests }: { readonly skipTests: boolean } = { skipTests: false },
+  { skipTests, covering }: BuildBriefOptions = { skipTests: false, covering: null },
 ): string {
   const functions = module.exports.map((fn) => fn.name).join(', ');
-  const check = skipTests ? '' : `run the project's tests (\`${project.test}\`) until they pass, `;
+  const tests = covering === null ? `the project's tests (\`${project.test}\`)` : `the tests that cover it (\`${covering}\`; main's green check runs the whole suite)`;
+  const check = skipTests ? '' : `run ${tests} until they pass, `;
   const prose =
     `Build \`${module.path}\`: it exports ${functions}, answering the cases the colony-spec below lists for each. ` +
     `Write its node:test file next to it (\`${testPathFor(module.path)}\`) checking every case, ` +
     `re-export the module from \`${project.index}\`, ${check}merge to main, and hand off with what you did.`;
   const skip = skipTests ? [SKIP_TESTS_LINE] : [];
-  return [prose, ...skip, ...earlierSection(earlier), '', specBlock(project, [module])].join('\n');
+  const named = covering === null || skipTests ? [] : [coveringTestsLine(covering)];
+  return [prose, ...skip, ...named, ...earlierSection(earlier), '', specBlock(project, [module])].join('\n');
 }
 
 /**
@@ -54,18 +61,28 @@ export function fixBrief(project: Scenario['project'], module: SpecModule, faili
   return [prose, ...failing, ...earlierSection(earlier), '', specBlock(project, [module])].join('\n');
 }
 
+/**
+ * A sub-planner's brief. Scoped (`covering`), it names the command that runs its area's tests:
+ * what the sub-planner checks main with and what its tasks' covering tests come from.
+ */
 export function delegateBrief(
   project: Scenario['project'],
   area: string,
   modules: readonly SpecModule[],
   earlier: EarlierAttempt | null,
+  covering: string | null = null,
 ): string {
+  const tests =
+    covering === null
+      ? `The project's tests (\`${project.test}\`) must pass on main.`
+      : `Its tests (\`${covering}\`) must pass on main; give each task the tests that cover it, as main's green check runs the whole suite.`;
   const prose =
     `You own \`${area}\`: build its ${modules.length} module${plural(modules.length)} listed in the colony-spec below, ` +
     `each in its own file with a node:test file next to it and re-exported from \`${project.index}\`. ` +
-    `The project's tests (\`${project.test}\`) must pass on main. Split the work into tasks as you see fit. ` +
+    `${tests} Split the work into tasks as you see fit. ` +
     `When you finish, name every module that did not land in a note of its own: \`${NOT_LANDED_PREFIX}<path>\`.`;
-  return [prose, ...earlierSection(earlier), '', specBlock(project, modules)].join('\n');
+  const named = covering === null ? [] : [coveringTestsLine(covering)];
+  return [prose, ...named, ...earlierSection(earlier), '', specBlock(project, modules)].join('\n');
 }
 
 function earlierSection(earlier: EarlierAttempt | null): string[] {

@@ -5,7 +5,8 @@ import type { PlannerConversation } from './planner-conversation.js';
 import type { PlannerLedger } from './types.js';
 import { firstLine, readLedger } from './planner-ledger.js';
 import { baseFolderOf, plural } from './planner-plan.js';
-import { givenUp, publishCalls, scratchpadContent } from './planner-publish.js';
+import { FAST_SUITE_MODULES, givenUp, publishCalls, scratchpadContent } from './planner-publish.js';
+import { scopedToBrief } from '../reading/covering-tests-protocol.js';
 import type { FinishInput, PlannerCall } from './planner-tool-calls.js';
 import type { Scenario } from '../scenario/scenario.js';
 import { parseScenario } from '../scenario/scenario.js';
@@ -103,10 +104,13 @@ function decide(conversation: PlannerConversation, tools: ReadonlySet<string>, o
     });
     return { decided, standing: { owner, progress, scratchpad: `Progress: ${progress}.` }, scenario: null, notes: paged?.unnoted ?? null };
   }
-  const { scenario } = parsed;
+  // A sub-planner told which tests cover its area checks main with those; its tasks, and the
+  // root's on a project whose whole suite is not fast, are each given the tests that cover them.
+  const scenario = scopedToBrief(parsed.scenario, conversation.brief);
+  const scoped = scenario !== parsed.scenario || scenario.modules.length > FAST_SUITE_MODULES;
   const ledger = readLedger(conversation, scenario);
   const base = baseFolderOf(scenario.modules.map((module) => module.path));
-  const pending = publishCalls(scenario, ledger, base, tools, options);
+  const pending = publishCalls(scenario, ledger, base, tools, options, scoped);
   // A goal read in parts: only what a page in the conversation still holds can be copied into a brief.
   const ready = paged === null ? pending : pending.filter((call) => callModulePaths(call).every((path) => paged.atHand.has(path)));
   const most = Math.min(publishBoundIn(conversation) ?? MAX_PUBLISH_CALLS_PER_ANSWER, conversation.publishCap ?? MAX_PUBLISH_CALLS_PER_ANSWER);

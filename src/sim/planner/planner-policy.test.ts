@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Message } from '../../model/messages.js';
 import { DEFAULT_SIM_OPTIONS } from '../sim-options.js';
+import { coveringTestsIn } from '../reading/covering-tests-protocol.js';
 import { parseScenario } from '../scenario/scenario.js';
 import type { PlannerSession } from '../testing/planner-tools.js';
 import {
@@ -47,14 +48,20 @@ describe('simPlannerTurn: the first turn', () => {
     expect(modulePaths(String(calls[1]?.args.brief))).toEqual(collections);
     const delegated = parseScenario(String(calls[1]?.args.brief));
     expect(delegated.ok && delegated.scenario.project).toEqual({ test: 'node --test', index: 'src/index.js' });
+    // 16 modules: past a fast suite, so each task and the sub-planner are given the tests that cover them.
+    const collectionTests = collections.map((path) => path.replace(/\.js$/, '.test.js'));
+    expect(coveringTestsIn(String(calls[1]?.args.brief))).toBe(`node --test ${collectionTests.join(' ')}`);
     const created = calls.slice(2);
     expect(created.map((call) => call.args.title)).toEqual([...text, 'src/version.js'].map((path) => `Build ${path}`));
     for (const [index, call] of created.entries()) {
       expect(modulePaths(String(call.args.brief))).toEqual([[...text, 'src/version.js'][index]]);
-      expect(String(call.args.brief)).toMatch(/^Build `src\/.*node:test file next to it.*re-export.*`node --test`.*merge to main.*hand off/s);
+      const module = [...text, 'src/version.js'][index] ?? '';
+      const covering = `node --test ${module.replace(/\.js$/, '.test.js')}`;
+      expect(String(call.args.brief)).toMatch(/^Build `src\/.*node:test file next to it.*re-export.*the tests that cover it.*merge to main.*hand off/s);
+      expect(coveringTestsIn(String(call.args.brief))).toBe(covering);
+      expect(call.args.acceptance).toEqual([covering]);
       expect(call.args.retry_of).toBeUndefined();
       // It declares the files its brief names: the module, its test file and the index.
-      const module = [...text, 'src/version.js'][index] ?? '';
       expect(call.args.paths).toEqual([module, module.replace(/\.js$/, '.test.js'), 'src/index.js']);
     }
     expect(answer.toolCalls.map((call) => call.id)).toEqual(['call_0_0', 'call_0_1', 'call_0_2', 'call_0_3', 'call_0_4', 'call_0_5']);

@@ -10,6 +10,7 @@ import { seededRoll } from '../seeded-roll.js';
 import type { SimOptions } from '../sim-options.js';
 import { HANDOFF_CONCERNS_QUOTED, HANDOFF_NOTES_QUOTED } from './types.js';
 import { TOOL_NAMES } from '../../protocol/tool-names.js';
+import { coveringTestsCommand } from '../reading/covering-tests-protocol.js';
 
 /** Tasks (worker, delegated or fix) that may carry one module before the planner gives it up. */
 export const MAX_ATTEMPTS = 6;
@@ -32,6 +33,21 @@ export function toldToSkipTests(options: SimOptions, module: SpecModule): boolea
 }
 
 /**
+ * Whether the planner gives the task on `subject` (a module's path, or an area it delegates) the
+ * whole suite where it would scope its tests (the `wholesuite` knob): rolled per subject, so a
+ * retry is told the same.
+ */
+function givesWholeSuite(options: SimOptions, subject: string): boolean {
+  return options.wholesuite > 0 && seededRoll(options.seed, subject, 0, 'wholesuite') < options.wholesuite;
+}
+
+/**
+ * Above this many modules a project's whole suite is no longer what every task runs: each task
+ * is given the tests that cover it, and main's green check runs the whole suite.
+ */
+export const FAST_SUITE_MODULES = 12;
+
+/**
  * One call per piece of work the modules need now: a fix task for each module whose tests
  * fail on main, a retry (`retry_of` the failed task) for each module a worker did not land,
  * and for the rest (never published, or not landed by a sub-planner) the split: a delegate
@@ -44,8 +60,11 @@ export function publishCalls(
   base: string,
   tools: ReadonlySet<string>,
   options: SimOptions,
+  scoped: boolean,
 ): PlannerCall[] {
   const { project } = scenario;
+  const covering = (subject: string, modules: readonly SpecModule[]): string | null =>
+    scoped && !givesWholeSuite(options, subject) ? coveringTestsCommand(modules.map((module) => testPathFor(module.path))) : null;
   const work = ledger.modules.filter((record) => needsWork(record) && !givenUp(record));
   const pool = work.filter((record) => record.phase !== 'failing' && record.latestTask?.kind !== 'worker');
   const split = tools.has(TOOL_NAMES.delegate)
@@ -54,10 +73,11 @@ export function publishCalls(
   const calls: PlannerCall[] = split.delegated.map(({ area, modules }) => {
     const members = pool.filter((record) => modules.includes(record.module));
     const earlier = members.some((record) => record.attempts > 0) ? groupHistory(members) : null;
-    return { name: TOOL_NAMES.delegate, input: { title: `Own ${area}`, scope: area, brief: delegateBrief(project, area, modules, earlier) } };
+    return { name: TOOL_NAMES.delegate, input: { title: `Own ${area}`, scope: area, brief: delegateBrief(project, area, modules, earlier, covering(area, modules)) } };
   });
-  // Every task's work must leave the project's tests passing on main: colony checks that, unless
-  // the task was told to merge untested, when main's green check is the first to test it.
+  // A fix must leave the tests passing on main; a Build task its covering tests (the whole suite
+  // where that is fast). colony checks that, unless the task was told to merge untested, when
+  // main's green check is the first to test it.
   const acceptance = [project.test];
   for (const record of work) {
     const { module } = record;
@@ -70,9 +90,11 @@ export function publishCalls(
     const retried = record.latestTask?.kind === 'worker' ? record.latestTask.id : null;
     if (retried === null && !split.tasks.includes(module)) continue;
     const skipTests = toldToSkipTests(options, module);
-    const brief = buildBrief(project, module, record.attempts > 0 ? history(record) : null, { skipTests });
+    const tests = covering(module.path, [module]);
+    const brief = buildBrief(project, module, record.attempts > 0 ? history(record) : null, { skipTests, covering: tests });
     const retry = retried === null ? {} : { retry_of: retried };
-    calls.push({ name: TOOL_NAMES.createTask, input: { title: `Build ${module.path}`, brief, ...retry, paths, ...(skipTests ? {} : { acceptance }) } });
+    const checks = skipTests ? {} : { acceptance: tests === null ? acceptance : [tests] };
+    calls.push({ name: TOOL_NAMES.createTask, input: { title: `Build ${module.path}`, brief, ...retry, paths, ...checks } });
   }
   return calls;
 }

@@ -7,6 +7,7 @@ import { carriesReminder } from '../reading/reminder-protocol.js';
 import { REFLECTION_REMINDER_OPENING, SCRATCHPAD_REMINDER_OPENING } from '../../protocol/message-openings.js';
 import type { ScenarioResult } from '../scenario/scenario.js';
 import { parseScenario } from '../scenario/scenario.js';
+import { scopedToBrief } from '../reading/covering-tests-protocol.js';
 import type { WorkerAction, WorkerFacts } from './worker-facts.js';
 import { foldWorkerActions, NO_FACTS } from './worker-facts.js';
 import { decodeFacts, readWorkerCarried } from './worker-state.js';
@@ -60,7 +61,10 @@ export function readConversation(messages: readonly Message[]): WorkerConversati
 /** Reads a conversation already split at its latest summary (conversation-parts.ts). */
 export function readWorkerParts(parts: ConversationParts): WorkerConversation {
   const carried = readWorkerCarried(parts.carried);
-  const scenario = parseScenario(parts.firstUser);
+  const brief = briefOf(parts.firstUser);
+  // The tests it runs are those its brief names as covering the change, else the project's.
+  const parsed = parseScenario(parts.firstUser);
+  const scenario: ScenarioResult = parsed.ok ? { ok: true, scenario: scopedToBrief(parsed.scenario, brief) } : parsed;
   const results = new Map<string, ToolOutcome>();
   for (const [callId, result] of resultsById(parts.rest)) results.set(callId, readToolResult(result.content, result.isError));
   let turn = carried?.turn ?? 0;
@@ -90,7 +94,7 @@ export function readWorkerParts(parts: ConversationParts): WorkerConversation {
     }
   }
   return {
-    taskText: briefOf(parts.firstUser),
+    taskText: brief,
     scenario,
     turn,
     facts: scenario.ok ? foldWorkerActions(start, actions, scenario.scenario) : null,
