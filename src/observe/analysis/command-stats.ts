@@ -57,6 +57,8 @@ export function createCommandStats(): CommandStats {
   const slowest = createTopList<CommandRun>(SLOWEST_LISTED, (a, b) => b.durationMs - a.durationMs);
   let runs = 0;
   let failures = 0;
+  let cpuMs = 0;
+  let cpuCounted = 0;
 
   return {
     toolStarted(event) {
@@ -78,6 +80,10 @@ export function createCommandStats(): CommandStats {
       inFlight.delete(key);
       const succeeded = commandSucceeded(ok, output);
       runs += 1;
+      if (event.data.cpuMs !== undefined) {
+        cpuMs += event.data.cpuMs;
+        cpuCounted += 1;
+      }
       const totals = byText.get(call.key) ?? { command: call.command, runs: 0, failures: 0 };
       totals.runs += 1;
       byText.set(call.key, totals);
@@ -100,7 +106,7 @@ export function createCommandStats(): CommandStats {
         .map(([tool, counts]) => ({ tool, calls: counts.calls, failures: counts.failures }))
         .sort((a, b) => b.failures - a.failures || b.calls - a.calls || a.tool.localeCompare(b.tool));
       const caught = PROTOCOL_CATCHES.flatMap((opening) => (catches.has(opening) ? [{ opening, calls: catches.get(opening) ?? 0 }] : []));
-      return { runs, failures, slowest: slowest.items(), failing: failing.items(), failingTotal, tools: toolList, catches: caught };
+      return { runs, failures, cpuMs, cpuCounted, slowest: slowest.items(), failing: failing.items(), failingTotal, tools: toolList, catches: caught };
     },
   };
 }

@@ -27,8 +27,15 @@ export function formatRunAnalysis(analysis: RunAnalysis): string {
   return `${sections.map((lines) => lines.join('\n')).join('\n\n')}\n`;
 }
 
+/** `31.7 s`, `1,204 s`: CPU time as the commands' header gives it. */
+function cpuSeconds(ms: number): string {
+  const seconds = ms / 1000;
+  return seconds < 100 ? `${seconds.toFixed(1)} s` : `${count(Math.round(seconds))} s`;
+}
+
 function commandLines({ commands }: RunAnalysis): string[] {
-  const lines = [`Slowest commands (${count(commands.runs)} run, ${count(commands.failures)} failed):`];
+  const cpu = commands.cpuCounted === 0 ? '' : `, ${cpuSeconds(commands.cpuMs)} of CPU${commands.cpuCounted < commands.runs ? ` in the ${count(commands.cpuCounted)} counted` : ''}`;
+  const lines = [`Slowest commands (${count(commands.runs)} run, ${count(commands.failures)} failed${cpu}):`];
   if (commands.slowest.length === 0) lines.push('  none');
   else {
     const rows = commands.slowest.map((run) => [duration(run.durationMs), run.ok ? 'ok' : 'failed', run.agentId, run.taskId ?? '-', oneLine(run.command, 100)]);

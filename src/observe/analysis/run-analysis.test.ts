@@ -43,9 +43,9 @@ const toolStarted = (callId: string, name: string, input: unknown): EventBody =>
   type: 'tool.started',
   data: { step: 1, callId, name, input: typeof input === 'string' ? input : JSON.stringify(input) },
 });
-const toolEnded = (callId: string, name: string, ok: boolean, output: string, durationMs = 1): EventBody => ({
+const toolEnded = (callId: string, name: string, ok: boolean, output: string, durationMs = 1, cpuMs?: number): EventBody => ({
   type: 'tool.ended',
-  data: { step: 1, callId, name, ok, output, durationMs },
+  data: { step: 1, callId, name, ok, output, durationMs, ...(cpuMs === undefined ? {} : { cpuMs }) },
 });
 const landed = (autoResolved: string[] = []): EventBody => ({
   type: 'merge.landed',
@@ -95,9 +95,9 @@ function scenario() {
   log.add(1000, 'worker-1', agentStarted('worker', 'w1'));
   log.add(1100, 'worker-1', responded(200, 20, 0.02));
   log.add(1100, 'worker-1', toolStarted('c1', 'run_command', { command: 'node --test' }));
-  log.add(4100, 'worker-1', toolEnded('c1', 'run_command', true, 'exit code: 1\n\nnot ok 1 - adds\n# fail 1', 3000));
+  log.add(4100, 'worker-1', toolEnded('c1', 'run_command', true, 'exit code: 1\n\nnot ok 1 - adds\n# fail 1', 3000, 1_200));
   log.add(4200, 'worker-1', toolStarted('c2', 'run_command', { command: 'node --test' }));
-  log.add(5700, 'worker-1', toolEnded('c2', 'run_command', true, 'exit code: 0\n\nok', 1500));
+  log.add(5700, 'worker-1', toolEnded('c2', 'run_command', true, 'exit code: 0\n\nok', 1500, 300.5));
   log.add(5800, 'worker-1', toolStarted('c3', 'run_command', { command: 'npm run lint' }));
   log.add(5900, 'worker-1', toolEnded('c3', 'run_command', false, 'error: could not run the command: no bash', 100));
   log.add(5900, 'worker-1', { type: 'context.compacted', data: { step: 2, model: 'sim', windowTokens: 8000, beforeTokens: 7000, afterTokens: 900, replaced: 6, kept: 2, summary: 's', usage: { inputTokens: 100, outputTokens: 10, cachedInputTokens: 0 }, costUsd: 0.001, durationMs: 3 } });
@@ -177,7 +177,7 @@ describe('the run analysis', () => {
 
   it('ranks the slowest commands and groups the failing ones by their text', () => {
     const { commands } = analysis;
-    expect(commands).toMatchObject({ runs: 3, failures: 2, failingTotal: 2 });
+    expect(commands).toMatchObject({ runs: 3, failures: 2, failingTotal: 2, cpuMs: 1_500.5, cpuCounted: 2 });
     expect(commands.slowest.map((run) => [run.command, run.durationMs, run.ok, run.taskId])).toEqual([
       ['node --test', 3000, false, 'w1'],
       ['node --test', 1500, true, 'w1'],
@@ -317,7 +317,7 @@ describe('the run analysis', () => {
 
   it('prints each section with aligned columns', () => {
     const text = formatRunAnalysis(analysis);
-    for (const heading of ['Slowest commands (3 run, 2 failed):', 'Hung agents', 'Loops (the same tool call 3+ times in a row): 1', 'Merge conflicts: 2 conflicted merge(s)', 'Retried tasks: 2', 'Crashed tasks: 2', 'Costliest subtrees', 'Tokens by role:', 'Time from task created to landed (3 tasks): median 6.5s, p90 2m 30s', 'How often main was red:']) {
+    for (const heading of ['Slowest commands (3 run, 2 failed, 1.5 s of CPU in the 2 counted):', 'Hung agents', 'Loops (the same tool call 3+ times in a row): 1', 'Merge conflicts: 2 conflicted merge(s)', 'Retried tasks: 2', 'Crashed tasks: 2', 'Costliest subtrees', 'Tokens by role:', 'Time from task created to landed (3 tasks): median 6.5s, p90 2m 30s', 'How often main was red:']) {
       expect(text).toContain(heading);
     }
     const lines = text.split('\n');

@@ -12,6 +12,12 @@ export interface CommandAnalysis {
   /** Commands run to the end (a `tool.ended` each). */
   readonly runs: number;
   readonly failures: number;
+  /**
+   * CPU the commands used, in milliseconds, and how many of them it was counted for (their
+   * cgroup counted it: a confined run); both 0 where nothing counted it.
+   */
+  readonly cpuMs: number;
+  readonly cpuCounted: number;
   /** The longest command runs, slowest first. */
   readonly slowest: readonly CommandRun[];
   /** Command texts that failed, the most failures first. */
