@@ -44,6 +44,12 @@ export interface SimOptions {
    * do: colony refuses that handoff once (`Not landed:`), and the worker merges, then hands off again.
    */
   readonly unmerged: number;
+  /**
+   * Chance per task that the worker writes a summary of its work into the repository
+   * (`TASK_SUMMARY.md`) before it merges, as real models do: colony refuses that merge once
+   * (`Not merged:`), and the worker deletes the file and merges again.
+   */
+  readonly notes: number;
 }
 
 /** The smallest context window the sim takes: below it not even a brief would fit. */
@@ -61,6 +67,7 @@ export const DEFAULT_SIM_OPTIONS: SimOptions = {
   context: null,
   skiptests: 0,
   unmerged: 0,
+  notes: 0,
 };
 
 export type SimSpecResult = { readonly ok: true; readonly options: SimOptions } | { readonly ok: false; readonly error: string };
@@ -77,6 +84,7 @@ const ACCEPTED_KEYS = [
   `context (the context window in tokens, an integer >= ${MIN_CONTEXT_TOKENS}; larger requests are refused; default none)`,
   'skiptests (a probability 0..1 that a planner tells a Build task to merge without running the tests, default 0)',
   'unmerged (a probability 0..1 that a worker hands off done before merging its work, default 0)',
+  'notes (a probability 0..1 that a worker writes a summary file into the repository before it merges, default 0)',
 ];
 
 const HELP = `Accepted keys: ${ACCEPTED_KEYS.join('; ')}. Example: sim?seed=7&latency=50..400&bug=0.2&malformed=0.05&crash=0.02&context=32000`;
@@ -124,7 +132,8 @@ function readSetting(key: string, value: string): Setting {
     case 'crash':
     case 'stall':
     case 'skiptests':
-    case 'unmerged': {
+    case 'unmerged':
+    case 'notes': {
       const chance = readProbability(value);
       if (chance === null) return { ok: false, error: `${key} must be a probability from 0 to 1, got "${value}".` };
       return { ok: true, apply: (options) => ({ ...options, [key]: chance }) };

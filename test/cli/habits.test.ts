@@ -3,6 +3,7 @@ import { afterEach, beforeEach, expect, it } from 'vitest';
 import { createExampleRepository, runCli, type ExampleRepository } from '../testing/example-repository.js';
 import { expectGreenRun } from '../testing/run-checks.js';
 import { describeRuns } from '../testing/runs-need-sandbox.js';
+import { hasNoteName } from '../../src/workspace/merge/note-files.js';
 
 /** A whole run of the small example takes tens of seconds, more on a loaded machine. */
 const RUN_TIMEOUT_MS = 300_000;
@@ -40,5 +41,17 @@ describeRuns("real models' habits", () => {
     expect(refused(analysis, 'Not landed:')).toBe(workers.length);
     expect(refused(analysis, 'Not published now:')).toBeGreaterThan(0);
     expect(refused(analysis, 'Not retried:')).toBe(0);
+  }, RUN_TIMEOUT_MS);
+
+  it('are caught: every worker that writes a summary file into the repository is refused its merge once, deletes it, and none reaches the trunk', async () => {
+    const result = await runCli(['run', join(repo.dir, 'GOAL.md'), '--repo', repo.dir, '--model', 'sim?seed=4&notes=1', '--workers', '4', '--quiet']);
+    expect(result.code, result.stderr).toBe(0);
+    const { status, tasks } = await expectGreenRun(repo);
+    const trunk = status.run.trunk ?? 'main';
+    expect(repo.git('status', '--porcelain')).toBe('');
+    expect(repo.git('ls-tree', '-r', '--name-only', trunk).split('\n').filter(hasNoteName)).toEqual([]);
+    const workers = tasks.filter((task) => task.kind === 'worker');
+    const analysis = (await runCli(['analyze', '--repo', repo.dir])).stdout;
+    expect(refused(analysis, 'Not merged:')).toBe(workers.length);
   }, RUN_TIMEOUT_MS);
 });
