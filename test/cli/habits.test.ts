@@ -43,15 +43,25 @@ describeRuns("real models' habits", () => {
     expect(refused(analysis, 'Not retried:')).toBe(0);
   }, RUN_TIMEOUT_MS);
 
-  it('are caught: every worker that writes a summary file into the repository is refused its merge once, deletes it, and none reaches the trunk', async () => {
-    const result = await runCli(['run', join(repo.dir, 'GOAL.md'), '--repo', repo.dir, '--model', 'sim?seed=4&notes=1', '--workers', '4', '--quiet']);
+  it('are caught: a worker writing a summary file into the repository is refused its merge once and none reaches the trunk; a planner publishing a failed task again without retry_of is refused once and retries it', async () => {
+    // Workers crash one turn in twenty, so some first attempts fail and their planner publishes them again.
+    const spec = 'sim?seed=4&notes=1&republish=1&crash=0.05';
+    const result = await runCli(['run', join(repo.dir, 'GOAL.md'), '--repo', repo.dir, '--model', spec, '--workers', '4', '--quiet']);
     expect(result.code, result.stderr).toBe(0);
     const { status, tasks } = await expectGreenRun(repo);
     const trunk = status.run.trunk ?? 'main';
     expect(repo.git('status', '--porcelain')).toBe('');
     expect(repo.git('ls-tree', '-r', '--name-only', trunk).split('\n').filter(hasNoteName)).toEqual([]);
     const workers = tasks.filter((task) => task.kind === 'worker');
+    const done = workers.filter((task) => task.handoff?.status === 'done');
+    const failed = workers.filter((task) => task.handoff?.status === 'failed');
     const analysis = (await runCli(['analyze', '--repo', repo.dir])).stdout;
-    expect(refused(analysis, 'Not merged:')).toBe(workers.length);
+    // Every worker that landed its work was refused once on the way; none more than once.
+    expect(refused(analysis, 'Not merged:')).toBeGreaterThanOrEqual(done.length);
+    expect(refused(analysis, 'Not merged:')).toBeLessThanOrEqual(workers.length);
+    // A failed first attempt published again is refused, and its retry goes through retry_of.
+    expect(refused(analysis, 'Not published:')).toBeGreaterThan(0);
+    expect(refused(analysis, 'Not published:')).toBeLessThanOrEqual(failed.length);
+    expect(workers.filter((task) => task.retryOf !== null).length).toBeGreaterThanOrEqual(refused(analysis, 'Not published:'));
   }, RUN_TIMEOUT_MS);
 });
