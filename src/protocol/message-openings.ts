@@ -39,8 +39,14 @@ export const WORKER_TASK_CONTEXT_HEADING = 'About this task, from colony:';
 /** A worker's `done` refused while its workspace holds work that is not on main (`unlanded-done.md`). */
 export const NOT_LANDED_OPENING = 'Not landed:';
 
+/** A worker's merge refused once because it adds files named like notes about its work (`stray-notes.md`). */
+export const STRAY_NOTES_OPENING = 'Not merged:';
+
 /** A create_task or delegate refused because the answer already published as many as one answer may. */
 export const PUBLISH_BOUND_OPENING = 'Not published now:';
+
+/** A create_task refused once because its brief is that of a task of the planner's that ended without its work done, published again without `retry_of`. */
+export const REPUBLISHED_OPENING = 'Not published:';
 
 /** A retry refused because its chain already holds as many attempts as colony takes. */
 export const RETRY_CAP_OPENING = 'Not retried:';

@@ -50,6 +50,18 @@ export interface SimOptions {
    * few modules): how runs went before planners scoped tests, for measuring what scoping saves.
    */
   readonly wholesuite: number;
+  /**
+   * Chance per task that the worker writes a summary of its work into the repository
+   * (`TASK_SUMMARY.md`) before it merges, as real models do: colony refuses that merge once
+   * (`Not merged:`), and the worker deletes the file and merges again.
+   */
+  readonly notes: number;
+  /**
+   * Chance per failed first attempt of a module that the planner publishes the task's brief
+   * again as it was, without `retry_of`, as real models do: colony refuses that once
+   * (`Not published:`), and the planner retries the task with `retry_of`.
+   */
+  readonly republish: number;
 }
 
 /** The smallest context window the sim takes: below it not even a brief would fit. */
@@ -68,6 +80,8 @@ export const DEFAULT_SIM_OPTIONS: SimOptions = {
   skiptests: 0,
   unmerged: 0,
   wholesuite: 0,
+  notes: 0,
+  republish: 0,
 };
 
 export type SimSpecResult = { readonly ok: true; readonly options: SimOptions } | { readonly ok: false; readonly error: string };
@@ -85,6 +99,8 @@ const ACCEPTED_KEYS = [
   'skiptests (a probability 0..1 that a planner tells a Build task to merge without running the tests, default 0)',
   'unmerged (a probability 0..1 that a worker hands off done before merging its work, default 0)',
   "wholesuite (a probability 0..1 that a planner gives a task the project's whole suite rather than the tests that cover it, default 0)",
+  'notes (a probability 0..1 that a worker writes a summary file into the repository before it merges, default 0)',
+  'republish (a probability 0..1 that a planner publishes a failed task again as it was, without retry_of, default 0)',
 ];
 
 const HELP = `Accepted keys: ${ACCEPTED_KEYS.join('; ')}. Example: sim?seed=7&latency=50..400&bug=0.2&malformed=0.05&crash=0.02&context=32000`;
@@ -133,7 +149,9 @@ function readSetting(key: string, value: string): Setting {
     case 'stall':
     case 'skiptests':
     case 'unmerged':
-    case 'wholesuite': {
+    case 'wholesuite':
+    case 'notes':
+    case 'republish': {
       const chance = readProbability(value);
       if (chance === null) return { ok: false, error: `${key} must be a probability from 0 to 1, got "${value}".` };
       return { ok: true, apply: (options) => ({ ...options, [key]: chance }) };

@@ -27,6 +27,14 @@ export interface MergeToolOptions {
   readonly onIntent?: (intent: MergeIntent) => void;
   /** Settles the conflicts no agent should untangle (see `MergeToMainOptions.settleConflicts`); none when absent. */
   readonly settleConflicts?: ConflictSettler;
+  /**
+   * What the merge would add that looks like the worker's notes about its work rather than the
+   * project's files (the refusal to answer with), or null when it adds none: the first such merge
+   * is refused with it, and main is not moved; a later one lands as it is. Absent: not checked.
+   */
+  readonly strayNotes?: () => Promise<string | null>;
+  /** A merge of this worker's was refused for its notes before a restart: none is refused again. */
+  readonly notesRefusedBefore?: boolean;
 }
 
 /** `merge_to_main`: commits the workspace's changes and lands them on main (see workspace/merge-to-main). */
@@ -35,11 +43,17 @@ export function createMergeToMainTool(
   workspace: Workspace,
   options: MergeToolOptions,
 ): Tool<z.infer<typeof parameters>> {
+  let refusedNotes = options.notesRefusedBefore === true;
   return {
     name: TOOL_NAMES.mergeToMain,
     description: readFileSync(new URL('./descriptions/merge-to-main.md', import.meta.url), 'utf8').trim(),
     parameters,
     async execute(input) {
+      const notes = refusedNotes || options.strayNotes === undefined ? null : await options.strayNotes();
+      if (notes !== null) {
+        refusedNotes = true;
+        return { ok: false, error: notes };
+      }
       const outcome = await mergeToMain(repo, workspace, {
         message: input.message,
         record: options.record,

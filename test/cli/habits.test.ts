@@ -3,6 +3,7 @@ import { afterEach, beforeEach, expect, it } from 'vitest';
 import { createExampleRepository, runCli, type ExampleRepository } from '../testing/example-repository.js';
 import { expectGreenRun } from '../testing/run-checks.js';
 import { describeRuns } from '../testing/runs-need-sandbox.js';
+import { hasNoteName } from '../../src/workspace/merge/note-files.js';
 
 /** A whole run of the small example takes tens of seconds, more on a loaded machine. */
 const RUN_TIMEOUT_MS = 300_000;
@@ -40,5 +41,27 @@ describeRuns("real models' habits", () => {
     expect(refused(analysis, 'Not landed:')).toBe(workers.length);
     expect(refused(analysis, 'Not published now:')).toBeGreaterThan(0);
     expect(refused(analysis, 'Not retried:')).toBe(0);
+  }, RUN_TIMEOUT_MS);
+
+  it('are caught: a worker writing a summary file into the repository is refused its merge once and none reaches the trunk; a planner publishing a failed task again without retry_of is refused once and retries it', async () => {
+    // Workers crash one turn in twenty, so some first attempts fail and their planner publishes them again.
+    const spec = 'sim?seed=4&notes=1&republish=1&crash=0.05';
+    const result = await runCli(['run', join(repo.dir, 'GOAL.md'), '--repo', repo.dir, '--model', spec, '--workers', '4', '--quiet']);
+    expect(result.code, result.stderr).toBe(0);
+    const { status, tasks } = await expectGreenRun(repo);
+    const trunk = status.run.trunk ?? 'main';
+    expect(repo.git('status', '--porcelain')).toBe('');
+    expect(repo.git('ls-tree', '-r', '--name-only', trunk).split('\n').filter(hasNoteName)).toEqual([]);
+    const workers = tasks.filter((task) => task.kind === 'worker');
+    const done = workers.filter((task) => task.handoff?.status === 'done');
+    const failed = workers.filter((task) => task.handoff?.status === 'failed');
+    const analysis = (await runCli(['analyze', '--repo', repo.dir])).stdout;
+    // Every worker that landed its work was refused once on the way; none more than once.
+    expect(refused(analysis, 'Not merged:')).toBeGreaterThanOrEqual(done.length);
+    expect(refused(analysis, 'Not merged:')).toBeLessThanOrEqual(workers.length);
+    // A failed first attempt published again is refused, and its retry goes through retry_of.
+    expect(refused(analysis, 'Not published:')).toBeGreaterThan(0);
+    expect(refused(analysis, 'Not published:')).toBeLessThanOrEqual(failed.length);
+    expect(workers.filter((task) => task.retryOf !== null).length).toBeGreaterThanOrEqual(refused(analysis, 'Not published:'));
   }, RUN_TIMEOUT_MS);
 });

@@ -3,7 +3,7 @@ import type { EventOf } from '../event-of.js';
 import { createTopList, shareOf } from '../ranking.js';
 import { headOf, tailOf, textKey } from '../text-keys.js';
 
-import { CUT_OFF_OPENING, EVIDENCE_FIRST_OPENING, NOT_LANDED_OPENING, PUBLISH_BOUND_OPENING, RELEASE_REFUSED_OPENING, RETRY_CAP_OPENING } from '../../protocol/message-openings.js';
+import { CUT_OFF_OPENING, EVIDENCE_FIRST_OPENING, NOT_LANDED_OPENING, PUBLISH_BOUND_OPENING, RELEASE_REFUSED_OPENING, REPUBLISHED_OPENING, RETRY_CAP_OPENING, STRAY_NOTES_OPENING } from '../../protocol/message-openings.js';
 
 /** The tool that runs agents' shell commands (see tools/run-command-tool.ts). */
 export const COMMAND_TOOL = 'run_command';
@@ -41,11 +41,21 @@ export interface CommandStats {
 
 /**
  * The openings of colony's refusals that hold an agent to the protocol: a `done` without
- * evidence or with work not on main, a publish beyond an answer's bound, a retry beyond the
- * cap, a root planner's `done` on a failing main, a call an answer was cut off in at the output
- * limit. A refused call's result opens with one.
+ * evidence or with work not on main, a merge that adds notes about the work, a publish beyond
+ * an answer's bound, a failed task's brief published again without `retry_of`, a retry beyond
+ * the cap, a root planner's `done` on a failing main, a call an answer was cut off in at the
+ * output limit. A refused call's result opens with one.
  */
-const PROTOCOL_CATCHES = [EVIDENCE_FIRST_OPENING, NOT_LANDED_OPENING, PUBLISH_BOUND_OPENING, RETRY_CAP_OPENING, RELEASE_REFUSED_OPENING, CUT_OFF_OPENING] as const;
+const PROTOCOL_CATCHES = [
+  EVIDENCE_FIRST_OPENING,
+  NOT_LANDED_OPENING,
+  STRAY_NOTES_OPENING,
+  PUBLISH_BOUND_OPENING,
+  REPUBLISHED_OPENING,
+  RETRY_CAP_OPENING,
+  RELEASE_REFUSED_OPENING,
+  CUT_OFF_OPENING,
+] as const;
 
 export function createCommandStats(): CommandStats {
   // Only calls in flight are held, by agent and call id: a call that never ends (its agent died) stays, one entry each.

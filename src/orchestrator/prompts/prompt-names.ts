@@ -20,6 +20,7 @@ export const PROMPT_NAMES = [
   'root-planner-role',
   'scratchpad-reminder',
   'steps-warning',
+  'stray-notes',
   'sub-planner-role',
   'unlanded-done',
   'worker',

@@ -10,7 +10,7 @@ import { parseScenario } from '../scenario/scenario.js';
 import { decodeLedger } from './planner-state.js';
 import type { ModuleRecord, PlannerLedger, PublishedTask, TestRun } from './types.js';
 import { TOOL_NAMES } from '../../protocol/tool-names.js';
-import { isRetryCapRefusal, publishBoundOf } from '../reading/publish-refusals.js';
+import { isRepublishRefusal, isRetryCapRefusal, publishBoundOf } from '../reading/publish-refusals.js';
 import { MAX_PUBLISH_ERRORS } from './planner-publish.js';
 
 const CREATED = /^Created task (\S+): /;
@@ -64,6 +64,11 @@ export function readLedger(conversation: PlannerConversation, scenario: Scenario
           const refusal = action.result?.content ?? 'no result';
           // Refused only for the answer's bound: it goes out again in the next answer, as it is.
           if (publishBoundOf(refusal) !== null) continue;
+          // Told to retry the failed task rather than publish its brief again: counted, so the retry follows, but no problem of the module's.
+          if (isRepublishRefusal(refusal)) {
+            record.publishErrors += 1;
+            continue;
+          }
           // Its retries are used up: it is given up now, not sent again to be refused again.
           record.publishErrors = isRetryCapRefusal(refusal) ? MAX_PUBLISH_ERRORS : record.publishErrors + 1;
           record.problems.push(`${call.name} was refused: ${firstLine(refusal)}`);

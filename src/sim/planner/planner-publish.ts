@@ -91,12 +91,25 @@ export function publishCalls(
     if (retried === null && !split.tasks.includes(module)) continue;
     const skipTests = toldToSkipTests(options, module);
     const tests = covering(module.path, [module]);
-    const brief = buildBrief(project, module, record.attempts > 0 ? history(record) : null, { skipTests, covering: tests });
-    const retry = retried === null ? {} : { retry_of: retried };
+    // The `republish` habit: the first attempt's brief sent again as it was, as a new task.
+    const again = retried !== null && republishesAsItWas(options, record);
+    const brief = buildBrief(project, module, record.attempts > 0 && !again ? history(record) : null, { skipTests, covering: tests });
+    const retry = retried === null || again ? {} : { retry_of: retried };
     const checks = skipTests ? {} : { acceptance: tests === null ? acceptance : [tests] };
     calls.push({ name: TOOL_NAMES.createTask, input: { title: `Build ${module.path}`, brief, ...retry, paths, ...checks } });
   }
   return calls;
+}
+
+/**
+ * Whether the planner publishes `record`'s failed task again as it was, without `retry_of` (the
+ * `republish` knob): rolled per module, only after a first attempt that handed off not done,
+ * and only until colony refused a publish of the module (it then retries with `retry_of`).
+ */
+export function republishesAsItWas(options: SimOptions, record: ModuleRecord): boolean {
+  const failed = record.latestTask?.kind === 'worker' && record.latestTask.handoff !== null && record.latestTask.handoff.status !== 'done';
+  if (!failed || record.attempts !== 1 || record.publishErrors > 0) return false;
+  return options.republish > 0 && seededRoll(options.seed, record.module.path, 0, 'republish') < options.republish;
 }
 
 /** The files a task on `module` changes, as its brief names them: the module, its test file, the index. */

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { parseScenario } from '../scenario/scenario.js';
+import { DEFAULT_SIM_OPTIONS } from '../sim-options.js';
 import type { FakeTask, PlannerSession } from '../testing/planner-tools.js';
 import {
   createPlannerSession,
@@ -29,6 +30,53 @@ function newTasks(session: PlannerSession, run: () => void): FakeTask[] {
 function handOffOpen(session: PlannerSession, status: (task: FakeTask) => 'done' | 'failed'): void {
   for (const task of session.openTasks()) session.handOff(task.id, { status: status(task), summary: `${task.title}: ${status(task)}.` });
 }
+
+describe('simPlannerTurn: the republish habit', () => {
+  /** colony's refusal of a failed task's brief published again (planner-board.ts), for `id`. */
+  const republishRefusal = (id: string) => `Not published: this brief is task ${id}'s ("Build src/text/t1.js"), which ended failed. To try that work again, publish it with retry_of: ${id} and say in the brief what this attempt should do differently.`;
+
+  it('publishes a failed first attempt again as it was, without retry_of; refused for it, retries it with retry_of and what went wrong', () => {
+    // Refuses a brief of a failed task published again without retry_of, once, as colony does.
+    const failed = new Map<string, string>();
+    const session = createPlannerSession({
+      brief: goal,
+      options: { ...DEFAULT_SIM_OPTIONS, republish: 1 },
+      refusePublish: (_name, args) => {
+        const id = typeof args.retry_of === 'string' ? null : failed.get(String(args.brief));
+        if (id === undefined || id === null) return null;
+        failed.delete(String(args.brief));
+        return republishRefusal(id);
+      },
+    });
+    session.turn();
+    const first = session.tasks[1];
+    failed.set(first?.brief ?? '', 'task_2');
+    session.handOff('task_2', { status: 'failed', summary: '`node --test` still fails after 3 failing runs.' });
+    const answer = session.turn();
+    const republished = answer.toolCalls.filter((call) => call.name === 'create_task').map((call) => JSON.parse(call.input) as Record<string, unknown>);
+    expect(republished).toEqual([{ title: 'Build src/text/t1.js', brief: first?.brief, paths: expect.any(Array) as unknown, acceptance: ['node --test'] }]);
+    expect(session.tasks).toHaveLength(3);
+    const [retry, ...others] = newTasks(session, () => session.turn());
+    expect(others).toEqual([]);
+    expect(retry).toMatchObject({ kind: 'worker', title: 'Build src/text/t1.js', retryOf: 'task_2' });
+    expect(retry?.brief).toContain('- task task_2 ended failed: `node --test` still fails after 3 failing runs.');
+    expect(retry?.brief).not.toContain('Not published');
+  });
+
+  it('sends the brief again only after a first attempt that was not done, and never without the knob', () => {
+    for (const republish of [0, 1]) {
+      const session = createPlannerSession({ brief: goal, options: { ...DEFAULT_SIM_OPTIONS, republish } });
+      session.turn();
+      session.handOff('task_2', { status: 'failed', summary: 'It broke.' });
+      const [next] = newTasks(session, () => session.turn());
+      expect(next?.retryOf).toBe(republish === 1 ? null : 'task_2');
+      // Taken as a new task, it is this module's second attempt: its failure is retried with retry_of.
+      session.handOff(next?.id ?? '', { status: 'failed', summary: 'It broke again.' });
+      const [after] = newTasks(session, () => session.turn());
+      expect(after?.retryOf).toBe(next?.id);
+    }
+  });
+});
 
 describe('simPlannerTurn: retries', () => {
   it('retries a failed worker task with retry_of, the same module, and what went wrong', () => {

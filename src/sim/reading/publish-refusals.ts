@@ -1,4 +1,4 @@
-import { PUBLISH_BOUND_OPENING, RETRY_CAP_OPENING } from '../../protocol/message-openings.js';
+import { PUBLISH_BOUND_OPENING, REPUBLISHED_OPENING, RETRY_CAP_OPENING } from '../../protocol/message-openings.js';
 
 /** A refused tool call's result as the sim reads it: `error: ` and the reason colony gave. */
 function reasonOf(content: string): string {
@@ -20,4 +20,9 @@ export function publishBoundOf(content: string): number | null {
 /** Whether a refusal says the task's retries are used up: it is not sent again as it is. */
 export function isRetryCapRefusal(content: string): boolean {
   return reasonOf(content).startsWith(RETRY_CAP_OPENING);
+}
+
+/** Whether a refusal says the brief is a failed task's, published again without `retry_of`: the task is retried with it instead. */
+export function isRepublishRefusal(content: string): boolean {
+  return reasonOf(content).startsWith(REPUBLISHED_OPENING);
 }

@@ -81,6 +81,8 @@ export interface PlannerSessionOptions {
   readonly newTaskId?: () => string;
   /** Refuses a finish call when it returns an error text, as colony refuses a done finish while main's release check fails. */
   readonly refuseFinish?: (args: Arguments) => string | null;
+  /** Refuses a create_task or delegate call when it returns an error text, as colony refuses a failed task's brief published again; none refused when absent. */
+  readonly refusePublish?: (name: string, args: Arguments) => string | null;
   /** Refuses create_task and delegate calls beyond `bound` in one answer with `refusal`, as colony does; no bound when absent. */
   readonly publishBound?: { readonly bound: number; readonly refusal: string };
   /**
@@ -133,6 +135,8 @@ export function createPlannerSession(setup: PlannerSessionOptions): PlannerSessi
       refusedFinishes.push(args);
       return { content: refusal, isError: true };
     }
+    const publishRefusal = name === 'create_task' || name === 'delegate' ? (setup.refusePublish?.(name, args) ?? null) : null;
+    if (publishRefusal !== null) return { content: `error: ${publishRefusal}`, isError: true };
     if ((name === 'create_task' || name === 'delegate') && setup.publishBound !== undefined) {
       if (publishedInTurn >= setup.publishBound.bound) return { content: `error: ${setup.publishBound.refusal}`, isError: true };
       publishedInTurn += 1;

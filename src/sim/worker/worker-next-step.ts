@@ -1,4 +1,4 @@
-import { GREEN_FAILURES_HEADING, EVIDENCE_FIRST_OPENING, NOT_LANDED_OPENING } from '../../protocol/message-openings.js';
+import { GREEN_FAILURES_HEADING, EVIDENCE_FIRST_OPENING, NOT_LANDED_OPENING, STRAY_NOTES_OPENING } from '../../protocol/message-openings.js';
 import { resolveConflicts } from './merge-conflict-resolution.js';
 import type { Scenario } from '../scenario/scenario.js';
 import type { SpecModule } from '../../spec/colony-spec.js';
@@ -20,6 +20,7 @@ import {
   testsFailedHandoff,
 } from './worker-handoff.js';
 import { answerReminders } from './worker-reminders.js';
+import { handsOffUnmerged, notesContent, NOTES_FILE, writesNotes } from './worker-habits.js';
 import type { HandoffInput, WorkerCall } from './worker-tool-calls.js';
 import { stepKeyOf } from './worker-tool-calls.js';
 import type { PlannedTurn } from './types.js';
@@ -205,7 +206,7 @@ function mergeThenHandOff(context: StepContext, why: string, handoffFor: (merge:
   if (!tools.has(TOOL_NAMES.mergeToMain)) return handoff(`${why} I have no merge tool, so I am handing off.`, handoffFor(null));
   // The `unmerged` habit: done before merging, until colony says the work is not landed.
   const refusedUnlanded = facts.stepFailures.get(TOOL_NAMES.submitHandoff)?.lastError.startsWith(NOT_LANDED_OPENING) ?? false;
-  if (lastMerge === undefined && !refusedUnlanded && handsOffUnmerged(context)) return handoff(`${why} Handing off.`, handoffFor(null));
+  if (lastMerge === undefined && !refusedUnlanded && handsOffUnmerged(context.options, context.taskText)) return handoff(`${why} Handing off.`, handoffFor(null));
   if (lastMerge !== undefined && (lastMerge.kind === 'merged' || lastMerge.kind === 'nothing')) {
     return handoff('Merged. Handing off.', handoffFor(lastMerge));
   }
@@ -216,12 +217,18 @@ function mergeThenHandOff(context: StepContext, why: string, handoffFor: (merge:
   const message = `Add ${scenario.modules.map((module) => module.path).join(', ')} (${scenario.modules
     .flatMap((module) => module.exports.map((fn) => fn.name))
     .join(', ')}) with tests`;
-  return { text: `${why} Merging into main.`, calls: [{ name: TOOL_NAMES.mergeToMain, input: { message } }] };
-}
-
-/** Whether this task's worker has the `unmerged` habit: rolled per task, the same on every turn. */
-function handsOffUnmerged(context: StepContext): boolean {
-  return seededRoll(context.options.seed, context.taskText, 0, 'unmerged') < context.options.unmerged;
+  const merge: WorkerCall = { name: TOOL_NAMES.mergeToMain, input: { message } };
+  // The `notes` habit: a summary written into the repository with the first merge; told it is
+  // notes rather than the project's, the worker deletes it and merges again.
+  if (lastMerge?.kind === 'error' && lastMerge.content.startsWith(STRAY_NOTES_OPENING) && tools.has(TOOL_NAMES.runCommand)) {
+    const remove: WorkerCall = { name: TOOL_NAMES.runCommand, input: { command: `rm -f ${NOTES_FILE}` } };
+    return { text: `colony says ${NOTES_FILE} is notes, not the project's: deleting it (what it says is in my handoff) and merging again.`, calls: [remove, merge] };
+  }
+  if (lastMerge === undefined && writesNotes(context.options, context.taskText)) {
+    const write: WorkerCall = { name: TOOL_NAMES.writeFile, input: { path: NOTES_FILE, content: notesContent(scenario) } };
+    return { text: `${why} Writing a summary of my work to ${NOTES_FILE}, then merging into main.`, calls: [write, merge] };
+  }
+  return { text: `${why} Merging into main.`, calls: [merge] };
 }
 
 /**

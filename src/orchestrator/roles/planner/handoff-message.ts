@@ -83,11 +83,14 @@ export interface EarlierAttempt {
   readonly handoffs: readonly Handoff[];
 }
 
+/** The heading of the section colony appends to a retried task's brief. */
+export const EARLIER_ATTEMPTS_HEADING = '## Earlier attempts';
+
 /** The section colony appends to a retried task's brief: what happened in every earlier attempt. */
 export function earlierAttemptsSection(attempts: readonly EarlierAttempt[]): string {
   const blocks = attempts.flatMap((attempt) =>
     attempt.handoffs.map((handoff) => [`### Task ${attempt.taskId}`, ...handoffLines(handoff)].join('\n')),
   );
   if (blocks.length === 0) return '';
-  return ['## Earlier attempts', '', 'This task was tried before. What those attempts handed off:', '', blocks.join('\n\n')].join('\n');
+  return [EARLIER_ATTEMPTS_HEADING, '', 'This task was tried before. What those attempts handed off:', '', blocks.join('\n\n')].join('\n');
 }

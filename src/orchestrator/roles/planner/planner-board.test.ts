@@ -202,6 +202,58 @@ describe('the planner board', () => {
     expect(defaultPromptSet().text('planner')).toContain(`colony takes at most ${MAX_TASK_ATTEMPTS - 1} retries of a task`);
   });
 
+  describe('a failed task\'s brief published again without retry_of', () => {
+    /** Claims the next worker task, which must be `id`, and closes it with `handoff`. */
+    const closeAs = (id: string, handoff: Handoff) => {
+      const claimed = tasks.claim({ runId: 'run-1', holder: 'r', kinds: ['worker'], now: context.now(), leaseMs: 60_000 });
+      expect(claimed?.id).toBe(id);
+      expect(tasks.complete(id, { holder: 'r', attempt: 1 }, handoff, context.now()).ok).toBe(true);
+    };
+    const publishedId = (result: ReturnType<ReturnType<typeof createPlannerBoard>['createTask']>): string => {
+      if (!result.ok) throw new Error(result.error);
+      return result.taskId;
+    };
+
+    it('is refused once, naming the task, how it ended and retry_of; the same brief again is taken', () => {
+      const board = createPlannerBoard(context, root, 'planner-a', recorder);
+      const first = publishedId(board.createTask({ title: 'Build x', brief: 'Build x.js\nwith its tests', retryOf: null, paths: [], acceptance: ['npm test'] }));
+      closeAs(first, failedHandoff('x broke'));
+      const again = board.createTask({ title: 'Build x', brief: '  Build x.js with   its tests\n', retryOf: null, paths: [] });
+      expect(again).toEqual({ ok: false, error: expect.stringMatching(new RegExp(`^Not published: this brief is task ${first}'s \\("Build x"\\), which ended failed\\. .*retry_of: ${first}`)) });
+      expect(tasks.listChildren(root.id)).toHaveLength(1);
+      expect(board.createTask({ title: 'Build x', brief: 'Build x.js with its tests', retryOf: null, paths: [] }).ok).toBe(true);
+    });
+
+    it('is not refused for a different brief, a retry, a task that ended done, or one still open', () => {
+      const board = createPlannerBoard(context, root, 'planner-a', recorder);
+      const failed = publishedId(board.createTask({ title: 'Build x', brief: 'Build x.js', retryOf: null, paths: [] }));
+      closeAs(failed, handoffOf('blocked', 'x needs y'));
+      const landed = publishedId(board.createTask({ title: 'Build z', brief: 'Build z.js', retryOf: null, paths: [] }));
+      closeAs(landed, handoffOf('done', 'z is on main'));
+      expect(board.createTask({ title: 'Build z', brief: 'Build z.js', retryOf: null, paths: [] }).ok).toBe(true);
+      expect(board.createTask({ title: 'Build y', brief: 'Build y.js, which x needs', retryOf: null, paths: [] }).ok).toBe(true);
+      expect(board.createTask({ title: 'Build y', brief: 'Build y.js, which x needs', retryOf: null, paths: [] }).ok).toBe(true);
+      expect(board.createTask({ title: 'Build x', brief: 'Build x.js', retryOf: failed, paths: [] }).ok).toBe(true);
+      // Retried already: its brief is free again.
+      expect(board.createTask({ title: 'Build x', brief: 'Build x.js', retryOf: null, paths: [] }).ok).toBe(true);
+    });
+
+    it('knows the planner\'s tasks from before a restart, and leads into the retry cap through retry_of', () => {
+      const before = createPlannerBoard(context, root, 'planner-a', recorder);
+      let last = publishedId(before.createTask({ title: 'Build x', brief: 'Build x.js', retryOf: null, paths: [], acceptance: ['npm test'] }));
+      closeAs(last, failedHandoff('try 1 broke'));
+      const board = createPlannerBoard(context, root, 'planner-a', recorder);
+      expect(board.createTask({ title: 'Build x', brief: 'Build x.js', retryOf: null, paths: [] })).toMatchObject({ ok: false, error: expect.stringMatching(/^Not published: /) });
+      for (let attempt = 2; attempt <= MAX_TASK_ATTEMPTS; attempt += 1) {
+        last = publishedId(board.createTask({ title: 'Build x', brief: 'Build x.js', retryOf: last, paths: [] }));
+        closeAs(last, failedHandoff(`try ${attempt} broke`));
+      }
+      expect(board.createTask({ title: 'Build x', brief: 'Build x.js', retryOf: last, paths: [] })).toMatchObject({ ok: false, error: expect.stringMatching(/^Not retried: /) });
+      // The last retry's brief, published again as it was, is refused once too.
+      expect(board.createTask({ title: 'Build x', brief: 'Build x.js', retryOf: null, paths: [] })).toMatchObject({ ok: false, error: expect.stringContaining(`task ${last}'s`) });
+    });
+  });
+
   it('publishes at most its bound of tasks in one answer, counting delegations, and counts again from the next answer', () => {
     const board = createPlannerBoard(context, root, 'planner-a', recorder, { publishesPerAnswer: publishesPerAnswer(1) });
     expect(publishesPerAnswer(1)).toBe(4);

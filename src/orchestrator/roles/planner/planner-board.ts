@@ -7,7 +7,8 @@ import { newShortId } from '../../../events/ids.js';
 import type { Lease, TaskRecord } from '../../../store/tasks/task-store.js';
 import type { FinishReport, PlannerBoard, Published } from '../../../tools/planner-tools.js';
 import type { TaskOverlap } from '../../../tools/task-overlap-text.js';
-import { earlierAttemptsSection, type EarlierAttempt } from './handoff-message.js';
+import { EARLIER_ATTEMPTS_HEADING, earlierAttemptsSection, type EarlierAttempt } from './handoff-message.js';
+import { watchRepublishedBriefs } from './republished-briefs.js';
 import { normalizeRepoPath } from '../../in-flight/path-overlap.js';
 import { type ReleaseGate, type RunContext } from '../../context/run-context.js';
 import { RUNNER_WAKEUP } from '../../wakeups.js';
@@ -72,6 +73,7 @@ export interface BoardExtras {
 export function createPlannerBoard(context: BoardContext, task: TaskRecord, agentId: string, recorder: AgentRecorder, extras: BoardExtras = {}): RecordingPlannerBoard {
   let finished: FinishReport | null = extras.finished ?? null;
   let publishedInAnswer = 0;
+  const republished = watchRepublishedBriefs(context.tasks, task, briefOf);
   /** The refusal of a publish beyond the answer's bound; null while it is within. */
   const beyondBound = (): Published | null => {
     const bound = extras.publishesPerAnswer;
@@ -97,6 +99,7 @@ export function createPlannerBoard(context: BoardContext, task: TaskRecord, agen
     );
     if (!created.ok) return { ok: false, error: created.error };
     publishedInAnswer += 1;
+    republished.published(created.task);
     const taskId = created.task.id;
     recorder.record(taskCreatedEvent(created.task));
     // Recorded before any runner can act on it.
@@ -116,6 +119,10 @@ export function createPlannerBoard(context: BoardContext, task: TaskRecord, agen
       if (!paths.ok) return paths;
       const bounded = beyondBound();
       if (bounded !== null) return bounded;
+      if (input.retryOf === null) {
+        const repeated = republished.refusal(input.brief);
+        if (repeated !== null) return { ok: false, error: repeated };
+      }
       let body = input.brief;
       if (input.retryOf !== null) {
         const attempts = earlierAttempts(context, task, input.retryOf);
@@ -192,6 +199,15 @@ export function acceptanceSection(commands: readonly string[]): string {
   const listed = commands.map((command) => `- \`${command.replace(/\n/g, ' ')}\``).join('\n');
   // A function replacement: a command's own `$&` or `$$` is text, not a pattern.
   return ACCEPTANCE_BRIEF.replace('{{commands}}', () => listed);
+}
+
+/** A worker task's brief as its planner wrote it: its body without the sections colony appended (earlier attempts, acceptance checks). */
+export function briefOf(task: TaskRecord): string {
+  let body = task.body;
+  const acceptance = `\n\n${acceptanceSection(task.acceptance)}`;
+  if (task.acceptance.length > 0 && body.endsWith(acceptance)) body = body.slice(0, -acceptance.length);
+  const attempts = body.indexOf(`\n\n${EARLIER_ATTEMPTS_HEADING}\n`);
+  return task.retryOf !== null && attempts !== -1 ? body.slice(0, attempts) : body;
 }
 
 /** The handoff a planner's `finish` becomes for its parent; `outcome` says how its loop ended after it. */

@@ -11,6 +11,9 @@ import { createSubmitHandoffTool, handoffFromSubmitInput } from '../../../tools/
 import { reopenWorkspace } from '../../../workspace/reopen-workspace.js';
 import type { Workspace } from '../../../workspace/workspace.js';
 import { unmergedWork } from '../../../workspace/workspace-status.js';
+import { addedNoteFiles } from '../../../workspace/merge/note-files.js';
+import { STRAY_NOTES_OPENING } from '../../../protocol/message-openings.js';
+import { TOOL_NAMES } from '../../../protocol/tool-names.js';
 import { budgetStopHandoff, type AgentBudget } from '../../budget/agent-budget.js';
 import type { Exhaustion } from '../../budget/budget-ledger.js';
 import { commandMergeCheck } from './merge-check.js';
@@ -124,6 +127,8 @@ export async function runWorkerTask(context: WorkerContext, claim: WorkerClaim):
       record: recorder.record,
       ...(context.settings.mergeCheck === null ? {} : { check: commandMergeCheck(context.settings.mergeCheck, runProcess, claim.signal) }),
       onLanded,
+      strayNotes: () => strayNotesText(context, workspace),
+      notesRefusedBefore: refusedForNotes(prior),
       ...(context.settleConflicts === undefined ? {} : { settleConflicts: context.settleConflicts }),
       // The intent is on disk before main moves, so a restart can tell whether this merge landed.
       onIntent: (intent) => {
@@ -379,6 +384,15 @@ async function unlandedText(context: WorkerContext, workspace: Workspace): Promi
   return fillPlaceholders(context.prompts.text('unlanded-done'), { MAIN: context.repo.mainBranch, HELD: parts.join('; ') });
 }
 
+/**
+ * What a worker's merge is told when it would add files named like notes about its work (the
+ * `stray-notes` prompt, naming them), or null when it adds none.
+ */
+async function strayNotesText(context: WorkerContext, workspace: Workspace): Promise<string | null> {
+  const files = await addedNoteFiles(context.repo, workspace);
+  return files.length === 0 ? null : fillPlaceholders(context.prompts.text('stray-notes'), { FILES: listed(files) });
+}
+
 /** Up to five names, then how many more. */
 function listed(names: readonly string[]): string {
   return names.length <= 5 ? names.join(', ') : `${names.slice(0, 5).join(', ')} and ${names.length - 5} more`;
@@ -469,6 +483,11 @@ function finalHandoff(
     ],
     concerns: landed.length > 0 ? [`Some of its work landed on ${mainBranch} before it ended; check it is complete.`] : [],
   });
+}
+
+/** Whether a merge of the worker's last life was refused for the notes it added. */
+function refusedForNotes(prior: PriorAgent | null): boolean {
+  return prior?.events.some((event) => event.type === 'tool.ended' && event.data.name === TOOL_NAMES.mergeToMain && event.data.output.startsWith(`error: ${STRAY_NOTES_OPENING}`)) ?? false;
 }
 
 /** Whether the worker's last life was already asked for evidence: its `submit_handoff` was answered with `request`. */
