@@ -1,4 +1,4 @@
-import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ColonyEvent } from '../src/events/event-types.js';
@@ -6,7 +6,7 @@ import { resolveModel } from '../src/model/registry.js';
 import { SIM_MODEL_FACTORY } from '../src/sim/sim-model-factory.js';
 import { runRunSession } from '../src/orchestrator/session/run-session.js';
 import { runGit } from '../src/workspace/git/git.js';
-import { generatedGoal } from './generated-goal.js';
+import { writeGeneratedRepository } from './generated-goal.js';
 
 /**
  * One run of a generated goal measured for the CPU its agents' commands use:
@@ -43,13 +43,7 @@ const base = mkdtempSync(join(tmpdir(), 'colony-bench-cpu-'));
 // Agents' commands run as other users: they must be let through to the repository.
 chmodSync(base, 0o711);
 const repoDir = join(base, 'repo');
-for (const [path, content] of Object.entries(generatedGoal(settings.modules))) {
-  mkdirSync(join(repoDir, path, '..'), { recursive: true });
-  writeFileSync(join(repoDir, path), content);
-}
-await runGit(repoDir, ['init', '-q', '-b', 'main']);
-await runGit(repoDir, ['add', '-A']);
-await runGit(repoDir, ['commit', '-q', '-m', 'start']);
+await writeGeneratedRepository(repoDir, settings.modules);
 
 const resolved = resolveModel(settings.model, { env: {} }, { sim: SIM_MODEL_FACTORY });
 if (!resolved.ok) throw new Error(resolved.error);

@@ -1,4 +1,6 @@
-import { readFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { runGit } from '../src/workspace/git/git.js';
 
 /** Modules per folder: more than 8, so every folder goes to a sub-planner of its own. */
 const MODULES_PER_AREA = 10;
@@ -33,4 +35,15 @@ export function generatedGoal(modules: number): Record<string, string> {
     'src/index.js': '// Every module is re-exported here.\n',
     'scripts/test.js': readFileSync(new URL('../examples/stdlib/scripts/test.js', import.meta.url), 'utf8'),
   };
+}
+
+/** A repository at `repoDir` holding the generated goal of `modules` modules in one commit on `main`. */
+export async function writeGeneratedRepository(repoDir: string, modules: number): Promise<void> {
+  for (const [path, content] of Object.entries(generatedGoal(modules))) {
+    mkdirSync(join(repoDir, path, '..'), { recursive: true });
+    writeFileSync(join(repoDir, path), content);
+  }
+  await runGit(repoDir, ['init', '-q', '-b', 'main']);
+  await runGit(repoDir, ['add', '-A']);
+  await runGit(repoDir, ['commit', '-q', '-m', 'start']);
 }

@@ -1,11 +1,11 @@
-import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { resolveModel } from '../src/model/registry.js';
 import { SIM_MODEL_FACTORY } from '../src/sim/sim-model-factory.js';
 import { runRunSession } from '../src/orchestrator/session/run-session.js';
 import { runGit } from '../src/workspace/git/git.js';
-import { generatedGoal } from './generated-goal.js';
+import { writeGeneratedRepository } from './generated-goal.js';
 
 /**
  * One `colony run` measured in a process of its own, so its peak memory is its own:
@@ -24,16 +24,12 @@ const base = mkdtempSync(join(tmpdir(), 'colony-bench-tree-'));
 const repoDir = join(base, 'repo');
 if (settings.example !== undefined) {
   cpSync(new URL(`../examples/${settings.example}/`, import.meta.url), repoDir, { recursive: true });
+  await runGit(repoDir, ['init', '-q', '-b', 'main']);
+  await runGit(repoDir, ['add', '-A']);
+  await runGit(repoDir, ['commit', '-q', '-m', 'start']);
 } else {
-  const generated = generatedGoal(settings.generatedModules ?? 500);
-  for (const [path, content] of Object.entries(generated)) {
-    mkdirSync(join(repoDir, path, '..'), { recursive: true });
-    writeFileSync(join(repoDir, path), content);
-  }
+  await writeGeneratedRepository(repoDir, settings.generatedModules ?? 500);
 }
-await runGit(repoDir, ['init', '-q', '-b', 'main']);
-await runGit(repoDir, ['add', '-A']);
-await runGit(repoDir, ['commit', '-q', '-m', 'start']);
 
 const resolved = resolveModel(settings.model, { env: {} }, { sim: SIM_MODEL_FACTORY });
 if (!resolved.ok) throw new Error(resolved.error);
