@@ -4,7 +4,6 @@ import { firstLine } from './planner-ledger.js';
 import { plural } from './planner-plan.js';
 import { givenUp } from './planner-publish.js';
 import type { FinishInput } from './planner-tool-calls.js';
-import type { Scenario } from '../scenario/scenario.js';
 
 /** What the planner knows about main's tests when it finishes. */
 export type TestVerdict =
@@ -12,11 +11,12 @@ export type TestVerdict =
   | { readonly kind: 'not-run'; readonly reason: string; readonly failed: boolean };
 
 export interface FinishFacts {
-  readonly scenario: Scenario;
   readonly ledger: PlannerLedger;
   /** The sub-planner's scope, or null for the root planner. */
   readonly scope: string | null;
   readonly verdict: TestVerdict;
+  /** The command it checks main with: the project's tests, or a sub-planner's tests of its area that landed. */
+  readonly check: string;
 }
 
 /**
@@ -26,8 +26,8 @@ export interface FinishFacts {
  * a sub-planner reports them as a concern, since they belong to someone else's scope.
  */
 export function finishInput(facts: FinishFacts): FinishInput {
-  const { scenario, ledger, scope, verdict } = facts;
-  const command = scenario.project.test;
+  const { ledger, scope, verdict } = facts;
+  const command = facts.check;
   const owner = scope === null ? 'the goal' : `\`${scope}\``;
   const dropped = ledger.modules.filter(givenUp);
   const notes: string[] = [];
@@ -110,7 +110,10 @@ function outsideFailures(run: TestRun): string | null {
  * not named in a `not landed: <path>` note so its parent knows what is left. Refused a done
  * finish since the last handoff (`refused`), it says partial, quoting what fails on main.
  */
-export function budgetFinishInput(scenario: Scenario, ledger: PlannerLedger, scope: string | null, refused: ReleaseRefusal | null): FinishInput {
+export function budgetFinishInput(
+  { ledger, scope, check }: Omit<FinishFacts, 'verdict'>,
+  refused: ReleaseRefusal | null,
+): FinishInput {
   const owner = scope === null ? 'the goal' : `\`${scope}\``;
   const left = ledger.modules.filter((record) => record.phase !== 'landed');
   const total = ledger.modules.length;
@@ -120,7 +123,7 @@ export function budgetFinishInput(scenario: Scenario, ledger: PlannerLedger, sco
     status: left.length === 0 && refused === null ? 'done' : 'partial',
     summary:
       `The budget was used up: ${total - left.length} of ${total} module${plural(total)} of ${owner} landed` +
-      `${open > 0 ? `, ${open} task${plural(open)} still out` : ''}; I did not run \`${scenario.project.test}\` on main.`,
+      `${open > 0 ? `, ${open} task${plural(open)} still out` : ''}; I did not run \`${check}\` on main.`,
     notes: left.map((record) => `${NOT_LANDED_PREFIX}${record.module.path}`),
     ...(concerns.length === 0 ? {} : { concerns }),
     follow_ups: left.length === 0 ? [] : [`Build what is left with more budget: ${left.map((record) => record.module.path).join(', ')}.`],

@@ -9,6 +9,7 @@ import type { Scenario } from '../scenario/scenario.js';
 import { parseScenario } from '../scenario/scenario.js';
 import { decodeLedger } from './planner-state.js';
 import type { ModuleRecord, PlannerLedger, PublishedTask, TestRun } from './types.js';
+import { isCoveringTestsCommand } from '../reading/covering-tests-protocol.js';
 import { TOOL_NAMES } from '../../protocol/tool-names.js';
 import { isRepublishRefusal, isRetryCapRefusal, publishBoundOf } from '../reading/publish-refusals.js';
 import { MAX_PUBLISH_ERRORS } from './planner-publish.js';
@@ -29,6 +30,14 @@ export function emptyLedger(scenario: Scenario): PlannerLedger {
     publishErrors: 0,
   }));
   return { modules, tasks: [], lastHandoffPosition: -1, lastTestRun: null, testRunErrors: [], releaseRefusal: null };
+}
+
+/**
+ * Whether a command the planner ran is its check of main: the project's test command, or the
+ * tests of its area's landed modules (a sub-planner told its area's tests).
+ */
+function isMainCheck(command: string, scenario: Scenario): boolean {
+  return command === scenario.project.test || isCoveringTestsCommand(command);
 }
 
 export function readLedger(conversation: PlannerConversation, scenario: Scenario): PlannerLedger {
@@ -83,7 +92,7 @@ export function readLedger(conversation: PlannerConversation, scenario: Scenario
       }
       if (task !== null) tasks.set(task.id, task);
     }
-    if (call?.name === TOOL_NAMES.runCommand && call.input.command === scenario.project.test && action.result !== null) {
+    if (call?.name === TOOL_NAMES.runCommand && isMainCheck(call.input.command, scenario) && action.result !== null) {
       const report = readCommandReport(action.result.content);
       if (report === null) {
         testRunErrors.push(firstLine(action.result.content));

@@ -6,7 +6,8 @@ import type { PlannerLedger } from './types.js';
 import { firstLine, readLedger } from './planner-ledger.js';
 import { baseFolderOf, plural } from './planner-plan.js';
 import { FAST_SUITE_MODULES, givenUp, publishCalls, scratchpadContent } from './planner-publish.js';
-import { scopedToBrief } from '../reading/covering-tests-protocol.js';
+import { coveringTestsCommand, coveringTestsIn } from '../reading/covering-tests-protocol.js';
+import { testPathFor } from '../scenario/module-render.js';
 import type { FinishInput, PlannerCall } from './planner-tool-calls.js';
 import type { Scenario } from '../scenario/scenario.js';
 import { parseScenario } from '../scenario/scenario.js';
@@ -104,10 +105,11 @@ function decide(conversation: PlannerConversation, tools: ReadonlySet<string>, o
     });
     return { decided, standing: { owner, progress, scratchpad: `Progress: ${progress}.` }, scenario: null, notes: paged?.unnoted ?? null };
   }
-  // A sub-planner told which tests cover its area checks main with those; its tasks, and the
-  // root's on a project whose whole suite is not fast, are each given the tests that cover them.
-  const scenario = scopedToBrief(parsed.scenario, conversation.brief);
-  const scoped = scenario !== parsed.scenario || scenario.modules.length > FAST_SUITE_MODULES;
+  const { scenario } = parsed;
+  // A sub-planner told which tests cover its area scopes its tasks' tests, as the root planner
+  // does on a project whose whole suite is not fast: each task is given the tests that cover it.
+  const areaTests = coveringTestsIn(conversation.brief) !== null;
+  const scoped = areaTests || scenario.modules.length > FAST_SUITE_MODULES;
   const ledger = readLedger(conversation, scenario);
   const base = baseFolderOf(scenario.modules.map((module) => module.path));
   const pending = publishCalls(scenario, ledger, base, tools, options, scoped);
@@ -122,7 +124,8 @@ function decide(conversation: PlannerConversation, tools: ReadonlySet<string>, o
     progress: progressOf(ledger),
     scratchpad: scratchpadContent(ledger, base, owner, { publishing: calls.length, later }),
   };
-  return { decided: decideWith(conversation, tools, { scenario, ledger, calls, reads, standing }), standing, scenario, notes: paged?.unnoted ?? null };
+  const check = areaTests ? landedTestsCommand(ledger) : scenario.project.test;
+  return { decided: decideWith(conversation, tools, { scenario, ledger, calls, reads, standing, check }), standing, scenario, notes: paged?.unnoted ?? null };
 }
 
 /** Paging through the goal file for its module list: the next page, or a finish when the file cannot be read. */
@@ -160,15 +163,28 @@ interface Facts {
   /** Reads of the goal file the publishing needs first (a goal read in parts). */
   readonly reads: readonly PlannerCall[];
   readonly standing: Standing;
+  /** The command it checks main with; null when nothing it could check landed. */
+  readonly check: string | null;
+}
+
+/**
+ * A sub-planner's check of main: the tests of the modules of its area that landed (the files of
+ * the rest are not on main, and a test file that is not there fails the command); null when none
+ * landed.
+ */
+function landedTestsCommand(ledger: PlannerLedger): string | null {
+  const landed = ledger.modules.filter((record) => record.phase === 'landed').map((record) => testPathFor(record.module.path));
+  return landed.length === 0 ? null : coveringTestsCommand(landed);
 }
 
 function decideWith(conversation: PlannerConversation, tools: ReadonlySet<string>, facts: Facts): PlannedPlannerTurn {
   const { scenario, ledger, calls, reads, standing } = facts;
+  const check = facts.check ?? scenario.project.test;
   const refusal = ledger.releaseRefusal;
   // Refused, and nothing has landed since: a done finish would be refused again.
   const refused = refusal !== null && refusal.position > ledger.lastHandoffPosition ? refusal : null;
   if (conversation.budgetUsedUp) {
-    const input = budgetFinishInput(scenario, ledger, conversation.scope, refused);
+    const input = budgetFinishInput({ ledger, scope: conversation.scope, check }, refused);
     return finish(tools, `The budget is used up; finishing as ${input.status ?? 'done'} with what landed.`, input);
   }
   if (calls.length > 0) {
@@ -183,17 +199,17 @@ function decideWith(conversation: PlannerConversation, tools: ReadonlySet<string
     const text = `Waiting for ${open.length} handoff${plural(open.length)} (task${plural(open.length)} ${ids}); nothing to do until one arrives.`;
     return { text, calls: [] };
   }
-  const verdict = testVerdict(ledger, scenario.project.test, tools);
+  const verdict = facts.check === null ? NOTHING_LANDED : testVerdict(ledger, check, tools);
   if (verdict === null) {
-    const text = "Nothing is open, so I am running the project's tests on main.";
-    return { text, calls: [{ name: TOOL_NAMES.runCommand, input: { command: scenario.project.test } }] };
+    const text = check === scenario.project.test ? "Nothing is open, so I am running the project's tests on main." : "Nothing is open, so I am running my area's tests on main.";
+    return { text, calls: [{ name: TOOL_NAMES.runCommand, input: { command: check } }] };
   }
   if (refused !== null) {
-    const input = refusedFinishInput({ scenario, ledger, scope: conversation.scope, verdict }, refused);
+    const input = refusedFinishInput({ ledger, scope: conversation.scope, verdict, check }, refused);
     const text = `colony refused my finish: main's release check fails (${refusedQuote(refused)}), and nothing I can fix explains it; finishing as failed.`;
     return finish(tools, text, input);
   }
-  const input = finishInput({ scenario, ledger, scope: conversation.scope, verdict });
+  const input = finishInput({ ledger, scope: conversation.scope, verdict, check });
   return finish(tools, `Everything I published has handed off; finishing as ${input.status ?? 'done'}.`, input);
 }
 
@@ -205,6 +221,9 @@ function progressOf(ledger: PlannerLedger): string {
   const dropped = ledger.modules.filter(givenUp).length;
   return `${landed} of ${total} module${plural(total)} landed, ${open} with a task${dropped > 0 ? `, ${dropped} given up` : ''}`;
 }
+
+/** A sub-planner none of whose modules landed has no tests of its own on main to run. */
+const NOTHING_LANDED: TestVerdict = { kind: 'not-run', reason: 'none of my modules landed, so main has no tests of mine to run', failed: false };
 
 /** What main's tests say, from a run after the last handoff; null when they should run now. */
 function testVerdict(ledger: PlannerLedger, command: string, tools: ReadonlySet<string>): TestVerdict | null {

@@ -47,6 +47,23 @@ describe('the tests the sim planner gives a task', () => {
     expect(String(session.finishes[0]?.summary)).toContain(`\`${area}\` passes on main`);
   });
 
+  it('leave out of a sub-planner’s check of main the test files of modules that did not land, which main does not have', () => {
+    const paths = range('src/area/a', 2);
+    const brief = subPlannerBrief('src/area/', `${goalWith(paths)}\nTests that cover this change: \`node --test ${paths.map(testOf).join(' ')}\``);
+    const session = createPlannerSession({ brief });
+    session.turn();
+    // The second module fails every attempt and is given up; the first lands.
+    for (let answer = 0; answer < 10 && session.finishes.length === 0; answer += 1) {
+      for (const task of session.openTasks()) {
+        const lands = task.brief.includes(`\`${paths[0]}\``);
+        session.handOff(task.id, lands ? { status: 'done', summary: 'Built it.' } : { status: 'failed', summary: 'It broke.' });
+      }
+      session.turn();
+    }
+    expect(session.commands).toEqual([`node --test ${testOf(paths[0] ?? '')}`]);
+    expect(session.finishes[0]?.status).toBe('partial');
+  });
+
   it('are the whole suite everywhere with the wholesuite habit, as planners gave before tests were scoped', () => {
     const paths = range('src/lib/m', FAST_SUITE_MODULES + 1);
     const session = createPlannerSession({ brief: goalWith(paths), options: { ...DEFAULT_SIM_OPTIONS, wholesuite: 1 } });

@@ -30,7 +30,12 @@ export function coveringTestsIn(brief: string): string | null {
   return null;
 }
 
-/** The scenario as the task sees it: its test command is the covering tests its brief names, when it names some. */
+/** Whether `command` runs named node:test files, as a covering-tests command does. */
+export function isCoveringTestsCommand(command: string): boolean {
+  return command.startsWith('node --test ');
+}
+
+/** The scenario as a worker sees it: its test command is the covering tests its brief names, when it names some. */
 export function scopedToBrief(scenario: Scenario, brief: string): Scenario {
   const covering = coveringTestsIn(brief);
   return covering === null ? scenario : { ...scenario, project: { ...scenario.project, test: covering } };
