@@ -1,5 +1,3 @@
-import type { Scenario } from '../scenario/scenario.js';
-
 /**
  * How a sim planner names the tests that cover a task, and how the sim worker or sub-planner
  * that takes the task reads them. colony's green loop runs the project's whole suite on main;
@@ -33,10 +31,4 @@ export function coveringTestsIn(brief: string): string | null {
 /** Whether `command` runs named node:test files, as a covering-tests command does. */
 export function isCoveringTestsCommand(command: string): boolean {
   return command.startsWith('node --test ');
-}
-
-/** The scenario as a worker sees it: its test command is the covering tests its brief names, when it names some. */
-export function scopedToBrief(scenario: Scenario, brief: string): Scenario {
-  const covering = coveringTestsIn(brief);
-  return covering === null ? scenario : { ...scenario, project: { ...scenario.project, test: covering } };
 }

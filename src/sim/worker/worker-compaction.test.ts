@@ -58,6 +58,8 @@ function eventfulRun(options: SimOptions, beforeTurn?: DriveOptions['beforeTurn'
 }
 
 const EVENTFUL: SimOptions = { ...DEFAULT_SIM_OPTIONS, seed: 3, bug: 0.5, malformed: 0.2 };
+/** A run drives the worker through real writes and real test runs: about ten seconds, several times that on a loaded machine. */
+const REAL_RUN_TIMEOUT_MS = 120_000;
 
 describe('a compacted worker conversation', () => {
   it('gives the same next answer, compacted once and twice, before every turn of a real run', () => {
@@ -84,7 +86,7 @@ describe('a compacted worker conversation', () => {
       }
     });
     expect(checked).toBeGreaterThan(300);
-  });
+  }, REAL_RUN_TIMEOUT_MS);
 
   it('finishes with the same handoff and the same tree when compacted every few turns', () => {
     const plain = eventfulRun(EVENTFUL);
@@ -96,7 +98,7 @@ describe('a compacted worker conversation', () => {
     expect(withoutTimings(compacted.executed.map((each) => each.call))).toEqual(withoutTimings(plain.executed.map((each) => each.call)));
     expect(compacted.turns).toBe(plain.turns);
     expect(compacted.messages.length).toBeLessThan(plain.messages.length / 2);
-  });
+  }, REAL_RUN_TIMEOUT_MS);
 
   it('summarises in words and keeps no file it can write again', () => {
     const dir = copyExample();

@@ -5,9 +5,9 @@ import { resultsById, splitConversation } from '../conversation-parts.js';
 import type { PendingReminders } from '../reading/reminder-protocol.js';
 import { carriesReminder } from '../reading/reminder-protocol.js';
 import { REFLECTION_REMINDER_OPENING, SCRATCHPAD_REMINDER_OPENING } from '../../protocol/message-openings.js';
-import type { ScenarioResult } from '../scenario/scenario.js';
+import type { Scenario, ScenarioResult } from '../scenario/scenario.js';
 import { parseScenario } from '../scenario/scenario.js';
-import { scopedToBrief } from '../reading/covering-tests-protocol.js';
+import { coveringTestsIn } from '../reading/covering-tests-protocol.js';
 import type { WorkerAction, WorkerFacts } from './worker-facts.js';
 import { foldWorkerActions, NO_FACTS } from './worker-facts.js';
 import { decodeFacts, readWorkerCarried } from './worker-state.js';
@@ -102,6 +102,12 @@ export function readWorkerParts(parts: ConversationParts): WorkerConversation {
     budgetUsedUp: (carried?.budgetUsedUp ?? false) || parts.rest.some(carriesBudgetNotice),
     reminders: { scratchpad, reflection },
   };
+}
+
+/** The scenario as the worker sees it: its test command is the covering tests its brief names, when it names some. */
+function scopedToBrief(scenario: Scenario, brief: string): Scenario {
+  const covering = coveringTestsIn(brief);
+  return covering === null ? scenario : { ...scenario, project: { ...scenario.project, test: covering } };
 }
 
 /** The brief a worker's first message opens with, without colony's section about the task under it. */
