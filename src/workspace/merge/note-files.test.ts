@@ -13,7 +13,7 @@ describe('hasNoteName', () => {
   });
 
   it('leaves project files alone: other names, other extensions, a README', () => {
-    for (const path of ['README.md', 'CHANGELOG.md', 'TODO.md', 'src/notes.js', 'summary.json', 'docs/progress-bar.md', 'src/summary/index.js', '.notes']) {
+    for (const path of ['README.md', 'CHANGELOG.md', 'ROADMAP.md', 'src/notes.js', 'summary.json', 'docs/progress-bar.md', 'src/summary/index.js', '.notes']) {
       expect(hasNoteName(path), path).toBe(false);
     }
   });

@@ -7,7 +7,7 @@ import type { Workspace } from '../workspace.js';
 /**
  * The names models give the notes they write about their own work, compared in lower case
  * with `-`, `_` and spaces taken out (`TASK_SUMMARY`, `task-summary` and `TaskSummary` are one).
- * Kept to names a project rarely gives its own files: a `CHANGELOG` or a `TODO` is left alone.
+ * Kept to names a project rarely gives its own files: a `CHANGELOG` or a `ROADMAP` is left alone.
  */
 const NOTE_NAMES: ReadonlySet<string> = new Set([
   'summary',
