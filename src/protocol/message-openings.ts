@@ -42,6 +42,12 @@ export const NOT_LANDED_OPENING = 'Not landed:';
 /** A worker's merge refused once because it adds files named like notes about its work (`stray-notes.md`). */
 export const STRAY_NOTES_OPENING = 'Not merged:';
 
+/**
+ * A worker's merge refused once because it changes or deletes tests main has outside the task's
+ * paths (`others-tests.md`). Not `Not merged:`, so that a reader tells it from the notes refusal.
+ */
+export const OTHERS_TESTS_OPENING = 'Not merged (tests outside your task):';
+
 /** A create_task or delegate refused because the answer already published as many as one answer may. */
 export const PUBLISH_BOUND_OPENING = 'Not published now:';
 

@@ -62,6 +62,13 @@ export interface SimOptions {
    * (`Not published:`), and the planner retries the task with `retry_of`.
    */
   readonly republish: number;
+  /**
+   * Chance per task that the worker, its own work passing, skips another module's failing tests
+   * where they stand (`test.skip`) so that the suite passes, as real models do: colony refuses
+   * that merge once (`Not merged (tests outside your task):`), and the worker puts the tests back
+   * and merges its own work, naming the failures as not its own.
+   */
+  readonly testfix: number;
 }
 
 /** The smallest context window the sim takes: below it not even a brief would fit. */
@@ -82,6 +89,7 @@ export const DEFAULT_SIM_OPTIONS: SimOptions = {
   wholesuite: 0,
   notes: 0,
   republish: 0,
+  testfix: 0,
 };
 
 export type SimSpecResult = { readonly ok: true; readonly options: SimOptions } | { readonly ok: false; readonly error: string };
@@ -101,6 +109,7 @@ const ACCEPTED_KEYS = [
   "wholesuite (a probability 0..1 that a planner gives a task the project's whole suite rather than the tests that cover it, default 0)",
   'notes (a probability 0..1 that a worker writes a summary file into the repository before it merges, default 0)',
   'republish (a probability 0..1 that a planner publishes a failed task again as it was, without retry_of, default 0)',
+  "testfix (a probability 0..1 that a worker skips other modules' failing tests so that the suite passes, default 0)",
 ];
 
 const HELP = `Accepted keys: ${ACCEPTED_KEYS.join('; ')}. Example: sim?seed=7&latency=50..400&bug=0.2&malformed=0.05&crash=0.02&context=32000`;
@@ -151,7 +160,8 @@ function readSetting(key: string, value: string): Setting {
     case 'unmerged':
     case 'wholesuite':
     case 'notes':
-    case 'republish': {
+    case 'republish':
+    case 'testfix': {
       const chance = readProbability(value);
       if (chance === null) return { ok: false, error: `${key} must be a probability from 0 to 1, got "${value}".` };
       return { ok: true, apply: (options) => ({ ...options, [key]: chance }) };

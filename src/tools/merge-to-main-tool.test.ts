@@ -58,10 +58,15 @@ describe('merge_to_main and notes about the work', () => {
     const tool = createMergeToMainTool(setup.repo, workspace, {
       record: () => undefined,
       onLanded: () => undefined,
-      strayNotes: async () => {
-        const files = await addedNoteFiles(setup.repo, workspace);
-        return files.length === 0 ? null : `Not merged: ${files.join(', ')}`;
-      },
+      refuseOnce: [
+        {
+          check: async () => {
+            const files = await addedNoteFiles(setup.repo, workspace);
+            return files.length === 0 ? null : `Not merged: ${files.join(', ')}`;
+          },
+          refusedBefore: false,
+        },
+      ],
     });
     return { workspace, tool };
   }
@@ -93,14 +98,47 @@ describe('merge_to_main and notes about the work', () => {
     const tool = createMergeToMainTool(setup.repo, workspace, {
       record: () => undefined,
       onLanded: () => undefined,
-      notesRefusedBefore: true,
-      strayNotes: () => {
-        asked += 1;
-        return Promise.resolve('Not merged: NOTES.md');
-      },
+      refuseOnce: [
+        {
+          check: () => {
+            asked += 1;
+            return Promise.resolve('Not merged: NOTES.md');
+          },
+          refusedBefore: true,
+        },
+      ],
     });
     await setup.temporary.write('NOTES.md', 'what I did\n', workspace.path);
     expect(await tool.execute({ message: 'Notes' }, toolContext())).toMatchObject({ ok: true });
     expect(asked).toBe(0);
+  });
+});
+
+describe('merge_to_main with more than one question', () => {
+  let setup: MergeTestSetup;
+  beforeEach(async () => {
+    setup = await createMergeTestSetup({ 'README.md': '# project\n' });
+  });
+  afterEach(async () => {
+    await closeRepositoryObjects(setup.repo);
+    await setup.temporary.remove();
+  });
+
+  it('refuses with each in turn, once each, and lands the merge that follows', async () => {
+    const workspace = await setup.workspace('w1');
+    const asked: string[] = [];
+    const question = (name: string) => ({
+      check: () => {
+        asked.push(name);
+        return Promise.resolve(`Not merged: ${name}`);
+      },
+      refusedBefore: false,
+    });
+    const tool = createMergeToMainTool(setup.repo, workspace, { record: () => undefined, onLanded: () => undefined, refuseOnce: [question('notes'), question('tests')] });
+    await setup.temporary.write('src/pad.js', 'export const pad = 1;\n', workspace.path);
+    expect(await tool.execute({ message: 'Pad' }, toolContext())).toEqual({ ok: false, error: 'Not merged: notes' });
+    expect(await tool.execute({ message: 'Pad' }, toolContext())).toEqual({ ok: false, error: 'Not merged: tests' });
+    expect(await tool.execute({ message: 'Pad' }, toolContext())).toMatchObject({ ok: true });
+    expect(asked).toEqual(['notes', 'tests']);
   });
 });

@@ -28,13 +28,19 @@ export interface MergeToolOptions {
   /** Settles the conflicts no agent should untangle (see `MergeToMainOptions.settleConflicts`); none when absent. */
   readonly settleConflicts?: ConflictSettler;
   /**
-   * What the merge would add that looks like the worker's notes about its work rather than the
-   * project's files (the refusal to answer with), or null when it adds none: the first such merge
-   * is refused with it, and main is not moved; a later one lands as it is. Absent: not checked.
+   * Questions colony asks once before a merge lands (notes about the work, tests the task does
+   * not own), in order: the first whose check answers with a refusal refuses the merge with it,
+   * and main is not moved; a later merge is not refused by it again. Absent: none.
    */
-  readonly strayNotes?: () => Promise<string | null>;
-  /** A merge of this worker's was refused for its notes before a restart: none is refused again. */
-  readonly notesRefusedBefore?: boolean;
+  readonly refuseOnce?: readonly MergeRefusal[];
+}
+
+/** One of `MergeToolOptions.refuseOnce`. */
+export interface MergeRefusal {
+  /** The refusal to answer this merge with, or null when it has nothing to object to. */
+  readonly check: () => Promise<string | null>;
+  /** It refused a merge of this worker's before a restart: it refuses none again. */
+  readonly refusedBefore: boolean;
 }
 
 /** `merge_to_main`: commits the workspace's changes and lands them on main (see workspace/merge-to-main). */
@@ -43,16 +49,18 @@ export function createMergeToMainTool(
   workspace: Workspace,
   options: MergeToolOptions,
 ): Tool<z.infer<typeof parameters>> {
-  let refusedNotes = options.notesRefusedBefore === true;
+  const refusals = (options.refuseOnce ?? []).map((refusal) => ({ check: refusal.check, spent: refusal.refusedBefore }));
   return {
     name: TOOL_NAMES.mergeToMain,
     description: readFileSync(new URL('./descriptions/merge-to-main.md', import.meta.url), 'utf8').trim(),
     parameters,
     async execute(input) {
-      const notes = refusedNotes || options.strayNotes === undefined ? null : await options.strayNotes();
-      if (notes !== null) {
-        refusedNotes = true;
-        return { ok: false, error: notes };
+      for (const refusal of refusals) {
+        if (refusal.spent) continue;
+        const refused = await refusal.check();
+        if (refused === null) continue;
+        refusal.spent = true;
+        return { ok: false, error: refused };
       }
       const outcome = await mergeToMain(repo, workspace, {
         message: input.message,

@@ -67,7 +67,7 @@ export const ROOM_IMPORTS: Readonly<Record<string, Readonly<Record<string, reado
     session: ['runner', 'roles/planner', 'roles/worker', 'context', 'green', 'steering', 'budget', 'in-flight', 'resume', 'setup', 'prompts'],
     runner: ['roles/planner', 'roles/worker', 'context', 'steering', 'budget', 'resume', 'setup', 'prompts'],
     'roles/planner': ['context', 'green', 'budget', 'in-flight', 'resume', 'setup', 'prompts'],
-    'roles/worker': ['context', 'green', 'budget', 'resume', 'setup', 'prompts'],
+    'roles/worker': ['context', 'green', 'budget', 'in-flight', 'resume', 'setup', 'prompts'],
     context: ['green', 'steering', 'budget', 'in-flight', 'resume', 'setup', 'prompts'],
     green: ['setup', 'prompts'],
     steering: [],

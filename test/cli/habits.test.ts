@@ -64,4 +64,22 @@ describeRuns("real models' habits", () => {
     expect(refused(analysis, 'Not published:')).toBeLessThanOrEqual(failed.length);
     expect(workers.filter((task) => task.retryOf !== null).length).toBeGreaterThanOrEqual(refused(analysis, 'Not published:'));
   }, RUN_TIMEOUT_MS);
+
+  it("are caught: a worker skipping another module's failing test so that the suite passes is refused its merge once, and no skipped test reaches the trunk", async () => {
+    // Half the Build tasks are told to merge untested and half the first attempts are wrong, so
+    // main goes red and later workers' runs of the suite show other modules' tests failing.
+    const spec = 'sim?seed=4&testfix=1&skiptests=0.5&bug=0.5';
+    const result = await runCli(['run', join(repo.dir, 'GOAL.md'), '--repo', repo.dir, '--model', spec, '--workers', '4', '--quiet']);
+    expect(result.code, result.stderr).toBe(0);
+    const { status, tasks } = await expectGreenRun(repo);
+    const trunk = status.run.trunk ?? 'main';
+    expect(repo.git('status', '--porcelain')).toBe('');
+    const testFiles = repo.git('ls-tree', '-r', '--name-only', trunk).split('\n').filter((path) => path.endsWith('.test.js'));
+    expect(testFiles.length).toBeGreaterThan(1);
+    expect(testFiles.filter((path) => repo.git('show', `${trunk}:${path}`).includes('test.skip('))).toEqual([]);
+    const workers = tasks.filter((task) => task.kind === 'worker');
+    const analysis = (await runCli(['analyze', '--repo', repo.dir])).stdout;
+    expect(refused(analysis, 'Not merged (tests outside your task):')).toBeGreaterThan(0);
+    expect(refused(analysis, 'Not merged (tests outside your task):')).toBeLessThanOrEqual(workers.length);
+  }, RUN_TIMEOUT_MS);
 });

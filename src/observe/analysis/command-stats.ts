@@ -3,7 +3,7 @@ import type { EventOf } from '../event-of.js';
 import { createTopList, shareOf } from '../ranking.js';
 import { headOf, tailOf, textKey } from '../text-keys.js';
 
-import { CUT_OFF_OPENING, EVIDENCE_FIRST_OPENING, NOT_LANDED_OPENING, PUBLISH_BOUND_OPENING, RELEASE_REFUSED_OPENING, REPUBLISHED_OPENING, RETRY_CAP_OPENING, STRAY_NOTES_OPENING } from '../../protocol/message-openings.js';
+import { CUT_OFF_OPENING, EVIDENCE_FIRST_OPENING, NOT_LANDED_OPENING, OTHERS_TESTS_OPENING, PUBLISH_BOUND_OPENING, RELEASE_REFUSED_OPENING, REPUBLISHED_OPENING, RETRY_CAP_OPENING, STRAY_NOTES_OPENING } from '../../protocol/message-openings.js';
 
 /** The tool that runs agents' shell commands (see tools/run-command-tool.ts). */
 export const COMMAND_TOOL = 'run_command';
@@ -41,15 +41,16 @@ export interface CommandStats {
 
 /**
  * The openings of colony's refusals that hold an agent to the protocol: a `done` without
- * evidence or with work not on main, a merge that adds notes about the work, a publish beyond
- * an answer's bound, a failed task's brief published again without `retry_of`, a retry beyond
- * the cap, a root planner's `done` on a failing main, a call an answer was cut off in at the
- * output limit. A refused call's result opens with one.
+ * evidence or with work not on main, a merge that adds notes about the work or edits tests the
+ * task does not own, a publish beyond an answer's bound, a failed task's brief published again
+ * without `retry_of`, a retry beyond the cap, a root planner's `done` on a failing main, a call
+ * an answer was cut off in at the output limit. A refused call's result opens with one.
  */
 const PROTOCOL_CATCHES = [
   EVIDENCE_FIRST_OPENING,
   NOT_LANDED_OPENING,
   STRAY_NOTES_OPENING,
+  OTHERS_TESTS_OPENING,
   PUBLISH_BOUND_OPENING,
   REPUBLISHED_OPENING,
   RETRY_CAP_OPENING,

@@ -330,13 +330,14 @@ describe('the run analysis', () => {
 });
 
 describe("colony's refusals", () => {
-  it('counts each kind by its opening, a refused republish apart from a publish beyond the bound, and nothing for a refusal that is not the protocol', () => {
+  it('counts each kind by its opening, a refused republish apart from a publish beyond the bound and tests apart from notes, and nothing for a refusal that is not the protocol', () => {
     const log = createLog();
     const fold = createRunAnalysisFold({ runId: 'run-new' });
     fold.add(log.add(0, 'system', runStarted));
     const refusals: readonly (readonly [string, string])[] = [
       ['merge_to_main', 'error: Not merged: your change adds NOTES.md, which look like notes'],
       ['merge_to_main', 'error: Not merged: your change adds TASK_SUMMARY.md, which look like notes'],
+      ['merge_to_main', 'error: Not merged (tests outside your task): your change edits src/trim.test.js'],
       ['create_task', 'error: Not published now: at most 8 tasks'],
       ['create_task', "error: Not published: this brief is task task-1's, which ended failed"],
       ['merge_to_main', 'error: merge conflict: main changed the same lines as your change.'],
@@ -347,6 +348,7 @@ describe("colony's refusals", () => {
     });
     expect(fold.result().commands.catches).toEqual([
       { opening: 'Not merged:', calls: 2 },
+      { opening: 'Not merged (tests outside your task):', calls: 1 },
       { opening: 'Not published now:', calls: 1 },
       { opening: 'Not published:', calls: 1 },
     ]);

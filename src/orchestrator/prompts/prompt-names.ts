@@ -12,6 +12,7 @@ export const PROMPT_NAMES = [
   'files-in-flight',
   'green-fixup',
   'main-failing',
+  'others-tests',
   'planner',
   'planner-nudge',
   'reflect-reminder',

@@ -3,7 +3,7 @@ import { SHRUNK_OUTPUT_CHARS, shrinkOldToolOutputs } from '../../agent/context-s
 import { SUMMARY_OPENING as LOOP_SUMMARY_OPENING } from '../../agent/compaction.js';
 import type { Message } from '../../model/messages.js';
 import { isShrunkOutput, shrinkToolOutput } from '../../sim/reading/compaction-protocol.js';
-import { COMPACTION_REQUEST_OPENING, SUMMARY_OPENING, EVIDENCE_FIRST_OPENING, REFLECTION_REMINDER_OPENING, SCRATCHPAD_REMINDER_OPENING, GREEN_FAILURES_HEADING, GREEN_FIXUP_OPENING, MAIN_FAILING_OPENING, NOT_LANDED_OPENING, RELEASE_REFUSED_OPENING, STRAY_NOTES_OPENING, WORKER_TASK_CONTEXT_HEADING } from '../../protocol/message-openings.js';
+import { COMPACTION_REQUEST_OPENING, SUMMARY_OPENING, EVIDENCE_FIRST_OPENING, REFLECTION_REMINDER_OPENING, SCRATCHPAD_REMINDER_OPENING, GREEN_FAILURES_HEADING, GREEN_FIXUP_OPENING, MAIN_FAILING_OPENING, NOT_LANDED_OPENING, OTHERS_TESTS_OPENING, RELEASE_REFUSED_OPENING, STRAY_NOTES_OPENING, WORKER_TASK_CONTEXT_HEADING } from '../../protocol/message-openings.js';
 import { defaultPromptSet } from './prompt-set.js';
 
 /**
@@ -26,6 +26,8 @@ describe("the sim's protocol and colony's own words", () => {
     expect(prompts.text('main-failing').startsWith(MAIN_FAILING_OPENING)).toBe(true);
     expect(prompts.text('unlanded-done').startsWith(NOT_LANDED_OPENING)).toBe(true);
     expect(prompts.text('stray-notes').startsWith(STRAY_NOTES_OPENING)).toBe(true);
+    expect(prompts.text('others-tests').startsWith(OTHERS_TESTS_OPENING)).toBe(true);
+    expect(OTHERS_TESTS_OPENING.startsWith(STRAY_NOTES_OPENING)).toBe(false);
   });
 
   it('writes a summary and a shrunk output the way the sim reads them', () => {

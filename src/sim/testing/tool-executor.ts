@@ -2,6 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
+import { rgPath } from '@vscode/ripgrep';
 import type { Message, ToolCall } from '../../model/messages.js';
 import type { SimOptions } from '../sim-options.js';
 import { simWorkerTurn } from '../worker/worker-policy.js';
@@ -45,7 +46,7 @@ const FIELDS: Record<string, Record<string, { type: FieldType; required: boolean
     replace_all: { type: 'boolean', required: false },
   },
   list_dir: { path: { type: 'string', required: true } },
-  search: { pattern: { type: 'string', required: true }, path: { type: 'string', required: false } },
+  search: { pattern: { type: 'string', required: true }, path: { type: 'string', required: false }, glob: { type: 'string', required: false } },
   run_command: { command: { type: 'string', required: true }, timeout_seconds: { type: 'number', required: false } },
   merge_to_main: { message: { type: 'string', required: true } },
   submit_handoff: {
@@ -138,8 +139,14 @@ export function createToolExecutor(dir: string, hooks: ExecutorHooks = {}): (cal
             .sort()
             .join('\n'),
         );
-      case 'search':
-        return answer('No matches.');
+      case 'search': {
+        // ripgrep, as colony's search tool runs it: `path:line:text` per match, paths from the root.
+        const globs = typeof args.glob === 'string' ? ['--glob', args.glob] : [];
+        const target = typeof args.path === 'string' ? args.path : '.';
+        const found = spawnSync(rgPath, ['--line-number', '--with-filename', '--no-heading', '--color', 'never', '--sort', 'path', ...globs, '--glob', '!.git', '--regexp', text('pattern'), '--', target], { cwd: dir, encoding: 'utf8' });
+        const matches = found.stdout.split('\n').filter((line) => line.length > 0).map((line) => line.replace(/^\.\//, ''));
+        return answer(matches.length === 0 ? 'no matches' : matches.join('\n'));
+      }
       case 'write_scratchpad':
         return answer(`Scratchpad saved (${text('content').length} characters).`);
       case 'run_command': {

@@ -5,6 +5,7 @@ import { hasConflictMarkers, strategyFor } from './merge-conflict-resolution.js'
 import type { Scenario } from '../scenario/scenario.js';
 import { declareCommandFor, indexLineFor, installCommandFor, lacksNetwork, renderModuleSource } from '../scenario/module-render.js';
 import type { WorkerCall } from './worker-tool-calls.js';
+import { restoredPathOf } from './worker-habits.js';
 import { stepKeyOf } from './worker-tool-calls.js';
 import { TOOL_NAMES } from '../../protocol/tool-names.js';
 
@@ -61,6 +62,13 @@ export interface FileRead {
   readonly strategy: ResolutionStrategy;
 }
 
+/** The last search that came back: its pattern, and the files it matched in the order it listed them. */
+export interface SearchFound {
+  readonly position: number;
+  readonly pattern: string;
+  readonly files: readonly string[];
+}
+
 export interface StepFailures {
   readonly count: number;
   readonly lastError: string;
@@ -93,6 +101,8 @@ export interface WorkerFacts {
   readonly stepFailures: ReadonlyMap<string, StepFailures>;
   /** Whether the last call was malformed and rejected. */
   readonly lastCallRejected: boolean;
+  /** Not carried by a summary: a worker that needs it after a compaction searches again. */
+  readonly lastSearch: SearchFound | null;
 }
 
 export const NO_FACTS: WorkerFacts = {
@@ -111,6 +121,7 @@ export const NO_FACTS: WorkerFacts = {
   merges: [],
   stepFailures: new Map(),
   lastCallRejected: false,
+  lastSearch: null,
 };
 
 /** One call of the sim's with its result, as the conversation holds them. */
@@ -196,7 +207,16 @@ export function foldWorkerActions(start: WorkerFacts, actions: readonly WorkerAc
         }
         break;
       }
+      case TOOL_NAMES.search:
+        if (ok) facts.lastSearch = { position, pattern: call.input.pattern, files: matchedFiles(result.content) };
+        break;
       case TOOL_NAMES.runCommand: {
+        const restored = restoredPathOf(call.input.command);
+        if (restored !== null) {
+          const restoreReport = readCommandReport(result.content);
+          if (ok && restoreReport !== null && commandPassed(restoreReport)) changed(facts, restored, position);
+          break;
+        }
         if (installs.has(call.input.command)) {
           // An install that did not pass is a step that failed, given up after a few tries like any other.
           const installReport = readCommandReport(result.content);
@@ -242,6 +262,12 @@ export function foldWorkerActions(start: WorkerFacts, actions: readonly WorkerAc
     }
   }
   return facts;
+}
+
+/** The files of a search's `path:line:text` lines, each once, in order. */
+function matchedFiles(output: string): string[] {
+  const files = output.split('\n').flatMap((line) => /^([^:\n]+):\d+:/.exec(line)?.[1] ?? []);
+  return [...new Set(files)];
 }
 
 function changed(facts: { touched: string[]; lastChange: number }, path: string, position: number): void {

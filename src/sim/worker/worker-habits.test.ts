@@ -1,9 +1,12 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { DEFAULT_SIM_OPTIONS } from '../sim-options.js';
 import { copyExample, driveWorker, EXAMPLE_DIR, removeExampleCopies } from '../testing/tool-executor.js';
 import { NOTES_FILE } from './worker-habits.js';
+import type { SpecModule } from '../../spec/colony-spec.js';
+import { renderModuleSource, renderModuleTest, testPathFor } from '../scenario/module-render.js';
 
 const padTask = readFileSync(join(EXAMPLE_DIR, 'tasks/01-pad.md'), 'utf8');
 
@@ -45,5 +48,58 @@ describe('the notes habit', () => {
     const run = driveWorker({ dir, task: padTask, options: DEFAULT_SIM_OPTIONS });
     expect(run.executed.some((each) => each.call.input.includes(NOTES_FILE))).toBe(false);
     expect(existsSync(join(dir, NOTES_FILE))).toBe(false);
+  });
+});
+
+/** colony's answer to a merge that changes tests outside the task (`others-tests.md`, shortened). */
+const TESTS_REFUSAL = "Not merged (tests outside your task): your change edits or deletes src/text/trim.test.js, tests the project already has that lie outside your task's paths. Put each back as your workspace had it (`git show HEAD:<file> > <file>`), merge again.";
+
+describe('the testfix habit', () => {
+  /** The example with another module already on main whose test fails, committed as a repository's main would have it. */
+  function exampleWithFailingNeighbour(): { dir: string; testFile: string; original: string } {
+    const dir = copyExample();
+    const trim: SpecModule = { path: 'src/text/trim.js', exports: [{ name: 'trimBoth', params: ['text'], body: 'return text.trim();', cases: [{ args: [' a '], returns: 'a' }] }] };
+    const testFile = testPathFor(trim.path);
+    const original = renderModuleTest(trim);
+    mkdirSync(join(dir, 'src/text'), { recursive: true });
+    writeFileSync(join(dir, trim.path), renderModuleSource(trim, { buggy: true }));
+    writeFileSync(join(dir, testFile), original);
+    for (const args of [['init', '-q', '-b', 'main'], ['add', '-A'], ['-c', 'user.name=t', '-c', 'user.email=t@t', 'commit', '-q', '-m', 'start']]) {
+      execFileSync('git', args, { cwd: dir });
+    }
+    return { dir, testFile, original };
+  }
+
+  it("skips another module's failing test so the suite passes; refused for it, puts it back and merges its own work with the failure named", () => {
+    const { dir, testFile, original } = exampleWithFailingNeighbour();
+    const run = driveWorker({
+      dir,
+      task: padTask,
+      options: { ...DEFAULT_SIM_OPTIONS, testfix: 1 },
+      onMerge: (attempt) => (attempt === 1 ? { content: TESTS_REFUSAL, isError: true } : { content: 'merged into main as abc123', isError: false }),
+    });
+    const calls = run.executed.map((each) => each.call);
+    const skip = calls.findIndex((call) => call.name === 'edit_file' && call.input.includes('test.skip('));
+    expect(calls.slice(skip - 2, skip).map((call) => call.name)).toEqual(['search', 'read_file']);
+    expect(calls[skip - 1]?.input).toContain(testFile);
+    const merges = calls.flatMap((call, index) => (call.name === 'merge_to_main' ? [index] : []));
+    expect(merges).toHaveLength(2);
+    expect(merges[0]).toBeGreaterThan(skip);
+    const restore = calls.findIndex((call) => call.name === 'run_command' && call.input.includes(`git show HEAD:${testFile} > ${testFile}`));
+    expect(restore).toBeGreaterThan(merges[0] ?? Infinity);
+    // The tests run again after the file is back, before the merge that lands.
+    expect(calls.slice(restore + 1, merges[1]).some((call) => call.name === 'run_command' && call.input.includes('node --test'))).toBe(true);
+    expect(readFileSync(join(dir, testFile), 'utf8')).toBe(original);
+    expect(run.handoff?.status).toBe('done');
+    expect(String(run.handoff?.concerns)).toContain('trimBoth');
+  });
+
+  it('is off by default: the failing test outside the task is left as it is', () => {
+    const { dir, testFile, original } = exampleWithFailingNeighbour();
+    const run = driveWorker({ dir, task: padTask, options: DEFAULT_SIM_OPTIONS });
+    expect(run.executed.some((each) => each.call.name === 'edit_file' && each.call.input.includes(testFile))).toBe(false);
+    expect(run.executed.filter((each) => each.call.name === 'merge_to_main')).toHaveLength(1);
+    expect(readFileSync(join(dir, testFile), 'utf8')).toBe(original);
+    expect(run.handoff?.status).toBe('done');
   });
 });

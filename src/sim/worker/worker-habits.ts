@@ -26,3 +26,14 @@ export function notesContent(scenario: Scenario): string {
   const built = scenario.modules.map((module) => `- \`${module.path}\`: ${module.exports.map((fn) => fn.name).join(', ')}, with its tests`);
   return ['# Task summary', '', 'What I did:', '', ...built, `- re-exported from \`${scenario.project.index}\``, '', `The tests pass: \`${scenario.project.test}\`.`, ''].join('\n');
 }
+
+/** The command that puts a file back as the workspace's last commit has it, as the refusal says to. */
+export function restoreCommandFor(path: string): string {
+  return `git show HEAD:${path} > ${path}`;
+}
+
+/** The file a restore command (`restoreCommandFor`) writes, or null for any other command. */
+export function restoredPathOf(command: string): string | null {
+  const match = /^git show HEAD:(\S+) > (\S+)$/.exec(command);
+  return match !== null && match[1] === match[2] ? (match[1] ?? null) : null;
+}

@@ -21,6 +21,7 @@ import {
 } from './worker-handoff.js';
 import { answerReminders } from './worker-reminders.js';
 import { handsOffUnmerged, notesContent, NOTES_FILE, writesNotes } from './worker-habits.js';
+import { restoreOthersTests, skipOthersTests } from './others-tests-habit.js';
 import type { HandoffInput, WorkerCall } from './worker-tool-calls.js';
 import { stepKeyOf } from './worker-tool-calls.js';
 import type { PlannedTurn } from './types.js';
@@ -175,6 +176,8 @@ function nextStep(context: StepContext): PlannedTurn {
     }
     const elsewhere = failingElsewhere(scenario, lastRun);
     if (wrong.length === 0 && elsewhere.length > 0) {
+      const habit = skipOthersTests(context, lastRun, elsewhere);
+      if (habit !== null) return habit;
       // Its own work is right and tested; what fails is other modules' on main, outside its task.
       const why = `My modules' tests pass; what fails is outside my task (${elsewhere.slice(0, 3).join('; ')}).`;
       return mergeThenHandOff(context, why, (merge) => failingElsewhereHandoff({ scenario, facts, run: lastRun, merge, failing: elsewhere }));
@@ -224,6 +227,8 @@ function mergeThenHandOff(context: StepContext, why: string, handoffFor: (merge:
     const remove: WorkerCall = { name: TOOL_NAMES.runCommand, input: { command: `rm -f ${NOTES_FILE}` } };
     return { text: `colony says ${NOTES_FILE} is notes, not the project's: deleting it (what it says is in my handoff) and merging again.`, calls: [remove, merge] };
   }
+  const restore = restoreOthersTests(scenario, facts, tools);
+  if (restore !== null) return restore;
   if (lastMerge === undefined && writesNotes(context.options, context.taskText)) {
     const write: WorkerCall = { name: TOOL_NAMES.writeFile, input: { path: NOTES_FILE, content: notesContent(scenario) } };
     return { text: `${why} Writing a summary of my work to ${NOTES_FILE}, then merging into main.`, calls: [write, merge] };

@@ -139,6 +139,7 @@ export function decodeFacts(state: FactsState, scenario: Scenario): WorkerFacts 
     merges: state.merges.map(([at, kind, files, mergeContent]) => ({ position: at, kind, files, content: mergeContent })),
     stepFailures: new Map(state.failures.map(([key, failureCount, lastError]) => [key, { count: failureCount, lastError }])),
     lastCallRejected: state.rejected,
+    lastSearch: null,
   };
 }
 

@@ -33,7 +33,7 @@ const workerCallSchema = z.discriminatedUnion('name', [
     }),
   }),
   z.object({ name: z.literal(TOOL_NAMES.listDir), input: z.object({ path: z.string() }) }),
-  z.object({ name: z.literal(TOOL_NAMES.search), input: z.object({ pattern: z.string(), path: z.string().optional() }) }),
+  z.object({ name: z.literal(TOOL_NAMES.search), input: z.object({ pattern: z.string(), path: z.string().optional(), glob: z.string().optional() }) }),
   z.object({
     name: z.literal(TOOL_NAMES.runCommand),
     input: z.object({ command: z.string(), timeout_seconds: z.number().optional() }),

@@ -11,9 +11,6 @@ import { createSubmitHandoffTool, handoffFromSubmitInput } from '../../../tools/
 import { reopenWorkspace } from '../../../workspace/reopen-workspace.js';
 import type { Workspace } from '../../../workspace/workspace.js';
 import { unmergedWork } from '../../../workspace/workspace-status.js';
-import { addedNoteFiles } from '../../../workspace/merge/note-files.js';
-import { STRAY_NOTES_OPENING } from '../../../protocol/message-openings.js';
-import { TOOL_NAMES } from '../../../protocol/tool-names.js';
 import { budgetStopHandoff, type AgentBudget } from '../../budget/agent-budget.js';
 import type { Exhaustion } from '../../budget/budget-ledger.js';
 import { commandMergeCheck } from './merge-check.js';
@@ -25,6 +22,7 @@ import type { RunProcess } from '../../../sandbox/process/types.js';
 import { describeSalvage, reclaimWorkspace, type SalvagedWork } from '../../setup/workspace-reclaim.js';
 import { answerInterruptedCalls } from '../../resume/interrupted-calls.js';
 import { checkAcceptance } from './acceptance-checks.js';
+import { listedNames, mergeRefusals } from './merge-refusals.js';
 import { landedCommits, lastWorkspacePath, type PriorAgent } from '../../resume/prior-agents.js';
 import { RUN_STOPPED, type RunContext } from '../../context/run-context.js';
 import { createScratchpad, loopFreshness } from '../../context/agent-freshness.js';
@@ -127,8 +125,7 @@ export async function runWorkerTask(context: WorkerContext, claim: WorkerClaim):
       record: recorder.record,
       ...(context.settings.mergeCheck === null ? {} : { check: commandMergeCheck(context.settings.mergeCheck, runProcess, claim.signal) }),
       onLanded,
-      strayNotes: () => strayNotesText(context, workspace),
-      notesRefusedBefore: refusedForNotes(prior),
+      refuseOnce: mergeRefusals(repo, workspace, context.prompts, task.paths ?? [], prior),
       ...(context.settleConflicts === undefined ? {} : { settleConflicts: context.settleConflicts }),
       // The intent is on disk before main moves, so a restart can tell whether this merge landed.
       onIntent: (intent) => {
@@ -377,26 +374,13 @@ async function unlandedText(context: WorkerContext, workspace: Workspace): Promi
   const held = await unmergedWork(context.repo, workspace);
   if (held === null || held.status !== 'unlanded') return null;
   const parts = [
-    ...(held.uncommittedFiles.length === 0 ? [] : [`uncommitted: ${listed(held.uncommittedFiles)}`]),
+    ...(held.uncommittedFiles.length === 0 ? [] : [`uncommitted: ${listedNames(held.uncommittedFiles)}`]),
     ...(held.unmergedCommits === 0 ? [] : [`${held.unmergedCommits} commit(s) not on ${context.repo.mainBranch}`]),
     ...(held.rebaseInProgress ? ['a merge stopped at a conflict'] : []),
   ];
   return fillPlaceholders(context.prompts.text('unlanded-done'), { MAIN: context.repo.mainBranch, HELD: parts.join('; ') });
 }
 
-/**
- * What a worker's merge is told when it would add files named like notes about its work (the
- * `stray-notes` prompt, naming them), or null when it adds none.
- */
-async function strayNotesText(context: WorkerContext, workspace: Workspace): Promise<string | null> {
-  const files = await addedNoteFiles(context.repo, workspace);
-  return files.length === 0 ? null : fillPlaceholders(context.prompts.text('stray-notes'), { FILES: listed(files) });
-}
-
-/** Up to five names, then how many more. */
-function listed(names: readonly string[]): string {
-  return names.length <= 5 ? names.join(', ') : `${names.slice(0, 5).join(', ')} and ${names.length - 5} more`;
-}
 
 /** A worker is told how many of its steps it has used once, at this share of them. */
 const STEPS_WARNING_SHARE = 0.8;
@@ -485,10 +469,6 @@ function finalHandoff(
   });
 }
 
-/** Whether a merge of the worker's last life was refused for the notes it added. */
-function refusedForNotes(prior: PriorAgent | null): boolean {
-  return prior?.events.some((event) => event.type === 'tool.ended' && event.data.name === TOOL_NAMES.mergeToMain && event.data.output.startsWith(`error: ${STRAY_NOTES_OPENING}`)) ?? false;
-}
 
 /** Whether the worker's last life was already asked for evidence: its `submit_handoff` was answered with `request`. */
 function askedForEvidence(prior: PriorAgent | null, request: string): boolean {
