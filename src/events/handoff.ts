@@ -40,13 +40,28 @@ export const acceptanceVerdictSchema = z.object({
 });
 export type AcceptanceVerdict = z.infer<typeof acceptanceVerdictSchema>;
 
+/** As much of a check's result as tells whose its failures are. */
+export interface FailureOwnership {
+  readonly passed: boolean;
+  readonly alreadyFailing?: readonly string[] | undefined;
+  readonly newFailures?: readonly string[] | undefined;
+}
+
 /**
- * A claim its checks contradict: the agent handed off `done`, the checks ran, and one failed.
- * A worker that said partial, blocked or failed claimed nothing the checks could refute.
+ * A claim its checks contradict: the agent handed off `done`, the checks ran, and one failed
+ * with a failure main did not already show before the worker's merge. A worker that said
+ * partial, blocked or failed claimed nothing the checks could refute; nor did one whose checks
+ * failed only as main already did (`Main is failing already:`), which is what it was told to do.
  */
-export function isFalseClaim(handoff: { readonly status: HandoffStatus; readonly acceptance?: AcceptanceVerdict | null | undefined }): boolean {
+export function isFalseClaim(handoff: {
+  readonly status: HandoffStatus;
+  readonly acceptance?: { readonly skipped: string | null; readonly passed: boolean; readonly results: readonly FailureOwnership[] } | null | undefined;
+}): boolean {
   const verdict = handoff.acceptance ?? null;
-  return handoff.status === 'done' && verdict !== null && verdict.skipped === null && !verdict.passed;
+  if (handoff.status !== 'done' || verdict === null || verdict.skipped !== null || verdict.passed) return false;
+  const failed = verdict.results.filter((result) => !result.passed);
+  const onlyMains = failed.length > 0 && failed.every((result) => (result.alreadyFailing?.length ?? 0) > 0 && (result.newFailures?.length ?? 0) === 0);
+  return !onlyMains;
 }
 
 /**

@@ -217,6 +217,10 @@ export const workspaceBodies = [
           cpuMs: z.number().optional(),
           /** The tail of its output, at most about 4,000 characters. */
           output: z.string(),
+          /** Of a failed command's failure lines, those main's last green check showed before the worker's first landing; absent when none. */
+          alreadyFailing: z.array(z.string()).optional(),
+          /** With `alreadyFailing`: its other failure lines. */
+          newFailures: z.array(z.string()).optional(),
         }),
       ),
     }),

@@ -245,7 +245,8 @@ export function createRunStatusFold(options: RunStatusFoldOptions = {}): RunStat
         return;
       case 'acceptance.checked': {
         const { taskId, claimed, passed, skipped } = event.data;
-        const falseClaim = isFalseClaim({ status: claimed, acceptance: { commit: event.data.commit, passed, skipped, results: [] } });
+        const results = event.data.results.map((result) => ({ ...result, passed: result.exitCode === 0 }));
+        const falseClaim = isFalseClaim({ status: claimed, acceptance: { passed, skipped, results } });
         verdicts.set(taskId, skipped !== null ? 'not-run' : passed ? 'passed' : falseClaim ? 'false-claim' : 'failed');
         return;
       }

@@ -278,7 +278,7 @@ describe('foldRunStatus', () => {
     expect(text).toContain('Budget: 8,500 tokens of 10,000 tokens (85%), used up\nTime: 15 minutes of 30 minutes (50%)\nSubtrees that used up their share: task-slice\n');
   });
 
-  it('counts tasks by their latest acceptance verdict, and a done claim whose checks failed as a false claim', () => {
+  it('counts tasks by their latest acceptance verdict, and a done claim whose checks failed as a false claim, unless they failed only as main already did', () => {
     const log = createLog();
     log.append('run-1', 'system', runStarted('Goal'));
     const none = statusOf({ events: log.events(), tasks: [], deliveredHandoffs: [] });
@@ -297,9 +297,14 @@ describe('foldRunStatus', () => {
     log.append('run-1', 'worker-e', checked('task-e', 'done', false));
     // Checked again after a restart: the latest verdict counts, once.
     log.append('run-1', 'worker-e', checked('task-e', 'done', true));
+    // Failed only with what main's green check showed before the merge: the worker said so, as it was told to.
+    log.append('run-1', 'worker-f', {
+      type: 'acceptance.checked',
+      data: { taskId: 'task-f', claimed: 'done', commit, passed: false, skipped: null, results: [{ ...result, alreadyFailing: ['✖ pad'], newFailures: [] }] },
+    });
     const status = statusOf({ events: log.events(), tasks: [], deliveredHandoffs: [] });
-    expect(status.acceptance).toEqual({ passed: 2, failed: 2, notRun: 1, falseClaims: 1 });
-    expect(formatRunStatus(status)).toContain('Commits landed: 0\nAcceptance checks: 2 passed, 2 failed (1 false claim: done, checks failed), 1 not run\n');
+    expect(status.acceptance).toEqual({ passed: 2, failed: 3, notRun: 1, falseClaims: 1 });
+    expect(formatRunStatus(status)).toContain('Commits landed: 0\nAcceptance checks: 2 passed, 3 failed (1 false claim: done, checks failed), 1 not run\n');
   });
 
   it('says how the run confined its commands, and what its network proxy allowed and refused', () => {

@@ -55,6 +55,10 @@ describe('the handoff message', () => {
       "  1 of its failures already failed on main before this merge (not this task's; the green loop's fix-up owns it); new: ✖ caseTitle.",
     );
     expect(readHandoffMessage(handoffMessage('task-1', 'Build pad', handoff('done', marked([]))))).toMatchObject({ status: 'done', summary: 'Built padLeft; `node --test` passes.' });
+    // A done whose failed check failed only as main already did is not a false claim; one with a new failure is.
+    const onlyCheck = (newFailures: string[]): AcceptanceVerdict => ({ ...marked(newFailures), results: marked(newFailures).results.slice(0, 1) });
+    expect(isFalseClaim(handoff('done', onlyCheck([])))).toBe(false);
+    expect(isFalseClaim(handoff('done', onlyCheck(['✖ caseTitle'])))).toBe(true);
   });
 
   it('does not call a partial handoff whose checks failed a false claim', () => {

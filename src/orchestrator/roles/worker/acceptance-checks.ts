@@ -128,26 +128,28 @@ function checkedResult(command: string, result: ProcessResult): CheckedResult {
 /** Records the outcome and returns it as the handoff carries it. */
 function recordVerdict(request: AcceptanceCheckRequest, commit: string | null, skipped: string | null, results: readonly CheckedResult[]): AcceptanceVerdict {
   const passed = skipped === null && results.every((result) => result.exitCode === 0);
+  const owned = results.map((result) => {
+    const { already, fresh } = result.exitCode === 0 ? { already: [], fresh: [] } : splitByRedMain(failureLines(result.output), request.redBefore ?? null);
+    return { result, ownership: already.length === 0 ? {} : { alreadyFailing: already, newFailures: fresh } };
+  });
   request.record({
     type: 'acceptance.checked',
-    data: { taskId: request.taskId, claimed: request.claimed, commit, passed, skipped, results: [...results] },
+    data: { taskId: request.taskId, claimed: request.claimed, commit, passed, skipped, results: owned.map(({ result, ownership }) => ({ ...result, ...ownership })) },
   });
   return {
     commit,
     passed,
     skipped,
-    results: results.map((result): AcceptanceResult => {
-      const passed = result.exitCode === 0;
-      const { already, fresh } = passed ? { already: [], fresh: [] } : splitByRedMain(failureLines(result.output), request.redBefore ?? null);
-      return {
+    results: owned.map(
+      ({ result, ownership }): AcceptanceResult => ({
         command: result.command,
-        passed,
+        passed: result.exitCode === 0,
         exitCode: result.exitCode,
         timedOut: result.timedOut,
         outputTail: handoffTail(result.output),
-        ...(already.length === 0 ? {} : { alreadyFailing: already, newFailures: fresh }),
-      };
-    }),
+        ...ownership,
+      }),
+    ),
   };
 }
 
