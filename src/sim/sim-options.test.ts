@@ -4,13 +4,13 @@ import { DEFAULT_SIM_OPTIONS, parseSimSpec } from './sim-options.js';
 describe('parseSimSpec', () => {
   it('gives the defaults for a bare sim', () => {
     expect(parseSimSpec('sim')).toEqual({ ok: true, options: DEFAULT_SIM_OPTIONS });
-    expect(DEFAULT_SIM_OPTIONS).toEqual({ seed: 1, latencyMs: { min: 0, max: 0 }, bug: 0, lie: 0, malformed: 0, crash: 0, tokens: 0, stall: 0, context: null, skiptests: 0, unmerged: 0, notes: 0, republish: 0, wholesuite: 0, testfix: 0 });
+    expect(DEFAULT_SIM_OPTIONS).toEqual({ seed: 1, latencyMs: { min: 0, max: 0 }, bug: 0, lie: 0, malformed: 0, crash: 0, tokens: 0, stall: 0, context: null, skiptests: 0, unmerged: 0, notes: 0, republish: 0, wholesuite: 0, testfix: 0, dependent: 0 });
   });
 
   it('reads every knob', () => {
-    expect(parseSimSpec('sim?seed=7&latency=50..400&bug=0.2&lie=0.3&malformed=0.05&crash=0.02&tokens=300&stall=0.1&context=8000&skiptests=0.25&unmerged=0.5&notes=0.4&republish=0.6&wholesuite=1&testfix=0.7')).toEqual({
+    expect(parseSimSpec('sim?seed=7&latency=50..400&bug=0.2&lie=0.3&malformed=0.05&crash=0.02&tokens=300&stall=0.1&context=8000&skiptests=0.25&unmerged=0.5&notes=0.4&republish=0.6&wholesuite=1&testfix=0.7&dependent=0.8')).toEqual({
       ok: true,
-      options: { seed: 7, latencyMs: { min: 50, max: 400 }, bug: 0.2, lie: 0.3, malformed: 0.05, crash: 0.02, tokens: 300, stall: 0.1, context: 8000, skiptests: 0.25, unmerged: 0.5, notes: 0.4, republish: 0.6, wholesuite: 1, testfix: 0.7 },
+      options: { seed: 7, latencyMs: { min: 50, max: 400 }, bug: 0.2, lie: 0.3, malformed: 0.05, crash: 0.02, tokens: 300, stall: 0.1, context: 8000, skiptests: 0.25, unmerged: 0.5, notes: 0.4, republish: 0.6, wholesuite: 1, testfix: 0.7, dependent: 0.8 },
     });
     expect(parseSimSpec('sim?latency=120')).toMatchObject({ ok: true, options: { latencyMs: { min: 120, max: 120 } } });
     expect(parseSimSpec('sim?bug=1&crash=0')).toMatchObject({ ok: true, options: { bug: 1, crash: 0 } });
@@ -40,6 +40,6 @@ describe('parseSimSpec', () => {
     if (parsed.ok) return;
     expect(parsed.error).toContain(message);
     expect(parsed.error).toContain('Accepted keys: seed');
-    for (const key of ['latency', 'bug', 'lie', 'malformed', 'crash', 'tokens', 'stall', 'context', 'skiptests', 'unmerged', 'notes', 'republish', 'wholesuite', 'testfix']) expect(parsed.error).toContain(key);
+    for (const key of ['latency', 'bug', 'lie', 'malformed', 'crash', 'tokens', 'stall', 'context', 'skiptests', 'unmerged', 'notes', 'republish', 'wholesuite', 'testfix', 'dependent']) expect(parsed.error).toContain(key);
   });
 });

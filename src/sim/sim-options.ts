@@ -69,6 +69,13 @@ export interface SimOptions {
    * and merges its own work, naming the failures as not its own.
    */
   readonly testfix: number;
+  /**
+   * Chance per module that uses others (`uses` in its spec) that the planner publishes its first
+   * task at once, before they landed, as real models publish every task they know of: the worker
+   * finds them missing and hands off blocked, as colony's protocol says, and the planner retries
+   * the task once they landed.
+   */
+  readonly dependent: number;
 }
 
 /** The smallest context window the sim takes: below it not even a brief would fit. */
@@ -90,6 +97,7 @@ export const DEFAULT_SIM_OPTIONS: SimOptions = {
   notes: 0,
   republish: 0,
   testfix: 0,
+  dependent: 0,
 };
 
 export type SimSpecResult = { readonly ok: true; readonly options: SimOptions } | { readonly ok: false; readonly error: string };
@@ -110,6 +118,7 @@ const ACCEPTED_KEYS = [
   'notes (a probability 0..1 that a worker writes a summary file into the repository before it merges, default 0)',
   'republish (a probability 0..1 that a planner publishes a failed task again as it was, without retry_of, default 0)',
   "testfix (a probability 0..1 that a worker skips other modules' failing tests so that the suite passes, default 0)",
+  'dependent (a probability 0..1 that a planner publishes a module before the modules it uses landed, default 0)',
 ];
 
 const HELP = `Accepted keys: ${ACCEPTED_KEYS.join('; ')}. Example: sim?seed=7&latency=50..400&bug=0.2&malformed=0.05&crash=0.02&context=32000`;
@@ -161,7 +170,8 @@ function readSetting(key: string, value: string): Setting {
     case 'wholesuite':
     case 'notes':
     case 'republish':
-    case 'testfix': {
+    case 'testfix':
+    case 'dependent': {
       const chance = readProbability(value);
       if (chance === null) return { ok: false, error: `${key} must be a probability from 0 to 1, got "${value}".` };
       return { ok: true, apply: (options) => ({ ...options, [key]: chance }) };

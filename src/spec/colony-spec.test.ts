@@ -38,4 +38,16 @@ describe('parseColonySpec', () => {
     expect(wrong.ok ? '' : wrong.error).toContain('must be an npm package name, like is-odd');
     expect(wrong.ok ? '' : wrong.error).toContain('- modules[0].packages.kind-of: must be an exact version, like 3.0.1');
   });
+
+  it('takes the modules a module uses when they come before it in the list or are not in it, and says which come after', () => {
+    const module = (path: string, uses?: string[]) => ({ path, exports: [{ name: path.replace(/\W/g, ''), cases: [{ args: [1], returns: 1 }] }], ...(uses === undefined ? {} : { uses }) });
+    const good = parseColonySpec(goal({ modules: [module('src/a.js'), module('src/b.js', ['src/a.js'])] }));
+    expect(good).toMatchObject({ ok: true, spec: { modules: [{ path: 'src/a.js' }, { path: 'src/b.js', uses: ['src/a.js'] }] } });
+    // A task's brief carries its module alone: what it uses is built by other tasks.
+    expect(parseColonySpec(goal({ modules: [module('src/b.js', ['src/a.js'])] })).ok).toBe(true);
+    const wrong = parseColonySpec(goal({ modules: [module('src/a.js', ['src/b.js']), module('src/b.js', ['src/b.js', 'src/c.js'])] }));
+    expect(wrong.ok ? '' : wrong.error).toContain('- modules[0].uses[0]: src/b.js must be listed before src/a.js, which uses it');
+    expect(wrong.ok ? '' : wrong.error).toContain('- modules[1].uses[0]: a module cannot use itself');
+    expect(wrong.ok ? '' : wrong.error).not.toContain('src/c.js');
+  });
 });

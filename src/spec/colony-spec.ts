@@ -53,6 +53,11 @@ const moduleSchema = z.object({
       }
     })
     .optional(),
+  /**
+   * Modules of the same list this one imports, by path: each must come earlier in the list.
+   * Whoever builds this module needs them on main first; a planner publishes it once they landed.
+   */
+  uses: z.array(z.string().regex(MODULE_PATH, 'must be a relative path ending in .js, like src/text/pad.js')).optional(),
 });
 
 /** The fields of a spec, each checked the same way wherever it is required or optional. */
@@ -66,13 +71,25 @@ export type SpecModule = z.infer<typeof moduleSchema>;
 export type SpecFunction = SpecModule['exports'][number];
 export type SpecCase = SpecFunction['cases'][number];
 
-/** A module list must not name a path twice, nor a function twice in one module, nor give one function two answers. */
+/**
+ * A module list must not name a path twice, nor a function twice in one module, nor give one
+ * function two answers; a module uses only modules listed before it (so no two use each other),
+ * or ones the list does not hold (a task's brief carries its module alone; what it uses is
+ * built by other tasks).
+ */
 export function checkModules(modules: readonly SpecModule[] | undefined, context: z.RefinementCtx): void {
   const seenPaths = new Set<string>();
+  const listed = new Set((modules ?? []).map((module) => module.path));
   (modules ?? []).forEach((module, moduleIndex) => {
     if (seenPaths.has(module.path)) {
       context.addIssue({ code: 'custom', path: ['modules', moduleIndex, 'path'], message: `${module.path} is listed twice` });
     }
+    (module.uses ?? []).forEach((used, useIndex) => {
+      if (listed.has(used) && !seenPaths.has(used)) {
+        const message = used === module.path ? 'a module cannot use itself' : `${used} must be listed before ${module.path}, which uses it`;
+        context.addIssue({ code: 'custom', path: ['modules', moduleIndex, 'uses', useIndex], message });
+      }
+    });
     seenPaths.add(module.path);
     const seenNames = new Set<string>();
     module.exports.forEach((fn, fnIndex) => {

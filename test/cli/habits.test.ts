@@ -1,3 +1,4 @@
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import { createExampleRepository, runCli, type ExampleRepository } from '../testing/example-repository.js';
@@ -81,5 +82,33 @@ describeRuns("real models' habits", () => {
     const analysis = (await runCli(['analyze', '--repo', repo.dir])).stdout;
     expect(refused(analysis, 'Not merged (tests outside your task):')).toBeGreaterThan(0);
     expect(refused(analysis, 'Not merged (tests outside your task):')).toBeLessThanOrEqual(workers.length);
+  }, RUN_TIMEOUT_MS);
+
+  it('are caught: a planner publishing a module before the modules it uses landed gets the worker blocked, naming them, and publishes the task again once they landed', async () => {
+    // Three modules of the goal import others: words.js case.js, palindrome.js words.js, stats.js clamp.js.
+    const goal = join(repo.dir, 'GOAL.md');
+    const text = readFileSync(goal, 'utf8');
+    const uses: Record<string, string> = { 'src/strings/words.js': 'src/strings/case.js', 'src/strings/palindrome.js': 'src/strings/words.js', 'src/numbers/stats.js': 'src/numbers/clamp.js' };
+    const withUses = Object.entries(uses).reduce((goalText, [path, used]) => goalText.replace(`"path": "${path}",`, `"path": "${path}",\n      "uses": ["${used}"],`), text);
+    expect(withUses.match(/"uses"/g)).toHaveLength(3);
+    writeFileSync(goal, withUses);
+    repo.git('commit', '-qam', 'Modules that use others');
+    const result = await runCli(['run', goal, '--repo', repo.dir, '--model', 'sim?seed=4&dependent=1', '--workers', '4', '--quiet']);
+    expect(result.code, result.stderr).toBe(0);
+    const { status, tasks } = await expectGreenRun(repo);
+    const trunk = status.run.trunk ?? 'main';
+    expect(repo.git('status', '--porcelain')).toBe('');
+    const workers = tasks.filter((task) => task.kind === 'worker');
+    // Each dependent module's first task was handed back blocked, having landed nothing (no stub of what it lacked) ...
+    const blocked = workers.filter((task) => task.handoff?.status === 'blocked');
+    expect(blocked.length).toBeGreaterThan(0);
+    for (const task of blocked) expect(task.handoff?.commits).toEqual([]);
+    // ... and published again, through retry_of, once what it uses landed: every module is on the trunk, importing what it uses.
+    for (const task of blocked) expect(workers.some((retry) => retry.retryOf === task.id && retry.handoff?.status === 'done')).toBe(true);
+    for (const [path, used] of Object.entries(uses)) {
+      expect(repo.git('show', `${trunk}:${path}`)).toContain(`import './${used.split('/').at(-1) ?? ''}';`);
+    }
+    const analysis = (await runCli(['analyze', '--repo', repo.dir])).stdout;
+    expect(analysis).toMatch(new RegExp(`Retried tasks: ${blocked.length}\\b`));
   }, RUN_TIMEOUT_MS);
 });

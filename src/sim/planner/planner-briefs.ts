@@ -43,9 +43,15 @@ export function buildBrief(
     `Build \`${module.path}\`: it exports ${functions}, answering the cases the colony-spec below lists for each. ` +
     `Write its node:test file next to it (\`${testPathFor(module.path)}\`) checking every case, ` +
     `re-export the module from \`${project.index}\`, ${check}merge to main, and hand off with what you did.`;
+  const uses = module.uses ?? [];
+  // What it needs from other tasks, named in the brief, with what to do when it is not there yet.
+  const needs =
+    uses.length === 0
+      ? []
+      : [`It imports ${uses.map((path) => `\`${path}\``).join(', ')}, which other tasks build: if one is not on main when you start, do not write it or stub it; hand off blocked, naming it.`];
   const skip = skipTests ? [SKIP_TESTS_LINE] : [];
   const named = covering === null || skipTests ? [] : [coveringTestsLine(covering)];
-  return [prose, ...skip, ...named, ...earlierSection(earlier), '', specBlock(project, [module])].join('\n');
+  return [prose, ...needs, ...skip, ...named, ...earlierSection(earlier), '', specBlock(project, [module])].join('\n');
 }
 
 /**

@@ -2,7 +2,7 @@ import { NOT_LANDED_PREFIX } from '../reading/handoff-message.js';
 import type { PlannerLedger, ReleaseRefusal, TestRun } from './types.js';
 import { firstLine } from './planner-ledger.js';
 import { plural } from './planner-plan.js';
-import { givenUp } from './planner-publish.js';
+import { droppedModules } from './planner-publish.js';
 import type { FinishInput } from './planner-tool-calls.js';
 
 /** What the planner knows about main's tests when it finishes. */
@@ -29,7 +29,7 @@ export function finishInput(facts: FinishFacts): FinishInput {
   const { ledger, scope, verdict } = facts;
   const command = facts.check;
   const owner = scope === null ? 'the goal' : `\`${scope}\``;
-  const dropped = ledger.modules.filter(givenUp);
+  const dropped = droppedModules(ledger);
   const notes: string[] = [];
   const concerns: string[] = [];
   let testsSay = `I could not run \`${command}\` on main`;

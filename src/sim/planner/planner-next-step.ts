@@ -5,7 +5,7 @@ import type { PlannerConversation } from './planner-conversation.js';
 import type { PlannerLedger } from './types.js';
 import { firstLine, readLedger } from './planner-ledger.js';
 import { baseFolderOf, plural } from './planner-plan.js';
-import { FAST_SUITE_MODULES, givenUp, publishCalls, scratchpadContent } from './planner-publish.js';
+import { droppedModules, FAST_SUITE_MODULES, publishCalls, scratchpadContent } from './planner-publish.js';
 import { coveringTestsCommand, coveringTestsIn } from '../reading/covering-tests-protocol.js';
 import { testPathFor } from '../scenario/module-render.js';
 import type { FinishInput, PlannerCall } from './planner-tool-calls.js';
@@ -218,7 +218,7 @@ function progressOf(ledger: PlannerLedger): string {
   const total = ledger.modules.length;
   const landed = ledger.modules.filter((record) => record.phase === 'landed').length;
   const open = ledger.modules.filter((record) => record.phase === 'open').length;
-  const dropped = ledger.modules.filter(givenUp).length;
+  const dropped = droppedModules(ledger).length;
   return `${landed} of ${total} module${plural(total)} landed, ${open} with a task${dropped > 0 ? `, ${dropped} given up` : ''}`;
 }
 

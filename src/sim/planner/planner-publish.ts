@@ -25,6 +25,40 @@ export function givenUp(record: ModuleRecord): boolean {
 }
 
 /**
+ * The modules the planner has given up: those out of attempts, and those that use one of them
+ * (a module never builds without what it imports). In list order.
+ */
+export function droppedModules(ledger: PlannerLedger): ModuleRecord[] {
+  const dropped = new Set<string>();
+  for (const record of ledger.modules) {
+    const stranded = (record.module.uses ?? []).some((used) => dropped.has(used));
+    if (givenUp(record) || (needsWork(record) && stranded)) dropped.add(record.module.path);
+  }
+  return ledger.modules.filter((record) => dropped.has(record.module.path));
+}
+
+/**
+ * Whether the modules `record` uses are on main: landed, or landed with failing tests. One this
+ * planner does not build is taken as there: the planner above published this one's area only
+ * once it landed.
+ */
+function prerequisitesLanded(record: ModuleRecord, byPath: ReadonlyMap<string, ModuleRecord>): boolean {
+  return (record.module.uses ?? []).every((used) => {
+    const phase = byPath.get(used)?.phase;
+    return phase === undefined || phase === 'landed' || phase === 'failing';
+  });
+}
+
+/**
+ * Whether the planner publishes `record`'s first task before the modules it uses landed (the
+ * `dependent` knob), as real models publish every task they know of at once: rolled per module.
+ * Told by the worker's blocked handoff, it waits for them before the retry.
+ */
+export function publishesBeforePrerequisites(options: SimOptions, record: ModuleRecord): boolean {
+  return record.attempts === 0 && options.dependent > 0 && seededRoll(options.seed, record.module.path, 0, 'dependent') < options.dependent;
+}
+
+/**
  * Whether the planner tells a Build task of `module` to merge without running the tests (the
  * `skiptests` knob): rolled per module, so a retry is told the same as its first attempt.
  */
@@ -65,7 +99,12 @@ export function publishCalls(
   const { project } = scenario;
   const covering = (subject: string, modules: readonly SpecModule[]): string | null =>
     scoped && !givesWholeSuite(options, subject) ? coveringTestsCommand(modules.map((module) => testPathFor(module.path))) : null;
-  const work = ledger.modules.filter((record) => needsWork(record) && !givenUp(record));
+  const dropped = new Set(droppedModules(ledger));
+  const byPath = new Map(ledger.modules.map((record) => [record.module.path, record]));
+  // A module waits for the modules it uses to land, its brief then written against main as it is.
+  const work = ledger.modules.filter(
+    (record) => needsWork(record) && !dropped.has(record) && (prerequisitesLanded(record, byPath) || publishesBeforePrerequisites(options, record)),
+  );
   const pool = work.filter((record) => record.phase !== 'failing' && record.latestTask?.kind !== 'worker');
   const split = tools.has(TOOL_NAMES.delegate)
     ? splitModules(pool.map((record) => record.module), base)
@@ -143,7 +182,7 @@ export function scratchpadContent(
   { publishing, later }: { readonly publishing: number; readonly later: number },
 ): string {
   const count = (phase: ModuleRecord['phase']): number => ledger.modules.filter((record) => record.phase === phase).length;
-  const dropped = ledger.modules.filter(givenUp);
+  const dropped = droppedModules(ledger);
   const plan = describePlan(
     ledger.modules.map((record) => record.module),
     base,
@@ -155,8 +194,16 @@ export function scratchpadContent(
     `Progress: ${count('landed')} landed, ${count('open')} with a task, ` +
       `${publishing} call${plural(publishing)} to publish now${later > 0 ? ` and ${later} in the next answers` : ''}, ${dropped.length} given up.`,
     `Rules: up to ${MAX_ATTEMPTS} attempts per module; a failed worker task is retried with retry_of; ` +
-      'when nothing is open, run the tests on main and finish.',
+      'a module is published once the modules it uses landed; when nothing is open, run the tests on main and finish.',
   ];
-  for (const record of dropped) lines.push(`- given up: ${record.module.path} after ${record.attempts} attempts`);
+  const byPath = new Map(ledger.modules.map((record) => [record.module.path, record]));
+  for (const record of ledger.modules) {
+    if (!needsWork(record) || dropped.includes(record) || prerequisitesLanded(record, byPath)) continue;
+    lines.push(`- waiting: ${record.module.path} until ${(record.module.uses ?? []).join(', ')} landed`);
+  }
+  for (const record of dropped) {
+    const stranded = givenUp(record) ? '' : ', a module it uses was given up';
+    lines.push(`- given up: ${record.module.path} after ${record.attempts} attempts${stranded}`);
+  }
   return lines.join('\n');
 }

@@ -3,7 +3,7 @@ import { readPlannerParts } from './planner-conversation.js';
 import { readLedger } from './planner-ledger.js';
 import { nextPlannerStep } from './planner-next-step.js';
 import { baseFolderOf, plural } from './planner-plan.js';
-import { givenUp, needsWork } from './planner-publish.js';
+import { droppedModules, needsWork } from './planner-publish.js';
 import type { PlannerCarried } from './planner-state.js';
 import { encodeLedger } from './planner-state.js';
 import { parseScenario } from '../scenario/scenario.js';
@@ -54,9 +54,9 @@ export function plannerSummary(parts: ConversationParts, options: SimOptions): {
   }
   const total = ledger.modules.length;
   const landed = ledger.modules.filter((record) => record.phase === 'landed').length;
-  const dropped = ledger.modules.filter(givenUp);
+  const dropped = droppedModules(ledger);
   const open = ledger.tasks.filter((task) => task.handoff === null);
-  const waiting = ledger.modules.filter((record) => needsWork(record) && !givenUp(record));
+  const waiting = ledger.modules.filter((record) => needsWork(record) && !dropped.includes(record));
   const base = baseFolderOf(scenario.modules.map((module) => module.path));
   const lines = [
     `Goal: ${owner}: ${total} module${plural(total)} under ${base === '' ? 'the repository root' : base}, as the colony-spec in the first message lists them.`,

@@ -21,16 +21,21 @@ export function testPathFor(modulePath: string): string {
 
 /** The line that re-exports `modulePath` from the index: `export * from './text/pad.js';` */
 export function indexLineFor(indexPath: string, modulePath: string): string {
-  const relative = posix.relative(posix.dirname(indexPath), modulePath);
-  const specifier = relative.startsWith('.') ? relative : `./${relative}`;
-  return `export * from '${specifier}';`;
+  return `export * from '${specifierFrom(indexPath, modulePath)}';`;
+}
+
+/** How the file at `fromPath` imports the one at `toPath`: `./pad.js`, `../text/pad.js`. */
+function specifierFrom(fromPath: string, toPath: string): string {
+  const relative = posix.relative(posix.dirname(fromPath), toPath);
+  return relative.startsWith('.') ? relative : `./${relative}`;
 }
 
 export function renderModuleSource(module: SpecModule, options: RenderOptions): string {
   const names = module.exports.map((fn) => fn.name).join(', ');
   const parts = module.exports.map((fn, index) => renderFunction(fn, options.buggy && index === 0));
-  // The packages the spec says the module uses are imported, so the module loads only where they are installed.
-  const imports = Object.keys(module.packages ?? {}).map((name) => `import '${name}';\n`);
+  // The packages and the modules the spec says the module uses are imported, so the module
+  // loads only where they are installed and on main.
+  const imports = [...Object.keys(module.packages ?? {}), ...(module.uses ?? []).map((used) => specifierFrom(module.path, used))].map((name) => `import '${name}';\n`);
   const header = `// ${names}: see the task's colony-spec for the cases each must answer.\n`;
   return `${header}${imports.length === 0 ? '' : `\n${imports.join('')}`}\n${parts.join('\n\n')}\n`;
 }

@@ -257,10 +257,11 @@ export function functionNameFor(path: string): string {
 }
 
 /** A goal with one small module per path, each exporting one function with one case. */
-export function goalWith(paths: readonly string[]): string {
+export function goalWith(paths: readonly string[], uses: Readonly<Record<string, readonly string[]>> = {}): string {
   const modules = paths.map((path) => ({
     path,
     exports: [{ name: functionNameFor(path), params: ['value'], body: 'return value;', cases: [{ args: [1], returns: 1 }] }],
+    ...(uses[path] === undefined ? {} : { uses: uses[path] }),
   }));
   const spec = { project: { test: 'node --test', index: 'src/index.js' }, modules };
   return ['# A generated goal', '', 'Build every module below.', '', '```colony-spec', JSON.stringify(spec, null, 2), '```'].join('\n');

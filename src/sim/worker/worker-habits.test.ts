@@ -3,7 +3,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { DEFAULT_SIM_OPTIONS } from '../sim-options.js';
-import { copyExample, driveWorker, EXAMPLE_DIR, removeExampleCopies } from '../testing/tool-executor.js';
+import { copyExample, driveWorker, EXAMPLE_DIR, projectTestsPass, removeExampleCopies } from '../testing/tool-executor.js';
 import { NOTES_FILE } from './worker-habits.js';
 import type { SpecModule } from '../../spec/colony-spec.js';
 import { renderModuleSource, renderModuleTest, testPathFor } from '../scenario/module-render.js';
@@ -101,5 +101,30 @@ describe('the testfix habit', () => {
     expect(run.executed.filter((each) => each.call.name === 'merge_to_main')).toHaveLength(1);
     expect(readFileSync(join(dir, testFile), 'utf8')).toBe(original);
     expect(run.handoff?.status).toBe('done');
+  });
+});
+
+describe('a task whose module uses one another task builds', () => {
+  /** The pad task, its module importing src/text/trim.js. */
+  const usingTask = padTask.replace('"path": "src/text/pad.js",', '"path": "src/text/pad.js",\n      "uses": ["src/text/trim.js"],');
+
+  it('hands off blocked, naming it, when it is not on main, and writes nothing', () => {
+    expect(usingTask).toContain('"uses": ["src/text/trim.js"]');
+    const dir = copyExample();
+    const run = driveWorker({ dir, task: usingTask, options: DEFAULT_SIM_OPTIONS });
+    expect(run.executed.map((each) => each.call.name)).toEqual(['list_dir', 'read_file', 'read_file', 'submit_handoff']);
+    expect(run.executed[2]?.call.input).toContain('src/text/trim.js');
+    expect(run.handoff).toMatchObject({ status: 'blocked', follow_ups: ['Publish this task again once the task building src/text/trim.js landed.'] });
+    expect(existsSync(join(dir, 'src/text/pad.js'))).toBe(false);
+  });
+
+  it('builds its module importing it when it is there, and the tests pass', () => {
+    const dir = copyExample();
+    mkdirSync(join(dir, 'src/text'), { recursive: true });
+    writeFileSync(join(dir, 'src/text/trim.js'), 'export const trimmed = true;\n');
+    const run = driveWorker({ dir, task: usingTask, options: DEFAULT_SIM_OPTIONS });
+    expect(run.handoff?.status).toBe('done');
+    expect(readFileSync(join(dir, 'src/text/pad.js'), 'utf8')).toContain("import './trim.js';");
+    expect(projectTestsPass(dir)).toBe(true);
   });
 });

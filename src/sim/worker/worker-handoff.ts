@@ -17,6 +17,22 @@ export function blockedHandoff(reason: string): HandoffInput {
   };
 }
 
+/**
+ * Modules the task's modules import are not on main: built nothing, as the protocol says, and
+ * says which, for the planner to publish the task again once their tasks landed.
+ */
+export function missingPrerequisitesHandoff(missing: readonly { readonly module: string; readonly uses: string }[]): HandoffInput {
+  const named = missing.map(({ module, uses }) => `${module} imports ${uses}`);
+  const absent = [...new Set(missing.map(({ uses }) => uses))];
+  return {
+    status: 'blocked',
+    summary: `What this task builds imports ${absent.join(', ')}, which ${absent.length === 1 ? 'is' : 'are'} not on main yet: another task builds ${absent.length === 1 ? 'it' : 'them'}. I built nothing and did not stub ${absent.length === 1 ? 'it' : 'them'}.`,
+    evidence: `read_file found no ${absent.join(', ')} in my workspace, made from main's latest commit.`,
+    notes: named.map((line) => `${line}.`),
+    follow_ups: [`Publish this task again once the task${absent.length === 1 ? '' : 's'} building ${absent.join(', ')} landed.`],
+  };
+}
+
 export function stepFailedHandoff(step: string, count: number, lastError: string, facts: WorkerFacts): HandoffInput {
   return {
     status: 'failed',

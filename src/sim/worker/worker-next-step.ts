@@ -15,6 +15,7 @@ import {
   doneHandoff,
   failingElsewhereHandoff,
   liedHandoff,
+  missingPrerequisitesHandoff,
   skippedTestsHandoff,
   stepFailedHandoff,
   testsFailedHandoff,
@@ -133,6 +134,9 @@ function nextStep(context: StepContext): PlannedTurn {
   if (facts.index.state === 'unread') {
     return { text: `Reading ${index} to see what the project exports so far.`, calls: [{ name: TOOL_NAMES.readFile, input: { path: index } }] };
   }
+
+  const prerequisites = prerequisiteStep(context);
+  if (prerequisites !== null) return prerequisites;
 
   for (const module of scenario.modules) {
     const step = moduleStep(context, module);
@@ -255,6 +259,25 @@ function failingElsewhere(scenario: Scenario, run: TestRun): string[] {
       (module) => name.includes(testPathFor(module.path)) || module.exports.some((fn) => name.startsWith(`${fn.name}(`)),
     );
   return failing.some(own) ? [] : [...failing];
+}
+
+/**
+ * Before building, whether the modules its modules import (those another task builds) are in the
+ * workspace: each read once; one that is not there ends the task blocked, naming it, rather than
+ * written or stubbed here (the brief says so). Null when all are there, or it uses none.
+ */
+function prerequisiteStep(context: StepContext): PlannedTurn | null {
+  const { scenario, facts } = context;
+  const own = new Set(scenario.modules.map((module) => module.path));
+  const needed = scenario.modules.flatMap((module) => (module.uses ?? []).filter((used) => !own.has(used)).map((uses) => ({ module: module.path, uses })));
+  const unread = needed.filter(({ uses }) => !facts.lastReads.has(uses) && !facts.stepFailures.has(`${TOOL_NAMES.readFile} ${uses}`));
+  if (unread.length > 0) {
+    const paths = [...new Set(unread.map(({ uses }) => uses))];
+    return { text: `My modules import ${paths.join(', ')}: checking ${paths.length === 1 ? 'it is' : 'they are'} on main before I start.`, calls: paths.map((path) => ({ name: TOOL_NAMES.readFile, input: { path } })) };
+  }
+  const missing = needed.filter(({ uses }) => !facts.lastReads.has(uses));
+  if (missing.length === 0 || facts.merges.length > 0) return null;
+  return handoff('What my modules import is not on main yet, so I am handing this task back.', missingPrerequisitesHandoff(missing));
 }
 
 /** The next step for one module, or null when it is written, tested and registered. */
