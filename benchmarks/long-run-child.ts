@@ -2,6 +2,7 @@ import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ColonyEvent } from '../src/events/event-types.js';
+import type { ChatModel } from '../src/model/chat-model.js';
 import { resolveModel } from '../src/model/registry.js';
 import { SIM_MODEL_FACTORY } from '../src/sim/sim-model-factory.js';
 import { runRunSession } from '../src/orchestrator/session/run-session.js';
@@ -18,7 +19,16 @@ interface Settings {
   readonly model: string;
   readonly windowTokens: number;
   readonly compaction: boolean;
+  /** A provider's address (`colony sim-server`) the model is reached at, over HTTP; in process when absent. */
+  readonly baseUrl?: string;
 }
+
+/**
+ * The openings of the notices colony keeps standing before an agent (files in flight, a budget
+ * warning, steps used, checks failing on main): each must be in a request once at most, however
+ * often it changed.
+ */
+const NOTICE_OPENINGS = ['Files in flight across the run', 'Budget warning:', 'Steps: you have used', 'Main is failing already:'];
 
 /** How many slices of the run's wall time the largest request is reported for. */
 const SLICES = 10;
@@ -30,14 +40,30 @@ chmodSync(base, 0o711);
 const repoDir = join(base, 'repo');
 const { goalPath } = await writeLongScenario(repoDir, settings.modules);
 
-const resolved = resolveModel(settings.model, { env: {} }, { sim: SIM_MODEL_FACTORY });
+const resolved = resolveModel(settings.model, { env: { ANTHROPIC_API_KEY: 'local-bench-key' }, baseUrl: settings.baseUrl }, { sim: SIM_MODEL_FACTORY });
 if (!resolved.ok) throw new Error(resolved.error);
+
+// What each request carries, read as a provider receives it: the most copies of one notice, and how many requests held one.
+let mostNoticeCopies = 0;
+let requestsWithNotice = 0;
+const model: ChatModel = {
+  spec: resolved.model.spec,
+  call: (request, options) => {
+    const text = request.messages.filter((message) => message.role === 'user').map((message) => JSON.stringify(message)).join('\n');
+    const copies = NOTICE_OPENINGS.map((opening) => text.split(opening).length - 1);
+    mostNoticeCopies = Math.max(mostNoticeCopies, ...copies);
+    if (copies.some((count) => count > 0)) requestsWithNotice += 1;
+    return resolved.model.call(request, options);
+  },
+};
 
 const requests: { at: number; tokens: number; agentId: string }[] = [];
 const steps = new Map<string, number>();
 const roles = new Map<string, string>();
 let modelCalls = 0;
 let allTokens = 0;
+let inputTokens = 0;
+let cachedInputTokens = 0;
 let compactions = 0;
 let compactionTokens = 0;
 let compactionFailures = 0;
@@ -52,6 +78,8 @@ const observe = (event: ColonyEvent): void => {
     case 'model.responded':
       modelCalls += 1;
       allTokens += event.data.usage.inputTokens + event.data.usage.outputTokens;
+      inputTokens += event.data.usage.inputTokens;
+      cachedInputTokens += event.data.usage.cachedInputTokens;
       steps.set(event.agentId, Math.max(steps.get(event.agentId) ?? 0, event.data.step));
       // What the provider counted is what it saw: the request's real size.
       requests.push({ at: event.ts - started, tokens: event.data.usage.inputTokens, agentId: event.agentId });
@@ -75,8 +103,8 @@ const observe = (event: ColonyEvent): void => {
 
 const result = await runRunSession({
   repoDir,
-  workerModel: resolved.model,
-  plannerModel: resolved.model,
+  workerModel: model,
+  plannerModel: model,
   settings: {
     goalPath,
     workers: settings.workers,
@@ -109,6 +137,10 @@ process.stdout.write(
     allTokens,
     largestSummaryTokens,
     rootFailure: failure,
+    inputTokens,
+    cachedInputTokens,
+    mostNoticeCopies,
+    requestsWithNotice,
   })}\n`,
 );
 rmSync(base, { recursive: true, force: true });

@@ -1,5 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import type { BenchSection } from './bench-row.js';
+import { startSimServer, stopSimServer } from '../test/testing/sim-server-process.js';
 
 interface LongRunFigures {
   readonly status: string;
@@ -17,6 +18,10 @@ interface LongRunFigures {
   readonly allTokens: number;
   readonly largestSummaryTokens: number;
   readonly rootFailure: string | null;
+  readonly inputTokens: number;
+  readonly cachedInputTokens: number;
+  readonly mostNoticeCopies: number;
+  readonly requestsWithNotice: number;
 }
 
 const CHILD = new URL('./long-run-child.ts', import.meta.url).pathname;
@@ -27,8 +32,8 @@ const WINDOW = 128_000;
 const MODEL = `sim?seed=21&context=${WINDOW}`;
 
 /** A run that could not start (the child's status is its error) is no measurement: it stops the benchmark. */
-function runChild(compaction: boolean): LongRunFigures {
-  const settings = { modules: MODULES, workers: WORKERS, model: MODEL, windowTokens: WINDOW, compaction };
+function runChild(compaction: boolean, provider: { readonly model: string; readonly baseUrl: string } | null = null): LongRunFigures {
+  const settings = { modules: MODULES, workers: WORKERS, model: provider?.model ?? MODEL, windowTokens: WINDOW, compaction, ...(provider === null ? {} : { baseUrl: provider.baseUrl }) };
   const output = execFileSync(process.execPath, ['--import', 'tsx', CHILD, JSON.stringify(settings)], {
     encoding: 'utf8',
     maxBuffer: 16 * 2 ** 20,
@@ -70,3 +75,27 @@ export async function benchLongRun(): Promise<BenchSection> {
   ].join('\n');
   return { rows, details };
 }
+
+/**
+ * The same long run, compaction on, with the planners and workers reaching the sim as Anthropic
+ * over HTTP (`colony sim-server`, which bills input the way Anthropic's cache does, from the
+ * requests' bytes): what share of the input the cache serves when the root planner hears back
+ * from 650 tasks, and that every request holds each of colony's standing notices once at most.
+ */
+export async function benchLongCache(): Promise<BenchSection> {
+  const server = await startSimServer(MODEL);
+  try {
+    process.stdout.write(`  ${MODULES} modules as anthropic:claude-sonnet-4-5 through colony sim-server…\n`);
+    const figures = runChild(true, { model: 'anthropic:claude-sonnet-4-5', baseUrl: server.baseUrl });
+    const share = figures.inputTokens === 0 ? 0 : (100 * figures.cachedInputTokens) / figures.inputTokens;
+    const setting = `the sim's long scenario of ${MODULES} modules in one folder, --workers ${WORKERS}, anthropic:claude-sonnet-4-5 against colony sim-server --sim ${MODEL}, --context-window ${WINDOW}`;
+    const rows = [
+      { name: 'long run through the server: share of input read from the cache', value: Number(share.toFixed(1)), unit: '%', target: '≥ 85 %', note: `${setting}; ${figures.cachedInputTokens.toLocaleString('en-US')} of ${figures.inputTokens.toLocaleString('en-US')} input tokens; ${figures.modelCalls} model calls, ${figures.compactions} compactions; status ${figures.status}, check ${figures.checkPassed === true ? 'passed' : 'FAILED'}; ${Math.round(figures.wallMs / 1000)} s` },
+      { name: 'long run through the server: copies of one notice in a request, at most', value: figures.mostNoticeCopies, unit: 'copies', target: '1', note: `files in flight, budget, steps and main-failing notices; ${figures.requestsWithNotice.toLocaleString('en-US')} of ${figures.modelCalls.toLocaleString('en-US')} requests held one` },
+    ];
+    return { rows };
+  } finally {
+    await stopSimServer(server.process);
+  }
+}
+

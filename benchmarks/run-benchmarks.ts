@@ -8,7 +8,7 @@ import { benchDurability, benchKilledRun } from './durability.bench.js';
 import { benchEventAppend } from './event-append.bench.js';
 import { benchGreen } from './green.bench.js';
 import { benchLargeGoal, benchLargeGoalStop } from './large-goal.bench.js';
-import { benchLongRun } from './long-run.bench.js';
+import { benchLongCache, benchLongRun } from './long-run.bench.js';
 import { benchMerge } from './merge.bench.js';
 import { benchPromptCache } from './prompt-cache.bench.js';
 import { benchSandbox } from './sandbox.bench.js';
@@ -43,6 +43,7 @@ const allSuites: { name: string; title: string; run: (settings: BenchSettings) =
   { name: 'large-goal', title: 'A goal three times the planner’s context window, with 500 workers', run: () => benchLargeGoal() },
   { name: 'large-goal-stop', title: 'A goal three times the planner’s context window, stopped with SIGTERM while its workers run', run: () => benchLargeGoalStop() },
   { name: 'tui', title: 'The terminal UI on a large log', run: () => benchTui() },
+  { name: 'long-cache', title: 'A long run through a provider: input read from the cache, and notices held once', run: () => benchLongCache() },
   { name: 'prompt-cache', title: 'Prompt caching: input read from the cache, and cost per landed module', run: () => benchPromptCache() },
   { name: 'test-cost', title: "Test cost per landed module as the project grows: CPU in agents' commands", run: () => benchCommandCpu() },
 ];
