@@ -60,6 +60,12 @@ export const RETRY_CAP_OPENING = 'Not retried:';
 /** A root planner's done refused while the release check fails (`release-refused.md`, `release-unchecked.md`). */
 export const RELEASE_REFUSED_OPENING = 'The run cannot finish as done yet:';
 
+/**
+ * How the line under a failed acceptance command ends when every one of its failures had
+ * already failed on main before the worker's merge (`roles/planner/handoff-message.ts`).
+ */
+export const NOTHING_NEW_FAILING = '; none is new.';
+
 /** The heading the failure lines stand under in a fix-up message and a refused finish, one per line. */
 export const GREEN_FAILURES_HEADING = 'Failing on main:';
 

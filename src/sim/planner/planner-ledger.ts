@@ -127,18 +127,22 @@ function publishedTask(action: PlannerAction, modulePaths: readonly string[]): P
 
 /**
  * A worker's task landed when it is done and its acceptance checks, if colony ran them, did
- * not fail: a claim the checks contradict counts as not landed, like a failed task, and is
- * retried. A sub-planner's lists what did not land as `not landed: <path>` notes and the rest
- * landed; a synthetic one (it ended without a handoff) says nothing about its modules, so none
- * of them count as landed.
+ * not fail, or failed only as main already did before its merge and not in the module's own
+ * tests: a claim the checks contradict counts as not landed, like a failed task, and is retried.
+ * A sub-planner's lists what did not land as `not landed: <path>` notes and the rest landed; a
+ * synthetic one (it ended without a handoff) says nothing about its modules, so none of them
+ * count as landed.
  */
 function applyHandoff(task: PublishedTask, handoff: HandoffMessage, byPath: ReadonlyMap<string, ModuleRecord>): void {
   task.handoff = handoff;
   const notLanded = new Set(notLandedPaths(handoff));
-  const checksFailed = handoff.acceptance?.verdict === 'failed';
+  const acceptance = handoff.acceptance;
+  const failing = acceptance?.verdict === 'failed' ? failingTestNames(acceptance.text) : [];
   for (const path of task.modulePaths) {
     const record = byPath.get(path);
     if (record === undefined || record.latestTask?.id !== task.id) continue;
+    // Failures main already had are not the task's, unless they are its module's own tests.
+    const checksFailed = acceptance?.verdict === 'failed' && (!acceptance.onlyMainsFailures || ownFailures(record.module, failing).length > 0);
     const landed =
       (handoff.status === 'done' && !checksFailed) || (task.kind === 'planner' && !handoff.synthetic && !notLanded.has(path));
     record.phase = landed ? 'landed' : 'not-landed';

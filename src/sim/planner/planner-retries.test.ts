@@ -128,6 +128,19 @@ describe('simPlannerTurn: retries', () => {
     expect(session.turn().toolCalls.map((call) => call.name)).toContain('finish');
   });
 
+  it("does not retry a task whose checks failed only as main already did, unless the failures are its own module's tests", () => {
+    const session = createPlannerSession({ brief: goal });
+    session.turn();
+    const onlyMains = (failure: string): string =>
+      ['claimed done, checks failed at 0f0e0d0c0b0a', '- `node --test`: failed with exit code 1', "  1 of its failures already failed on main before this merge (not this task's; the green loop's fix-up owns it); none is new.", `    ✖ ${failure}`].join('\n');
+    // t1's worker merged while t0's test was failing on main: not its doing.
+    session.handOff('task_2', { status: 'done', summary: 'Built t1; t0 fails on main, not mine.', acceptance: onlyMains('srcTextT0(1) returns 1') });
+    // t2's own test failed before and still fails: its work did not make it pass.
+    session.handOff('task_3', { status: 'done', summary: 'Built t2.', acceptance: onlyMains('srcTextT2(1) returns 1') });
+    const retries = newTasks(session, () => session.turn());
+    expect(retries.map((task) => [task.title, task.retryOf])).toEqual([['Build src/text/t2.js', 'task_3']]);
+  });
+
   it('gives a module up after 6 attempts and finishes partial with a not-landed note', () => {
     const session = createPlannerSession({ brief: goal });
     session.turn();

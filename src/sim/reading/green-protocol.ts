@@ -1,4 +1,5 @@
-import { GREEN_FAILURES_HEADING } from '../../protocol/message-openings.js';
+import type { Message } from '../../model/messages.js';
+import { GREEN_FAILURES_HEADING, MAIN_FAILING_OPENING } from '../../protocol/message-openings.js';
 
 /**
  * How colony tells a planner that main's check fails, by its first words and its headings:
@@ -19,4 +20,22 @@ export function greenFailureLines(text: string): string[] {
     section.push(line.replace(/^- /, ''));
   }
   return section;
+}
+
+/**
+ * The failures colony's standing notice to a worker names as failing on main before its work
+ * (`Main is failing already:`, then one `- <line>` each), or null when no message carries the
+ * notice: main passed at its last check. Colony's own `- and N more` and a check that named no
+ * failure are not failure lines.
+ */
+export function mainFailingLines(messages: readonly Message[]): string[] | null {
+  const notice = messages.findLast((message) => message.role === 'user' && message.content.includes(MAIN_FAILING_OPENING));
+  if (notice === undefined || notice.role !== 'user') return null;
+  const lines = notice.content.slice(notice.content.indexOf(MAIN_FAILING_OPENING)).split('\n').slice(1);
+  const listed: string[] = [];
+  for (const line of lines) {
+    if (!line.startsWith('- ')) break;
+    listed.push(line.slice(2));
+  }
+  return listed.filter((line) => !/^and \d+ more$/.test(line) && !line.startsWith('('));
 }

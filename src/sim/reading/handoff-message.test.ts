@@ -48,14 +48,14 @@ describe('readHandoffMessage', () => {
     expect(readHandoffMessage(failed)).toMatchObject({
       status: 'done',
       summary: 'Built padLeft.',
-      acceptance: { verdict: 'failed', commit: '1a2b3c4d5e6f', text: expect.stringContaining('✖ padLeft("a", 3, "-")') },
+      acceptance: { verdict: 'failed', commit: '1a2b3c4d5e6f', text: expect.stringContaining('✖ padLeft("a", 3, "-")'), onlyMainsFailures: false },
     });
     const partial = 'Handoff from task t4 "Build a"\nstatus: partial\nacceptance: checks failed at 0123456789ab\nsummary: half';
     expect(readHandoffMessage(partial)?.acceptance).toMatchObject({ verdict: 'failed', commit: '0123456789ab' });
     const passed = 'Handoff from task t5 "Build b"\nstatus: done\nacceptance: passed at abcdef012345\n- `node --test`: passed\nsummary: built';
     expect(readHandoffMessage(passed)?.acceptance).toMatchObject({ verdict: 'passed', commit: 'abcdef012345' });
     const notRun = 'Handoff from task t6 "Build c"\nstatus: done\nacceptance: not run: nothing landed\nsummary: main had it';
-    expect(readHandoffMessage(notRun)?.acceptance).toEqual({ verdict: 'not-run', commit: null, text: 'not run: nothing landed' });
+    expect(readHandoffMessage(notRun)?.acceptance).toEqual({ verdict: 'not-run', commit: null, text: 'not run: nothing landed', onlyMainsFailures: false });
   });
 
   it('knows a synthetic handoff by colony\'s line', () => {

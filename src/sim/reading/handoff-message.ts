@@ -3,7 +3,7 @@
  * docs/architecture/planner.md): a header line `Handoff from task <id> "<title>"`, then
  * `key: value` lines and list sections of `- item` lines.
  */
-import { HANDOFF_OPENING } from '../../protocol/message-openings.js';
+import { HANDOFF_OPENING, NOTHING_NEW_FAILING } from '../../protocol/message-openings.js';
 
 export type HandoffStatus = 'done' | 'partial' | 'blocked' | 'failed';
 
@@ -27,6 +27,11 @@ export interface AcceptanceReading {
   readonly commit: string | null;
   /** The headline and the lines below it (each command, a failing one's output tail). */
   readonly text: string;
+  /**
+   * A failed verdict whose every failed command failed only as main already did before the
+   * merge (colony's line under it ends `; none is new.`): the work landed and broke nothing.
+   */
+  readonly onlyMainsFailures: boolean;
 }
 
 /** How a sub-planner names a module of its scope that did not land, one note each. */
@@ -85,9 +90,16 @@ function readAcceptance(text: string | undefined): AcceptanceReading | null {
   if (text === undefined) return null;
   const headline = text.split('\n', 1)[0]?.trim() ?? '';
   const commit = /\bat ([0-9a-f]{7,40})$/.exec(headline)?.[1] ?? null;
-  if (headline.startsWith('passed at ')) return { verdict: 'passed', commit, text };
-  if (/^(claimed \w+, )?checks failed at /.test(headline)) return { verdict: 'failed', commit, text };
-  return { verdict: 'not-run', commit: null, text };
+  if (headline.startsWith('passed at ')) return { verdict: 'passed', commit, text, onlyMainsFailures: false };
+  if (/^(claimed \w+, )?checks failed at /.test(headline)) return { verdict: 'failed', commit, text, onlyMainsFailures: failedOnlyAsMainDid(text) };
+  return { verdict: 'not-run', commit: null, text, onlyMainsFailures: false };
+}
+
+/** Whether each failed command of an acceptance section has, right under it, colony's word that none of its failures is new. */
+function failedOnlyAsMainDid(text: string): boolean {
+  const lines = text.split('\n');
+  const failed = lines.flatMap((line, index) => (/^- `.*`: failed/.test(line) ? [index] : []));
+  return failed.length > 0 && failed.every((index) => (lines[index + 1] ?? '').trimEnd().endsWith(NOTHING_NEW_FAILING));
 }
 
 /** The module paths a handoff's notes say did not land. */

@@ -1,4 +1,5 @@
 import type { Message } from '../../model/messages.js';
+import { mainFailingLines } from '../reading/green-protocol.js';
 import { carriesBudgetNotice } from '../reading/budget-notice.js';
 import type { ConversationParts } from '../conversation-parts.js';
 import { resultsById, splitConversation } from '../conversation-parts.js';
@@ -36,6 +37,8 @@ export interface WorkerConversation {
   readonly abandoned: boolean;
   /** True when colony said the budget is used up: the sim hands off in this answer. */
   readonly budgetUsedUp: boolean;
+  /** The failures colony's standing notice names as failing on main already; null when it shows none. */
+  readonly mainFailing: readonly string[] | null;
   readonly reminders: PendingReminders;
 }
 
@@ -100,6 +103,7 @@ export function readWorkerParts(parts: ConversationParts): WorkerConversation {
     facts: scenario.ok ? foldWorkerActions(start, actions, scenario.scenario) : null,
     abandoned,
     budgetUsedUp: (carried?.budgetUsedUp ?? false) || parts.rest.some(carriesBudgetNotice),
+    mainFailing: mainFailingLines(parts.rest),
     reminders: { scratchpad, reflection },
   };
 }

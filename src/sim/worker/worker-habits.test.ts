@@ -128,3 +128,23 @@ describe('a task whose module uses one another task builds', () => {
     expect(projectTestsPass(dir)).toBe(true);
   });
 });
+
+describe('a worker whose run of the suite names no failure it can read', () => {
+  /** A failing run whose failing tests were cut out of the output, as a long suite's output is. */
+  const cutShort = (command: string): string | null => (command === 'node --test' ? 'exit code: 1\n\n[... 40,000 characters cut ...]\n# tests 426\n# pass 423\n# fail 3\n' : null);
+  const notice = 'Main is failing already: colony\'s last check of main (`node --test` at 0123456789ab) failed before your work landed, with:\n- not ok - trimBoth(" a ") returns "a"\n- and 2 more\nThese failures are not yours unless your task is about them.';
+
+  it("merges its own work when colony's notice says main fails already, naming main's failures", () => {
+    const dir = copyExample();
+    const run = driveWorker({ dir, task: padTask, options: DEFAULT_SIM_OPTIONS, answerCommand: cutShort, interject: (turn) => (turn === 0 ? notice : null) });
+    expect(run.executed.filter((each) => each.call.name === 'merge_to_main')).toHaveLength(1);
+    expect(run.handoff).toMatchObject({ status: 'done', concerns: ['Tests outside this task fail on main: trimBoth(" a ") returns "a"'] });
+  });
+
+  it('hands off failed without the notice: nothing tells it the failures are not its own', () => {
+    const dir = copyExample();
+    const run = driveWorker({ dir, task: padTask, options: DEFAULT_SIM_OPTIONS, answerCommand: cutShort });
+    expect(run.executed.some((each) => each.call.name === 'merge_to_main')).toBe(false);
+    expect(run.handoff?.status).toBe('failed');
+  });
+});

@@ -6,6 +6,7 @@ import { declareCommandFor, indexLineFor, installCommandFor, renderModuleSource,
 import { seededRoll } from '../seeded-roll.js';
 import type { SimOptions } from '../sim-options.js';
 import { carriesSkipTestsLine } from '../reading/skip-tests-protocol.js';
+import { failureName } from '../reading/command-output.js';
 import type { WorkerConversation } from './worker-conversation.js';
 import type { MergeAttempt, TestRun, WorkerFacts } from './worker-facts.js';
 import { readAfter, writtenAfter } from './worker-facts.js';
@@ -65,7 +66,7 @@ export function planWorkerTurn(conversation: WorkerConversation, toolNames: read
   }
   const { scenario } = parsed;
   const facts = conversation.facts;
-  const next = nextStep({ scenario, facts, taskText: conversation.taskText, options, tools });
+  const next = nextStep({ scenario, facts, taskText: conversation.taskText, options, tools, mainFailing: conversation.mainFailing });
   let planned = withEvidence(guardRepeatedFailures(next, facts), facts, skipsTests(conversation.taskText));
   // Told this is its last call, it hands off now with what it has, unless it was about to anyway.
   if (conversation.budgetUsedUp && !planned.calls.some((call) => call.name === TOOL_NAMES.submitHandoff)) {
@@ -121,6 +122,8 @@ interface StepContext {
   readonly taskText: string;
   readonly options: SimOptions;
   readonly tools: ReadonlySet<string>;
+  /** What colony's standing notice says fails on main already; null when it shows none. */
+  readonly mainFailing: readonly string[] | null;
 }
 
 function nextStep(context: StepContext): PlannedTurn {
@@ -178,7 +181,10 @@ function nextStep(context: StepContext): PlannedTurn {
     if (liesAboutTests(context, wrong.length)) {
       return mergeThenHandOff(context, 'The tests fail, but I am merging anyway.', (merge) => liedHandoff({ scenario, facts, merge }));
     }
-    const elsewhere = failingElsewhere(scenario, lastRun);
+    // colony said main fails already and the output named no failure it could read (a long
+    // output cut short): its own modules are right, so what fails is main's, as colony said.
+    const told = wrong.length === 0 && lastRun.failing.length === 0 ? (context.mainFailing ?? []).map(failureName) : [];
+    const elsewhere = told.length > 0 ? told : failingElsewhere(scenario, lastRun);
     if (wrong.length === 0 && elsewhere.length > 0) {
       const habit = skipOthersTests(context, lastRun, elsewhere);
       if (habit !== null) return habit;

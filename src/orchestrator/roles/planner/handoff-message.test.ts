@@ -56,9 +56,12 @@ describe('the handoff message', () => {
     );
     expect(readHandoffMessage(handoffMessage('task-1', 'Build pad', handoff('done', marked([]))))).toMatchObject({ status: 'done', summary: 'Built padLeft; `node --test` passes.' });
     // A done whose failed check failed only as main already did is not a false claim; one with a new failure is.
-    const onlyCheck = (newFailures: string[]): AcceptanceVerdict => ({ ...marked(newFailures), results: marked(newFailures).results.slice(0, 1) });
-    expect(isFalseClaim(handoff('done', onlyCheck([])))).toBe(false);
-    expect(isFalseClaim(handoff('done', onlyCheck(['✖ caseTitle'])))).toBe(true);
+    expect(isFalseClaim(handoff('done', marked([])))).toBe(false);
+    expect(isFalseClaim(handoff('done', marked(['✖ caseTitle'])))).toBe(true);
+    // The sim reads colony's words as they are written: only main's failures, a new one, or another command failing too.
+    const reading = (verdict: AcceptanceVerdict) => readHandoffMessage(handoffMessage('task-1', 'Build pad', handoff('done', verdict)))?.acceptance?.onlyMainsFailures;
+    const withTimeout: AcceptanceVerdict = { ...failedVerdict, results: [...marked([]).results, ...failedVerdict.results.slice(1)] };
+    expect([reading(marked([])), reading(marked(['✖ caseTitle'])), reading(withTimeout)]).toEqual([true, false, false]);
   });
 
   it('does not call a partial handoff whose checks failed a false claim', () => {

@@ -1,5 +1,5 @@
 import type { AcceptanceResult, Handoff } from '../../../events/handoff.js';
-import { HANDOFF_OPENING, USER_MESSAGE_HEADER } from '../../../protocol/message-openings.js';
+import { HANDOFF_OPENING, NOTHING_NEW_FAILING, USER_MESSAGE_HEADER } from '../../../protocol/message-openings.js';
 
 /**
  * The texts a planner reads: a child's handoff as a message, a person's message, and the
@@ -44,7 +44,7 @@ function acceptanceLines(handoff: Handoff): string[] {
  */
 function alreadyFailingWords(already: number, fresh: readonly string[]): string {
   const before = `${already} of its failures already failed on main before this merge (not this task's; the green loop's fix-up owns ${already === 1 ? 'it' : 'them'})`;
-  return fresh.length === 0 ? `${before}; none is new.` : `${before}; new: ${fresh.slice(0, 5).join('; ')}${fresh.length > 5 ? ` and ${fresh.length - 5} more` : ''}.`;
+  return fresh.length === 0 ? `${before}${NOTHING_NEW_FAILING}` : `${before}; new: ${fresh.slice(0, 5).join('; ')}${fresh.length > 5 ? ` and ${fresh.length - 5} more` : ''}.`;
 }
 
 function resultWords(result: AcceptanceResult): string {
