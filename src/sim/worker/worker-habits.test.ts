@@ -141,10 +141,13 @@ describe('a worker whose run of the suite names no failure it can read', () => {
     expect(run.handoff).toMatchObject({ status: 'done', concerns: ['Tests outside this task fail on main: trimBoth(" a ") returns "a"'] });
   });
 
-  it('hands off failed without the notice: nothing tells it the failures are not its own', () => {
-    const dir = copyExample();
-    const run = driveWorker({ dir, task: padTask, options: DEFAULT_SIM_OPTIONS, answerCommand: cutShort });
-    expect(run.executed.some((each) => each.call.name === 'merge_to_main')).toBe(false);
-    expect(run.handoff?.status).toBe('failed');
+  it("hands off failed without the notice, or when the notice names its own module's tests: nothing tells it the failures are not its own", () => {
+    const ownNotice = notice.replace('trimBoth(" a ") returns "a"', 'padLeft("a", 3, "-") returns "--a"');
+    for (const interject of [() => null, (turn: number) => (turn === 0 ? ownNotice : null)]) {
+      const dir = copyExample();
+      const run = driveWorker({ dir, task: padTask, options: DEFAULT_SIM_OPTIONS, answerCommand: cutShort, interject });
+      expect(run.executed.some((each) => each.call.name === 'merge_to_main')).toBe(false);
+      expect(run.handoff?.status).toBe('failed');
+    }
   });
 });

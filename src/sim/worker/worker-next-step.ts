@@ -184,7 +184,7 @@ function nextStep(context: StepContext): PlannedTurn {
     // colony said main fails already and the output named no failure it could read (a long
     // output cut short): its own modules are right, so what fails is main's, as colony said.
     const told = wrong.length === 0 && lastRun.failing.length === 0 ? (context.mainFailing ?? []).map(failureName) : [];
-    const elsewhere = told.length > 0 ? told : failingElsewhere(scenario, lastRun);
+    const elsewhere = failingElsewhere(scenario, told.length > 0 ? told : lastRun.failing);
     if (wrong.length === 0 && elsewhere.length > 0) {
       const habit = skipOthersTests(context, lastRun, elsewhere);
       if (habit !== null) return habit;
@@ -257,9 +257,8 @@ function liesAboutTests(context: StepContext, wrongModules: number): boolean {
   return seededRoll(options.seed, taskText, 0, 'lie') < options.lie;
 }
 
-/** Failing tests of the run that belong to none of the task's modules (by function name or test file); empty when any is its own. */
-function failingElsewhere(scenario: Scenario, run: TestRun): string[] {
-  const failing = run.failing;
+/** Failing tests that belong to none of the task's modules (by function name or test file); empty when any is its own. */
+function failingElsewhere(scenario: Scenario, failing: readonly string[]): string[] {
   const own = (name: string): boolean =>
     scenario.modules.some(
       (module) => name.includes(testPathFor(module.path)) || module.exports.some((fn) => name.startsWith(`${fn.name}(`)),
