@@ -8,7 +8,7 @@ import type { SimOptions } from '../sim-options.js';
 import { carriesSkipTestsLine } from '../reading/skip-tests-protocol.js';
 import { failureName } from '../reading/command-output.js';
 import type { WorkerConversation } from './worker-conversation.js';
-import type { MergeAttempt, TestRun, WorkerFacts } from './worker-facts.js';
+import type { MergeAttempt, WorkerFacts } from './worker-facts.js';
 import { readAfter, writtenAfter } from './worker-facts.js';
 import {
   blockedHandoff,
