@@ -42,7 +42,7 @@ describe('merge_to_main', () => {
   });
 });
 
-describe('merge_to_main and notes about the work', () => {
+describe('merge_to_main and the questions it asks once before a merge: notes about the work, and more', () => {
   let setup: MergeTestSetup;
   beforeEach(async () => {
     setup = await createMergeTestSetup({ 'README.md': '# project\n', 'docs/NOTES.md': 'the project keeps notes here\n' });
@@ -111,17 +111,6 @@ describe('merge_to_main and notes about the work', () => {
     await setup.temporary.write('NOTES.md', 'what I did\n', workspace.path);
     expect(await tool.execute({ message: 'Notes' }, toolContext())).toMatchObject({ ok: true });
     expect(asked).toBe(0);
-  });
-});
-
-describe('merge_to_main with more than one question', () => {
-  let setup: MergeTestSetup;
-  beforeEach(async () => {
-    setup = await createMergeTestSetup({ 'README.md': '# project\n' });
-  });
-  afterEach(async () => {
-    await closeRepositoryObjects(setup.repo);
-    await setup.temporary.remove();
   });
 
   it('refuses with each in turn, once each, and lands the merge that follows', async () => {
