@@ -16,3 +16,9 @@ export function placeholdersIn(text: string): string[] {
 export function fillPlaceholders(text: string, values: Readonly<Record<string, string>>): string {
   return text.replace(PLACEHOLDER, (whole, name: string) => (Object.hasOwn(values, name.trim()) ? (values[name.trim()] ?? whole) : whole));
 }
+
+/** Names as a placeholder's value lists them: the first `max`, comma-separated, then how many more. */
+export function listedNames(names: readonly string[], max: number): string {
+  const shown = names.slice(0, max).join(', ');
+  return names.length > max ? `${shown} and ${names.length - max} more` : shown;
+}

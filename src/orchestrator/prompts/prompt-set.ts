@@ -8,7 +8,7 @@ import { PROMPT_NAMES, type PromptName } from './prompt-names.js';
 import { readPromptOverrides } from './prompt-overrides.js';
 
 export { PROMPT_NAMES, PROMPT_OVERRIDES_DIR, type PromptName } from './prompt-names.js';
-export { fillPlaceholders, placeholdersIn } from './prompt-placeholders.js';
+export { fillPlaceholders, listedNames, placeholdersIn } from './prompt-placeholders.js';
 
 /** One prompt the repository replaced, and the file that did. */
 export interface PromptOverride {

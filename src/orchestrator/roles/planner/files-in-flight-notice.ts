@@ -1,4 +1,4 @@
-import { fillPlaceholders, type PromptSet } from '../../prompts/prompt-set.js';
+import { fillPlaceholders, listedNames, type PromptSet } from '../../prompts/prompt-set.js';
 import type { FilesPicture, HotFile, TaskInFlight, WorkInFlight } from '../../in-flight/work-in-flight.js';
 
 /**
@@ -53,14 +53,14 @@ function tasksSection(picture: FilesPicture, plannerTaskId: string): string[] {
 
 function taskLine(task: TaskInFlight, plannerTaskId: string): string {
   const state = task.parentTaskId === plannerTaskId ? `${task.state}, yours` : task.state;
-  const declared = task.declared.length === 0 ? 'no paths declared' : `declared ${listed(task.declared, MAX_PATHS_SHOWN)}`;
-  const changed = task.touched.length === 0 ? 'nothing changed yet' : `changed ${listed(task.touched, MAX_PATHS_SHOWN)}`;
+  const declared = task.declared.length === 0 ? 'no paths declared' : `declared ${listedNames(task.declared, MAX_PATHS_SHOWN)}`;
+  const changed = task.touched.length === 0 ? 'nothing changed yet' : `changed ${listedNames(task.touched, MAX_PATHS_SHOWN)}`;
   return `- ${task.taskId} "${clip(task.title)}" (${state}): ${declared}; ${changed}`;
 }
 
 function sharedSection(picture: FilesPicture): string[] {
   if (picture.shared.length === 0) return [];
-  const lines = picture.shared.slice(0, MAX_SHARED_SHOWN).map((shared) => `- ${shared.path}: ${listed(shared.taskIds, MAX_TASK_IDS_SHOWN)}`);
+  const lines = picture.shared.slice(0, MAX_SHARED_SHOWN).map((shared) => `- ${shared.path}: ${listedNames(shared.taskIds, MAX_TASK_IDS_SHOWN)}`);
   const more = picture.shared.length - MAX_SHARED_SHOWN;
   if (more > 0) lines.push(`- and ${more} more shared path${more === 1 ? '' : 's'}`);
   return ['Shared by tasks in flight:', ...lines];
@@ -80,11 +80,6 @@ function hotLine(file: HotFile): string {
 
 function counted(count: number, noun: string): string {
   return `${count} ${noun}${count === 1 ? '' : 's'}`;
-}
-
-function listed(items: readonly string[], max: number): string {
-  const shown = items.slice(0, max).join(', ');
-  return items.length > max ? `${shown} and ${items.length - max} more` : shown;
 }
 
 function clip(title: string): string {

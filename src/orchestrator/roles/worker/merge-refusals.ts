@@ -5,7 +5,7 @@ import type { Workspace } from '../../../workspace/workspace.js';
 import { OTHERS_TESTS_OPENING, STRAY_NOTES_OPENING } from '../../../protocol/message-openings.js';
 import { TOOL_NAMES } from '../../../protocol/tool-names.js';
 import { normalizeRepoPath, pathsMeet } from '../../in-flight/path-overlap.js';
-import { fillPlaceholders, type PromptSet } from '../../prompts/prompt-set.js';
+import { fillPlaceholders, listedNames, type PromptSet } from '../../prompts/prompt-set.js';
 import type { PriorAgent } from '../../resume/prior-agents.js';
 import type { Repository } from '../../../workspace/git/repository.js';
 
@@ -26,7 +26,7 @@ export function mergeRefusals(
   const notes: MergeRefusal = {
     check: async () => {
       const files = await addedNoteFiles(repo, workspace);
-      return files.length === 0 ? null : fillPlaceholders(prompts.text('stray-notes'), { FILES: listedNames(files) });
+      return files.length === 0 ? null : fillPlaceholders(prompts.text('stray-notes'), { FILES: listedNames(files, FILES_NAMED) });
     },
     refusedBefore: refusedBefore(prior, STRAY_NOTES_OPENING),
   };
@@ -36,17 +36,15 @@ export function mergeRefusals(
     check: async () => {
       const files = await changedTestsOutside(repo, workspace, (file) => owned.some((path) => pathsMeet(path, file)));
       if (files.length === 0) return null;
-      return fillPlaceholders(prompts.text('others-tests'), { FILES: listedNames(files), PATHS: listedNames(owned), MAIN: repo.mainBranch });
+      return fillPlaceholders(prompts.text('others-tests'), { FILES: listedNames(files, FILES_NAMED), PATHS: listedNames(owned, FILES_NAMED), MAIN: repo.mainBranch });
     },
     refusedBefore: refusedBefore(prior, OTHERS_TESTS_OPENING),
   };
   return [notes, tests];
 }
 
-/** Up to five names, then how many more. */
-export function listedNames(names: readonly string[]): string {
-  return names.length <= 5 ? names.join(', ') : `${names.slice(0, 5).join(', ')} and ${names.length - 5} more`;
-}
+/** Files a refusal names before it says how many more. */
+export const FILES_NAMED = 5;
 
 /** Whether a merge of the worker's last life was refused with a refusal that opens with `opening`. */
 function refusedBefore(prior: PriorAgent | null, opening: string): boolean {

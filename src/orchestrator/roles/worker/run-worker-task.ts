@@ -22,7 +22,7 @@ import type { RunProcess } from '../../../sandbox/process/types.js';
 import { describeSalvage, reclaimWorkspace, type SalvagedWork } from '../../setup/workspace-reclaim.js';
 import { answerInterruptedCalls } from '../../resume/interrupted-calls.js';
 import { checkAcceptance } from './acceptance-checks.js';
-import { listedNames, mergeRefusals } from './merge-refusals.js';
+import { FILES_NAMED, mergeRefusals } from './merge-refusals.js';
 import { landedCommits, lastWorkspacePath, type PriorAgent } from '../../resume/prior-agents.js';
 import { RUN_STOPPED, type RunContext } from '../../context/run-context.js';
 import { createScratchpad, loopFreshness } from '../../context/agent-freshness.js';
@@ -30,7 +30,7 @@ import { createWriteScratchpadTool } from '../../../tools/write-scratchpad-tool.
 import { detectProjectTestCommand, testCommandSentence } from '../../green/project-test-command.js';
 import { mainFailingNotice } from './main-failing-notice.js';
 import type { Message } from '../../../model/messages.js';
-import { fillPlaceholders, type PromptSet } from '../../prompts/prompt-set.js';
+import { fillPlaceholders, listedNames, type PromptSet } from '../../prompts/prompt-set.js';
 import { errorMessage } from '../../../errors/error-message.js';
 import type { RunSettings } from '../../../events/run-settings.js';
 
@@ -374,13 +374,12 @@ async function unlandedText(context: WorkerContext, workspace: Workspace): Promi
   const held = await unmergedWork(context.repo, workspace);
   if (held === null || held.status !== 'unlanded') return null;
   const parts = [
-    ...(held.uncommittedFiles.length === 0 ? [] : [`uncommitted: ${listedNames(held.uncommittedFiles)}`]),
+    ...(held.uncommittedFiles.length === 0 ? [] : [`uncommitted: ${listedNames(held.uncommittedFiles, FILES_NAMED)}`]),
     ...(held.unmergedCommits === 0 ? [] : [`${held.unmergedCommits} commit(s) not on ${context.repo.mainBranch}`]),
     ...(held.rebaseInProgress ? ['a merge stopped at a conflict'] : []),
   ];
   return fillPlaceholders(context.prompts.text('unlanded-done'), { MAIN: context.repo.mainBranch, HELD: parts.join('; ') });
 }
-
 
 /** A worker is told how many of its steps it has used once, at this share of them. */
 const STEPS_WARNING_SHARE = 0.8;
@@ -468,7 +467,6 @@ function finalHandoff(
     concerns: landed.length > 0 ? [`Some of its work landed on ${mainBranch} before it ended; check it is complete.`] : [],
   });
 }
-
 
 /** Whether the worker's last life was already asked for evidence: its `submit_handoff` was answered with `request`. */
 function askedForEvidence(prior: PriorAgent | null, request: string): boolean {
