@@ -54,8 +54,9 @@ const moduleSchema = z.object({
     })
     .optional(),
   /**
-   * Modules of the same list this one imports, by path: each must come earlier in the list.
-   * Whoever builds this module needs them on main first; a planner publishes it once they landed.
+   * Modules this one imports that other tasks build, by path: one in the same list must come
+   * earlier in it; one not in it is built elsewhere. Whoever builds this module needs them on
+   * main first; a planner publishes it once they landed.
    */
   uses: z.array(z.string().regex(MODULE_PATH, 'must be a relative path ending in .js, like src/text/pad.js')).optional(),
 });

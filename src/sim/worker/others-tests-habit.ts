@@ -4,7 +4,7 @@ import type { Scenario } from '../scenario/scenario.js';
 import { testPathFor } from '../scenario/module-render.js';
 import { seededRoll } from '../seeded-roll.js';
 import type { SimOptions } from '../sim-options.js';
-import type { PlannedTurn } from './types.js';
+import type { PlannedTurn, StepContext } from './types.js';
 import type { TestRun, WorkerFacts } from './worker-facts.js';
 import { readAfter } from './worker-facts.js';
 import type { WorkerCall } from './worker-tool-calls.js';
@@ -27,9 +27,14 @@ export function fixesOthersTests(options: SimOptions, taskText: string): boolean
   return options.testfix > 0 && seededRoll(options.seed, taskText, 0, 'testfix') < options.testfix;
 }
 
+/** The test files of the task's own modules. */
+function ownTestPaths(scenario: Scenario): Set<string> {
+  return new Set(scenario.modules.map((module) => testPathFor(module.path)));
+}
+
 /** The test files the worker changed that are not its modules' own. */
 function othersTestsTouched(scenario: Scenario, facts: WorkerFacts): string[] {
-  const own = new Set(scenario.modules.map((module) => testPathFor(module.path)));
+  const own = ownTestPaths(scenario);
   return facts.touched.filter((path) => path.endsWith('.test.js') && !own.has(path));
 }
 
@@ -38,21 +43,13 @@ function refusedForOthersTests(facts: WorkerFacts): boolean {
   return facts.merges.some((merge) => merge.kind === 'error' && merge.content.startsWith(OTHERS_TESTS_OPENING));
 }
 
-export interface HabitContext {
-  readonly scenario: Scenario;
-  readonly facts: WorkerFacts;
-  readonly taskText: string;
-  readonly options: SimOptions;
-  readonly tools: ReadonlySet<string>;
-}
-
 /**
  * The habit's next step when `run` fails only in others' tests (`elsewhere`, their names): search
  * for the first failing test's function among the test files, read the file that holds it, skip
  * its failing tests there. Null when the worker has not the habit, was refused for it already,
  * has skipped tests in enough files, or cannot find the test: it then merges as the protocol says.
  */
-export function skipOthersTests(context: HabitContext, run: TestRun, elsewhere: readonly string[]): PlannedTurn | null {
+export function skipOthersTests(context: StepContext, run: TestRun, elsewhere: readonly string[]): PlannedTurn | null {
   const { scenario, facts, tools } = context;
   if (!fixesOthersTests(context.options, context.taskText) || refusedForOthersTests(facts)) return null;
   if (![TOOL_NAMES.search, TOOL_NAMES.readFile, TOOL_NAMES.editFile].every((tool) => tools.has(tool))) return null;
@@ -64,7 +61,7 @@ export function skipOthersTests(context: HabitContext, run: TestRun, elsewhere: 
   if (search === null || search.pattern !== pattern || search.position < run.position) {
     return { text: `My modules' tests pass, but ${fn} fails elsewhere. Looking for its test.`, calls: [{ name: TOOL_NAMES.search, input: { pattern, glob: '*.test.js' } }] };
   }
-  const own = new Set(scenario.modules.map((module) => testPathFor(module.path)));
+  const own = ownTestPaths(scenario);
   const file = search.files.find((path) => !own.has(path));
   if (file === undefined) return null;
   const read = readAfter(facts, file, search.position);

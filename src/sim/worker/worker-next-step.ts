@@ -26,7 +26,7 @@ import { handsOffUnmerged, notesContent, NOTES_FILE, writesNotes } from './worke
 import { restoreOthersTests, skipOthersTests } from './others-tests-habit.js';
 import type { HandoffInput, WorkerCall } from './worker-tool-calls.js';
 import { stepKeyOf } from './worker-tool-calls.js';
-import type { PlannedTurn } from './types.js';
+import type { PlannedTurn, StepContext } from './types.js';
 import { TOOL_NAMES } from '../../protocol/tool-names.js';
 
 /** colony appends this heading to a retried task's brief, above what earlier attempts handed off. */
@@ -114,16 +114,6 @@ function withEvidence(planned: PlannedTurn, facts: WorkerFacts, skippedTests: bo
 export function skipsTests(taskText: string): boolean {
   if (!carriesSkipTestsLine(taskText) || taskText.includes(EARLIER_ATTEMPTS_HEADING)) return false;
   return !taskText.split('\n').some((line) => line.trim() === GREEN_FAILURES_HEADING);
-}
-
-interface StepContext {
-  readonly scenario: Scenario;
-  readonly facts: WorkerFacts;
-  readonly taskText: string;
-  readonly options: SimOptions;
-  readonly tools: ReadonlySet<string>;
-  /** What colony's standing notice says fails on main already; null when it shows none. */
-  readonly mainFailing: readonly string[] | null;
 }
 
 function nextStep(context: StepContext): PlannedTurn {
