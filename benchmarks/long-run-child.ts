@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ColonyEvent } from '../src/events/event-types.js';
 import type { ChatModel } from '../src/model/chat-model.js';
+import { defaultPromptSet } from '../src/orchestrator/prompts/prompt-set.js';
 import { resolveModel } from '../src/model/registry.js';
 import { SIM_MODEL_FACTORY } from '../src/sim/sim-model-factory.js';
 import { runRunSession } from '../src/orchestrator/session/run-session.js';
@@ -25,10 +26,13 @@ interface Settings {
 
 /**
  * The openings of the notices colony keeps standing before an agent (files in flight, a budget
- * warning, steps used, checks failing on main): each must be in a request once at most, however
- * often it changed.
+ * warning, steps used, checks failing on main), up to the first colon of colony's own prompt for
+ * each: each must be in a request once at most, however often it changed.
  */
-const NOTICE_OPENINGS = ['Files in flight across the run', 'Budget warning:', 'Steps: you have used', 'Main is failing already:'];
+const NOTICE_OPENINGS = (['files-in-flight', 'budget-warning', 'steps-warning', 'main-failing'] as const).map((name) => {
+  const text = defaultPromptSet().text(name);
+  return text.slice(0, text.indexOf(':') + 1);
+});
 
 /** How many slices of the run's wall time the largest request is reported for. */
 const SLICES = 10;
