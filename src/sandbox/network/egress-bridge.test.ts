@@ -155,7 +155,7 @@ describe.skipIf(missing.length > 0)(`a command in bwrap --unshare-all reaching t
     return { exitCode, killed, stdout, stderr };
   }
 
-  async function bridgesLeft(): Promise<number> {
+  async function bridgesAlive(): Promise<number> {
     let count = 0;
     for (const entry of await readdir('/proc')) {
       if (!/^\d+$/.test(entry)) continue;
@@ -163,6 +163,19 @@ describe.skipIf(missing.length > 0)(`a command in bwrap --unshare-all reaching t
       if (commandLine.includes(`TCP-LISTEN:${bridgePort},`)) count += 1;
     }
     return count;
+  }
+
+  /**
+   * The bridges still alive once the sandbox's pid namespace has had a few seconds to be taken
+   * down: the kernel kills what is left in it when the command ends, but a killed process keeps
+   * its command line until it is gone, which on a loaded machine can outlast the command's exit.
+   */
+  async function bridgesLeft(deadlineMs = 5_000): Promise<number> {
+    for (let waited = 0; waited < deadlineMs; waited += 20) {
+      if ((await bridgesAlive()) === 0) return 0;
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    return bridgesAlive();
   }
 
   it('runs `echo hi` to completion with the bridge already accepting, and leaves no socat behind', async () => {
