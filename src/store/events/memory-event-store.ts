@@ -1,4 +1,4 @@
-import type { ColonyEvent } from '../../events/event-types.js';
+import type { ColonyEvent, RecordedEvent } from '../../events/event-types.js';
 import { EventStamper, eventFromRecord, validateEventInput } from './event-record.js';
 import type { EventRecord } from './event-record.js';
 import { checkEventQuery, recordMatchesQuery } from './event-query.js';
@@ -36,14 +36,14 @@ export function createMemoryEventStore(options: MemoryEventStoreOptions = {}): E
   }
 
   return {
-    append(input: EventInput): ColonyEvent {
+    append(input: EventInput): RecordedEvent {
       checkOpen();
       const { event, record } = stamper.stamp(validateEventInput(input));
       records.push(record);
       return event;
     },
 
-    appendMany(inputs: readonly EventInput[]): ColonyEvent[] {
+    appendMany(inputs: readonly EventInput[]): RecordedEvent[] {
       checkOpen();
       const validated = inputs.map(validateEventInput);
       return validated.map((input) => {
@@ -53,11 +53,11 @@ export function createMemoryEventStore(options: MemoryEventStoreOptions = {}): E
       });
     },
 
-    flush(): void {
+    async flush(): Promise<void> {
       checkOpen();
     },
 
-    read(query: EventQuery = {}): ColonyEvent[] {
+    async read(query: EventQuery = {}): Promise<ColonyEvent[]> {
       checkOpen();
       checkEventQuery(query);
       const limit = query.limit ?? Number.POSITIVE_INFINITY;
@@ -70,12 +70,12 @@ export function createMemoryEventStore(options: MemoryEventStoreOptions = {}): E
       return found;
     },
 
-    lastSeq(): number {
+    async lastSeq(): Promise<number> {
       checkOpen();
       return stamper.lastSeq();
     },
 
-    close(): void {
+    async close(): Promise<void> {
       closed = true;
     },
   };

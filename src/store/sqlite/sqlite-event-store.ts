@@ -1,5 +1,5 @@
 import type Database from 'better-sqlite3';
-import type { ColonyEvent } from '../../events/event-types.js';
+import type { ColonyEvent, RecordedEvent } from '../../events/event-types.js';
 import { EventStamper, eventFromRecord, validateEventInput } from '../events/event-record.js';
 import type { EventRecord } from '../events/event-record.js';
 import { checkEventQuery, recordMatchesQuery } from '../events/event-query.js';
@@ -100,7 +100,7 @@ class SqliteEventStore implements EventStore {
     this.writeRecords = (records) => write.immediate(records);
   }
 
-  append(input: EventInput): ColonyEvent {
+  append(input: EventInput): RecordedEvent {
     this.checkWritable();
     const { event, record } = this.stamper.stamp(validateEventInput(input));
     this.pending.push(record);
@@ -108,7 +108,7 @@ class SqliteEventStore implements EventStore {
     return event;
   }
 
-  appendMany(inputs: readonly EventInput[]): ColonyEvent[] {
+  appendMany(inputs: readonly EventInput[]): RecordedEvent[] {
     this.checkWritable();
     // Every input is checked before any is stamped, so an invalid one leaves the log untouched.
     const validated = inputs.map(validateEventInput);
@@ -121,12 +121,12 @@ class SqliteEventStore implements EventStore {
     return events;
   }
 
-  flush(): void {
+  async flush(): Promise<void> {
     this.checkOpen();
     this.writePending();
   }
 
-  read(query: EventQuery = {}): ColonyEvent[] {
+  async read(query: EventQuery = {}): Promise<ColonyEvent[]> {
     this.checkOpen();
     checkEventQuery(query);
     try {
@@ -143,12 +143,12 @@ class SqliteEventStore implements EventStore {
     return this.reader.read(query).map(eventFromRecord);
   }
 
-  lastSeq(): number {
+  async lastSeq(): Promise<number> {
     this.checkOpen();
     return Math.max(this.stamper.lastSeq(), this.reader.maxSeq());
   }
 
-  close(): void {
+  async close(): Promise<void> {
     if (this.closed) return;
     this.writePending();
     if (this.scheduled !== undefined) clearTimeout(this.scheduled);
