@@ -98,6 +98,6 @@ describe.skipIf(cannotMount !== null)('a run whose disk fills up', () => {
     const startedWhileFull = events.filter((event) => event.seq > full.seq && event.seq < recovered.seq && (event.type === 'task.claimed' || event.type === 'agent.started'));
     expect(startedWhileFull).toEqual([]);
     // Nothing recorded was lost or doubled, and the run's work is whole.
-    expect(chaosProblems(repo.dir, stateDir, result.runId)).toEqual([]);
+    expect(await chaosProblems(repo.dir, stateDir, result.runId)).toEqual([]);
   });
 });

@@ -91,7 +91,7 @@ export async function openTestRun(plannerModel: ChatModel, workerModel: ChatMode
     onEvent: (event) => seen.push(event),
   };
   const root = createdTask(
-    tasks.createTask(
+    await tasks.createTask(
       { id: 'task-root', runId: 'run-1', parentTaskId: null, createdBy: null, kind: 'planner', title: 'Goal', body: 'Build pad.', scope: null, retryOf: null },
       Date.now(),
     ),
