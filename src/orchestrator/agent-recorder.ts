@@ -1,7 +1,7 @@
 import type { AgentOutcome } from '../agent/agent-loop.js';
 import type { AgentRecorder } from '../agent/types.js';
 import type { Handoff } from '../events/handoff.js';
-import type { ColonyEvent, EventBody } from '../events/event-types.js';
+import type { EventBody, RecordedEvent } from '../events/event-types.js';
 import type { EventStore } from '../store/events/event-store.js';
 import type { DiskGuard } from './disk-guard.js';
 
@@ -13,7 +13,7 @@ export function createAgentRecorder(
   events: EventStore,
   runId: string,
   agentId: string,
-  onEvent?: (event: ColonyEvent) => void,
+  onEvent?: (event: RecordedEvent) => void,
   disk?: DiskGuard,
   /** Stops a flush's wait for disk space (the agent is stopped); its events stay buffered. */
   signal?: AbortSignal,
@@ -34,6 +34,15 @@ export function createAgentRecorder(
   };
 }
 
+/**
+ * Starts making the recorder's events durable without waiting for it: an agent that publishes
+ * or ends goes on even while the disk is full. A failed flush leaves the events buffered for
+ * the next one (the runner's, as it closes the task), which reports it to whoever awaits it.
+ */
+export function flushInBackground(recorder: AgentRecorder): void {
+  Promise.resolve(recorder.flush()).catch(() => undefined);
+}
+
 /** The last events of any agent of the tree: how it failed (if it did) and how it ended. */
 export function endAgent(recorder: AgentRecorder, outcome: AgentOutcome, handoff: Handoff): void {
   if (outcome.status === 'failed') {
@@ -43,5 +52,5 @@ export function endAgent(recorder: AgentRecorder, outcome: AgentOutcome, handoff
     type: 'agent.ended',
     data: { status: handoff.status, steps: outcome.steps, reason: outcome.status === 'ended' ? 'handoff submitted' : outcome.reason },
   });
-  recorder.flush();
+  flushInBackground(recorder);
 }
