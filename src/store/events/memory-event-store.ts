@@ -1,6 +1,6 @@
 import type { ColonyEvent, RecordedEvent } from '../../events/event-types.js';
 import { EventStamper, eventFromRecord, validateEventInput } from './event-record.js';
-import type { EventRecord } from './event-record.js';
+import type { EventRecord, ValidatedEventInput } from './event-record.js';
 import { checkEventQuery, recordMatchesQuery } from './event-query.js';
 import type { EventInput, EventQuery, EventStore } from './event-store.js';
 
@@ -28,8 +28,14 @@ function firstIndexAfter(records: readonly EventRecord[], afterSeq: number): num
  */
 export function createMemoryEventStore(options: MemoryEventStoreOptions = {}): EventStore {
   const records: EventRecord[] = [];
-  const stamper = new EventStamper(0, 0, options.now ?? Date.now);
+  const stamper = new EventStamper(0, options.now ?? Date.now);
   let closed = false;
+
+  function keep(input: ValidatedEventInput): RecordedEvent {
+    const { event, record } = stamper.stamp(input);
+    records.push({ ...record, seq: records.length + 1 });
+    return event;
+  }
 
   function checkOpen(): void {
     if (closed) throw new Error('This event store is closed; open a new one to keep using the log.');
@@ -38,19 +44,13 @@ export function createMemoryEventStore(options: MemoryEventStoreOptions = {}): E
   return {
     append(input: EventInput): RecordedEvent {
       checkOpen();
-      const { event, record } = stamper.stamp(validateEventInput(input));
-      records.push(record);
-      return event;
+      return keep(validateEventInput(input));
     },
 
     appendMany(inputs: readonly EventInput[]): RecordedEvent[] {
       checkOpen();
-      const validated = inputs.map(validateEventInput);
-      return validated.map((input) => {
-        const { event, record } = stamper.stamp(input);
-        records.push(record);
-        return event;
-      });
+      // Every input is checked before any is kept, so an invalid one leaves the log untouched.
+      return inputs.map(validateEventInput).map(keep);
     },
 
     async flush(): Promise<void> {
@@ -72,7 +72,7 @@ export function createMemoryEventStore(options: MemoryEventStoreOptions = {}): E
 
     async lastSeq(): Promise<number> {
       checkOpen();
-      return stamper.lastSeq();
+      return records.length;
     },
 
     async close(): Promise<void> {

@@ -2,7 +2,8 @@ import type Database from 'better-sqlite3';
 import type { Handoff } from '../../events/handoff.js';
 import { openReadOnlyStoreConnection, openSqliteStoreConnection } from './sqlite-connection.js';
 import { TASK_TABLE_SCHEMA } from './sqlite-task-schema.js';
-import { INBOX_COLUMNS, TASK_COLUMNS, acceptanceToJson, handoffToJson, messageFromRow, pathsToJson, taskFromRow } from './sqlite-task-rows.js';
+import { INBOX_COLUMNS, TASK_COLUMNS } from './sqlite-task-rows.js';
+import { acceptanceToJson, checkTime, handoffToJson, messageFromRow, pathsToJson, taskFromRow } from '../tasks/task-rows.js';
 import type { InboxRow, TaskRow } from './sqlite-task-rows.js';
 import { SqliteRunAndons } from './sqlite-run-andons.js';
 import { SqliteRunRequests } from './sqlite-run-requests.js';
@@ -63,12 +64,6 @@ export const CLAIM_CANDIDATE_SQL =
     oldestClaimable('running', ':secondKind'),
   ].join(' UNION ALL ') +
   ')';
-
-function checkTime(name: string, value: number): void {
-  if (!Number.isSafeInteger(value) || value < 0) {
-    throw new TypeError(`${name} must be whole milliseconds, got ${String(value)}.`);
-  }
-}
 
 /**
  * The task table and inboxes in a SQLite file (see TaskStore for the contract). Every change
