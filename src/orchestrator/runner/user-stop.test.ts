@@ -195,7 +195,7 @@ describe("the user's stop of one agent", () => {
     expect(lifted?.data).toMatchObject({ taskId: sub?.id, by: 'user' });
     // Recorded by this process, so in the order of the log.
     const claimedPad = opened.seen.findIndex((event) => event.type === 'task.claimed' && event.data.taskId === pad?.id);
-    expect(claimedPad).toBeGreaterThan(lifted === undefined ? Infinity : opened.seen.indexOf(lifted));
+    expect(claimedPad).toBeGreaterThan(opened.seen.findIndex((event) => event === lifted));
     expect(padAtRootsTurn).toMatchObject({ status: 'done' });
     expect((await tasks.deliveredHandoffs(RUN)).map((message) => [message.fromTaskId, message.recipientTaskId])).toContainEqual([pad?.id, sub?.id]);
     expect(outcome.rootHandoff?.summary).toBe('heard: The sub-planner was stopped by the user: wrong slice');
