@@ -3,7 +3,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
 import type { ClientBase, ClientConfig, PoolClient } from 'pg';
 import { errorMessage } from '../../errors/error-message.js';
-import { CommitOutcomeUnknownError, isConnectionFailure, redactedError } from './postgres-failures.js';
+import { CommitOutcomeUnknownError, isConnectionFailure, isTransientConflict, redactedError } from './postgres-failures.js';
 import { describeTarget, passwordOf, postgresTarget, redactPostgresText } from './postgres-url.js';
 import type { PostgresTarget } from './postgres-url.js';
 
@@ -60,7 +60,8 @@ function checkOptions(options: PostgresConnectionOptions): void {
  * with growing waits for `retryMs`, then the operation rejects with a message that names the
  * host and the database but never the password. A transaction whose connection broke before
  * its COMMIT was sent is tried again whole (the server rolled it back); one that broke while
- * committing is not (see `CommitOutcomeUnknownError`). Ends its pool when the last part that
+ * committing is not (see `CommitOutcomeUnknownError`). A transaction the server rolled back to
+ * break a deadlock is tried again too (see `isTransientConflict`). Ends its pool when the last part that
  * uses it lets go (`retain`, `release`).
  */
 export class PostgresConnection {
@@ -166,8 +167,9 @@ export class PostgresConnection {
       try {
         return await this.onClient(attempt, work);
       } catch (error) {
-        if (!isConnectionFailure(error)) throw redactedError(error, this.redact);
-        if (attempt.committing) {
+        const conflict = isTransientConflict(error);
+        if (!isConnectionFailure(error) && !conflict) throw redactedError(error, this.redact);
+        if (attempt.committing && !conflict) {
           throw new CommitOutcomeUnknownError(
             `The connection to ${this.describe()} broke while a transaction was committing (${this.redact(errorMessage(error))}), ` +
               'so whether its change was made is not known. Read the state again before making the change again.',
@@ -175,7 +177,7 @@ export class PostgresConnection {
           );
         }
         const waited = Date.now() - started;
-        if (waited + delay > this.retryMs) throw this.unreachable(error, waited);
+        if (waited + delay > this.retryMs) throw conflict ? redactedError(error, this.redact) : this.unreachable(error, waited);
         await sleep(delay);
         delay = Math.min(delay * 2, LONGEST_RETRY_DELAY_MS);
       }

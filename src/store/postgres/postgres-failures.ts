@@ -41,6 +41,17 @@ export function isConnectionFailure(error: unknown, depth = 0): boolean {
   return 'cause' in error && isConnectionFailure(error.cause, depth + 1);
 }
 
+/**
+ * True when PostgreSQL rolled the transaction back to break a deadlock (40P01) or a
+ * serialization conflict (40001): nothing of it was made, and the same work tried again
+ * usually goes through. Two transactions that change several tasks (renewing a holder's
+ * leases, an andon's walk down the tree) can lock the same rows in opposite orders.
+ */
+export function isTransientConflict(error: unknown): boolean {
+  const code = typeof error === 'object' && error !== null ? codeOf(error) : '';
+  return code === '40P01' || code === '40001';
+}
+
 /** True when `error` is PostgreSQL refusing a row a unique index already holds (23505). */
 export function isUniqueViolation(error: unknown): boolean {
   return typeof error === 'object' && error !== null && codeOf(error) === '23505';

@@ -34,13 +34,13 @@ export interface PostgresCluster {
 }
 
 /** The folder of the newest PostgreSQL server programs Debian installed, or undefined when there are none. */
-export function postgresBinDir(): string | undefined {
-  if (!existsSync(POSTGRES_ROOT)) return undefined;
-  const versions = readdirSync(POSTGRES_ROOT)
-    .filter((version) => existsSync(join(POSTGRES_ROOT, version, 'bin', 'initdb')))
+export function postgresBinDir(root = POSTGRES_ROOT): string | undefined {
+  if (!existsSync(root)) return undefined;
+  const versions = readdirSync(root)
+    .filter((version) => existsSync(join(root, version, 'bin', 'initdb')))
     .sort((left, right) => Number.parseFloat(right) - Number.parseFloat(left));
   const newest = versions[0];
-  return newest === undefined ? undefined : join(POSTGRES_ROOT, newest, 'bin');
+  return newest === undefined ? undefined : join(root, newest, 'bin');
 }
 
 export const POSTGRES_MISSING =
@@ -89,9 +89,12 @@ function ownedByServer(path: string): void {
   chownSync(path, uid ?? 0, gid ?? 0);
 }
 
-/** Starts a fresh cluster; throws `POSTGRES_MISSING` when the server programs are not installed. */
-export async function startPostgresCluster(): Promise<PostgresCluster> {
-  const bin = postgresBinDir();
+/**
+ * Starts a fresh cluster from the newest server programs under `postgresRoot`; throws
+ * `POSTGRES_MISSING` when there are none.
+ */
+export async function startPostgresCluster(postgresRoot = POSTGRES_ROOT): Promise<PostgresCluster> {
+  const bin = postgresBinDir(postgresRoot);
   if (bin === undefined) throw new Error(POSTGRES_MISSING);
   const dir = mkdtempSync(join(tmpdir(), 'colony-pg-'));
   chmodSync(dir, 0o700);
