@@ -5,6 +5,11 @@ import type { EventBody, RecordedEvent } from '../events/event-types.js';
 import type { EventStore } from '../store/events/event-store.js';
 import type { DiskGuard } from './disk-guard.js';
 
+/** An agent's recorder onto the run's event log: `flush` is the log's own promise (or the disk guard's). */
+export interface EventStoreRecorder extends AgentRecorder {
+  flush(): Promise<void>;
+}
+
 /**
  * Records an agent's events in the store under its id, telling `onEvent` each one as it is
  * recorded. With a disk guard, `flush` waits out a full disk rather than failing.
@@ -17,7 +22,7 @@ export function createAgentRecorder(
   disk?: DiskGuard,
   /** Stops a flush's wait for disk space (the agent is stopped); its events stay buffered. */
   signal?: AbortSignal,
-): AgentRecorder {
+): EventStoreRecorder {
   const flushThroughGuard = (guard: DiskGuard) => (): Promise<void> => {
     const flushed = guard.flush(signal);
     // Callers that cannot wait (publishing, ending) leave the events buffered for the next

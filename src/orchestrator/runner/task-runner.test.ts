@@ -198,7 +198,7 @@ describe('the task runner', () => {
   it("records the user's release made while it admits workers before the claims it allows, never after", async () => {
     const { context, root, seen } = await setUp(scriptedPlanner(() => ({ text: 'Waiting.' })), simModel('sim?latency=300'));
     await publishWorkers(root.id, 3, [PAD_TASK]);
-    const record = (body: EventBody) => seen.push(context.events.append({ ...body, runId: 'run-1', agentId: 'system' }));
+    const record = (body: EventBody) => context.onEvent?.(context.events.append({ ...body, runId: 'run-1', agentId: 'system' }));
     const steering = createSteeringRecorder({ events: context.events, tasks, runId: 'run-1', record });
     // The user held the run from another terminal before it started.
     await tasks.setRunAndon('run-1', true, 'reviewing main', Date.now());
@@ -259,7 +259,7 @@ describe('the task runner', () => {
     const quota = createWorkspaceQuota({
       provider: context.workspaces,
       capBytes: Math.floor(fresh * 1.5),
-      record: (body) => seen.push(context.events.append({ ...body, runId: 'run-1', agentId: 'system' })),
+      record: (body) => context.onEvent?.(context.events.append({ ...body, runId: 'run-1', agentId: 'system' })),
     });
     const outcome = await runTasks({
       context: { ...context, workspaces: quota.provider, workspaceQuota: quota },

@@ -156,7 +156,12 @@ export async function runTasks(options: TaskRunnerOptions): Promise<RunnerOutcom
     }
   };
 
-  const start = (task: TaskRecord): void => {
+  /**
+   * Starts the task's agent, or closes the task at once when no agent may run it. Resolves once
+   * the agent has started (a worker's workspace is being made, so the workspace quota counts it
+   * before the next claim), not when it ends.
+   */
+  const start = async (task: TaskRecord): Promise<void> => {
     const already = running.get(task.id);
     if (already !== undefined) {
       // This runner's own lease ran out (a stalled event loop, a full disk) and it claimed the
@@ -189,10 +194,15 @@ export async function runTasks(options: TaskRunnerOptions): Promise<RunnerOutcom
         context.onEvent?.(event);
       },
     };
+    let started: () => void = () => undefined;
+    const agentStarted = new Promise<void>((resolve) => {
+      started = resolve;
+    });
     // Among the running before the store is asked whether the user stopped the task earlier, so
     // a stop recorded while it answers reaches this task's switch.
-    const done = runClaimed(watched, task, lease, stop.signal)
+    const done = runClaimed(watched, task, lease, stop.signal, started)
       .finally(() => {
+        started();
         agents.signal.removeEventListener('abort', forward);
         running.delete(task.id);
         hangs.forget(task.id);
@@ -200,10 +210,14 @@ export async function runTasks(options: TaskRunnerOptions): Promise<RunnerOutcom
         wakeups.wake(RUNNER_WAKEUP);
       });
     running.set(task.id, { done, stop, lease });
+    await agentStarted;
   };
 
-  /** Closes a task the user stopped before it started, unrun; else runs its agent and closes it with the handoff. Never rejects. */
-  const runClaimed = async (watched: RunContext, task: TaskRecord, lease: Lease, signal: AbortSignal): Promise<void> => {
+  /**
+   * Closes a task the user stopped before it started, unrun; else runs its agent and closes it
+   * with the handoff. Tells `started` once the agent has started or none will. Never rejects.
+   */
+  const runClaimed = async (watched: RunContext, task: TaskRecord, lease: Lease, signal: AbortSignal, started: () => void): Promise<void> => {
     let earlier: { readonly stop: UserStop; readonly execution: TaskExecution } | null;
     try {
       // Stopped by the user while the run was down (or while it waited to be taken up again): closed, not run.
@@ -211,14 +225,16 @@ export async function runTasks(options: TaskRunnerOptions): Promise<RunnerOutcom
       // An agent of an earlier life that had handed off on its own is delivered as it said.
       earlier = stoppedEarlier === null ? null : { stop: stoppedEarlier, execution: await stoppedBeforeStart(context, task) };
     } catch (error) {
+      started();
       fail('claiming tasks failed', error);
       return;
     }
     if (earlier !== null) {
+      started();
       await (earlier.execution.handoff.synthetic ? finishUserStopped(task, lease, earlier.execution, earlier.stop) : finishTask(task, lease, earlier.execution, false));
       return;
     }
-    const execution = await execute(watched, task, () => lease, signal);
+    const execution = await execute(watched, task, () => lease, signal, started);
     const reason: unknown = signal.reason;
     // A worker that handed off before the stop came (its acceptance checks were running) is delivered as it said.
     if (isUserStop(reason) && execution.handoff.synthetic) return finishUserStopped(task, lease, execution, reason);
@@ -253,13 +269,13 @@ export async function runTasks(options: TaskRunnerOptions): Promise<RunnerOutcom
       await context.steering?.recordSteering();
       // Nothing new starts while colony cannot write its state; what runs goes on.
       if (context.disk === undefined || (await context.disk.canStartAgents())) {
-        for (let task = await claim(['planner']); task !== null; task = await claim(['planner'])) start(task);
+        for (let task = await claim(['planner']); task !== null; task = await claim(['planner'])) await start(task);
         while (runningWorkers < options.workers()) {
           // Asked before claiming: a task claimed and then held back would sit leased for nothing.
           if (context.workspaceQuota !== undefined && !(await context.workspaceQuota.admit(runningWorkers))) break;
           const task = await claim(['worker']);
           if (task === null) break;
-          start(task);
+          await start(task);
         }
       }
       await wakeups.wait(RUNNER_WAKEUP, agents.signal, CLAIM_POLL_MS);
@@ -299,26 +315,39 @@ function hungHandoff(execution: TaskExecution, hang: Hang): TaskExecution {
   };
 }
 
-/** Runs the task's agent; anything it throws is colony's own failure and still ends in a handoff. */
-async function execute(context: RunContext, task: TaskRecord, lease: () => Lease, signal: AbortSignal): Promise<TaskExecution> {
+/**
+ * Runs the task's agent; anything it throws is colony's own failure and still ends in a handoff.
+ * Tells `started` as soon as the agent has taken its first steps (a worker's workspace is being
+ * made), or once it is clear that no agent will run.
+ */
+async function execute(context: RunContext, task: TaskRecord, lease: () => Lease, signal: AbortSignal, started: () => void): Promise<TaskExecution> {
   try {
     const prior = await priorOf(context, task);
     // Its agent had ended and recorded its handoff; only the delivery was cut off.
     const recorded = prior === null ? null : recordedHandoff(prior);
     if (prior !== null && recorded !== null) return { agentId: prior.agentId, handoff: recorded };
-    if (task.kind === 'planner') return await runPlannerTask(context, task, signal, lease, prior);
-    const result = await runWorkerTask(context, {
-      task: { id: task.id, title: task.title, body: task.body, acceptance: task.acceptance, paths: task.paths, serves: await servedBy(context, task) },
+    if (task.kind === 'planner') {
+      const planning = runPlannerTask(context, task, signal, lease, prior);
+      started();
+      return await planning;
+    }
+    const serves = await servedBy(context, task);
+    const working = runWorkerTask(context, {
+      task: { id: task.id, title: task.title, body: task.body, acceptance: task.acceptance, paths: task.paths, serves },
       signal,
       parentAgentId: task.createdBy,
       attempt: task.attempt,
       budget: context.budget === undefined ? undefined : createAgentBudget(context.budget, task.id, 'worker', context.prompts),
       prior,
     });
+    started();
+    const result = await working;
     return { agentId: result.agentId, handoff: result.handoff };
   } catch (error) {
     const reason = errorMessage(error);
     return { agentId: 'system', handoff: syntheticFailureHandoff({ summary: `colony could not run this task: ${reason}` }) };
+  } finally {
+    started();
   }
 }
 

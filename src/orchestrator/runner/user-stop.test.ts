@@ -104,6 +104,39 @@ describe("the user's stop of one agent", () => {
     expect(outcome.rootHandoff?.summary).toBe('heard: The worker was stopped by the user: it went the wrong way');
   });
 
+  it('stops a worker whose stop is recorded while the runner asks the store whether it was stopped before it started', async () => {
+    const planner = scriptedPlanner((request, index) => {
+      if (index === 0) return { calls: [{ name: 'create_task', input: { title: 'Build pad', brief: PAD_TASK } }] };
+      return { calls: [{ name: 'finish', input: { status: 'done', summary: `heard: ${heardSummary(request)}` } }] };
+    });
+    const { context, controls, root, ownStores } = await setUp(planner);
+    let stopped = false;
+    // The user's stop lands, in this process, between the runner's read of the requests and its answer.
+    const asked = new Proxy(tasks, {
+      get(target, key) {
+        if (key === 'runRequests') {
+          return async (runId: string, afterSeq: number) => {
+            const requests = await target.runRequests(runId, afterSeq);
+            const worker = (await target.listTasks(runId)).find((task) => task.kind === 'worker' && task.status === 'running');
+            if (!stopped && worker !== undefined) {
+              stopped = true;
+              expect(await stopAgent(ownStores, RUN, worker.id, 'changed my mind')).toMatchObject({ ok: true, agent: { agentId: null } });
+            }
+            return requests;
+          };
+        }
+        const value: unknown = Reflect.get(target, key);
+        return typeof value === 'function' ? value.bind(target) : value;
+      },
+    });
+    const outcome = await runTasks({ context: { ...context, tasks: asked }, holder: 'runner-1', workers: controls.workers, userStops: controls.stops, leaseMs: 30_000, rootTaskId: root.id, signal: new AbortController().signal });
+
+    expect(stopped).toBe(true);
+    const child = (await tasks.listChildren(root.id))[0];
+    expect(child?.handoff).toMatchObject({ status: 'failed', synthetic: true, summary: 'The worker was stopped by the user: changed my mind' });
+    expect(outcome.rootHandoff?.summary).toBe('heard: The worker was stopped by the user: changed my mind');
+  });
+
   it('delivers the handoff a worker submitted before the stop came, with its own status', async () => {
     const planner = scriptedPlanner((request, index) => {
       // The acceptance command outlasts the stop: the worker has handed off, colony is still checking.
@@ -195,7 +228,7 @@ describe("the user's stop of one agent", () => {
     expect(lifted?.data).toMatchObject({ taskId: sub?.id, by: 'user' });
     // Recorded by this process, so in the order of the log.
     const claimedPad = opened.seen.findIndex((event) => event.type === 'task.claimed' && event.data.taskId === pad?.id);
-    expect(claimedPad).toBeGreaterThan(lifted === undefined ? Infinity : opened.seen.indexOf(lifted));
+    expect(claimedPad).toBeGreaterThan(opened.seen.findIndex((event) => event === lifted));
     expect(padAtRootsTurn).toMatchObject({ status: 'done' });
     expect((await tasks.deliveredHandoffs(RUN)).map((message) => [message.fromTaskId, message.recipientTaskId])).toContainEqual([pad?.id, sub?.id]);
     expect(outcome.rootHandoff?.summary).toBe('heard: The sub-planner was stopped by the user: wrong slice');
