@@ -127,14 +127,11 @@ export async function runWorkerTask(context: WorkerContext, claim: WorkerClaim):
       onLanded,
       refuseOnce: mergeRefusals(repo, workspace, context.prompts, task.paths ?? [], prior),
       ...(context.settleConflicts === undefined ? {} : { settleConflicts: context.settleConflicts }),
-      // The intent is on disk before main moves, so a restart can tell whether this merge landed.
-      // The flush is handed back for the merge to wait on; its failure is also caught here, as a
-      // merge that does not wait must not crash the process with it (the events stay buffered).
-      onIntent: (intent) => {
+      // The intent is in the log before main moves, so a restart can tell whether this merge
+      // landed; a flush that fails ends the merge with main untouched.
+      onIntent: async (intent) => {
         recorder.record({ type: 'merge.intended', data: intent });
-        const flushed = events.flush();
-        flushed.catch(() => undefined);
-        return flushed;
+        await events.flush();
       },
     }),
     createWriteScratchpadTool((content) => scratchpad.write(content)),
