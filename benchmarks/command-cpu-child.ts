@@ -1,7 +1,7 @@
 import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { ColonyEvent } from '../src/events/event-types.js';
+import type { RecordedEvent } from '../src/events/event-types.js';
 import { resolveModel } from '../src/model/registry.js';
 import { SIM_MODEL_FACTORY } from '../src/sim/sim-model-factory.js';
 import { runRunSession } from '../src/orchestrator/session/run-session.js';
@@ -49,7 +49,7 @@ const resolved = resolveModel(settings.model, { env: {} }, { sim: SIM_MODEL_FACT
 if (!resolved.ok) throw new Error(resolved.error);
 
 const figures = { agentCommandMs: 0, agentCommands: 0, uncounted: 0, acceptanceMs: 0, acceptanceChecks: 0, greenMs: 0, greenChecks: 0 };
-const observe = (event: ColonyEvent): void => {
+const observe = (event: RecordedEvent): void => {
   if (event.type === 'tool.ended' && event.data.name === 'run_command') {
     figures.agentCommands += 1;
     if (event.data.cpuMs === undefined) figures.uncounted += 1;

@@ -120,10 +120,10 @@ async function eventsPerSecond(durable: boolean): Promise<number> {
         }
       }),
     );
-    store.flush();
+    await store.flush();
     return (TURNS * 3) / ((performance.now() - started) / 1000);
   } finally {
-    store.close();
+    await store.close();
     rmSync(dir, { recursive: true, force: true });
   }
 }
@@ -148,7 +148,7 @@ async function toolCallsPerSecond(durable: boolean): Promise<number> {
     );
     return (AGENTS * STEPS) / ((performance.now() - started) / 1000);
   } finally {
-    store.close();
+    await store.close();
     rmSync(dir, { recursive: true, force: true });
   }
 }
@@ -159,7 +159,7 @@ const CHAOS_KILLS = 20;
 async function killedRun(): Promise<BenchSection> {
   const outcome = await runWithKills({ example: 'stdlib', model: 'sim?seed=21&latency=40..160', workers: 4, kills: CHAOS_KILLS, seed: 9, runFlags: ['--no-shared-deps'], finishTimeoutMs: 900_000 });
   try {
-    const problems = chaosProblems(outcome.repo.dir, outcome.stateDir, outcome.runId);
+    const problems = await chaosProblems(outcome.repo.dir, outcome.stateDir, outcome.runId);
     const leftovers = [...outcome.kills.flatMap((kill) => kill.leftovers), ...outcome.leftoversAtEnd];
     const phases = new Map<string, number>();
     for (const kill of outcome.kills) phases.set(kill.landedAfter, (phases.get(kill.landedAfter) ?? 0) + 1);

@@ -71,8 +71,8 @@ function rawRows(inputs: readonly EventInput[], count: number): RawRow[] {
 }
 
 /** Inserts pre-serialised rows into a log with colony's schema, the fastest this table can be written. */
-function insertRaw(path: string, rows: readonly RawRow[]): number {
-  openSqliteEventStore(path).close();
+async function insertRaw(path: string, rows: readonly RawRow[]): Promise<number> {
+  await openSqliteEventStore(path).close();
   const db = new Database(path);
   db.pragma('journal_mode = WAL');
   // The same durability as colony's log, so the comparison is of the work around the insert.
@@ -88,25 +88,25 @@ function insertRaw(path: string, rows: readonly RawRow[]): number {
   return rows.length / seconds;
 }
 
-function appendToColony(path: string, inputs: readonly EventInput[], count: number): number {
+async function appendToColony(path: string, inputs: readonly EventInput[], count: number): Promise<number> {
   const store = openSqliteEventStore(path);
   const started = performance.now();
   for (let index = 0; index < count; index += 1) {
     store.append(inputs[index % inputs.length] as EventInput);
-    if ((index + 1) % BATCH === 0) store.flush();
+    if ((index + 1) % BATCH === 0) await store.flush();
   }
-  store.flush();
+  await store.flush();
   const seconds = (performance.now() - started) / 1000;
-  store.close();
+  await store.close();
   return count / seconds;
 }
 
-function appendToMemory(inputs: readonly EventInput[], count: number): number {
+async function appendToMemory(inputs: readonly EventInput[], count: number): Promise<number> {
   const store = createMemoryEventStore();
   const started = performance.now();
   for (let index = 0; index < count; index += 1) store.append(inputs[index % inputs.length] as EventInput);
   const seconds = (performance.now() - started) / 1000;
-  store.close();
+  await store.close();
   return count / seconds;
 }
 
@@ -126,16 +126,16 @@ export async function benchEventAppend(options: EventAppendBenchOptions = {}): P
   try {
     const inputs = realisticInputs(DISTINCT_INPUTS);
     const rows = rawRows(inputs, events);
-    insertRaw(join(dir, 'warm-raw.db'), rows.slice(0, WARM_UP_EVENTS));
-    appendToColony(join(dir, 'warm-colony.db'), inputs, WARM_UP_EVENTS);
-    appendToMemory(inputs, WARM_UP_EVENTS);
+    await insertRaw(join(dir, 'warm-raw.db'), rows.slice(0, WARM_UP_EVENTS));
+    await appendToColony(join(dir, 'warm-colony.db'), inputs, WARM_UP_EVENTS);
+    await appendToMemory(inputs, WARM_UP_EVENTS);
     const raw: number[] = [];
     const colony: number[] = [];
     const memory: number[] = [];
     for (let round = 0; round < rounds; round += 1) {
-      raw.push(insertRaw(join(dir, `raw-${round}.db`), rows));
-      colony.push(appendToColony(join(dir, `colony-${round}.db`), inputs, events));
-      memory.push(appendToMemory(inputs, events));
+      raw.push(await insertRaw(join(dir, `raw-${round}.db`), rows));
+      colony.push(await appendToColony(join(dir, `colony-${round}.db`), inputs, events));
+      memory.push(await appendToMemory(inputs, events));
       // Let the event loop turn between rounds, as it would between bursts of real work.
       await new Promise((resolve) => setImmediate(resolve));
     }

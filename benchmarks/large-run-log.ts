@@ -5,7 +5,7 @@ import type { LargeRun } from './large-run.js';
 /** Where a large run's log goes: any store's batched append. */
 export interface LogWriter {
   appendMany(inputs: readonly EventInput[]): unknown;
-  flush(): void;
+  flush(): Promise<void>;
 }
 
 const BATCH = 5_000;
@@ -15,7 +15,7 @@ const BATCH = 5_000;
  * `startTs`, in batches; then settles it, so running workers are left with tool calls in flight.
  * Returns how many events were written and the time of the last.
  */
-export function writeLargeRun(log: LogWriter, run: LargeRun, options: { readonly events: number; readonly startTs: number; readonly gapMs: number; readonly seed: number }): { readonly events: number; readonly lastTs: number } {
+export async function writeLargeRun(log: LogWriter, run: LargeRun, options: { readonly events: number; readonly startTs: number; readonly gapMs: number; readonly seed: number }): Promise<{ readonly events: number; readonly lastTs: number }> {
   const random = seededRandom(options.seed);
   let ts = options.startTs;
   let written = 0;
@@ -34,6 +34,6 @@ export function writeLargeRun(log: LogWriter, run: LargeRun, options: { readonly
   }
   batch.push(...run.settle(() => (ts += Math.round(random() * 2 * options.gapMs))));
   write();
-  log.flush();
+  await log.flush();
   return { events: written, lastTs: ts };
 }

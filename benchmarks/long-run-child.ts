@@ -1,7 +1,7 @@
 import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { ColonyEvent } from '../src/events/event-types.js';
+import type { RecordedEvent } from '../src/events/event-types.js';
 import type { ChatModel } from '../src/model/chat-model.js';
 import { defaultPromptSet } from '../src/orchestrator/prompts/prompt-set.js';
 import { resolveModel } from '../src/model/registry.js';
@@ -74,7 +74,7 @@ let compactionFailures = 0;
 let largestSummaryTokens = 0;
 let failure: string | null = null;
 const started = Date.now();
-const observe = (event: ColonyEvent): void => {
+const observe = (event: RecordedEvent): void => {
   switch (event.type) {
     case 'agent.started':
       roles.set(event.agentId, event.data.role);

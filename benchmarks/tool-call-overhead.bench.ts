@@ -54,7 +54,7 @@ async function loopOnly(): Promise<BenchRow> {
   const before = cpuMs();
   for (let index = 0; index < agents; index += 1) await run(index);
   const perCall = (cpuMs() - before) / (agents * steps);
-  store.close();
+  await store.close();
   rmSync(dir, { recursive: true, force: true });
   return {
     name: 'agent loop + event log (SQLite), trivial tool',

@@ -117,6 +117,10 @@ const startedCpu = process.cpuUsage();
 let caughtUpAt: number | null = null;
 let catchUpCpuMs = 0;
 let frameWaiter: { phase: Phase; count: number; resolve: () => void } | null = null;
+let showedFirstScreen: () => void = () => undefined;
+const firstScreen = new Promise<void>((resolve) => {
+  showedFirstScreen = resolve;
+});
 
 /** When the reads between frames ran: a frame's figure leaves out those that ran between its tick and its drawing. */
 const reads: { start: number; ms: number; cpuMs: number }[] = [];
@@ -153,24 +157,26 @@ function afterRender(start: number, cpu: NodeJS.CpuUsage, done: (ms: number, cpu
 
 const measured: TuiSource = {
   ...source,
-  readMore() {
+  async readMore() {
     const start = performance.now();
     const cpu = process.cpuUsage();
-    const more = source.readMore();
+    const more = await source.readMore();
     const read = { start, ms: performance.now() - start, cpuMs: cpuMs(cpu) };
     reads.push(read);
     if (reads.length > 1_000) reads.splice(0, 500);
     readsMs.push(read.ms);
     return more;
   },
-  tick() {
+  async tick() {
     const start = performance.now();
     const cpu = process.cpuUsage();
-    source.tick();
+    await source.tick();
     const tickPhase = phase;
     const figures = phases[tickPhase];
     figures.tickMs.push(performance.now() - start);
-    if ((phase === 'opening' || phase === 'catch-up') && followed.caughtUp) {
+    // The first frame (read, then the whole screen made for the first time) is the opening; the frames after it read the rest.
+    if (phase === 'opening') enterPhase('catch-up');
+    if (phase === 'catch-up' && followed.caughtUp) {
       caughtUpAt = performance.now();
       catchUpCpuMs = cpuMs(startedCpu);
       enterPhase('settling');
@@ -178,13 +184,14 @@ const measured: TuiSource = {
     afterRender(start, cpu, (ms, cpuUsed) => {
       figures.frameMs.push(ms);
       figures.frameCpuMs.push(cpuUsed);
+      if (tickPhase === 'opening') showedFirstScreen();
       if (frameWaiter !== null && frameWaiter.phase === tickPhase && figures.frameMs.length >= frameWaiter.count) frameWaiter.resolve();
     });
   },
-  transcript(agentId) {
+  async transcript(agentId) {
     const start = performance.now();
     const cpu = process.cpuUsage();
-    const transcript = source.transcript(agentId);
+    const transcript = await source.transcript(agentId);
     transcriptMs.push(performance.now() - start);
     if (agentId === settings.pageAgentId) pageEntries = transcript.entries.length;
     afterRender(start, cpu, (ms) => transcriptFrameMs.push(ms));
@@ -237,9 +244,7 @@ const instance = render(createElement(TuiApp, { source: measured, actions: null 
   maxFps: 8,
   onRender: ({ renderTime }) => phases[phase].inkRenderMs.push(renderTime),
 });
-// The first frame (read, then the whole screen made for the first time) is the opening; the frames after it read the rest.
-if (phase === 'opening') enterPhase('catch-up');
-await new Promise((resolve) => setImmediate(() => setImmediate(resolve)));
+await firstScreen;
 // Not collected: a full collection here would hold up the reading it measures.
 const atFirstScreen = memoryNow();
 
@@ -273,7 +278,7 @@ const appendRate = ((followed.lastSeq - appendFrom.seq) * 1_000) / (performance.
 const atEnd = memory();
 const framesMs = performance.now() - afterCatchUpAt;
 instance.unmount();
-store.close();
+await store.close();
 const figures: TuiChildFigures = {
   kind: 'figures',
   firstScreenMs: phases.opening.frameMs[0] ?? 0,

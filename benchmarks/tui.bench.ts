@@ -8,7 +8,7 @@ import { openSqliteEventStore } from '../src/store/sqlite/sqlite-event-store.js'
 import type { EventInput } from '../src/store/events/event-store.js';
 import type { BenchRow, BenchSection } from './bench-row.js';
 import { createLargeRun, type LargeRun, type LargeRunShape } from './large-run.js';
-import { writeLargeRun } from './large-run-log.js';
+import { writeLargeRun, type LogWriter } from './large-run-log.js';
 import type { FrameFigures, TuiChildFigures, TuiChildSettings } from './tui-child.js';
 
 const CHILD = new URL('./tui-child.ts', import.meta.url).pathname;
@@ -22,9 +22,15 @@ const APPEND_EVERY_MS = 100;
 const FRAME_TARGET_MS = 50;
 const MEMORY_TARGET_MB = 300;
 
-/** Appends the run's next events at a steady rate, stamped with the clock, until stopped. */
-function appendSteadily(store: { appendMany(inputs: readonly EventInput[]): unknown; flush(): void }, run: LargeRun): () => number {
+/**
+ * Appends the run's next events at a steady rate, stamped with the clock, until stopped;
+ * stopping waits for the last flush and rejects with the first that failed.
+ */
+function appendSteadily(store: LogWriter, run: LargeRun): () => Promise<number> {
   let appended = 0;
+  // Each flush after the one before, so a slow one delays the next instead of piling up.
+  let flushed: Promise<void> = Promise.resolve();
+  let failure: { readonly error: unknown } | null = null;
   const perTurn = (APPEND_PER_SECOND * APPEND_EVERY_MS) / 1_000;
   const timer = setInterval(() => {
     const batch: EventInput[] = [];
@@ -34,11 +40,15 @@ function appendSteadily(store: { appendMany(inputs: readonly EventInput[]): unkn
       batch.push(...moment);
     }
     store.appendMany(batch);
-    store.flush();
+    flushed = flushed.then(() => store.flush()).catch((error: unknown) => {
+      failure ??= { error };
+    });
     appended += batch.length;
   }, APPEND_EVERY_MS);
-  return () => {
+  return async () => {
     clearInterval(timer);
+    await flushed;
+    if (failure !== null) throw failure.error;
     return appended;
   };
 }
@@ -107,7 +117,7 @@ export async function benchTui(options: { readonly events?: number; readonly fra
     const run = createLargeRun(shape);
     process.stdout.write(`  writing a log of ${shape.events.toLocaleString('en-US')} events of ${SHAPE.agents} agents…\n`);
     const writeStart = performance.now();
-    const written = writeLargeRun(store, run, { events: shape.events, startTs: Date.now() - shape.events * GAP_MS - 600_000, gapMs: GAP_MS, seed: shape.seed + 2 });
+    const written = await writeLargeRun(store, run, { events: shape.events, startTs: Date.now() - shape.events * GAP_MS - 600_000, gapMs: GAP_MS, seed: shape.seed + 2 });
     const writeS = (performance.now() - writeStart) / 1_000;
     const agents = run.agents();
     const logMb = statSync(path).size / 2 ** 20;
@@ -116,13 +126,16 @@ export async function benchTui(options: { readonly events?: number; readonly fra
     const pageAgentEvents = run.eventsOf(pageAgentId);
     process.stdout.write(`  ${written.events.toLocaleString('en-US')} events, ${logMb.toFixed(0)} MB, in ${writeS.toFixed(0)} s; following it…\n`);
 
-    const appending: { stop: (() => number) | null } = { stop: null };
+    const appending: { stop: (() => Promise<number>) | null } = { stop: null };
     const settings: TuiChildSettings = { path, pageAgentId, columns: 160, rows: 50, frames: options.frames ?? { tree: 200, cost: 100, page: 100 }, appendedBefore: APPEND_PER_SECOND };
     const figures = await runChild(settings, () => {
       appending.stop = appendSteadily(store, run);
-    }).finally(() => {
-      appending.stop?.();
-      store.close();
+    }).finally(async () => {
+      try {
+        await appending.stop?.();
+      } finally {
+        await store.close();
+      }
     });
 
     const catchUp = figures.phases['catch-up'];

@@ -62,12 +62,12 @@ export async function benchWorkInFlight(): Promise<BenchRow[]> {
     store.appendMany(tasks);
     const workers = Array.from({ length: TASKS }, (_, index) => workerEvents(index)).flat();
     store.appendMany(workers);
-    store.flush();
-    const events = store.lastSeq();
+    await store.flush();
+    const events = await store.lastSeq();
 
     // The two halves of a first fold, apart: reading the events back, then folding them.
     const readStarted = performance.now();
-    const folded = store.read({ runId: RUN, types: WORK_IN_FLIGHT_EVENT_TYPES });
+    const folded = await store.read({ runId: RUN, types: WORK_IN_FLIGHT_EVENT_TYPES });
     const readMs = performance.now() - readStarted;
     const fold = createWorkInFlightFold(RUN);
     const foldStarted = performance.now();
@@ -75,7 +75,7 @@ export async function benchWorkInFlight(): Promise<BenchRow[]> {
     const foldMs = performance.now() - foldStarted;
 
     const work = createWorkInFlight(store, RUN);
-    work.picture();
+    await work.picture();
 
     const template = defaultPromptSet().text('files-in-flight');
     const pictureMs: number[] = [];
@@ -83,10 +83,10 @@ export async function benchWorkInFlight(): Promise<BenchRow[]> {
     let noticeChars = 0;
     for (let round = 0; round < ROUNDS; round += 1) {
       const started = performance.now();
-      noticeChars = (renderFilesInFlight(work.picture(), 'root', template) ?? '').length;
+      noticeChars = (renderFilesInFlight(await work.picture(), 'root', template) ?? '').length;
       pictureMs.push(performance.now() - started);
       const checked = performance.now();
-      work.overlapsWith([`src/area-${round % 20}/`, 'src/index.js'], 'root');
+      await work.overlapsWith([`src/area-${round % 20}/`, 'src/index.js'], 'root');
       overlapMs.push(performance.now() - checked);
     }
     const how = `${TASKS} worker tasks in flight, ${CALLS_PER_WORKER} tool calls each (${events.toLocaleString('en-US')} events, SQLite)`;
@@ -97,7 +97,7 @@ export async function benchWorkInFlight(): Promise<BenchRow[]> {
       { name: 'create_task overlap check', value: median(overlapMs), unit: 'ms', target: '< 50 ms', note: `median of ${ROUNDS}; a folder and src/index.js against ${TASKS} tasks` },
     ];
   } finally {
-    store.close();
+    await store.close();
     rmSync(dir, { recursive: true, force: true });
   }
 }

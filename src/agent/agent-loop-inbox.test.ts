@@ -14,8 +14,8 @@ function testInbox() {
   let wake: (() => void) | null = null;
   let waits = 0;
   const inbox: AgentInbox = {
-    take: () => queue.splice(0),
-    pending: () => ({ unread: queue.length, openChildren }),
+    take: async () => queue.splice(0),
+    pending: async () => ({ unread: queue.length, openChildren }),
     wait: (signal) =>
       new Promise<void>((resolve) => {
         waits += 1;

@@ -90,12 +90,12 @@ export type ModelCallCheck = string | null | { readonly stop: string };
  */
 export interface AgentInbox {
   /** Messages that arrived since the last take, oldest first, each taken once. */
-  take(): InboxDelivery[];
+  take(): Promise<InboxDelivery[]>;
   /**
    * Whether a message is due: unread ones, or tasks below that will hand off without anyone
    * acting (running, or able to start). Tasks held back by an andon do not count.
    */
-  pending(): { readonly unread: number; readonly openChildren: number };
+  pending(): Promise<{ readonly unread: number; readonly openChildren: number }>;
   /** Resolves when a message may have arrived, or when `signal` aborts. */
   wait(signal: AbortSignal): Promise<void>;
 }
@@ -185,7 +185,7 @@ export async function runAgent(options: AgentLoopOptions): Promise<AgentOutcome>
     if (signal.aborted) return fail(step, stoppedBecause(signal));
     step += 1;
     if (inbox !== undefined) {
-      for (const delivery of inbox.take()) {
+      for (const delivery of await inbox.take()) {
         const { fromTaskId, content, inboxSeq } = delivery;
         recorder.record({ type: 'message.received', data: { step, fromTaskId, content, ...(inboxSeq === undefined ? {} : { inboxSeq }) } });
         messages.push({ role: 'user', content });
@@ -322,14 +322,14 @@ function cacheHint(key: string | undefined, previousEnd: number | null, end: num
  * one (the loop goes on with it), false when none is due or the run was cancelled.
  */
 async function waitForMessages(inbox: AgentInbox, step: number, signal: AbortSignal, recorder: AgentRecorder): Promise<boolean> {
-  let pending = inbox.pending();
+  let pending = await inbox.pending();
   if (pending.unread > 0) return true;
   if (pending.openChildren === 0) return false;
   recorder.record({ type: 'agent.waiting', data: { step, openChildren: pending.openChildren } });
   await recorder.flush();
   while (!signal.aborted) {
     await inbox.wait(signal);
-    pending = inbox.pending();
+    pending = await inbox.pending();
     if (pending.unread > 0) return true;
     if (pending.openChildren === 0) return false;
   }

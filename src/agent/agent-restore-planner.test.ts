@@ -21,7 +21,7 @@ async function plannerKilledWhileWaiting(turns: ScriptedTurn[], openChildren: nu
   recordStart(recorder, tools);
   void runAgent({ model: capturingModel(turns), tools, systemPrompt: SYSTEM_PROMPT, task: TASK, recorder, maxSteps: 10, inbox });
   await vi.waitFor(() => expect(recorder.trail.slice(-2)).toEqual(['agent.waiting', 'flush']), UNTIL_THERE);
-  return recorder.durable();
+  return await recorder.durable();
 }
 
 /** The planner's next life over `events`, with an inbox whose children are still open. */
@@ -62,7 +62,7 @@ describe('runAgent restoring a planner', () => {
     expect(await next.outcome).toEqual({ status: 'ended', steps: 3 });
     expect(next.model.seen).toEqual([[...next.conversation.messages, { role: 'user', content: handoff('task-b', 'done') }]]);
     expect(next.recorder.trail).not.toContain('agent.nudged');
-    const whole = rebuildConversation(next.log.read({ agentId: AGENT_ID }));
+    const whole = rebuildConversation(await next.log.read({ agentId: AGENT_ID }));
     expect([...whole.receivedInboxSeqs]).toEqual([11, 12]);
     expect(whole.messages.at(-2)).toEqual({ role: 'assistant', text: '', toolCalls: [{ id: 'c2', name: 'finish', input: '{"summary":"all landed"}' }] });
   });

@@ -71,7 +71,7 @@ async function twoLives(tools: AnyTool[], task: string, state: KillSwitch, inbox
     state.reached,
     first.then((outcome) => Promise.reject(new Error(`the first life ended before colony was killed: ${JSON.stringify(outcome)}`))),
   ]);
-  const durable = recorder.durable();
+  const durable = await recorder.durable();
   const log = restartedLog(createMemoryEventStore, durable);
   const restore = { conversation: rebuildConversation(durable), attempt: 2, answerInterrupted: async (call: ToolCall) => interruptedAnswer(call) };
   const second = { log, recorder: testRecorder(log), inbox: inbox?.() };
@@ -119,7 +119,7 @@ describe('the sim worker restored after colony was killed in one of its calls', 
 
     const interrupted = rebuildConversation(durable).interrupted;
     expect(interrupted.map(({ call }) => call.name)).toEqual([stop.tool]);
-    const events = second.log.read({ agentId: AGENT_ID });
+    const events = await second.log.read({ agentId: AGENT_ID });
     const answer = events.slice(durable.length).find((event) => event.type === 'tool.ended');
     expect(answer?.data).toMatchObject({ callId: interrupted[0]?.call.id, ok: false, output: expect.stringMatching(/^error: interrupted by a restart/) });
     // The interrupted call is made again by the sim itself, in a later answer of its own.
@@ -140,8 +140,8 @@ function plannerWorld(stop: StopPoint, state: KillSwitch) {
   const handedOff = new Set<string>();
   const finishes: Record<string, unknown>[] = [];
   const inbox: AgentInbox = {
-    take: () => unread.splice(0),
-    pending: () => ({ unread: unread.length, openChildren: tasks.length - handedOff.size }),
+    take: async () => unread.splice(0),
+    pending: async () => ({ unread: unread.length, openChildren: tasks.length - handedOff.size }),
     wait: async () => {
       for (const task of tasks.filter((each) => !handedOff.has(each.id))) {
         handedOff.add(task.id);

@@ -67,7 +67,7 @@ describe('runAgent restoring a rebuilt conversation', () => {
     ]);
     await vi.waitFor(() => expect(runs).toContain('slow_command npm test'), UNTIL_THERE);
     // SIGKILL now: the log keeps what was flushed, which is everything up to the slow call's start.
-    const durable = life.recorder.durable();
+    const durable = await life.recorder.durable();
     expect(types(durable).slice(-2)).toEqual(['tool.ended', 'tool.started']);
     expect(endingCallSucceeded(rebuildConversation(durable), ['finish'])).toBe(false);
 
@@ -75,7 +75,7 @@ describe('runAgent restoring a rebuilt conversation', () => {
     expect(await next.outcome).toEqual({ status: 'ended', steps: 2 });
     expect(runs).toEqual(['echo a', 'slow_command npm test', 'echo b', 'finish']);
 
-    const after = next.log.read({ agentId: AGENT_ID }).slice(durable.length);
+    const after = (await next.log.read({ agentId: AGENT_ID })).slice(durable.length);
     expect(next.recorder.trail.slice(0, 6)).toEqual(['agent.restored', 'tool.ended', 'flush', 'tool.started', 'flush', 'tool.ended']);
     expect(after[0]?.data).toEqual({ attempt: 2, step: 1, interrupted: 1, notStarted: 1 });
     expect(after[1]?.data).toEqual({ step: 1, callId: 'c2', name: 'slow_command', ok: false, output: INTERRUPTED, durationMs: 0 });
@@ -86,7 +86,7 @@ describe('runAgent restoring a rebuilt conversation', () => {
       { role: 'tool', callId: 'c3', toolName: 'echo', content: 'echo: b', isError: false },
     ]);
     // Both lives are one agent: its whole log rebuilds to what the second life's model saw, and more.
-    const whole = rebuildConversation(next.log.read({ agentId: AGENT_ID }));
+    const whole = rebuildConversation(await next.log.read({ agentId: AGENT_ID }));
     expect(whole.messages.slice(0, next.model.seen[0]?.length)).toEqual(next.model.seen[0]);
     expect([whole.step, endingCallSucceeded(whole, ['finish']), endingCallSucceeded(whole, ['submit_handoff'])]).toEqual([2, true, false]);
   });
@@ -98,27 +98,27 @@ describe('runAgent restoring a rebuilt conversation', () => {
     });
     expect(await life.running).toBe('killed');
     // The store's flush is shared by every agent of a run: another agent's flush can make this answer durable before its first call starts.
-    const events = life.store.read({ agentId: AGENT_ID });
+    const events = await life.store.read({ agentId: AGENT_ID });
     expect(types(events).at(-1)).toBe('model.responded');
     expect(runs).toEqual([]);
 
     const next = nextLife(events, tools, [{ toolCalls: [call('c3', 'finish', { summary: 'done' })] }]);
     expect(await next.outcome).toEqual({ status: 'ended', steps: 2 });
     expect(runs).toEqual(['echo a', 'echo b', 'finish']);
-    expect(next.log.read({ agentId: AGENT_ID }).find((event) => event.type === 'agent.restored')?.data).toMatchObject({ interrupted: 0, notStarted: 2 });
+    expect((await next.log.read({ agentId: AGENT_ID })).find((event) => event.type === 'agent.restored')?.data).toMatchObject({ interrupted: 0, notStarted: 2 });
   });
 
   it('asks the model again for the same step when colony stopped during the model call', async () => {
     const { tools, runs } = countingTools();
     const life = firstLife(tools, [{ toolCalls: [call('c1', 'echo', { text: 'a' })] }, NEVER_ANSWERS]);
     await vi.waitFor(() => expect(life.model.seen).toHaveLength(2), UNTIL_THERE);
-    const events = life.store.read({ agentId: AGENT_ID });
+    const events = await life.store.read({ agentId: AGENT_ID });
     expect(types(events).at(-1)).toBe('model.requested');
 
     const next = nextLife(events, tools, [{ toolCalls: [call('c2', 'finish', { summary: 'done' })] }]);
     expect(await next.outcome).toEqual({ status: 'ended', steps: 2 });
     expect(next.model.seen).toEqual([life.model.seen[1]]);
-    const after = next.log.read({ agentId: AGENT_ID }).slice(events.length);
+    const after = (await next.log.read({ agentId: AGENT_ID })).slice(events.length);
     expect(types(after).slice(0, 2)).toEqual(['agent.restored', 'model.requested']);
     expect(after[1]?.data).toMatchObject({ step: 2 });
     expect(runs).toEqual(['echo a', 'finish']);
@@ -132,7 +132,7 @@ describe('runAgent restoring a rebuilt conversation', () => {
       { maxSteps: 3 },
     );
     await vi.waitFor(() => expect(runs).toContain('slow_command make'), UNTIL_THERE);
-    const durable = life.recorder.durable();
+    const durable = await life.recorder.durable();
     expect(rebuildConversation(durable)).toMatchObject({ step: 3, notStarted: [] });
 
     const spent = nextLife(durable, tools, [], { maxSteps: 3 });
@@ -149,10 +149,10 @@ describe('runAgent restoring a rebuilt conversation', () => {
     const life = firstLife(tools, [{ toolCalls: [call('c1', 'slow_command', { command: 'submit' }), call('c2', 'echo', { text: 'after' })] }]);
     await vi.waitFor(() => expect(runs).toEqual(['slow_command submit']), UNTIL_THERE);
     const stored: ToolResult = { ok: true, output: 'handoff submitted (stored before the restart)', endsAgent: true };
-    const next = nextLife(life.recorder.durable(), tools, [], { answer: async () => stored });
+    const next = nextLife(await life.recorder.durable(), tools, [], { answer: async () => stored });
     expect(await next.outcome).toEqual({ status: 'ended', steps: 1 });
     expect(runs).toEqual(['slow_command submit']);
-    const ended = next.log.read({ agentId: AGENT_ID }).filter((event) => event.type === 'tool.ended');
+    const ended = (await next.log.read({ agentId: AGENT_ID })).filter((event) => event.type === 'tool.ended');
     expect(ended.map((event) => event.data)).toMatchObject([
       { callId: 'c1', ok: true, output: 'handoff submitted (stored before the restart)' },
       { callId: 'c2', ok: false, output: 'error: not run: the handoff was already submitted' },
@@ -164,16 +164,16 @@ describe('runAgent restoring a rebuilt conversation', () => {
     const { tools, runs } = countingTools();
     const life = firstLife(tools, [{ toolCalls: [call('c1', 'slow_command', { command: 'one' }), call('c2', 'slow_command', { command: 'two' })] }]);
     await vi.waitFor(() => expect(runs).toEqual(['slow_command one']), UNTIL_THERE);
-    const second = nextLife(life.recorder.durable(), tools, []);
+    const second = nextLife(await life.recorder.durable(), tools, []);
     await vi.waitFor(() => expect(runs).toEqual(['slow_command one', 'slow_command two']), UNTIL_THERE);
-    const durable = second.recorder.durable();
+    const durable = await second.recorder.durable();
     const rebuilt = rebuildConversation(durable);
     expect([rebuilt.interrupted.map(({ call: each }) => each.id), rebuilt.notStarted]).toEqual([['c2'], []]);
 
     const third = nextLife(durable, tools, [{ toolCalls: [call('c3', 'finish', { summary: 'done' })] }], { attempt: 3 });
     expect(await third.outcome).toEqual({ status: 'ended', steps: 2 });
     expect(runs).toEqual(['slow_command one', 'slow_command two', 'finish']);
-    const restored = third.log.read({ agentId: AGENT_ID }).filter((event) => event.type === 'agent.restored');
+    const restored = (await third.log.read({ agentId: AGENT_ID })).filter((event) => event.type === 'agent.restored');
     expect(restored.map((event) => event.data)).toEqual([
       { attempt: 2, step: 1, interrupted: 1, notStarted: 1 },
       { attempt: 3, step: 1, interrupted: 1, notStarted: 0 },
@@ -185,7 +185,7 @@ describe('runAgent restoring a rebuilt conversation', () => {
     const { tools } = countingTools();
     const life = firstLife(tools, [{ text: 'Let me think.' }], { killAfter: (event) => event.type === 'model.responded' });
     expect(await life.running).toBe('killed');
-    const next = nextLife(life.store.read({ agentId: AGENT_ID }), tools, [{ toolCalls: [call('c1', 'finish', { summary: 'done' })] }]);
+    const next = nextLife(await life.store.read({ agentId: AGENT_ID }), tools, [{ toolCalls: [call('c1', 'finish', { summary: 'done' })] }]);
     expect(await next.outcome).toEqual({ status: 'ended', steps: 2 });
     expect(next.recorder.trail.slice(0, 3)).toEqual(['agent.restored', 'flush', 'agent.nudged']);
     expect(next.model.seen[0]?.at(-1)).toMatchObject({ role: 'user', content: expect.stringMatching(/submit_handoff/) });

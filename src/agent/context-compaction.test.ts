@@ -85,7 +85,7 @@ async function runLong(context: ContextPolicy, model = countingModel(longTask)) 
   const tools = [bulk, finish];
   recordStart(recorder, tools);
   const outcome = await runAgent({ model, tools, systemPrompt: SYSTEM_PROMPT, task: TASK, recorder, maxSteps: 60, context });
-  const events = store.read({ agentId: AGENT_ID });
+  const events = await store.read({ agentId: AGENT_ID });
   const stepRequests = model.requests.filter((request) => request.toolChoice !== 'none');
   return { outcome, events, model, stepRequests };
 }
@@ -216,8 +216,8 @@ describe('compaction at the edges', () => {
     recordStart(recorder, tools);
     let step = 0;
     const inbox = {
-      take: () => [{ fromTaskId: null, content: `Handoff number ${(step += 1)}` }],
-      pending: () => ({ unread: 0, openChildren: 0 }),
+      take: async () => [{ fromTaskId: null, content: `Handoff number ${(step += 1)}` }],
+      pending: async () => ({ unread: 0, openChildren: 0 }),
       wait: async () => undefined,
     };
     const model = countingModel(longTask);
@@ -264,7 +264,7 @@ describe('the scratchpad', () => {
     expect(third?.messages.at(-1)).toEqual(expect.objectContaining({ content: expect.stringContaining('plan B: rewritten') }));
     expect(JSON.stringify(shown(third))).not.toContain('plan A');
     // Shown, not kept: the rebuilt conversation holds no scratchpad message.
-    const rebuilt = rebuildConversation(store.read({ agentId: AGENT_ID })).messages;
+    const rebuilt = rebuildConversation(await store.read({ agentId: AGENT_ID })).messages;
     expect(rebuilt.some((message) => message.role === 'user' && message.content.startsWith('Your scratchpad'))).toBe(false);
   });
 });
@@ -295,7 +295,7 @@ describe('reminders', () => {
       scratchpad: () => pad,
       reminders: { reflectEvery, reflectText: 'Reflection reminder: check.', scratchpadEvery, scratchpadText: 'Scratchpad reminder: rewrite it.' },
     });
-    return ofType(store.read({ agentId: AGENT_ID }), 'agent.nudged').map((event) => `${event.data.reminder ?? 'none'}@${event.data.step}`);
+    return ofType(await store.read({ agentId: AGENT_ID }), 'agent.nudged').map((event) => `${event.data.reminder ?? 'none'}@${event.data.step}`);
   }
 
   it('asks to reflect every N steps', async () => {

@@ -14,8 +14,8 @@ function inboxWithMessagesAtStepTwo(): AgentInbox {
   ];
   let takes = 0;
   return {
-    take: () => ((takes += 1), takes === 2 ? atStepTwo : []),
-    pending: () => ({ unread: 0, openChildren: 0 }),
+    take: async () => ((takes += 1), takes === 2 ? atStepTwo : []),
+    pending: async () => ({ unread: 0, openChildren: 0 }),
     wait: async () => undefined,
   };
 }
@@ -61,7 +61,7 @@ async function recordedRun(): Promise<{ events: ColonyEvent[]; seen: Message[][]
     beforeModelCall: async () => ((checks += 1), checks === 3 ? 'Your view of main moved to a new commit.' : null),
   });
   expect(outcome).toEqual({ status: 'ended', steps: 4 });
-  return { events: store.read({ agentId: AGENT_ID }), seen: model.seen };
+  return { events: await store.read({ agentId: AGENT_ID }), seen: model.seen };
 }
 
 /** Messages each event adds to the conversation, as the loop adds them. */

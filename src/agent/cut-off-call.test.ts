@@ -52,7 +52,7 @@ async function run(answers: readonly Answer[], context: ContextPolicy | null = C
   recordStart(recorder, all);
   const model = answering(answers);
   const outcome = await runAgent({ model, tools: all, systemPrompt: SYSTEM_PROMPT, task: TASK, recorder, maxSteps: 10, ...(context === null ? {} : { context }) });
-  const events = store.read({ agentId: AGENT_ID });
+  const events = await store.read({ agentId: AGENT_ID });
   const ended = events.flatMap((event) => (event.type === 'tool.ended' ? [`${event.data.callId}: ${event.data.output}`] : []));
   return { outcome, runs, ended, events, model };
 }
@@ -122,7 +122,7 @@ describe('a tool call cut off at the output limit', () => {
       restore: { conversation, attempt: 2, answerInterrupted: async (each) => interruptedAnswer(each) },
     });
     expect(outcome.status).toBe('ended');
-    const ended = log.read({ agentId: AGENT_ID }).flatMap((event) => (event.type === 'tool.ended' ? [`${event.data.callId}: ${event.data.output}`] : []));
+    const ended = (await log.read({ agentId: AGENT_ID })).flatMap((event) => (event.type === 'tool.ended' ? [`${event.data.callId}: ${event.data.output}`] : []));
     expect(ended).toEqual(['a: echo: one', `b: error: ${CUT}`, 'f: finished']);
   });
 

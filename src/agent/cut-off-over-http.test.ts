@@ -58,7 +58,7 @@ describe.each(['openai-compatible:scripted', 'anthropic:scripted'])('a cut-off a
     expect(outcome).toEqual({ status: 'ended', steps: 2 });
     expect(runs).toEqual(['echo one', 'finish']);
     expect(server.requests.map((request) => (request.body as { max_tokens?: unknown }).max_tokens)).toEqual([300, 300]);
-    const events = store.read({ agentId: AGENT_ID });
+    const events = await store.read({ agentId: AGENT_ID });
     expect(events.flatMap((event) => (event.type === 'model.responded' ? [event.data.finishReason] : []))).toEqual(['length', 'tool-calls']);
     expect(ended(events)).toEqual(['echo: one', `error: ${cutOffMessage({ outputTokens: 300 })}`, 'finished']);
     // The model's next request holds the answer to its cut call.
@@ -101,7 +101,7 @@ describe('the sim planner cut off at its output limit over HTTP', () => {
     // With every task published and no handoff to wait for, it only stops calling tools.
     expect(outcome).toMatchObject({ status: 'failed', reason: expect.stringContaining('stopped calling tools') });
     expect(server.requests.every((request) => (request.body as { max_tokens?: unknown }).max_tokens === 1_000)).toBe(true);
-    const events = store.read({ agentId: AGENT_ID });
+    const events = await store.read({ agentId: AGENT_ID });
     const reasons = events.flatMap((event) => (event.type === 'model.responded' ? [event.data.finishReason] : []));
     // Cut once: told so, it published no more at once than got through.
     expect(reasons.slice(0, 3)).toEqual(['length', 'tool-calls', 'tool-calls']);

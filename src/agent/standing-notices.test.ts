@@ -46,7 +46,7 @@ describe('standing notices', () => {
       expect(conversation).toHaveLength(2 + 2 * index);
     }
     // Each change is recorded once; an empty message withdraws a kind.
-    const told = log.read({ agentId: AGENT_ID }).flatMap((event) => (event.type === 'agent.nudged' ? [[event.data.step, event.data.notice, event.data.message]] : []));
+    const told = (await log.read({ agentId: AGENT_ID })).flatMap((event) => (event.type === 'agent.nudged' ? [[event.data.step, event.data.notice, event.data.message]] : []));
     expect(told).toEqual([
       [1, 'files', 'Notice files: a.js'],
       [2, 'view', 'Notice view: behind'],
@@ -67,7 +67,7 @@ describe('standing notices', () => {
     const firstLife = await runAgent({ model: firstModel, tools, systemPrompt: SYSTEM_PROMPT, task: TASK, recorder: first, maxSteps: 2, notices: () => asked.shift() ?? [] });
     expect(firstLife).toMatchObject({ status: 'failed' });
 
-    const events = log.read({ agentId: AGENT_ID });
+    const events = await log.read({ agentId: AGENT_ID });
     const conversation = rebuildConversation(events);
     expect(conversation.messages.some((message) => message.role === 'user' && message.content.includes('Notice'))).toBe(false);
     expect([...conversation.notices]).toEqual([['files', 'Notice files: b.js']]);
@@ -87,7 +87,7 @@ describe('standing notices', () => {
     });
     expect(outcome).toMatchObject({ status: 'ended' });
     expect(model.seen.map(noticesIn)).toEqual([[{ fromEnd: 1, content: 'Notice files: b.js' }]]);
-    const toldAfter = next.read({ agentId: AGENT_ID }).filter((event) => event.seq > (events.at(-1)?.seq ?? 0) && event.type === 'agent.nudged');
+    const toldAfter = (await next.read({ agentId: AGENT_ID })).filter((event) => event.seq > (events.at(-1)?.seq ?? 0) && event.type === 'agent.nudged');
     expect(toldAfter).toEqual([]);
   });
 });

@@ -1,4 +1,4 @@
-import type { ColonyEvent } from '../events/event-types.js';
+import type { RecordedEvent } from '../events/event-types.js';
 import { followRun, type EventReader } from '../observe/replay/run-reader.js';
 import { eventsDatabasePath } from '../orchestrator/setup/state-directory.js';
 import type { EventQuery } from '../store/events/event-store.js';
@@ -14,7 +14,7 @@ import { steeringActions } from './tui-actions.js';
 
 /** How a run shows itself while it goes: `onEvent` for the session, and `close` once it returns. */
 export interface RunDisplay {
-  readonly onEvent: (event: ColonyEvent) => void;
+  readonly onEvent: (event: RecordedEvent) => void;
   /** Takes the terminal UI down (when there is one) and prints what it held back. */
   close(): Promise<void>;
 }
@@ -25,7 +25,7 @@ export interface RunDisplayOptions {
   readonly stateDir: string;
   readonly repoDir: string;
   /** The progress printer for plain lines, when there is no terminal UI. */
-  readonly progress: ((event: ColonyEvent) => void) | undefined;
+  readonly progress: ((event: RecordedEvent) => void) | undefined;
 }
 
 /**
@@ -58,17 +58,17 @@ export function startRunDisplay(ctx: CommandContext, options: RunDisplayOptions)
     close: async () => {
       ui.close();
       await ui.closed;
-      reader.close();
+      await reader.close();
       for (const text of heldBack) ctx.stderr(text);
     },
   };
 }
 
 /** The run's log, opened once the run has made it: until then it reads as empty. */
-function lazyLog(stateDir: string): EventReader & { close(): void } {
+function lazyLog(stateDir: string): EventReader & { close(): Promise<void> } {
   let events: EventStore | null = null;
   return {
-    read(query: EventQuery) {
+    async read(query: EventQuery) {
       if (events === null) {
         const path = eventsDatabasePath(stateDir);
         if (!existsSync(path)) return [];
@@ -81,8 +81,8 @@ function lazyLog(stateDir: string): EventReader & { close(): void } {
       }
       return events.read(query);
     },
-    close() {
-      events?.close();
+    async close() {
+      await events?.close();
     },
   };
 }

@@ -29,16 +29,16 @@ export function addSteeringOptions(command: Command): Command {
  * Opens the unfinished run of the flags' state directory for one steering command, runs `act`
  * on it and lets it go whatever happens; says what is wrong (exit 2) when there is no run to steer.
  */
-export function steerRun(ctx: CommandContext, flags: StateDirFlags, act: (access: Extract<SteeringAccess, { ok: true }>) => number): number {
-  const access = openSteering(stateDirOf(ctx, flags), ctx.secrets ?? []);
+export async function steerRun(ctx: CommandContext, flags: StateDirFlags, act: (access: Extract<SteeringAccess, { ok: true }>) => Promise<number>): Promise<number> {
+  const access = await openSteering(stateDirOf(ctx, flags), ctx.secrets ?? []);
   if (!access.ok) {
     usageError(ctx, access.error);
     return ctx.exitCode;
   }
   try {
-    return act(access);
+    return await act(access);
   } finally {
-    access.close();
+    await access.close();
   }
 }
 

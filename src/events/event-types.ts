@@ -35,6 +35,12 @@ export interface EventEnvelope {
 
 export type ColonyEvent = EventEnvelope & EventBody;
 
+/**
+ * An event as its writer recorded it, before it is written: everything but its place in the log
+ * (`seq`), which a store shared by several processes only knows once the event is written.
+ */
+export type RecordedEvent = Omit<EventEnvelope, 'seq'> & EventBody;
+
 /** The payload type of one event type. */
 export type EventData<T extends EventType> = Extract<EventBody, { type: T }>['data'];
 

@@ -22,16 +22,16 @@ function timeline() {
       clock.now = second(seconds);
       run.append('system', body);
     },
-    health(): GreenHealth {
+    async health(): Promise<GreenHealth> {
       const fold = createGreenHealthFold();
-      for (const event of store.read()) fold.add(event);
+      for (const event of await store.read()) fold.add(event);
       return fold.result();
     },
   };
 }
 
 describe('the green health of a run', () => {
-  it('times main red from the first bad commit to the green commit, overlapping breaks as one, and counts a red period still open', () => {
+  it('times main red from the first bad commit to the green commit, overlapping breaks as one, and counts a red period still open', async () => {
     const { land, record, health, run } = timeline();
     land(100, 'a');
     record(200, greenChecked(commit('a'), true));
@@ -50,7 +50,7 @@ describe('the green health of a run', () => {
     record(1100, greenAdvanced(commit('f'), commit('a')));
     // Red from b (300 s) until f landed (900 s): 600 s.
     // The latest event is at 1100 s: 600 / 1100, to four places.
-    expect(health()).toMatchObject({ redShare: 0.5455, meanTimeToGreenS: 600, redNow: false, since: null, snapshots: 4, redSnapshots: 2, bisects: 2 });
+    expect(await health()).toMatchObject({ redShare: 0.5455, meanTimeToGreenS: 600, redNow: false, since: null, snapshots: 4, redSnapshots: 2, bisects: 2 });
 
     // g breaks and h fixes it before a snapshot sees it: main never showed red.
     land(1200, 'g');
@@ -69,7 +69,7 @@ describe('the green health of a run', () => {
     run.tick(50_000);
     run.step('worker-2', 1, 'read_file', { path: 'README.md' }, 'hello');
 
-    const going = health();
+    const going = await health();
     // 600 + 100 + 200 (1800 s to 2000 s) of 2000 s.
     expect(going).toEqual({
       commit: commit('i'),
@@ -89,10 +89,10 @@ describe('the green health of a run', () => {
 
     // The run ends red at 2500 s: the open period counts to the end, and stays out of the mean.
     record(2500, { type: 'run.ended', data: { status: 'done', durationMs: 2_500_000 } });
-    expect(health()).toMatchObject({ redShare: 0.56, meanTimeToGreenS: 350, redNow: true, since: second(1800) });
+    expect(await health()).toMatchObject({ redShare: 0.56, meanTimeToGreenS: 350, redNow: true, since: second(1800) });
   });
 
-  it('starts a period at the run\'s start when main failed so from the start, and ends it at the snapshot when its commit landed elsewhere', () => {
+  it('starts a period at the run\'s start when main failed so from the start, and ends it at the snapshot when its commit landed elsewhere', async () => {
     const { land, record, health } = timeline();
     land(100, 'a');
     record(200, greenChecked(commit('a'), false));
@@ -100,10 +100,10 @@ describe('the green health of a run', () => {
     // The commit that passes was pushed outside the run: the period ends with its snapshot.
     record(400, greenChecked(commit('k'), true));
     record(500, greenAdvanced(commit('k')));
-    expect(health()).toMatchObject({ redShare: 0.8, meanTimeToGreenS: 400, redNow: false, redSnapshots: 1, commit: commit('k') });
+    expect(await health()).toMatchObject({ redShare: 0.8, meanTimeToGreenS: 400, redNow: false, redSnapshots: 1, commit: commit('k') });
   });
 
-  it('never starts a red period before main was last seen green', () => {
+  it('never starts a red period before main was last seen green', async () => {
     const { land, record, health } = timeline();
     land(100, 'a');
     land(200, 'b');
@@ -112,22 +112,22 @@ describe('the green health of a run', () => {
     // A bisect naming a commit older than the green one cannot move the start before b landed.
     record(400, greenChecked(commit('c'), false));
     record(450, greenBisected(commit('c'), commit('a')));
-    expect(health()).toMatchObject({ redNow: true, since: second(200) });
+    expect(await health()).toMatchObject({ redNow: true, since: second(200) });
     land(460, 'd');
     record(500, greenChecked(commit('d'), true));
-    expect(health()).toMatchObject({ redNow: false, meanTimeToGreenS: 260, redShare: 0.52 });
+    expect(await health()).toMatchObject({ redNow: false, meanTimeToGreenS: 260, redShare: 0.52 });
   });
 
-  it('never ends a red period before it began: a fix that landed while the red check ran closes it at 0 s', () => {
+  it('never ends a red period before it began: a fix that landed while the red check ran closes it at 0 s', async () => {
     const { land, record, health } = timeline();
     land(100, 'a');
     land(250, 'b');
     record(300, greenChecked(commit('a'), false));
     record(400, greenChecked(commit('b'), true));
-    expect(health()).toMatchObject({ redSnapshots: 1, redNow: false, meanTimeToGreenS: 0, redShare: 0 });
+    expect(await health()).toMatchObject({ redSnapshots: 1, redNow: false, meanTimeToGreenS: 0, redShare: 0 });
   });
 
-  it('counts the commits landed between green points, reports, and a blocked branch until it moves again', () => {
+  it('counts the commits landed between green points, reports, and a blocked branch until it moves again', async () => {
     const { land, record, health } = timeline();
     land(10, 'a');
     record(20, greenAdvanced(commit('a')));
@@ -138,23 +138,23 @@ describe('the green health of a run', () => {
     land(70, 'd');
     record(80, greenBlocked(commit('d'), 'green has commits main does not'));
     record(90, greenReported(commit('d'), 'task-root'));
-    expect(health()).toMatchObject({ commit: commit('c'), commitsBetweenGreen: [2, 0], blocked: 'green has commits main does not', failures: 1, snapshots: 0, redShare: 0, meanTimeToGreenS: null });
+    expect(await health()).toMatchObject({ commit: commit('c'), commitsBetweenGreen: [2, 0], blocked: 'green has commits main does not', failures: 1, snapshots: 0, redShare: 0, meanTimeToGreenS: null });
     land(100, 'e');
     record(110, greenAdvanced(commit('e'), commit('c')));
-    expect(health()).toMatchObject({ commit: commit('e'), commitsBetweenGreen: [2, 0, 2], blocked: null });
+    expect(await health()).toMatchObject({ commit: commit('e'), commitsBetweenGreen: [2, 0, 2], blocked: null });
   });
 
-  it('is active once the run records a green event or settings with a green loop, and names the branch from the settings', () => {
+  it('is active once the run records a green event or settings with a green loop, and names the branch from the settings', async () => {
     const { record, store } = timeline();
     const fold = createGreenHealthFold();
-    for (const event of store.read()) fold.add(event);
+    for (const event of await store.read()) fold.add(event);
     expect(fold.active).toBe(false);
     record(1, { type: 'run.configured', data: { settings: runSettingsFixture() } });
-    for (const event of store.read({ afterSeq: store.lastSeq() - 1 })) fold.add(event);
+    for (const event of await store.read({ afterSeq: (await store.lastSeq()) - 1 })) fold.add(event);
     expect(fold.active).toBe(false);
     const green = { check: null, everyCommits: 5, everyMs: null, branch: 'colony-green', tag: false, checkTimeoutMs: 600_000 };
     record(2, { type: 'run.configured', data: { settings: runSettingsFixture({ green }) } });
-    for (const event of store.read({ afterSeq: store.lastSeq() - 1 })) fold.add(event);
+    for (const event of await store.read({ afterSeq: (await store.lastSeq()) - 1 })) fold.add(event);
     expect(fold.active).toBe(true);
     expect(fold.result()).toMatchObject({ branch: 'colony-green', commit: null, snapshots: 0, redShare: 0, redNow: false, lastSnapshot: null });
   });

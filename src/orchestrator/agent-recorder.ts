@@ -1,9 +1,14 @@
 import type { AgentOutcome } from '../agent/agent-loop.js';
 import type { AgentRecorder } from '../agent/types.js';
 import type { Handoff } from '../events/handoff.js';
-import type { ColonyEvent, EventBody } from '../events/event-types.js';
+import type { EventBody, RecordedEvent } from '../events/event-types.js';
 import type { EventStore } from '../store/events/event-store.js';
 import type { DiskGuard } from './disk-guard.js';
+
+/** An agent's recorder onto the run's event log: `flush` is the log's own promise (or the disk guard's). */
+export interface EventStoreRecorder extends AgentRecorder {
+  flush(): Promise<void>;
+}
 
 /**
  * Records an agent's events in the store under its id, telling `onEvent` each one as it is
@@ -13,11 +18,11 @@ export function createAgentRecorder(
   events: EventStore,
   runId: string,
   agentId: string,
-  onEvent?: (event: ColonyEvent) => void,
+  onEvent?: (event: RecordedEvent) => void,
   disk?: DiskGuard,
   /** Stops a flush's wait for disk space (the agent is stopped); its events stay buffered. */
   signal?: AbortSignal,
-): AgentRecorder {
+): EventStoreRecorder {
   const flushThroughGuard = (guard: DiskGuard) => (): Promise<void> => {
     const flushed = guard.flush(signal);
     // Callers that cannot wait (publishing, ending) leave the events buffered for the next
@@ -34,6 +39,15 @@ export function createAgentRecorder(
   };
 }
 
+/**
+ * Starts making the recorder's events durable without waiting for it: an agent that publishes
+ * or ends goes on even while the disk is full. A failed flush leaves the events buffered for
+ * the next one (the runner's, as it closes the task), which reports it to whoever awaits it.
+ */
+export function flushInBackground(recorder: AgentRecorder): void {
+  Promise.resolve(recorder.flush()).catch(() => undefined);
+}
+
 /** The last events of any agent of the tree: how it failed (if it did) and how it ended. */
 export function endAgent(recorder: AgentRecorder, outcome: AgentOutcome, handoff: Handoff): void {
   if (outcome.status === 'failed') {
@@ -43,5 +57,5 @@ export function endAgent(recorder: AgentRecorder, outcome: AgentOutcome, handoff
     type: 'agent.ended',
     data: { status: handoff.status, steps: outcome.steps, reason: outcome.status === 'ended' ? 'handoff submitted' : outcome.reason },
   });
-  recorder.flush();
+  flushInBackground(recorder);
 }

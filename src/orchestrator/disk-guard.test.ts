@@ -16,23 +16,23 @@ afterEach(() => {
 });
 
 describe('the disk guard', () => {
-  it('lets the runner start agents while the state directory is the one the run started with, and stops it, saying why, once it is not', () => {
+  it('lets the runner start agents while the state directory is the one the run started with, and stops it, saying why, once it is not', async () => {
     const stateDir = join(base, 'state');
     mkdirSync(stateDir);
     const guard = createDiskGuard({ events: createMemoryEventStore(), path: stateDir, record: () => undefined, now: () => 0, reserveBytes: 0 });
-    expect(guard.canStartAgents()).toBe(true);
+    expect(await guard.canStartAgents()).toBe(true);
     rmSync(stateDir, { recursive: true });
     const gone = `the state directory ${stateDir} was deleted while the run went on, and the run's event log and workspaces with it, so the run stops`;
-    expect(() => guard.canStartAgents()).toThrow(gone);
+    await expect(guard.canStartAgents()).rejects.toThrow(gone);
   });
 
-  it('stops it too when the event log is deleted and the directory stays, held by a mount in it', () => {
+  it('stops it too when the event log is deleted and the directory stays, held by a mount in it', async () => {
     const stateDir = join(base, 'state');
     mkdirSync(join(stateDir, 'workspaces', 'busy'), { recursive: true });
     writeFileSync(join(stateDir, 'colony.db'), '');
     const guard = createDiskGuard({ events: createMemoryEventStore(), path: stateDir, logPath: join(stateDir, 'colony.db'), record: () => undefined, now: () => 0, reserveBytes: 0 });
-    expect(guard.canStartAgents()).toBe(true);
+    expect(await guard.canStartAgents()).toBe(true);
     rmSync(join(stateDir, 'colony.db'));
-    expect(() => guard.canStartAgents()).toThrow(`the state directory ${stateDir} was deleted while the run went on`);
+    await expect(guard.canStartAgents()).rejects.toThrow(`the state directory ${stateDir} was deleted while the run went on`);
   });
 });

@@ -31,17 +31,17 @@ export interface DiskGuard {
    */
   flush(signal?: AbortSignal): Promise<void>;
   /**
-   * Runs a write to the state (a task table change) and returns its result, waiting and
-   * trying again while it fails because the disk is full. Other errors are thrown. Returns
+   * Runs a write to the state (a task table change) and resolves to its result, waiting and
+   * trying again while it fails because the disk is full. Other errors reject. Resolves to
    * null only when `signal` aborted while the disk was full.
    */
-  write<Result>(operation: () => Result, signal?: AbortSignal): Promise<Result | null>;
+  write<Result>(operation: () => Promise<Result>, signal?: AbortSignal): Promise<Result | null>;
   /**
    * For the runner, before it starts an agent: false while the disk is full (one flush is tried).
-   * Throws when the state directory is not the one the run started with any more (someone
+   * Rejects when the state directory is not the one the run started with any more (someone
    * deleted it): the run must stop and say so, not start agents in workspaces that are gone.
    */
-  canStartAgents(): boolean;
+  canStartAgents(): Promise<boolean>;
 }
 
 export interface DiskGuardOptions {
@@ -97,9 +97,9 @@ export function createDiskGuard(options: DiskGuardOptions): DiskGuard {
     record({ type: 'disk.recovered', data: { path, pausedMs } });
   };
   /** One try: true when the log was written. */
-  const tryFlush = (): boolean => {
+  const tryFlush = async (): Promise<boolean> => {
     try {
-      events.flush();
+      await events.flush();
     } catch (error) {
       if (!isDiskFull(error)) throw error;
       noteFull(error);
@@ -109,16 +109,16 @@ export function createDiskGuard(options: DiskGuardOptions): DiskGuard {
     // last bytes does not end it, or it would flap with every flush.
     if (fullSince !== null && belowReserve() === null) {
       noteWritable();
-      return tryFlush();
+      return await tryFlush();
     }
     return true;
   };
 
-  const write = async <Result>(operation: () => Result, signal?: AbortSignal): Promise<Result | null> => {
+  const write = async <Result>(operation: () => Promise<Result>, signal?: AbortSignal): Promise<Result | null> => {
     for (;;) {
       try {
-        const result = operation();
-        if (fullSince !== null) tryFlush();
+        const result = await operation();
+        if (fullSince !== null) await tryFlush();
         return result;
       } catch (error) {
         if (!isDiskFull(error)) throw error;
@@ -149,9 +149,9 @@ export function createDiskGuard(options: DiskGuardOptions): DiskGuard {
       }
     },
     write,
-    canStartAgents: () => {
+    canStartAgents: async () => {
       checkStateDir();
-      return !lowOnSpace() && tryFlush();
+      return !lowOnSpace() && (await tryFlush());
     },
   };
 }

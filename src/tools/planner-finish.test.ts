@@ -6,10 +6,10 @@ import { createPlannerRoleTools, finishReportFromInput, type FinishReport, type 
 /** A board that records finishes and refuses nothing else the test does not call. */
 function recordingBoard(): { readonly board: PlannerBoard; readonly finished: FinishReport[] } {
   const finished: FinishReport[] = [];
-  const refuse = () => ({ ok: false as const, error: 'not in this test' });
+  const refuse = async () => ({ ok: false as const, error: 'not in this test' });
   return {
     finished,
-    board: { createTask: refuse, delegate: refuse, writeScratchpad: () => undefined, setAndon: () => undefined, finish: (report) => (finished.push(report), { ok: true }) },
+    board: { createTask: refuse, delegate: refuse, writeScratchpad: () => undefined, setAndon: async () => undefined, finish: (report) => (finished.push(report), { ok: true }) },
   };
 }
 

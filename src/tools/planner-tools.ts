@@ -44,10 +44,10 @@ export interface PlannerBoard {
    * empty. `acceptance`: commands that must pass on main once the task's work landed; none when
    * empty or absent.
    */
-  createTask(input: { title: string; brief: string; retryOf: string | null; paths: readonly string[]; acceptance?: readonly string[] }): Published;
-  delegate(input: { title: string; scope: string; brief: string }): Published;
+  createTask(input: { title: string; brief: string; retryOf: string | null; paths: readonly string[]; acceptance?: readonly string[] }): Promise<Published>;
+  delegate(input: { title: string; scope: string; brief: string }): Promise<Published>;
   writeScratchpad(content: string): void;
-  setAndon(paused: boolean, reason: string): void;
+  setAndon(paused: boolean, reason: string): Promise<void>;
   /**
    * Records the planner's finish, or refuses it with what to do instead: colony refuses a root
    * planner's done while main's release check fails.
@@ -121,7 +121,7 @@ export function createPlannerRoleTools(board: PlannerBoard): AnyTool[] {
     parameters: createTaskParameters,
     execute: async (input) =>
       publishedResult(
-        board.createTask({
+        await board.createTask({
           title: input.title,
           brief: input.brief,
           retryOf: input.retry_of ?? null,
@@ -136,7 +136,7 @@ export function createPlannerRoleTools(board: PlannerBoard): AnyTool[] {
     description: description('delegate'),
     parameters: delegateParameters,
     execute: async (input) =>
-      publishedResult(board.delegate(input), (id) => `Delegated task ${id} (scope ${input.scope}): ${input.title}`),
+      publishedResult(await board.delegate(input), (id) => `Delegated task ${id} (scope ${input.scope}): ${input.title}`),
   };
   const writeScratchpad = createWriteScratchpadTool((content) => board.writeScratchpad(content));
   const andon: Tool<z.infer<typeof andonParameters>> = {
@@ -144,7 +144,7 @@ export function createPlannerRoleTools(board: PlannerBoard): AnyTool[] {
     description: description('andon'),
     parameters: andonParameters,
     execute: async (input) => {
-      board.setAndon(input.paused, input.reason);
+      await board.setAndon(input.paused, input.reason);
       const what = input.paused ? 'paused' : 'resumed';
       return { ok: true, output: `New tasks below this planner are ${what}.` };
     },

@@ -60,7 +60,7 @@ export const ROOM_IMPORTS: Readonly<Record<string, Readonly<Record<string, reado
     checkout: ['git', 'files'],
     testing: [],
   },
-  store: { events: [], tasks: [], sqlite: ['events', 'tasks'], testing: [] },
+  store: { events: [], tasks: [], sqlite: ['events', 'tasks'], postgres: ['events', 'tasks'], testing: [] },
   tools: { testing: [] },
   agent: { testing: [] },
   orchestrator: {

@@ -113,7 +113,7 @@ describeRuns('colony analyze', () => {
       expect(noLog.stderr).toContain(`there is no colony event log at ${join(empty, 'colony.db')}`);
       expect(noLog.stderr).toContain('--repo');
 
-      openSqliteEventStore(join(empty, 'colony.db')).close();
+      await openSqliteEventStore(join(empty, 'colony.db')).close();
       const noRun = await runCli(['analyze', '--state', empty, '--json']);
       expect(noRun.code).toBe(2);
       expect(noRun.stdout).toBe('');

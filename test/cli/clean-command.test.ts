@@ -166,7 +166,7 @@ describe('colony clean, flags', () => {
     expect(none.code).toBe(2);
     expect(none.stderr).toContain(`there is no state directory at ${stateDir} to move aside`);
     mkdirSync(stateDir);
-    openSqliteEventStore(join(stateDir, 'colony.db')).close();
+    await openSqliteEventStore(join(stateDir, 'colony.db')).close();
     const sound = await runCli(['clean', '--damaged', '--repo', repo.dir, '--state', stateDir]);
     expect(sound.code).toBe(2);
     expect(sound.stderr).toContain(`the store in ${stateDir} is not damaged: there is nothing to move aside. Run colony clean without --damaged.`);

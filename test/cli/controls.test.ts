@@ -124,9 +124,9 @@ describeRuns('changing the worker limit and stopping agents from another process
     expect(told.map((event) => event.data.content)).toEqual([expect.stringContaining('summary: The worker was stopped by the user: trying another way')]);
     const tasks = openSqliteTaskStore(join(stateDir, 'colony.db'), { readOnly: true });
     try {
-      expect(tasks.getTask(taskId)?.handoff).toMatchObject({ status: 'failed', summary: 'The worker was stopped by the user: trying another way' });
+      expect((await tasks.getTask(taskId))?.handoff).toMatchObject({ status: 'failed', summary: 'The worker was stopped by the user: trying another way' });
     } finally {
-      tasks.close();
+      await tasks.close();
     }
   }, TEST_TIMEOUT_MS);
 

@@ -103,7 +103,7 @@ describeRuns('colony events', () => {
     });
     const writer = openSqliteEventStore(join(state, 'colony.db'));
     writer.append({ type: 'run.started', runId: 'run-follow', agentId: 'system', data: { mode: 'work', repo: 'r', model: 'm', title: 'late' } });
-    writer.close();
+    await writer.close();
     await expect.poll(() => printed.includes('"runId":"run-follow"'), { timeout: 5000 }).toBe(true);
     controller.abort();
     expect(await following).toBe(0);

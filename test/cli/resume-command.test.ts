@@ -67,7 +67,7 @@ describeRuns('colony resume', () => {
     // One wall time, from the run's first start: the summary's is the one status shows.
     expect(outcome.durationMs).toBe(outcome.summary.run.durationMs);
     await expectGreenRun(repo);
-    expect(chaosProblems(repo.dir, defaultStateDir(repo.dir), runId)).toEqual([]);
+    expect(await chaosProblems(repo.dir, defaultStateDir(repo.dir), runId)).toEqual([]);
 
     const after = events().filter((event) => event.runId === runId && event.seq > (before.at(-1)?.seq ?? 0));
     expect(after[0]).toMatchObject({ type: 'run.resumed', data: { resumes: 1 } });
@@ -120,7 +120,7 @@ describeRuns('colony resume', () => {
     const newRun = all.filter((event) => event.type === 'run.started').at(-1)?.runId ?? '';
     expect(newRun).not.toBe(oldRun);
     // The new run builds what the old one had not landed; together main holds the whole goal.
-    expect(chaosProblems(repo.dir, defaultStateDir(repo.dir), newRun)).toEqual([]);
+    expect(await chaosProblems(repo.dir, defaultStateDir(repo.dir), newRun)).toEqual([]);
     expect(projectTestsPass(repo.dir)).toBe(true);
   }, RUN_TIMEOUT_MS);
 });

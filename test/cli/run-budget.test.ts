@@ -32,7 +32,7 @@ describeRuns('colony run with a budget', () => {
     expect(result.code).toBe(1);
     expect(result.stdout).toContain('budget-exhausted');
     expect(result.stderr).toMatch(/colony: the run's token budget of 120,000 tokens was used up: [\d,]+ tokens spent in all/);
-    const run = expectWoundDown(repo, 'tokens');
+    const run = await expectWoundDown(repo, 'tokens');
     expectSpendWithinOneCallPerAgent(run, 120_000, (data) => data.usage.inputTokens + data.usage.outputTokens);
     // Tasks nobody got to say why; the root planner finished with what landed.
     expect(run.tasks.find((task) => task.parentTaskId === null)?.handoff?.summary).toMatch(/budget/);
@@ -49,7 +49,7 @@ describeRuns('colony run with a budget', () => {
     // with nothing held back for them yet.
     const result = await runCli([...runArgs('--budget-tokens', '45000', '--quiet'), '--model', 'sim?tokens=5000&latency=300..400']);
     expect(result.code).toBe(1);
-    const run = expectWoundDown(repo, 'tokens');
+    const run = await expectWoundDown(repo, 'tokens');
     expectSpendWithinOneCallPerAgent(run, 45_000, (data) => data.usage.inputTokens + data.usage.outputTokens);
   }, RUN_TIMEOUT_MS);
 
@@ -62,7 +62,7 @@ describeRuns('colony run with a budget', () => {
     repo.git('commit', '-qam', 'one large folder');
     const result = await runCli(runArgs('--budget-tokens', '160000', '--quiet'));
     expect(result.code).toBe(1);
-    const { events, tasks } = readRun(repo);
+    const { events, tasks } = await readRun(repo);
     const allotted = events.find((event) => event.type === 'budget.allotted');
     if (allotted?.type !== 'budget.allotted') throw new Error('no subtree was allotted a share');
     const subtree = allotted.data.taskId;
@@ -86,7 +86,7 @@ describeRuns('colony run with a budget', () => {
     // calls falls between the warning and the end.
     const result = await runCli([...runArgs('--budget-tokens', '250000', '--quiet'), '--workers', '1']);
     expect(result.code).toBe(1);
-    const { events } = readRun(repo);
+    const { events } = await readRun(repo);
     const root = events.find((event) => event.type === 'agent.started' && event.data.role === 'root-planner')?.agentId;
     const reminders = events.filter((event) => event.agentId === root && event.type === 'agent.nudged' && event.data.message.startsWith('Budget warning:'));
     expect(reminders).toHaveLength(1);
@@ -97,7 +97,7 @@ describeRuns('colony run with a budget', () => {
     const result = await runCli([...runArgs('--max-hours', '0.0008', '--quiet'), '--model', 'sim?latency=150..300']);
     expect(result.code).toBe(1);
     expect(result.stderr).toMatch(/colony: the run's time limit of 3 seconds ran out: \d+ seconds passed in all/);
-    expectWoundDown(repo, 'time');
+    await expectWoundDown(repo, 'time');
   }, RUN_TIMEOUT_MS);
 
   it('winds down at a limit in dollars, with the sim priced by --prices', async () => {
@@ -106,7 +106,7 @@ describeRuns('colony run with a budget', () => {
     const result = await runCli(runArgs('--budget-usd', '1.5', '--prices', prices, '--quiet'));
     expect(result.code).toBe(1);
     expect(result.stderr).toMatch(/colony: the run's budget in US dollars of \$1\.50 was used up: \$\d+\.\d+ spent in all/);
-    const run = expectWoundDown(repo, 'usd');
+    const run = await expectWoundDown(repo, 'usd');
     expectSpendWithinOneCallPerAgent(run, 1.5, (data) => data.costUsd ?? 0);
   }, RUN_TIMEOUT_MS);
 

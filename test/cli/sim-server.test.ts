@@ -106,7 +106,7 @@ describeRuns('the sim over real wire protocols', () => {
       const result = await runCli([...args, '--workers', '4', '--budget-tokens', '100000', '--quiet']);
       expect(result.code).toBe(1);
       expect(result.stderr).toMatch(/colony: the run's token budget of 100,000 tokens was used up: [\d,]+ tokens spent in all/);
-      const run = expectWoundDown(toolbox, 'tokens');
+      const run = await expectWoundDown(toolbox, 'tokens');
       expectSpendWithinOneCallPerAgent(run, 100_000, (data) => data.usage.inputTokens + data.usage.outputTokens);
     } finally {
       toolbox.cleanup();

@@ -78,7 +78,7 @@ describe.skipIf(cannotConfine !== null)('a run killed while acceptance checks ru
     expect(resumed.code, resumed.stderr).toBe(0);
     expect(JSON.parse(resumed.stdout)).toMatchObject({ runId, status: 'done', check: { passed: true } });
     const { tasks } = await expectGreenRun(example);
-    expect(chaosProblems(example.dir, defaultStateDir(example.dir), runId)).toEqual([]);
+    expect(await chaosProblems(example.dir, defaultStateDir(example.dir), runId)).toEqual([]);
 
     const after = readEvents(database).filter((event) => event.seq > (before.at(-1)?.seq ?? 0));
     const own = after.filter((event) => event.agentId === worker);

@@ -23,7 +23,7 @@ describe.skipIf(cannotConfine !== null)('a run killed at random moments and resu
     expect(outcome.exitCode, outcome.output).toBe(0);
     // The kills landed in different phases of the run, not all in one.
     expect(new Set(kills.map((kill) => kill.landedAfter)).size, JSON.stringify(kills.map((kill) => [kill.phase, kill.landedAfter]))).toBeGreaterThanOrEqual(4);
-    expect(chaosProblems(outcome.repo.dir, outcome.stateDir, outcome.runId)).toEqual([]);
+    expect(await chaosProblems(outcome.repo.dir, outcome.stateDir, outcome.runId)).toEqual([]);
     // Nothing outlived a kill, nor the run: no process of the run's uids, no cgroup of the run.
     expect(kills.flatMap((kill) => kill.leftovers)).toEqual([]);
     expect(outcome.leftoversAtEnd).toEqual([]);

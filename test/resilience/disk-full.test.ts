@@ -3,7 +3,7 @@ import { chmodSync, closeSync, mkdirSync, mkdtempSync, openSync, rmSync, writeSy
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ColonyEvent } from '../../src/events/event-types.js';
+import type { RecordedEvent } from '../../src/events/event-types.js';
 import { resolveModel } from '../../src/model/registry.js';
 import { SIM_MODEL_FACTORY } from '../../src/sim/sim-model-factory.js';
 import { runRunSession } from '../../src/orchestrator/session/run-session.js';
@@ -61,7 +61,7 @@ describe.skipIf(cannotMount !== null)('a run whose disk fills up', () => {
       }
       setTimeout(() => rmSync(filler, { force: true }), 3_000);
     };
-    const onEvent = (event: ColonyEvent): void => {
+    const onEvent = (event: RecordedEvent): void => {
       if (event.type === 'merge.landed') landed += 1;
       if (!filled && landed === 2) fill();
     };
@@ -98,6 +98,6 @@ describe.skipIf(cannotMount !== null)('a run whose disk fills up', () => {
     const startedWhileFull = events.filter((event) => event.seq > full.seq && event.seq < recovered.seq && (event.type === 'task.claimed' || event.type === 'agent.started'));
     expect(startedWhileFull).toEqual([]);
     // Nothing recorded was lost or doubled, and the run's work is whole.
-    expect(chaosProblems(repo.dir, stateDir, result.runId)).toEqual([]);
+    expect(await chaosProblems(repo.dir, stateDir, result.runId)).toEqual([]);
   });
 });

@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import { formatRunSummary } from '../../src/cli/commands/run-report.js';
-import type { ColonyEvent } from '../../src/events/event-types.js';
+import type { RecordedEvent } from '../../src/events/event-types.js';
 import { startModelServer, type ModelServer } from '../../src/model/server/model-server.js';
 import { createProviderGuards } from '../../src/model/resilience/provider-guard.js';
 import { resolveModel } from '../../src/model/registry.js';
@@ -44,7 +44,7 @@ describeRuns('a run whose provider has never succeeded', () => {
       },
     });
     if (!resolved.ok) throw new Error(resolved.error);
-    const seen: ColonyEvent[] = [];
+    const seen: RecordedEvent[] = [];
     // A park would last until the run is stopped: the first one stops it, and the checks below say why.
     const stop = new AbortController();
     const result = await runRunSession({

@@ -14,17 +14,17 @@ export interface WoundDownRun {
 }
 
 /** The run's whole event log and task table, read from its own store. */
-export function readRun(repo: ExampleRepository): { events: ColonyEvent[]; tasks: TaskRecord[] } {
+export async function readRun(repo: ExampleRepository): Promise<{ events: ColonyEvent[]; tasks: TaskRecord[] }> {
   const path = join(defaultStateDir(repo.dir), 'colony.db');
   const events = openSqliteEventStore(path);
   const tasks = openSqliteTaskStore(path, { readOnly: true });
   try {
-    const all = events.read({});
+    const all = await events.read({});
     const runId = all.findLast((event) => event.type === 'run.started')?.runId ?? '';
-    return { events: all.filter((event) => event.runId === runId), tasks: tasks.listTasks(runId) };
+    return { events: all.filter((event) => event.runId === runId), tasks: await tasks.listTasks(runId) };
   } finally {
-    tasks.close();
-    events.close();
+    await tasks.close();
+    await events.close();
   }
 }
 
@@ -34,8 +34,8 @@ export function readRun(repo: ExampleRepository): { events: ColonyEvent[]; tasks
  * open, no planner waiting on silence), and every agent running when the limit was used up, or
  * started after, made at most one model call after it was told.
  */
-export function expectWoundDown(repo: ExampleRepository, measure: 'tokens' | 'usd' | 'time'): WoundDownRun {
-  const { events, tasks } = readRun(repo);
+export async function expectWoundDown(repo: ExampleRepository, measure: 'tokens' | 'usd' | 'time'): Promise<WoundDownRun> {
+  const { events, tasks } = await readRun(repo);
   expect(events.findLast((event) => event.type === 'run.ended')).toMatchObject({ data: { status: 'budget-exhausted' } });
   const runScope = (event: ColonyEvent) => 'data' in event && (event.data as { scope?: string }).scope === 'run';
   const warned = events.filter((event) => event.type === 'budget.warned' && runScope(event) && event.data.measure === measure);

@@ -9,7 +9,7 @@ import { openSqliteTaskStore } from '../../src/store/sqlite/sqlite-task-store.js
  * twice, every commit a handoff names on the branch the run lands on, and an event log without
  * gaps or duplicates. Returns one line per problem; none when the run held.
  */
-export function chaosProblems(repoDir: string, stateDir: string, runId: string): string[] {
+export async function chaosProblems(repoDir: string, stateDir: string, runId: string): Promise<string[]> {
   const problems: string[] = [];
   const database = join(stateDir, 'colony.db');
   const reader = new Database(database, { readonly: true, fileMustExist: true });
@@ -23,9 +23,9 @@ export function chaosProblems(repoDir: string, stateDir: string, runId: string):
     const loggedDeliveries = new Map(delivered.map((row) => [row.taskId, row.times]));
     const tasks = openSqliteTaskStore(database, { readOnly: true });
     try {
-      const all = tasks.listTasks(runId);
+      const all = await tasks.listTasks(runId);
       const inbox = new Map<string, number>();
-      for (const message of tasks.deliveredHandoffs(runId)) {
+      for (const message of await tasks.deliveredHandoffs(runId)) {
         if (message.fromTaskId !== null) inbox.set(message.fromTaskId, (inbox.get(message.fromTaskId) ?? 0) + 1);
       }
       for (const task of all) {
@@ -39,7 +39,7 @@ export function chaosProblems(repoDir: string, stateDir: string, runId: string):
       const root = all.find((task) => task.parentTaskId === null);
       if (root?.status !== 'done') problems.push(`the root task ended ${root?.status ?? 'missing'}, not done`);
     } finally {
-      tasks.close();
+      await tasks.close();
     }
     problems.push(...duplicatePatches(repoDir, trunk));
   } finally {

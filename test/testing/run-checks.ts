@@ -32,7 +32,7 @@ export async function expectGreenRun(repo: ExampleRepository): Promise<{ status:
     expect(files).toContain(module);
     expect(index).toContain(module.replace(/^src\//, './'));
   }
-  const { tasks, deliveredFrom } = taskTable(repo, found.run.id);
+  const { tasks, deliveredFrom } = await taskTable(repo, found.run.id);
   // Exactly once: every task closed, and its handoff delivered once, none missing, none extra.
   expect(tasks.every((task) => task.status !== 'open' && task.status !== 'running')).toBe(true);
   expect([...deliveredFrom].sort()).toEqual(tasks.map((task) => task.id).sort());
@@ -58,12 +58,12 @@ function goalModules(repo: ExampleRepository): string[] {
 }
 
 /** Every task of the run but the root, and the handoffs the store delivered, read from the run's own store. */
-function taskTable(repo: ExampleRepository, runId: string): { tasks: TaskRecord[]; deliveredFrom: string[] } {
+async function taskTable(repo: ExampleRepository, runId: string): Promise<{ tasks: TaskRecord[]; deliveredFrom: string[] }> {
   const store = openSqliteTaskStore(join(defaultStateDir(repo.dir), 'colony.db'), { readOnly: true });
   try {
-    const tasks = store.listTasks(runId).filter((task) => task.parentTaskId !== null);
-    return { tasks, deliveredFrom: store.deliveredHandoffs(runId).map((message) => message.fromTaskId ?? '') };
+    const tasks = (await store.listTasks(runId)).filter((task) => task.parentTaskId !== null);
+    return { tasks, deliveredFrom: (await store.deliveredHandoffs(runId)).map((message) => message.fromTaskId ?? '') };
   } finally {
-    store.close();
+    await store.close();
   }
 }

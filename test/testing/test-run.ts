@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import type { ColonyEvent } from '../../src/events/event-types.js';
+import type { RecordedEvent } from '../../src/events/event-types.js';
 import type { ChatModel, ModelRequest, ModelResult } from '../../src/model/chat-model.js';
 import type { ToolCall } from '../../src/model/messages.js';
 import { resolveModel } from '../../src/model/registry.js';
@@ -61,7 +61,7 @@ export interface TestRun {
   readonly context: RunContext;
   readonly root: TaskRecord;
   /** Every event recorded, in order. */
-  readonly seen: ColonyEvent[];
+  readonly seen: RecordedEvent[];
 }
 
 /** A run of the text-kit example (the caller cleans up `example` and closes `tasks`). */
@@ -71,7 +71,7 @@ export async function openTestRun(plannerModel: ChatModel, workerModel: ChatMode
   if (!opened.ok) throw new Error(opened.error);
   const stateDir = defaultStateDir(example.dir);
   const tasks = openSqliteTaskStore(join(stateDir, 'colony.db'));
-  const seen: ColonyEvent[] = [];
+  const seen: RecordedEvent[] = [];
   const context: RunContext = {
     runId: 'run-1',
     repo: opened.repo,
@@ -91,7 +91,7 @@ export async function openTestRun(plannerModel: ChatModel, workerModel: ChatMode
     onEvent: (event) => seen.push(event),
   };
   const root = createdTask(
-    tasks.createTask(
+    await tasks.createTask(
       { id: 'task-root', runId: 'run-1', parentTaskId: null, createdBy: null, kind: 'planner', title: 'Goal', body: 'Build pad.', scope: null, retryOf: null },
       Date.now(),
     ),

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { ColonyEvent, EventBody } from '../../events/event-types.js';
+import type { ColonyEvent, EventBody, RecordedEvent } from '../../events/event-types.js';
 import type { ChatModel } from '../../model/chat-model.js';
 import { createChatModel } from '../../model/providers/language-model-chat.js';
 import type { Message } from '../../model/messages.js';
@@ -16,9 +16,9 @@ import type { AgentRecorder } from '../types.js';
 
 /** The part of the event store the tests use; the store itself lives above this layer. */
 export interface AgentLog {
-  append(input: EventBody & { readonly runId: string; readonly agentId: string }): ColonyEvent;
-  flush(): void;
-  read(query: { readonly agentId: string }): ColonyEvent[];
+  append(input: EventBody & { readonly runId: string; readonly agentId: string }): RecordedEvent;
+  flush(): Promise<void>;
+  read(query: { readonly agentId: string }): Promise<ColonyEvent[]>;
 }
 
 export const AGENT_ID = 'worker-restart';
@@ -28,7 +28,7 @@ export const UNTIL_THERE = { timeout: 10_000, interval: 5 };
 
 export interface TestRecorder extends AgentRecorder {
   /** The agent's events that a SIGKILL now would leave in the log: those up to the last flush. */
-  durable(): ColonyEvent[];
+  durable(): Promise<ColonyEvent[]>;
   /** What this recorder was asked to do, in order: event types and `flush`. */
   readonly trail: string[];
 }
@@ -38,30 +38,31 @@ export const KILLED = 'colony was killed here';
 
 /** Records the agent's events in `log`; with `killAfter`, throws KILLED right after recording a matching event. */
 export function testRecorder(log: AgentLog, killAfter?: (event: EventBody) => boolean): TestRecorder {
-  // Whatever the log already holds survived the last restart: it is all durable.
-  let lastSeq = log.read({ agentId: AGENT_ID }).at(-1)?.seq ?? 0;
-  let flushedSeq = lastSeq;
+  // Whatever the log already holds survived the last restart: it is all durable. What was
+  // recorded since the last flush began is not.
+  const unflushed = new Set<string>();
   const trail: string[] = [];
   return {
     trail,
     record(body) {
-      lastSeq = log.append({ ...body, runId: 'run-1', agentId: AGENT_ID }).seq;
+      unflushed.add(log.append({ ...body, runId: 'run-1', agentId: AGENT_ID }).id);
       trail.push(body.type);
       if (killAfter?.(body) === true) throw new Error(KILLED);
     },
-    flush() {
-      log.flush();
-      flushedSeq = lastSeq;
+    async flush() {
+      const flushing = [...unflushed];
       trail.push('flush');
+      await log.flush();
+      for (const id of flushing) unflushed.delete(id);
     },
-    durable: () => log.read({ agentId: AGENT_ID }).filter((event) => event.seq <= flushedSeq),
+    durable: async () => (await log.read({ agentId: AGENT_ID })).filter((event) => !unflushed.has(event.id)),
   };
 }
 
 /** A new log holding only `events`, as colony finds it when it starts again. */
-export function restartedLog(createLog: () => AgentLog, events: readonly ColonyEvent[]): AgentLog {
+export function restartedLog(createLog: () => AgentLog, events: readonly RecordedEvent[]): AgentLog {
   const log = createLog();
-  for (const { seq: _seq, v: _v, id: _id, ...input } of events) log.append(input);
+  for (const { v: _v, id: _id, ...input } of events) log.append(input);
   return log;
 }
 
@@ -127,8 +128,8 @@ export function testInbox(): AgentInbox & { post(delivery: InboxDelivery, closes
   let openChildren = 0;
   const waiters: (() => void)[] = [];
   return {
-    take: () => queue.splice(0),
-    pending: () => ({ unread: queue.length, openChildren }),
+    take: async () => queue.splice(0),
+    pending: async () => ({ unread: queue.length, openChildren }),
     wait: (signal) =>
       new Promise<void>((resolve) => {
         waiters.push(resolve);

@@ -23,12 +23,12 @@ export function defineAnalyzeCommand(command: Command, ctx: CommandContext): voi
     .option('--state <dir>', `the state directory (${DEFAULT_STATE_DIR_HELP})`)
     .option('--run <id>', 'the run to analyse (default: the latest)')
     .option('--json', 'print the analysis as one JSON object')
-    .action((flags: AnalyzeFlags) => {
-      ctx.exitCode = analyze(ctx, flags);
+    .action(async (flags: AnalyzeFlags) => {
+      ctx.exitCode = await analyze(ctx, flags);
     });
 }
 
-function analyze(ctx: CommandContext, flags: AnalyzeFlags): number {
+async function analyze(ctx: CommandContext, flags: AnalyzeFlags): Promise<number> {
   const stateDir = stateDirOf(ctx, flags);
   const path = eventsDatabasePath(stateDir);
   if (!existsSync(path)) {
@@ -37,24 +37,24 @@ function analyze(ctx: CommandContext, flags: AnalyzeFlags): number {
   }
   const store = openSqliteEventLogToRead(path);
   try {
-    const runId = flags.run ?? store.read({ types: ['run.started'] }).at(-1)?.runId;
-    if (runId === undefined || store.read({ runId, types: ['run.started'], limit: 1 }).length === 0) {
+    const runId = flags.run ?? (await store.read({ types: ['run.started'] })).at(-1)?.runId;
+    if (runId === undefined || (await store.read({ runId, types: ['run.started'], limit: 1 })).length === 0) {
       const which = flags.run === undefined ? 'no run' : `no run ${flags.run}`;
       const hint = flags.run === undefined ? 'Start one with colony run.' : 'Leave out --run for the latest run; colony events --type run.started lists them all.';
       usageError(ctx, `there is ${which} in ${path}.`, hint);
       return ctx.exitCode;
     }
-    const analysis = analyzeStoredRun(store, runId);
+    const analysis = await analyzeStoredRun(store, runId);
     ctx.stdout(flags.json === true ? `${JSON.stringify(analysis, null, 2)}\n` : formatRunAnalysis(analysis));
     return EXIT_OK;
   } finally {
-    store.close();
+    await store.close();
   }
 }
 
 /** The analysis of one run of a store, read page by page: the fold keeps figures, not events, so a log of millions fits in little memory. */
-export function analyzeStoredRun(events: EventStore, runId: string): RunAnalysis {
+export async function analyzeStoredRun(events: EventStore, runId: string): Promise<RunAnalysis> {
   const fold = createRunAnalysisFold({ runId });
-  for (const event of readAll(events, { runId })) fold.add(event);
+  for await (const event of readAll(events, { runId })) fold.add(event);
   return fold.result();
 }

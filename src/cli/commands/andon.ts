@@ -17,22 +17,22 @@ export function defineAndonCommand(command: Command, ctx: CommandContext): void 
     .option('--reason <text>', 'why, recorded with the change and shown by colony status');
   addSteeringOptions(command)
     .option('--json', 'print the outcome as JSON')
-    .action((flags: AndonFlags) => {
-      ctx.exitCode = andon(ctx, flags);
+    .action(async (flags: AndonFlags) => {
+      ctx.exitCode = await andon(ctx, flags);
     });
 }
 
-function andon(ctx: CommandContext, flags: AndonFlags): number {
-  return steerRun(ctx, flags, (access) => {
+function andon(ctx: CommandContext, flags: AndonFlags): Promise<number> {
+  return steerRun(ctx, flags, async (access) => {
     const runId = access.run.runId;
     const releasing = flags.release === true;
     const reason = flags.reason ?? (releasing ? 'released by the user' : 'paused by the user');
-    const result = releasing ? releaseRunAndon(access.stores, runId, reason) : pullRunAndon(access.stores, runId, reason);
+    const result = releasing ? await releaseRunAndon(access.stores, runId, reason) : await pullRunAndon(access.stores, runId, reason);
     if (!result.ok) {
       usageError(ctx, result.error);
       return ctx.exitCode;
     }
-    const andon = access.stores.tasks.runAndon(runId);
+    const andon = await access.stores.tasks.runAndon(runId);
     if (flags.json === true) {
       ctx.stdout(`${JSON.stringify({ runId, paused: andon !== null, reason: andon?.reason ?? reason, changed: result.change !== null, live: access.live }, null, 2)}\n`);
       return EXIT_OK;

@@ -7,7 +7,7 @@ import { CLI_MODEL_FACTORIES } from '../model-factories.js';
 import { formatEventLine } from '../../observe/view/format-event.js';
 import { runRunSession, type RunSessionResult } from '../../orchestrator/session/run-session.js';
 import { defaultStateDir } from '../../orchestrator/setup/state-directory.js';
-import type { ColonyEvent } from '../../events/event-types.js';
+import type { RecordedEvent } from '../../events/event-types.js';
 import { runGit } from '../../workspace/git/git.js';
 import { EXIT_FAILED, EXIT_OK, positiveInteger, usageError, type CommandContext } from '../command-context.js';
 import { formatRunSummary, readRunStatus } from './run-report.js';
@@ -70,7 +70,7 @@ async function demo(ctx: CommandContext, flags: DemoFlags): Promise<number> {
   ctx.stdout(`colony demo: building examples/${EXAMPLE_NAME} in ${repoDir} with ${flags.model}, up to ${flags.workers} workers at once\n\n`);
 
   // In a terminal the demo is the product: the terminal UI over the run, then the summary.
-  const progress = flags.quiet === true ? undefined : (event: ColonyEvent) => DEMO_EVENTS.has(event.type) && ctx.stdout(`  ${formatEventLine(event)}\n`);
+  const progress = flags.quiet === true ? undefined : (event: RecordedEvent) => DEMO_EVENTS.has(event.type) && ctx.stdout(`  ${formatEventLine(event)}\n`);
   const display = startRunDisplay(ctx, { tui: showsTui(ctx, flags), stateDir: defaultStateDir(repoDir), repoDir, progress });
   let result: RunSessionResult;
   try {
@@ -95,7 +95,7 @@ async function demo(ctx: CommandContext, flags: DemoFlags): Promise<number> {
     usageError(ctx, result.error);
     return ctx.exitCode;
   }
-  ctx.stdout(formatRunSummary(result, readRunStatus(result.stateDir, result.runId)));
+  ctx.stdout(formatRunSummary(result, await readRunStatus(result.stateDir, result.runId)));
   ctx.stdout(
     [
       'Look around:',

@@ -64,7 +64,7 @@ async function printEvents(ctx: CommandContext, flags: EventsFlags): Promise<num
     let afterSeq = 0;
     let remaining = flags.limit ?? Number.POSITIVE_INFINITY;
     for (;;) {
-      const events = store.read({ ...query, afterSeq, ...(Number.isFinite(remaining) ? { limit: remaining } : {}) });
+      const events = await store.read({ ...query, afterSeq, ...(Number.isFinite(remaining) ? { limit: remaining } : {}) });
       for (const event of events) {
         ctx.stdout(flags.json === true ? `${JSON.stringify(event)}\n` : `${formatEventLine(event)}\n`);
         afterSeq = event.seq;
@@ -78,7 +78,7 @@ async function printEvents(ctx: CommandContext, flags: EventsFlags): Promise<num
       }
     }
   } finally {
-    store.close();
+    await store.close();
   }
 }
 

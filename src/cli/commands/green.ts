@@ -51,7 +51,7 @@ async function green(ctx: CommandContext, flags: GreenFlags): Promise<number> {
     }
     return showGreen(ctx, stateDir, flags);
   }
-  const access = openSteering(stateDir, ctx.secrets ?? []);
+  const access = await openSteering(stateDir, ctx.secrets ?? []);
   if (access.ok && access.live) {
     try {
       if (flags.check !== undefined || flags.tag === true) {
@@ -60,10 +60,10 @@ async function green(ctx: CommandContext, flags: GreenFlags): Promise<number> {
       }
       return await askRunningRun(ctx, access, stateDir, flags);
     } finally {
-      access.close();
+      await access.close();
     }
   }
-  if (access.ok) access.close();
+  if (access.ok) await access.close();
   const result = await runGreenNow({
     repoDir: resolve(ctx.cwd, flags.repo),
     ...(flags.state === undefined ? {} : { stateDir }),
@@ -80,8 +80,8 @@ async function green(ctx: CommandContext, flags: GreenFlags): Promise<number> {
   return reportOutcome(ctx, flags, result.runId, result.outcome, result.branch, result.green);
 }
 
-function showGreen(ctx: CommandContext, stateDir: string, flags: GreenFlags): number {
-  const found = readRunStatus(stateDir, undefined);
+async function showGreen(ctx: CommandContext, stateDir: string, flags: GreenFlags): Promise<number> {
+  const found = await readRunStatus(stateDir, undefined);
   if (found === null) {
     usageError(ctx, `there is no run in ${stateDir}.`, 'Pass the repository a run used with --repo, or its state directory with --state; start one with colony run.');
     return ctx.exitCode;
@@ -116,7 +116,7 @@ type Answer =
 async function askRunningRun(ctx: CommandContext, access: LiveAccess, stateDir: string, flags: GreenFlags): Promise<number> {
   const { events, tasks } = access.stores;
   const runId = access.run.runId;
-  const request = tasks.requestGreen(runId, 'asked with colony green --now', Date.now());
+  const request = await tasks.requestGreen(runId, 'asked with colony green --now', Date.now());
   const answer = await awaitAnswer(ctx, events, runId, request.seq, stateDir);
   if (answer === null) return EXIT_FAILED;
   if (answer.kind === 'gone') {
@@ -149,7 +149,7 @@ async function awaitAnswer(ctx: CommandContext, events: EventStore, runId: strin
   let lastLivenessCheck = Date.now();
   while (!ctx.signal.aborted) {
     let requestedAt: number | null = null;
-    for (const event of events.read({ runId, types: ['green.requested', 'green.checked', 'green.blocked', 'run.ended'] })) {
+    for (const event of await events.read({ runId, types: ['green.requested', 'green.checked', 'green.blocked', 'run.ended'] })) {
       if (event.type === 'green.requested' && event.data.requestSeq === requestSeq) requestedAt = event.seq;
       else if (requestedAt === null || event.seq < requestedAt) continue;
       else if (event.type === 'green.checked' && (event.data.trigger === 'request' || event.data.trigger === 'release')) return { kind: 'checked', event };

@@ -33,11 +33,11 @@ export function defineReplayCommand(command: Command, ctx: CommandContext): void
 }
 
 async function replay(ctx: CommandContext, flags: ReplayFlags): Promise<number> {
-  const opened = openRunLog(ctx, flags, 'colony replay', flags.json !== true);
+  const opened = await openRunLog(ctx, flags, 'colony replay', flags.json !== true);
   if (opened === null) return ctx.exitCode;
   const { events: store, terminal } = opened;
   try {
-    const found = openReplay(store, flags.run);
+    const found = await openReplay(store, flags.run);
     if (!found.ok) {
       usageError(ctx, found.error, 'colony status lists the latest run.');
       return ctx.exitCode;
@@ -49,17 +49,17 @@ async function replay(ctx: CommandContext, flags: ReplayFlags): Promise<number> 
       return ctx.exitCode;
     }
     if (flags.json === true) {
-      run.advanceTo(at ?? run.endsAt);
+      await run.advanceTo(at ?? run.endsAt);
       ctx.stdout(`${JSON.stringify({ at: run.clock, ...run.view() }, null, 2)}\n`);
       return EXIT_OK;
     }
-    if (at !== null) run.advanceTo(at);
+    if (at !== null) await run.advanceTo(at);
     if (terminal === undefined) throw new Error('openRunLog returned no terminal for a command that needs one');
-    const source = replaySource(run, agentDiffReader(shownRun(store, run.runId).repo ?? resolve(ctx.cwd, flags.repo)), { speed: flags.speed, paused: flags.paused === true });
+    const source = replaySource(run, agentDiffReader((await shownRun(store, run.runId)).repo ?? resolve(ctx.cwd, flags.repo)), { speed: flags.speed, paused: flags.paused === true });
     await showTerminalUi(terminal, { source, actions: null }, { exitOnCtrlC: true, color: ctx.color ?? true, signal: ctx.signal }).closed;
     return EXIT_OK;
   } finally {
-    store.close();
+    await store.close();
   }
 }
 

@@ -53,7 +53,7 @@ async function resume(ctx: CommandContext, flags: ResumeFlags): Promise<number> 
   const display = startRunDisplay(ctx, { tui: showsTui(ctx, flags), stateDir: found.stateDir, repoDir, progress });
   if (progress !== undefined && !showsTui(ctx, flags)) {
     ctx.stderr(`colony resume: ${describeUnfinishedRun(run)}, resumed ${run.resumes} time(s) before\n`);
-    const andon = userAndonOf(found.stateDir, run.runId);
+    const andon = await userAndonOf(found.stateDir, run.runId);
     if (andon !== null) ctx.stderr(`colony resume: spawning is paused by you (${andon}): no task starts until colony andon --release\n`);
   }
   let result: RunSessionResult;
@@ -89,13 +89,13 @@ function resolveRecorded(ctx: CommandContext, spec: string, run: ResumableRun): 
 }
 
 /** The reason of the user's andon on the run, or null when it is not paused (or the store cannot say). */
-function userAndonOf(stateDir: string, runId: string): string | null {
+async function userAndonOf(stateDir: string, runId: string): Promise<string | null> {
   try {
     const tasks = openSqliteTaskStore(eventsDatabasePath(stateDir), { readOnly: true });
     try {
-      return tasks.runAndon(runId)?.reason ?? null;
+      return (await tasks.runAndon(runId))?.reason ?? null;
     } finally {
-      tasks.close();
+      await tasks.close();
     }
   } catch {
     // A task table from before run andons existed, or none at all: nothing is paused.

@@ -16,7 +16,7 @@ function finishedRun(runId: string, given: Pick<FinishedRun, 'status' | 'stateDi
 }
 
 describe('the summary colony run prints', () => {
-  it('says where green points and how often main was red', () => {
+  it('says where green points and how often main was red', async () => {
     const { store, run } = openScriptedRun();
     run.tick(10_000);
     run.land('worker-1', GREEN, ['src/parser.ts']);
@@ -24,16 +24,16 @@ describe('the summary colony run prints', () => {
     run.append('system', greenChecked(GREEN, true, { trigger: 'release' }));
     run.append('system', greenAdvanced(GREEN, null, 'green-1'));
     run.endRun('done');
-    const status = foldRunStatus({ events: store.read(), tasks: [], deliveredHandoffs: [] });
+    const status = foldRunStatus({ events: await store.read(), tasks: [], deliveredHandoffs: [] });
     const result = finishedRun(run.runId, { status: 'done', stateDir: '/srv/project/.colony', durationMs: 20_000 });
     expect(formatRunSummary(result, status)).toContain('\ngreen: aaaaaaaaaaaa (1 snapshot, none red)\n');
     expect(formatRunSummary(result, status === null ? null : { ...status, green: null })).not.toContain('green:');
   });
 
-  it('quotes the paths in the commands it prints, so a path with a space pastes as one argument', () => {
+  it('quotes the paths in the commands it prints, so a path with a space pastes as one argument', async () => {
     const { store, run } = openScriptedRun();
     run.endRun('stopped');
-    const status = foldRunStatus({ events: store.read(), tasks: [], deliveredHandoffs: [] });
+    const status = foldRunStatus({ events: await store.read(), tasks: [], deliveredHandoffs: [] });
     const result = finishedRun(run.runId, { status: 'stopped', stateDir: "/home/ann/My Projects/it's/.colony", durationMs: 1_000 });
     const summary = formatRunSummary(result, status);
     expect(summary).toContain("--state '/home/ann/My Projects/it'\\''s/.colony'");

@@ -16,7 +16,7 @@ import { shellWord } from '../../errors/shell-word.js';
  * the directory holds no run. A run that never recorded its end while no process holds the
  * state directory's lock was interrupted (killed, or the machine went down).
  */
-export function readRunStatus(stateDir: string, runId?: string): RunStatus | null {
+export async function readRunStatus(stateDir: string, runId?: string): Promise<RunStatus | null> {
   const path = eventsDatabasePath(stateDir);
   if (!existsSync(path)) return null;
   const events = openSqliteEventLogToRead(path);
@@ -29,20 +29,20 @@ export function readRunStatus(stateDir: string, runId?: string): RunStatus | nul
     tasks = null;
   }
   try {
-    const id = runId ?? events.read({ types: ['run.started'] }).at(-1)?.runId;
+    const id = runId ?? (await events.read({ types: ['run.started'] })).at(-1)?.runId;
     if (id === undefined) return null;
     const status = foldRunStatus({
-      events: events.read({ runId: id }),
-      tasks: tasks?.listTasks(id) ?? [],
-      deliveredHandoffs: tasks?.deliveredHandoffs(id) ?? [],
+      events: await events.read({ runId: id }),
+      tasks: (await tasks?.listTasks(id)) ?? [],
+      deliveredHandoffs: (await tasks?.deliveredHandoffs(id)) ?? [],
       runId: id,
       now: Date.now(),
     });
     if (status === null || status.run.state !== 'running' || !lockIsFree(stateDir)) return status;
     return { ...status, run: { ...status.run, state: 'interrupted' } };
   } finally {
-    tasks?.close();
-    events.close();
+    await tasks?.close();
+    await events.close();
   }
 }
 

@@ -1,6 +1,6 @@
 import { resolve } from 'node:path';
 import { InvalidArgumentError, type Command } from 'commander';
-import type { ColonyEvent, EventType } from '../../events/event-types.js';
+import type { EventType, RecordedEvent } from '../../events/event-types.js';
 import type { ChatModel } from '../../model/chat-model.js';
 import { readPriceFile } from '../../model/price-file.js';
 import type { PriceTable } from '../../model/prices.js';
@@ -196,7 +196,7 @@ export function addProgressOptions(command: Command): Command {
 }
 
 /** The progress printer for a run, or undefined when it prints none. */
-export function progressPrinter(ctx: CommandContext, flags: ProgressFlags): ((event: ColonyEvent) => void) | undefined {
+export function progressPrinter(ctx: CommandContext, flags: ProgressFlags): ((event: RecordedEvent) => void) | undefined {
   if (flags.json === true || flags.quiet === true) return undefined;
   return (event) => {
     if (flags.verbose === true ? event.type !== 'model.requested' : PROGRESS_EVENTS.has(event.type)) ctx.stderr(`${formatEventLine(event)}\n`);
@@ -308,7 +308,7 @@ export function showsTui(ctx: CommandContext, flags: ProgressFlags): boolean {
 }
 
 /** Prints how a run (new or resumed) ended and returns the exit code. */
-export function finishRun(ctx: CommandContext, result: RunSessionResult, json: boolean): number {
+export async function finishRun(ctx: CommandContext, result: RunSessionResult, json: boolean): Promise<number> {
   if (!result.ok && result.failed === true) {
     ctx.stderr(`colony: ${result.error}\n`);
     return EXIT_FAILED;
@@ -317,12 +317,12 @@ export function finishRun(ctx: CommandContext, result: RunSessionResult, json: b
     usageError(ctx, result.error);
     return ctx.exitCode;
   }
-  report(ctx, result, json);
+  await report(ctx, result, json);
   return result.status === 'done' ? EXIT_OK : EXIT_FAILED;
 }
 
-function report(ctx: CommandContext, result: Extract<RunSessionResult, { ok: true }>, json: boolean): void {
-  const status = readRunStatus(result.stateDir, result.runId);
+async function report(ctx: CommandContext, result: Extract<RunSessionResult, { ok: true }>, json: boolean): Promise<void> {
+  const status = await readRunStatus(result.stateDir, result.runId);
   if (json) {
     const outcome = {
       runId: result.runId,

@@ -16,14 +16,14 @@ export function defineSayCommand(command: Command, ctx: CommandContext): void {
     .option('--to <id>', 'the task id or agent id of the planner to tell (default: the root planner); colony status lists them');
   addSteeringOptions(command)
     .option('--json', 'print who it went to as JSON')
-    .action((words: string[], flags: SayFlags) => {
-      ctx.exitCode = say(ctx, words.join(' '), flags);
+    .action(async (words: string[], flags: SayFlags) => {
+      ctx.exitCode = await say(ctx, words.join(' '), flags);
     });
 }
 
-function say(ctx: CommandContext, text: string, flags: SayFlags): number {
-  return steerRun(ctx, flags, (access) => {
-    const sent = sendToPlanner(access.stores, access.run.runId, flags.to ?? null, text);
+function say(ctx: CommandContext, text: string, flags: SayFlags): Promise<number> {
+  return steerRun(ctx, flags, async (access) => {
+    const sent = await sendToPlanner(access.stores, access.run.runId, flags.to ?? null, text);
     if (!sent.ok) {
       usageError(ctx, sent.error);
       return ctx.exitCode;

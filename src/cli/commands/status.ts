@@ -17,14 +17,14 @@ export function defineStatusCommand(command: Command, ctx: CommandContext): void
     .option('--state <dir>', `the state directory (${DEFAULT_STATE_DIR_HELP})`)
     .option('--run <id>', 'the run to report (default: the latest)')
     .option('--json', 'print the status as JSON')
-    .action((flags: StatusFlags) => {
-      ctx.exitCode = status(ctx, flags);
+    .action(async (flags: StatusFlags) => {
+      ctx.exitCode = await status(ctx, flags);
     });
 }
 
-function status(ctx: CommandContext, flags: StatusFlags): number {
+async function status(ctx: CommandContext, flags: StatusFlags): Promise<number> {
   const stateDir = stateDirOf(ctx, flags);
-  const found = readRunStatus(stateDir, flags.run);
+  const found = await readRunStatus(stateDir, flags.run);
   if (found === null) {
     const which = flags.run === undefined ? 'no run' : `no run ${flags.run}`;
     usageError(ctx, `there is ${which} in ${stateDir}.`, 'Pass the repository a run used with --repo, or its state directory with --state; start one with colony run.');

@@ -16,15 +16,15 @@ export function defineStopCommand(command: Command, ctx: CommandContext): void {
     .option('--reason <text>', 'why, told to its planner in the handoff');
   addSteeringOptions(command)
     .option('--json', 'print the outcome as JSON')
-    .action((target: string, flags: StopFlags) => {
-      ctx.exitCode = stop(ctx, target, flags);
+    .action(async (target: string, flags: StopFlags) => {
+      ctx.exitCode = await stop(ctx, target, flags);
     });
 }
 
-function stop(ctx: CommandContext, target: string, flags: StopFlags): number {
-  return steerRun(ctx, flags, (access) => {
+function stop(ctx: CommandContext, target: string, flags: StopFlags): Promise<number> {
+  return steerRun(ctx, flags, async (access) => {
     const runId = access.run.runId;
-    const result = stopAgent(access.stores, runId, target, flags.reason ?? 'no reason given');
+    const result = await stopAgent(access.stores, runId, target, flags.reason ?? 'no reason given');
     if (!result.ok) {
       usageError(ctx, result.error);
       return ctx.exitCode;

@@ -29,18 +29,18 @@ export function defineTuiCommand(command: Command, ctx: CommandContext): void {
 }
 
 async function tui(ctx: CommandContext, flags: TuiFlags): Promise<number> {
-  const opened = openRunLog(ctx, flags, 'colony tui');
+  const opened = await openRunLog(ctx, flags, 'colony tui');
   if (opened === null) return ctx.exitCode;
   const { events: store, stateDir, terminal } = opened;
   if (terminal === undefined) throw new Error('openRunLog returned no terminal for a command that needs one');
   try {
-    const shown = shownRun(store, flags.run);
+    const shown = await shownRun(store, flags.run);
     const source = liveSource(followRun(store, { runId: shown.runId }), agentDiffReader(shown.repo ?? resolve(ctx.cwd, flags.repo)));
     const ui = showTerminalUi(terminal, { source, actions: steeringActions(stateDir, ctx.secrets ?? [], shown.runId) }, { exitOnCtrlC: true, color: ctx.color ?? true, signal: ctx.signal });
     await ui.closed;
     return EXIT_OK;
   } finally {
-    store.close();
+    await store.close();
   }
 }
 
@@ -48,7 +48,7 @@ async function tui(ctx: CommandContext, flags: TuiFlags): Promise<number> {
  * The log of the state directory a viewing command names, opened for reading, and the
  * terminal to draw on; null after saying what is missing (no terminal, no log, no such run).
  */
-export function openRunLog(ctx: CommandContext, flags: TuiFlags, command: string, needsTerminal = true): { events: EventStore; stateDir: string; terminal: Terminal | undefined } | null {
+export async function openRunLog(ctx: CommandContext, flags: TuiFlags, command: string, needsTerminal = true): Promise<{ events: EventStore; stateDir: string; terminal: Terminal | undefined } | null> {
   const stateDir = stateDirOf(ctx, flags);
   const terminal = ctx.terminal;
   if (needsTerminal && terminal === undefined) {
@@ -61,9 +61,9 @@ export function openRunLog(ctx: CommandContext, flags: TuiFlags, command: string
     return null;
   }
   const store = openSqliteEventLogToRead(path);
-  const runs = store.read({ types: ['run.started'], ...(flags.run === undefined ? {} : { runId: flags.run }) });
+  const runs = await store.read({ types: ['run.started'], ...(flags.run === undefined ? {} : { runId: flags.run }) });
   if (runs.length === 0) {
-    store.close();
+    await store.close();
     usageError(ctx, flags.run === undefined ? `there is no run in ${stateDir} yet.` : `there is no run ${flags.run} in ${stateDir}.`, 'colony status lists the latest run; start one with colony run GOAL.md.');
     return null;
   }
@@ -71,8 +71,8 @@ export function openRunLog(ctx: CommandContext, flags: TuiFlags, command: string
 }
 
 /** The run a viewer shows (the given one, or the one started last) and the repository it recorded. */
-export function shownRun(events: EventStore, runId: string | undefined): { runId: string; repo: string | null } {
-  const started = events.read({ types: ['run.started'], ...(runId === undefined ? {} : { runId }) }).at(-1);
+export async function shownRun(events: EventStore, runId: string | undefined): Promise<{ runId: string; repo: string | null }> {
+  const started = (await events.read({ types: ['run.started'], ...(runId === undefined ? {} : { runId }) })).at(-1);
   if (started === undefined) throw new Error('shownRun is called only once openRunLog found the run');
   return { runId: started.runId, repo: started.type === 'run.started' ? started.data.repo : null };
 }

@@ -16,19 +16,19 @@ export function defineWorkersCommand(command: Command, ctx: CommandContext): voi
     .option('--reason <text>', 'why, recorded with the change');
   addSteeringOptions(command)
     .option('--json', 'print the outcome as JSON')
-    .action((count: string, flags: WorkersFlags) => {
-      ctx.exitCode = workers(ctx, count, flags);
+    .action(async (count: string, flags: WorkersFlags) => {
+      ctx.exitCode = await workers(ctx, count, flags);
     });
 }
 
-function workers(ctx: CommandContext, count: string, flags: WorkersFlags): number {
+async function workers(ctx: CommandContext, count: string, flags: WorkersFlags): Promise<number> {
   if (!/^\s*-?\d+(\.\d+)?\s*$/.test(count)) {
     usageError(ctx, `colony workers takes how many workers may run at once, a whole number from 1 to ${MAX_WORKERS}, got "${count}": e.g. colony workers 2.`);
     return ctx.exitCode;
   }
-  return steerRun(ctx, flags, (access) => {
+  return steerRun(ctx, flags, async (access) => {
     const runId = access.run.runId;
-    const result = setWorkers(access.stores, runId, Number(count), flags.reason ?? 'changed by the user');
+    const result = await setWorkers(access.stores, runId, Number(count), flags.reason ?? 'changed by the user');
     if (!result.ok) {
       usageError(ctx, result.error);
       return ctx.exitCode;

@@ -44,8 +44,8 @@ function greenRun() {
 }
 
 describe('main health in the analysis', () => {
-  it('adds the green snapshots, the bisects with their first bad commits and tasks, the failures, the red share and the time back to green', () => {
-    const { mainHealth } = analyzeRun(greenRun().read());
+  it('adds the green snapshots, the bisects with their first bad commits and tasks, the failures, the red share and the time back to green', async () => {
+    const { mainHealth } = analyzeRun(await greenRun().read());
     expect(mainHealth.snapshots).toEqual({ runs: 4, failed: 2, share: 0.5 });
     expect(mainHealth.all).toEqual({ runs: 4, failed: 2, share: 0.5 });
     // Red from b (200 s) to d (500 s), and from e (700 s) to the end (1000 s): 600 of 1000 s.
@@ -67,20 +67,20 @@ describe('main health in the analysis', () => {
     ]);
   });
 
-  it("counts the release snapshot once, though it is also the run's check of main", () => {
+  it("counts the release snapshot once, though it is also the run's check of main", async () => {
     const store = greenRun();
-    const last = store.read().at(-1);
+    const last = (await store.read()).at(-1);
     const release = greenChecked(commit('e'), false, { trigger: 'release', failure: 'not ok 9 - reads files' });
     store.append({ ...release, runId: last?.runId ?? '', agentId: 'system' });
     store.append({ type: 'main.checked', data: { command: 'node --test', commit: commit('e'), passed: false, exitCode: 1, timedOut: false, durationMs: 4_000, outputTail: 'not ok 9' }, runId: last?.runId ?? '', agentId: 'system' });
-    const { mainHealth } = analyzeRun(store.read());
+    const { mainHealth } = analyzeRun(await store.read());
     expect(mainHealth.snapshots).toEqual({ runs: 5, failed: 3, share: 0.6 });
     expect(mainHealth.main).toEqual({ runs: 1, failed: 1, share: 1 });
     expect(mainHealth.all).toEqual({ runs: 5, failed: 3, share: 0.6 });
   });
 
-  it('prints them under how often main was red', () => {
-    const text = formatRunAnalysis(analyzeRun(greenRun().read()));
+  it('prints them under how often main was red', async () => {
+    const text = formatRunAnalysis(analyzeRun(await greenRun().read()));
     const section = text.slice(text.indexOf('How often main was red:'));
     expect(section).toMatch(/\n {2}green snapshots +4 +2 +50%\n {2}all +4 +2 +50%\n/);
     expect(section).toContain(
@@ -98,19 +98,19 @@ describe('main health in the analysis', () => {
     );
   });
 
-  it('lists the latest twenty bisects of a long red stretch and counts them all', () => {
+  it('lists the latest twenty bisects of a long red stretch and counts them all', async () => {
     const { store, run } = openScriptedRun();
     run.append('system', greenChecked(commit('a'), false));
     for (let index = 0; index < 45; index += 1) run.append('system', greenBisected(commit('a'), `${index}`.padStart(40, '0'), { taskId: `task-${index}` }));
-    const analysis = analyzeRun(store.read());
+    const analysis = analyzeRun(await store.read());
     expect(analysis.mainHealth.green?.bisects).toBe(45);
     expect(analysis.mainHealth.green?.bisected.map((bisect) => bisect.taskId)).toEqual(Array.from({ length: 20 }, (_, index) => `task-${index + 25}`));
     expect(formatRunAnalysis(analysis)).toContain('Distinct failures reported to planners: 0; bisects: 45 (the latest 20 listed)\n');
   });
 
-  it('leaves the green branch out of a run without a green loop', () => {
+  it('leaves the green branch out of a run without a green loop', async () => {
     const { store } = openScriptedRun();
-    const analysis = analyzeRun(store.read());
+    const analysis = analyzeRun(await store.read());
     expect(analysis.mainHealth.green).toBeNull();
     expect(formatRunAnalysis(analysis)).not.toContain('Green branch');
   });

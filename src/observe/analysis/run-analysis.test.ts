@@ -1,5 +1,5 @@
-import { describe, expect, it } from 'vitest';
-import type { ColonyEvent, EventBody } from '../../events/event-types.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { ColonyEvent, EventBody, RecordedEvent } from '../../events/event-types.js';
 import type { AgentRole } from '../../events/event-fields.js';
 import type { HandoffStatus } from '../../events/handoff.js';
 import { createMemoryEventStore } from '../../store/events/memory-event-store.js';
@@ -7,6 +7,7 @@ import { handoffOf } from '../../store/testing/task-store-fixtures.js';
 import { analyzeRun } from './run-analysis.js';
 import { formatRunAnalysis } from './format-run-analysis.js';
 import { createRunAnalysisFold } from './run-analysis-fold.js';
+import type { RunAnalysis } from './types.js';
 
 const T0 = Date.UTC(2026, 10, 29, 14, 0, 0);
 
@@ -16,11 +17,19 @@ function createLog() {
   const store = createMemoryEventStore({ now: () => clock });
   return {
     store,
-    add(ms: number, agentId: string, body: EventBody, runId = 'run-new'): ColonyEvent {
+    add(ms: number, agentId: string, body: EventBody, runId = 'run-new'): RecordedEvent {
       clock = T0 + ms;
       return store.append({ ...body, runId, agentId });
     },
-    events: (): ColonyEvent[] => store.read(),
+    /** Adds the event and gives it back as the log holds it, with its seq, for a fold fed one event at a time. */
+    async stored(ms: number, agentId: string, body: EventBody, runId = 'run-new'): Promise<ColonyEvent> {
+      clock = T0 + ms;
+      const { id } = store.append({ ...body, runId, agentId });
+      const stored = (await store.read({ afterSeq: (await store.lastSeq()) - 1 })).find((event) => event.id === id);
+      if (stored === undefined) throw new Error(`the log does not hold the event ${id} just added`);
+      return stored;
+    },
+    events: (): Promise<ColonyEvent[]> => store.read(),
   };
 }
 
@@ -167,12 +176,15 @@ function scenario() {
 
 describe('the run analysis', () => {
   const log = scenario();
-  const analysis = analyzeRun(log.events());
+  let analysis: RunAnalysis;
+  beforeAll(async () => {
+    analysis = analyzeRun(await log.events());
+  });
 
-  it('follows the run started last and ignores the others', () => {
+  it('follows the run started last and ignores the others', async () => {
     expect(analysis.runId).toBe('run-new');
     expect(analysis.crashes.map((crash) => crash.taskId)).not.toContain('w-old');
-    expect(analyzeRun(log.events(), 'run-old').crashes).toMatchObject([{ taskId: 'w-old', reason: 'an old crash' }]);
+    expect(analyzeRun(await log.events(), 'run-old').crashes).toMatchObject([{ taskId: 'w-old', reason: 'an old crash' }]);
   });
 
   it('ranks the slowest commands and groups the failing ones by their text', () => {
@@ -303,15 +315,15 @@ describe('the run analysis', () => {
     });
   });
 
-  it('gives the same answer fed page by page, and ignores events it has folded already', () => {
+  it('gives the same answer fed page by page, and ignores events it has folded already', async () => {
     const fold = createRunAnalysisFold();
     for (let afterSeq = 0; ; ) {
-      const page = log.store.read({ afterSeq, limit: 7 });
+      const page = await log.store.read({ afterSeq, limit: 7 });
       if (page.length === 0) break;
       for (const event of page) fold.add(event);
       afterSeq = page.at(-1)?.seq ?? afterSeq;
     }
-    for (const event of log.events()) fold.add(event);
+    for (const event of await log.events()) fold.add(event);
     expect(fold.result()).toEqual(analysis);
   });
 
@@ -330,10 +342,10 @@ describe('the run analysis', () => {
 });
 
 describe("colony's refusals", () => {
-  it('counts each kind by its opening, a refused republish apart from a publish beyond the bound and tests apart from notes, and nothing for a refusal that is not the protocol', () => {
+  it('counts each kind by its opening, a refused republish apart from a publish beyond the bound and tests apart from notes, and nothing for a refusal that is not the protocol', async () => {
     const log = createLog();
     const fold = createRunAnalysisFold({ runId: 'run-new' });
-    fold.add(log.add(0, 'system', runStarted));
+    fold.add(await log.stored(0, 'system', runStarted));
     const refusals: readonly (readonly [string, string])[] = [
       ['merge_to_main', 'error: Not merged: your change adds NOTES.md, which look like notes'],
       ['merge_to_main', 'error: Not merged: your change adds TASK_SUMMARY.md, which look like notes'],
@@ -342,10 +354,10 @@ describe("colony's refusals", () => {
       ['create_task', "error: Not published: this brief is task task-1's, which ended failed"],
       ['merge_to_main', 'error: merge conflict: main changed the same lines as your change.'],
     ];
-    refusals.forEach(([name, output], index) => {
-      fold.add(log.add(index + 1, 'agent-1', toolStarted(`c${index}`, name, {})));
-      fold.add(log.add(index + 1, 'agent-1', toolEnded(`c${index}`, name, false, output)));
-    });
+    for (const [index, [name, output]] of refusals.entries()) {
+      fold.add(await log.stored(index + 1, 'agent-1', toolStarted(`c${index}`, name, {})));
+      fold.add(await log.stored(index + 1, 'agent-1', toolEnded(`c${index}`, name, false, output)));
+    }
     expect(fold.result().commands.catches).toEqual([
       { opening: 'Not merged:', calls: 2 },
       { opening: 'Not merged (tests outside your task):', calls: 1 },
@@ -356,36 +368,36 @@ describe("colony's refusals", () => {
 });
 
 describe('loops and silences', () => {
-  it('takes three calls in a row to make a loop, not two', () => {
+  it('takes three calls in a row to make a loop, not two', async () => {
     const log = createLog();
     const fold = createRunAnalysisFold({ runId: 'run-new' });
-    const add = (ms: number, body: EventBody) => fold.add(log.add(ms, 'worker-1', body));
-    fold.add(log.add(0, 'system', runStarted));
-    add(0, agentStarted('worker', 'w1'));
-    add(1, toolStarted('a', 'run_command', { command: 'node --test' }));
-    add(2, toolStarted('b', 'run_command', { command: 'node --test' }));
+    const add = async (ms: number, body: EventBody) => fold.add(await log.stored(ms, 'worker-1', body));
+    fold.add(await log.stored(0, 'system', runStarted));
+    await add(0, agentStarted('worker', 'w1'));
+    await add(1, toolStarted('a', 'run_command', { command: 'node --test' }));
+    await add(2, toolStarted('b', 'run_command', { command: 'node --test' }));
     expect(fold.result().loops).toEqual({ total: 0, loops: [] });
-    add(3, toolStarted('c', 'run_command', { command: 'node --test' }));
+    await add(3, toolStarted('c', 'run_command', { command: 'node --test' }));
     expect(fold.result().loops).toMatchObject({ total: 1, loops: [{ tool: 'run_command', repeats: 3, input: '{"command":"node --test"}' }] });
     // A different input ends the run of repeats; the loop stays counted once.
-    add(4, toolStarted('d', 'run_command', { command: 'node --test src/a.test.js' }));
-    add(5, toolStarted('e', 'run_command', { command: 'node --test' }));
-    add(6, toolStarted('f', 'run_command', { command: 'node --test' }));
+    await add(4, toolStarted('d', 'run_command', { command: 'node --test src/a.test.js' }));
+    await add(5, toolStarted('e', 'run_command', { command: 'node --test' }));
+    await add(6, toolStarted('f', 'run_command', { command: 'node --test' }));
     expect(fold.result().loops).toMatchObject({ total: 1, loops: [{ repeats: 3 }] });
   });
 
-  it('tells long inputs apart by all of their text, and reports only their start', () => {
+  it('tells long inputs apart by all of their text, and reports only their start', async () => {
     const log = createLog();
     log.add(0, 'system', runStarted);
     log.add(0, 'worker-1', agentStarted('worker', 'w1'));
     const content = 'x'.repeat(5000);
     for (const [index, ending] of ['a', 'b', 'b', 'b'].entries()) log.add(index + 1, 'worker-1', toolStarted(`w${index}`, 'write_file', { path: 'a.js', content: `${content}${ending}` }));
-    const { loops } = analyzeRun(log.events());
+    const { loops } = analyzeRun(await log.events());
     expect(loops).toMatchObject({ total: 1, loops: [{ tool: 'write_file', repeats: 3, at: T0 + 2 }] });
     expect(loops.loops[0]?.input.length).toBeLessThanOrEqual(300);
   });
 
-  it('keeps the last output of the most-failing commands among hundreds of different ones', () => {
+  it('keeps the last output of the most-failing commands among hundreds of different ones', async () => {
     const log = createLog();
     log.add(0, 'system', runStarted);
     log.add(0, 'worker-1', agentStarted('worker', 'w1'));
@@ -396,19 +408,19 @@ describe('loops and silences', () => {
     run('first', 'npm test', 'exit code: 1\n\nthe first failure');
     run('second', 'npm test', 'exit code: 2\n\nthe second failure');
     for (let index = 0; index < 300; index += 1) run(`c${index}`, `grep -n needle${index} src`, 'exit code: 1\n\n');
-    const { commands } = analyzeRun(log.events());
+    const { commands } = analyzeRun(await log.events());
     expect(commands).toMatchObject({ runs: 302, failures: 302, failingTotal: 301 });
     expect(commands.failing[0]).toEqual({ command: 'npm test', runs: 2, failures: 2, share: 1, sampleOutput: 'exit code: 2\nthe second failure' });
   });
 
-  it('measures an agent still silent at the end of the log up to the last event of the run', () => {
+  it('measures an agent still silent at the end of the log up to the last event of the run', async () => {
     const log = createLog();
     log.add(0, 'system', runStarted);
     log.add(0, 'worker-1', agentStarted('worker', 'w1'));
     log.add(1000, 'worker-1', requested);
     log.add(2000, 'worker-2', agentStarted('worker', 'w2'));
     log.add(9000, 'worker-2', ended('done'));
-    expect(analyzeRun(log.events()).stalls.longestSilences[0]).toEqual({
+    expect(analyzeRun(await log.events()).stalls.longestSilences[0]).toEqual({
       agentId: 'worker-1',
       role: 'worker',
       taskId: 'w1',
@@ -419,7 +431,7 @@ describe('loops and silences', () => {
     });
   });
 
-  it('counts no crash for an agent the run stopped, whose task went back to be resumed', () => {
+  it('counts no crash for an agent the run stopped, whose task went back to be resumed', async () => {
     const log = createLog();
     log.add(0, 'system', runStarted);
     log.add(1, 'system', taskCreated('w-1', null));
@@ -427,10 +439,10 @@ describe('loops and silences', () => {
     log.add(3, 'worker-1', agentStarted('worker', 'w-1'));
     log.add(4, 'worker-1', failed('stopped: the run was cancelled'));
     log.add(5, 'system', { type: 'task.released', data: { taskId: 'w-1', reason: 'the run was stopped' } });
-    expect(analyzeRun(log.events()).crashes).toEqual([]);
+    expect(analyzeRun(await log.events()).crashes).toEqual([]);
     log.add(6, 'system', claimed('w-1', 2));
     log.add(7, 'worker-1', failed('the agent stopped calling tools (3 turns in a row)'));
-    expect(analyzeRun(log.events()).crashes).toMatchObject([{ taskId: 'w-1', reason: 'the agent stopped calling tools (3 turns in a row)' }]);
+    expect(analyzeRun(await log.events()).crashes).toMatchObject([{ taskId: 'w-1', reason: 'the agent stopped calling tools (3 turns in a row)' }]);
   });
 
   it('answers an empty log with an empty analysis', () => {

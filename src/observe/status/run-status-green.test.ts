@@ -26,8 +26,8 @@ function scriptedRun() {
       clock.now = second(seconds);
       run.land('worker-1', commit(letter), ['src/parser.ts']);
     },
-    status(now: number): RunStatus {
-      const status = foldRunStatus({ events: store.read(), tasks: [], deliveredHandoffs: [], now });
+    async status(now: number): Promise<RunStatus> {
+      const status = foldRunStatus({ events: await store.read(), tasks: [], deliveredHandoffs: [], now });
       if (status === null) throw new Error('expected a run');
       return status;
     },
@@ -59,23 +59,23 @@ function redTwice() {
 }
 
 describe('the green branch in the status', () => {
-  it('is null for a run with no green loop, and says so in no line', () => {
+  it('is null for a run with no green loop, and says so in no line', async () => {
     const { status } = scriptedRun();
-    expect(status(second(10)).green).toBeNull();
-    expect(formatRunStatus(status(second(10)))).not.toContain('Green');
+    expect((await status(second(10))).green).toBeNull();
+    expect(formatRunStatus(await status(second(10)))).not.toContain('Green');
   });
 
-  it('is there, empty, for a run whose settings have a green loop before its first snapshot', () => {
+  it('is there, empty, for a run whose settings have a green loop before its first snapshot', async () => {
     const { record, status } = scriptedRun();
     record(1, { type: 'run.configured', data: { settings: runSettingsFixture({ green: GREEN_SETTINGS }) } });
-    expect(status(second(10)).green).toMatchObject({ commit: null, snapshots: 0, redShare: 0, meanTimeToGreenS: null, branch: 'green', redNow: false });
-    expect(formatRunStatus(status(second(10)))).toContain('\nGreen: not moved in this run (no snapshot yet)\n');
+    expect((await status(second(10))).green).toMatchObject({ commit: null, snapshots: 0, redShare: 0, meanTimeToGreenS: null, branch: 'green', redNow: false });
+    expect(formatRunStatus(await status(second(10)))).toContain('\nGreen: not moved in this run (no snapshot yet)\n');
   });
 
-  it('gives where green points, how often and how long main was red, and whether it is red now, as JSON and as lines', () => {
+  it('gives where green points, how often and how long main was red, and whether it is red now, as JSON and as lines', async () => {
     const { status } = redTwice();
     // Later clocks change nothing: red time runs to the run's latest event, so a replay at the end reads the same.
-    const now = status(second(5000));
+    const now = await status(second(5000));
     expect(now.green).toEqual({
       commit: commit('a'),
       redShare: 0.341,
@@ -90,8 +90,8 @@ describe('the green branch in the status', () => {
       blocked: 'green has commits main does not',
       lastSnapshot: { commit: commit('d'), passed: false, at: second(800), trigger: 'landings' },
     });
-    expect(status(second(1000)).green).toEqual(now.green);
-    const text = formatRunStatus(status(second(1000)));
+    expect((await status(second(1000))).green).toEqual(now.green);
+    const text = formatRunStatus(await status(second(1000)));
     expect(text).toContain(
       [
         'Commits landed: 4',
@@ -104,19 +104,19 @@ describe('the green branch in the status', () => {
     );
   });
 
-  it('says main was red when the run ended, and drops the block once green moves', () => {
+  it('says main was red when the run ended, and drops the block once green moves', async () => {
     const { record, land, run, status } = redTwice();
     land(1100, 'e');
     record(1150, greenChecked(commit('e'), true));
     record(1160, greenAdvanced(commit('e'), commit('a')));
-    const green = status(second(1200));
+    const green = await status(second(1200));
     expect(green.green).toMatchObject({ commit: commit('e'), redNow: false, since: null, blocked: null, meanTimeToGreenS: 220.5 });
     expect(formatRunStatus(green)).toContain('\nGreen: eeeeeeeeeeee (5 snapshots, 2 red; main red 38% of the time, back to green in 3m 40s on average)\n  2 distinct');
     land(1300, 'f');
     record(1400, greenChecked(commit('f'), false, { trigger: 'release' }));
     run.tick(100_000);
     run.endRun('done');
-    const ended = formatRunStatus(status(second(9000)));
+    const ended = formatRunStatus(await status(second(9000)));
     expect(ended).toContain('\n  Main was red when the run ended, since 2026-11-30T09:23:20Z (1m 40s)\n');
   });
 });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { ColonyEvent, EventBody } from '../../events/event-types.js';
+import type { ColonyEvent, EventBody, RecordedEvent } from '../../events/event-types.js';
 import type { AgentRole } from '../../events/event-fields.js';
 import type { HandoffStatus } from '../../events/handoff.js';
 import { runSettingsFixture } from '../../events/testing/run-settings-fixture.js';
@@ -21,10 +21,10 @@ function createLog() {
     at(ms: number): void {
       clock = T0 + ms;
     },
-    append(runId: string, agentId: string, body: EventBody): ColonyEvent {
+    append(runId: string, agentId: string, body: EventBody): RecordedEvent {
       return store.append({ ...body, runId, agentId });
     },
-    events: (): ColonyEvent[] => store.read(),
+    events: (): Promise<ColonyEvent[]> => store.read(),
   };
 }
 
@@ -171,9 +171,9 @@ function statusOf(input: Parameters<typeof foldRunStatus>[0]): RunStatus {
 }
 
 describe('foldRunStatus', () => {
-  it('reports the run started last, still running, with its wall time up to now', () => {
+  it('reports the run started last, still running, with its wall time up to now', async () => {
     const { log, tasks, deliveredHandoffs } = twoRuns();
-    const status = statusOf({ events: log.events(), tasks, deliveredHandoffs, now: T0 + 130_000 });
+    const status = statusOf({ events: await log.events(), tasks, deliveredHandoffs, now: T0 + 130_000 });
     expect(status.run).toEqual({
       id: 'run-new',
       state: 'running',
@@ -190,10 +190,10 @@ describe('foldRunStatus', () => {
       lastEventAt: T0 + 105_000,
     });
     // Without a clock the wall time runs to the last event.
-    expect(statusOf({ events: log.events(), tasks, deliveredHandoffs }).run.durationMs).toBe(5_000);
+    expect(statusOf({ events: await log.events(), tasks, deliveredHandoffs }).run.durationMs).toBe(5_000);
   });
 
-  it('counts summaries near the context window as model spend, and keeps each agent\'s latest scratchpad', () => {
+  it('counts summaries near the context window as model spend, and keeps each agent\'s latest scratchpad', async () => {
     const log = createLog();
     log.append('run-1', 'system', runStarted('Build the parser'));
     log.append('run-1', 'planner-a', agentStarted('root-planner', 'task-root', 'Build the parser', null));
@@ -216,7 +216,7 @@ describe('foldRunStatus', () => {
         durationMs: 30,
       },
     });
-    const status = statusOf({ events: log.events(), tasks: [], deliveredHandoffs: [] });
+    const status = statusOf({ events: await log.events(), tasks: [], deliveredHandoffs: [] });
     expect(status.compaction).toEqual({ count: 1, tokens: 6_400 });
     expect(status.tokens.total).toBe(7_500);
     expect(status.costUsd).toBe(0.75);
@@ -225,26 +225,26 @@ describe('foldRunStatus', () => {
     expect(formatRunStatus(status)).toContain('Compactions: 1 (6,400 tokens, 85.3% of all)');
   });
 
-  it('shows a stopped run running again once resumed, and its stopped agents taken up again', () => {
+  it('shows a stopped run running again once resumed, and its stopped agents taken up again', async () => {
     const log = createLog();
     log.append('run-1', 'system', runStarted('Build the parser'));
     log.append('run-1', 'worker-a', agentStarted('worker', 'task-a', 'Tokenise strings', null));
     log.append('run-1', 'worker-a', failed(1, 'stopped: the run was cancelled'));
     log.append('run-1', 'system', runEnded('stopped', 5_000));
-    const stopped = statusOf({ events: log.events(), tasks: [], deliveredHandoffs: [] });
+    const stopped = statusOf({ events: await log.events(), tasks: [], deliveredHandoffs: [] });
     expect(stopped.run).toMatchObject({ state: 'stopped', resumes: 0 });
     expect(stopped.agents).toMatchObject([{ id: 'worker-a', state: 'failed' }]);
 
     log.append('run-1', 'system', { type: 'run.resumed', data: { resumes: 1, lastSeq: 4, released: ['task-a'], repaired: 0, clearedLocks: [] } });
     log.append('run-1', 'worker-a', { type: 'agent.restored', data: { attempt: 2, step: 1, interrupted: 0, notStarted: 0 } });
-    const resumed = statusOf({ events: log.events(), tasks: [], deliveredHandoffs: [] });
+    const resumed = statusOf({ events: await log.events(), tasks: [], deliveredHandoffs: [] });
     expect(resumed.run).toMatchObject({ state: 'running', resumes: 1, endedAt: null });
     expect(resumed.agents).toMatchObject([{ id: 'worker-a', state: 'running', endedAt: null }]);
   });
 
-  it('counts the tasks of the run without the root planner’s own, and its handoffs and commits', () => {
+  it('counts the tasks of the run without the root planner’s own, and its handoffs and commits', async () => {
     const { log, tasks, deliveredHandoffs } = twoRuns();
-    const status = statusOf({ events: log.events(), tasks, deliveredHandoffs });
+    const status = statusOf({ events: await log.events(), tasks, deliveredHandoffs });
     expect(status.tasks).toEqual({ total: 7, byStatus: { open: 1, running: 2, done: 1, partial: 1, blocked: 1, failed: 1 } });
     expect(status.handoffs).toEqual({ delivered: 3 });
     expect(status.commits).toEqual({ landed: 1 });
@@ -252,10 +252,10 @@ describe('foldRunStatus', () => {
     expect(status.toolCalls).toBe(3);
   });
 
-  it('shows the spend against each limit a budget set, and which scopes were warned and used up', () => {
+  it('shows the spend against each limit a budget set, and which scopes were warned and used up', async () => {
     const log = createLog();
     log.append('run-1', 'system', runStarted('Goal'));
-    const unbudgeted = statusOf({ events: log.events(), tasks: [], deliveredHandoffs: [] });
+    const unbudgeted = statusOf({ events: await log.events(), tasks: [], deliveredHandoffs: [] });
     expect(unbudgeted.budget).toBeNull();
     expect(formatRunStatus(unbudgeted)).not.toContain('Budget');
     log.append('run-1', 'system', { type: 'budget.set', data: { tokens: 10_000, usd: null, maxHours: 0.5, deadline: T0 + 1_800_000 } });
@@ -266,7 +266,7 @@ describe('foldRunStatus', () => {
     log.append('run-1', 'system', { type: 'budget.exhausted', data: { ...figures, reserved: 8_500, agents: 1 } });
     log.append('run-1', 'system', { type: 'budget.exhausted', data: { ...figures, taskId: 'task-slice', scope: 'subtree', limit: 4_000, reserved: 0, agents: 0 } });
     log.at(600_000);
-    const status = statusOf({ events: log.events(), tasks: [], deliveredHandoffs: [], now: T0 + 900_000 });
+    const status = statusOf({ events: await log.events(), tasks: [], deliveredHandoffs: [], now: T0 + 900_000 });
     expect(status.budget).toEqual({
       tokens: { limit: 10_000, spent: 8_500 },
       usd: null,
@@ -278,10 +278,10 @@ describe('foldRunStatus', () => {
     expect(text).toContain('Budget: 8,500 tokens of 10,000 tokens (85%), used up\nTime: 15 minutes of 30 minutes (50%)\nSubtrees that used up their share: task-slice\n');
   });
 
-  it('counts tasks by their latest acceptance verdict, and a done claim whose checks failed as a false claim, unless they failed only as main already did', () => {
+  it('counts tasks by their latest acceptance verdict, and a done claim whose checks failed as a false claim, unless they failed only as main already did', async () => {
     const log = createLog();
     log.append('run-1', 'system', runStarted('Goal'));
-    const none = statusOf({ events: log.events(), tasks: [], deliveredHandoffs: [] });
+    const none = statusOf({ events: await log.events(), tasks: [], deliveredHandoffs: [] });
     expect(none.acceptance).toEqual({ passed: 0, failed: 0, notRun: 0, falseClaims: 0 });
     expect(formatRunStatus(none)).not.toContain('Acceptance');
     const commit = 'c'.repeat(40);
@@ -302,86 +302,86 @@ describe('foldRunStatus', () => {
       type: 'acceptance.checked',
       data: { taskId: 'task-f', claimed: 'done', commit, passed: false, skipped: null, results: [{ ...result, alreadyFailing: ['✖ pad'], newFailures: [] }] },
     });
-    const status = statusOf({ events: log.events(), tasks: [], deliveredHandoffs: [] });
+    const status = statusOf({ events: await log.events(), tasks: [], deliveredHandoffs: [] });
     expect(status.acceptance).toEqual({ passed: 2, failed: 3, notRun: 1, falseClaims: 1 });
     expect(formatRunStatus(status)).toContain('Commits landed: 0\nAcceptance checks: 2 passed, 3 failed (1 false claim: done, checks failed), 1 not run\n');
   });
 
-  it('says how the run confined its commands, and what its network proxy allowed and refused', () => {
+  it('says how the run confined its commands, and what its network proxy allowed and refused', async () => {
     const log = createLog();
     log.append('run-1', 'system', runStarted('Goal'));
-    expect(statusOf({ events: log.events(), tasks: [], deliveredHandoffs: [] }).sandbox).toBeNull();
+    expect(statusOf({ events: await log.events(), tasks: [], deliveredHandoffs: [] }).sandbox).toBeNull();
     log.append('run-1', 'system', { type: 'sandbox.opened', data: { method: 'bubblewrap', summary: 'confined', network: 'only registry.npmjs.org' } });
     log.append('run-1', 'system', { type: 'network.requested', data: { host: 'registry.npmjs.org', port: 443, allowed: true } });
     log.append('run-1', 'system', { type: 'network.requested', data: { host: 'example.com', port: 443, allowed: false } });
     log.append('run-1', 'system', { type: 'network.requested', data: { host: 'example.com', port: 80, allowed: false } });
     // The setup's install has a proxy of its own: its requests are not the agents'.
     log.append('run-1', 'system', { type: 'network.requested', data: { host: 'registry.npmjs.org', port: 443, allowed: true, setup: true } });
-    const status = statusOf({ events: log.events(), tasks: [], deliveredHandoffs: [] });
+    const status = statusOf({ events: await log.events(), tasks: [], deliveredHandoffs: [] });
     expect(status.sandbox).toEqual({ method: 'bubblewrap', network: 'only registry.npmjs.org', networkAllowed: 1, networkRefused: 2 });
     expect(formatRunStatus(status)).toContain('Sandbox: bubblewrap, network only registry.npmjs.org (1 request(s) allowed, 2 refused)\n');
 
     const unconfined = createLog();
     unconfined.append('run-1', 'system', runStarted('Goal'));
     unconfined.append('run-1', 'system', { type: 'sandbox.opened', data: { method: 'none', summary: 'NOT confined', network: 'all' } });
-    expect(formatRunStatus(statusOf({ events: unconfined.events(), tasks: [], deliveredHandoffs: [] }))).toContain('Sandbox: none: commands ran unconfined, as asked\n');
+    expect(formatRunStatus(statusOf({ events: await unconfined.events(), tasks: [], deliveredHandoffs: [] }))).toContain('Sandbox: none: commands ran unconfined, as asked\n');
   });
 
-  it("follows the run's setup: installing since it started, then ready, failed or skipped with why", () => {
+  it("follows the run's setup: installing since it started, then ready, failed or skipped with why", async () => {
     const log = createLog();
     log.append('run-1', 'system', runStarted('Goal'));
-    expect(statusOf({ events: log.events(), tasks: [], deliveredHandoffs: [] }).setup).toBeNull();
+    expect(statusOf({ events: await log.events(), tasks: [], deliveredHandoffs: [] }).setup).toBeNull();
     const installing = { command: 'npm ci', registry: 'https://registry.npmjs.org/', packages: 204 };
     log.append('run-1', 'system', { type: 'dependencies.installing', data: { ...installing, elapsedMs: 0 } });
     log.append('run-1', 'system', { type: 'dependencies.installing', data: { ...installing, elapsedMs: 15_000 } });
-    const running = statusOf({ events: log.events(), tasks: [], deliveredHandoffs: [] });
+    const running = statusOf({ events: await log.events(), tasks: [], deliveredHandoffs: [] });
     expect(running.setup).toMatchObject({ state: 'installing', command: 'npm ci', registry: 'https://registry.npmjs.org/' });
     // Since the first event: the later one says it still runs, not that it started again.
-    expect(running.setup?.startedAt).toBe(log.events()[1]?.ts);
+    expect(running.setup?.startedAt).toBe((await log.events())[1]?.ts);
     expect(formatRunStatus(running)).toMatch(/\nSetup: npm ci from https:\/\/registry\.npmjs\.org\/, running for \d+ s\n/);
     log.append('run-1', 'system', { type: 'dependencies.prepared', data: { key: 'k'.repeat(64), layerDir: '/l', reused: false, bytes: 3 * 2 ** 20, durationMs: 41_500, command: 'npm ci' } });
-    const ready = statusOf({ events: log.events(), tasks: [], deliveredHandoffs: [] });
+    const ready = statusOf({ events: await log.events(), tasks: [], deliveredHandoffs: [] });
     expect(formatRunStatus(ready)).toContain('\nSetup: npm ci from https://registry.npmjs.org/, installed 3.0 MB in 41.5 s\n');
     // A workspace that could not take the layer does not undo the run's setup.
     log.append('run-1', 'worker-a', { type: 'dependencies.skipped', data: { reason: 'the workspace already has node_modules' } });
-    expect(statusOf({ events: log.events(), tasks: [], deliveredHandoffs: [] }).setup?.state).toBe('ready');
+    expect(statusOf({ events: await log.events(), tasks: [], deliveredHandoffs: [] }).setup?.state).toBe('ready');
 
     const failing = createLog();
     failing.append('run-1', 'system', runStarted('Goal'));
     failing.append('run-1', 'system', { type: 'dependencies.installing', data: { ...installing, elapsedMs: 0 } });
     failing.append('run-1', 'system', { type: 'dependencies.failed', data: { error: 'npm error 404 Not Found - GET https://registry.npmjs.org/nope', fix: 'fix package.json', durationMs: 2_100 } });
-    expect(formatRunStatus(statusOf({ events: failing.events(), tasks: [], deliveredHandoffs: [] }))).toContain('\nSetup FAILED in 2.1 s: npm ci from https://registry.npmjs.org/: npm error 404 Not Found - GET https://registry.npmjs.org/nope\n');
+    expect(formatRunStatus(statusOf({ events: await failing.events(), tasks: [], deliveredHandoffs: [] }))).toContain('\nSetup FAILED in 2.1 s: npm ci from https://registry.npmjs.org/: npm error 404 Not Found - GET https://registry.npmjs.org/nope\n');
   });
 
-  it('says what share of the input the prompt cache gave', () => {
+  it('says what share of the input the prompt cache gave', async () => {
     const log = createLog();
     log.append('run-1', 'system', runStarted('Goal'));
     log.append('run-1', 'worker-a', agentStarted('worker', 'task-a', 'A'));
     log.append('run-1', 'worker-a', modelResponded(1, 4000, 100, 0.01, { cachedInputTokens: 0, cacheWriteTokens: 3900 }));
     log.append('run-1', 'worker-a', modelResponded(2, 4500, 100, 0.01, { cachedInputTokens: 3900, cacheWriteTokens: 500 }));
     log.append('run-1', 'worker-a', modelResponded(3, 5000, 100, 0.01, { cachedInputTokens: 4400 }));
-    const status = statusOf({ events: log.events(), tasks: [], deliveredHandoffs: [] });
+    const status = statusOf({ events: await log.events(), tasks: [], deliveredHandoffs: [] });
     expect(status.tokens).toEqual({ input: 13_500, output: 300, cachedInput: 8300, cacheWrite: 4400, total: 13_800 });
     expect(formatRunStatus(status)).toContain('Tokens: 13,800 (13,500 input, 300 output)\nPrompt cache: 61.5% of input read from it (8,300 tokens), 4,400 written\n');
   });
 
-  it('sums tokens and cost, and says the cost is a lower bound when a call had no price', () => {
+  it('sums tokens and cost, and says the cost is a lower bound when a call had no price', async () => {
     const { log, tasks, deliveredHandoffs } = twoRuns();
-    const status = statusOf({ events: log.events(), tasks, deliveredHandoffs });
+    const status = statusOf({ events: await log.events(), tasks, deliveredHandoffs });
     expect(status.tokens).toEqual({ input: 1500, output: 150, cachedInput: 0, cacheWrite: 0, total: 1650 });
     expect(formatRunStatus(status)).not.toContain('Prompt cache');
     expect(status.costUsd).toBe(0.1);
     expect(status.costKnown).toBe(false);
 
-    const old = statusOf({ events: log.events(), tasks, deliveredHandoffs, runId: 'run-old' });
+    const old = statusOf({ events: await log.events(), tasks, deliveredHandoffs, runId: 'run-old' });
     expect(old.tokens.total).toBe(5500);
     expect(old.costUsd).toBe(0.5);
     expect(old.costKnown).toBe(true);
   });
 
-  it('lists the agents in start order with their role, parent, state, steps, tokens and cost', () => {
+  it('lists the agents in start order with their role, parent, state, steps, tokens and cost', async () => {
     const { log, tasks, deliveredHandoffs } = twoRuns();
-    const agents = statusOf({ events: log.events(), tasks, deliveredHandoffs }).agents;
+    const agents = statusOf({ events: await log.events(), tasks, deliveredHandoffs }).agents;
     expect(agents.map((agent) => [agent.id, agent.role, agent.parentId, agent.state, agent.steps, agent.tokens, agent.costUsd])).toEqual([
       ['planner-root', 'root-planner', null, 'waiting', 1, 110, 0.01],
       ['planner-sub', 'sub-planner', 'planner-root', 'running', 1, 220, 0],
@@ -401,9 +401,9 @@ describe('foldRunStatus', () => {
     expect(agents.find((agent) => agent.id === 'worker-d')).toMatchObject({ endedAt: null, reason: null });
   });
 
-  it('reports the given run, and a finished one with its own status and duration', () => {
+  it('reports the given run, and a finished one with its own status and duration', async () => {
     const { log, tasks, deliveredHandoffs } = twoRuns();
-    const old = statusOf({ events: log.events(), tasks, deliveredHandoffs, runId: 'run-old', now: T0 + 999_999 });
+    const old = statusOf({ events: await log.events(), tasks, deliveredHandoffs, runId: 'run-old', now: T0 + 999_999 });
     expect(old.run).toMatchObject({ id: 'run-old', state: 'done', title: 'Old goal', endedAt: T0, durationMs: 60_000 });
     expect(old.tasks.total).toBe(1);
     expect(old.handoffs.delivered).toBe(1);
@@ -411,80 +411,80 @@ describe('foldRunStatus', () => {
     expect(old.agents.map((agent) => agent.id)).toEqual(['planner-old']);
   });
 
-  it('is null without a run, or for a run the log does not hold', () => {
+  it('is null without a run, or for a run the log does not hold', async () => {
     const { log, tasks, deliveredHandoffs } = twoRuns();
     expect(foldRunStatus({ events: [], tasks, deliveredHandoffs })).toBeNull();
-    expect(foldRunStatus({ events: log.events(), tasks, deliveredHandoffs, runId: 'run-missing' })).toBeNull();
+    expect(foldRunStatus({ events: await log.events(), tasks, deliveredHandoffs, runId: 'run-missing' })).toBeNull();
   });
 
-  it('is plain data that survives JSON', () => {
+  it('is plain data that survives JSON', async () => {
     const { log, tasks, deliveredHandoffs } = twoRuns();
-    const status = statusOf({ events: log.events(), tasks, deliveredHandoffs });
+    const status = statusOf({ events: await log.events(), tasks, deliveredHandoffs });
     expect(JSON.parse(JSON.stringify(status))).toEqual(status);
   });
 
-  it('wakes a waiting planner at its next model call', () => {
+  it('wakes a waiting planner at its next model call', async () => {
     const log = createLog();
     log.append('run-1', 'system', runStarted('Goal'));
     log.append('run-1', 'planner-root', agentStarted('root-planner', 'task-root', 'Goal'));
     log.append('run-1', 'planner-root', waiting(3));
-    const before = statusOf({ events: log.events(), tasks: [], deliveredHandoffs: [] });
+    const before = statusOf({ events: await log.events(), tasks: [], deliveredHandoffs: [] });
     log.append('run-1', 'planner-root', modelRequested(4));
-    const after = statusOf({ events: log.events(), tasks: [], deliveredHandoffs: [] });
+    const after = statusOf({ events: await log.events(), tasks: [], deliveredHandoffs: [] });
     expect([before.agents[0]?.state, after.agents[0]?.state]).toEqual(['waiting', 'running']);
   });
 
-  it('shows a parked agent as parked until it resumes, and lists it among those at work', () => {
+  it('shows a parked agent as parked until it resumes, and lists it among those at work', async () => {
     const log = createLog();
     log.append('run-1', 'system', runStarted('Goal'));
     log.append('run-1', 'worker-a', agentStarted('worker', 'task-a', 'A'));
     log.append('run-1', 'worker-a', { type: 'agent.parked', data: { step: 2, kind: 'rate-limit', message: '429', attempts: 6, waitMs: 10_000 } });
-    const parked = statusOf({ events: log.events(), tasks: [], deliveredHandoffs: [] });
+    const parked = statusOf({ events: await log.events(), tasks: [], deliveredHandoffs: [] });
     log.append('run-1', 'worker-a', { type: 'agent.unparked', data: { step: 2, parkedMs: 10_000 } });
-    const resumed = statusOf({ events: log.events(), tasks: [], deliveredHandoffs: [] });
+    const resumed = statusOf({ events: await log.events(), tasks: [], deliveredHandoffs: [] });
     expect([parked.agents[0]?.state, resumed.agents[0]?.state]).toEqual(['parked', 'running']);
     expect(formatRunStatus(parked)).toContain('worker worker-a  parked  0 steps  A');
   });
 
-  it('shows a parked agent rebuilt after a restart as running again', () => {
+  it('shows a parked agent rebuilt after a restart as running again', async () => {
     const log = createLog();
     log.append('run-1', 'system', runStarted('Goal'));
     log.append('run-1', 'worker-a', agentStarted('worker', 'task-a', 'A'));
     log.append('run-1', 'worker-a', { type: 'agent.parked', data: { step: 2, kind: 'rate-limit', message: '429', attempts: 6, waitMs: 10_000 } });
     log.append('run-1', 'worker-a', { type: 'agent.restored', data: { attempt: 2, step: 1, interrupted: 0, notStarted: 0 } });
-    expect(statusOf({ events: log.events(), tasks: [], deliveredHandoffs: [] }).agents[0]?.state).toBe('running');
+    expect(statusOf({ events: await log.events(), tasks: [], deliveredHandoffs: [] }).agents[0]?.state).toBe('running');
   });
 
-  it('shows an ended status it does not know as failed', () => {
+  it('shows an ended status it does not know as failed', async () => {
     const log = createLog();
     log.append('run-1', 'system', runStarted('Goal'));
     log.append('run-1', 'worker-a', agentStarted('worker', 'task-a', 'A'));
     log.append('run-1', 'worker-a', ended('vanished', 3));
-    expect(statusOf({ events: log.events(), tasks: [], deliveredHandoffs: [] }).agents[0]?.state).toBe('failed');
+    expect(statusOf({ events: await log.events(), tasks: [], deliveredHandoffs: [] }).agents[0]?.state).toBe('failed');
   });
 
-  it('records pulled andons until they are released', () => {
+  it('records pulled andons until they are released', async () => {
     const log = createLog();
     log.append('run-1', 'system', runStarted('Goal'));
     log.append('run-1', 'planner-root', { type: 'andon.changed', data: { taskId: 'task-root', paused: true, reason: 'red' } });
     log.append('run-1', 'planner-sub', { type: 'andon.changed', data: { taskId: 'task-sub', paused: true, reason: 'red' } });
     log.append('run-1', 'planner-root', { type: 'andon.changed', data: { taskId: 'task-root', paused: false, reason: 'green' } });
-    expect(statusOf({ events: log.events(), tasks: [], deliveredHandoffs: [] }).pausedTaskIds).toEqual(['task-sub']);
+    expect(statusOf({ events: await log.events(), tasks: [], deliveredHandoffs: [] }).pausedTaskIds).toEqual(['task-sub']);
   });
 
-  it("shows the user's hold on the whole run apart from planners' andons, until the user releases it", () => {
+  it("shows the user's hold on the whole run apart from planners' andons, until the user releases it", async () => {
     const log = createLog();
     log.append('run-1', 'system', runStarted('Goal'));
     log.at(1_000);
     log.append('run-1', 'system', { type: 'andon.changed', data: { taskId: null, paused: true, reason: 'reviewing main', by: 'user', andonSeq: 1 } });
     log.append('run-1', 'planner-root', { type: 'andon.changed', data: { taskId: 'task-root', paused: true, reason: 'red' } });
     log.append('run-1', 'planner-root', { type: 'andon.changed', data: { taskId: 'task-root', paused: false, reason: 'green' } });
-    const held = statusOf({ events: log.events(), tasks: [], deliveredHandoffs: [] });
+    const held = statusOf({ events: await log.events(), tasks: [], deliveredHandoffs: [] });
     expect(held.userAndon).toEqual({ reason: 'reviewing main', since: T0 + 1_000 });
     expect(held.pausedTaskIds).toEqual([]);
     expect(formatRunStatus(held)).toContain('Spawning paused by you: reviewing main — release with colony andon --release');
     log.append('run-1', 'system', { type: 'andon.changed', data: { taskId: null, paused: false, reason: 'fine', by: 'user', andonSeq: 2 } });
-    const released = statusOf({ events: log.events(), tasks: [], deliveredHandoffs: [] });
+    const released = statusOf({ events: await log.events(), tasks: [], deliveredHandoffs: [] });
     expect(released.userAndon).toBeNull();
     expect(formatRunStatus(released)).not.toContain('Spawning paused');
   });
@@ -493,27 +493,27 @@ describe('foldRunStatus', () => {
 describe('the worker limit', () => {
   const settings = runSettingsFixture();
 
-  it("is the run's --workers until the user changes it, then the latest change, and is shown as one line", () => {
+  it("is the run's --workers until the user changes it, then the latest change, and is shown as one line", async () => {
     const log = createLog();
     log.append('run-1', 'system', runStarted('Goal'));
-    expect(statusOf({ events: log.events(), tasks: [], deliveredHandoffs: [] }).workers).toBeNull();
+    expect(statusOf({ events: await log.events(), tasks: [], deliveredHandoffs: [] }).workers).toBeNull();
     log.append('run-1', 'system', { type: 'run.configured', data: { settings } });
-    const configured = statusOf({ events: log.events(), tasks: [], deliveredHandoffs: [] });
+    const configured = statusOf({ events: await log.events(), tasks: [], deliveredHandoffs: [] });
     expect(configured.workers).toBe(4);
     expect(formatRunStatus(configured)).toContain('\nWorkers: up to 4 at once\n');
     log.append('run-1', 'system', { type: 'workers.changed', data: { workers: 1, previous: 4, by: 'user', requestSeq: 1 } });
     log.append('run-1', 'system', { type: 'agent.stop-requested', data: { taskId: 'task-a', stoppedAgentId: 'worker-a', reason: 'wrong way', requestSeq: 2 } });
     log.append('run-1', 'system', { type: 'workers.changed', data: { workers: 12, previous: 1, by: 'user', requestSeq: 3 } });
-    const changed = statusOf({ events: log.events(), tasks: [], deliveredHandoffs: [] });
+    const changed = statusOf({ events: await log.events(), tasks: [], deliveredHandoffs: [] });
     expect(changed.workers).toBe(12);
     expect(formatRunStatus(changed).match(/^Workers: .*$/gm)).toEqual(['Workers: up to 12 at once']);
   });
 });
 
 describe('createRunStatusFold', () => {
-  it('fed one event at a time, ends where the whole fold does, and ignores events it already has', () => {
+  it('fed one event at a time, ends where the whole fold does, and ignores events it already has', async () => {
     const { log, tasks, deliveredHandoffs } = twoRuns();
-    const events = log.events();
+    const events = await log.events();
     const fold = createRunStatusFold();
     for (const event of events) {
       fold.add(event);
@@ -523,12 +523,12 @@ describe('createRunStatusFold', () => {
     expect(fold.snapshot({ tasks, deliveredHandoffs })).toEqual(foldRunStatus({ events, tasks, deliveredHandoffs }));
   });
 
-  it('follows the next run when one starts, and a fixed run only', () => {
+  it('follows the next run when one starts, and a fixed run only', async () => {
     const { log } = twoRuns();
     const following = createRunStatusFold();
     const fixed = createRunStatusFold({ runId: 'run-old' });
     const seen: (string | null)[] = [];
-    for (const event of log.events()) {
+    for (const event of await log.events()) {
       following.add(event);
       fixed.add(event);
       seen.push(following.snapshot({ tasks: [], deliveredHandoffs: [] })?.run.id ?? null);
@@ -546,9 +546,9 @@ describe('createRunStatusFold', () => {
 });
 
 describe('formatRunStatus', () => {
-  it('writes the header, the counts and the tree indented under each parent', () => {
+  it('writes the header, the counts and the tree indented under each parent', async () => {
     const { log, tasks, deliveredHandoffs } = twoRuns();
-    const text = formatRunStatus(statusOf({ events: log.events(), tasks, deliveredHandoffs, now: T0 + 100_000 + 3_725_000 }));
+    const text = formatRunStatus(statusOf({ events: await log.events(), tasks, deliveredHandoffs, now: T0 + 100_000 + 3_725_000 }));
     expect(text).toBe(
       [
         'Run run-new: running, wall time 1h 02m 05s',
@@ -574,7 +574,7 @@ describe('formatRunStatus', () => {
     );
   });
 
-  it('keeps a finished tree of hundreds of agents to a few lines', () => {
+  it('keeps a finished tree of hundreds of agents to a few lines', async () => {
     const log = createLog();
     log.append('run-big', 'system', runStarted('Big goal'));
     log.append('run-big', 'planner-root', agentStarted('root-planner', 'task-root', 'Big goal'));
@@ -593,7 +593,7 @@ describe('formatRunStatus', () => {
     log.append('run-big', 'planner-root', ended('done', 20));
     log.append('run-big', 'system', runEnded('done', 7_200_000));
 
-    const text = formatRunStatus(statusOf({ events: log.events(), tasks: [], deliveredHandoffs: [] }));
+    const text = formatRunStatus(statusOf({ events: await log.events(), tasks: [], deliveredHandoffs: [] }));
     const tree = text.slice(text.indexOf('Agents:\n') + 'Agents:\n'.length).trimEnd().split('\n');
     expect(text.startsWith('Run run-big: done, wall time 2h 00m 00s\n')).toBe(true);
     expect(tree.filter((line) => line.includes('sub-planner')).length).toBe(3);
@@ -604,7 +604,7 @@ describe('formatRunStatus', () => {
     expect(tree.length).toBe(1 + 3 * 2 + 2 + 10);
   });
 
-  it("shows why a worker failed from its own handoff's summary, and a planner's finish summary in the status", () => {
+  it("shows why a worker failed from its own handoff's summary, and a planner's finish summary in the status", async () => {
     const log = createLog();
     log.append('run-1', 'system', runStarted('Goal'));
     log.append('run-1', 'planner-root', agentStarted('root-planner', 'task-root', 'Goal'));
@@ -615,26 +615,26 @@ describe('formatRunStatus', () => {
     });
     log.append('run-1', 'worker-a', ended('failed', 7));
     log.append('run-1', 'planner-root', { type: 'planner.finished', data: { taskId: 'task-root', status: 'partial', summary: 'a is not built' } });
-    const status = statusOf({ events: log.events(), tasks: [], deliveredHandoffs: [] });
+    const status = statusOf({ events: await log.events(), tasks: [], deliveredHandoffs: [] });
     expect(status.agents.map((agent) => agent.summary)).toEqual(['a is not built', 'The tests kept failing on the empty case.']);
     expect(formatRunStatus(status)).toContain('    worker worker-a  failed  7 steps  Build a  (The tests kept failing on the empty case.)\n');
   });
 
-  it('places an agent whose parent never started at the top, after the root planner', () => {
+  it('places an agent whose parent never started at the top, after the root planner', async () => {
     const log = createLog();
     log.append('run-1', 'system', runStarted('Goal'));
     log.append('run-1', 'worker-orphan', agentStarted('worker', 'task-x', 'Orphan', 'planner-gone'));
     log.append('run-1', 'planner-root', agentStarted('root-planner', 'task-root', 'Goal'));
-    const text = formatRunStatus(statusOf({ events: log.events(), tasks: [], deliveredHandoffs: [] }));
+    const text = formatRunStatus(statusOf({ events: await log.events(), tasks: [], deliveredHandoffs: [] }));
     expect(text.endsWith('Agents:\n  root-planner planner-root  running  0 steps  Goal\n  worker worker-orphan  running  0 steps  Orphan\n')).toBe(true);
   });
 
-  it('still shows agents whose parent links go round in a circle', () => {
+  it('still shows agents whose parent links go round in a circle', async () => {
     const log = createLog();
     log.append('run-1', 'system', runStarted('Goal'));
     log.append('run-1', 'planner-a', agentStarted('sub-planner', 'task-a', 'A', 'planner-b'));
     log.append('run-1', 'planner-b', agentStarted('sub-planner', 'task-b', 'B', 'planner-a'));
-    const text = formatRunStatus(statusOf({ events: log.events(), tasks: [], deliveredHandoffs: [] }));
+    const text = formatRunStatus(statusOf({ events: await log.events(), tasks: [], deliveredHandoffs: [] }));
     expect(text.endsWith('Agents:\n  sub-planner planner-a  running  0 steps  A\n    sub-planner planner-b  running  0 steps  B\n')).toBe(true);
   });
 

@@ -1,16 +1,19 @@
 import { formatAmount } from '../../events/budget-figures.js';
 import { trunkRewriteText } from '../status/format-run-status.js';
-import type { ColonyEvent, EventData } from '../../events/event-types.js';
+import type { EventData, RecordedEvent } from '../../events/event-types.js';
 import type { BudgetMeasure } from '../../events/event-fields.js';
 
-/** One event as a line for a person: time, agent, what happened. No colours, safe for pipes. */
-export function formatEventLine(event: ColonyEvent): string {
+/**
+ * One event as a line for a person: time, agent, what happened. No colours, safe for pipes.
+ * Needs no seq, so a run's progress lines can be printed as its events are appended.
+ */
+export function formatEventLine(event: RecordedEvent): string {
   const time = new Date(event.ts).toISOString().slice(11, 23);
   return `${time}  ${event.agentId.padEnd(15)}  ${describeEvent(event)}`;
 }
 
 /** What an event says, in a few words. Exhaustive over the event union. */
-export function describeEvent(event: ColonyEvent): string {
+export function describeEvent(event: RecordedEvent): string {
   switch (event.type) {
     case 'run.started':
       return `run started: ${event.data.title} (${event.data.mode}, model ${event.data.model})${trunkClause(event.data.repo, event.data.trunk)}`;

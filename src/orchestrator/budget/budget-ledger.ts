@@ -1,4 +1,4 @@
-import type { ColonyEvent, EventBody } from '../../events/event-types.js';
+import type { EventBody, RecordedEvent } from '../../events/event-types.js';
 import type { BudgetMeasure } from '../../events/event-fields.js';
 import { describeLimit } from '../../events/budget-figures.js';
 
@@ -53,7 +53,7 @@ export interface BudgetWarning {
  */
 export interface BudgetLedger {
   /** Folds one event of the run: tasks, agents starting and ending, model calls' usage. */
-  observe(event: ColonyEvent): void;
+  observe(event: RecordedEvent): void;
   /** Asked by an agent before each model call; `taskId` is the task the agent runs. */
   permitCall(taskId: string): CallPermit;
   /** Null when a new agent may start on the task; else the limit that keeps it from starting. */

@@ -1,4 +1,4 @@
-import type { ColonyEvent } from '../../events/event-types.js';
+import type { RecordedEvent } from '../../events/event-types.js';
 import type { ChatModel } from '../../model/chat-model.js';
 import type { EventStore } from '../../store/events/event-store.js';
 import type { TaskStore } from '../../store/tasks/task-store.js';
@@ -63,7 +63,7 @@ export interface RunContext {
   readonly mainHealth?: MainHealth | undefined;
   /** The run's limits and spend; the run has no limit when absent. It must be told every event (see `onEvent`). */
   readonly budget?: BudgetLedger | undefined;
-  readonly onEvent?: ((event: ColonyEvent) => void) | undefined;
+  readonly onEvent?: ((event: RecordedEvent) => void) | undefined;
   /** Waits out a full disk instead of failing; writes go straight to the stores when absent. */
   readonly disk?: DiskGuard | undefined;
   /** How long each of a task's acceptance commands may run; ten minutes when absent. */

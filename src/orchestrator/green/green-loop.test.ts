@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { ColonyEvent, EventBody } from '../../events/event-types.js';
+import type { EventBody, RecordedEvent } from '../../events/event-types.js';
 import { createMemoryEventStore } from '../../store/events/memory-event-store.js';
 import type { EventStore } from '../../store/events/event-store.js';
 import { openSqliteTaskStore } from '../../store/sqlite/sqlite-task-store.js';
@@ -42,7 +42,7 @@ describe('the green loop', () => {
   let dir: string;
   let tasks: TaskStore;
   let events: EventStore;
-  let recorded: ColonyEvent[];
+  let recorded: RecordedEvent[];
   let loop: GreenLoop | null;
   let base: string;
 
@@ -57,16 +57,16 @@ describe('the green loop', () => {
     events = createMemoryEventStore();
     recorded = [];
     loop = null;
-    tasks.createTask({ id: ROOT, runId: RUN_ID, parentTaskId: null, createdBy: null, kind: 'planner', title: 'Goal', body: 'the goal', scope: null, retryOf: null }, 1);
-    tasks.createTask({ id: 'task-sub', runId: RUN_ID, parentTaskId: ROOT, createdBy: 'root-planner', kind: 'planner', title: 'Own src/', body: 'src', scope: 'src/', retryOf: null }, 2);
+    await tasks.createTask({ id: ROOT, runId: RUN_ID, parentTaskId: null, createdBy: null, kind: 'planner', title: 'Goal', body: 'the goal', scope: null, retryOf: null }, 1);
+    await tasks.createTask({ id: 'task-sub', runId: RUN_ID, parentTaskId: ROOT, createdBy: 'root-planner', kind: 'planner', title: 'Own src/', body: 'src', scope: 'src/', retryOf: null }, 2);
     // Both planners are at work: claimed, so their tasks are running.
-    tasks.claim({ runId: RUN_ID, holder: 'runner', kinds: ['planner'], now: 3, leaseMs: 3_600_000 });
-    tasks.claim({ runId: RUN_ID, holder: 'runner', kinds: ['planner'], now: 4, leaseMs: 3_600_000 });
+    await tasks.claim({ runId: RUN_ID, holder: 'runner', kinds: ['planner'], now: 3, leaseMs: 3_600_000 });
+    await tasks.claim({ runId: RUN_ID, holder: 'runner', kinds: ['planner'], now: 4, leaseMs: 3_600_000 });
   });
 
   afterEach(async () => {
     await loop?.stop();
-    tasks.close();
+    await tasks.close();
     rmSync(dir, { recursive: true, force: true });
     await temporary.remove();
   });
@@ -89,7 +89,7 @@ describe('the green loop', () => {
       settings: { ...DEFAULT_GREEN_SETTINGS, check: 'sh check.sh', everyCommits: null, everyMs: null, ...settings },
       record: (body) => record(body),
       flush: () => events.flush(),
-      goal: () => 'the goal',
+      goal: async () => 'the goal',
       base,
       parallel: 2,
       wakeups: new Wakeups(),
@@ -104,7 +104,7 @@ describe('the green loop', () => {
     const before = (await temporary.git(['rev-parse', 'main'])).trim();
     const taskId = `task-${module}-${recorded.length}`;
     const agentId = `worker-${module}-${recorded.length}`;
-    tasks.createTask({ id: taskId, runId: RUN_ID, parentTaskId: planner, createdBy: 'planner', kind: 'worker', title: `Build ${module}`, body: 'b', scope: null, retryOf: null }, 10);
+    await tasks.createTask({ id: taskId, runId: RUN_ID, parentTaskId: planner, createdBy: 'planner', kind: 'worker', title: `Build ${module}`, body: 'b', scope: null, retryOf: null }, 10);
     record({ type: 'agent.started', data: { role: 'worker', taskId, title: `Build ${module}`, model: 'sim', systemPrompt: '', task: 'b', tools: [] } }, agentId);
     await temporary.write(`src/${module}.txt`, text);
     const commit = await temporary.commitAll(`Change ${module}`);
@@ -119,9 +119,9 @@ describe('the green loop', () => {
     return outcome.snapshot;
   }
 
-  const ofType = <T extends ColonyEvent['type']>(type: T) => recorded.filter((event): event is Extract<ColonyEvent, { type: T }> => event.type === type);
+  const ofType = <T extends RecordedEvent['type']>(type: T) => recorded.filter((event): event is Extract<RecordedEvent, { type: T }> => event.type === type);
   /** colony's own messages to the planner since the last look (handoffs left out). */
-  const inbox = (taskId: string) => tasks.takeInbox(taskId).filter((message) => message.sender === 'colony');
+  const inbox = async (taskId: string) => (await tasks.takeInbox(taskId)).filter((message) => message.sender === 'colony');
 
   it('moves green to passing snapshots only, fast-forward, and tags them when asked', async () => {
     const green = await start({ tag: true });
@@ -159,8 +159,8 @@ describe('the green loop', () => {
     ]);
     expect(bisected[0]?.good).toBe(good);
     // One fix-up message each, to the planner that owns the commit's task, in the words the sim reads.
-    const toSub = inbox('task-sub');
-    const toRoot = inbox(ROOT);
+    const toSub = await inbox('task-sub');
+    const toRoot = await inbox(ROOT);
     expect(toSub).toHaveLength(1);
     expect(toRoot).toHaveLength(1);
     expect(toSub[0]?.sender).toBe('colony');
@@ -178,8 +178,8 @@ describe('the green loop', () => {
     const onlyGamma = await snapshotOf(green);
     expect(onlyGamma?.check.failures).toEqual(['not ok - gamma works']);
     expect(onlyGamma?.open.map((failure) => failure.key)).toEqual([breakGamma.commit]);
-    expect(inbox('task-sub')).toEqual([]);
-    expect(inbox(ROOT)).toEqual([]);
+    expect(await inbox('task-sub')).toEqual([]);
+    expect(await inbox(ROOT)).toEqual([]);
     expect(ofType('green.reported')).toHaveLength(2);
 
     // A break that comes back after its fix is a new failure: bisected and told again.
@@ -188,7 +188,7 @@ describe('the green loop', () => {
     const again = await land('task-sub', 'beta', 'BROKEN beta again\n');
     await snapshotOf(green);
     expect(ofType('green.bisected').at(-1)?.data.firstBad).toBe(again.commit);
-    expect(inbox('task-sub')).toHaveLength(1);
+    expect(await inbox('task-sub')).toHaveLength(1);
 
     // The green branch only ever pointed at commits whose check passed.
     const passed = new Set(ofType('green.checked').flatMap((event) => (event.data.passed ? [event.data.commit] : [])));
@@ -227,16 +227,16 @@ describe('the green loop', () => {
     await land('task-sub', 'beta', 'beta 2\n');
     await snapshotOf(green);
     expect(ofType('green.bisected').map((event) => [event.data.firstBad, event.data.taskId])).toEqual([[null, null]]);
-    expect(greenFailureLines(inbox(ROOT)[0]?.text ?? '')).toEqual(['not ok - alpha works']);
+    expect(greenFailureLines((await inbox(ROOT))[0]?.text ?? '')).toEqual(['not ok - alpha works']);
 
     // The sub-planner's task has ended: its break goes to the root planner.
     const broken = await land('task-sub', 'gamma', 'BROKEN gamma\n');
-    const completed = tasks.complete('task-sub', { holder: 'runner', attempt: 1 }, handoffOf('done', 'src built'), Date.now());
+    const completed = await tasks.complete('task-sub', { holder: 'runner', attempt: 1 }, handoffOf('done', 'src built'), Date.now());
     expect(completed.ok).toBe(true);
     await snapshotOf(green);
     const reported = ofType('green.reported').at(-1)?.data;
     expect(reported).toMatchObject({ firstBad: broken.commit, plannerTaskId: 'task-sub', recipientTaskId: ROOT });
-    expect(greenFailureLines(inbox(ROOT)[0]?.text ?? '')).toEqual(['not ok - gamma works']);
+    expect(greenFailureLines((await inbox(ROOT))[0]?.text ?? '')).toEqual(['not ok - gamma works']);
   });
 
   it('refuses the release while main fails, naming what broke it, and passes it once main is fixed', async () => {
@@ -266,9 +266,9 @@ describe('the green loop', () => {
   it('snapshots after the set number of landings, by itself', async () => {
     const green = await start({ everyCommits: 2 });
     await land('task-sub', 'alpha', 'alpha 2\n');
-    green.observe(recorded.at(-1) as ColonyEvent);
+    green.observe(recorded.at(-1) as RecordedEvent);
     await land('task-sub', 'alpha', 'alpha 3\n');
-    green.observe(recorded.at(-1) as ColonyEvent);
+    green.observe(recorded.at(-1) as RecordedEvent);
     const deadline = Date.now() + 30_000;
     while (ofType('green.checked').length === 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
     expect(ofType('green.checked').map((event) => [event.data.trigger, event.data.landed, event.data.passed])).toEqual([['landings', 2, true]]);
@@ -281,7 +281,7 @@ describe('the green loop', () => {
     const good = (await temporary.git(['rev-parse', 'main'])).trim();
     const broken = await land('task-sub', 'beta', 'BROKEN\n');
     await snapshotOf(first);
-    expect(inbox('task-sub')).toHaveLength(1);
+    expect(await inbox('task-sub')).toHaveLength(1);
     await first.stop();
 
     // The run's process died and came back: a new loop over the same log and repository.
@@ -289,13 +289,13 @@ describe('the green loop', () => {
     await land('task-sub', 'alpha', 'alpha 3\n');
     const stillRed = await snapshotOf(second);
     expect(stillRed?.open.map((failure) => [failure.key, failure.report?.culprit.taskId])).toEqual([[broken.commit, broken.taskId]]);
-    expect(inbox('task-sub')).toEqual([]);
+    expect(await inbox('task-sub')).toEqual([]);
     expect(ofType('green.bisected')).toHaveLength(1);
     // A new break after the restart is bisected from the pass before it, and told.
     const gamma = await land(ROOT, 'gamma', 'BROKEN gamma\n');
     await snapshotOf(second);
     expect(ofType('green.bisected').at(-1)?.data).toMatchObject({ firstBad: gamma.commit, good });
-    expect(inbox(ROOT)).toHaveLength(1);
+    expect(await inbox(ROOT)).toHaveLength(1);
   });
 
   it('gives no verdict when the run stops during the release, and refuses one whose check could not run', async () => {
@@ -303,7 +303,7 @@ describe('the green loop', () => {
     loop = await startGreenLoop({
       runId: RUN_ID, repo, events, tasks, rootTaskId: ROOT, viewsDir: join(dir, 'views'), commands: unconfinedCommandRunners(), dependencyLayers: fixedDependencyLayer(null),
       prompts: defaultPromptSet(), settings: { ...DEFAULT_GREEN_SETTINGS, check: 'sleep 30', everyCommits: null, everyMs: null },
-      record: (body) => record(body), flush: () => events.flush(), goal: () => 'the goal', base, parallel: 1, wakeups: new Wakeups(), now: Date.now, signal: stopping.signal,
+      record: (body) => record(body), flush: () => events.flush(), goal: async () => 'the goal', base, parallel: 1, wakeups: new Wakeups(), now: Date.now, signal: stopping.signal,
     });
     const release = loop.release();
     setTimeout(() => stopping.abort(new Error('Ctrl-C')), 300);
@@ -316,7 +316,7 @@ describe('the green loop', () => {
     loop = await startGreenLoop({
       runId: RUN_ID, repo, events, tasks, rootTaskId: ROOT, viewsDir: join(dir, 'not-a-folder'), commands: unconfinedCommandRunners(), dependencyLayers: fixedDependencyLayer(null),
       prompts: defaultPromptSet(), settings: { ...DEFAULT_GREEN_SETTINGS, check: 'sh check.sh', everyCommits: null, everyMs: null },
-      record: (body) => record(body), flush: () => events.flush(), goal: () => 'the goal', base, parallel: 1, wakeups: new Wakeups(), now: Date.now, signal: new AbortController().signal,
+      record: (body) => record(body), flush: () => events.flush(), goal: async () => 'the goal', base, parallel: 1, wakeups: new Wakeups(), now: Date.now, signal: new AbortController().signal,
     });
     const unchecked = await loop.release();
     expect(unchecked).toMatchObject({ passed: false, stopped: false, check: null });

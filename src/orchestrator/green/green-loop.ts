@@ -47,9 +47,9 @@ export interface GreenLoopOptions {
   readonly settings: GreenSettings;
   /** The run's system recorder. */
   readonly record: (body: EventBody) => void;
-  readonly flush: () => void;
+  readonly flush: () => Promise<void>;
   /** The goal as it stands now (its colony-spec may name the check). */
-  readonly goal: () => string;
+  readonly goal: () => Promise<string>;
   /** Main's commit when the run started. */
   readonly base: string;
   /** Commits a bisect checks at once. */
@@ -73,7 +73,7 @@ export async function startGreenLoop(options: GreenLoopOptions): Promise<GreenLo
   const abort = () => controller.abort(options.signal.reason);
   options.signal.addEventListener('abort', abort, { once: true });
   const signal = controller.signal;
-  const state: GreenState = restoreGreenState(options.events, options.tasks, options.runId);
+  const state: GreenState = await restoreGreenState(options.events, options.tasks, options.runId);
   const cache = new Map<string, SnapshotCheck>();
   let landed = 0;
   let lastSnapshotAt = state.lastSnapshotAt ?? now();
@@ -177,7 +177,7 @@ export async function startGreenLoop(options: GreenLoopOptions): Promise<GreenLo
       blocked(snapshot.commit, `no commit could be found for ${rest.length} failure line(s) (${rest[0] ?? ''}): ${untraced ?? 'no commit since the last pass shows them, so the check may be flaky'}`);
       state.open.push({ key: `untraced-${snapshot.commit}`, lines: rest, report: null });
     }
-    options.flush();
+    await options.flush();
     return state.open;
   };
 
@@ -188,7 +188,7 @@ export async function startGreenLoop(options: GreenLoopOptions): Promise<GreenLo
     lastSnapshotAt = now();
     const commit = await resolveBranch(repo, repo.mainBranch);
     const since = state.lastSnapshot?.commit ?? options.base;
-    const command = (await checkCommandAt(repo, commit, options.goal(), settings.check)) ?? state.command;
+    const command = (await checkCommandAt(repo, commit, await options.goal(), settings.check)) ?? state.command;
     if (command === null) return { kind: 'no-command', commit };
     const result = await check(commit, command, true);
     if (signal.aborted) return { kind: 'stopped' };
@@ -206,10 +206,10 @@ export async function startGreenLoop(options: GreenLoopOptions): Promise<GreenLo
     if (checked.passed) {
       markPassed(state, commit);
       await advance(commit);
-      options.flush();
+      await options.flush();
       return { kind: 'checked', snapshot: { check: checked, open: [] } };
     }
-    options.flush();
+    await options.flush();
     const open = await traceRed(checked, trigger === 'release');
     return signal.aborted ? { kind: 'stopped' } : { kind: 'checked', snapshot: { check: checked, open: [...open] } };
   };
@@ -263,7 +263,7 @@ export async function startGreenLoop(options: GreenLoopOptions): Promise<GreenLo
         if (trigger === 'request' && (outcome.kind === 'no-command' || outcome.kind === 'could-not-check')) {
           const reason = outcome.kind === 'no-command' ? NO_CHECK_KNOWN : `${CHECK_COULD_NOT_RUN}${outcome.reason}`;
           options.record({ type: 'green.blocked', data: { branch: settings.branch, commit: outcome.commit, reason } });
-          options.flush();
+          await options.flush();
         }
       } catch (error) {
         if (signal.aborted) break;

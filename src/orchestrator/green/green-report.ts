@@ -23,7 +23,7 @@ export interface ReportContext {
  * that recorded that merge, and that agent's task. Nobody's when no merge of this run landed it.
  */
 export async function culpritOf(context: ReportContext, commit: string): Promise<Culprit> {
-  const merges = context.events.read({ runId: context.runId, types: ['merge.landed'] }).flatMap((event) => (event.type === 'merge.landed' ? [event] : []));
+  const merges = (await context.events.read({ runId: context.runId, types: ['merge.landed'] })).flatMap((event) => (event.type === 'merge.landed' ? [event] : []));
   let landing = merges.find((event) => event.data.commit === commit);
   if (landing === undefined) {
     for (const event of merges) {
@@ -36,9 +36,9 @@ export async function culpritOf(context: ReportContext, commit: string): Promise
     }
   }
   if (landing === undefined) return NO_CULPRIT;
-  const started = context.events.read({ runId: context.runId, agentId: landing.agentId, types: ['agent.started'] }).find((event) => event.type === 'agent.started');
+  const started = (await context.events.read({ runId: context.runId, agentId: landing.agentId, types: ['agent.started'] })).find((event) => event.type === 'agent.started');
   if (started?.type !== 'agent.started') return { ...NO_CULPRIT, agentId: landing.agentId };
-  const task = context.tasks.getTask(started.data.taskId);
+  const task = await context.tasks.getTask(started.data.taskId);
   return { taskId: started.data.taskId, title: task?.title ?? started.data.title, agentId: landing.agentId, plannerTaskId: task?.parentTaskId ?? null };
 }
 
@@ -47,10 +47,10 @@ export async function culpritOf(context: ReportContext, commit: string): Promise
  * has finished, the nearest planner above it still at work; the root planner for a failure
  * nobody's task brought. Null when no planner of the run is at work.
  */
-export function fixupRecipient(tasks: TaskStore, owner: string | null, rootTaskId: string): string | null {
+export async function fixupRecipient(tasks: TaskStore, owner: string | null, rootTaskId: string): Promise<string | null> {
   let id: string | null = owner ?? rootTaskId;
   while (id !== null) {
-    const task = tasks.getTask(id);
+    const task = await tasks.getTask(id);
     if (task === null) return null;
     if (task.kind === 'planner' && (task.status === 'open' || task.status === 'running')) return task.id;
     id = task.parentTaskId;
@@ -101,11 +101,11 @@ export async function tellOrigins(context: TellContext, state: GreenState, snaps
     else state.open.push({ key, lines: [...origin.lines], report });
     if (knownBefore) continue;
     state.reported.add(key);
-    const recipient = fixupRecipient(context.tasks, culprit.plannerTaskId, context.rootTaskId);
+    const recipient = await fixupRecipient(context.tasks, culprit.plannerTaskId, context.rootTaskId);
     // At the release the root planner hears of every failure in its refused finish.
     const inRefusal = releasing && recipient === context.rootTaskId;
     if (recipient !== null && !inRefusal) {
-      context.tasks.sendMessage(context.runId, recipient, fixupMessage(context.prompts, snapshot, report), context.now(), 'colony');
+      await context.tasks.sendMessage(context.runId, recipient, fixupMessage(context.prompts, snapshot, report), context.now(), 'colony');
       context.wakeups.wake(recipient);
     }
     context.record({

@@ -26,10 +26,10 @@ export function markPassed(state: GreenState, commit: string): void {
  * The loop's state as the run's log left it: a resumed run neither snapshots from scratch nor
  * tells a planner again of a failure it was told of before the restart.
  */
-export function restoreGreenState(events: EventStore, tasks: TaskQueue, runId: string): GreenState {
+export async function restoreGreenState(events: EventStore, tasks: TaskQueue, runId: string): Promise<GreenState> {
   const state: GreenState = { good: null, lastSnapshot: null, lastSnapshotAt: null, command: null, open: [], reported: new Set(), fixedAt: new Map() };
   let lastSnapshotAt: number | null = null;
-  for (const event of events.read({ runId, types: ['green.checked', 'green.bisected'] })) {
+  for (const event of await events.read({ runId, types: ['green.checked', 'green.bisected'] })) {
     if (event.type === 'green.checked') {
       state.lastSnapshot = { commit: event.data.commit, passed: event.data.passed };
       state.command = event.data.command;
@@ -48,7 +48,7 @@ export function restoreGreenState(events: EventStore, tasks: TaskQueue, runId: s
       open.lines = [...new Set([...open.lines, ...data.failures])];
       continue;
     }
-    const title = data.taskId === null ? null : (tasks.getTask(data.taskId)?.title ?? null);
+    const title = data.taskId === null ? null : ((await tasks.getTask(data.taskId))?.title ?? null);
     state.open.push({
       key,
       lines: [...data.failures],
@@ -67,8 +67,8 @@ export function restoreGreenState(events: EventStore, tasks: TaskQueue, runId: s
  * snapshot passed, for a resumed run and for `colony green --now`): what main was before the
  * run's first landing, or `mainNow` when nothing landed.
  */
-export function runGreenBase(events: EventStore, runId: string, mainNow: string): string {
-  const first = events.read({ runId, types: ['merge.landed'], limit: 1 })[0];
+export async function runGreenBase(events: EventStore, runId: string, mainNow: string): Promise<string> {
+  const [first] = await events.read({ runId, types: ['merge.landed'], limit: 1 });
   return first?.type === 'merge.landed' ? first.data.mainBefore : mainNow;
 }
 
@@ -76,7 +76,7 @@ export function runGreenBase(events: EventStore, runId: string, mainNow: string)
  * The run's goal as it stands: the latest edit the root planner was told of (`goal.changed`),
  * else the root task's brief. It is what the run is checked and judged by.
  */
-export function goalAsItStands(events: EventStore, tasks: TaskQueue, runId: string, rootTaskId: string): string {
-  const edited = events.read({ runId, types: ['goal.changed'] }).findLast((event) => event.type === 'goal.changed' && event.data.goal !== undefined);
-  return (edited?.type === 'goal.changed' ? edited.data.goal : undefined) ?? tasks.getTask(rootTaskId)?.body ?? '';
+export async function goalAsItStands(events: EventStore, tasks: TaskQueue, runId: string, rootTaskId: string): Promise<string> {
+  const edited = (await events.read({ runId, types: ['goal.changed'] })).findLast((event) => event.type === 'goal.changed' && event.data.goal !== undefined);
+  return (edited?.type === 'goal.changed' ? edited.data.goal : undefined) ?? (await tasks.getTask(rootTaskId))?.body ?? '';
 }

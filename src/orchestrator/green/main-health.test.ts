@@ -11,18 +11,18 @@ function checked(commit: string, passed: boolean, failures: string[]): EventBody
 }
 
 describe('main health', () => {
-  it("follows the green loop's last snapshot: red with its failures, then nothing once one passes", () => {
+  it("follows the green loop's last snapshot: red with its failures, then nothing once one passes", async () => {
     const events = createMemoryEventStore();
     const health = createMainHealth(events, 'run-1');
-    expect(health.red()).toBeNull();
+    expect(await health.red()).toBeNull();
     events.append({ ...checked('c1', false, ['not ok 1 - pads']), runId: 'run-1', agentId: 'system' });
     // Another run's snapshot in the same store is not this run's main.
     events.append({ ...checked('x9', true, []), runId: 'run-2', agentId: 'system' });
-    expect(health.red()).toEqual({ commit: 'c1', command: 'npm test', failures: ['not ok 1 - pads'] });
+    expect(await health.red()).toEqual({ commit: 'c1', command: 'npm test', failures: ['not ok 1 - pads'] });
     events.append({ ...checked('c2', false, ['not ok 1 - pads', 'not ok 2 - cases']), runId: 'run-1', agentId: 'system' });
-    expect(health.red()?.failures).toEqual(['not ok 1 - pads', 'not ok 2 - cases']);
+    expect((await health.red())?.failures).toEqual(['not ok 1 - pads', 'not ok 2 - cases']);
     events.append({ ...checked('c3', true, []), runId: 'run-1', agentId: 'system' });
-    expect(health.red()).toBeNull();
+    expect(await health.red()).toBeNull();
   });
 
   it('tells the failures main already showed from new ones', () => {

@@ -17,15 +17,17 @@ export interface RedMain {
  */
 export interface MainHealth {
   /** The last snapshot when it failed; null when it passed or none was taken. */
-  red(): RedMain | null;
+  red(): Promise<RedMain | null>;
 }
 
 export function createMainHealth(events: EventStore, runId: string): MainHealth {
   let lastSeq = 0;
   let red: RedMain | null = null;
   return {
-    red() {
-      for (const event of events.read({ runId, afterSeq: lastSeq, types: ['green.checked'] })) {
+    async red() {
+      for (const event of await events.read({ runId, afterSeq: lastSeq, types: ['green.checked'] })) {
+        // Workers ask at once: a read that ends after a later one has nothing new to fold.
+        if (event.seq <= lastSeq) continue;
         lastSeq = event.seq;
         if (event.type !== 'green.checked') continue;
         const { passed, commit, command, failures } = event.data;

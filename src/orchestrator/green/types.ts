@@ -1,4 +1,4 @@
-import type { ColonyEvent } from '../../events/event-types.js';
+import type { RecordedEvent } from '../../events/event-types.js';
 import type { SnapshotCheck } from './green-snapshot.js';
 
 /* The green loop's shared types: what it answers with, the loop as the run sees it, and the state it keeps of open failures. */
@@ -16,7 +16,7 @@ export interface ReleaseVerdict {
 
 export interface GreenLoop {
   /** Every event of the run, as it is recorded: a landing that reaches the count wakes the loop at once. */
-  observe(event: ColonyEvent): void;
+  observe(event: RecordedEvent): void;
   /** A snapshot as soon as the one going (if any) is over (`colony green --now` on a live run). */
   request(): void;
   /** A snapshot now, after the one going (if any). */

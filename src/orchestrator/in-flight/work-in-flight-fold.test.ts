@@ -3,7 +3,7 @@ import { createWorktreeProvider } from '../../workspace/providers/worktree/workt
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { ColonyEvent, EventBody } from '../../events/event-types.js';
+import type { EventBody, RecordedEvent } from '../../events/event-types.js';
 import { resolveModel } from '../../model/registry.js';
 import { SIM_MODEL_FACTORY } from '../../sim/sim-model-factory.js';
 import type { EventStore } from '../../store/events/event-store.js';
@@ -12,7 +12,7 @@ import { openRepository } from '../../workspace/git/repository.js';
 import { createExampleRepository, type ExampleRepository } from '../../../test/testing/example-repository.js';
 import { defaultPromptSet } from '../prompts/prompt-set.js';
 import { runWorkerTask } from '../roles/worker/run-worker-task.js';
-import { createWorkInFlightFold, HOT_FILES_WINDOW, WORK_IN_FLIGHT_EVENT_TYPES } from './work-in-flight-fold.js';
+import { createWorkInFlightFold, HOT_FILES_WINDOW, WORK_IN_FLIGHT_EVENT_TYPES, type WorkInFlightFold } from './work-in-flight-fold.js';
 import { DEFAULT_FRESHNESS } from '../../events/run-settings.js';
 import { defaultStateDir } from '../setup/state-directory.js';
 
@@ -22,9 +22,9 @@ function taskFile(name: string): string {
   return readFileSync(new URL(`../../../examples/text-kit/tasks/${name}.md`, import.meta.url), 'utf8');
 }
 
-function foldOf(store: EventStore, runId = RUN) {
+async function foldOf(store: EventStore, runId = RUN): Promise<WorkInFlightFold> {
   const fold = createWorkInFlightFold(runId);
-  for (const event of store.read({ types: WORK_IN_FLIGHT_EVENT_TYPES })) fold.add(event);
+  for (const event of await store.read({ types: WORK_IN_FLIGHT_EVENT_TYPES })) fold.add(event);
   return fold;
 }
 
@@ -42,7 +42,7 @@ function conflicted(files: string[]): EventBody {
 
 /** Appends events as the agents of a run record them. */
 function recorder(store: EventStore, runId = RUN) {
-  return (agentId: string, ...bodies: EventBody[]): ColonyEvent[] => bodies.map((body) => store.append({ ...body, runId, agentId }));
+  return (agentId: string, ...bodies: EventBody[]): RecordedEvent[] => bodies.map((body) => store.append({ ...body, runId, agentId }));
 }
 
 function workerStarted(taskId: string): EventBody {
@@ -86,25 +86,25 @@ describe('the work-in-flight fold, on what real workers recorded', () => {
     const results = await Promise.all([run('task-pad', '01-pad'), run('task-case', '02-case')]);
     expect(results.map((result) => result.handoff.status)).toEqual(['done', 'done']);
 
-    const fold = foldOf(store);
+    const fold = await foldOf(store);
     const byTask = new Map(fold.inFlight().map((task) => [task.taskId, task]));
     expect(byTask.get('task-pad')).toMatchObject({ state: 'open', declared: ['src/text/pad.js', 'src/index.js'] });
     expect([...(byTask.get('task-pad')?.touched ?? [])].sort()).toEqual(['src/index.js', 'src/text/pad.js', 'src/text/pad.test.js']);
     expect([...(byTask.get('task-case')?.touched ?? [])].sort()).toEqual(['src/index.js', 'src/text/case.js', 'src/text/case.test.js']);
 
-    const landings = store.read({ types: ['merge.landed'] }).flatMap((event) => (event.type === 'merge.landed' ? [event.data] : []));
+    const landings = (await store.read({ types: ['merge.landed'] })).flatMap((event) => (event.type === 'merge.landed' ? [event.data] : []));
     const settledIndex = landings.filter((landing) => (landing.autoResolved ?? []).includes('src/index.js')).length;
     expect(fold.hotFiles()).toEqual([{ path: 'src/index.js', landed: 2, settled: settledIndex, conflicted: 0 }]);
 
     record('system', { type: 'handoff.delivered', data: { taskId: 'task-pad', parentTaskId: 'task-root', status: 'done' } });
     const after = createWorkInFlightFold(RUN);
-    for (const event of store.read()) after.add(event);
+    for (const event of await store.read()) after.add(event);
     expect(after.inFlight().map((task) => task.taskId)).toEqual(['task-case']);
   }, 120_000);
 });
 
 describe('the work-in-flight fold', () => {
-  it('counts a write once it succeeded, in the workspace’s terms, and follows claims and releases', () => {
+  it('counts a write once it succeeded, in the workspace’s terms, and follows claims and releases', async () => {
     const store = createMemoryEventStore();
     const record = recorder(store);
     record('planner-a', created('task-a', ['./src/a.js', 'docs/']), created('task-p', [], { kind: 'planner', scope: 'src/geo/' }));
@@ -132,7 +132,7 @@ describe('the work-in-flight fold', () => {
     // Another run's worker on the same store changes nothing here.
     recorder(store, 'run-2')('worker-9', workerStarted('task-a'), ...call('c8', 'write_file', 'src/other-run.js', true));
 
-    let fold = foldOf(store);
+    let fold = await foldOf(store);
     expect(fold.inFlight()).toMatchObject([
       { taskId: 'task-a', kind: 'worker', state: 'running', declared: ['src/a.js', 'docs/'], touched: ['src/b.js', 'src/c.js'] },
       { taskId: 'task-p', kind: 'planner', state: 'open', declared: ['src/geo/'], touched: [] },
@@ -141,18 +141,18 @@ describe('the work-in-flight fold', () => {
     expect(fold.parentOf('task-unknown')).toBeUndefined();
 
     record('system', { type: 'task.released', data: { taskId: 'task-a', reason: 'stopped' } });
-    fold = foldOf(store);
+    fold = await foldOf(store);
     expect(fold.inFlight()[0]?.state).toBe('open');
   });
 
-  it('takes landed and conflicted files as touched, and counts hot files over the recent merges only', () => {
+  it('takes landed and conflicted files as touched, and counts hot files over the recent merges only', async () => {
     const store = createMemoryEventStore();
     const record = recorder(store);
     record('planner-a', created('task-a', []), created('task-b', []));
     record('worker-1', workerStarted('task-a'), conflicted(['src/index.js']), landed(['src/index.js', 'src/a.js'], ['src/index.js']));
     record('worker-2', workerStarted('task-b'), landed(['src/index.js', 'src/b.js']), landed(['src/b.js']));
 
-    const fold = foldOf(store);
+    const fold = await foldOf(store);
     expect(fold.inFlight().map((task) => task.touched)).toEqual([['src/index.js', 'src/a.js'], ['src/index.js', 'src/b.js']]);
     expect(fold.hotFiles()).toEqual([
       { path: 'src/index.js', landed: 2, settled: 1, conflicted: 1 },
@@ -161,20 +161,20 @@ describe('the work-in-flight fold', () => {
 
     // A window's worth of later merges elsewhere pushes these out.
     record('worker-2', ...Array.from({ length: HOT_FILES_WINDOW }, (_, index) => landed([`src/new-${index % 10}.js`])));
-    const later = foldOf(store);
+    const later = await foldOf(store);
     expect(later.hotFiles().map((file) => file.path)).not.toContain('src/index.js');
     expect(later.hotFiles()).toHaveLength(10);
     expect(later.hotFiles()[0]).toEqual({ path: 'src/new-0.js', landed: HOT_FILES_WINDOW / 10, settled: 0, conflicted: 0 });
   });
 
-  it('folds each event once, however often it is offered', () => {
+  it('folds each event once, however often it is offered', async () => {
     const store = createMemoryEventStore();
     const record = recorder(store);
     record('planner-a', created('task-a', []));
     record('worker-1', workerStarted('task-a'), landed(['src/a.js']));
-    const fold = foldOf(store);
-    for (const event of store.read()) fold.add(event);
+    const fold = await foldOf(store);
+    for (const event of await store.read()) fold.add(event);
     expect(fold.hotFiles()).toEqual([]);
-    expect(fold.lastSeq).toBe(store.lastSeq());
+    expect(fold.lastSeq).toBe(await store.lastSeq());
   });
 });

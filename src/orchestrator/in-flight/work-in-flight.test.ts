@@ -39,10 +39,10 @@ function run(): EventStore {
 }
 
 describe('work in flight', () => {
-  it('pictures the worker tasks in flight, the paths they share and nothing of closed tasks', () => {
+  it('pictures the worker tasks in flight, the paths they share and nothing of closed tasks', async () => {
     const store = run();
     const work = createWorkInFlight(store, RUN);
-    const picture = work.picture();
+    const picture = await work.picture();
     expect(picture.inFlight.map((task) => task.taskId)).toEqual(['a', 'b', 'g1', 'c']);
     expect(picture.shared).toEqual([
       { path: 'src/index.js', taskIds: ['a', 'b'] },
@@ -52,30 +52,30 @@ describe('work in flight', () => {
 
     // Read afresh from the store: a handoff recorded since closes the task.
     append(store, 'system', { type: 'handoff.delivered', data: { taskId: 'b', parentTaskId: 'root', status: 'done' } });
-    const after = work.picture();
+    const after = await work.picture();
     expect(after.inFlight.map((task) => task.taskId)).toEqual(['a', 'g1', 'c']);
     expect(after.shared).toEqual([]);
   });
 
-  it('finds the tasks a new task’s paths meet: the same file, a folder over it, a file under it, a delegated scope', () => {
+  it('finds the tasks a new task’s paths meet: the same file, a folder over it, a file under it, a delegated scope', async () => {
     const work = createWorkInFlight(run(), RUN);
-    expect(work.overlapsWith(['src/text/pad.js'], 'root')).toEqual([
+    expect(await work.overlapsWith(['src/text/pad.js'], 'root')).toEqual([
       { taskId: 'a', title: 'Task a', kind: 'worker', state: 'open', declared: ['src/text/'], touched: [] },
       { taskId: 'b', title: 'Task b', kind: 'worker', state: 'open', declared: ['src/text/pad.js'], touched: [] },
     ]);
-    expect(work.overlapsWith(['src/'], 'root').map((overlap) => [overlap.taskId, overlap.declared, overlap.touched])).toEqual([
+    expect((await work.overlapsWith(['src/'], 'root')).map((overlap) => [overlap.taskId, overlap.declared, overlap.touched])).toEqual([
       ['geo', ['src/geo/'], []],
       ['a', ['src/index.js', 'src/text/'], ['src/util.js']],
       ['b', ['src/index.js', 'src/text/pad.js'], []],
       ['g1', ['src/geo/shape.js'], []],
     ]);
-    expect(work.overlapsWith(['src/geo/circle.js'], 'root').map((overlap) => overlap.taskId)).toEqual(['geo']);
-    expect(work.overlapsWith(['src/textile.js', 'README.md'], 'root')).toEqual([]);
+    expect((await work.overlapsWith(['src/geo/circle.js'], 'root')).map((overlap) => overlap.taskId)).toEqual(['geo']);
+    expect(await work.overlapsWith(['src/textile.js', 'README.md'], 'root')).toEqual([]);
   });
 
-  it('leaves out the asking planner and its ancestors, whose scopes hold the new task', () => {
+  it('leaves out the asking planner and its ancestors, whose scopes hold the new task', async () => {
     const work = createWorkInFlight(run(), RUN);
-    expect(work.overlapsWith(['src/geo/shape.js'], 'geo').map((overlap) => overlap.taskId)).toEqual(['g1']);
-    expect(work.overlapsWith(['src/geo/circle.js'], 'geo')).toEqual([]);
+    expect((await work.overlapsWith(['src/geo/shape.js'], 'geo')).map((overlap) => overlap.taskId)).toEqual(['g1']);
+    expect(await work.overlapsWith(['src/geo/circle.js'], 'geo')).toEqual([]);
   });
 });

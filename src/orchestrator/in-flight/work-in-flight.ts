@@ -27,28 +27,29 @@ export interface FilesPicture {
  * One per run, shared by its planners.
  */
 export interface WorkInFlight {
-  picture(): FilesPicture;
+  picture(): Promise<FilesPicture>;
   /**
    * Tasks in flight whose declared paths (or scope) or changed files meet `paths`, in creation
    * order; the planner's own task and its ancestors are left out (their scopes hold it).
    */
-  overlapsWith(paths: readonly string[], plannerTaskId: string): TaskOverlap[];
+  overlapsWith(paths: readonly string[], plannerTaskId: string): Promise<TaskOverlap[]>;
 }
 
 export function createWorkInFlight(events: EventStore, runId: string): WorkInFlight {
   const fold = createWorkInFlightFold(runId);
-  const refresh = (): TaskInFlight[] => {
-    for (const event of events.read({ runId, afterSeq: fold.lastSeq, types: WORK_IN_FLIGHT_EVENT_TYPES })) fold.add(event);
+  const refresh = async (): Promise<TaskInFlight[]> => {
+    // Reads that overlap (two planners asking at once) fold each event once: the fold skips what it has.
+    for (const event of await events.read({ runId, afterSeq: fold.lastSeq, types: WORK_IN_FLIGHT_EVENT_TYPES })) fold.add(event);
     return fold.inFlight();
   };
 
   return {
-    picture() {
-      const workers = refresh().filter((task) => task.kind === 'worker');
+    async picture() {
+      const workers = (await refresh()).filter((task) => task.kind === 'worker');
       return { inFlight: workers, shared: sharedPaths(workers), hot: fold.hotFiles() };
     },
-    overlapsWith(paths, plannerTaskId) {
-      const tasks = refresh();
+    async overlapsWith(paths, plannerTaskId) {
+      const tasks = await refresh();
       const excluded = new Set<string>();
       for (let id: string | null | undefined = plannerTaskId; id !== null && id !== undefined && !excluded.has(id); id = fold.parentOf(id)) {
         excluded.add(id);

@@ -13,7 +13,7 @@ import type { PriorAgent } from './prior-agents.js';
 const AGENT = 'worker-1';
 
 /** The log of a worker that colony died under while `call` ran, after `during` was recorded. */
-function priorAgent(call: { id: string; name: string; input: string }, during: readonly EventBody[]): PriorAgent {
+async function priorAgent(call: { id: string; name: string; input: string }, during: readonly EventBody[]): Promise<PriorAgent> {
   const store = createMemoryEventStore();
   const record = (body: EventBody) => store.append({ ...body, runId: 'run-1', agentId: AGENT });
   record({ type: 'agent.started', data: { role: 'worker', taskId: 'task-1', title: 'Pad', model: 'sim', systemPrompt: 'prompt', task: 'Build pad.', tools: ['merge_to_main'] } });
@@ -23,7 +23,7 @@ function priorAgent(call: { id: string; name: string; input: string }, during: r
   });
   record({ type: 'tool.started', data: { step: 1, callId: call.id, name: call.name, input: call.input } });
   for (const body of during) record(body);
-  const events = store.read();
+  const events = await store.read();
   return { agentId: AGENT, role: 'worker', events, conversation: rebuildConversation(events) };
 }
 
@@ -56,7 +56,7 @@ describe('answering the call colony died in', () => {
     // The process died after the swap, before merge.landed was recorded and before the
     // workspace was brought to the landed commit.
     await setup.temporary.git(['-C', workspace.path, 'reset', '--quiet', '--keep', headAtIntent]);
-    const prior = priorAgent({ id: 'call-1', name: 'merge_to_main', input: '{"message":"Add pad"}' }, intents);
+    const prior = await priorAgent({ id: 'call-1', name: 'merge_to_main', input: '{"message":"Add pad"}' }, intents);
     const recorded: EventBody[] = [];
     const landed: string[] = [];
     const answer = answerInterruptedCalls({ prior, repo: setup.repo, record: (event) => recorded.push(event), onLanded: async (commit) => void landed.push(commit), workspace });
@@ -73,7 +73,7 @@ describe('answering the call colony died in', () => {
   it('tells a worker its merge did not land when its intent never reached the trunk, and to merge again', async () => {
     const before = await setup.mainCommit();
     const neverLanded: EventBody = { type: 'merge.intended', data: { commit: before.replace(/^./, before.startsWith('a') ? 'b' : 'a'), mainBefore: before, branch: `colony/${AGENT}` } };
-    const prior = priorAgent({ id: 'call-1', name: 'merge_to_main', input: '{"message":"Add pad"}' }, [neverLanded]);
+    const prior = await priorAgent({ id: 'call-1', name: 'merge_to_main', input: '{"message":"Add pad"}' }, [neverLanded]);
     const answer = answerInterruptedCalls({ prior, repo: setup.repo, record: () => undefined });
     const result = await answer({ id: 'call-1', name: 'merge_to_main', input: '{}' });
     expect(result).toMatchObject({ ok: false, error: expect.stringMatching(/^interrupted by a restart: .*The merge did not land \(it had not moved main\): call merge_to_main again\.$/s) });
@@ -83,12 +83,12 @@ describe('answering the call colony died in', () => {
   it('names the task a planner’s interrupted create_task made, and gives the plain answer when none was made', async () => {
     const created: EventBody = { type: 'task.created', data: { taskId: 'task-9', parentTaskId: 'task-1', kind: 'worker', title: 'Build pad', scope: null, retryOf: null } };
     const call = { id: 'call-1', name: 'create_task', input: '{"title":"Build pad","brief":"b"}' };
-    const made = await answerInterruptedCalls({ prior: priorAgent(call, [created]), repo: setup.repo, record: () => undefined })(call);
+    const made = await answerInterruptedCalls({ prior: await priorAgent(call, [created]), repo: setup.repo, record: () => undefined })(call);
     expect(made).toMatchObject({ ok: true, output: expect.stringMatching(/^Created task task-9: Build pad\n/) });
-    const notMade = await answerInterruptedCalls({ prior: priorAgent(call, []), repo: setup.repo, record: () => undefined })(call);
+    const notMade = await answerInterruptedCalls({ prior: await priorAgent(call, []), repo: setup.repo, record: () => undefined })(call);
     expect(notMade).toEqual({ ok: false, error: expect.stringMatching(/^interrupted by a restart/) });
     const command = { id: 'call-2', name: 'run_command', input: '{"command":"npm test"}' };
-    const other = await answerInterruptedCalls({ prior: priorAgent(command, []), repo: setup.repo, record: () => undefined })(command);
+    const other = await answerInterruptedCalls({ prior: await priorAgent(command, []), repo: setup.repo, record: () => undefined })(command);
     expect(other).toEqual({ ok: false, error: 'interrupted by a restart: colony stopped while this call was running, and the command was killed; check the workspace before repeating it' });
   });
 });

@@ -10,8 +10,8 @@ import type { TaskStore } from '../../store/tasks/task-store.js';
  * `task.created` (under the agent that published it), each closed task without a
  * `handoff.delivered` gets one. Returns how many events were added.
  */
-export function repairLogFromTasks(events: EventStore, tasks: TaskStore, runId: string): number {
-  const logged = events.read({ runId, types: ['task.created', 'handoff.delivered'] });
+export async function repairLogFromTasks(events: EventStore, tasks: TaskStore, runId: string): Promise<number> {
+  const logged = await events.read({ runId, types: ['task.created', 'handoff.delivered'] });
   const created = new Set<string>();
   const delivered = new Set<string>();
   for (const event of logged) {
@@ -23,7 +23,7 @@ export function repairLogFromTasks(events: EventStore, tasks: TaskStore, runId: 
     events.append({ ...body, runId, agentId });
     repaired += 1;
   };
-  for (const task of tasks.listTasks(runId)) {
+  for (const task of await tasks.listTasks(runId)) {
     if (!created.has(task.id)) {
       record(task.createdBy ?? 'system', taskCreatedEvent(task));
     }
@@ -31,6 +31,6 @@ export function repairLogFromTasks(events: EventStore, tasks: TaskStore, runId: 
       record('system', { type: 'handoff.delivered', data: { taskId: task.id, parentTaskId: task.parentTaskId, status: task.handoff.status } });
     }
   }
-  if (repaired > 0) events.flush();
+  if (repaired > 0) await events.flush();
   return repaired;
 }

@@ -19,18 +19,18 @@ export interface PriorAgent {
 }
 
 /** The latest agent started on each task of the run: task id → agent id. */
-export function latestAgentsByTask(events: EventStore, runId: string): Map<string, string> {
+export async function latestAgentsByTask(events: EventStore, runId: string): Promise<Map<string, string>> {
   const latest = new Map<string, string>();
-  for (const event of events.read({ runId, types: ['agent.started'] })) {
+  for (const event of await events.read({ runId, types: ['agent.started'] })) {
     if (event.type === 'agent.started') latest.set(event.data.taskId, event.agentId);
   }
   return latest;
 }
 
 /** The prior agent of `taskId` with its events and conversation, or null when the task never had one. */
-export function loadPriorAgent(events: EventStore, runId: string, agentId: string | undefined): PriorAgent | null {
+export async function loadPriorAgent(events: EventStore, runId: string, agentId: string | undefined): Promise<PriorAgent | null> {
   if (agentId === undefined) return null;
-  const own = events.read({ runId, agentId });
+  const own = await events.read({ runId, agentId });
   const started = own.find((event) => event.type === 'agent.started');
   if (started === undefined || started.type !== 'agent.started') return null;
   return { agentId, role: started.data.role, events: own, conversation: rebuildConversation(own) };
@@ -61,7 +61,7 @@ export interface PriorAgentsOfRun {
   readonly priorAgents?: ReadonlyMap<string, string> | undefined;
 }
 
-export function priorOf(context: PriorAgentsOfRun, task: TaskRecord): PriorAgent | null {
+export function priorOf(context: PriorAgentsOfRun, task: TaskRecord): Promise<PriorAgent | null> {
   return loadPriorAgent(context.events, context.runId, context.priorAgents?.get(task.id));
 }
 

@@ -36,20 +36,20 @@ export interface TakeUpRunOptions {
  */
 export async function takeUpRun(options: TakeUpRunOptions): Promise<ResumedRun> {
   const { events, tasks, runId, record } = options;
-  const lastSeq = events.lastSeq();
-  const released = tasks.releaseAbandoned(runId, options.now());
+  const lastSeq = await events.lastSeq();
+  const released = await tasks.releaseAbandoned(runId, options.now());
   for (const task of released) {
     record({ type: 'task.released', data: { taskId: task.id, reason: 'the run stopped while it ran (crashed or killed); colony resume takes it up again' } });
   }
-  const repaired = repairLogFromTasks(events, tasks, runId);
+  const repaired = await repairLogFromTasks(events, tasks, runId);
   const clearedLocks = await clearStaleRefLocks(options.repo);
 
-  const all = tasks.listTasks(runId);
+  const all = await tasks.listTasks(runId);
   const root = all.find((task) => task.parentTaskId === null);
   if (root === undefined) throw new Error(`the run ${runId} has no root task in the task table`);
   const open = all.filter((task) => task.status === 'open' || task.status === 'running');
-  const latest = latestAgentsByTask(events, runId);
-  const workspaceOf = latestWorkspaces(events, runId);
+  const latest = await latestAgentsByTask(events, runId);
+  const workspaceOf = await latestWorkspaces(events, runId);
   const priorAgents = new Map<string, string>();
   const keepWorkspaces = new Set<string>();
   for (const task of open) {
@@ -67,9 +67,9 @@ export async function takeUpRun(options: TakeUpRunOptions): Promise<ResumedRun> 
 }
 
 /** Agent → the id (directory name) of the last workspace made for it. */
-function latestWorkspaces(events: EventStore, runId: string): Map<string, string> {
+async function latestWorkspaces(events: EventStore, runId: string): Promise<Map<string, string>> {
   const workspaces = new Map<string, string>();
-  for (const event of events.read({ runId, types: ['workspace.created'] })) {
+  for (const event of await events.read({ runId, types: ['workspace.created'] })) {
     if (event.type === 'workspace.created') workspaces.set(event.agentId, basename(event.data.path));
   }
   return workspaces;

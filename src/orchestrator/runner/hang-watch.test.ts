@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import type { ColonyEvent } from '../../events/event-types.js';
+import type { RecordedEvent } from '../../events/event-types.js';
 import { createHangWatch } from './hang-watch.js';
 
-function eventAt(ts: number, type: 'tool.started' | 'tool.ended' | 'agent.parked' | 'agent.unparked', agentId = 'worker-a'): ColonyEvent {
-  const base = { v: 1, id: `e${ts}`, seq: ts, runId: 'run-1', agentId, ts };
+function eventAt(ts: number, type: 'tool.started' | 'tool.ended' | 'agent.parked' | 'agent.unparked', agentId = 'worker-a'): RecordedEvent {
+  const base = { v: 1, id: `e${ts}`, runId: 'run-1', agentId, ts };
   if (type === 'agent.parked') return { ...base, type, data: { step: 1, kind: 'rate-limited', message: '429', attempts: 3, waitMs: 1_000 } };
   if (type === 'agent.unparked') return { ...base, type, data: { step: 1, parkedMs: 1_000 } };
   if (type === 'tool.ended') return { ...base, type, data: { step: 1, callId: 'c1', name: 'run_command', ok: true, output: 'ok', durationMs: 5 } };
@@ -59,11 +59,11 @@ describe('the hang watch', () => {
     const watch = createHangWatch(1_000, () => now);
     watch.watch('task-1');
     const base = { v: 1, runId: 'run-1', agentId: 'worker-a' };
-    watch.saw('task-1', { ...base, id: 'e1', seq: 1, ts: 0, type: 'acceptance.started', data: { taskId: 'task-1', commit: 'c'.repeat(40), commands: ['node --test'] } });
+    watch.saw('task-1', { ...base, id: 'e1', ts: 0, type: 'acceptance.started', data: { taskId: 'task-1', commit: 'c'.repeat(40), commands: ['node --test'] } });
     now = 30 * 60_000;
     expect(watch.check()).toEqual([]);
     const checked = { taskId: 'task-1', claimed: 'done' as const, commit: 'c'.repeat(40), passed: true, skipped: null, results: [] };
-    watch.saw('task-1', { ...base, id: 'e2', seq: 2, ts: now, type: 'acceptance.checked', data: checked });
+    watch.saw('task-1', { ...base, id: 'e2', ts: now, type: 'acceptance.checked', data: checked });
     now += 1_001;
     expect(watch.check()).toEqual([{ taskId: 'task-1', agentId: 'worker-a', silentMs: 1_001, limitMs: 1_000 }]);
   });

@@ -1,4 +1,4 @@
-import type { ColonyEvent } from '../../events/event-types.js';
+import type { RecordedEvent } from '../../events/event-types.js';
 
 /**
  * While a tool call runs, silence is judged against at least this: a command may legitimately
@@ -26,7 +26,7 @@ export interface HangWatch {
   /** Starts watching a task's worker from now. */
   watch(taskId: string): void;
   /** Told every event of the task's agent. */
-  saw(taskId: string, event: ColonyEvent): void;
+  saw(taskId: string, event: RecordedEvent): void;
   forget(taskId: string): void;
   /** Counts now as a sign of life for every watched worker: they wait on colony itself (a full disk), not hang. */
   excuseAll(): void;

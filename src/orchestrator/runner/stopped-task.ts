@@ -11,8 +11,8 @@ import type { UserStop } from '../steering/user-stop.js';
  * while the run was down, or while its task waited to be taken up again): what its agent's
  * last life recorded, when it had ended, else what that life landed.
  */
-export function stoppedBeforeStart(context: PriorAgentsOfRun, task: TaskRecord): TaskExecution {
-  const prior = priorOf(context, task);
+export async function stoppedBeforeStart(context: PriorAgentsOfRun, task: TaskRecord): Promise<TaskExecution> {
+  const prior = await priorOf(context, task);
   const recorded = prior === null ? null : recordedHandoff(prior);
   if (prior !== null && recorded !== null) return { agentId: prior.agentId, handoff: recorded };
   return {
@@ -65,9 +65,9 @@ export function userStoppedHandoff(execution: TaskExecution, stop: UserStop, tas
  * could release it, so the tasks it holds back would stay open for good. Released, they run
  * to their end like the rest of what it published. Returns whether there was one to lift.
  */
-export function releaseStoppedPlannersAndon(context: Pick<RunContext, 'tasks' | 'runId' | 'now'>, task: TaskRecord, record: (body: EventBody) => void): boolean {
-  if (task.kind !== 'planner' || !context.tasks.pausedTasks(context.runId).includes(task.id)) return false;
-  context.tasks.setAndon(task.id, false, context.now());
+export async function releaseStoppedPlannersAndon(context: Pick<RunContext, 'tasks' | 'runId' | 'now'>, task: TaskRecord, record: (body: EventBody) => void): Promise<boolean> {
+  if (task.kind !== 'planner' || !(await context.tasks.pausedTasks(context.runId)).includes(task.id)) return false;
+  await context.tasks.setAndon(task.id, false, context.now());
   record({ type: 'andon.changed', data: { taskId: task.id, paused: false, reason: 'its planner was stopped by the user, so nothing else would release it', by: 'user' } });
   return true;
 }

@@ -30,16 +30,16 @@ describe('the task runner', () => {
     return opened;
   }
 
-  afterEach(() => {
-    tasks.close();
+  afterEach(async () => {
+    await tasks.close();
     example.cleanup();
   });
 
   /** `count` open worker tasks under the root, task-1 on, their briefs taken in turn from `briefs`. */
-  function publishWorkers(rootId: string, count: number, briefs: readonly string[]): void {
+  async function publishWorkers(rootId: string, count: number, briefs: readonly string[]): Promise<void> {
     for (let n = 0; n < count; n += 1) {
       const body = briefs[n % briefs.length] ?? PAD_TASK;
-      tasks.createTask({ id: `task-${n + 1}`, runId: 'run-1', parentTaskId: rootId, createdBy: null, kind: 'worker', title: `Build part ${n + 1}`, body, scope: null, retryOf: null }, Date.now());
+      await tasks.createTask({ id: `task-${n + 1}`, runId: 'run-1', parentTaskId: rootId, createdBy: null, kind: 'worker', title: `Build part ${n + 1}`, body, scope: null, retryOf: null }, Date.now());
     }
   }
 
@@ -56,9 +56,9 @@ describe('the task runner', () => {
     expect(planner.requests).toHaveLength(2);
     expect(lastUserText(planner.requests[1] ?? { messages: [], tools: [] })).toMatch(/^Handoff from task task-\S+ "Build pad"\nstatus: done/);
     expect(outcome.rootHandoff).toMatchObject({ status: 'done', summary: 'replanned after: status: done' });
-    const children = tasks.listTasks('run-1').filter((task) => task.parentTaskId === root.id);
+    const children = (await tasks.listTasks('run-1')).filter((task) => task.parentTaskId === root.id);
     expect(children.map((task) => task.status)).toEqual(['done']);
-    expect(tasks.deliveredHandoffs('run-1').map((message) => message.fromTaskId)).toEqual([children[0]?.id]);
+    expect((await tasks.deliveredHandoffs('run-1')).map((message) => message.fromTaskId)).toEqual([children[0]?.id]);
     expect(example.git('show', 'main:src/index.js')).toContain("export * from './text/pad.js';");
   });
 
@@ -78,7 +78,7 @@ describe('the task runner', () => {
       signal: new AbortController().signal,
     });
 
-    const child = tasks.listTasks('run-1').find((task) => task.parentTaskId === root.id);
+    const child = (await tasks.listTasks('run-1')).find((task) => task.parentTaskId === root.id);
     expect(child?.status).toBe('failed');
     expect(child?.handoff).toMatchObject({ status: 'failed', synthetic: true, summary: expect.stringMatching(/^The worker hung: it recorded nothing for [\d.]+ minute\(s\)/) });
     const hung = seen.filter((event) => event.type === 'agent.hung');
@@ -88,7 +88,7 @@ describe('the task runner', () => {
   });
 
   it('starts nothing below a pulled andon, and nudges the planner instead of letting it wait on paused work', async () => {
-    let probe: TaskRecord | null | undefined;
+    let probe: Promise<TaskRecord | null> | undefined;
     const planner = scriptedPlanner((request, index) => {
       if (index === 0) {
         return {
@@ -111,7 +111,7 @@ describe('the task runner', () => {
     const outcome = await runTasks({ context, holder: 'runner-1', workers: () => 4, leaseMs: 30_000, rootTaskId: root.id, signal: new AbortController().signal });
 
     expect(outcome.rootHandoff?.status).toBe('done');
-    expect(probe).toBeNull();
+    expect(await probe).toBeNull();
     expect(lastUserText(planner.requests[2] ?? { messages: [], tools: [] })).toContain('nothing is on its way to you');
     expect(seen.some((event) => event.type === 'agent.waiting' && event.data.step === 2)).toBe(false);
     const types = seen.map((event) => (event.type === 'andon.changed' ? `andon:${event.data.paused}` : event.type === 'task.claimed' ? `claimed:${event.data.kind}` : ''));
@@ -149,18 +149,18 @@ describe('the task runner', () => {
 
     expect(outcome.rootHandoff).toBeNull();
     expect(outcome).toMatchObject({ released: 2, failure: null });
-    expect(tasks.listTasks('run-1').map((task) => [task.status, task.leaseHolder])).toEqual([
+    expect((await tasks.listTasks('run-1')).map((task) => [task.status, task.leaseHolder])).toEqual([
       ['open', null],
       ['open', null],
     ]);
-    expect(tasks.deliveredHandoffs('run-1')).toEqual([]);
+    expect(await tasks.deliveredHandoffs('run-1')).toEqual([]);
   });
 
   it('claims nothing once the run is stopped, even when the stop lands while it admits workers one by one', async () => {
     const briefs = [PAD_TASK, CASE_TASK, SLUG_TASK];
     const { context, root, seen } = await setUp(scriptedPlanner(() => ({ text: 'Waiting.' })), simModel('sim?latency=300'));
     // Nine tasks wait to be claimed when the run starts, as after a planner's first turn of a large goal.
-    publishWorkers(root.id, 9, briefs);
+    await publishWorkers(root.id, 9, briefs);
     // The quota measures the workspaces before each worker it admits: the runner waits between claims.
     const quota = createWorkspaceQuota({ provider: context.workspaces, capBytes: Number.MAX_SAFE_INTEGER, record: () => undefined });
     const controller = new AbortController();
@@ -189,7 +189,7 @@ describe('the task runner', () => {
     expect(outcome.rootHandoff).toBeNull();
     expect(stoppedAt).not.toBeNull();
     expect(seen.slice(stoppedAt ?? 0).filter((event) => event.type === 'task.claimed')).toEqual([]);
-    const workers = tasks.listTasks('run-1').filter((task) => task.kind === 'worker');
+    const workers = (await tasks.listTasks('run-1')).filter((task) => task.kind === 'worker');
     expect(workers).toHaveLength(9);
     expect(workers.map((task) => task.attempt).sort()).toEqual([0, 0, 0, 0, 0, 0, 0, 1, 1]);
     expect(workers.every((task) => task.status === 'open' && task.leaseHolder === null)).toBe(true);
@@ -197,11 +197,11 @@ describe('the task runner', () => {
 
   it("records the user's release made while it admits workers before the claims it allows, never after", async () => {
     const { context, root, seen } = await setUp(scriptedPlanner(() => ({ text: 'Waiting.' })), simModel('sim?latency=300'));
-    publishWorkers(root.id, 3, [PAD_TASK]);
-    const record = (body: EventBody) => seen.push(context.events.append({ ...body, runId: 'run-1', agentId: 'system' }));
+    await publishWorkers(root.id, 3, [PAD_TASK]);
+    const record = (body: EventBody) => context.onEvent?.(context.events.append({ ...body, runId: 'run-1', agentId: 'system' }));
     const steering = createSteeringRecorder({ events: context.events, tasks, runId: 'run-1', record });
     // The user held the run from another terminal before it started.
-    tasks.setRunAndon('run-1', true, 'reviewing main', Date.now());
+    await tasks.setRunAndon('run-1', true, 'reviewing main', Date.now());
     const quota = createWorkspaceQuota({ provider: context.workspaces, capBytes: Number.MAX_SAFE_INTEGER, record: () => undefined });
     let released = false;
     const controller = new AbortController();
@@ -215,7 +215,7 @@ describe('the task runner', () => {
           ...quota,
           admit: async (runningWorkers) => {
             const admitted = await quota.admit(runningWorkers);
-            if (!released) tasks.setRunAndon('run-1', false, 'looks fine', Date.now());
+            if (!released) await tasks.setRunAndon('run-1', false, 'looks fine', Date.now());
             released = true;
             return admitted;
           },
@@ -259,7 +259,7 @@ describe('the task runner', () => {
     const quota = createWorkspaceQuota({
       provider: context.workspaces,
       capBytes: Math.floor(fresh * 1.5),
-      record: (body) => seen.push(context.events.append({ ...body, runId: 'run-1', agentId: 'system' })),
+      record: (body) => context.onEvent?.(context.events.append({ ...body, runId: 'run-1', agentId: 'system' })),
     });
     const outcome = await runTasks({
       context: { ...context, workspaces: quota.provider, workspaceQuota: quota },

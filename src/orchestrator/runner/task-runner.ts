@@ -1,5 +1,5 @@
 import { setMaxListeners } from 'node:events';
-import type { ColonyEvent } from '../../events/event-types.js';
+import type { RecordedEvent } from '../../events/event-types.js';
 import { syntheticFailureHandoff, type Handoff } from '../../events/handoff.js';
 import { isDiskFull } from '../../store/sqlite/disk-full.js';
 import type { Lease, TaskKind, TaskRecord } from '../../store/tasks/task-store.js';
@@ -90,12 +90,25 @@ export async function runTasks(options: TaskRunnerOptions): Promise<RunnerOutcom
   };
   // The user's stop: the agent stops at its next safe point and its task closes, failed, saying so.
   const detachStops = options.userStops?.attach((stop: UserStop) => running.get(stop.taskId)?.stop.abort({ ...stop, explanation: `the user stopped it: ${stop.reason}` }));
+  // One renewal at a time, not waited for here, so the hang watch below keeps its time however
+  // slow the store is; the runner waits for the last one before it returns.
+  let renewal: Promise<void> = Promise.resolve();
+  let renewing = false;
   const heartbeat = setInterval(() => {
-    try {
-      tasks.renewLeases(holder, context.now(), leaseMs);
-    } catch (error) {
-      // While the disk is full no write succeeds; the leases are renewed once one does.
-      if (!isDiskFull(error)) fail('renewing the leases failed', error);
+    if (!renewing) {
+      renewing = true;
+      renewal = tasks
+        .renewLeases(holder, context.now(), leaseMs)
+        .then(
+          () => undefined,
+          (error: unknown) => {
+            // While the disk is full no write succeeds; the leases are renewed once one does.
+            if (!isDiskFull(error)) fail('renewing the leases failed', error);
+          },
+        )
+        .finally(() => {
+          renewing = false;
+        });
     }
     // Workers waiting for the disk to take their events wait on colony, not hang.
     if (context.disk?.isFull() === true) hangs.excuseAll();
@@ -103,8 +116,8 @@ export async function runTasks(options: TaskRunnerOptions): Promise<RunnerOutcom
   }, Math.max(50, Math.floor(leaseMs / 3)));
 
   const closeTask = async (task: TaskRecord, lease: Lease, execution: TaskExecution, stoppedByRun: boolean): Promise<void> => {
-    const write = <Result>(operation: () => Result): Promise<Result | null> =>
-      context.disk === undefined ? Promise.resolve(operation()) : context.disk.write(operation, options.signal);
+    const write = <Result>(operation: () => Promise<Result>): Promise<Result | null> =>
+      context.disk === undefined ? operation() : context.disk.write(operation, options.signal);
     if (stoppedByRun && execution.handoff.synthetic) {
       // Stopped, not finished: the task goes back to the store, open, for a resumed run to take.
       // An agent that handed off on its own just before the stop is delivered as usual.
@@ -122,7 +135,7 @@ export async function runTasks(options: TaskRunnerOptions): Promise<RunnerOutcom
       return;
     }
     record({ type: 'handoff.delivered', data: { taskId: task.id, parentTaskId: task.parentTaskId, status: execution.handoff.status } });
-    await (context.disk === undefined ? Promise.resolve(context.events.flush()) : context.disk.flush(options.signal));
+    await (context.disk === undefined ? context.events.flush() : context.disk.flush(options.signal));
     if (task.parentTaskId !== null) wakeups.wake(task.parentTaskId);
   };
 
@@ -136,14 +149,19 @@ export async function runTasks(options: TaskRunnerOptions): Promise<RunnerOutcom
 
   const finishUserStopped = async (task: TaskRecord, lease: Lease, execution: TaskExecution, stop: UserStop): Promise<void> => {
     try {
-      releaseStoppedPlannersAndon(context, task, record);
-      await closeTask(task, lease, userStoppedHandoff(execution, stop, task, tasks.listChildren(task.id)), false);
+      await releaseStoppedPlannersAndon(context, task, record);
+      await closeTask(task, lease, userStoppedHandoff(execution, stop, task, await tasks.listChildren(task.id)), false);
     } catch (error) {
       fail(`closing task ${task.id} after the user stopped it failed`, error);
     }
   };
 
-  const start = (task: TaskRecord): void => {
+  /**
+   * Starts the task's agent, or closes the task at once when no agent may run it. Resolves once
+   * the agent has started (a worker's workspace is being made, so the workspace quota counts it
+   * before the next claim), not when it ends.
+   */
+  const start = async (task: TaskRecord): Promise<void> => {
     const already = running.get(task.id);
     if (already !== undefined) {
       // This runner's own lease ran out (a stalled event loop, a full disk) and it claimed the
@@ -160,14 +178,6 @@ export async function runTasks(options: TaskRunnerOptions): Promise<RunnerOutcom
       void finishTask(task, lease, { agentId: 'system', handoff: unstartedHandoff(exhausted) }, false);
       return;
     }
-    // Stopped by the user while the run was down (or while it waited to be taken up again): closed, not run.
-    const stoppedEarlier = requestedStopOf(tasks, context.runId, task.id);
-    if (stoppedEarlier !== null) {
-      // An agent of an earlier life that had handed off on its own is delivered as it said.
-      const earlier = stoppedBeforeStart(context, task);
-      void (earlier.handoff.synthetic ? finishUserStopped(task, lease, earlier, stoppedEarlier) : finishTask(task, lease, earlier, false));
-      return;
-    }
     const stop = new AbortController();
     setMaxListeners(0, stop.signal);
     const forward = () => stop.abort(RUN_STOPPED);
@@ -179,21 +189,20 @@ export async function runTasks(options: TaskRunnerOptions): Promise<RunnerOutcom
     }
     const watched: RunContext = {
       ...context,
-      onEvent: (event: ColonyEvent) => {
+      onEvent: (event: RecordedEvent) => {
         hangs.saw(task.id, event);
         context.onEvent?.(event);
       },
     };
-    const done = execute(watched, task, () => lease, stop.signal)
-      .then((execution) => {
-        const reason: unknown = stop.signal.reason;
-        // A worker that handed off before the stop came (its acceptance checks were running) is delivered as it said.
-        if (isUserStop(reason) && execution.handoff.synthetic) return finishUserStopped(task, lease, execution, reason);
-        const hang = hangs.hangOf(task.id);
-        const stoppedByRun = stop.signal.aborted && reason === RUN_STOPPED;
-        return finishTask(task, lease, hang === null ? execution : hungHandoff(execution, hang), stoppedByRun);
-      })
+    let started: () => void = () => undefined;
+    const agentStarted = new Promise<void>((resolve) => {
+      started = resolve;
+    });
+    // Among the running before the store is asked whether the user stopped the task earlier, so
+    // a stop recorded while it answers reaches this task's switch.
+    const done = runClaimed(watched, task, lease, stop.signal, started)
       .finally(() => {
+        started();
         agents.signal.removeEventListener('abort', forward);
         running.delete(task.id);
         hangs.forget(task.id);
@@ -201,9 +210,40 @@ export async function runTasks(options: TaskRunnerOptions): Promise<RunnerOutcom
         wakeups.wake(RUNNER_WAKEUP);
       });
     running.set(task.id, { done, stop, lease });
+    await agentStarted;
   };
 
-  const claim = (kinds: readonly TaskKind[]): TaskRecord | null => {
+  /**
+   * Closes a task the user stopped before it started, unrun; else runs its agent and closes it
+   * with the handoff. Tells `started` once the agent has started or none will. Never rejects.
+   */
+  const runClaimed = async (watched: RunContext, task: TaskRecord, lease: Lease, signal: AbortSignal, started: () => void): Promise<void> => {
+    let earlier: { readonly stop: UserStop; readonly execution: TaskExecution } | null;
+    try {
+      // Stopped by the user while the run was down (or while it waited to be taken up again): closed, not run.
+      const stoppedEarlier = await requestedStopOf(tasks, context.runId, task.id);
+      // An agent of an earlier life that had handed off on its own is delivered as it said.
+      earlier = stoppedEarlier === null ? null : { stop: stoppedEarlier, execution: await stoppedBeforeStart(context, task) };
+    } catch (error) {
+      started();
+      fail('claiming tasks failed', error);
+      return;
+    }
+    if (earlier !== null) {
+      started();
+      await (earlier.execution.handoff.synthetic ? finishUserStopped(task, lease, earlier.execution, earlier.stop) : finishTask(task, lease, earlier.execution, false));
+      return;
+    }
+    const execution = await execute(watched, task, () => lease, signal, started);
+    const reason: unknown = signal.reason;
+    // A worker that handed off before the stop came (its acceptance checks were running) is delivered as it said.
+    if (isUserStop(reason) && execution.handoff.synthetic) return finishUserStopped(task, lease, execution, reason);
+    const hang = hangs.hangOf(task.id);
+    const stoppedByRun = signal.aborted && reason === RUN_STOPPED;
+    return finishTask(task, lease, hang === null ? execution : hungHandoff(execution, hang), stoppedByRun);
+  };
+
+  const claim = async (kinds: readonly TaskKind[]): Promise<TaskRecord | null> => {
     // A stopping run claims nothing: the stop can land while the runner waits between claims
     // (for the workspace quota), and a task claimed then would only be given back at once.
     if (agents.signal.aborted) return null;
@@ -212,9 +252,9 @@ export async function runTasks(options: TaskRunnerOptions): Promise<RunnerOutcom
       // waited for the workspace quota, say) is recorded before any claim it allows, and a claim
       // made then is refused until it is, so no task.claimed lands between a hold and its release.
       const steering = context.steering;
-      steering?.recordSteering();
-      const runAndonSeq = steering?.recordedAndonSeq();
-      return tasks.claim({ runId: context.runId, holder, kinds, now: context.now(), leaseMs, ...(runAndonSeq === undefined ? {} : { runAndonSeq }) });
+      await steering?.recordSteering();
+      const runAndonSeq = await steering?.recordedAndonSeq();
+      return await tasks.claim({ runId: context.runId, holder, kinds, now: context.now(), leaseMs, ...(runAndonSeq === undefined ? {} : { runAndonSeq }) });
     } catch (error) {
       // The disk filled up between the guard's look and the claim: nothing was claimed.
       if (isDiskFull(error)) return null;
@@ -223,19 +263,19 @@ export async function runTasks(options: TaskRunnerOptions): Promise<RunnerOutcom
   };
 
   try {
-    while (!agents.signal.aborted && isOpen(tasks.getTask(options.rootTaskId))) {
+    while (!agents.signal.aborted && isOpen(await tasks.getTask(options.rootTaskId))) {
       context.budget?.tick();
       // What people asked (a new worker limit, a stop) is acted on before this round's claims.
-      context.steering?.recordSteering();
+      await context.steering?.recordSteering();
       // Nothing new starts while colony cannot write its state; what runs goes on.
-      if (context.disk === undefined || context.disk.canStartAgents()) {
-        for (let task = claim(['planner']); task !== null; task = claim(['planner'])) start(task);
+      if (context.disk === undefined || (await context.disk.canStartAgents())) {
+        for (let task = await claim(['planner']); task !== null; task = await claim(['planner'])) await start(task);
         while (runningWorkers < options.workers()) {
           // Asked before claiming: a task claimed and then held back would sit leased for nothing.
           if (context.workspaceQuota !== undefined && !(await context.workspaceQuota.admit(runningWorkers))) break;
-          const task = claim(['worker']);
+          const task = await claim(['worker']);
           if (task === null) break;
-          start(task);
+          await start(task);
         }
       }
       await wakeups.wait(RUNNER_WAKEUP, agents.signal, CLAIM_POLL_MS);
@@ -248,11 +288,12 @@ export async function runTasks(options: TaskRunnerOptions): Promise<RunnerOutcom
     agents.abort(RUN_STOPPED);
     while (running.size > 0) await Promise.allSettled([...running.values()].map((entry) => entry.done));
     clearInterval(heartbeat);
+    await renewal;
     detachStops?.();
     options.signal.removeEventListener('abort', stopAgents);
   }
   if (failure !== null) return { rootHandoff: null, released, failure };
-  const root = tasks.getTask(options.rootTaskId);
+  const root = await tasks.getTask(options.rootTaskId);
   return { rootHandoff: root !== null && !isOpen(root) ? root.handoff : null, released, failure };
 }
 
@@ -274,26 +315,39 @@ function hungHandoff(execution: TaskExecution, hang: Hang): TaskExecution {
   };
 }
 
-/** Runs the task's agent; anything it throws is colony's own failure and still ends in a handoff. */
-async function execute(context: RunContext, task: TaskRecord, lease: () => Lease, signal: AbortSignal): Promise<TaskExecution> {
+/**
+ * Runs the task's agent; anything it throws is colony's own failure and still ends in a handoff.
+ * Tells `started` as soon as the agent has taken its first steps (a worker's workspace is being
+ * made), or once it is clear that no agent will run.
+ */
+async function execute(context: RunContext, task: TaskRecord, lease: () => Lease, signal: AbortSignal, started: () => void): Promise<TaskExecution> {
   try {
-    const prior = priorOf(context, task);
+    const prior = await priorOf(context, task);
     // Its agent had ended and recorded its handoff; only the delivery was cut off.
     const recorded = prior === null ? null : recordedHandoff(prior);
     if (prior !== null && recorded !== null) return { agentId: prior.agentId, handoff: recorded };
-    if (task.kind === 'planner') return await runPlannerTask(context, task, signal, lease, prior);
-    const result = await runWorkerTask(context, {
-      task: { id: task.id, title: task.title, body: task.body, acceptance: task.acceptance, paths: task.paths, serves: servedBy(context, task) },
+    if (task.kind === 'planner') {
+      const planning = runPlannerTask(context, task, signal, lease, prior);
+      started();
+      return await planning;
+    }
+    const serves = await servedBy(context, task);
+    const working = runWorkerTask(context, {
+      task: { id: task.id, title: task.title, body: task.body, acceptance: task.acceptance, paths: task.paths, serves },
       signal,
       parentAgentId: task.createdBy,
       attempt: task.attempt,
       budget: context.budget === undefined ? undefined : createAgentBudget(context.budget, task.id, 'worker', context.prompts),
       prior,
     });
+    started();
+    const result = await working;
     return { agentId: result.agentId, handoff: result.handoff };
   } catch (error) {
     const reason = errorMessage(error);
     return { agentId: 'system', handoff: syntheticFailureHandoff({ summary: `colony could not run this task: ${reason}` }) };
+  } finally {
+    started();
   }
 }
 
@@ -301,12 +355,12 @@ async function execute(context: RunContext, task: TaskRecord, lease: () => Lease
  * What a task serves, outermost first: the run's goal (the root's title), then the slice of each
  * sub-planner between the root and the task.
  */
-function servedBy(context: RunContext, task: TaskRecord): string[] {
+async function servedBy(context: RunContext, task: TaskRecord): Promise<string[]> {
   const chain: string[] = [];
   const seen = new Set<string>();
   for (let id = task.parentTaskId; id !== null && !seen.has(id); ) {
     seen.add(id);
-    const planner = context.tasks.getTask(id);
+    const planner = await context.tasks.getTask(id);
     if (planner === null) break;
     chain.unshift(planner.scope === null ? `the run's goal "${planner.title}"` : `the slice \`${planner.scope}\` ("${planner.title}")`);
     id = planner.parentTaskId;

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { ColonyEvent } from '../../events/event-types.js';
+import type { RecordedEvent } from '../../events/event-types.js';
 import type { ChatModel, ModelRequest } from '../../model/chat-model.js';
 import type { TaskRecord, TaskStore } from '../../store/tasks/task-store.js';
 import { type ExampleRepository } from '../../../test/testing/example-repository.js';
@@ -29,8 +29,8 @@ function heardSummary(request: ModelRequest): string {
   return lastUserText(request).split('\n').find((line) => line.startsWith('summary: '))?.slice('summary: '.length) ?? '';
 }
 
-function ofType<Type extends ColonyEvent['type']>(events: readonly ColonyEvent[], type: Type): Extract<ColonyEvent, { type: Type }>[] {
-  return events.filter((event): event is Extract<ColonyEvent, { type: Type }> => event.type === type);
+function ofType<Type extends RecordedEvent['type']>(events: readonly RecordedEvent[], type: Type): Extract<RecordedEvent, { type: Type }>[] {
+  return events.filter((event): event is Extract<RecordedEvent, { type: Type }> => event.type === type);
 }
 
 /** A planner model whose answers may wait (the script is asked only once `before` resolves). */
@@ -46,9 +46,9 @@ function plannerWaitingFor(before: (request: ModelRequest) => Promise<void>, scr
   };
 }
 
-async function until(condition: () => boolean, what: string): Promise<void> {
+async function until(condition: () => boolean | Promise<boolean>, what: string): Promise<void> {
   const deadline = Date.now() + 60_000;
-  while (!condition()) {
+  while (!(await condition())) {
     if (Date.now() > deadline) throw new Error(`gave up waiting for ${what}`);
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
@@ -58,8 +58,8 @@ describe("the user's stop of one agent", () => {
   let example: ExampleRepository;
   let tasks: TaskStore;
 
-  afterEach(() => {
-    tasks.close();
+  afterEach(async () => {
+    await tasks.close();
     example.cleanup();
   });
 
@@ -86,11 +86,11 @@ describe("the user's stop of one agent", () => {
     await until(() => seen.some((event) => event.type === 'agent.started' && event.data.role === 'worker'), 'the worker to start');
     const worker = ofType(seen, 'agent.started').find((event) => event.data.role === 'worker');
     // Another process writes the task store only; the run's process records and acts on it.
-    const stopped = stopAgent({ events: context.events, tasks }, RUN, worker?.agentId ?? '', 'it went the wrong way');
+    const stopped = await stopAgent({ events: context.events, tasks }, RUN, worker?.agentId ?? '', 'it went the wrong way');
     expect(stopped).toMatchObject({ ok: true, agent: { role: 'worker', title: 'Build pad' } });
     const outcome = await running;
 
-    const child = tasks.listChildren(root.id)[0];
+    const child = (await tasks.listChildren(root.id))[0];
     expect(child?.status).toBe('failed');
     expect(child?.handoff).toMatchObject({ status: 'failed', synthetic: true, summary: 'The worker was stopped by the user: it went the wrong way' });
     // What the worker's own ending said is kept after it.
@@ -104,6 +104,39 @@ describe("the user's stop of one agent", () => {
     expect(outcome.rootHandoff?.summary).toBe('heard: The worker was stopped by the user: it went the wrong way');
   });
 
+  it('stops a worker whose stop is recorded while the runner asks the store whether it was stopped before it started', async () => {
+    const planner = scriptedPlanner((request, index) => {
+      if (index === 0) return { calls: [{ name: 'create_task', input: { title: 'Build pad', brief: PAD_TASK } }] };
+      return { calls: [{ name: 'finish', input: { status: 'done', summary: `heard: ${heardSummary(request)}` } }] };
+    });
+    const { context, controls, root, ownStores } = await setUp(planner);
+    let stopped = false;
+    // The user's stop lands, in this process, between the runner's read of the requests and its answer.
+    const asked = new Proxy(tasks, {
+      get(target, key) {
+        if (key === 'runRequests') {
+          return async (runId: string, afterSeq: number) => {
+            const requests = await target.runRequests(runId, afterSeq);
+            const worker = (await target.listTasks(runId)).find((task) => task.kind === 'worker' && task.status === 'running');
+            if (!stopped && worker !== undefined) {
+              stopped = true;
+              expect(await stopAgent(ownStores, RUN, worker.id, 'changed my mind')).toMatchObject({ ok: true, agent: { agentId: null } });
+            }
+            return requests;
+          };
+        }
+        const value: unknown = Reflect.get(target, key);
+        return typeof value === 'function' ? value.bind(target) : value;
+      },
+    });
+    const outcome = await runTasks({ context: { ...context, tasks: asked }, holder: 'runner-1', workers: controls.workers, userStops: controls.stops, leaseMs: 30_000, rootTaskId: root.id, signal: new AbortController().signal });
+
+    expect(stopped).toBe(true);
+    const child = (await tasks.listChildren(root.id))[0];
+    expect(child?.handoff).toMatchObject({ status: 'failed', synthetic: true, summary: 'The worker was stopped by the user: changed my mind' });
+    expect(outcome.rootHandoff?.summary).toBe('heard: The worker was stopped by the user: changed my mind');
+  });
+
   it('delivers the handoff a worker submitted before the stop came, with its own status', async () => {
     const planner = scriptedPlanner((request, index) => {
       // The acceptance command outlasts the stop: the worker has handed off, colony is still checking.
@@ -114,10 +147,10 @@ describe("the user's stop of one agent", () => {
     const running = run();
     await until(() => seen.some((event) => event.type === 'acceptance.started'), 'the acceptance checks to start');
     const worker = ofType(seen, 'agent.started').find((event) => event.data.role === 'worker');
-    expect(stopAgent({ events: context.events, tasks }, RUN, worker?.agentId ?? '', 'too late')).toMatchObject({ ok: true });
+    expect(await stopAgent({ events: context.events, tasks }, RUN, worker?.agentId ?? '', 'too late')).toMatchObject({ ok: true });
     await running;
 
-    const child = tasks.listChildren(root.id)[0];
+    const child = (await tasks.listChildren(root.id))[0];
     const submitted = ofType(seen, 'handoff.submitted').find((event) => event.agentId === worker?.agentId);
     expect(submitted?.data.handoff.status).toBe('done');
     expect(child?.handoff).toMatchObject({ status: 'done', synthetic: false, summary: submitted?.data.handoff.summary });
@@ -130,13 +163,13 @@ describe("the user's stop of one agent", () => {
     );
     const { root, seen, run, context } = await setUp(planner);
     // A worker of an earlier life of the run had the task; the run stopped and gave it back.
-    tasks.createTask({ id: 'task-pad', runId: RUN, parentTaskId: root.id, createdBy: null, kind: 'worker', title: 'Build pad', body: PAD_TASK, scope: null, retryOf: null }, Date.now());
-    expect(tasks.claim({ runId: RUN, holder: 'runner-gone', kinds: ['worker'], now: Date.now(), leaseMs: 30_000 })?.id).toBe('task-pad');
-    tasks.releaseAbandoned(RUN, Date.now());
-    expect(stopAgent({ events: context.events, tasks }, RUN, 'task-pad', 'not needed any more')).toMatchObject({ ok: true, agent: { agentId: null } });
+    await tasks.createTask({ id: 'task-pad', runId: RUN, parentTaskId: root.id, createdBy: null, kind: 'worker', title: 'Build pad', body: PAD_TASK, scope: null, retryOf: null }, Date.now());
+    expect((await tasks.claim({ runId: RUN, holder: 'runner-gone', kinds: ['worker'], now: Date.now(), leaseMs: 30_000 }))?.id).toBe('task-pad');
+    await tasks.releaseAbandoned(RUN, Date.now());
+    expect(await stopAgent({ events: context.events, tasks }, RUN, 'task-pad', 'not needed any more')).toMatchObject({ ok: true, agent: { agentId: null } });
     const outcome = await run();
 
-    expect(tasks.getTask('task-pad')).toMatchObject({ status: 'failed', handoff: { summary: 'The worker was stopped by the user: not needed any more', notes: ['No agent had started on it.'] } });
+    expect(await tasks.getTask('task-pad')).toMatchObject({ status: 'failed', handoff: { summary: 'The worker was stopped by the user: not needed any more', notes: ['No agent had started on it.'] } });
     expect(ofType(seen, 'agent.started').map((event) => event.data.role)).toEqual(['root-planner']);
     expect(ofType(seen, 'task.claimed').map((event) => event.data.taskId)).toContain('task-pad');
     expect(ofType(seen, 'agent.stop-requested').map((event) => event.data)).toEqual([{ taskId: 'task-pad', stoppedAgentId: null, reason: 'not needed any more', requestSeq: 1 }]);
@@ -152,23 +185,27 @@ describe("the user's stop of one agent", () => {
     let subCalls = 0;
     const planner = plannerWaitingFor(
       async (request) => {
+        if (isSub(request)) {
+          subCalls += 1;
+          if (subCalls === 1) return;
+          // Nudged over the work its andon holds back: the user stops it here, in the run's own process.
+          subTask = (await tasks.listTasks(RUN)).find((task) => task.kind === 'planner' && task.parentTaskId !== null);
+          if (own.stores === undefined) throw new Error('the run has not started');
+          expect(await stopAgent(own.stores, RUN, subTask?.id ?? '', 'wrong slice')).toMatchObject({ ok: true, agent: { role: 'sub-planner' } });
+          return;
+        }
         // The root planner hears of the stop first, then waits for the task below the stopped planner to end.
-        if (!isSub(request) && lastUserText(request).includes('Handoff from task')) {
-          const pad = () => tasks.listChildren(subTask?.id ?? '')[0];
-          await until(() => pad()?.status === 'done', 'the task below the stopped sub-planner to end');
-          padAtRootsTurn = pad() ?? null;
+        if (lastUserText(request).includes('Handoff from task')) {
+          const pad = async () => (await tasks.listChildren(subTask?.id ?? ''))[0];
+          await until(async () => (await pad())?.status === 'done', 'the task below the stopped sub-planner to end');
+          padAtRootsTurn = (await pad()) ?? null;
         }
       },
       (request, index) => {
         if (isSub(request)) {
-          subCalls += 1;
           if (subCalls === 1) {
             return { calls: [{ name: 'andon', input: { paused: true, reason: 'main first' } }, { name: 'create_task', input: { title: 'Build pad', brief: PAD_TASK } }] };
           }
-          // Nudged over the work its andon holds back: the user stops it here, in the run's own process.
-          subTask = tasks.listTasks(RUN).find((task) => task.kind === 'planner' && task.parentTaskId !== null);
-          if (own.stores === undefined) throw new Error('the run has not started');
-          expect(stopAgent(own.stores, RUN, subTask?.id ?? '', 'wrong slice')).toMatchObject({ ok: true, agent: { role: 'sub-planner' } });
           return { text: 'Waiting.' };
         }
         if (index === 0) return { calls: [{ name: 'delegate', input: { title: 'Text', scope: 'src/text/', brief: `${SLICE}\n\n${PAD_TASK}` } }] };
@@ -179,8 +216,8 @@ describe("the user's stop of one agent", () => {
     own.stores = opened.ownStores;
     const outcome = await opened.run();
 
-    const sub = tasks.getTask(subTask?.id ?? '');
-    const pad = tasks.listChildren(subTask?.id ?? '')[0];
+    const sub = await tasks.getTask(subTask?.id ?? '');
+    const pad = (await tasks.listChildren(subTask?.id ?? ''))[0];
     expect(sub?.handoff).toMatchObject({ status: 'failed', summary: 'The sub-planner was stopped by the user: wrong slice' });
     expect(sub?.handoff?.notes).toContain(`It published task ${pad?.id} (Build pad): open`);
     expect(sub?.handoff?.concerns).toContain(
@@ -189,10 +226,11 @@ describe("the user's stop of one agent", () => {
     // Nothing else would ever have released the andon of a planner that is gone.
     const lifted = ofType(opened.seen, 'andon.changed').find((event) => !event.data.paused);
     expect(lifted?.data).toMatchObject({ taskId: sub?.id, by: 'user' });
-    const claimedPad = opened.seen.find((event) => event.type === 'task.claimed' && event.data.taskId === pad?.id);
-    expect(claimedPad?.seq ?? 0).toBeGreaterThan(lifted?.seq ?? Infinity);
+    // Recorded by this process, so in the order of the log.
+    const claimedPad = opened.seen.findIndex((event) => event.type === 'task.claimed' && event.data.taskId === pad?.id);
+    expect(claimedPad).toBeGreaterThan(opened.seen.findIndex((event) => event === lifted));
     expect(padAtRootsTurn).toMatchObject({ status: 'done' });
-    expect(tasks.deliveredHandoffs(RUN).map((message) => [message.fromTaskId, message.recipientTaskId])).toContainEqual([pad?.id, sub?.id]);
+    expect((await tasks.deliveredHandoffs(RUN)).map((message) => [message.fromTaskId, message.recipientTaskId])).toContainEqual([pad?.id, sub?.id]);
     expect(outcome.rootHandoff?.summary).toBe('heard: The sub-planner was stopped by the user: wrong slice');
   });
 });

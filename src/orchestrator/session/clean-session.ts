@@ -64,7 +64,7 @@ export async function runCleanSession(options: CleanSessionOptions): Promise<Cle
   try {
     let damage: DamagedStoreError | null;
     try {
-      damage = storeDamage(stateDir);
+      damage = await storeDamage(stateDir);
     } catch (error) {
       return { ok: false, usage: false, error: `cannot open the event log in ${stateDir}: ${errorMessage(error)}` };
     }
@@ -91,10 +91,10 @@ type LockedSession = Extract<Awaited<ReturnType<typeof lockSession>>, { ok: true
 
 async function cleanWithLog(options: CleanSessionOptions, session: LockedSession, base: CleanReport): Promise<CleanSessionResult> {
   const { repo, stateDir } = session;
-  const stores = existsSync(eventsDatabasePath(stateDir)) ? openRunStores(stateDir, options.secrets ?? []) : null;
+  const stores = existsSync(eventsDatabasePath(stateDir)) ? await openRunStores(stateDir, options.secrets ?? []) : null;
   if (stores !== null && !stores.ok) return { ok: false, usage: false, error: stores.error };
   try {
-    const unfinished = stores === null ? null : findUnfinishedRun(stores.events);
+    const unfinished = stores === null ? null : await findUnfinishedRun(stores.events);
     if (options.salvage && unfinished !== null && !options.stopped) {
       return {
         ok: false,
@@ -104,18 +104,18 @@ async function cleanWithLog(options: CleanSessionOptions, session: LockedSession
     }
     let abandoned: string | null = null;
     if (stores !== null && unfinished !== null && options.stopped) {
-      abandonRun(stores.events, unfinished);
+      await abandonRun(stores.events, unfinished);
       abandoned = unfinished.runId;
     }
     const keepResumable = unfinished !== null && !options.stopped;
-    const tally = await cleanLeftovers({ repo, stateDir, lock: session.stateLock, keepResumable, record: recorderOf(stores) });
+    const tally = await cleanLeftovers({ repo, stateDir, lock: session.stateLock, keepResumable, record: await recorderOf(stores) });
     // After the sweep, which may have salvaged work under new refs: those go too.
     const pruned = options.salvage ? await pruneSalvageRefs(repo) : { pruned: [], problems: [] };
-    stores?.events.flush();
+    await stores?.events.flush();
     const keptForResume = keepResumable ? describeUnfinishedRun(unfinished) : null;
     return { ok: true, report: { ...base, ...tally, problems: [...tally.problems, ...pruned.problems], prunedRefs: pruned.pruned, abandoned, keptForResume } };
   } finally {
-    stores?.close();
+    await stores?.close();
   }
 }
 
@@ -124,12 +124,12 @@ async function cleanWithLog(options: CleanSessionOptions, session: LockedSession
  * leftovers they are (as `colony green --now` records there): `colony status` then lists the
  * work a sweep salvaged. Nowhere when no run was recorded.
  */
-function recorderOf(stores: RunStores | null): (body: EventBody) => void {
-  const runId = stores === null ? null : latestRunId(stores.events);
+async function recorderOf(stores: RunStores | null): Promise<(body: EventBody) => void> {
+  const runId = stores === null ? null : await latestRunId(stores.events);
   if (stores === null || runId === null) return () => undefined;
   return (body) => stores.events.append({ ...body, runId, agentId: 'system' });
 }
 
-function latestRunId(events: EventStore): string | null {
-  return events.read({ types: ['run.started'] }).at(-1)?.runId ?? null;
+async function latestRunId(events: EventStore): Promise<string | null> {
+  return (await events.read({ types: ['run.started'] })).at(-1)?.runId ?? null;
 }

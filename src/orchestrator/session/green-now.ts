@@ -63,11 +63,11 @@ export async function runGreenNow(options: GreenNowOptions): Promise<GreenNowRes
     if (!existsSync(eventsDatabasePath(stateDir))) {
       return { ok: false, error: `there is no colony run in ${stateDir}: colony green --now checks the main of a colony run. Start one with colony run GOAL.md, or pass its state directory with --state.` };
     }
-    const stores = openRunStores(stateDir, options.secrets ?? []);
+    const stores = await openRunStores(stateDir, options.secrets ?? []);
     if (!stores.ok) return stores;
     const { events, tasks } = stores;
     try {
-      const last = latestRun(events);
+      const last = await latestRun(events);
       if (last === null) return { ok: false, error: `there is no colony run in ${stateDir}: colony green --now checks the main of a colony run. Start one with colony run GOAL.md.` };
       const configured: GreenSettings = last.settings?.green ?? DEFAULT_GREEN_SETTINGS;
       const settings: GreenSettings = {
@@ -97,7 +97,7 @@ export async function runGreenNow(options: GreenNowOptions): Promise<GreenNowRes
           signal: options.signal,
         });
         if (!dependencies.ok) {
-          system.flush();
+          await system.flush();
           return { ok: false as const, error: `the setup failed, so main cannot be checked as the workers would: ${dependencies.error}\nTo fix it: ${dependencies.fix}.` };
         }
         const loop = await startGreenLoop({
@@ -113,8 +113,8 @@ export async function runGreenNow(options: GreenNowOptions): Promise<GreenNowRes
           settings,
           record: system.record,
           flush: system.flush,
-          goal: () => (last.rootTaskId === undefined ? '' : goalAsItStands(events, tasks, logRunId, last.rootTaskId)),
-          base: runGreenBase(events, logRunId, mainCommit),
+          goal: async () => (last.rootTaskId === undefined ? '' : goalAsItStands(events, tasks, logRunId, last.rootTaskId)),
+          base: await runGreenBase(events, logRunId, mainCommit),
           parallel: options.bisectParallel,
           wakeups: new Wakeups(),
           now: Date.now,
@@ -124,14 +124,14 @@ export async function runGreenNow(options: GreenNowOptions): Promise<GreenNowRes
           return { ok: true as const, outcome: await loop.checkNow() };
         } finally {
           await loop.stop();
-          system.flush();
+          await system.flush();
         }
       }, logRunId);
       if (!outcome.ok) return outcome;
       const green = await resolveBranch(repo, settings.branch).catch(() => null);
       return { ok: true, runId: logRunId, outcome: outcome.outcome, branch: settings.branch, green, mainCommit };
     } finally {
-      stores.close();
+      await stores.close();
     }
   } finally {
     await closeRepositoryObjects(repo);
@@ -140,10 +140,10 @@ export async function runGreenNow(options: GreenNowOptions): Promise<GreenNowRes
 }
 
 /** The latest `colony run` of a log: its id, its settings and its root task. */
-function latestRun(events: EventStore): { runId: string; settings: RunSettings | null; rootTaskId: string | undefined } | null {
-  const started = events.read({ types: ['run.started'] }).findLast((event) => event.type === 'run.started' && event.data.mode === 'run');
+async function latestRun(events: EventStore): Promise<{ runId: string; settings: RunSettings | null; rootTaskId: string | undefined } | null> {
+  const started = (await events.read({ types: ['run.started'] })).findLast((event) => event.type === 'run.started' && event.data.mode === 'run');
   if (started === undefined) return null;
-  const runEvents = events.read({ runId: started.runId, types: ['run.configured', 'task.created'] });
+  const runEvents = await events.read({ runId: started.runId, types: ['run.configured', 'task.created'] });
   const configured = runEvents.find((event) => event.type === 'run.configured');
   const root = runEvents.find((event) => event.type === 'task.created' && event.data.parentTaskId === null);
   return {

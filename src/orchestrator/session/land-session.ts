@@ -29,13 +29,13 @@ export async function runLandSession(options: LandSessionOptions): Promise<LandS
     if (!existsSync(eventsDatabasePath(stateDir))) {
       return { ok: false, error: `there is no colony run in ${stateDir} to land. Start one with \`colony run GOAL.md\`, or name its state directory with --state.` };
     }
-    const stores = openRunStores(stateDir, []);
+    const stores = await openRunStores(stateDir, []);
     if (!stores.ok) return stores;
     let started: Extract<ColonyEvent, { type: 'run.started' }> | undefined;
     try {
-      started = stores.events.read({ types: ['run.started'] }).findLast((event) => event.type === 'run.started');
+      started = (await stores.events.read({ types: ['run.started'] })).findLast((event) => event.type === 'run.started');
     } finally {
-      stores.close();
+      await stores.close();
     }
     if (started === undefined) return { ok: false, error: `there is no colony run in ${stateDir} to land. Start one with \`colony run GOAL.md\`.` };
     const branch = started.data.trunk?.branch ?? repo.checkedOutBranch;

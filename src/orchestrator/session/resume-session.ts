@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
-import type { ColonyEvent } from '../../events/event-types.js';
+import type { ColonyEvent, RecordedEvent } from '../../events/event-types.js';
 import type { RunSettings } from '../../events/run-settings.js';
 import { createSecretRedactor, REDACTED } from '../../events/secret-redaction.js';
 import type { ChatModel } from '../../model/chat-model.js';
@@ -25,7 +25,7 @@ export interface ResumeSessionOptions {
   readonly workerModel: ChatModel;
   readonly plannerModel: ChatModel;
   readonly signal?: AbortSignal;
-  readonly onEvent?: (event: ColonyEvent) => void;
+  readonly onEvent?: (event: RecordedEvent) => void;
   /** Values that must never be recorded, as for `colony run`. */
   readonly secrets?: readonly string[];
 }
@@ -46,12 +46,12 @@ export async function readUnfinishedRun(repoDir: string, stateDirOption: string 
   if (!existsSync(eventsDatabasePath(stateDir))) {
     return { ok: false, error: `there is no run to resume: ${stateDir} holds no colony log. Start one with \`colony run GOAL.md\`${stateDirOption === undefined ? '' : ` --state ${shellWord(stateDir)}`}.` };
   }
-  const stores = openRunStores(stateDir, []);
+  const stores = await openRunStores(stateDir, []);
   if (!stores.ok) return stores;
   try {
-    return checkResumable(findUnfinishedRun(stores.events), stateDir);
+    return checkResumable(await findUnfinishedRun(stores.events), stateDir);
   } finally {
-    stores.close();
+    await stores.close();
   }
 }
 
@@ -92,10 +92,10 @@ export async function runResumeSession(given: ResumeSessionOptions): Promise<Run
     // Read again on every resume: the run goes on with the repository's prompts as they are now.
     const loaded = loadPromptSet(session.repo.root);
     if (!loaded.ok) return loaded;
-    const stores = openRunStores(session.stateDir, given.secrets ?? []);
+    const stores = await openRunStores(session.stateDir, given.secrets ?? []);
     if (!stores.ok) return stores;
     try {
-      const resumable = checkResumable(findUnfinishedRun(stores.events), session.stateDir);
+      const resumable = checkResumable(await findUnfinishedRun(stores.events), session.stateDir);
       if (!resumable.ok) return resumable;
       const { run } = resumable;
       if (resolve(run.repo) !== session.repo.root) {
@@ -112,7 +112,7 @@ export async function runResumeSession(given: ResumeSessionOptions): Promise<Run
       const dirty = await dirtyCheckoutProblem(onItsTrunk.repo);
       if (dirty !== null) return { ok: false, error: dirty };
       // Workspaces are taken up by the method that made them.
-      const method = lastMethodChosen(stores.events.read({ runId: run.runId, types: ['workspace.method-chosen'] })) ?? settings.workspaces;
+      const method = lastMethodChosen(await stores.events.read({ runId: run.runId, types: ['workspace.method-chosen'] })) ?? settings.workspaces;
       const chosen = await chooseWorkspaces(onItsTrunk.repo, session.stateDir, method);
       if (!chosen.ok) return chosen;
       const options: RunInputs = { workerModel, plannerModel, signal: given.signal, onEvent: given.onEvent, secrets: given.secrets };
@@ -134,7 +134,7 @@ export async function runResumeSession(given: ResumeSessionOptions): Promise<Run
         run.runId,
       );
     } finally {
-      stores.close();
+      await stores.close();
     }
   } finally {
     session.release();

@@ -1,5 +1,5 @@
 import { closeRepositoryObjects } from '../../workspace/git/repository-objects.js';
-import type { ColonyEvent, EventBody, EventData } from '../../events/event-types.js';
+import type { EventBody, EventData, RecordedEvent } from '../../events/event-types.js';
 import type { Handoff } from '../../events/handoff.js';
 import { newShortId } from '../../events/ids.js';
 import { createSecretRedactor } from '../../events/secret-redaction.js';
@@ -9,9 +9,8 @@ import { removeLeftoverViews } from '../../workspace/checkout/main-view.js';
 import { greenBranchProblem } from '../../workspace/green/green-branch.js';
 import { resolveBranch } from '../../workspace/workspace.js';
 import type { WorkspaceMethod } from '../../workspace/workspace.js';
-import { createAgentRecorder } from '../agent-recorder.js';
+import { createAgentRecorder, type EventStoreRecorder } from '../agent-recorder.js';
 import { createBudgetLedger, type BudgetLedger, type Exhaustion, type RunLimits } from '../budget/budget-ledger.js';
-import type { AgentRecorder } from '../../agent/types.js';
 import { resolveRunSettings, type RunSettings, type RunSettingsInput } from '../../events/run-settings.js';
 import { createDiskGuard } from '../disk-guard.js';
 import type { UnfinishedRun } from '../setup/run-history.js';
@@ -61,7 +60,7 @@ export interface RunSessionOptions {
   /** The largest goal read (`--max-goal-size`); DEFAULT_MAX_BRIEF_BYTES when absent. */
   readonly maxGoalBytes?: number | undefined;
   readonly signal?: AbortSignal | undefined;
-  readonly onEvent?: ((event: ColonyEvent) => void) | undefined;
+  readonly onEvent?: ((event: RecordedEvent) => void) | undefined;
   /**
    * Values that must never be recorded (the API keys in colony's environment, see
    * `secretsInEnvironment`): replaced in every event, task and handoff, and in the models'
@@ -152,7 +151,7 @@ export async function runRunSession(given: RunSessionOptions): Promise<RunSessio
     const dirty = givenTrunk === null ? null : await dirtyCheckoutProblem(onTrunk(session.repo, givenTrunk));
     if (dirty !== null) return { ok: false, error: dirty };
     // Read before anything is made: a refused run leaves no log behind where there was none.
-    const unfinished = readUnfinishedIn(session.stateDir);
+    const unfinished = await readUnfinishedIn(session.stateDir);
     if (!unfinished.ok) return unfinished;
     if (unfinished.run !== null && options.newRun !== true) return { ok: false, error: unfinishedRunError(unfinished.run, session.stateDir, options.stateDir !== undefined) };
     const trunk = await chooseTrunk(session.repo, givenTrunk, goal.title);
@@ -167,14 +166,14 @@ export async function runRunSession(given: RunSessionOptions): Promise<RunSessio
     if (!made.ok) return made;
     const onItsTrunk = { ...session, repo: trunk.chosen.repo };
     return await withSessionCommands(onItsTrunk, settings.sandbox, async ({ runId, commands, late }) => {
-      const stores = openRunStores(session.stateDir, options.secrets ?? [], options.durable ?? true);
+      const stores = await openRunStores(session.stateDir, options.secrets ?? [], options.durable ?? true);
       if (!stores.ok) return stores;
       try {
-        if (unfinished.run !== null) abandonRun(stores.events, unfinished.run);
+        if (unfinished.run !== null) await abandonRun(stores.events, unfinished.run);
         const start: RunStart = { kind: 'new', goal, settings, startedAt: Date.now(), trunk: trunk.chosen };
         return await driveRun({ options, session: onItsTrunk, chosen, stores, start, runId, commands, late, prompts: loaded.prompts });
       } finally {
-        stores.close();
+        await stores.close();
       }
     });
   } finally {
@@ -218,7 +217,7 @@ export async function driveRun(drive: DriveRunOptions): Promise<RunSessionResult
   const startCommit = await resolveBranch(repo, repo.mainBranch);
   // The checkout follows a trunk the user has checked out; every trunk is watched for moves by others.
   let recordTrunk: (body: EventBody) => void = () => undefined;
-  const trunkKeeper = await startTrunkKeeper({ repo, startCommit, earlier: landingsOf(drive.stores.events, runId), record: (body) => recordTrunk(body) });
+  const trunkKeeper = await startTrunkKeeper({ repo, startCommit, earlier: await landingsOf(drive.stores.events, runId), record: (body) => recordTrunk(body) });
   const signal = options.signal ?? new AbortController().signal;
   try {
     // The budget folds every event of the run as it is recorded, before anyone else hears of it,
@@ -227,8 +226,8 @@ export async function driveRun(drive: DriveRunOptions): Promise<RunSessionResult
     const limits = start.settings.limits;
     const budget = createRunBudget(limits, start.startedAt, (body) => recordBudget(body));
     // The green loop counts landings from the moment it starts.
-    let observeGreen: (event: ColonyEvent) => void = () => undefined;
-    const onEvent = (event: ColonyEvent): void => {
+    let observeGreen: (event: RecordedEvent) => void = () => undefined;
+    const onEvent = (event: RecordedEvent): void => {
       if (event.type === 'merge.landed') trunkKeeper.landed(event.data);
       budget?.observe(event);
       observeGreen(event);
@@ -245,12 +244,12 @@ export async function driveRun(drive: DriveRunOptions): Promise<RunSessionResult
       system.record({ type: 'run.configured', data: { settings: start.settings } });
       if (budget !== undefined) system.record({ type: 'budget.set', data: budgetSet(limits, start.startedAt) });
       // With the run's start, before the first flush: a run killed at any later moment has its root to resume.
-      rootTaskId = createRootTask(tasks, system, runId, start);
+      rootTaskId = await createRootTask(tasks, system, runId, start);
     } else {
       resumed = await takeUpRun({ events, tasks, repo, runId, unfinished: start.unfinished, record: system.record, now: Date.now });
       rootTaskId = resumed.rootTaskId;
       // What the run spent before (the repaired log included) is counted again, quietly: its warnings were recorded then.
-      for (const event of events.read({ runId, types: BUDGET_EVENT_TYPES })) budget?.observe(event);
+      for (const event of await events.read({ runId, types: BUDGET_EVENT_TYPES })) budget?.observe(event);
       recordBudget = system.record;
     }
     system.record({ type: 'prompts.loaded', data: { overridden: prompts.overridden.map((override) => ({ ...override })) } });
@@ -275,9 +274,9 @@ export async function driveRun(drive: DriveRunOptions): Promise<RunSessionResult
       const failed = start.kind === 'new' && !signal.aborted;
       if (failed) await dropUnusedTrunk(start.trunk);
       system.record({ type: 'run.ended', data: { status: failed ? 'failed' : 'stopped', durationMs: Date.now() - start.startedAt } });
-      system.flush();
+      await system.flush();
       if (signal.aborted) return { ok: false, failed: true, error: 'the run was stopped during its setup, before any agent started; colony resume goes on with it.' };
-      return { ok: false, failed: true, error: `the setup failed before any agent started: ${dependencies.error}${refusedBySetup(events.read({ runId, types: ['network.requested'] }))}\nTo fix it: ${dependencies.fix}.` };
+      return { ok: false, failed: true, error: `the setup failed before any agent started: ${dependencies.error}${refusedBySetup(await events.read({ runId, types: ['network.requested'] }))}\nTo fix it: ${dependencies.fix}.` };
     }
     const dependencyLayers = dependencies.layers;
     const diskCapBytes = start.settings.workspaceDiskCapBytes ?? (await defaultDiskCapBytes(stateDir));
@@ -294,14 +293,14 @@ export async function driveRun(drive: DriveRunOptions): Promise<RunSessionResult
       await trunkKeeper.finish();
       // Nothing ran: the run stays resumable once what kept the workspaces from starting is fixed.
       system.record({ type: 'run.ended', data: { status: 'stopped', durationMs: Date.now() - start.startedAt } });
-      system.flush();
+      await system.flush();
       return workspaces;
     }
     const wakeups = new Wakeups();
     // Messages, the user's andon and the goal file, while the run goes (`colony say`, `colony andon`, an edited goal).
     // The worker limit the user set last (`colony workers`) outlasts a restart.
-    const controls = createRunControls(workerLimitFromLog(events, runId, start.settings.workers));
-    const steering = startSteering({ events, tasks, runId, rootTaskId, goalPath: start.settings.goalPath, record: system.record, wakeups, secrets: options.secrets ?? [], now: Date.now, effects: controls.effects });
+    const controls = createRunControls(await workerLimitFromLog(events, runId, start.settings.workers));
+    const steering = await startSteering({ events, tasks, runId, rootTaskId, goalPath: start.settings.goalPath, record: system.record, wakeups, secrets: options.secrets ?? [], now: Date.now, effects: controls.effects });
     const viewsDir = viewsDirOf(stateDir);
     // Planners' and snapshots' views left by a process that died with them; nothing of this state runs yet.
     await removeLeftoverViews(repo, viewsDir);
@@ -319,7 +318,7 @@ export async function driveRun(drive: DriveRunOptions): Promise<RunSessionResult
       record: system.record,
       flush: system.flush,
       goal: () => goalAsItStands(events, tasks, runId, rootTaskId),
-      base: resumed === null ? startCommit : runGreenBase(events, runId, startCommit),
+      base: resumed === null ? startCommit : await runGreenBase(events, runId, startCommit),
       parallel: options.bisectParallel ?? defaultBisectParallel(),
       wakeups,
       now: Date.now,
@@ -377,7 +376,7 @@ export async function driveRun(drive: DriveRunOptions): Promise<RunSessionResult
     // so does a stop that came during the release, which then gave no verdict.
     let status: RunEndStatus = 'stopped';
     if (outcome.rootHandoff !== null && release !== null && !release.stopped) {
-      check = recordMainCheck(system, release);
+      check = await recordMainCheck(system, release);
       status = outcome.rootHandoff.status === 'done' && release.passed ? 'done' : 'failed';
     }
     const budgetExhausted = budget?.runExhaustion() ?? null;
@@ -429,8 +428,8 @@ export function trunkRecord(repo: Repository, trunk: ChosenTrunk): EventData<'ru
 }
 
 /** The landings a run recorded so far, oldest first: a resumed run's watch knows them. */
-function landingsOf(events: EventStore, runId: string): TrunkLanding[] {
-  return events.read({ runId, types: ['merge.landed'] }).flatMap((event) => (event.type === 'merge.landed' ? [event.data] : []));
+async function landingsOf(events: EventStore, runId: string): Promise<TrunkLanding[]> {
+  return (await events.read({ runId, types: ['merge.landed'] })).flatMap((event) => (event.type === 'merge.landed' ? [event.data] : []));
 }
 
 /** The check run on main at the end of a run: the release snapshot's command, commit and verdict. */
@@ -446,12 +445,12 @@ function uncheckedRelease(error: unknown): ReleaseVerdict {
 }
 
 /** The release snapshot, recorded also as the run's `main.checked`; null when no check ran. */
-function recordMainCheck(system: AgentRecorder, release: ReleaseVerdict): MainCheck | null {
+async function recordMainCheck(system: EventStoreRecorder, release: ReleaseVerdict): Promise<MainCheck | null> {
   const checked = release.check;
   if (checked === null) return null;
   const { command, commit, passed, exitCode, timedOut, outputTail } = checked;
   system.record({ type: 'main.checked', data: { command, commit, passed, exitCode, timedOut, durationMs: Math.round(checked.durationMs), outputTail } });
-  system.flush();
+  await system.flush();
   return { command, commit, passed };
 }
 
@@ -459,9 +458,9 @@ function recordMainCheck(system: AgentRecorder, release: ReleaseVerdict): MainCh
 /** The events the budget ledger folds, read back on resume to count what was spent before. */
 const BUDGET_EVENT_TYPES = ['task.created', 'agent.started', 'agent.restored', 'agent.ended', 'model.responded', 'context.compacted'] as const;
 
-function createRootTask(tasks: TaskStore, system: AgentRecorder, runId: string, start: RunStart): string {
+async function createRootTask(tasks: TaskStore, system: EventStoreRecorder, runId: string, start: RunStart): Promise<string> {
   if (start.kind !== 'new') throw new Error('only a new run creates its root task');
-  const created = tasks.createTask(
+  const created = await tasks.createTask(
     { id: newShortId('task'), runId, parentTaskId: null, createdBy: null, kind: 'planner', title: start.goal.title, body: start.goal.body, scope: null, retryOf: null },
     Date.now(),
   );

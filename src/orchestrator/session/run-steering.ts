@@ -37,7 +37,8 @@ export interface RunSteering {
    * it takes its inbox (so `message.sent` comes before its `message.received`).
    */
   readonly writer: SteeringWriter;
-  stop(): void;
+  /** Stops the looks, resolving once the one going (if any) has ended. */
+  stop(): Promise<void>;
 }
 
 /**
@@ -45,7 +46,7 @@ export interface RunSteering {
  * the run was down is recorded now, the goal file is looked at now and then every two
  * seconds, and an edit is told to the root planner (see `createGoalWatch`).
  */
-export function startSteering(options: RunSteeringOptions): RunSteering {
+export async function startSteering(options: RunSteeringOptions): Promise<RunSteering> {
   const { events, tasks, runId, record, wakeups } = options;
   const writer = createSteeringRecorder({ events, tasks, runId, record, wake: (key) => wakeups.wake(key), ...(options.effects === undefined ? {} : { effects: options.effects }) });
   const redactor = createSecretRedactor(options.secrets);
@@ -60,17 +61,29 @@ export function startSteering(options: RunSteeringOptions): RunSteering {
     redact: (text) => redactor.redactText(text),
     now: options.now,
   });
-  const look = (): void => {
+  const look = async (): Promise<void> => {
     try {
-      writer.recordSteering();
-      goal.check();
+      await writer.recordSteering();
+      await goal.check();
     } catch {
       // The stores failing under the run (a full disk, a broken file) is the runner's to report
       // and wait out; the goal is looked at again next time, with nothing marked as told.
     }
   };
-  look();
-  const timer = setInterval(look, GOAL_POLL_MS);
+  await look();
+  // A look slower than the poll (a slow store) is not queued behind: the tick after it looks again.
+  let looking: Promise<void> | null = null;
+  const timer = setInterval(() => {
+    looking ??= look().finally(() => {
+      looking = null;
+    });
+  }, GOAL_POLL_MS);
   timer.unref();
-  return { writer, stop: () => clearInterval(timer) };
+  return {
+    writer,
+    stop: async () => {
+      clearInterval(timer);
+      await looking;
+    },
+  };
 }

@@ -22,7 +22,7 @@ export type SteeringAccess =
        */
       readonly live: boolean;
       /** Makes what was recorded durable, closes the stores and lets the lock go. */
-      readonly close: () => void;
+      readonly close: () => Promise<void>;
     }
   | { readonly ok: false; readonly error: string };
 
@@ -33,21 +33,21 @@ export type SteeringAccess =
  * process holds the run lock, which it tries for without waiting. Refuses, saying what to do,
  * a state directory without a log, without a run, or whose last run ended.
  */
-export function openSteering(stateDir: string, secrets: readonly string[]): SteeringAccess {
+export async function openSteering(stateDir: string, secrets: readonly string[]): Promise<SteeringAccess> {
   if (!existsSync(eventsDatabasePath(stateDir))) {
     return { ok: false, error: `there is no run in ${stateDir}: it holds no colony log. Pass the repository a run works on with --repo, or its state directory with --state; start a run with colony run GOAL.md.` };
   }
   const taken = acquireRunLock(stateLockPath(stateDir), `the state directory ${stateDir}`);
   const lock: RunLock | null = taken.ok ? taken.lock : null;
-  const opened = openRunStores(stateDir, secrets);
+  const opened = await openRunStores(stateDir, secrets);
   if (!opened.ok) {
     lock?.release();
     return opened;
   }
-  const run = findUnfinishedRun(opened.events);
+  const run = await findUnfinishedRun(opened.events);
   if (run === null) {
-    const error = noRunToSteer(opened.events, stateDir);
-    opened.close();
+    const error = await noRunToSteer(opened.events, stateDir);
+    await opened.close();
     lock?.release();
     return { ok: false, error };
   }
@@ -60,11 +60,11 @@ export function openSteering(stateDir: string, secrets: readonly string[]): Stee
     run,
     stores: { events: opened.events, tasks: opened.tasks, ...(writer === undefined ? {} : { writer }) },
     live: lock === null,
-    close: () => {
+    close: async () => {
       try {
-        opened.events.flush();
+        await opened.events.flush();
       } finally {
-        opened.close();
+        await opened.close();
         lock?.release();
       }
     },
@@ -72,8 +72,8 @@ export function openSteering(stateDir: string, secrets: readonly string[]): Stee
 }
 
 /** Why there is no run to steer: none was recorded, or the last one ended. */
-function noRunToSteer(events: EventStore, stateDir: string): string {
-  const runs = events.read({ types: ['run.started', 'run.ended'] });
+async function noRunToSteer(events: EventStore, stateDir: string): Promise<string> {
+  const runs = await events.read({ types: ['run.started', 'run.ended'] });
   const started = runs.findLast((event) => event.type === 'run.started' && event.data.mode === 'run');
   if (started === undefined) return `there is no colony run in ${stateDir}. Start one with colony run GOAL.md.`;
   const ended = runs.findLast((event) => event.type === 'run.ended' && event.runId === started.runId);

@@ -1,5 +1,5 @@
 import { closeRepositoryObjects } from '../../workspace/git/repository-objects.js';
-import type { ColonyEvent, EventBody } from '../../events/event-types.js';
+import type { EventBody, RecordedEvent } from '../../events/event-types.js';
 import type { Handoff } from '../../events/handoff.js';
 import { newShortId } from '../../events/ids.js';
 import { createSecretRedactor } from '../../events/secret-redaction.js';
@@ -50,7 +50,7 @@ export interface WorkSessionOptions {
   /** How the worker's commands are confined; bubblewrap with no network when absent. */
   readonly sandbox?: SandboxSettings;
   readonly signal?: AbortSignal;
-  readonly onEvent?: (event: ColonyEvent) => void;
+  readonly onEvent?: (event: RecordedEvent) => void;
   /** Values that must never be recorded, as for `colony run` (see `RunSessionOptions.secrets`). */
   readonly secrets?: readonly string[];
 }
@@ -132,8 +132,12 @@ async function runInRepository(
   // The user's checkout follows only a trunk they have checked out.
   const checkout = landsOnCheckout(repo) ? startCheckoutSync(repo, startCommit) : null;
   const started = Date.now();
-  // A forced quit (process.exit) still writes the events recorded in its last moments.
-  const closeOnExit = () => events.close();
+  // A forced quit (process.exit) still writes the events recorded in its last moments: the
+  // SQLite store writes them before its promise settles. An exit handler cannot wait for it,
+  // so a failure there has nobody left to tell.
+  const closeOnExit = (): void => {
+    events.close().catch(() => undefined);
+  };
   process.once('exit', closeOnExit);
   try {
     const record = (body: EventBody) => {
@@ -157,7 +161,7 @@ async function runInRepository(
       await checkout?.finish();
       record({ type: 'run.ended', data: { status: 'failed', durationMs: Date.now() - started } });
       await dropUnusedTrunk(trunk);
-      return { ok: false, failed: true, error: `the setup failed before the worker started: ${dependencies.error}${refusedBySetup(events.read({ runId, types: ['network.requested'] }))}\nTo fix it: ${dependencies.fix}.` };
+      return { ok: false, failed: true, error: `the setup failed before the worker started: ${dependencies.error}${refusedBySetup(await events.read({ runId, types: ['network.requested'] }))}\nTo fix it: ${dependencies.fix}.` };
     }
     const dependencyLayers = dependencies.layers;
     // One worker, one workspace: a disk cap would have nothing to hold back.
@@ -212,6 +216,6 @@ async function runInRepository(
   } finally {
     process.off('exit', closeOnExit);
     await closeRepositoryObjects(repo);
-    events.close();
+    await events.close();
   }
 }

@@ -48,16 +48,16 @@ describe('a damaged state directory', () => {
   async function damageStore(): Promise<void> {
     const store = openSqliteEventStore(eventsDatabasePath(stateDir));
     for (let n = 1; n <= 200; n += 1) store.append({ type: 'run.started', runId: `run-${n}`, agentId: 'system', data: { mode: 'run', repo: 'r', model: 'sim', title: 'x'.repeat(100) } });
-    store.close();
+    await store.close();
     await truncate(eventsDatabasePath(stateDir), 1_000);
   }
 
   it('is told from a sound store and from none', async () => {
-    expect(storeDamage(stateDir)).toBeNull();
-    openSqliteEventStore(eventsDatabasePath(stateDir)).close();
-    expect(storeDamage(stateDir)).toBeNull();
+    expect(await storeDamage(stateDir)).toBeNull();
+    await openSqliteEventStore(eventsDatabasePath(stateDir)).close();
+    expect(await storeDamage(stateDir)).toBeNull();
     await damageStore();
-    expect(storeDamage(stateDir)).toBeInstanceOf(DamagedStoreError);
+    expect(await storeDamage(stateDir)).toBeInstanceOf(DamagedStoreError);
   });
 
   it('is moved aside whole, its worktree records gone, the commits of its workspaces kept under salvage refs, out of git status', async () => {

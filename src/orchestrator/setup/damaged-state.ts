@@ -16,12 +16,12 @@ import { eventsDatabasePath } from './state-directory.js';
  * The damage that keeps the store of a state directory from opening, as its `DamagedStoreError`
  * says it, or null when it opens (or there is none yet). Other failures to open are thrown.
  */
-export function storeDamage(stateDir: string): DamagedStoreError | null {
+export async function storeDamage(stateDir: string): Promise<DamagedStoreError | null> {
   const path = eventsDatabasePath(stateDir);
   if (!existsSync(path)) return null;
   try {
-    openSqliteEventStore(path).close();
-    openSqliteTaskStore(path).close();
+    await openSqliteEventStore(path).close();
+    await openSqliteTaskStore(path).close();
     return null;
   } catch (error) {
     if (error instanceof DamagedStoreError) return error;

@@ -24,8 +24,8 @@ const RUN_EVENTS = ['run.started', 'run.configured', 'run.ended', 'run.resumed']
  * any status but 'stopped' (done, failed, budget-exhausted, abandoned); a stopped run and one
  * that crashed are unfinished until resumed to an end or abandoned with `colony run --new`.
  */
-export function findUnfinishedRun(events: EventStore): UnfinishedRun | null {
-  const runEvents = events.read({ types: [...RUN_EVENTS] });
+export async function findUnfinishedRun(events: EventStore): Promise<UnfinishedRun | null> {
+  const runEvents = await events.read({ types: [...RUN_EVENTS] });
   const started = [...runEvents].reverse().find((event) => event.type === 'run.started' && event.data.mode === 'run');
   if (started === undefined || started.type !== 'run.started') return null;
   const own = runEvents.filter((event) => event.runId === started.runId);

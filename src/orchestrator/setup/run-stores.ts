@@ -12,14 +12,14 @@ import { errorMessage } from '../../errors/error-message.js';
 import { shellWord } from '../../errors/shell-word.js';
 
 /** The unfinished run in a state directory's log, without creating a log where there is none. */
-export function readUnfinishedIn(stateDir: string): { readonly ok: true; readonly run: UnfinishedRun | null } | { readonly ok: false; readonly error: string } {
+export async function readUnfinishedIn(stateDir: string): Promise<{ readonly ok: true; readonly run: UnfinishedRun | null } | { readonly ok: false; readonly error: string }> {
   if (!existsSync(eventsDatabasePath(stateDir))) return { ok: true, run: null };
-  const stores = openRunStores(stateDir, []);
+  const stores = await openRunStores(stateDir, []);
   if (!stores.ok) return stores;
   try {
-    return { ok: true, run: findUnfinishedRun(stores.events) };
+    return { ok: true, run: await findUnfinishedRun(stores.events) };
   } finally {
-    stores.close();
+    await stores.close();
   }
 }
 
@@ -28,11 +28,11 @@ export interface RunStores {
   readonly ok: true;
   readonly events: EventStore;
   readonly tasks: TaskStore;
-  readonly close: () => void;
+  readonly close: () => Promise<void>;
 }
 
 /** Opens the state directory's event log and task table, each behind the redactor. */
-export function openRunStores(stateDir: string, secrets: readonly string[], durable = true): RunStores | { readonly ok: false; readonly error: string } {
+export async function openRunStores(stateDir: string, secrets: readonly string[], durable = true): Promise<RunStores | { readonly ok: false; readonly error: string }> {
   let events: EventStore;
   try {
     events = createRedactingEventStore(openSqliteEventStore(eventsDatabasePath(stateDir), { durable }), createSecretRedactor(secrets));
@@ -43,20 +43,24 @@ export function openRunStores(stateDir: string, secrets: readonly string[], dura
   try {
     tasks = createRedactingTaskStore(openSqliteTaskStore(eventsDatabasePath(stateDir), { durable }), createSecretRedactor(secrets));
   } catch (error) {
-    events.close();
+    await events.close();
     return { ok: false, error: `cannot open the task store: ${errorMessage(error)}` };
   }
-  // A forced quit (process.exit) still writes the events recorded in its last moments.
-  const closeOnExit = () => events.close();
+  // A forced quit (process.exit) still writes the events recorded in its last moments: the
+  // SQLite store writes them before its promise settles. An exit handler cannot wait for it,
+  // so a failure there has nobody left to tell.
+  const closeOnExit = (): void => {
+    events.close().catch(() => undefined);
+  };
   process.once('exit', closeOnExit);
   return {
     ok: true,
     events,
     tasks,
-    close: () => {
+    close: async () => {
       process.off('exit', closeOnExit);
-      tasks.close();
-      events.close();
+      await tasks.close();
+      await events.close();
     },
   };
 }
@@ -72,8 +76,8 @@ export function unfinishedRunError(run: UnfinishedRun, stateDir: string, stateGi
 }
 
 /** Records that the unfinished run will not be resumed: `colony run --new` started over. */
-export function abandonRun(events: EventStore, run: UnfinishedRun): void {
+export async function abandonRun(events: EventStore, run: UnfinishedRun): Promise<void> {
   events.append({ type: 'run.ended', data: { status: 'abandoned', durationMs: Date.now() - run.startedAt }, runId: run.runId, agentId: 'system' });
-  events.flush();
+  await events.flush();
 }
 

@@ -13,7 +13,8 @@ export interface GoalWatchOptions {
   readonly runId: string;
   readonly rootTaskId: string;
   readonly events: EventStore;
-  readonly tasks: TaskStore;
+  /** Where the root task's brief is read and the message left. */
+  readonly tasks: Pick<TaskStore, 'getTask' | 'sendMessage'>;
   /** Records one event of the run (as `system`). */
   readonly record: (body: EventBody) => void;
   /** Records the message left for the root planner (`message.sent`) and wakes it. */
@@ -34,8 +35,9 @@ export interface GoalWatch {
    * differs from the goal the root planner was told last, the root planner gets a message with
    * the changed lines and the whole new goal (`goal.changed`, then `message.sent`). A file that
    * is gone, unreadable or empty is recorded once (`goal.changed` with `error`) and not sent.
+   * A check asked for while one is going runs after it.
    */
-  check(): void;
+  check(): Promise<void>;
 }
 
 interface Told {
@@ -55,6 +57,9 @@ export function createGoalWatch(options: GoalWatchOptions): GoalWatch {
   let told: Told | null = null;
   // The file as it was when its content was last handled: nothing to read while it stays so.
   let seen: Stats | null = null;
+  // One check at a time: one that read the file and has not yet recorded what it told would
+  // let a second tell the same edit again.
+  let going: Promise<void> = Promise.resolve();
 
   const reportUnreadable = (state: Told, error: string): void => {
     seen = null;
@@ -63,33 +68,39 @@ export function createGoalWatch(options: GoalWatchOptions): GoalWatch {
     options.record({ type: 'goal.changed', data: { path, added: 0, removed: 0, error } });
   };
 
+  const check = async (): Promise<void> => {
+    told ??= await toldBefore(options);
+    const state = told;
+    const read = readGoal(path, seen);
+    if (read.kind === 'unchanged' || read.kind === 'changing') return;
+    if (read.kind === 'unreadable') {
+      reportUnreadable(state, read.error);
+      return;
+    }
+    seen = read.stats;
+    if (read.content.trim() === '') {
+      reportUnreadable(state, 'the file is empty; the root planner keeps the goal it has');
+      return;
+    }
+    state.unreadable = false;
+    const goal = options.redact(read.content);
+    if (goal === state.goal) return;
+    const diff = diffLines(state.goal, goal);
+    // Only line endings or a final newline changed: nothing the planner would read differently.
+    if (diff.added.length === 0 && diff.removed.length === 0) return;
+    await options.tasks.sendMessage(options.runId, options.rootTaskId, goalChangedMessage(path, diff, goal), options.now());
+    options.record({ type: 'goal.changed', data: { path, added: diff.added.length, removed: diff.removed.length, goal } });
+    state.goal = goal;
+    await options.steering.recordSteering();
+    // Durable at once: a restart between the message and its record would tell the edit twice.
+    await options.events.flush();
+  };
+
   return {
     check() {
-      told ??= toldBefore(options);
-      const state = told;
-      const read = readGoal(path, seen);
-      if (read.kind === 'unchanged' || read.kind === 'changing') return;
-      if (read.kind === 'unreadable') {
-        reportUnreadable(state, read.error);
-        return;
-      }
-      seen = read.stats;
-      if (read.content.trim() === '') {
-        reportUnreadable(state, 'the file is empty; the root planner keeps the goal it has');
-        return;
-      }
-      state.unreadable = false;
-      const goal = options.redact(read.content);
-      if (goal === state.goal) return;
-      const diff = diffLines(state.goal, goal);
-      // Only line endings or a final newline changed: nothing the planner would read differently.
-      if (diff.added.length === 0 && diff.removed.length === 0) return;
-      options.tasks.sendMessage(options.runId, options.rootTaskId, goalChangedMessage(path, diff, goal), options.now());
-      options.record({ type: 'goal.changed', data: { path, added: diff.added.length, removed: diff.removed.length, goal } });
-      state.goal = goal;
-      options.steering.recordSteering();
-      // Durable at once: a restart between the message and its record would tell the edit twice.
-      options.events.flush();
+      const next = going.then(check, check);
+      going = next.catch(() => undefined);
+      return next;
     },
   };
 }
@@ -129,8 +140,8 @@ function describeFileError(error: unknown): string {
 }
 
 /** The goal the root planner was told last, and whether the file's being unreadable was recorded last. */
-function toldBefore(options: GoalWatchOptions): Told {
-  const changes = options.events.read({ runId: options.runId, types: ['goal.changed'] });
+async function toldBefore(options: GoalWatchOptions): Promise<Told> {
+  const changes = await options.events.read({ runId: options.runId, types: ['goal.changed'] });
   let goal: string | null = null;
   let unreadable = false;
   for (const event of changes) {
@@ -141,5 +152,5 @@ function toldBefore(options: GoalWatchOptions): Told {
       unreadable = false;
     }
   }
-  return { goal: goal ?? options.tasks.getTask(options.rootTaskId)?.body ?? '', unreadable };
+  return { goal: goal ?? (await options.tasks.getTask(options.rootTaskId))?.body ?? '', unreadable };
 }

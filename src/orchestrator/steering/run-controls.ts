@@ -62,7 +62,7 @@ export function createRunControls(initialWorkers: number): RunControls {
  * The run's worker limit as its log has it: the latest `workers.changed`, else `configured` (the
  * run's `--workers`). A resumed run goes on with this, not with what it was started with.
  */
-export function workerLimitFromLog(events: EventStore, runId: string, configured: number): number {
-  const changed = events.read({ runId, types: ['workers.changed'] }).findLast((event) => event.type === 'workers.changed');
+export async function workerLimitFromLog(events: EventStore, runId: string, configured: number): Promise<number> {
+  const changed = (await events.read({ runId, types: ['workers.changed'] })).findLast((event) => event.type === 'workers.changed');
   return changed?.type === 'workers.changed' ? changed.data.workers : configured;
 }

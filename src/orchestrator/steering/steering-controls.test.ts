@@ -38,9 +38,9 @@ describe('changing the worker limit and stopping agents', () => {
     const { record } = createAgentRecorder(events, RUN, 'system');
     return { events, tasks, writer: createSteeringRecorder({ events, tasks, runId: RUN, record, wake: (key) => woken.push(key), effects: controls.effects }) };
   };
-  const controlEvents = (): ColonyEvent[] => events.read({ runId: RUN, types: ['workers.changed', 'agent.stop-requested'] });
+  const controlEvents = (): Promise<ColonyEvent[]> => events.read({ runId: RUN, types: ['workers.changed', 'agent.stop-requested'] });
 
-  beforeEach(() => {
+  beforeEach(async () => {
     dir = mkdtempSync(join(tmpdir(), 'colony-controls-'));
     events = openSqliteEventStore(join(dir, 'colony.db'));
     tasks = openSqliteTaskStore(join(dir, 'colony.db'));
@@ -49,11 +49,11 @@ describe('changing the worker limit and stopping agents', () => {
     controls = createRunControls(SETTINGS.workers);
     controls.stops.attach((stop) => stopped.push(stop));
     events.append({ type: 'run.configured', runId: RUN, agentId: 'system', data: { settings: SETTINGS } });
-    tasks.createTask(task('task-root', null, 'planner', 'Toolbox'), 1);
-    tasks.createTask(task('task-lib', 'task-root', 'planner', 'Build src/lib/'), 2);
-    tasks.createTask(task('task-pad', 'task-lib', 'worker', 'Build pad'), 3);
-    tasks.createTask(task('task-old', 'task-root', 'worker', 'Build old'), 4);
-    tasks.createTask(task('task-later', 'task-lib', 'worker', 'Build later'), 5);
+    await tasks.createTask(task('task-root', null, 'planner', 'Toolbox'), 1);
+    await tasks.createTask(task('task-lib', 'task-root', 'planner', 'Build src/lib/'), 2);
+    await tasks.createTask(task('task-pad', 'task-lib', 'worker', 'Build pad'), 3);
+    await tasks.createTask(task('task-old', 'task-root', 'worker', 'Build old'), 4);
+    await tasks.createTask(task('task-later', 'task-lib', 'worker', 'Build later'), 5);
     for (const [agentId, taskId, role] of [
       ['planner-root', 'task-root', 'root-planner'],
       ['planner-lib', 'task-lib', 'sub-planner'],
@@ -63,96 +63,96 @@ describe('changing the worker limit and stopping agents', () => {
       events.append({ type: 'agent.started', runId: RUN, agentId, data: { role, taskId, title: taskId, model: 'sim', systemPrompt: '', task: '', tools: [] } });
     }
     // The root, the sub-planner, pad and old are claimed; old has finished; later waits to be claimed.
-    for (const kinds of [['planner'], ['planner'], ['worker'], ['worker']] as const) tasks.claim({ runId: RUN, holder: 'runner', kinds, now: 10, leaseMs: 60_000 });
-    expect(tasks.complete('task-old', { holder: 'runner', attempt: 1 }, handoffOf('done', 'Old built.'), 20).ok).toBe(true);
+    for (const kinds of [['planner'], ['planner'], ['worker'], ['worker']] as const) await tasks.claim({ runId: RUN, holder: 'runner', kinds, now: 10, leaseMs: 60_000 });
+    expect((await tasks.complete('task-old', { holder: 'runner', attempt: 1 }, handoffOf('done', 'Old built.'), 20)).ok).toBe(true);
   });
 
-  afterEach(() => {
-    tasks.close();
-    events.close();
+  afterEach(async () => {
+    await tasks.close();
+    await events.close();
     rmSync(dir, { recursive: true, force: true });
   });
 
-  it('sets the worker limit: recorded once with the one before, the runner told and woken; the same number changes nothing', () => {
+  it('sets the worker limit: recorded once with the one before, the runner told and woken; the same number changes nothing', async () => {
     const stores = runProcess();
-    expect(setWorkers(stores, RUN, 1, 'the machine is busy', 100)).toMatchObject({ ok: true, workers: 1, previous: 4, request: { kind: 'workers', workers: 1 } });
+    expect(await setWorkers(stores, RUN, 1, 'the machine is busy', 100)).toMatchObject({ ok: true, workers: 1, previous: 4, request: { kind: 'workers', workers: 1 } });
     expect(controls.workers()).toBe(1);
     expect(woken).toEqual([RUNNER_WAKEUP]);
-    expect(setWorkers(stores, RUN, 1, 'again', 101)).toEqual({ ok: true, workers: 1, previous: 1, request: null });
-    expect(setWorkers(stores, RUN, MAX_WORKERS, 'all of them', 102)).toMatchObject({ ok: true, workers: MAX_WORKERS, previous: 1 });
+    expect(await setWorkers(stores, RUN, 1, 'again', 101)).toEqual({ ok: true, workers: 1, previous: 1, request: null });
+    expect(await setWorkers(stores, RUN, MAX_WORKERS, 'all of them', 102)).toMatchObject({ ok: true, workers: MAX_WORKERS, previous: 1 });
     expect(controls.workers()).toBe(MAX_WORKERS);
-    expect(controlEvents().map((event) => event.type === 'workers.changed' && event.data)).toEqual([
+    expect((await controlEvents()).map((event) => event.type === 'workers.changed' && event.data)).toEqual([
       { workers: 1, previous: 4, by: 'user', requestSeq: 1 },
       { workers: MAX_WORKERS, previous: 1, by: 'user', requestSeq: 2 },
     ]);
     // A resumed run goes on with the latest limit in the log, not the one it was started with.
-    expect(workerLimitFromLog(events, RUN, SETTINGS.workers)).toBe(MAX_WORKERS);
+    expect(await workerLimitFromLog(events, RUN, SETTINGS.workers)).toBe(MAX_WORKERS);
   });
 
-  it('refuses a worker limit that is not a whole number from 1 to 256, and a run that is not there', () => {
+  it('refuses a worker limit that is not a whole number from 1 to 256, and a run that is not there', async () => {
     const stores = runProcess();
     for (const workers of [0, -2, 1.5, Number.NaN, MAX_WORKERS + 1]) {
-      const refused = setWorkers(stores, RUN, workers, 'bad', 100);
+      const refused = await setWorkers(stores, RUN, workers, 'bad', 100);
       expect(!refused.ok && refused.error).toBe(
         `the worker limit must be a whole number from 1 to 256, got ${String(workers)}: say how many workers may run at once, e.g. colony workers 2. To let none start for a while, hold the run with colony andon.`,
       );
     }
-    expect(setWorkers(stores, 'run-9', 2, 'x')).toEqual({ ok: false, error: 'there is no run run-9 in this state directory to set the workers of.' });
-    expect(tasks.runRequests(RUN, 0)).toEqual([]);
+    expect(await setWorkers(stores, 'run-9', 2, 'x')).toEqual({ ok: false, error: 'there is no run run-9 in this state directory to set the workers of.' });
+    expect(await tasks.runRequests(RUN, 0)).toEqual([]);
     expect(controls.workers()).toBe(SETTINGS.workers);
   });
 
-  it('stops a worker by its agent id and a sub-planner by its task id: recorded with the agent, handed to the runner once', () => {
+  it('stops a worker by its agent id and a sub-planner by its task id: recorded with the agent, handed to the runner once', async () => {
     const stores = runProcess();
-    const worker = stopAgent(stores, RUN, 'worker-pad', 'it went the wrong way', 100);
+    const worker = await stopAgent(stores, RUN, 'worker-pad', 'it went the wrong way', 100);
     expect(worker).toMatchObject({ ok: true, agent: { taskId: 'task-pad', agentId: 'worker-pad', role: 'worker', title: 'Build pad' }, request: { kind: 'stop', taskId: 'task-pad' }, repeated: false });
-    expect(stopAgent(stores, RUN, 'task-pad', 'again', 101)).toMatchObject({ ok: true, repeated: true, request: { reason: 'it went the wrong way' } });
-    expect(stopAgent(stores, RUN, 'task-lib', 'wrong slice', 102)).toMatchObject({ ok: true, agent: { agentId: 'planner-lib', role: 'sub-planner' }, repeated: false });
+    expect(await stopAgent(stores, RUN, 'task-pad', 'again', 101)).toMatchObject({ ok: true, repeated: true, request: { reason: 'it went the wrong way' } });
+    expect(await stopAgent(stores, RUN, 'task-lib', 'wrong slice', 102)).toMatchObject({ ok: true, agent: { agentId: 'planner-lib', role: 'sub-planner' }, repeated: false });
     expect(stopped).toEqual([
       { kind: 'user-stop', taskId: 'task-pad', reason: 'it went the wrong way', requestSeq: 1 },
       { kind: 'user-stop', taskId: 'task-lib', reason: 'wrong slice', requestSeq: 2 },
     ]);
-    expect(controlEvents().map((event) => event.type === 'agent.stop-requested' && event.data)).toEqual([
+    expect((await controlEvents()).map((event) => event.type === 'agent.stop-requested' && event.data)).toEqual([
       { taskId: 'task-pad', stoppedAgentId: 'worker-pad', reason: 'it went the wrong way', requestSeq: 1 },
       { taskId: 'task-lib', stoppedAgentId: 'planner-lib', reason: 'wrong slice', requestSeq: 2 },
     ]);
   });
 
-  it('refuses the root planner, a finished task, one not claimed yet, an unknown id and no id, saying what to do', () => {
+  it('refuses the root planner, a finished task, one not claimed yet, an unknown id and no id, saying what to do', async () => {
     const stores = runProcess();
     for (const root of ['planner-root', 'task-root']) {
-      const refused = stopAgent(stores, RUN, root, 'x');
+      const refused = await stopAgent(stores, RUN, root, 'x');
       expect(!refused.ok && refused.error).toBe(
         `${root} is the root planner (task task-root): it is the run itself, so it is not stopped alone. Stop the run with Ctrl-C in its terminal (colony resume takes it up again), or hold it with colony andon (no new task starts until colony andon --release).`,
       );
     }
     const atWork = 'Stop one of the agents at work, by task id or agent id:\n  task-lib  planner-lib  sub-planner  "Build src/lib/"\n  task-pad  worker-pad  worker  "Build pad"';
-    const finished = stopAgent(stores, RUN, 'worker-old', 'x');
+    const finished = await stopAgent(stores, RUN, 'worker-old', 'x');
     expect(!finished.ok && finished.error).toBe(`task task-old "Build old" has finished (done): no agent works on it any more. ${atWork}`);
-    const waiting = stopAgent(stores, RUN, 'task-later', 'x');
+    const waiting = await stopAgent(stores, RUN, 'task-later', 'x');
     expect(!waiting.ok && waiting.error).toBe(
       'task task-later "Build later" has not started: it waits to be claimed, so no agent works on it yet. Stop it once colony status shows it running, or hold the run with colony andon so nothing new starts.',
     );
-    const unknown = stopAgent(stores, RUN, 'worker-nope', 'x');
+    const unknown = await stopAgent(stores, RUN, 'worker-nope', 'x');
     expect(!unknown.ok && unknown.error).toBe(`run run-1 has no task or agent worker-nope. ${atWork}`);
-    const empty = stopAgent(stores, RUN, '  ', 'x');
+    const empty = await stopAgent(stores, RUN, '  ', 'x');
     expect(!empty.ok && empty.error).toBe(`say which agent to stop, by its task id or agent id: colony stop <id>. ${atWork}`);
-    expect(stopAgent(stores, 'run-9', 'worker-pad', 'x')).toEqual({ ok: false, error: 'there is no run run-9 in this state directory, so there is no agent to stop.' });
-    expect(tasks.runRequests(RUN, 0)).toEqual([]);
+    expect(await stopAgent(stores, 'run-9', 'worker-pad', 'x')).toEqual({ ok: false, error: 'there is no run run-9 in this state directory, so there is no agent to stop.' });
+    expect(await tasks.runRequests(RUN, 0)).toEqual([]);
     expect(stopped).toEqual([]);
-    expect(listAgentsAtWork(stores, RUN).map((agent) => agent.taskId)).toEqual(['task-lib', 'task-pad']);
+    expect((await listAgentsAtWork(stores, RUN)).map((agent) => agent.taskId)).toEqual(['task-lib', 'task-pad']);
   });
 
-  it('leaves the record to the process that writes the log: requests from elsewhere are recorded once, in order, after a restart too', () => {
+  it('leaves the record to the process that writes the log: requests from elsewhere are recorded once, in order, after a restart too', async () => {
     const elsewhere: SteeringStores = { events, tasks };
-    expect(setWorkers(elsewhere, RUN, 2, 'fewer', 100)).toMatchObject({ ok: true, previous: 4 });
-    expect(stopAgent(elsewhere, RUN, 'worker-pad', 'wrong way', 101).ok).toBe(true);
+    expect(await setWorkers(elsewhere, RUN, 2, 'fewer', 100)).toMatchObject({ ok: true, previous: 4 });
+    expect((await stopAgent(elsewhere, RUN, 'worker-pad', 'wrong way', 101)).ok).toBe(true);
     // The limit as the store has it, before the log records it.
-    expect(setWorkers(elsewhere, RUN, 3, 'a few more', 102)).toMatchObject({ ok: true, previous: 2 });
-    expect(controlEvents()).toEqual([]);
-    runProcess().writer?.recordSteering();
-    runProcess().writer?.recordSteering();
-    expect(controlEvents().map((event) => [event.type, event.data])).toEqual([
+    expect(await setWorkers(elsewhere, RUN, 3, 'a few more', 102)).toMatchObject({ ok: true, previous: 2 });
+    expect(await controlEvents()).toEqual([]);
+    await runProcess().writer?.recordSteering();
+    await runProcess().writer?.recordSteering();
+    expect((await controlEvents()).map((event) => [event.type, event.data])).toEqual([
       ['workers.changed', { workers: 2, previous: 4, by: 'user', requestSeq: 1 }],
       ['agent.stop-requested', { taskId: 'task-pad', stoppedAgentId: 'worker-pad', reason: 'wrong way', requestSeq: 2 }],
       ['workers.changed', { workers: 3, previous: 2, by: 'user', requestSeq: 3 }],

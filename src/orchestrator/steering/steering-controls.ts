@@ -39,18 +39,18 @@ export type StopResult =
  * works from any process and a resumed run keeps it. Refuses a number that is not a whole
  * number from 1 to MAX_WORKERS, and a state directory without the run.
  */
-export function setWorkers(stores: SteeringStores, runId: string, workers: number, reason: string, now = Date.now()): WorkersResult {
+export async function setWorkers(stores: SteeringStores, runId: string, workers: number, reason: string, now = Date.now()): Promise<WorkersResult> {
   if (!Number.isSafeInteger(workers) || workers < 1 || workers > MAX_WORKERS) {
     return {
       ok: false,
       error: `the worker limit must be a whole number from 1 to ${MAX_WORKERS}, got ${String(workers)}: say how many workers may run at once, e.g. colony workers 2. To let none start for a while, hold the run with colony andon.`,
     };
   }
-  if (rootTaskOf(stores, runId) === null) return { ok: false, error: `there is no run ${runId} in this state directory to set the workers of.` };
-  const previous = currentWorkerLimit(stores, runId);
+  if ((await rootTaskOf(stores, runId)) === null) return { ok: false, error: `there is no run ${runId} in this state directory to set the workers of.` };
+  const previous = await currentWorkerLimit(stores, runId);
   if (previous === workers) return { ok: true, workers, previous, request: null };
-  const request = stores.tasks.requestWorkers(runId, workers, reason, now);
-  stores.writer?.recordSteering();
+  const request = await stores.tasks.requestWorkers(runId, workers, reason, now);
+  await stores.writer?.recordSteering();
   return { ok: true, workers, previous, request };
 }
 
@@ -62,14 +62,14 @@ export function setWorkers(stores: SteeringStores, runId: string, workers: numbe
  * end. Refused, saying what to do instead: the root planner (that is the run), a task that has
  * finished or that no agent has taken up yet, and an id the run does not know.
  */
-export function stopAgent(stores: SteeringStores, runId: string, target: string, reason: string, now = Date.now()): StopResult {
+export async function stopAgent(stores: SteeringStores, runId: string, target: string, reason: string, now = Date.now()): Promise<StopResult> {
   const wanted = target.trim();
-  const root = rootTaskOf(stores, runId);
+  const root = await rootTaskOf(stores, runId);
   if (root === null) return { ok: false, error: `there is no run ${runId} in this state directory, so there is no agent to stop.` };
-  const agents = agentsByTask(stores, runId);
-  if (wanted === '') return { ok: false, error: `say which agent to stop, by its task id or agent id: colony stop <id>. ${agentsAtWorkText(stores, runId, agents)}` };
-  const task = findTask(stores, runId, wanted, agents);
-  if (task === null) return { ok: false, error: `run ${runId} has no task or agent ${wanted}. ${agentsAtWorkText(stores, runId, agents)}` };
+  const agents = await agentsByTask(stores, runId);
+  if (wanted === '') return { ok: false, error: `say which agent to stop, by its task id or agent id: colony stop <id>. ${await agentsAtWorkText(stores, runId, agents)}` };
+  const task = await findTask(stores, runId, wanted, agents);
+  if (task === null) return { ok: false, error: `run ${runId} has no task or agent ${wanted}. ${await agentsAtWorkText(stores, runId, agents)}` };
   const agent = summaryOf(task, agents);
   if (task.parentTaskId === null) {
     return {
@@ -78,7 +78,7 @@ export function stopAgent(stores: SteeringStores, runId: string, target: string,
     };
   }
   if (task.status !== 'open' && task.status !== 'running') {
-    return { ok: false, error: `task ${task.id} "${task.title}" has finished (${task.status}): no agent works on it any more. ${agentsAtWorkText(stores, runId, agents)}` };
+    return { ok: false, error: `task ${task.id} "${task.title}" has finished (${task.status}): no agent works on it any more. ${await agentsAtWorkText(stores, runId, agents)}` };
   }
   if (task.attempt === 0) {
     return {
@@ -86,16 +86,16 @@ export function stopAgent(stores: SteeringStores, runId: string, target: string,
       error: `task ${task.id} "${task.title}" has not started: it waits to be claimed, so no agent works on it yet. Stop it once colony status shows it running, or hold the run with colony andon so nothing new starts.`,
     };
   }
-  const earlier = stores.tasks.runRequests(runId, 0).find((request) => request.kind === 'stop' && request.taskId === task.id);
+  const earlier = (await stores.tasks.runRequests(runId, 0)).find((request) => request.kind === 'stop' && request.taskId === task.id);
   if (earlier !== undefined) return { ok: true, agent, request: earlier, repeated: true };
-  const request = stores.tasks.requestStop(runId, task.id, reason, now);
-  stores.writer?.recordSteering();
+  const request = await stores.tasks.requestStop(runId, task.id, reason, now);
+  await stores.writer?.recordSteering();
   return { ok: true, agent, request, repeated: false };
 }
 
 /** The agents of the run that `stopAgent` can stop (every task claimed and not closed, but the root planner's), oldest first. */
-export function listAgentsAtWork(stores: SteeringStores, runId: string): AgentAtWork[] {
-  return agentsAtWork(stores, runId, agentsByTask(stores, runId));
+export async function listAgentsAtWork(stores: SteeringStores, runId: string): Promise<AgentAtWork[]> {
+  return agentsAtWork(stores, runId, await agentsByTask(stores, runId));
 }
 
 /** The agents as a person reads them in a message: one line each, `task-x  worker-y  worker  "Title"`. */
@@ -107,15 +107,15 @@ export function describeAgentsAtWork(agents: readonly AgentAtWork[]): string {
  * The run's worker limit now: the latest the user asked for (in the task store, recorded in the
  * log or not yet), else the run's `--workers` from its `run.configured`.
  */
-export function currentWorkerLimit(stores: Pick<SteeringStores, 'events' | 'tasks'>, runId: string): number | null {
-  const asked = stores.tasks.runRequests(runId, 0).findLast((request) => request.kind === 'workers');
+export async function currentWorkerLimit(stores: Pick<SteeringStores, 'events' | 'tasks'>, runId: string): Promise<number | null> {
+  const asked = (await stores.tasks.runRequests(runId, 0)).findLast((request) => request.kind === 'workers');
   if (asked?.kind === 'workers') return asked.workers;
-  const configured = stores.events.read({ runId, types: ['run.configured'] }).find((event) => event.type === 'run.configured');
+  const configured = (await stores.events.read({ runId, types: ['run.configured'] })).find((event) => event.type === 'run.configured');
   return configured?.type === 'run.configured' ? configured.data.settings.workers : null;
 }
 
-function rootTaskOf(stores: SteeringStores, runId: string): TaskRecord | null {
-  return stores.tasks.listTasks(runId).find((task) => task.parentTaskId === null) ?? null;
+async function rootTaskOf(stores: SteeringStores, runId: string): Promise<TaskRecord | null> {
+  return (await stores.tasks.listTasks(runId)).find((task) => task.parentTaskId === null) ?? null;
 }
 
 /** The latest agent started on each task of the run, and every agent's task. */
@@ -124,10 +124,10 @@ interface RunAgents {
   readonly taskOf: ReadonlyMap<string, string>;
 }
 
-function agentsByTask(stores: SteeringStores, runId: string): RunAgents {
+async function agentsByTask(stores: SteeringStores, runId: string): Promise<RunAgents> {
   const byTask = new Map<string, string>();
   const taskOf = new Map<string, string>();
-  for (const event of stores.events.read({ runId, types: ['agent.started'] })) {
+  for (const event of await stores.events.read({ runId, types: ['agent.started'] })) {
     if (event.type !== 'agent.started') continue;
     byTask.set(event.data.taskId, event.agentId);
     taskOf.set(event.agentId, event.data.taskId);
@@ -135,23 +135,22 @@ function agentsByTask(stores: SteeringStores, runId: string): RunAgents {
   return { byTask, taskOf };
 }
 
-function findTask(stores: SteeringStores, runId: string, target: string, agents: RunAgents): TaskRecord | null {
-  const byId = stores.tasks.getTask(target);
+async function findTask(stores: SteeringStores, runId: string, target: string, agents: RunAgents): Promise<TaskRecord | null> {
+  const byId = await stores.tasks.getTask(target);
   if (byId !== null && byId.runId === runId) return byId;
   const taskId = agents.taskOf.get(target);
-  const byAgent = taskId === undefined ? null : stores.tasks.getTask(taskId);
+  const byAgent = taskId === undefined ? null : await stores.tasks.getTask(taskId);
   return byAgent !== null && byAgent.runId === runId ? byAgent : null;
 }
 
-function agentsAtWork(stores: SteeringStores, runId: string, agents: RunAgents): AgentAtWork[] {
-  return stores.tasks
-    .listTasks(runId)
+async function agentsAtWork(stores: SteeringStores, runId: string, agents: RunAgents): Promise<AgentAtWork[]> {
+  return (await stores.tasks.listTasks(runId))
     .filter((task) => task.parentTaskId !== null && task.attempt > 0 && (task.status === 'open' || task.status === 'running'))
     .map((task) => summaryOf(task, agents));
 }
 
-function agentsAtWorkText(stores: SteeringStores, runId: string, agents: RunAgents): string {
-  const atWork = agentsAtWork(stores, runId, agents);
+async function agentsAtWorkText(stores: SteeringStores, runId: string, agents: RunAgents): Promise<string> {
+  const atWork = await agentsAtWork(stores, runId, agents);
   if (atWork.length === 0) return 'No agent of the run is at work now but the root planner.';
   return `Stop one of the agents at work, by task id or agent id:\n${describeAgentsAtWork(atWork)}`;
 }

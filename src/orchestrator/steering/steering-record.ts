@@ -16,11 +16,11 @@ export interface SteeringWriter {
    * message left for a planner: `message.sent`; the user's andon pulled or released:
    * `andon.changed`; a new worker limit: `workers.changed`; a stop: `agent.stop-requested`),
    * each once and in the store's order, wakes whoever waits on it, and acts on the requests
-   * (see `SteeringEffects`).
+   * (see `SteeringEffects`). Calls made while one is going run after it, one at a time.
    */
-  recordSteering(): void;
+  recordSteering(): Promise<void>;
   /** The seq of the run's latest andon change the log has recorded (0: none), for claims to check against (`ClaimRequest.runAndonSeq`). */
-  recordedAndonSeq(): number;
+  recordedAndonSeq(): Promise<number>;
 }
 
 /**
@@ -70,56 +70,69 @@ interface Marks {
  */
 export function createSteeringRecorder(options: SteeringRecorderOptions): SteeringWriter {
   const { tasks, runId, record } = options;
-  let marks: Marks | null = null;
+  let recorded: Marks | null = null;
+  let turn: Promise<unknown> = Promise.resolve();
+  /**
+   * Runs `work` after the call going, if any. Each call reads the marks, then the store above
+   * them, then records and moves the marks on: two at once (the runner's and a planner's) would
+   * read the same rows above the same marks and record them twice.
+   */
+  const inTurn = <T>(work: () => Promise<T>): Promise<T> => {
+    const next = turn.then(work, work);
+    turn = next.catch(() => undefined);
+    return next;
+  };
+  const marksOf = async (): Promise<Marks> => {
+    recorded ??= await recordedMarks(options.events, runId);
+    return recorded;
+  };
+  const recordNew = async (): Promise<void> => {
+    const marks = await marksOf();
+    // Inbox and run andon rows are numbered in the order they were committed, so everything above
+    // the mark is new, however many processes wrote them.
+    for (const message of await tasks.personMessages(runId, marks.message)) {
+      record({ type: 'message.sent', data: { recipientTaskId: message.recipientTaskId, text: message.text ?? '', inboxSeq: message.seq } });
+      marks.message = message.seq;
+      options.wake?.(message.recipientTaskId);
+    }
+    for (const change of await tasks.runAndonChanges(runId, marks.andon)) {
+      record({ type: 'andon.changed', data: { taskId: null, paused: change.paused, reason: change.reason, by: 'user', andonSeq: change.seq } });
+      marks.andon = change.seq;
+      if (!change.paused) options.wake?.(RUNNER_WAKEUP);
+    }
+    for (const request of await tasks.runRequests(runId, marks.request)) {
+      if (request.kind === 'workers') {
+        record({ type: 'workers.changed', data: { workers: request.workers, previous: marks.workers ?? request.workers, by: 'user', requestSeq: request.seq } });
+        marks.workers = request.workers;
+        options.effects?.workersChanged(request.workers);
+        // More workers may start now.
+        options.wake?.(RUNNER_WAKEUP);
+      } else if (request.kind === 'green') {
+        record({ type: 'green.requested', data: { reason: request.reason, requestSeq: request.seq } });
+        options.effects?.greenRequested?.();
+      } else {
+        const stoppedAgentId = await latestAgentOn(options.events, runId, request.taskId);
+        record({ type: 'agent.stop-requested', data: { taskId: request.taskId, stoppedAgentId, reason: request.reason, requestSeq: request.seq } });
+        options.effects?.stopTask({ kind: 'user-stop', taskId: request.taskId, reason: request.reason, requestSeq: request.seq });
+      }
+      marks.request = request.seq;
+    }
+  };
   return {
-    recordSteering() {
-      marks ??= recordedMarks(options.events, runId);
-      // Inbox and run andon rows are numbered in the order they were committed, so everything above
-      // the mark is new, however many processes wrote them.
-      for (const message of tasks.personMessages(runId, marks.message)) {
-        record({ type: 'message.sent', data: { recipientTaskId: message.recipientTaskId, text: message.text ?? '', inboxSeq: message.seq } });
-        marks.message = message.seq;
-        options.wake?.(message.recipientTaskId);
-      }
-      for (const change of tasks.runAndonChanges(runId, marks.andon)) {
-        record({ type: 'andon.changed', data: { taskId: null, paused: change.paused, reason: change.reason, by: 'user', andonSeq: change.seq } });
-        marks.andon = change.seq;
-        if (!change.paused) options.wake?.(RUNNER_WAKEUP);
-      }
-      for (const request of tasks.runRequests(runId, marks.request)) {
-        if (request.kind === 'workers') {
-          record({ type: 'workers.changed', data: { workers: request.workers, previous: marks.workers ?? request.workers, by: 'user', requestSeq: request.seq } });
-          marks.workers = request.workers;
-          options.effects?.workersChanged(request.workers);
-          // More workers may start now.
-          options.wake?.(RUNNER_WAKEUP);
-        } else if (request.kind === 'green') {
-          record({ type: 'green.requested', data: { reason: request.reason, requestSeq: request.seq } });
-          options.effects?.greenRequested?.();
-        } else {
-          const stoppedAgentId = latestAgentOn(options.events, runId, request.taskId);
-          record({ type: 'agent.stop-requested', data: { taskId: request.taskId, stoppedAgentId, reason: request.reason, requestSeq: request.seq } });
-          options.effects?.stopTask({ kind: 'user-stop', taskId: request.taskId, reason: request.reason, requestSeq: request.seq });
-        }
-        marks.request = request.seq;
-      }
-    },
-    recordedAndonSeq() {
-      marks ??= recordedMarks(options.events, runId);
-      return marks.andon;
-    },
+    recordSteering: () => inTurn(recordNew),
+    recordedAndonSeq: () => inTurn(async () => (await marksOf()).andon),
   };
 }
 
 /** The agent started last on the task (a resumed one keeps its id), or null when none started on it. */
-function latestAgentOn(events: EventStore, runId: string, taskId: string): string | null {
-  const started = events.read({ runId, types: ['agent.started'] }).findLast((event) => event.type === 'agent.started' && event.data.taskId === taskId);
+async function latestAgentOn(events: EventStore, runId: string, taskId: string): Promise<string | null> {
+  const started = (await events.read({ runId, types: ['agent.started'] })).findLast((event) => event.type === 'agent.started' && event.data.taskId === taskId);
   return started?.agentId ?? null;
 }
 
-function recordedMarks(events: EventStore, runId: string): Marks {
+async function recordedMarks(events: EventStore, runId: string): Promise<Marks> {
   const marks: Marks = { message: 0, andon: 0, request: 0, workers: null };
-  for (const event of events.read({ runId, types: ['message.sent', 'andon.changed', 'run.configured', 'workers.changed', 'agent.stop-requested', 'green.requested'] })) {
+  for (const event of await events.read({ runId, types: ['message.sent', 'andon.changed', 'run.configured', 'workers.changed', 'agent.stop-requested', 'green.requested'] })) {
     if (event.type === 'message.sent') marks.message = Math.max(marks.message, event.data.inboxSeq);
     else if (event.type === 'andon.changed' && event.data.andonSeq !== undefined) marks.andon = Math.max(marks.andon, event.data.andonSeq);
     else if (event.type === 'run.configured') marks.workers = event.data.settings.workers;

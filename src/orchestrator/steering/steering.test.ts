@@ -30,17 +30,17 @@ describe('steering a run', () => {
     const { record } = createAgentRecorder(events, RUN, 'system');
     return createSteeringRecorder({ events, tasks, runId: RUN, record, wake: (key) => woken.push(key) });
   };
-  const steeringEvents = (): ColonyEvent[] => events.read({ runId: RUN, types: ['message.sent', 'andon.changed'] });
+  const steeringEvents = (): Promise<ColonyEvent[]> => events.read({ runId: RUN, types: ['message.sent', 'andon.changed'] });
 
-  beforeEach(() => {
+  beforeEach(async () => {
     dir = mkdtempSync(join(tmpdir(), 'colony-steering-'));
     events = openSqliteEventStore(join(dir, 'colony.db'));
     tasks = openSqliteTaskStore(join(dir, 'colony.db'));
     woken = [];
-    tasks.createTask(task('task-root', null, 'planner', 'Toolbox'), 1);
-    tasks.createTask(task('task-lib', 'task-root', 'planner', 'Build src/lib/'), 2);
-    tasks.createTask(task('task-pad', 'task-lib', 'worker', 'Build pad'), 3);
-    tasks.createTask(task('task-old', 'task-root', 'planner', 'Build src/old/'), 4);
+    await tasks.createTask(task('task-root', null, 'planner', 'Toolbox'), 1);
+    await tasks.createTask(task('task-lib', 'task-root', 'planner', 'Build src/lib/'), 2);
+    await tasks.createTask(task('task-pad', 'task-lib', 'worker', 'Build pad'), 3);
+    await tasks.createTask(task('task-old', 'task-root', 'planner', 'Build src/old/'), 4);
     for (const [agentId, taskId, role] of [
       ['planner-root', 'task-root', 'root-planner'],
       ['planner-lib', 'task-lib', 'sub-planner'],
@@ -49,27 +49,27 @@ describe('steering a run', () => {
     ] as const) {
       events.append({ type: 'agent.started', runId: RUN, agentId, data: { role, taskId, title: taskId, model: 'sim', systemPrompt: '', task: '', tools: [] } });
     }
-    const claimed = tasks.claim({ runId: RUN, holder: 'runner', kinds: ['planner'], now: 10, leaseMs: 60_000 });
+    const claimed = await tasks.claim({ runId: RUN, holder: 'runner', kinds: ['planner'], now: 10, leaseMs: 60_000 });
     expect(claimed?.id).toBe('task-root');
-    for (let next = tasks.claim({ runId: RUN, holder: 'runner', kinds: ['planner'], now: 10, leaseMs: 60_000 }); next !== null; next = tasks.claim({ runId: RUN, holder: 'runner', kinds: ['planner'], now: 10, leaseMs: 60_000 })) {
-      if (next.id === 'task-old') tasks.complete('task-old', { holder: 'runner', attempt: 1 }, handoffOf('done', 'Old built.'), 20);
+    for (let next = await tasks.claim({ runId: RUN, holder: 'runner', kinds: ['planner'], now: 10, leaseMs: 60_000 }); next !== null; next = await tasks.claim({ runId: RUN, holder: 'runner', kinds: ['planner'], now: 10, leaseMs: 60_000 })) {
+      if (next.id === 'task-old') await tasks.complete('task-old', { holder: 'runner', attempt: 1 }, handoffOf('done', 'Old built.'), 20);
     }
   });
 
-  afterEach(() => {
-    tasks.close();
-    events.close();
+  afterEach(async () => {
+    await tasks.close();
+    await events.close();
     rmSync(dir, { recursive: true, force: true });
   });
 
-  it('leaves a message for the root planner, or a planner named by task id or agent id, and records it as sent', () => {
+  it('leaves a message for the root planner, or a planner named by task id or agent id, and records it as sent', async () => {
     const stores: SteeringStores = { events, tasks, writer: writerFor() };
-    expect(sendToPlanner(stores, RUN, null, 'Parser first.', 100)).toMatchObject({ ok: true, recipient: { taskId: 'task-root', agentId: 'planner-root', role: 'root-planner' } });
-    expect(sendToPlanner(stores, RUN, 'task-lib', 'Skip the docs.', 101)).toMatchObject({ ok: true, recipient: { taskId: 'task-lib', agentId: 'planner-lib', role: 'sub-planner' } });
-    const byAgent = sendToPlanner(stores, RUN, 'planner-lib', 'And the tests.', 102);
+    expect(await sendToPlanner(stores, RUN, null, 'Parser first.', 100)).toMatchObject({ ok: true, recipient: { taskId: 'task-root', agentId: 'planner-root', role: 'root-planner' } });
+    expect(await sendToPlanner(stores, RUN, 'task-lib', 'Skip the docs.', 101)).toMatchObject({ ok: true, recipient: { taskId: 'task-lib', agentId: 'planner-lib', role: 'sub-planner' } });
+    const byAgent = await sendToPlanner(stores, RUN, 'planner-lib', 'And the tests.', 102);
     expect(byAgent).toMatchObject({ ok: true, recipient: { taskId: 'task-lib' } });
-    expect(tasks.takeInbox('task-lib').map((message) => message.text)).toEqual(['Skip the docs.', 'And the tests.']);
-    expect(steeringEvents().map((event) => event.type === 'message.sent' && [event.data.recipientTaskId, event.data.text])).toEqual([
+    expect((await tasks.takeInbox('task-lib')).map((message) => message.text)).toEqual(['Skip the docs.', 'And the tests.']);
+    expect((await steeringEvents()).map((event) => event.type === 'message.sent' && [event.data.recipientTaskId, event.data.text])).toEqual([
       ['task-root', 'Parser first.'],
       ['task-lib', 'Skip the docs.'],
       ['task-lib', 'And the tests.'],
@@ -77,62 +77,73 @@ describe('steering a run', () => {
     expect(woken).toEqual(['task-root', 'task-lib', 'task-lib']);
   });
 
-  it('refuses a worker, a finished planner, an unknown id and an empty message, saying what to do', () => {
+  it('refuses a worker, a finished planner, an unknown id and an empty message, saying what to do', async () => {
     const stores: SteeringStores = { events, tasks };
-    const worker = sendToPlanner(stores, RUN, 'worker-pad', 'Hurry.');
+    const worker = await sendToPlanner(stores, RUN, 'worker-pad', 'Hurry.');
     expect(worker).toEqual({
       ok: false,
       error: 'worker-pad is the worker task task-pad "Build pad": workers take no messages, they know only their task. Tell its planner instead: colony say "…" --to task-lib (agent planner-lib).',
     });
-    const finished = sendToPlanner(stores, RUN, 'task-old', 'More.');
+    const finished = await sendToPlanner(stores, RUN, 'task-old', 'More.');
     expect(finished.ok).toBe(false);
     expect(!finished.ok && finished.error).toMatch(/^the planner of task task-old "Build src\/old\/" has finished \(done\) and reads no more messages\. Send to one of the planners at work/);
-    const unknown = sendToPlanner(stores, RUN, 'planner-nope', 'Hello.');
+    const unknown = await sendToPlanner(stores, RUN, 'planner-nope', 'Hello.');
     expect(!unknown.ok && unknown.error).toBe(
       'run run-1 has no task or agent planner-nope. Send to one of the planners at work, by task id or agent id (--to), or leave --to out for the root planner:\n' +
         '  task-root  planner-root  root-planner  "Toolbox"\n  task-lib  planner-lib  sub-planner  "Build src/lib/"',
     );
-    expect(sendToPlanner(stores, RUN, null, '  ').ok).toBe(false);
-    expect(sendToPlanner(stores, 'run-9', null, 'Hi.')).toEqual({ ok: false, error: 'run run-9 has no root planner in this state directory, so there is no planner to tell.' });
-    expect(tasks.personMessages(RUN, 0)).toEqual([]);
-    expect(listPlanners(stores, RUN).map((planner) => planner.taskId)).toEqual(['task-root', 'task-lib']);
+    expect((await sendToPlanner(stores, RUN, null, '  ')).ok).toBe(false);
+    expect(await sendToPlanner(stores, 'run-9', null, 'Hi.')).toEqual({ ok: false, error: 'run run-9 has no root planner in this state directory, so there is no planner to tell.' });
+    expect(await tasks.personMessages(RUN, 0)).toEqual([]);
+    expect((await listPlanners(stores, RUN)).map((planner) => planner.taskId)).toEqual(['task-root', 'task-lib']);
   });
 
-  it('holds and releases the run, each change recorded once as the user’s, the release waking the runner', () => {
+  it('holds and releases the run, each change recorded once as the user’s, the release waking the runner', async () => {
     const stores: SteeringStores = { events, tasks, writer: writerFor() };
-    const held = pullRunAndon(stores, RUN, 'reviewing main', 100);
+    const held = await pullRunAndon(stores, RUN, 'reviewing main', 100);
     expect(held).toMatchObject({ ok: true, andon: { paused: true, reason: 'reviewing main' }, change: { paused: true } });
-    expect(pullRunAndon(stores, RUN, 'reviewing main', 101)).toMatchObject({ ok: true, change: null });
-    expect(tasks.claim({ runId: RUN, holder: 'runner', kinds: ['worker', 'planner'], now: 200, leaseMs: 1_000 })).toBeNull();
-    expect(releaseRunAndon(stores, RUN, 'looks fine', 300)).toMatchObject({ ok: true, change: { paused: false, reason: 'looks fine' } });
-    expect(releaseRunAndon(stores, RUN, 'again', 301)).toEqual({ ok: true, change: null });
-    expect(tasks.claim({ runId: RUN, holder: 'runner', kinds: ['worker'], now: 400, leaseMs: 1_000 })?.id).toBe('task-pad');
-    expect(steeringEvents().map((event) => event.type === 'andon.changed' && event.data)).toEqual([
+    expect(await pullRunAndon(stores, RUN, 'reviewing main', 101)).toMatchObject({ ok: true, change: null });
+    expect(await tasks.claim({ runId: RUN, holder: 'runner', kinds: ['worker', 'planner'], now: 200, leaseMs: 1_000 })).toBeNull();
+    expect(await releaseRunAndon(stores, RUN, 'looks fine', 300)).toMatchObject({ ok: true, change: { paused: false, reason: 'looks fine' } });
+    expect(await releaseRunAndon(stores, RUN, 'again', 301)).toEqual({ ok: true, change: null });
+    expect((await tasks.claim({ runId: RUN, holder: 'runner', kinds: ['worker'], now: 400, leaseMs: 1_000 }))?.id).toBe('task-pad');
+    expect((await steeringEvents()).map((event) => event.type === 'andon.changed' && event.data)).toEqual([
       { taskId: null, paused: true, reason: 'reviewing main', by: 'user', andonSeq: 1 },
       { taskId: null, paused: false, reason: 'looks fine', by: 'user', andonSeq: 2 },
     ]);
     expect(woken).toEqual([RUNNER_WAKEUP]);
-    expect(pullRunAndon(stores, 'run-9', 'x').ok).toBe(false);
+    expect((await pullRunAndon(stores, 'run-9', 'x')).ok).toBe(false);
   });
 
-  it('leaves the record to the process that writes the log: it records what others did once, in order, after a restart too', () => {
+  it('leaves the record to the process that writes the log: it records what others did once, in order, after a restart too', async () => {
     // Another process (no writer) holds the run and leaves two messages.
     const elsewhere: SteeringStores = { events, tasks };
-    sendToPlanner(elsewhere, RUN, null, 'One.', 100);
-    pullRunAndon(elsewhere, RUN, 'wait', 101);
-    expect(steeringEvents()).toEqual([]);
+    await sendToPlanner(elsewhere, RUN, null, 'One.', 100);
+    await pullRunAndon(elsewhere, RUN, 'wait', 101);
+    expect(await steeringEvents()).toEqual([]);
     const writer = writerFor();
-    expect(writer.recordedAndonSeq()).toBe(0);
-    writer.recordSteering();
-    writer.recordSteering();
-    expect(writer.recordedAndonSeq()).toBe(tasks.runAndon(RUN)?.seq);
+    expect(await writer.recordedAndonSeq()).toBe(0);
+    await writer.recordSteering();
+    await writer.recordSteering();
+    expect(await writer.recordedAndonSeq()).toBe((await tasks.runAndon(RUN))?.seq);
     // A restarted process knows the andon its log has before it records anything.
-    expect(writerFor().recordedAndonSeq()).toBe(tasks.runAndon(RUN)?.seq);
-    sendToPlanner(elsewhere, RUN, 'task-lib', 'Two.', 102);
+    expect(await writerFor().recordedAndonSeq()).toBe((await tasks.runAndon(RUN))?.seq);
+    await sendToPlanner(elsewhere, RUN, 'task-lib', 'Two.', 102);
     // A restarted process reads what was recorded from the log and records only the rest.
-    writerFor().recordSteering();
-    writerFor().recordSteering();
-    expect(steeringEvents().map((event) => event.type)).toEqual(['message.sent', 'andon.changed', 'message.sent']);
-    expect(steeringEvents().map((event) => (event.type === 'message.sent' ? event.data.text : event.type === 'andon.changed' ? event.data.reason : ''))).toEqual(['One.', 'wait', 'Two.']);
+    await writerFor().recordSteering();
+    await writerFor().recordSteering();
+    expect((await steeringEvents()).map((event) => event.type)).toEqual(['message.sent', 'andon.changed', 'message.sent']);
+    expect((await steeringEvents()).map((event) => (event.type === 'message.sent' ? event.data.text : event.type === 'andon.changed' ? event.data.reason : ''))).toEqual(['One.', 'wait', 'Two.']);
+  });
+
+  it('records what others did once when the runner and a planner ask at the same moment', async () => {
+    const elsewhere: SteeringStores = { events, tasks };
+    await sendToPlanner(elsewhere, RUN, null, 'One.', 100);
+    await pullRunAndon(elsewhere, RUN, 'wait', 101);
+    const writer = writerFor();
+    // Neither waits for the other: each would read the same rows above the same marks.
+    await Promise.all([writer.recordSteering(), writer.recordSteering(), writer.recordedAndonSeq()]);
+    expect((await steeringEvents()).map((event) => event.type)).toEqual(['message.sent', 'andon.changed']);
+    expect(woken).toEqual(['task-root']);
   });
 });

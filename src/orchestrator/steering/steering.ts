@@ -51,27 +51,27 @@ export type RunAndonReleaseResult =
  * model call, or wakes for it while it waits. A worker, a planner that finished, or an id the
  * run does not know is refused with what to do instead.
  */
-export function sendToPlanner(stores: SteeringStores, runId: string, target: string | null, text: string, now = Date.now()): SendResult {
+export async function sendToPlanner(stores: SteeringStores, runId: string, target: string | null, text: string, now = Date.now()): Promise<SendResult> {
   if (text.trim() === '') return { ok: false, error: 'the message is empty: say what the planner should know, e.g. colony say "Build the parser before the printer".' };
-  const root = rootTaskOf(stores.tasks, runId);
+  const root = await rootTaskOf(stores.tasks, runId);
   if (root === null) return { ok: false, error: `run ${runId} has no root planner in this state directory, so there is no planner to tell.` };
-  const agents = plannerAgents(stores.events, runId);
-  const found = target === null ? { task: root } : findTarget(stores, runId, target, agents);
+  const agents = await plannerAgents(stores.events, runId);
+  const found = target === null ? { task: root } : await findTarget(stores, runId, target, agents);
   if ('error' in found) return { ok: false, error: found.error };
   const { task } = found;
   if (task.kind !== 'planner') {
-    const parent = task.parentTaskId === null ? null : stores.tasks.getTask(task.parentTaskId);
+    const parent = task.parentTaskId === null ? null : await stores.tasks.getTask(task.parentTaskId);
     const instead = parent === null ? '' : ` Tell its planner instead: colony say "…" --to ${parent.id}${plannerLabel(parent, agents)}.`;
     return { ok: false, error: `${target ?? task.id} is the worker task ${task.id} "${task.title}": workers take no messages, they know only their task.${instead}` };
   }
   if (task.status !== 'open' && task.status !== 'running') {
     return {
       ok: false,
-      error: `the planner of task ${task.id} "${task.title}" has finished (${task.status}) and reads no more messages. ${plannersStillAtWork(stores, runId, agents)}`,
+      error: `the planner of task ${task.id} "${task.title}" has finished (${task.status}) and reads no more messages. ${await plannersStillAtWork(stores, runId, agents)}`,
     };
   }
-  const message = stores.tasks.sendMessage(runId, task.id, text, now);
-  stores.writer?.recordSteering();
+  const message = await stores.tasks.sendMessage(runId, task.id, text, now);
+  await stores.writer?.recordSteering();
   return { ok: true, recipient: summaryOf(task, agents), inboxSeq: message.seq };
 }
 
@@ -80,26 +80,26 @@ export function sendToPlanner(stores: SteeringStores, runId: string, target: str
  * `releaseRun`; agents already running go on. It is kept in the task store, so it outlasts the
  * process, and no planner's andon lifts it.
  */
-export function pullRunAndon(stores: SteeringStores, runId: string, reason: string, now = Date.now()): RunAndonResult {
-  if (rootTaskOf(stores.tasks, runId) === null) return { ok: false, error: `there is no run ${runId} in this state directory to pause.` };
-  const change = stores.tasks.setRunAndon(runId, true, reason, now);
-  stores.writer?.recordSteering();
-  const andon = stores.tasks.runAndon(runId);
+export async function pullRunAndon(stores: SteeringStores, runId: string, reason: string, now = Date.now()): Promise<RunAndonResult> {
+  if ((await rootTaskOf(stores.tasks, runId)) === null) return { ok: false, error: `there is no run ${runId} in this state directory to pause.` };
+  const change = await stores.tasks.setRunAndon(runId, true, reason, now);
+  await stores.writer?.recordSteering();
+  const andon = await stores.tasks.runAndon(runId);
   if (andon === null) throw new Error(`run ${runId} is not paused right after its andon was pulled`);
   return { ok: true, andon, change };
 }
 
 /** Releases the user's andon on the run: its tasks are claimed again (within half a second in a running process). */
-export function releaseRunAndon(stores: SteeringStores, runId: string, reason: string, now = Date.now()): RunAndonReleaseResult {
-  if (rootTaskOf(stores.tasks, runId) === null) return { ok: false, error: `there is no run ${runId} in this state directory to release.` };
-  const change = stores.tasks.setRunAndon(runId, false, reason, now);
-  stores.writer?.recordSteering();
+export async function releaseRunAndon(stores: SteeringStores, runId: string, reason: string, now = Date.now()): Promise<RunAndonReleaseResult> {
+  if ((await rootTaskOf(stores.tasks, runId)) === null) return { ok: false, error: `there is no run ${runId} in this state directory to release.` };
+  const change = await stores.tasks.setRunAndon(runId, false, reason, now);
+  await stores.writer?.recordSteering();
   return { ok: true, change };
 }
 
 /** The run's planners that can still be told something (open or running), oldest first. */
-export function listPlanners(stores: SteeringStores, runId: string): PlannerSummary[] {
-  return plannersAtWork(stores.tasks, runId, plannerAgents(stores.events, runId));
+export async function listPlanners(stores: SteeringStores, runId: string): Promise<PlannerSummary[]> {
+  return plannersAtWork(stores.tasks, runId, await plannerAgents(stores.events, runId));
 }
 
 /** The planners as a person reads them in a message: one line each, `task-x  planner-y  sub-planner  "Title"`. */
@@ -107,8 +107,8 @@ export function describePlanners(planners: readonly PlannerSummary[]): string {
   return planners.map((planner) => `  ${planner.taskId}  ${planner.agentId ?? '(not started)'}  ${planner.role}  "${planner.title}"`).join('\n');
 }
 
-function rootTaskOf(tasks: TaskStore, runId: string): TaskRecord | null {
-  return tasks.listTasks(runId).find((task) => task.parentTaskId === null) ?? null;
+async function rootTaskOf(tasks: TaskStore, runId: string): Promise<TaskRecord | null> {
+  return (await tasks.listTasks(runId)).find((task) => task.parentTaskId === null) ?? null;
 }
 
 /** Every agent started in the run, by id, with its task; the latest agent of each task, by task. */
@@ -117,10 +117,10 @@ interface RunAgents {
   readonly byTask: ReadonlyMap<string, string>;
 }
 
-function plannerAgents(events: EventStore, runId: string): RunAgents {
+async function plannerAgents(events: EventStore, runId: string): Promise<RunAgents> {
   const byAgent = new Map<string, { taskId: string; role: AgentRole }>();
   const byTask = new Map<string, string>();
-  for (const event of events.read({ runId, types: ['agent.started'] })) {
+  for (const event of await events.read({ runId, types: ['agent.started'] })) {
     if (event.type !== 'agent.started') continue;
     byAgent.set(event.agentId, { taskId: event.data.taskId, role: event.data.role });
     byTask.set(event.data.taskId, event.agentId);
@@ -128,24 +128,23 @@ function plannerAgents(events: EventStore, runId: string): RunAgents {
   return { byAgent, byTask };
 }
 
-function findTarget(stores: SteeringStores, runId: string, target: string, agents: RunAgents): { task: TaskRecord } | { error: string } {
-  const byId = stores.tasks.getTask(target);
+async function findTarget(stores: SteeringStores, runId: string, target: string, agents: RunAgents): Promise<{ task: TaskRecord } | { error: string }> {
+  const byId = await stores.tasks.getTask(target);
   if (byId !== null && byId.runId === runId) return { task: byId };
   const agent = agents.byAgent.get(target);
-  const byAgent = agent === undefined ? null : stores.tasks.getTask(agent.taskId);
+  const byAgent = agent === undefined ? null : await stores.tasks.getTask(agent.taskId);
   if (byAgent !== null && byAgent.runId === runId) return { task: byAgent };
-  return { error: `run ${runId} has no task or agent ${target}. ${plannersStillAtWork(stores, runId, agents)}` };
+  return { error: `run ${runId} has no task or agent ${target}. ${await plannersStillAtWork(stores, runId, agents)}` };
 }
 
-function plannersAtWork(tasks: TaskStore, runId: string, agents: RunAgents): PlannerSummary[] {
-  return tasks
-    .listTasks(runId)
+async function plannersAtWork(tasks: TaskStore, runId: string, agents: RunAgents): Promise<PlannerSummary[]> {
+  return (await tasks.listTasks(runId))
     .filter((task) => task.kind === 'planner' && (task.status === 'open' || task.status === 'running'))
     .map((task) => summaryOf(task, agents));
 }
 
-function plannersStillAtWork(stores: SteeringStores, runId: string, agents: RunAgents): string {
-  const planners = plannersAtWork(stores.tasks, runId, agents);
+async function plannersStillAtWork(stores: SteeringStores, runId: string, agents: RunAgents): Promise<string> {
+  const planners = await plannersAtWork(stores.tasks, runId, agents);
   if (planners.length === 0) return 'No planner of the run is at work any more.';
   return `Send to one of the planners at work, by task id or agent id (--to), or leave --to out for the root planner:\n${describePlanners(planners)}`;
 }

@@ -22,7 +22,7 @@ export function isUserStop(reason: unknown): reason is UserStop {
  * The user's stop of `taskId`, or null when none was asked for. A task is stopped at most once
  * (it closes), so the first request is the one that counts.
  */
-export function requestedStopOf(tasks: RunControlStore, runId: string, taskId: string): UserStop | null {
-  const request = tasks.runRequests(runId, 0).find((candidate) => candidate.kind === 'stop' && candidate.taskId === taskId);
+export async function requestedStopOf(tasks: RunControlStore, runId: string, taskId: string): Promise<UserStop | null> {
+  const request = (await tasks.runRequests(runId, 0)).find((candidate) => candidate.kind === 'stop' && candidate.taskId === taskId);
   return request === undefined ? null : { kind: 'user-stop', taskId, reason: request.reason, requestSeq: request.seq };
 }

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { EVENT_VERSION, eventBodySchema } from '../../events/event-types.js';
 import { currentEventData, currentEventType } from '../../events/event-versions.js';
-import type { ColonyEvent, EventBody, EventType } from '../../events/event-types.js';
+import type { ColonyEvent, EventBody, EventType, RecordedEvent } from '../../events/event-types.js';
 import { newId } from '../../events/ids.js';
 import type { EventInput } from './event-store.js';
 
@@ -54,41 +54,35 @@ export function validateEventInput(input: EventInput): ValidatedEventInput {
   return { runId, agentId, ts, body: parsed.data };
 }
 
+/** A record before the store gives it its place in the log. */
+export type UnnumberedEventRecord = Omit<EventRecord, 'seq'>;
+
 /**
- * Hands out the envelope of each appended event: seq counts up by one from the last stored
- * event, and ts never goes below the previous event's ts, even when the clock steps back or a
- * caller passes an older time.
+ * Hands out the envelope of each appended event but its seq: a fresh id, the version, and a
+ * ts that never goes below the previous event's ts, even when the clock steps back or a caller
+ * passes an older time. The seq is the store's to give (see `EventStore`): one that writes
+ * alone can number at append time, one shared by several processes only when it writes.
  */
 export class EventStamper {
-  private seq: number;
   private ts: number;
 
   constructor(
-    lastSeq: number,
     lastTs: number,
     private readonly now: () => number,
   ) {
-    this.seq = lastSeq;
     this.ts = lastTs;
   }
 
-  /** The seq of the last event stamped so far, 0 when none. */
-  lastSeq(): number {
-    return this.seq;
-  }
-
   /** Gives `input` its envelope; returns the event for the caller and the record to store. */
-  stamp(input: ValidatedEventInput): { event: ColonyEvent; record: EventRecord } {
+  stamp(input: ValidatedEventInput): { event: RecordedEvent; record: UnnumberedEventRecord } {
     const requested = input.ts ?? this.now();
     if (!Number.isSafeInteger(requested)) {
       throw new TypeError(`The store's clock must return whole milliseconds since the epoch, got ${requested}.`);
     }
     const ts = requested > this.ts ? requested : this.ts;
-    this.seq += 1;
     this.ts = ts;
     const { body } = input;
-    const record: EventRecord = {
-      seq: this.seq,
+    const record: UnnumberedEventRecord = {
       id: newId(ts),
       v: EVENT_VERSION,
       runId: input.runId,
@@ -98,7 +92,6 @@ export class EventStamper {
       data: JSON.stringify(body.data),
     };
     const event = {
-      seq: record.seq,
       v: record.v,
       id: record.id,
       runId: record.runId,
@@ -106,7 +99,7 @@ export class EventStamper {
       ts,
       type: body.type,
       data: body.data,
-    } as ColonyEvent;
+    } as RecordedEvent;
     return { event, record };
   }
 }

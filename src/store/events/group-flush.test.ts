@@ -23,15 +23,15 @@ describe('durable batching', () => {
       read: (query) => opened.read(query),
       lastSeq: () => opened.lastSeq(),
       close: () => opened.close(),
-      flush: () => {
+      flush: async () => {
         flushes += 1;
-        opened.flush();
+        await opened.flush();
       },
     };
   });
 
-  afterEach(() => {
-    store.close();
+  afterEach(async () => {
+    await store.close();
     rmSync(dir, { recursive: true, force: true });
   });
 
@@ -42,8 +42,8 @@ describe('durable batching', () => {
       await flush();
       // Once its flush resolved, its event is on disk for any other reader.
       const reader = openSqliteEventStore(join(dir, 'colony.db'));
-      const seen = reader.read({ agentId: `agent-${index}` }).length;
-      reader.close();
+      const seen = (await reader.read({ agentId: `agent-${index}` })).length;
+      await reader.close();
       return seen;
     });
     const seen = await Promise.all(agents.map((agent) => agent()));
@@ -59,12 +59,12 @@ describe('durable batching', () => {
     let failNext = true;
     const failing: EventStore = {
       ...store,
-      flush: () => {
+      flush: async () => {
         if (failNext) {
           failNext = false;
           throw new Error('the disk is full');
         }
-        store.flush();
+        await store.flush();
       },
     };
     const flush = createGroupFlush(failing);

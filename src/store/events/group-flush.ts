@@ -14,12 +14,7 @@ export function createGroupFlush(store: EventStore): () => Promise<void> {
     batch = new Promise<void>((resolve, reject) => {
       setImmediate(() => {
         batch = null;
-        try {
-          store.flush();
-          resolve();
-        } catch (error) {
-          reject(error);
-        }
+        store.flush().then(resolve, reject);
       });
     });
     return batch;

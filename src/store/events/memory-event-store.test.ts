@@ -3,13 +3,13 @@ import { describeEventStoreConformance } from '../testing/event-store.conformanc
 import { toolStartedInput } from '../testing/event-store-fixtures.js';
 import { createMemoryEventStore } from './memory-event-store.js';
 
-describeEventStoreConformance('memory', () => {
+describeEventStoreConformance('memory', async () => {
   const store = createMemoryEventStore();
   return { store, cleanup: () => store.close() };
 });
 
 describe('createMemoryEventStore', () => {
-  it('stamps events with the clock it is given, never going back', () => {
+  it('stamps events with the clock it is given, never going back', async () => {
     const times = [2_000, 1_500, 2_500];
     const store = createMemoryEventStore({ now: () => times.shift() ?? 0 });
     const subject = { runId: 'run-1', agentId: 'agent-a' };

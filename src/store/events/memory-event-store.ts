@@ -1,6 +1,6 @@
-import type { ColonyEvent } from '../../events/event-types.js';
+import type { ColonyEvent, RecordedEvent } from '../../events/event-types.js';
 import { EventStamper, eventFromRecord, validateEventInput } from './event-record.js';
-import type { EventRecord } from './event-record.js';
+import type { EventRecord, ValidatedEventInput } from './event-record.js';
 import { checkEventQuery, recordMatchesQuery } from './event-query.js';
 import type { EventInput, EventQuery, EventStore } from './event-store.js';
 
@@ -28,36 +28,36 @@ function firstIndexAfter(records: readonly EventRecord[], afterSeq: number): num
  */
 export function createMemoryEventStore(options: MemoryEventStoreOptions = {}): EventStore {
   const records: EventRecord[] = [];
-  const stamper = new EventStamper(0, 0, options.now ?? Date.now);
+  const stamper = new EventStamper(0, options.now ?? Date.now);
   let closed = false;
+
+  function keep(input: ValidatedEventInput): RecordedEvent {
+    const { event, record } = stamper.stamp(input);
+    records.push({ ...record, seq: records.length + 1 });
+    return event;
+  }
 
   function checkOpen(): void {
     if (closed) throw new Error('This event store is closed; open a new one to keep using the log.');
   }
 
   return {
-    append(input: EventInput): ColonyEvent {
+    append(input: EventInput): RecordedEvent {
       checkOpen();
-      const { event, record } = stamper.stamp(validateEventInput(input));
-      records.push(record);
-      return event;
+      return keep(validateEventInput(input));
     },
 
-    appendMany(inputs: readonly EventInput[]): ColonyEvent[] {
+    appendMany(inputs: readonly EventInput[]): RecordedEvent[] {
       checkOpen();
-      const validated = inputs.map(validateEventInput);
-      return validated.map((input) => {
-        const { event, record } = stamper.stamp(input);
-        records.push(record);
-        return event;
-      });
+      // Every input is checked before any is kept, so an invalid one leaves the log untouched.
+      return inputs.map(validateEventInput).map(keep);
     },
 
-    flush(): void {
+    async flush(): Promise<void> {
       checkOpen();
     },
 
-    read(query: EventQuery = {}): ColonyEvent[] {
+    async read(query: EventQuery = {}): Promise<ColonyEvent[]> {
       checkOpen();
       checkEventQuery(query);
       const limit = query.limit ?? Number.POSITIVE_INFINITY;
@@ -70,12 +70,12 @@ export function createMemoryEventStore(options: MemoryEventStoreOptions = {}): E
       return found;
     },
 
-    lastSeq(): number {
+    async lastSeq(): Promise<number> {
       checkOpen();
-      return stamper.lastSeq();
+      return records.length;
     },
 
-    close(): void {
+    async close(): Promise<void> {
       closed = true;
     },
   };

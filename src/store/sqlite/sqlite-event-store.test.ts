@@ -7,7 +7,7 @@ import { createInterface } from 'node:readline';
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { describeEventStoreConformance } from '../testing/event-store.conformance.js';
-import { toolEndedInput, toolStartedInput } from '../testing/event-store-fixtures.js';
+import { toolEndedInput, toolStartedInput, withoutSeq } from '../testing/event-store-fixtures.js';
 import type { EventStore } from '../events/event-store.js';
 import { openEventLogConnection, openSqliteEventStore } from './sqlite-event-store.js';
 import type { SqliteEventStoreOptions } from './sqlite-event-store.js';
@@ -41,16 +41,16 @@ describe('openSqliteEventStore', () => {
     return store;
   }
 
-  beforeEach(() => {
+  beforeEach(async () => {
     dir = mkdtempSync(join(tmpdir(), 'colony-events-'));
   });
 
-  afterEach(() => {
-    for (const store of opened.splice(0)) store.close();
+  afterEach(async () => {
+    for (const store of opened.splice(0)) await store.close();
     rmSync(dir, { recursive: true, force: true });
   });
 
-  it('creates the file and its folders, in WAL mode, with a versioned schema', () => {
+  it('creates the file and its folders, in WAL mode, with a versioned schema', async () => {
     const path = join(dir, 'nested', 'deeper', 'events.db');
     open(path).append(toolStartedInput(subject, 1));
     const db = new Database(path, { readonly: true });
@@ -66,7 +66,7 @@ describe('openSqliteEventStore', () => {
     }
   });
 
-  it('writes through a WAL connection that syncs every commit, so a flushed event survives a power loss', () => {
+  it('writes through a WAL connection that syncs every commit, so a flushed event survives a power loss', async () => {
     // synchronous is a setting of each connection, so it can only be read on the store's own.
     const db = openEventLogConnection(join(dir, 'events.db'), 1_234);
     try {
@@ -78,7 +78,7 @@ describe('openSqliteEventStore', () => {
     }
   });
 
-  it('syncs nothing when opened not durable, for measuring what durability costs', () => {
+  it('syncs nothing when opened not durable, for measuring what durability costs', async () => {
     const path = join(dir, 'events.db');
     const db = openEventLogConnection(path, 1_234, false);
     try {
@@ -88,11 +88,11 @@ describe('openSqliteEventStore', () => {
     }
     const store = open(path, { durable: false });
     store.append(toolStartedInput(subject, 1));
-    store.close();
-    expect(open(path).read().map((event) => event.seq)).toEqual([1]);
+    await store.close();
+    expect((await open(path).read()).map((event) => event.seq)).toEqual([1]);
   });
 
-  it('reports a file that is not SQLite clearly and leaves it alone', () => {
+  it('reports a file that is not SQLite clearly and leaves it alone', async () => {
     const path = join(dir, 'notes.db');
     const garbage = 'These are my notes, not a database.\n'.repeat(200);
     writeFileSync(path, garbage);
@@ -102,11 +102,11 @@ describe('openSqliteEventStore', () => {
     expect(readFileSync(path, 'utf8')).toBe(garbage);
   });
 
-  it('reports a log cut short as damaged, naming the file and the command that moves its folder aside, and leaves it alone', () => {
+  it('reports a log cut short as damaged, naming the file and the command that moves its folder aside, and leaves it alone', async () => {
     const path = join(dir, 'colony.db');
     const store = open(path);
     for (let n = 1; n <= 200; n += 1) store.append(toolStartedInput(subject, n));
-    store.close();
+    await store.close();
     truncateSync(path, 1_000);
     let thrown: unknown;
     try {
@@ -121,27 +121,27 @@ describe('openSqliteEventStore', () => {
     expect(statSync(path).size).toBe(1_000);
   });
 
-  it('opens read-only when asked: reads what is there, appends nothing, creates nothing', () => {
+  it('opens read-only when asked: reads what is there, appends nothing, creates nothing', async () => {
     const path = join(dir, 'colony.db');
     const writer = open(path);
     writer.append(toolStartedInput(subject, 1));
-    writer.flush();
+    await writer.flush();
     const reader = openSqliteEventStore(path, { readOnly: true });
     try {
-      expect(reader.read().map((event) => event.seq)).toEqual([1]);
+      expect((await reader.read()).map((event) => event.seq)).toEqual([1]);
       expect(() => reader.append(toolStartedInput(subject, 2))).toThrow(`${path} was opened to be read only, so no event can be appended to it.`);
       writer.append(toolStartedInput(subject, 2));
-      writer.flush();
-      expect(reader.read().map((event) => event.seq)).toEqual([1, 2]);
+      await writer.flush();
+      expect((await reader.read()).map((event) => event.seq)).toEqual([1, 2]);
     } finally {
-      reader.close();
-      writer.close();
+      await reader.close();
+      await writer.close();
     }
     expect(() => openSqliteEventStore(join(dir, 'none.db'), { readOnly: true })).toThrow(/none\.db does not exist, so there is no event log to read/);
     expect(existsSync(join(dir, 'none.db'))).toBe(false);
   });
 
-  it('refuses a SQLite database that another program made', () => {
+  it('refuses a SQLite database that another program made', async () => {
     const path = join(dir, 'app.db');
     const db = new Database(path);
     db.exec('CREATE TABLE customers (id INTEGER PRIMARY KEY, name TEXT)');
@@ -150,9 +150,9 @@ describe('openSqliteEventStore', () => {
     expect(countTables(path)).toEqual(['customers']);
   });
 
-  it('refuses a log written by a newer colony', () => {
+  it('refuses a log written by a newer colony', async () => {
     const path = join(dir, 'events.db');
-    open(path).close();
+    await open(path).close();
     const db = new Database(path);
     db.prepare("UPDATE schema_versions SET version = 7 WHERE part = 'events'").run();
     db.close();
@@ -174,34 +174,36 @@ describe('openSqliteEventStore', () => {
     expect(countRows(path)).toBe(257);
   });
 
-  it('writes what is buffered on close', () => {
+  it('writes what is buffered on close', async () => {
     const path = join(dir, 'events.db');
     const store = open(path);
     const appended = store.append(toolEndedInput(subject, 1, 'last words'));
-    store.close();
-    expect(open(path).read()).toEqual([appended]);
+    await store.close();
+    expect((await open(path).read()).map(withoutSeq)).toEqual([appended]);
   });
 
-  it('stamps with its clock and keeps ts non-decreasing across reopening', () => {
+  it('stamps with its clock and keeps ts non-decreasing across reopening', async () => {
     const path = join(dir, 'events.db');
     open(path, { now: () => 9_000 }).append(toolStartedInput(subject, 1));
-    opened.splice(0).forEach((store) => store.close());
-    const event = open(path, { now: () => 8_000 }).append(toolStartedInput(subject, 2));
-    expect(event).toMatchObject({ seq: 2, ts: 9_000 });
+    for (const store of opened.splice(0)) await store.close();
+    const store = open(path, { now: () => 8_000 });
+    const event = store.append(toolStartedInput(subject, 2));
+    expect(event.ts).toBe(9_000);
+    expect(await store.read({ afterSeq: 1 })).toEqual([{ ...event, seq: 2 }]);
   });
 
-  it('lets a reader connection see what the writer flushed, and its lastSeq follow', () => {
+  it('lets a reader connection see what the writer flushed, and its lastSeq follow', async () => {
     const path = join(dir, 'events.db');
     const writer = open(path);
     const reader = open(path);
     writer.append(toolStartedInput(subject, 1));
-    expect(reader.read()).toEqual([]);
-    writer.flush();
-    expect(reader.read().map((event) => event.seq)).toEqual([1]);
+    expect(await reader.read()).toEqual([]);
+    await writer.flush();
+    expect((await reader.read()).map((event) => event.seq)).toEqual([1]);
     writer.appendMany([toolStartedInput(subject, 2), toolStartedInput(subject, 3)]);
-    writer.flush();
-    expect(reader.lastSeq()).toBe(3);
-    expect(reader.read({ afterSeq: 1 }).map((event) => event.seq)).toEqual([2, 3]);
+    await writer.flush();
+    expect(await reader.lastSeq()).toBe(3);
+    expect((await reader.read({ afterSeq: 1 })).map((event) => event.seq)).toEqual([2, 3]);
   });
 
   it('keeps events in memory when the file is locked, and writes them once it is free', async () => {
@@ -211,17 +213,18 @@ describe('openSqliteEventStore', () => {
     blocker.exec('BEGIN IMMEDIATE');
     try {
       store.append(toolStartedInput(subject, 1));
-      expect(() => store.flush()).toThrow(/locked by another writer.*1 unwritten event is kept in memory/s);
+      await expect(store.flush()).rejects.toThrow(/locked by another writer.*1 unwritten event is kept in memory/s);
       await nextTurn();
       expect(() => store.append(toolStartedInput(subject, 2))).toThrow(/locked by another writer/);
     } finally {
       blocker.exec('COMMIT');
       blocker.close();
     }
-    expect(store.append(toolStartedInput(subject, 3)).seq).toBe(2);
-    store.flush();
+    store.append(toolStartedInput(subject, 3));
+    expect(await store.lastSeq()).toBe(2);
+    await store.flush();
     expect(countRows(path)).toBe(2);
-    expect(store.read().map((event) => event.type === 'tool.started' && event.data.step)).toEqual([1, 3]);
+    expect((await store.read()).map((event) => event.type === 'tool.started' && event.data.step)).toEqual([1, 3]);
   });
 
   it('waits for another process that holds the write lock instead of failing', async () => {
@@ -229,7 +232,7 @@ describe('openSqliteEventStore', () => {
     const release = join(dir, 'release');
     const store = open(path, { busyTimeoutMs: 30_000 });
     store.append(toolStartedInput(subject, 1));
-    store.flush();
+    await store.flush();
     const holder = spawn(process.execPath, ['--input-type=module', '-e', LOCK_HOLDER_SOURCE], {
       cwd: join(import.meta.dirname, '../../..'),
       env: { ...process.env, LOG_PATH: path, RELEASE_PATH: release },
@@ -242,7 +245,7 @@ describe('openSqliteEventStore', () => {
       store.append(toolStartedInput(subject, 2));
       // The holder lets go only once this file exists, so the flush below starts while the lock is held.
       writeFileSync(release, '');
-      store.flush();
+      await store.flush();
       expect(countRows(path)).toBe(2);
       expect((await lines.next()).value).toBe('released');
       expect((await exited)[0]).toBe(0);
@@ -251,15 +254,15 @@ describe('openSqliteEventStore', () => {
     }
   });
 
-  it('reports a second writing connection instead of losing events', () => {
+  it('reports a second writing connection instead of losing events', async () => {
     const path = join(dir, 'events.db');
     const first = open(path);
     const second = open(path);
     first.append(toolStartedInput(subject, 1));
-    first.flush();
+    await first.flush();
     second.append(toolStartedInput(subject, 2));
-    expect(() => second.flush()).toThrow(/takes one writing process.*must wait for the first to end, and other processes may only read it/s);
-    expect(first.read().map((event) => event.seq)).toEqual([1]);
+    await expect(second.flush()).rejects.toThrow(/takes one writing process.*must wait for the first to end, and other processes may only read it/s);
+    expect((await first.read()).map((event) => event.seq)).toEqual([1]);
     opened.splice(opened.indexOf(second), 1);
   });
 });
@@ -292,13 +295,13 @@ const steps = [];
 let afterSeq = 0;
 console.log('ready');
 while (afterSeq < total) {
-  const page = store.read({ afterSeq });
+  const page = await store.read({ afterSeq });
   if (page.length === 0) { await new Promise((resolve) => setTimeout(resolve, 2)); continue; }
   for (const event of page) steps.push(event.data.step);
   afterSeq = page[page.length - 1].seq;
   console.log('seen ' + afterSeq);
 }
-store.close();
+await store.close();
 console.log('steps ' + JSON.stringify(steps));
 `;
 
@@ -331,7 +334,7 @@ describe('a reader in another process', () => {
       let step = 0;
       for (let batch = 1; batch <= batches; batch += 1) {
         for (let index = 0; index < batchSize; index += 1) writer.append(toolStartedInput(subject, step++));
-        writer.flush();
+        await writer.flush();
         // The reader must catch up with each batch while the writer stays open and writing.
         let seen = 0;
         while (seen < batch * batchSize) seen = Number((await nextLine()).replace('seen ', ''));
@@ -342,7 +345,7 @@ describe('a reader in another process', () => {
       expect((await exited)[0]).toBe(0);
     } finally {
       child.kill();
-      writer.close();
+      await writer.close();
       rmSync(dir, { recursive: true, force: true });
     }
   });

@@ -1,7 +1,7 @@
 import type Database from 'better-sqlite3';
-import type { ColonyEvent } from '../../events/event-types.js';
+import type { ColonyEvent, RecordedEvent } from '../../events/event-types.js';
 import { EventStamper, eventFromRecord, validateEventInput } from '../events/event-record.js';
-import type { EventRecord } from '../events/event-record.js';
+import type { EventRecord, ValidatedEventInput } from '../events/event-record.js';
 import { checkEventQuery, recordMatchesQuery } from '../events/event-query.js';
 import type { EventInput, EventQuery, EventStore } from '../events/event-store.js';
 import { dirname } from 'node:path';
@@ -73,6 +73,8 @@ export function openEventLogConnection(path: string, busyTimeoutMs: number, dura
 class SqliteEventStore implements EventStore {
   private readonly reader: SqliteEventReader;
   private readonly stamper: EventStamper;
+  /** The seq of the last event appended through this store: the file's highest when it opened, then counted up. */
+  private lastSeqHandedOut: number;
   private readonly writeRecords: (records: readonly EventRecord[]) => void;
   private pending: EventRecord[] = [];
   private scheduled: NodeJS.Timeout | undefined;
@@ -88,7 +90,8 @@ class SqliteEventStore implements EventStore {
     private readonly readOnly = false,
   ) {
     this.reader = new SqliteEventReader(db);
-    this.stamper = new EventStamper(this.reader.maxSeq(), this.reader.lastTs(), now);
+    this.lastSeqHandedOut = this.reader.maxSeq();
+    this.stamper = new EventStamper(this.reader.lastTs(), now);
     const insert = db.prepare(
       'INSERT INTO events (seq, id, v, run_id, agent_id, type, ts, data) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
     );
@@ -100,33 +103,36 @@ class SqliteEventStore implements EventStore {
     this.writeRecords = (records) => write.immediate(records);
   }
 
-  append(input: EventInput): ColonyEvent {
+  append(input: EventInput): RecordedEvent {
     this.checkWritable();
-    const { event, record } = this.stamper.stamp(validateEventInput(input));
-    this.pending.push(record);
+    const event = this.buffer(validateEventInput(input));
     this.afterBuffering();
     return event;
   }
 
-  appendMany(inputs: readonly EventInput[]): ColonyEvent[] {
+  appendMany(inputs: readonly EventInput[]): RecordedEvent[] {
     this.checkWritable();
     // Every input is checked before any is stamped, so an invalid one leaves the log untouched.
     const validated = inputs.map(validateEventInput);
-    const events = validated.map((input) => {
-      const { event, record } = this.stamper.stamp(input);
-      this.pending.push(record);
-      return event;
-    });
+    const events = validated.map((input) => this.buffer(input));
     if (events.length > 0) this.afterBuffering();
     return events;
   }
 
-  flush(): void {
+  /** Stamps and numbers one checked input and puts it in the buffer. */
+  private buffer(input: ValidatedEventInput): RecordedEvent {
+    const { event, record } = this.stamper.stamp(input);
+    this.lastSeqHandedOut += 1;
+    this.pending.push({ ...record, seq: this.lastSeqHandedOut });
+    return event;
+  }
+
+  async flush(): Promise<void> {
     this.checkOpen();
     this.writePending();
   }
 
-  read(query: EventQuery = {}): ColonyEvent[] {
+  async read(query: EventQuery = {}): Promise<ColonyEvent[]> {
     this.checkOpen();
     checkEventQuery(query);
     try {
@@ -143,12 +149,12 @@ class SqliteEventStore implements EventStore {
     return this.reader.read(query).map(eventFromRecord);
   }
 
-  lastSeq(): number {
+  async lastSeq(): Promise<number> {
     this.checkOpen();
-    return Math.max(this.stamper.lastSeq(), this.reader.maxSeq());
+    return Math.max(this.lastSeqHandedOut, this.reader.maxSeq());
   }
 
-  close(): void {
+  async close(): Promise<void> {
     if (this.closed) return;
     this.writePending();
     if (this.scheduled !== undefined) clearTimeout(this.scheduled);

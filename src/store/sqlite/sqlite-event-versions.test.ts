@@ -8,19 +8,19 @@ import { openSqliteEventStore } from './sqlite-event-store.js';
 
 describe('a log an earlier version wrote', () => {
   const dirs: string[] = [];
-  afterEach(() => {
+  afterEach(async () => {
     for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
   });
 
   /** A log holding one event of today's, then one a version-1 colony wrote as `agent.resumed`. */
-  function logWithVersionOneEvent(): string {
+  async function logWithVersionOneEvent(): Promise<string> {
     const dir = mkdtempSync(join(tmpdir(), 'colony-versions-'));
     dirs.push(dir);
     const path = join(dir, 'colony.db');
     const store = openSqliteEventStore(path);
     store.append({ runId: 'run-1', agentId: 'worker-1', type: 'agent.parked', data: { step: 3, kind: 'rate-limit', message: 'rate limited', attempts: 3, waitMs: 4_000 } });
-    store.flush();
-    store.close();
+    await store.flush();
+    await store.close();
     const db = new Database(path);
     db.prepare('INSERT INTO events (seq, id, v, run_id, agent_id, type, ts, data) VALUES (?, ?, ?, ?, ?, ?, ?, ?)').run(
       2,
@@ -36,36 +36,36 @@ describe('a log an earlier version wrote', () => {
     return path;
   }
 
-  it('reads a parked agent going on, recorded as agent.resumed in version 1, as agent.unparked', () => {
-    const store = openSqliteEventStore(logWithVersionOneEvent());
+  it('reads a parked agent going on, recorded as agent.resumed in version 1, as agent.unparked', async () => {
+    const store = openSqliteEventStore(await logWithVersionOneEvent());
     try {
-      const events = store.read({ runId: 'run-1' });
+      const events = await store.read({ runId: 'run-1' });
       expect(events.map((event) => [event.type, event.v])).toEqual([
         ['agent.parked', EVENT_VERSION],
         ['agent.unparked', 1],
       ]);
       expect(events[1]?.type === 'agent.unparked' ? events[1].data : null).toEqual({ step: 3, parkedMs: 4_000 });
     } finally {
-      store.close();
+      await store.close();
     }
   });
 
-  it('finds it when asked for agent.unparked, and not when asked for other types', () => {
-    const store = openSqliteEventStore(logWithVersionOneEvent());
+  it('finds it when asked for agent.unparked, and not when asked for other types', async () => {
+    const store = openSqliteEventStore(await logWithVersionOneEvent());
     try {
-      expect(store.read({ types: ['agent.unparked'] }).map((event) => event.seq)).toEqual([2]);
-      expect(store.read({ types: ['agent.parked'] }).map((event) => event.seq)).toEqual([1]);
-      expect(store.read({ types: ['run.resumed'] })).toEqual([]);
+      expect((await store.read({ types: ['agent.unparked'] })).map((event) => event.seq)).toEqual([2]);
+      expect((await store.read({ types: ['agent.parked'] })).map((event) => event.seq)).toEqual([1]);
+      expect(await store.read({ types: ['run.resumed'] })).toEqual([]);
     } finally {
-      store.close();
+      await store.close();
     }
   });
 
-  it('reads the fields version 3 renamed under their names now: a restored agent\'s generation as its attempt, the run hold\'s seq as andonSeq', () => {
+  it('reads the fields version 3 renamed under their names now: a restored agent\'s generation as its attempt, the run hold\'s seq as andonSeq', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'colony-versions-'));
     dirs.push(dir);
     const path = join(dir, 'colony.db');
-    openSqliteEventStore(path).close();
+    await openSqliteEventStore(path).close();
     const db = new Database(path);
     const insert = db.prepare('INSERT INTO events (seq, id, v, run_id, agent_id, type, ts, data) VALUES (?, ?, ?, ?, ?, ?, ?, ?)');
     insert.run(1, 'event-v2', 2, 'run-1', 'worker-1', 'agent.restored', 1_700_000_000_000, JSON.stringify({ generation: 2, step: 5, interrupted: 1, notStarted: 0 }));
@@ -74,14 +74,14 @@ describe('a log an earlier version wrote', () => {
     const store = openSqliteEventStore(path);
     try {
       store.append({ runId: 'run-1', agentId: 'worker-1', type: 'agent.restored', data: { attempt: 3, step: 9, interrupted: 0, notStarted: 0 } });
-      const events = store.read({ types: ['agent.restored'] });
+      const events = await store.read({ types: ['agent.restored'] });
       expect(events.map((event) => [event.v, event.data])).toEqual([
         [2, { attempt: 2, step: 5, interrupted: 1, notStarted: 0 }],
         [EVENT_VERSION, { attempt: 3, step: 9, interrupted: 0, notStarted: 0 }],
       ]);
-      expect(store.read({ types: ['andon.changed'] }).map((event) => event.data)).toEqual([{ taskId: null, paused: true, reason: 'lunch', by: 'user', andonSeq: 4 }]);
+      expect((await store.read({ types: ['andon.changed'] })).map((event) => event.data)).toEqual([{ taskId: null, paused: true, reason: 'lunch', by: 'user', andonSeq: 4 }]);
     } finally {
-      store.close();
+      await store.close();
     }
   });
 });

@@ -2,7 +2,8 @@ import type Database from 'better-sqlite3';
 import type { Handoff } from '../../events/handoff.js';
 import { openReadOnlyStoreConnection, openSqliteStoreConnection } from './sqlite-connection.js';
 import { TASK_TABLE_SCHEMA } from './sqlite-task-schema.js';
-import { INBOX_COLUMNS, TASK_COLUMNS, acceptanceToJson, handoffToJson, messageFromRow, pathsToJson, taskFromRow } from './sqlite-task-rows.js';
+import { INBOX_COLUMNS, TASK_COLUMNS } from './sqlite-task-rows.js';
+import { acceptanceToJson, checkTime, handoffToJson, messageFromRow, pathsToJson, taskFromRow } from '../tasks/task-rows.js';
 import type { InboxRow, TaskRow } from './sqlite-task-rows.js';
 import { SqliteRunAndons } from './sqlite-run-andons.js';
 import { SqliteRunRequests } from './sqlite-run-requests.js';
@@ -64,12 +65,6 @@ export const CLAIM_CANDIDATE_SQL =
   ].join(' UNION ALL ') +
   ')';
 
-function checkTime(name: string, value: number): void {
-  if (!Number.isSafeInteger(value) || value < 0) {
-    throw new TypeError(`${name} must be whole milliseconds, got ${String(value)}.`);
-  }
-}
-
 /**
  * The task table and inboxes in a SQLite file (see TaskStore for the contract). Every change
  * that reads before it writes (create, claim, complete, take the inbox, set an andon) runs in
@@ -96,7 +91,7 @@ class SqliteTaskStore implements TaskStore {
     this.requests = new SqliteRunRequests((sql) => this.statement(sql), path);
   }
 
-  createTask(task: NewTask, now: number, publisher?: Lease): CreateTaskResult {
+  async createTask(task: NewTask, now: number, publisher?: Lease): Promise<CreateTaskResult> {
     this.checkWritable();
     checkTime('createTask now', now);
     const pathsJson = pathsToJson(task.id, task.paths);
@@ -145,13 +140,13 @@ class SqliteTaskStore implements TaskStore {
     });
   }
 
-  getTask(id: string): TaskRecord | null {
+  async getTask(id: string): Promise<TaskRecord | null> {
     this.checkOpen();
     const row = this.taskRow(id);
     return row === undefined ? null : taskFromRow(row, this.path);
   }
 
-  listTasks(runId: string): TaskRecord[] {
+  async listTasks(runId: string): Promise<TaskRecord[]> {
     this.checkOpen();
     const rows = this.statement(`SELECT ${TASK_COLUMNS} FROM tasks WHERE run_id = ? ORDER BY seq`).all(
       runId,
@@ -159,7 +154,7 @@ class SqliteTaskStore implements TaskStore {
     return rows.map((row) => taskFromRow(row, this.path));
   }
 
-  listChildren(parentTaskId: string): TaskRecord[] {
+  async listChildren(parentTaskId: string): Promise<TaskRecord[]> {
     this.checkOpen();
     const rows = this.statement(`SELECT ${TASK_COLUMNS} FROM tasks WHERE parent_task_id = ? ORDER BY seq`).all(
       parentTaskId,
@@ -167,7 +162,7 @@ class SqliteTaskStore implements TaskStore {
     return rows.map((row) => taskFromRow(row, this.path));
   }
 
-  claim(request: ClaimRequest): TaskRecord | null {
+  async claim(request: ClaimRequest): Promise<TaskRecord | null> {
     this.checkWritable();
     checkTime('claim now', request.now);
     checkTime('claim leaseMs', request.leaseMs);
@@ -193,7 +188,7 @@ class SqliteTaskStore implements TaskStore {
     });
   }
 
-  renewLeases(holder: string, now: number, leaseMs: number): number {
+  async renewLeases(holder: string, now: number, leaseMs: number): Promise<number> {
     this.checkWritable();
     checkTime('renewLeases now', now);
     checkTime('renewLeases leaseMs', leaseMs);
@@ -203,7 +198,7 @@ class SqliteTaskStore implements TaskStore {
     ).run(now + leaseMs, holder).changes;
   }
 
-  release(taskId: string, lease: Lease): boolean {
+  async release(taskId: string, lease: Lease): Promise<boolean> {
     this.checkWritable();
     const { changes } = this.statement(
       "UPDATE tasks SET status = 'open', lease_holder = NULL, lease_expires_at = NULL " +
@@ -212,7 +207,7 @@ class SqliteTaskStore implements TaskStore {
     return changes === 1;
   }
 
-  complete(taskId: string, lease: Lease, handoff: Handoff, now: number): CompleteResult {
+  async complete(taskId: string, lease: Lease, handoff: Handoff, now: number): Promise<CompleteResult> {
     this.checkWritable();
     checkTime('complete now', now);
     const handoffJson = handoffToJson(taskId, handoff);
@@ -237,7 +232,7 @@ class SqliteTaskStore implements TaskStore {
     });
   }
 
-  releaseAbandoned(runId: string, now: number): TaskRecord[] {
+  async releaseAbandoned(runId: string, now: number): Promise<TaskRecord[]> {
     this.checkWritable();
     // The store keeps no time of release; `now` is checked like every time a caller passes.
     checkTime('releaseAbandoned now', now);
@@ -249,7 +244,7 @@ class SqliteTaskStore implements TaskStore {
     return rows.sort((first, second) => first.seq - second.seq).map((row) => taskFromRow(row, this.path));
   }
 
-  sendMessage(runId: string, recipientTaskId: string, text: string, now: number, sender: MessageSender = 'person'): InboxMessage {
+  async sendMessage(runId: string, recipientTaskId: string, text: string, now: number, sender: MessageSender = 'person'): Promise<InboxMessage> {
     this.checkWritable();
     checkTime('sendMessage now', now);
     const recipient = this.taskRow(recipientTaskId);
@@ -264,7 +259,7 @@ class SqliteTaskStore implements TaskStore {
     return messageFromRow(row, this.path);
   }
 
-  takeInbox(recipientTaskId: string, lease?: Lease): InboxMessage[] {
+  async takeInbox(recipientTaskId: string, lease?: Lease): Promise<InboxMessage[]> {
     this.checkWritable();
     return this.inTransaction(() => {
       if (lease !== undefined) {
@@ -283,7 +278,7 @@ class SqliteTaskStore implements TaskStore {
     });
   }
 
-  takenInbox(recipientTaskId: string): InboxMessage[] {
+  async takenInbox(recipientTaskId: string): Promise<InboxMessage[]> {
     this.checkOpen();
     const rows = this.statement(
       `SELECT ${INBOX_COLUMNS} FROM inbox WHERE recipient_task_id = ? AND taken = 1 ORDER BY seq`,
@@ -291,7 +286,7 @@ class SqliteTaskStore implements TaskStore {
     return rows.map((row) => messageFromRow(row, this.path));
   }
 
-  unreadCount(recipientTaskId: string): number {
+  async unreadCount(recipientTaskId: string): Promise<number> {
     this.checkOpen();
     const row = this.statement('SELECT COUNT(*) AS count FROM inbox WHERE recipient_task_id = ? AND taken = 0').get(
       recipientTaskId,
@@ -299,7 +294,7 @@ class SqliteTaskStore implements TaskStore {
     return row.count;
   }
 
-  openChildren(parentTaskId: string): number {
+  async openChildren(parentTaskId: string): Promise<number> {
     this.checkOpen();
     const row = this.statement(
       "SELECT COUNT(*) AS count FROM tasks WHERE parent_task_id = ? AND status IN ('open', 'running')",
@@ -307,7 +302,7 @@ class SqliteTaskStore implements TaskStore {
     return row.count;
   }
 
-  movableChildren(parentTaskId: string): number {
+  async movableChildren(parentTaskId: string): Promise<number> {
     this.checkOpen();
     const row = this.statement(
       "SELECT COUNT(*) AS count FROM tasks WHERE parent_task_id = ? AND (status = 'running' OR (status = 'open' AND paused_ancestors = 0))",
@@ -315,7 +310,7 @@ class SqliteTaskStore implements TaskStore {
     return row.count;
   }
 
-  setAndon(taskId: string, paused: boolean, now: number, lease?: Lease): boolean {
+  async setAndon(taskId: string, paused: boolean, now: number, lease?: Lease): Promise<boolean> {
     this.checkWritable();
     checkTime('setAndon now', now);
     return this.inTransaction(() => {
@@ -336,38 +331,38 @@ class SqliteTaskStore implements TaskStore {
     });
   }
 
-  pausedTasks(runId: string): string[] {
+  async pausedTasks(runId: string): Promise<string[]> {
     this.checkOpen();
     return this.statement('SELECT id FROM tasks WHERE run_id = ? AND paused = 1 ORDER BY seq')
       .pluck()
       .all(runId) as string[];
   }
 
-  setRunAndon(runId: string, paused: boolean, reason: string, now: number): RunAndonChange | null {
+  async setRunAndon(runId: string, paused: boolean, reason: string, now: number): Promise<RunAndonChange | null> {
     this.checkWritable();
     checkTime('setRunAndon now', now);
     return this.inTransaction(() => this.andons.change(runId, paused, reason, now));
   }
 
-  runAndon(runId: string): RunAndonChange | null {
+  async runAndon(runId: string): Promise<RunAndonChange | null> {
     this.checkOpen();
     const latest = this.andons.latest(runId);
     return latest?.paused === true ? latest : null;
   }
 
-  runAndonChanges(runId: string, afterSeq: number): RunAndonChange[] {
+  async runAndonChanges(runId: string, afterSeq: number): Promise<RunAndonChange[]> {
     this.checkOpen();
     return this.andons.after(runId, afterSeq);
   }
 
-  requestWorkers(runId: string, workers: number, reason: string, now: number): RunRequest {
+  async requestWorkers(runId: string, workers: number, reason: string, now: number): Promise<RunRequest> {
     this.checkWritable();
     checkTime('requestWorkers now', now);
     if (!Number.isSafeInteger(workers) || workers < 1) throw new TypeError(`requestWorkers workers must be a positive whole number, got ${String(workers)}.`);
     return this.requests.add(runId, { kind: 'workers', workers }, reason, now);
   }
 
-  requestStop(runId: string, taskId: string, reason: string, now: number): RunRequest {
+  async requestStop(runId: string, taskId: string, reason: string, now: number): Promise<RunRequest> {
     this.checkWritable();
     checkTime('requestStop now', now);
     return this.inTransaction(() => {
@@ -377,18 +372,18 @@ class SqliteTaskStore implements TaskStore {
     });
   }
 
-  requestGreen(runId: string, reason: string, now: number): RunRequest {
+  async requestGreen(runId: string, reason: string, now: number): Promise<RunRequest> {
     this.checkWritable();
     checkTime('requestGreen now', now);
     return this.requests.add(runId, { kind: 'green' }, reason, now);
   }
 
-  runRequests(runId: string, afterSeq: number): RunRequest[] {
+  async runRequests(runId: string, afterSeq: number): Promise<RunRequest[]> {
     this.checkOpen();
     return this.requests.after(runId, afterSeq);
   }
 
-  personMessages(runId: string, afterSeq: number): InboxMessage[] {
+  async personMessages(runId: string, afterSeq: number): Promise<InboxMessage[]> {
     this.checkOpen();
     const rows = this.statement(
       `SELECT ${INBOX_COLUMNS} FROM inbox WHERE run_id = ? AND from_task_id IS NULL AND (sender IS NULL OR sender = 'person') AND seq > ? ORDER BY seq`,
@@ -396,7 +391,7 @@ class SqliteTaskStore implements TaskStore {
     return rows.map((row) => messageFromRow(row, this.path));
   }
 
-  deliveredHandoffs(runId: string): InboxMessage[] {
+  async deliveredHandoffs(runId: string): Promise<InboxMessage[]> {
     this.checkOpen();
     const rows = this.statement(
       `SELECT ${INBOX_COLUMNS} FROM inbox WHERE run_id = ? AND from_task_id IS NOT NULL ORDER BY seq`,
@@ -404,7 +399,7 @@ class SqliteTaskStore implements TaskStore {
     return rows.map((row) => messageFromRow(row, this.path));
   }
 
-  close(): void {
+  async close(): Promise<void> {
     if (this.closed) return;
     this.db.close();
     this.closed = true;

@@ -55,8 +55,8 @@ async function appendUntilKilled(path: string, target: number): Promise<KilledWr
 }
 
 /** Checks a log opened after a crash: sound pages, seqs 1..N with no gap, every event readable. */
-function expectSoundLog(path: string): EventLogCheck {
-  const check = checkEventLog(path);
+async function expectSoundLog(path: string): Promise<EventLogCheck> {
+  const check = await checkEventLog(path);
   expect(check.integrity).toEqual(['ok']);
   expect(check.invalid).toEqual([]);
   expect(check.seqs).toEqual(oneTo(check.seqs.length));
@@ -64,28 +64,28 @@ function expectSoundLog(path: string): EventLogCheck {
 }
 
 /** Appends one more event after a crash and checks it takes the next seq, N + 1. */
-function expectAppendingContinues(path: string, count: number): void {
+async function expectAppendingContinues(path: string, count: number): Promise<void> {
   const store = openSqliteEventStore(path);
   try {
-    expect(store.lastSeq()).toBe(count);
+    expect(await store.lastSeq()).toBe(count);
     const event = store.append(toolEndedInput({ runId: 'run-crash', agentId: 'after' }, 1, 'after the crash'));
-    expect(event.seq).toBe(count + 1);
-    store.flush();
+    await store.flush();
+    expect(await store.read({ afterSeq: count })).toEqual([{ ...event, seq: count + 1 }]);
   } finally {
-    store.close();
+    await store.close();
   }
-  expect(expectSoundLog(path).seqs).toHaveLength(count + 1);
+  expect((await expectSoundLog(path)).seqs).toHaveLength(count + 1);
 }
 
 describe('a SQLite event log after a crash mid-write', () => {
   let dir: string;
 
-  beforeEach(() => {
+  beforeEach(async () => {
     dir = mkdtempSync(join(tmpdir(), 'colony-torn-'));
     chmodSync(dir, 0o755);
   });
 
-  afterEach(() => {
+  afterEach(async () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
@@ -104,14 +104,14 @@ describe('a SQLite event log after a crash mid-write', () => {
     let reported = 0;
     for (let round = 0; round < 3; round += 1) {
       const writer = await appendUntilKilled(path, reported + 1_500);
-      const check = expectSoundLog(path);
+      const check = await expectSoundLog(path);
       expect(writer.first, 'each writer goes on from the last event the one before it stored').toBe(reported + 1);
       // A kill loses no flushed event, and the batch it interrupted is there whole or not at all.
       expect(check.seqs.length).toBeGreaterThanOrEqual(writer.flushed);
       expect(check.seqs.length % 8).toBe(0);
       reported = check.seqs.length;
     }
-    expectAppendingContinues(path, reported);
+    await expectAppendingContinues(path, reported);
   }, 120_000);
 
   it('discards a transaction whose last WAL frame was torn, keeping every one before it', async () => {
@@ -124,10 +124,10 @@ describe('a SQLite event log after a crash mid-write', () => {
     if (before === undefined || last === undefined) throw new Error(`the WAL holds ${commits.length} transactions; the test needs two`);
     const frameEnd = (offset: number): number => offset + FRAME_HEADER_BYTES + pageSize;
 
-    const intact = expectSoundLog(copyWithWalCutTo(path, 'intact', wal.length));
+    const intact = await expectSoundLog(copyWithWalCutTo(path, 'intact', wal.length));
     expect(intact.seqs.length).toBeGreaterThanOrEqual(writer.flushed);
     // What the log holds when it ends cleanly after the transaction before the last one.
-    const previous = expectSoundLog(copyWithWalCutTo(path, 'previous', frameEnd(before.offset)));
+    const previous = await expectSoundLog(copyWithWalCutTo(path, 'previous', frameEnd(before.offset)));
     expect(previous.seqs.length).toBeLessThan(intact.seqs.length);
     expect(previous.ids).toEqual(intact.ids.slice(0, previous.seqs.length));
 
@@ -139,19 +139,19 @@ describe('a SQLite event log after a crash mid-write', () => {
     };
     for (const [where, walBytes] of Object.entries(cuts)) {
       const copy = copyWithWalCutTo(path, where.replaceAll(' ', '-'), walBytes);
-      const torn = expectSoundLog(copy);
+      const torn = await expectSoundLog(copy);
       expect(torn.ids, `the last frame cut ${where}`).toEqual(previous.ids);
-      expectAppendingContinues(copy, torn.seqs.length);
+      await expectAppendingContinues(copy, torn.seqs.length);
     }
   }, 120_000);
 
-  it('falls back to what the checkpoint stored when the WAL header itself was torn', () => {
+  it('falls back to what the checkpoint stored when the WAL header itself was torn', async () => {
     const path = join(dir, 'colony.db');
     const store = openSqliteEventStore(path);
     const subject = { runId: 'run-crash', agentId: 'writer' };
     try {
       store.appendMany(oneTo(50).map((step) => toolEndedInput(subject, step, `before the checkpoint ${step}`)));
-      store.flush();
+      await store.flush();
       const other = new Database(path);
       try {
         // The next commit starts the WAL again from its header: the write a crash can tear.
@@ -160,13 +160,13 @@ describe('a SQLite event log after a crash mid-write', () => {
         other.close();
       }
       store.appendMany(oneTo(50).map((step) => toolEndedInput(subject, step, `after the checkpoint ${step}`)));
-      store.flush();
+      await store.flush();
       expect(readWalFrames(readFileSync(`${path}-wal`)).frames.length).toBeGreaterThan(0);
       const copy = copyWithWalCutTo(path, 'torn-header', 17);
-      expect(expectSoundLog(copy).seqs).toEqual(oneTo(50));
-      expectAppendingContinues(copy, 50);
+      expect((await expectSoundLog(copy)).seqs).toEqual(oneTo(50));
+      await expectAppendingContinues(copy, 50);
     } finally {
-      store.close();
+      await store.close();
     }
   });
 });

@@ -11,21 +11,21 @@ const redactor = createSecretRedactor(['sk-planted-0123456789']);
 describeTaskStoreConformance('redacting', () => sqliteStoreUnderTest('colony-tasks-', (path) => createRedactingTaskStore(openSqliteTaskStore(path), redactor)));
 
 describe('createRedactingTaskStore', () => {
-  it('keeps secrets out of briefs, handoffs and inbox messages', () => {
-    const underTest = sqliteStoreUnderTest('colony-tasks-', (path) => createRedactingTaskStore(openSqliteTaskStore(path), redactor));
+  it('keeps secrets out of briefs, handoffs and inbox messages', async () => {
+    const underTest = await sqliteStoreUnderTest('colony-tasks-', (path) => createRedactingTaskStore(openSqliteTaskStore(path), redactor));
     try {
       const { store } = underTest;
-      const root = createdTask(store.createTask(rootTask(), 1));
-      const child = createdTask(store.createTask(childTask('task-1', root.id, 'worker', { body: 'use sk-planted-0123456789' }), 2));
-      store.sendMessage(RUN_ID, root.id, 'see https://me:sk-planted-0123456789@host.invalid', 3);
-      const claimed = store.claim({ runId: RUN_ID, holder: 'runner', kinds: ['worker'], now: 4, leaseMs: 1_000 });
+      const root = createdTask(await store.createTask(rootTask(), 1));
+      const child = createdTask(await store.createTask(childTask('task-1', root.id, 'worker', { body: 'use sk-planted-0123456789' }), 2));
+      await store.sendMessage(RUN_ID, root.id, 'see https://me:sk-planted-0123456789@host.invalid', 3);
+      const claimed = await store.claim({ runId: RUN_ID, holder: 'runner', kinds: ['worker'], now: 4, leaseMs: 1_000 });
       expect(claimed?.id).toBe(child.id);
-      store.complete(child.id, { holder: 'runner', attempt: 1 }, handoffOf('failed', 'the provider said sk-planted-0123456789'), 5);
-      const everything = JSON.stringify([store.listTasks(RUN_ID), store.takeInbox(root.id)]);
+      await store.complete(child.id, { holder: 'runner', attempt: 1 }, handoffOf('failed', 'the provider said sk-planted-0123456789'), 5);
+      const everything = JSON.stringify([await store.listTasks(RUN_ID), await store.takeInbox(root.id)]);
       expect(everything).toContain('[redacted]');
       expect(everything).not.toContain('sk-planted');
     } finally {
-      underTest.cleanup();
+      await underTest.cleanup();
     }
   });
 });

@@ -166,41 +166,41 @@ export interface TaskQueue {
    * taken, the parent is not a task of the same run, or a root task names a publisher
    * (programmer errors).
    */
-  createTask(task: NewTask, now: number, publisher?: Lease): CreateTaskResult;
-  getTask(id: string): TaskRecord | null;
+  createTask(task: NewTask, now: number, publisher?: Lease): Promise<CreateTaskResult>;
+  getTask(id: string): Promise<TaskRecord | null>;
   /** Every task of the run, oldest first. */
-  listTasks(runId: string): TaskRecord[];
+  listTasks(runId: string): Promise<TaskRecord[]>;
   /** The tasks published under `parentTaskId` (its direct children), oldest first. */
-  listChildren(parentTaskId: string): TaskRecord[];
-  claim(request: ClaimRequest): TaskRecord | null;
-  renewLeases(holder: string, now: number, leaseMs: number): number;
+  listChildren(parentTaskId: string): Promise<TaskRecord[]>;
+  claim(request: ClaimRequest): Promise<TaskRecord | null>;
+  renewLeases(holder: string, now: number, leaseMs: number): Promise<number>;
   /** Gives the task back, open and without a lease; false (and nothing changed) when `lease` is not current. */
-  release(taskId: string, lease: Lease): boolean;
+  release(taskId: string, lease: Lease): Promise<boolean>;
   /** Closes the task with `handoff` and delivers it to the parent's inbox; refused unless `lease` is current. */
-  complete(taskId: string, lease: Lease, handoff: Handoff, now: number): CompleteResult;
+  complete(taskId: string, lease: Lease, handoff: Handoff, now: number): Promise<CompleteResult>;
   /**
    * Opens every running task of the run, without a lease, and returns them as they are now
    * (their `attempt` unchanged: the next claim counts the new attempt). For resuming a run
    * whose runner is known to be gone (its run lock was free): its leases need not expire first.
    */
-  releaseAbandoned(runId: string, now: number): TaskRecord[];
+  releaseAbandoned(runId: string, now: number): Promise<TaskRecord[]>;
   /** Children of the task that are not closed yet (open or running). */
-  openChildren(parentTaskId: string): number;
+  openChildren(parentTaskId: string): Promise<number>;
   /**
    * Children that can still hand off without anyone acting: running, or open and not below a
    * paused task. Open children below a pulled andon are not counted: they wait for a person or
    * a planner to release it. The user's hold on the whole run (`setRunHold`) does not make a
    * child unmovable: it is the user's to lift, so its planner waits rather than giving up on it.
    */
-  movableChildren(parentTaskId: string): number;
+  movableChildren(parentTaskId: string): Promise<number>;
   /**
    * Pauses (or resumes) new claims of every task below `taskId`, at any depth; `taskId` itself
    * stays claimable. With a `lease` for `taskId` that is not current, changes nothing and
    * returns false; returns true otherwise. Throws for an unknown task.
    */
-  setAndon(taskId: string, paused: boolean, now: number, lease?: Lease): boolean;
+  setAndon(taskId: string, paused: boolean, now: number, lease?: Lease): Promise<boolean>;
   /** The tasks of the run whose andon is paused, oldest first. */
-  pausedTasks(runId: string): string[];
+  pausedTasks(runId: string): Promise<string[]>;
 }
 
 /** Planners' inboxes: handoffs and messages delivered to a task, each taken once. */
@@ -209,21 +209,21 @@ export interface TaskInboxes {
    * Leaves a message in a planner task's inbox, from a person unless `sender` says colony wrote
    * it. Throws when the recipient is not a planner task of the run.
    */
-  sendMessage(runId: string, recipientTaskId: string, text: string, now: number, sender?: MessageSender): InboxMessage;
+  sendMessage(runId: string, recipientTaskId: string, text: string, now: number, sender?: MessageSender): Promise<InboxMessage>;
   /**
    * The recipient's unread messages in order, marked taken in the same transaction. With a
    * `lease` for the recipient task that is not current, returns none and takes none.
    */
-  takeInbox(recipientTaskId: string, lease?: Lease): InboxMessage[];
+  takeInbox(recipientTaskId: string, lease?: Lease): Promise<InboxMessage[]>;
   /**
    * The messages the recipient has already taken, oldest first: on resume, the ones taken
    * before a crash but never recorded in the conversation can be delivered again.
    */
-  takenInbox(recipientTaskId: string): InboxMessage[];
+  takenInbox(recipientTaskId: string): Promise<InboxMessage[]>;
   /** How many unread messages the recipient has. */
-  unreadCount(recipientTaskId: string): number;
+  unreadCount(recipientTaskId: string): Promise<number>;
   /** Every handoff delivered to an inbox in this run, read or not, oldest first (for audits). */
-  deliveredHandoffs(runId: string): InboxMessage[];
+  deliveredHandoffs(runId: string): Promise<InboxMessage[]>;
 }
 
 /**
@@ -239,33 +239,33 @@ export interface RunControlStore {
    * planner's `setAndon` changes it. Returns the change, or null when nothing changed (releasing
    * a run that is not paused, or pausing one already paused for the same reason).
    */
-  setRunAndon(runId: string, paused: boolean, reason: string, now: number): RunAndonChange | null;
+  setRunAndon(runId: string, paused: boolean, reason: string, now: number): Promise<RunAndonChange | null>;
   /** The change that pauses the run now, or null when the run is not paused. */
-  runAndon(runId: string): RunAndonChange | null;
+  runAndon(runId: string): Promise<RunAndonChange | null>;
   /** The run's andon changes with a seq above `afterSeq`, oldest first (what a log has yet to record). */
-  runAndonChanges(runId: string, afterSeq: number): RunAndonChange[];
+  runAndonChanges(runId: string, afterSeq: number): Promise<RunAndonChange[]>;
   /**
    * Asks the run to run at most `workers` workers at once from now on. Kept as a request, not a
    * setting: the run's own process reads it (`runRequests`), records it and acts on it, so it
    * works from any process and reaches a stopped run when it is resumed. Throws when `workers`
    * is not a positive whole number (callers check what people type first).
    */
-  requestWorkers(runId: string, workers: number, reason: string, now: number): RunRequest;
+  requestWorkers(runId: string, workers: number, reason: string, now: number): Promise<RunRequest>;
   /**
    * Asks the run to stop the agent working on `taskId`, which then closes with a failure handoff
    * to its planner. Whether the task can still be stopped is the caller's to check; the store
    * keeps the request. Throws when the task is not a task of the run (a programmer error).
    */
-  requestStop(runId: string, taskId: string, reason: string, now: number): RunRequest;
+  requestStop(runId: string, taskId: string, reason: string, now: number): Promise<RunRequest>;
   /** Asks the run for a green snapshot of main as soon as the one going, if any, is over. */
-  requestGreen(runId: string, reason: string, now: number): RunRequest;
+  requestGreen(runId: string, reason: string, now: number): Promise<RunRequest>;
   /** The run's requests with a seq above `afterSeq`, oldest first (what a log has yet to record). */
-  runRequests(runId: string, afterSeq: number): RunRequest[];
+  runRequests(runId: string, afterSeq: number): Promise<RunRequest[]>;
   /**
    * The run's messages from people (`sendMessage`; not handoffs, not colony's own), to any of its planners, with a
    * seq above `afterSeq`, oldest first, taken or not.
    */
-  personMessages(runId: string, afterSeq: number): InboxMessage[];
+  personMessages(runId: string, afterSeq: number): Promise<InboxMessage[]>;
 }
 
 /**
@@ -300,5 +300,5 @@ export interface RunControlStore {
  *   running task of the run at once, without waiting for the leases to expire.
  */
 export interface TaskStore extends TaskQueue, TaskInboxes, RunControlStore {
-  close(): void;
+  close(): Promise<void>;
 }

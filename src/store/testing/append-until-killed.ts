@@ -17,14 +17,14 @@ function setting(name: string): string {
 const batchSize = Number(setting('BATCH_SIZE'));
 const store = openSqliteEventStore(setting('STORE_PATH'));
 const subject = { runId: 'run-crash', agentId: 'writer' };
-console.log(`first ${store.lastSeq() + 1}`);
+console.log(`first ${(await store.lastSeq()) + 1}`);
 for (let batch = 0; ; batch += 1) {
-  const firstSeq = store.lastSeq() + 1;
+  const firstSeq = (await store.lastSeq()) + 1;
   const inputs = Array.from({ length: batchSize }, (_, index) => {
     const seq = firstSeq + index;
     return toolEndedInput(subject, seq, `event ${seq} `.padEnd(200 + ((batch * 397 + index * 131) % 1_800), '.'));
   });
   store.appendMany(inputs);
-  store.flush();
-  console.log(`flushed ${store.lastSeq()}`);
+  await store.flush();
+  console.log(`flushed ${await store.lastSeq()}`);
 }

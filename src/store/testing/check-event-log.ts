@@ -21,13 +21,13 @@ export interface EventLogCheck {
  * every event through the event schema. For tests that damage a log and check that it opens
  * sound.
  */
-export function checkEventLog(path: string): EventLogCheck {
+export async function checkEventLog(path: string): Promise<EventLogCheck> {
   const store = openSqliteEventStore(path);
   let events: ColonyEvent[];
   try {
-    events = store.read();
+    events = await store.read();
   } finally {
-    store.close();
+    await store.close();
   }
   const invalid: string[] = [];
   for (const event of events) {

@@ -26,14 +26,14 @@ while (!existsSync(startPath)) await sleep(2);
 const completed: string[] = [];
 const refusals: string[] = [];
 for (;;) {
-  const task = store.claim({ runId, holder, kinds: ['worker'], now: Date.now(), leaseMs: 600_000 });
+  const task = await store.claim({ runId, holder, kinds: ['worker'], now: Date.now(), leaseMs: 600_000 });
   if (task === null) break;
   // A real runner works between claim and complete; that pause is when other runners get the
   // write lock. Without it one process, never leaving the lock idle, takes nearly everything.
   await sleep(1);
-  const result = store.complete(task.id, { holder, attempt: task.attempt }, handoffOf('done', `Completed by ${holder}.`), Date.now());
+  const result = await store.complete(task.id, { holder, attempt: task.attempt }, handoffOf('done', `Completed by ${holder}.`), Date.now());
   if (result.ok) completed.push(task.id);
   else refusals.push(result.error);
 }
-store.close();
+await store.close();
 console.log(JSON.stringify({ holder, completed, refusals }));

@@ -1,4 +1,4 @@
-import type { EventData } from '../../events/event-types.js';
+import type { ColonyEvent, EventData, RecordedEvent } from '../../events/event-types.js';
 import type { EventInput } from '../events/event-store.js';
 
 /** Who an example event is about. */
@@ -55,4 +55,10 @@ export function handoffSubmittedInput(subject: EventSubject, taskId: string): Ev
       },
     },
   };
+}
+
+/** An event read back from a log as its writer had it from `append`: everything but its seq. */
+export function withoutSeq(event: ColonyEvent): RecordedEvent {
+  const { seq: _seq, ...recorded } = event;
+  return recorded as RecordedEvent;
 }

@@ -6,10 +6,10 @@ import { join } from 'node:path';
  * A store on a fresh SQLite file in a temporary folder, for a conformance suite: `reopen` opens
  * the same file again, and `cleanup` closes every store it opened and removes the folder.
  */
-export function sqliteStoreUnderTest<Store extends { close(): void }>(
+export async function sqliteStoreUnderTest<Store extends { close(): Promise<void> }>(
   prefix: string,
   open: (path: string) => Store,
-): { store: Store; reopen: () => Store; cleanup: () => void } {
+): Promise<{ store: Store; reopen: () => Promise<Store>; cleanup: () => Promise<void> }> {
   const dir = mkdtempSync(join(tmpdir(), prefix));
   const path = join(dir, 'colony.db');
   const opened: Store[] = [];
@@ -20,10 +20,13 @@ export function sqliteStoreUnderTest<Store extends { close(): void }>(
   };
   return {
     store: openOne(),
-    reopen: openOne,
-    cleanup: () => {
-      for (const store of opened) store.close();
-      rmSync(dir, { recursive: true, force: true });
+    reopen: async () => openOne(),
+    cleanup: async () => {
+      try {
+        for (const store of opened) await store.close();
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+      }
     },
   };
 }

@@ -63,9 +63,13 @@ export function seededRandom(seed: number): () => number {
 export interface TaskStoreUnderTest {
   readonly store: TaskStore;
   /** Opens another connection to the same store, for stores that outlive a connection. */
-  readonly reopen?: () => TaskStore;
-  readonly cleanup: () => void;
+  readonly reopen?: () => Promise<TaskStore>;
+  /** Closes every store it opened and removes what the store kept. */
+  readonly cleanup: () => Promise<void>;
 }
+
+/** Makes a fresh, empty store for one test of a suite. */
+export type OpenTaskStoreUnderTest = () => Promise<TaskStoreUnderTest>;
 
 /** Worker and planner tasks alike. */
 export const BOTH: readonly TaskKind[] = ['worker', 'planner'];
@@ -80,8 +84,8 @@ export function lease(holder: string, attempt = 1): Lease {
 }
 
 /** Claims until nothing is left; the ids in the order they were handed out. */
-export function claimAll(store: TaskStore, claim: ClaimRequest): string[] {
+export async function claimAll(store: TaskStore, claim: ClaimRequest): Promise<string[]> {
   const ids: string[] = [];
-  for (let task = store.claim(claim); task !== null; task = store.claim(claim)) ids.push(task.id);
+  for (let task = await store.claim(claim); task !== null; task = await store.claim(claim)) ids.push(task.id);
   return ids;
 }

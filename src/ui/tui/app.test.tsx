@@ -20,9 +20,9 @@ function liveRun() {
 /** Steering that records what it was asked, and answers as the real one does when it worked. */
 function recordingActions() {
   const calls: unknown[][] = [];
-  const answer = (...call: unknown[]): SteeringOutcome => {
+  const answer = (...call: unknown[]): Promise<SteeringOutcome> => {
     calls.push(call);
-    return { ok: true, message: `done: ${call.join(' ')}` };
+    return Promise.resolve({ ok: true, message: `done: ${call.join(' ')}` });
   };
   const actions: TuiActions = {
     toggleAndon: (reason) => answer('andon', reason),
@@ -139,7 +139,7 @@ describe('the terminal UI on a live run', () => {
     const { store, run } = liveRun();
     run.tick(30_000);
     run.endRun('done');
-    const opened = openReplay(store);
+    const opened = await openReplay(store);
     if (!opened.ok) throw new Error(opened.error);
     const source = replaySource(opened.replay, () => Promise.resolve(''), { speed: 1, paused: true });
     const ui = mount(<TuiApp source={source} actions={null} size={SIZE} frameMs={20} />);
@@ -184,9 +184,9 @@ describe('the terminal UI on a replay', () => {
     run.tick(60_000);
     run.startAgent('worker-2', 'worker', 'task-2', 'Write the printer', { agentId: 'planner-root', taskId: 'task-root' });
     run.endRun('done');
-    const opened = openReplay(store);
+    const opened = await openReplay(store);
     if (!opened.ok) throw new Error(opened.error);
-    opened.replay.advanceTo(SCRIPT_T0 + 1_000);
+    await opened.replay.advanceTo(SCRIPT_T0 + 1_000);
     const source = replaySource(opened.replay, () => Promise.resolve(''), { speed: 1, paused: true });
     const ui = mount(<TuiApp source={source} actions={null} size={SIZE} frameMs={20} />);
     await ui.until('worker-1 Write the lexer');

@@ -49,7 +49,10 @@ const FLASH_MS = 6_000;
 export function TuiApp({ source, actions, size, frameMs = 250, quitQuestion = null, onQuit, onInterrupt }: TuiAppProps) {
   const { exit } = useApp();
   const terminal = useTerminalSize(size);
-  const [view, setView] = useState<RunView | null>(() => readFrame(source).view);
+  const [view, setView] = useState<RunView | null>(null);
+  // Nothing is drawn before the first frame has read the log, so the first screen is the run as
+  // its log holds it, not a moment of waiting for a read already under way.
+  const [opened, setOpened] = useState(false);
   // What the keys change lives in a ref, read afresh by every key press: keys that arrive
   // faster than the screen redraws (typing, a paste) each see what the one before did.
   const ui = useRef<UiState>({ screen: { kind: 'tree' }, selectedId: null, collapsed: new Set(), sort: 'tree', hideEnded: false, prompt: null, flash: null });
@@ -63,44 +66,92 @@ export function TuiApp({ source, actions, size, frameMs = 250, quitQuestion = nu
   const [diff, setDiff] = useState<string | null>(null);
 
   useEffect(() => {
-    const timer = setInterval(() => {
-      const frame = readFrame(source);
-      if (frame.error === null) setView(frame.view);
-      else update({ flash: { ok: false, text: frame.error, at: Date.now() } });
-    }, frameMs);
-    return () => clearInterval(timer);
+    let mounted = true;
+    // A frame whose read is still going (a slow store) is not joined by another: two reads at
+    // once would only queue behind each other, and the screen would fall further behind.
+    let reading = false;
+    const frame = () => {
+      if (reading) return;
+      reading = true;
+      // readFrame settles every failure into its result, to be said in the footer.
+      void readFrame(source).then((read) => {
+        reading = false;
+        if (!mounted) return;
+        if (read.error === null) setView(read.view);
+        else update({ flash: { ok: false, text: read.error, at: Date.now() } });
+        setOpened(true);
+      });
+    };
+    frame();
+    const timer = setInterval(frame, frameMs);
+    return () => {
+      mounted = false;
+      clearInterval(timer);
+    };
   }, [source, frameMs]);
 
   // What a frame left unread of a long log is read between frames, a bounded part a turn of the
   // event loop, so frames and keys keep their turns while it is read at full speed. A read that
   // fails stops this; the next frame reads the log itself and says what went wrong.
   useEffect(() => {
-    let reading: NodeJS.Immediate | undefined;
+    let mounted = true;
+    // True from the first read of a stretch until one finds the log caught up (or fails).
+    let reading = false;
+    let next: NodeJS.Immediate | undefined;
     const readMore = () => {
-      reading = undefined;
-      try {
-        if (source.readMore()) reading = setImmediate(readMore);
-      } catch {
-        // Left to the next frame, as above.
-      }
+      next = undefined;
+      source.readMore().then(
+        (more) => {
+          if (more && mounted) next = setImmediate(readMore);
+          else reading = false;
+        },
+        () => {
+          // Left to the next frame, as above.
+          reading = false;
+        },
+      );
     };
-    reading = setImmediate(readMore);
-    const timer = setInterval(() => {
-      reading ??= setImmediate(readMore);
-    }, frameMs);
+    const start = () => {
+      if (reading) return;
+      reading = true;
+      next = setImmediate(readMore);
+    };
+    start();
+    const timer = setInterval(start, frameMs);
     return () => {
+      mounted = false;
       clearInterval(timer);
-      if (reading !== undefined) clearImmediate(reading);
+      if (next !== undefined) clearImmediate(next);
     };
   }, [source, frameMs]);
 
   const detailAgent = screen.kind === 'detail' ? screen.agentId : null;
-  // An agent's page is read again as its log grows, at most once a second.
+  // An agent's page is read again as its log grows, at most once a second. A read that fails is
+  // said in the footer, and the page shows what was read before until the next read.
   useEffect(() => {
     if (detailAgent === null) return;
-    setTranscript(source.transcript(detailAgent));
-    const timer = setInterval(() => setTranscript(source.transcript(detailAgent)), Math.max(1_000, frameMs));
-    return () => clearInterval(timer);
+    let current = true;
+    let reading = false;
+    const read = () => {
+      if (reading) return;
+      reading = true;
+      source.transcript(detailAgent).then(
+        (page) => {
+          reading = false;
+          if (current) setTranscript(page);
+        },
+        (error: unknown) => {
+          reading = false;
+          if (current) update({ flash: { ok: false, text: `colony could not read the run's log this time (it tries again): ${errorMessage(error)}`, at: Date.now() } });
+        },
+      );
+    };
+    read();
+    const timer = setInterval(read, Math.max(1_000, frameMs));
+    return () => {
+      current = false;
+      clearInterval(timer);
+    };
   }, [source, detailAgent, frameMs]);
 
   const tab = screen.kind === 'detail' ? screen.tab : null;
@@ -168,6 +219,7 @@ export function TuiApp({ source, actions, size, frameMs = 250, quitQuestion = nu
   };
   useInput((input, key) => handleKeys(context, input, key));
 
+  if (!opened) return null;
   if (view === null) {
     return (
       <Box flexDirection="column">
@@ -197,11 +249,11 @@ export function TuiApp({ source, actions, size, frameMs = 250, quitQuestion = nu
 /**
  * One frame's read of the source. A log that cannot be read this time (busy, being created, a
  * disk error) is said in the footer and read again next frame; it never takes the process down,
- * which for `colony run` is the run itself.
+ * which for `colony run` is the run itself. Never rejects.
  */
-function readFrame(source: TuiSource): { view: RunView | null; error: string | null } {
+async function readFrame(source: TuiSource): Promise<{ view: RunView | null; error: string | null }> {
   try {
-    source.tick();
+    await source.tick();
     return { view: source.view(), error: null };
   } catch (error) {
     return { view: null, error: `colony could not read the run's log this time (it tries again): ${errorMessage(error)}` };

@@ -12,22 +12,22 @@ function liveWorker() {
 }
 
 describe('an agent page\'s lines', () => {
-  it('follow a live agent read again: a call that ended shows its output, new entries come after', () => {
+  it('follow a live agent read again: a call that ended shows its output, new entries come after', async () => {
     const { run, followed } = liveWorker();
-    const before = detailLines('transcript', followed.transcript('worker-1'), null, 120);
+    const before = detailLines('transcript', await followed.transcript('worker-1'), null, 120);
     expect(before.at(-1)).toMatch(/▶ run_command .*running/);
     run.append('worker-1', { type: 'tool.ended', data: { step: 2, callId: 'worker-1-call-2', name: 'run_command', ok: true, output: 'Tests: 3 passed', durationMs: 2_000 } });
     run.step('worker-1', 3, 'read_file', { path: 'README.md' }, 'The lexer');
-    const after = detailLines('transcript', followed.transcript('worker-1'), null, 120);
+    const after = detailLines('transcript', await followed.transcript('worker-1'), null, 120);
     expect(after.slice(0, before.length - 1)).toEqual(before.slice(0, -1));
     expect(after[before.length - 1]).toMatch(/▶ run_command .*ok in 2\.0s/);
     expect(after).toContain('  │ Tests: 3 passed');
     expect(after.at(-1)).toBe('  │ The lexer');
   });
 
-  it('are wrapped again when the width changes', () => {
+  it('are wrapped again when the width changes', async () => {
     const { followed } = liveWorker();
-    const transcript = followed.transcript('worker-1');
+    const transcript = await followed.transcript('worker-1');
     const wide = detailLines('transcript', transcript, null, 120);
     const narrow = detailLines('transcript', transcript, null, 20);
     expect(narrow.length).toBeGreaterThan(wide.length);

@@ -4,6 +4,7 @@ import { DETAIL_TABS, type DetailTab } from './detail-lines.js';
 import type { PromptState } from './footer.js';
 import type { TreeRow } from './tree-rows.js';
 import type { ReplayControls, SteeringOutcome, TuiActions } from './tui-source.js';
+import { errorMessage } from '../../errors/error-message.js';
 
 /** What the body shows: the tree, or one agent's page scrolled to `offset`. */
 export type Screen = { readonly kind: 'tree' } | { readonly kind: 'detail'; readonly agentId: string; readonly tab: DetailTab; readonly offset: number };
@@ -66,7 +67,7 @@ export function handleKey(context: KeyContext, input: string, key: Key): void {
     typeIntoPrompt(context, context.prompt, input, key);
     return;
   }
-  if (replayKey(context.replay, input)) return;
+  if (replayKey(context, context.replay, input)) return;
   if (steeringKey(context, input)) return;
   if (input === 'q' && (context.screen.kind === 'tree' || context.screen.kind === 'detail')) {
     if (context.screen.kind === 'detail') {
@@ -123,10 +124,10 @@ function detailKey(context: KeyContext, screen: Extract<Screen, { kind: 'detail'
 }
 
 /** The keys of a replay: play and pause, one event at a time, faster and slower. */
-function replayKey(replay: ReplayControls | null, input: string): boolean {
+function replayKey(context: KeyContext, replay: ReplayControls | null, input: string): boolean {
   if (replay === null) return false;
   if (input === 'p') replay.toggle();
-  else if (input === '.') replay.step();
+  else if (input === '.') replay.step().catch((error: unknown) => context.say(false, `colony could not read the next event: ${errorMessage(error)}`));
   else if (input === '>') replay.faster();
   else if (input === '<') replay.slower();
   else return false;
@@ -145,13 +146,12 @@ function steeringKey(context: KeyContext, input: string): boolean {
     context.say(false, context.replay !== null ? 'A replay only shows the run; steer a live run with colony tui.' : 'The run has ended: there is nothing to steer.');
     return true;
   }
-  const report = (outcome: SteeringOutcome) => context.say(outcome.ok, outcome.message);
   const agentId = focusedAgent(context);
   const agent = view?.agents.find((candidate) => candidate.id === agentId) ?? null;
   const workers = view?.status.workers ?? null;
   switch (input) {
     case 'a':
-      report(actions.toggleAndon('paused from the terminal UI'));
+      report(context, actions.toggleAndon('paused from the terminal UI'));
       return true;
     case 'x':
       if (agent === null) context.say(false, 'Select an agent to stop first.');
@@ -162,7 +162,7 @@ function steeringKey(context: KeyContext, input: string): boolean {
       return true;
     case '+':
     case '-':
-      report(actions.changeWorkers(input === '+' ? 1 : -1));
+      report(context, actions.changeWorkers(input === '+' ? 1 : -1));
       return true;
     case 'm': {
       // A worker takes no messages: the message goes to the planner that published its task.
@@ -184,10 +184,7 @@ function typeIntoPrompt(context: KeyContext, prompt: PromptState, input: string,
     context.setPrompt(null);
     if (input !== 'y' && input !== 'Y') return;
     if (prompt.kind === 'quit') context.quit();
-    else if (context.actions !== null && prompt.target !== null) {
-      const outcome = context.actions.stop(prompt.target, 'stopped from the terminal UI');
-      context.say(outcome.ok, outcome.message);
-    }
+    else if (context.actions !== null && prompt.target !== null) report(context, context.actions.stop(prompt.target, 'stopped from the terminal UI'));
     return;
   }
   if (key.return) {
@@ -203,8 +200,7 @@ function submit(context: KeyContext, prompt: PromptState): void {
   const { actions } = context;
   if (actions === null) return;
   if (prompt.kind === 'message') {
-    const outcome = actions.say(prompt.target, prompt.text);
-    context.say(outcome.ok, outcome.message);
+    report(context, actions.say(prompt.target, prompt.text));
     return;
   }
   const workers = Number(prompt.text.trim());
@@ -212,6 +208,13 @@ function submit(context: KeyContext, prompt: PromptState): void {
     context.say(false, `"${prompt.text}" is not a number of workers: type a whole number, 1 or more.`);
     return;
   }
-  const outcome = actions.setWorkers(workers);
-  context.say(outcome.ok, outcome.message);
+  report(context, actions.setWorkers(workers));
+}
+
+/** Shows in the footer what a steering key did, once the store has taken (or refused) the change. */
+function report(context: KeyContext, outcome: Promise<SteeringOutcome>): void {
+  outcome.then(
+    ({ ok, message }) => context.say(ok, message),
+    (error: unknown) => context.say(false, `colony could not record that: ${errorMessage(error)}`),
+  );
 }

@@ -21,51 +21,51 @@ function longLog() {
 }
 
 describe('a live source on a long log', () => {
-  it('reads a part in a frame and the rest between frames, then shows it all in the next frame', () => {
+  it('reads a part in a frame and the rest between frames, then shows it all in the next frame', async () => {
     const { store, source, reads } = longLog();
-    source.tick();
+    await source.tick();
     const first = source.view()?.agents.find((agent) => agent.id === 'worker-1')?.steps ?? 0;
     expect(first).toBeGreaterThan(0);
     expect(first).toBeLessThan(700);
     expect(source.describe()).toMatch(/^reading the log… [\d,]+ events$/);
     // A frame while the log is behind leaves the reading to the reads between frames.
     const afterFirst = reads();
-    source.tick();
+    await source.tick();
     expect(reads()).toBe(afterFirst);
     let parts = 0;
-    while (source.readMore()) parts += 1;
+    while (await source.readMore()) parts += 1;
     expect(parts).toBeGreaterThan(0);
     // What was read between frames shows in the next frame, not before.
     expect(source.view()?.agents.find((agent) => agent.id === 'worker-1')?.steps).toBe(first);
-    source.tick();
+    await source.tick();
     expect(source.view()?.agents.find((agent) => agent.id === 'worker-1')?.steps).toBe(700);
-    expect(source.view()?.lastSeq).toBe(store.lastSeq());
+    expect(source.view()?.lastSeq).toBe(await store.lastSeq());
     expect(source.describe()).toBe('live');
   });
 
-  it('leaves the log to the next frame when a read between frames fails, and that frame says why', () => {
+  it('leaves the log to the next frame when a read between frames fails, and that frame says why', async () => {
     const { store, source, failing } = longLog();
-    source.tick();
+    await source.tick();
     failing.next = true;
-    expect(() => source.readMore()).toThrow('database is locked');
-    expect(() => source.tick()).toThrow('database is locked');
+    await expect(source.readMore()).rejects.toThrow('database is locked');
+    await expect(source.tick()).rejects.toThrow('database is locked');
     failing.next = false;
-    source.tick();
-    while (source.readMore());
-    source.tick();
-    expect(source.view()?.lastSeq).toBe(store.lastSeq());
+    await source.tick();
+    while (await source.readMore());
+    await source.tick();
+    expect(source.view()?.lastSeq).toBe(await store.lastSeq());
   });
 
-  it('reads nothing between frames once caught up: what the log gains is the next frame\'s', () => {
+  it('reads nothing between frames once caught up: what the log gains is the next frame\'s', async () => {
     const { run, source, reads } = longLog();
-    source.tick();
-    while (source.readMore());
-    source.tick();
+    await source.tick();
+    while (await source.readMore());
+    await source.tick();
     const before = reads();
-    expect(source.readMore()).toBe(false);
+    expect(await source.readMore()).toBe(false);
     expect(reads()).toBe(before);
     run.step('worker-1', 701, 'read_file', { path: 'src/last.ts' }, 'export {}');
-    source.tick();
+    await source.tick();
     expect(source.view()?.agents.find((agent) => agent.id === 'worker-1')?.steps).toBe(701);
   });
 });

@@ -25,9 +25,9 @@ export function liveSource(run: FollowedRun, diff: DiffReader, clock: () => numb
   // True while reads between frames carry a log that is behind: a frame then only shows how
   // far they got. A read between frames that fails leaves it false, so the next frame reads.
   let readingBetween = false;
-  const tick = (): void => {
+  const tick = async (): Promise<void> => {
     if (!readingBetween) {
-      read += run.catchUp(EVENTS_PER_READ);
+      read += await run.catchUp(EVENTS_PER_READ);
       readingBetween = !run.caughtUp;
     }
     view = run.view(clock());
@@ -39,11 +39,11 @@ export function liveSource(run: FollowedRun, diff: DiffReader, clock: () => numb
       return state === 'running' ? 'live' : `ended ${state}`;
     },
     tick,
-    readMore: () => {
+    readMore: async () => {
       // Caught up as of the last read: what the log gained since is the next frame's to read.
       readingBetween = false;
       if (run.caughtUp) return false;
-      read += run.catchUp(EVENTS_PER_READ);
+      read += await run.catchUp(EVENTS_PER_READ);
       readingBetween = !run.caughtUp;
       return readingBetween;
     },
@@ -85,9 +85,9 @@ export function replaySource(replay: ReplayRun, diff: DiffReader, options: Repla
       playing = !playing;
       last = clock();
     },
-    step: () => {
+    step: async () => {
       playing = false;
-      replay.step();
+      await replay.step();
     },
     faster: () => {
       speed = SPEEDS.find((candidate) => candidate > speed) ?? speed;
@@ -102,15 +102,16 @@ export function replaySource(replay: ReplayRun, diff: DiffReader, options: Repla
       const state = replay.finished ? 'at the end' : playing ? 'playing' : 'paused';
       return `replay ${speed}x ${state} at ${at}`;
     },
-    tick: () => {
+    tick: async () => {
       const now = clock();
-      // A dense stretch played fast is folded a bounded part per frame: it plays slower there, and frames stay short.
-      if (playing) replay.advanceTo(replay.clock + (now - last) * speed, REPLAY_EVENTS_PER_FRAME);
+      const elapsed = now - last;
       last = now;
+      // A dense stretch played fast is folded a bounded part per frame: it plays slower there, and frames stay short.
+      if (playing) await replay.advanceTo(replay.clock + elapsed * speed, REPLAY_EVENTS_PER_FRAME);
       if (replay.finished) playing = false;
     },
     // A replay reads as its clock moves, in its frames.
-    readMore: () => false,
+    readMore: () => Promise.resolve(false),
     view: () => replay.view(),
     now: () => replay.clock,
     transcript: (agentId) => replay.transcript(agentId),

@@ -2,7 +2,7 @@ import type { EventBody } from '../../events/event-types.js';
 import { commitTree, moveWorkspaceTo, prepareWork, replayOnto } from './in-process-merge.js';
 import type { PreparedWork, ReplayResult } from './in-process-merge.js';
 import { announceIntent } from './merge-outcome.js';
-import type { MergeCheck, MergeIntent, MergeOutcome } from './merge-outcome.js';
+import type { MergeCheck, MergeOutcome, MergeToMainOptions } from './merge-outcome.js';
 import type { RepositoryObjects } from '../git/repository-objects.js';
 import type { Repository } from '../git/repository.js';
 import { changedPaths } from './tree-merge.js';
@@ -27,7 +27,7 @@ export interface InProcessLanding {
   readonly now: () => number;
   readonly check: MergeCheck | undefined;
   /** Told each swap just before it is attempted (see `MergeToMainOptions.onIntent`). */
-  readonly onIntent: ((intent: MergeIntent) => void) | undefined;
+  readonly onIntent: MergeToMainOptions['onIntent'];
 }
 
 export type InProcessOutcome = MergeOutcome | { readonly status: 'fallback'; readonly reason: string };
@@ -82,7 +82,7 @@ async function swapInTurn(
     ({ tip, autoResolved } = again);
   }
   if (tip === mainBefore) return alreadyThere(repo);
-  const unrecorded = announceIntent(landing.onIntent, { commit: tip, mainBefore, branch: workspace.branch }, repo.mainBranch);
+  const unrecorded = await announceIntent(landing.onIntent, { commit: tip, mainBefore, branch: workspace.branch }, repo.mainBranch);
   if (unrecorded !== null) return unrecorded;
   const swapped = await objects.refs.swap([{ ref: `refs/heads/${repo.mainBranch}`, next: tip, expected: mainBefore }]);
   const landed: TurnResult = { status: 'landed', commit: tip, mainBefore, attempts: attempts.made, files: [], autoResolved: [...autoResolved], waitMs: 0 };

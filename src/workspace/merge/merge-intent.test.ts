@@ -17,7 +17,7 @@ function landed(outcome: MergeOutcome): Extract<MergeOutcome, { status: 'landed'
   return outcome;
 }
 
-/** Reads a ref synchronously, as an `onIntent` callback must: inside main's turn, before the swap. */
+/** Reads a ref inside an `onIntent` callback: within main's turn, before the swap. */
 function commitNow(gitDir: string, ref: string): string {
   return execFileSync('git', ['--git-dir', gitDir, 'rev-parse', ref], { encoding: 'utf8', env: { PATH: process.env.PATH ?? '' } }).trim();
 }
@@ -124,7 +124,7 @@ describe.each(paths)('merge intents, landing $via', ({ via, prepare }) => {
     expect(await setup.mainCommit()).toBe(mainBefore);
     expect(recorder.events.map((event) => event.type)).not.toContain('merge.landed');
     const intents: MergeIntent[] = [];
-    const again = landed(await mergeToMain(repo, workspace, { message: 'Seven retries', onIntent: (intent) => intents.push(intent) }));
+    const again = landed(await mergeToMain(repo, workspace, { message: 'Seven retries', onIntent: (intent) => { intents.push(intent); } }));
     expect(again.mainBefore).toBe(mainBefore);
     expect(intents.map((intent) => intent.commit)).toEqual([again.commit]);
     expect(await setup.temporary.git(['show', `${again.commit}:config.ts`])).toMatch(/retries: [67]/);
@@ -188,7 +188,7 @@ describe('settleInterruptedMerge', () => {
     await temporary.write('one.txt', 'one\n', workspace.path);
     await temporary.write('two.txt', 'two\n', workspace.path);
     const intents: MergeIntent[] = [];
-    const outcome = landed(await mergeToMain(repo, workspace, { message: 'Two files', onIntent: (intent) => intents.push(intent) }));
+    const outcome = landed(await mergeToMain(repo, workspace, { message: 'Two files', onIntent: (intent) => { intents.push(intent); } }));
     advanceMainNow(repo);
     advanceMainNow(repo);
     expect(await settleInterruptedMerge(repo, intents)).toEqual({ landed: true, commit: outcome.commit, files: ['one.txt', 'two.txt'] });

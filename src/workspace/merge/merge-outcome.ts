@@ -64,11 +64,11 @@ export interface MergeToMainOptions {
    * Told, inside main's turn and immediately before each compare-and-swap of main
    * (every attempt, on either path), which commit main is about to move to. The caller
    * records the intent and makes it durable before returning, so that after a crash
-   * `settleInterruptedMerge` can tell whether the merge landed. Called synchronously: nothing
-   * else moves main in this process meanwhile. If it throws, main is not moved and
-   * the merge ends as 'failed', the work left committed on the workspace's branch.
+   * `settleInterruptedMerge` can tell whether the merge landed. Awaited inside main's turn:
+   * nothing else moves main in this process meanwhile. If it throws or rejects, main is not
+   * moved and the merge ends as 'failed', the work left committed on the workspace's branch.
    */
-  readonly onIntent?: (intent: MergeIntent) => void;
+  readonly onIntent?: (intent: MergeIntent) => Promise<void> | void;
   /**
    * Settles conflicts the rebase path meets after the append-only ones, before any is handed
    * to the agent: a package.json and lockfile both sides changed (`lockfileConflictSettler`). None
@@ -96,10 +96,10 @@ export type MergeCheck = (workspacePath: string) => Promise<{ readonly ok: true 
  * merge with when the caller could not record it (main must not move then), or null to
  * go on with the swap.
  */
-export function announceIntent(onIntent: ((intent: MergeIntent) => void) | undefined, intent: MergeIntent, mainBranch: string): MergeOutcome | null {
+export async function announceIntent(onIntent: MergeToMainOptions['onIntent'], intent: MergeIntent, mainBranch: string): Promise<MergeOutcome | null> {
   if (onIntent === undefined) return null;
   try {
-    onIntent(intent);
+    await onIntent(intent);
     return null;
   } catch (error) {
     const reason = errorMessage(error);

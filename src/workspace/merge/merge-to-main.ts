@@ -1,6 +1,6 @@
 import type { EventBody } from '../../events/event-types.js';
 import { announceIntent } from './merge-outcome.js';
-import type { MergeCheck, MergeIntent, MergeOutcome, MergeToMainOptions } from './merge-outcome.js';
+import type { MergeCheck, MergeOutcome, MergeToMainOptions } from './merge-outcome.js';
 import { resolveAppendOnlyConflicts } from './append-only-merge.js';
 import { countCommitsAhead } from '../git/commits-ahead.js';
 import { landInProcess } from './land-in-process.js';
@@ -35,7 +35,7 @@ interface MergeContext {
   /** Time spent queued for main's turn. */
   readonly waited: { ms: number };
   readonly check: MergeCheck | undefined;
-  readonly onIntent: ((intent: MergeIntent) => void) | undefined;
+  readonly onIntent: MergeToMainOptions['onIntent'];
   readonly settleConflicts: ConflictSettler | undefined;
   readonly now: () => number;
 }
@@ -262,7 +262,7 @@ async function swapMain(
   if (commit === mainBefore) {
     return { status: 'nothing-to-merge', reason: `Every change in the workspace is already on ${repo.mainBranch}.` };
   }
-  const unrecorded = announceIntent(context.onIntent, { commit, mainBefore, branch: workspace.branch }, repo.mainBranch);
+  const unrecorded = await announceIntent(context.onIntent, { commit, mainBefore, branch: workspace.branch }, repo.mainBranch);
   if (unrecorded !== null) return unrecorded;
   const swapArgs = ['update-ref', '-m', `colony: merge ${workspace.branch}`, `refs/heads/${repo.mainBranch}`, commit, mainBefore];
   const swapped = await git(context, swapArgs);

@@ -36,13 +36,13 @@ function created(taskId: string, parentTaskId: string, paths: string[]): EventBo
 }
 
 describe('the files-in-flight notice', () => {
-  it('shows the picture as it stands now, and nothing once nothing is in flight or hot', () => {
+  it('shows the picture as it stands now, and nothing once nothing is in flight or hot', async () => {
     const store = createMemoryEventStore();
     const notice = createFilesInFlightNotice(createWorkInFlight(store, RUN), 'root', defaultPromptSet());
-    expect(notice.current()).toBeNull();
+    expect(await notice.current()).toBeNull();
 
     append(store, 'planner', created('task-a', 'root', ['src/a.js', 'src/index.js']), created('task-b', 'other', ['src/index.js']));
-    expect(notice.current()).toBe(
+    expect(await notice.current()).toBe(
       [
         `${HEADER} (kept up to date by colony; it replaces any earlier list):`,
         'In flight (2 worker tasks):',
@@ -61,11 +61,11 @@ describe('the files-in-flight notice', () => {
       { type: 'tool.started', data: { step: 1, callId: 'c1', name: 'write_file', input: '{"path":"src/b.js","content":""}' } },
       { type: 'tool.ended', data: { step: 1, callId: 'c1', name: 'write_file', ok: true, output: 'ok', durationMs: 1 } },
     );
-    expect(notice.current()).toContain('- task-b "Build task-b" (open): declared src/index.js; changed src/b.js');
+    expect(await notice.current()).toContain('- task-b "Build task-b" (open): declared src/index.js; changed src/b.js');
 
     // Once both handed off and no merge met anywhere, there is nothing to show.
     for (const taskId of ['task-a', 'task-b']) append(store, 'system', { type: 'handoff.delivered', data: { taskId, parentTaskId: 'root', status: 'done' } });
-    expect(notice.current()).toBeNull();
+    expect(await notice.current()).toBeNull();
   });
 
   it('stays short however busy the run: the most relevant tasks, paths and files, the rest counted', () => {
@@ -131,8 +131,8 @@ describe('a planner in a run', () => {
   let example: ExampleRepository;
   let tasks: TaskStore;
 
-  afterEach(() => {
-    tasks.close();
+  afterEach(async () => {
+    await tasks.close();
     example.cleanup();
   });
 
@@ -170,11 +170,11 @@ describe('a planner in a run', () => {
       workInFlight: createWorkInFlight(events, RUN),
       prompts: defaultPromptSet(),
     };
-    const root = createdTask(tasks.createTask({ id: 'task-root', runId: RUN, parentTaskId: null, createdBy: null, kind: 'planner', title: 'Goal', body: 'Build pad and case.', scope: null, retryOf: null }, Date.now()));
+    const root = createdTask(await tasks.createTask({ id: 'task-root', runId: RUN, parentTaskId: null, createdBy: null, kind: 'planner', title: 'Goal', body: 'Build pad and case.', scope: null, retryOf: null }, Date.now()));
     const outcome = await runTasks({ context, holder: 'runner-1', workers: () => 1, leaseMs: 30_000, rootTaskId: root.id, signal: new AbortController().signal });
     expect(outcome.rootHandoff?.status).toBe('done');
 
-    const results = events.read({ types: ['tool.ended'] }).flatMap((event) => (event.type === 'tool.ended' && event.data.name === 'create_task' ? [event.data.output] : []));
+    const results = (await events.read({ types: ['tool.ended'] })).flatMap((event) => (event.type === 'tool.ended' && event.data.name === 'create_task' ? [event.data.output] : []));
     expect(results[0]).not.toContain('Overlap');
     expect(results[1]).toMatch(/Overlap: this task's paths meet work still in flight.*\n- task task-\S+ "Build pad" \((open|running)\): declared src\/index\.js/);
 
@@ -191,10 +191,10 @@ describe('a planner in a run', () => {
     }
     // By the last call both landed and src/index.js is hot: the latest picture, not the first.
     expect(noticesIn.at(-1)?.[0]?.content).toContain('- src/index.js: 2 landings');
-    const told = events.read({ types: ['agent.nudged'] }).flatMap((event) => (event.type === 'agent.nudged' && event.data.notice === 'files-in-flight' ? [event.data.message] : []));
+    const told = (await events.read({ types: ['agent.nudged'] })).flatMap((event) => (event.type === 'agent.nudged' && event.data.notice === 'files-in-flight' ? [event.data.message] : []));
     expect(told.length).toBeGreaterThan(1);
     for (let index = 1; index < told.length; index += 1) expect(told[index]).not.toBe(told[index - 1]);
-    expect(tasks.listTasks(RUN).filter((task) => task.kind === 'worker').map((task) => task.paths)).toEqual([
+    expect((await tasks.listTasks(RUN)).filter((task) => task.kind === 'worker').map((task) => task.paths)).toEqual([
       ['src/text/pad.js', 'src/text/pad.test.js', 'src/index.js'],
       ['src/text/case.js', 'src/text/case.test.js', 'src/index.js'],
     ]);

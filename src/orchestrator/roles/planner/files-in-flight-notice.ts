@@ -17,12 +17,12 @@ const MAX_TITLE_CHARS = 60;
  * latest replaces the one before): null when nothing is in flight, shared or hot. One per planner.
  */
 export interface FilesInFlightNotice {
-  current(): string | null;
+  current(): Promise<string | null>;
 }
 
 export function createFilesInFlightNotice(workInFlight: WorkInFlight, plannerTaskId: string, prompts: PromptSet): FilesInFlightNotice {
   const template = prompts.text('files-in-flight');
-  return { current: () => renderFilesInFlight(workInFlight.picture(), plannerTaskId, template) };
+  return { current: async () => renderFilesInFlight(await workInFlight.picture(), plannerTaskId, template) };
 }
 
 /**

@@ -30,7 +30,7 @@ describe('the planner board', () => {
   let recorder: AgentRecorder;
   let root: TaskRecord;
 
-  beforeEach(() => {
+  beforeEach(async () => {
     dir = mkdtempSync(join(tmpdir(), 'colony-board-'));
     tasks = openSqliteTaskStore(join(dir, 'colony.db'));
     let clock = 1_000;
@@ -44,50 +44,50 @@ describe('the planner board', () => {
       },
       flush: () => eventStore.flush(),
     };
-    root = createdTask(tasks.createTask(
+    root = createdTask(await tasks.createTask(
       { id: 'task-root', runId: 'run-1', parentTaskId: null, createdBy: null, kind: 'planner', title: 'Goal', body: 'goal', scope: null, retryOf: null },
       1,
     ));
   });
 
-  afterEach(() => {
-    tasks.close();
+  afterEach(async () => {
+    await tasks.close();
     rmSync(dir, { recursive: true, force: true });
   });
 
-  it('publishes worker tasks as children of the planner, records them and wakes the runner', () => {
+  it('publishes worker tasks as children of the planner, records them and wakes the runner', async () => {
     const woken: string[] = [];
     const wakeups = new Wakeups();
     const board = createPlannerBoard({ ...context, wakeups: Object.assign(wakeups, { wake: (key: string) => woken.push(key) }) }, root, 'planner-a', recorder);
-    const published = board.createTask({ title: 'Build x', brief: 'Build x.js', retryOf: null, paths: [] });
+    const published = await board.createTask({ title: 'Build x', brief: 'Build x.js', retryOf: null, paths: [] });
     expect(woken).toEqual([RUNNER_WAKEUP]);
     expect(published.ok).toBe(true);
     const id = published.ok ? published.taskId : '';
-    expect(tasks.getTask(id)).toMatchObject({ parentTaskId: 'task-root', createdBy: 'planner-a', kind: 'worker', title: 'Build x', body: 'Build x.js', status: 'open' });
+    expect(await tasks.getTask(id)).toMatchObject({ parentTaskId: 'task-root', createdBy: 'planner-a', kind: 'worker', title: 'Build x', body: 'Build x.js', status: 'open' });
     expect(events).toContainEqual({ type: 'task.created', data: { taskId: id, parentTaskId: 'task-root', kind: 'worker', title: 'Build x', scope: null, retryOf: null, paths: [] } });
   });
 
-  it('keeps the paths a task declares, and names the tasks in flight they meet without refusing the task', () => {
+  it('keeps the paths a task declares, and names the tasks in flight they meet without refusing the task', async () => {
     const board = createPlannerBoard(context, root, 'planner-a', recorder);
-    const first = board.createTask({ title: 'Build pad', brief: 'b', retryOf: null, paths: ['./src/text/pad.js', 'src/index.js', 'src/index.js'] });
+    const first = await board.createTask({ title: 'Build pad', brief: 'b', retryOf: null, paths: ['./src/text/pad.js', 'src/index.js', 'src/index.js'] });
     expect(first).toMatchObject({ ok: true, overlaps: [] });
     const firstId = first.ok ? first.taskId : '';
-    expect(tasks.getTask(firstId)?.paths).toEqual(['src/text/pad.js', 'src/index.js']);
+    expect((await tasks.getTask(firstId))?.paths).toEqual(['src/text/pad.js', 'src/index.js']);
     expect(events.at(-1)).toMatchObject({ type: 'task.created', data: { taskId: firstId, paths: ['src/text/pad.js', 'src/index.js'] } });
 
-    const second = board.createTask({ title: 'Build case', brief: 'b', retryOf: null, paths: ['src/text/', 'README.md'] });
+    const second = await board.createTask({ title: 'Build case', brief: 'b', retryOf: null, paths: ['src/text/', 'README.md'] });
     expect(second).toMatchObject({
       ok: true,
       overlaps: [{ taskId: firstId, title: 'Build pad', kind: 'worker', state: 'open', declared: ['src/text/pad.js'], touched: [] }],
     });
-    expect(tasks.getTask(second.ok ? second.taskId : '')?.status).toBe('open');
+    expect((await tasks.getTask(second.ok ? second.taskId : ''))?.status).toBe('open');
 
     // A closed task meets nothing.
-    const claimed = tasks.claim({ runId: 'run-1', holder: 'r', kinds: ['worker'], now: context.now(), leaseMs: 60_000 });
+    const claimed = await tasks.claim({ runId: 'run-1', holder: 'r', kinds: ['worker'], now: context.now(), leaseMs: 60_000 });
     expect(claimed?.id).toBe(firstId);
-    tasks.complete(firstId, { holder: 'r', attempt: 1 }, handoffOf('done', 'built'), context.now());
+    await tasks.complete(firstId, { holder: 'r', attempt: 1 }, handoffOf('done', 'built'), context.now());
     eventStore.append({ type: 'handoff.delivered', data: { taskId: firstId, parentTaskId: root.id, status: 'done' }, runId: 'run-1', agentId: 'system' });
-    const third = board.createTask({ title: 'Build index', brief: 'b', retryOf: null, paths: ['src/index.js'] });
+    const third = await board.createTask({ title: 'Build index', brief: 'b', retryOf: null, paths: ['src/index.js'] });
     expect(third).toMatchObject({ ok: true, overlaps: [] });
   });
 
@@ -124,15 +124,15 @@ describe('the planner board', () => {
       toolContext(),
     );
     expect(result.ok).toBe(true);
-    const [task] = tasks.listChildren(root.id);
+    const [task] = await tasks.listChildren(root.id);
     expect(task?.acceptance).toEqual(['node --test', 'npm run lint']);
     expect(task?.body).toMatch(/^Build it\.\n\n## Acceptance checks\n\nWhen you have handed off, colony checks out main at your last merge/);
     expect(task?.body.endsWith('\n\n- `node --test`\n- `npm run lint`')).toBe(true);
     expect(events.find((event) => event.type === 'task.created')).toMatchObject({ data: { taskId: task?.id, acceptance: ['node --test', 'npm run lint'] } });
 
     // Without acceptance, nothing is added: no section, no field in the event.
-    board.createTask({ title: 'Build case', brief: 'Build it.', retryOf: null, paths: [] });
-    const plain = tasks.listChildren(root.id)[1];
+    await board.createTask({ title: 'Build case', brief: 'Build it.', retryOf: null, paths: [] });
+    const plain = (await tasks.listChildren(root.id))[1];
     expect(plain).toMatchObject({ body: 'Build it.', acceptance: [] });
     expect(events.filter((event) => event.type === 'task.created').at(-1)?.data).not.toHaveProperty('acceptance');
 
@@ -145,188 +145,188 @@ describe('the planner board', () => {
     expect(parses(Array.from({ length: 5 }, () => 'x'.repeat(1_000)))).toBe(true);
   });
 
-  it('refuses paths outside the repository, publishing nothing', () => {
+  it('refuses paths outside the repository, publishing nothing', async () => {
     const board = createPlannerBoard(context, root, 'planner-a', recorder);
     for (const path of ['../x.js', '/etc/hosts', '.']) {
-      expect(board.createTask({ title: 'x', brief: 'b', retryOf: null, paths: ['src/ok.js', path] })).toEqual({
+      expect(await board.createTask({ title: 'x', brief: 'b', retryOf: null, paths: ['src/ok.js', path] })).toEqual({
         ok: false,
         error: expect.stringContaining(`paths: ${JSON.stringify(path)} is not a file or folder inside the repository`),
       });
     }
-    expect(tasks.listTasks('run-1')).toHaveLength(1);
+    expect(await tasks.listTasks('run-1')).toHaveLength(1);
   });
 
-  it('appends every earlier attempt of a retried task to its brief, oldest first', () => {
+  it('appends every earlier attempt of a retried task to its brief, oldest first', async () => {
     const board = createPlannerBoard(context, root, 'planner-a', recorder);
-    const closeAs = (id: string, summary: string) => {
-      const claimed = tasks.claim({ runId: 'run-1', holder: 'r', kinds: ['worker'], now: context.now(), leaseMs: 60_000 });
+    const closeAs = async (id: string, summary: string) => {
+      const claimed = await tasks.claim({ runId: 'run-1', holder: 'r', kinds: ['worker'], now: context.now(), leaseMs: 60_000 });
       expect(claimed?.id).toBe(id);
-      expect(tasks.complete(id, { holder: 'r', attempt: 1 }, failedHandoff(summary), context.now()).ok).toBe(true);
+      expect((await tasks.complete(id, { holder: 'r', attempt: 1 }, failedHandoff(summary), context.now())).ok).toBe(true);
     };
-    const first = board.createTask({ title: 'Build x', brief: 'Build x.js', retryOf: null, paths: [] });
+    const first = await board.createTask({ title: 'Build x', brief: 'Build x.js', retryOf: null, paths: [] });
     if (!first.ok) throw new Error(first.error);
-    closeAs(first.taskId, 'first try broke');
-    const second = board.createTask({ title: 'Build x', brief: 'Build x.js again', retryOf: first.taskId, paths: [] });
+    await closeAs(first.taskId, 'first try broke');
+    const second = await board.createTask({ title: 'Build x', brief: 'Build x.js again', retryOf: first.taskId, paths: [] });
     if (!second.ok) throw new Error(second.error);
-    closeAs(second.taskId, 'second try broke');
-    const third = board.createTask({ title: 'Build x', brief: 'Build x.js, third time', retryOf: second.taskId, paths: [] });
+    await closeAs(second.taskId, 'second try broke');
+    const third = await board.createTask({ title: 'Build x', brief: 'Build x.js, third time', retryOf: second.taskId, paths: [] });
     if (!third.ok) throw new Error(third.error);
-    const body = tasks.getTask(third.taskId)?.body ?? '';
+    const body = (await tasks.getTask(third.taskId))?.body ?? '';
     expect(body.startsWith('Build x.js, third time\n\n## Earlier attempts')).toBe(true);
     expect(body.indexOf('first try broke')).toBeGreaterThan(0);
     expect(body.indexOf('second try broke')).toBeGreaterThan(body.indexOf('first try broke'));
     expect(body).toContain('- note of second try broke');
   });
 
-  it(`takes ${MAX_TASK_ATTEMPTS} attempts of a task and refuses the next retry with what to do instead`, () => {
+  it(`takes ${MAX_TASK_ATTEMPTS} attempts of a task and refuses the next retry with what to do instead`, async () => {
     const board = createPlannerBoard(context, root, 'planner-a', recorder);
     let retryOf: string | null = null;
     for (let attempt = 1; attempt <= MAX_TASK_ATTEMPTS; attempt += 1) {
-      const published = board.createTask({ title: 'Build x', brief: 'Build x.js', retryOf, paths: [] });
+      const published = await board.createTask({ title: 'Build x', brief: 'Build x.js', retryOf, paths: [] });
       if (!published.ok) throw new Error(published.error);
-      const claimed = tasks.claim({ runId: 'run-1', holder: 'r', kinds: ['worker'], now: context.now(), leaseMs: 60_000 });
+      const claimed = await tasks.claim({ runId: 'run-1', holder: 'r', kinds: ['worker'], now: context.now(), leaseMs: 60_000 });
       expect(claimed?.id).toBe(published.taskId);
       const handoff = attempt < MAX_TASK_ATTEMPTS ? failedHandoff(`try ${attempt} broke`) : handoffOf('failed', 'The worker ended without a handoff: the step budget ran out (100 model calls).', { synthetic: true });
-      expect(tasks.complete(published.taskId, { holder: 'r', attempt: 1 }, handoff, context.now()).ok).toBe(true);
+      expect((await tasks.complete(published.taskId, { holder: 'r', attempt: 1 }, handoff, context.now())).ok).toBe(true);
       retryOf = published.taskId;
     }
-    const created = tasks.listChildren(root.id).length;
-    const refused = board.createTask({ title: 'Build x', brief: 'Build x.js', retryOf, paths: [] });
+    const created = (await tasks.listChildren(root.id)).length;
+    const refused = await board.createTask({ title: 'Build x', brief: 'Build x.js', retryOf, paths: [] });
     expect(refused.ok).toBe(false);
     const error = refused.ok ? '' : refused.error;
     expect(error).toMatch(new RegExp(`^Not retried: this task has been tried ${MAX_TASK_ATTEMPTS} times \\(task-\\S+ failed, `));
     // Its last worker ran out of steps: the advice is to split it.
     expect(error).toContain('split the work into smaller tasks (without retry_of)');
-    expect(tasks.listChildren(root.id)).toHaveLength(created);
+    expect(await tasks.listChildren(root.id)).toHaveLength(created);
     // The planner's prompt counts the retries the same way.
     expect(defaultPromptSet().text('planner')).toContain(`colony takes at most ${MAX_TASK_ATTEMPTS - 1} retries of a task`);
   });
 
   describe('a failed task\'s brief published again without retry_of', () => {
     /** Claims the next worker task, which must be `id`, and closes it with `handoff`. */
-    const closeAs = (id: string, handoff: Handoff) => {
-      const claimed = tasks.claim({ runId: 'run-1', holder: 'r', kinds: ['worker'], now: context.now(), leaseMs: 60_000 });
+    const closeAs = async (id: string, handoff: Handoff) => {
+      const claimed = await tasks.claim({ runId: 'run-1', holder: 'r', kinds: ['worker'], now: context.now(), leaseMs: 60_000 });
       expect(claimed?.id).toBe(id);
-      expect(tasks.complete(id, { holder: 'r', attempt: 1 }, handoff, context.now()).ok).toBe(true);
+      expect((await tasks.complete(id, { holder: 'r', attempt: 1 }, handoff, context.now())).ok).toBe(true);
     };
-    const publishedId = (result: ReturnType<ReturnType<typeof createPlannerBoard>['createTask']>): string => {
+    const publishedId = (result: Awaited<ReturnType<ReturnType<typeof createPlannerBoard>['createTask']>>): string => {
       if (!result.ok) throw new Error(result.error);
       return result.taskId;
     };
 
-    it('is refused once, naming the task, how it ended and retry_of; the same brief again is taken', () => {
+    it('is refused once, naming the task, how it ended and retry_of; the same brief again is taken', async () => {
       const board = createPlannerBoard(context, root, 'planner-a', recorder);
-      const first = publishedId(board.createTask({ title: 'Build x', brief: 'Build x.js\nwith its tests', retryOf: null, paths: [], acceptance: ['npm test'] }));
-      closeAs(first, failedHandoff('x broke'));
-      const again = board.createTask({ title: 'Build x', brief: '  Build x.js with   its tests\n', retryOf: null, paths: [] });
+      const first = publishedId(await board.createTask({ title: 'Build x', brief: 'Build x.js\nwith its tests', retryOf: null, paths: [], acceptance: ['npm test'] }));
+      await closeAs(first, failedHandoff('x broke'));
+      const again = await board.createTask({ title: 'Build x', brief: '  Build x.js with   its tests\n', retryOf: null, paths: [] });
       expect(again).toEqual({ ok: false, error: expect.stringMatching(new RegExp(`^Not published: this brief is task ${first}'s \\("Build x"\\), which ended failed\\. .*retry_of: ${first}`)) });
-      expect(tasks.listChildren(root.id)).toHaveLength(1);
-      expect(board.createTask({ title: 'Build x', brief: 'Build x.js with its tests', retryOf: null, paths: [] }).ok).toBe(true);
+      expect(await tasks.listChildren(root.id)).toHaveLength(1);
+      expect((await board.createTask({ title: 'Build x', brief: 'Build x.js with its tests', retryOf: null, paths: [] })).ok).toBe(true);
     });
 
-    it('is not refused for a different brief, a retry, a task that ended done, or one still open', () => {
+    it('is not refused for a different brief, a retry, a task that ended done, or one still open', async () => {
       const board = createPlannerBoard(context, root, 'planner-a', recorder);
-      const failed = publishedId(board.createTask({ title: 'Build x', brief: 'Build x.js', retryOf: null, paths: [] }));
-      closeAs(failed, handoffOf('blocked', 'x needs y'));
-      const landed = publishedId(board.createTask({ title: 'Build z', brief: 'Build z.js', retryOf: null, paths: [] }));
-      closeAs(landed, handoffOf('done', 'z is on main'));
-      expect(board.createTask({ title: 'Build z', brief: 'Build z.js', retryOf: null, paths: [] }).ok).toBe(true);
-      expect(board.createTask({ title: 'Build y', brief: 'Build y.js, which x needs', retryOf: null, paths: [] }).ok).toBe(true);
-      expect(board.createTask({ title: 'Build y', brief: 'Build y.js, which x needs', retryOf: null, paths: [] }).ok).toBe(true);
-      expect(board.createTask({ title: 'Build x', brief: 'Build x.js', retryOf: failed, paths: [] }).ok).toBe(true);
+      const failed = publishedId(await board.createTask({ title: 'Build x', brief: 'Build x.js', retryOf: null, paths: [] }));
+      await closeAs(failed, handoffOf('blocked', 'x needs y'));
+      const landed = publishedId(await board.createTask({ title: 'Build z', brief: 'Build z.js', retryOf: null, paths: [] }));
+      await closeAs(landed, handoffOf('done', 'z is on main'));
+      expect((await board.createTask({ title: 'Build z', brief: 'Build z.js', retryOf: null, paths: [] })).ok).toBe(true);
+      expect((await board.createTask({ title: 'Build y', brief: 'Build y.js, which x needs', retryOf: null, paths: [] })).ok).toBe(true);
+      expect((await board.createTask({ title: 'Build y', brief: 'Build y.js, which x needs', retryOf: null, paths: [] })).ok).toBe(true);
+      expect((await board.createTask({ title: 'Build x', brief: 'Build x.js', retryOf: failed, paths: [] })).ok).toBe(true);
       // Retried already: its brief is free again.
-      expect(board.createTask({ title: 'Build x', brief: 'Build x.js', retryOf: null, paths: [] }).ok).toBe(true);
+      expect((await board.createTask({ title: 'Build x', brief: 'Build x.js', retryOf: null, paths: [] })).ok).toBe(true);
     });
 
-    it('knows the planner\'s tasks from before a restart, and leads into the retry cap through retry_of', () => {
+    it('knows the planner\'s tasks from before a restart, and leads into the retry cap through retry_of', async () => {
       const before = createPlannerBoard(context, root, 'planner-a', recorder);
-      let last = publishedId(before.createTask({ title: 'Build x', brief: 'Build x.js', retryOf: null, paths: [], acceptance: ['npm test'] }));
-      closeAs(last, failedHandoff('try 1 broke'));
+      let last = publishedId(await before.createTask({ title: 'Build x', brief: 'Build x.js', retryOf: null, paths: [], acceptance: ['npm test'] }));
+      await closeAs(last, failedHandoff('try 1 broke'));
       const board = createPlannerBoard(context, root, 'planner-a', recorder);
-      expect(board.createTask({ title: 'Build x', brief: 'Build x.js', retryOf: null, paths: [] })).toMatchObject({ ok: false, error: expect.stringMatching(/^Not published: /) });
+      expect(await board.createTask({ title: 'Build x', brief: 'Build x.js', retryOf: null, paths: [] })).toMatchObject({ ok: false, error: expect.stringMatching(/^Not published: /) });
       for (let attempt = 2; attempt <= MAX_TASK_ATTEMPTS; attempt += 1) {
-        last = publishedId(board.createTask({ title: 'Build x', brief: 'Build x.js', retryOf: last, paths: [] }));
-        closeAs(last, failedHandoff(`try ${attempt} broke`));
+        last = publishedId(await board.createTask({ title: 'Build x', brief: 'Build x.js', retryOf: last, paths: [] }));
+        await closeAs(last, failedHandoff(`try ${attempt} broke`));
       }
-      expect(board.createTask({ title: 'Build x', brief: 'Build x.js', retryOf: last, paths: [] })).toMatchObject({ ok: false, error: expect.stringMatching(/^Not retried: /) });
+      expect(await board.createTask({ title: 'Build x', brief: 'Build x.js', retryOf: last, paths: [] })).toMatchObject({ ok: false, error: expect.stringMatching(/^Not retried: /) });
       // The last retry's brief, published again as it was, is refused once too.
-      expect(board.createTask({ title: 'Build x', brief: 'Build x.js', retryOf: null, paths: [] })).toMatchObject({ ok: false, error: expect.stringContaining(`task ${last}'s`) });
+      expect(await board.createTask({ title: 'Build x', brief: 'Build x.js', retryOf: null, paths: [] })).toMatchObject({ ok: false, error: expect.stringContaining(`task ${last}'s`) });
     });
   });
 
-  it('publishes at most its bound of tasks in one answer, counting delegations, and counts again from the next answer', () => {
+  it('publishes at most its bound of tasks in one answer, counting delegations, and counts again from the next answer', async () => {
     const board = createPlannerBoard(context, root, 'planner-a', recorder, { publishesPerAnswer: publishesPerAnswer(1) });
     expect(publishesPerAnswer(1)).toBe(4);
     expect(publishesPerAnswer(8)).toBe(16);
     board.startAnswer();
     const results = [
-      board.createTask({ title: 'a', brief: 'a', retryOf: null, paths: [] }),
-      board.delegate({ title: 'lib', scope: 'src/lib/', brief: 'the lib' }),
-      board.createTask({ title: 'b', brief: 'b', retryOf: null, paths: [] }),
+      await board.createTask({ title: 'a', brief: 'a', retryOf: null, paths: [] }),
+      await board.delegate({ title: 'lib', scope: 'src/lib/', brief: 'the lib' }),
+      await board.createTask({ title: 'b', brief: 'b', retryOf: null, paths: [] }),
       // A refused call does not count.
-      board.createTask({ title: 'c', brief: 'c', retryOf: null, paths: ['../outside.js'] }),
-      board.createTask({ title: 'd', brief: 'd', retryOf: null, paths: [] }),
-      board.createTask({ title: 'e', brief: 'e', retryOf: null, paths: [] }),
-      board.delegate({ title: 'app', scope: 'src/app/', brief: 'the app' }),
+      await board.createTask({ title: 'c', brief: 'c', retryOf: null, paths: ['../outside.js'] }),
+      await board.createTask({ title: 'd', brief: 'd', retryOf: null, paths: [] }),
+      await board.createTask({ title: 'e', brief: 'e', retryOf: null, paths: [] }),
+      await board.delegate({ title: 'app', scope: 'src/app/', brief: 'the app' }),
     ];
     expect(results.map((result) => result.ok)).toEqual([true, true, true, false, true, false, false]);
     const bounded = results[5];
     expect(bounded?.ok === false ? bounded.error : '').toMatch(/^Not published now: at most 4 tasks \(create_task and delegate together\) are published in one answer/);
     board.startAnswer();
-    expect(board.createTask({ title: 'e', brief: 'e', retryOf: null, paths: [] }).ok).toBe(true);
+    expect((await board.createTask({ title: 'e', brief: 'e', retryOf: null, paths: [] })).ok).toBe(true);
   });
 
-  it('refuses to retry a task that is not the planner’s own', () => {
-    tasks.createTask(
+  it('refuses to retry a task that is not the planner’s own', async () => {
+    await tasks.createTask(
       { id: 'task-elsewhere', runId: 'run-1', parentTaskId: root.id, createdBy: 'planner-a', kind: 'planner', title: 'z', body: 'z', scope: 'src/z/', retryOf: null },
       2,
     );
-    const other = createdTask(tasks.createTask(
+    const other = createdTask(await tasks.createTask(
       { id: 'task-other', runId: 'run-1', parentTaskId: 'task-elsewhere', createdBy: 'planner-b', kind: 'worker', title: 'y', body: 'y', scope: null, retryOf: null },
       3,
     ));
     const board = createPlannerBoard(context, root, 'planner-a', recorder);
-    const retried = board.createTask({ title: 'y', brief: 'y', retryOf: other.id, paths: [] });
+    const retried = await board.createTask({ title: 'y', brief: 'y', retryOf: other.id, paths: [] });
     expect(retried).toEqual({ ok: false, error: expect.stringContaining('task-other is not one of your tasks') });
   });
 
-  it('delegates a scope with the scope line above the brief, normalising the path', () => {
+  it('delegates a scope with the scope line above the brief, normalising the path', async () => {
     const board = createPlannerBoard(context, root, 'planner-a', recorder);
-    const delegated = board.delegate({ title: 'Own geo', scope: './src/geo', brief: 'Build the geometry helpers.' });
+    const delegated = await board.delegate({ title: 'Own geo', scope: './src/geo', brief: 'Build the geometry helpers.' });
     if (!delegated.ok) throw new Error(delegated.error);
-    const task = tasks.getTask(delegated.taskId);
+    const task = await tasks.getTask(delegated.taskId);
     expect(task).toMatchObject({ kind: 'planner', scope: 'src/geo/' });
     expect(task?.body).toBe('Your scope: `src/geo/` (you own this slice of the repository).\n\nBuild the geometry helpers.');
   });
 
-  it('refuses scopes outside the repository, outside its own scope, equal to it, or overlapping an open one', () => {
+  it('refuses scopes outside the repository, outside its own scope, equal to it, or overlapping an open one', async () => {
     const board = createPlannerBoard(context, root, 'planner-a', recorder);
-    expect(board.delegate({ title: 'x', scope: '../elsewhere', brief: 'b' })).toMatchObject({ ok: false, error: expect.stringContaining('inside the repository') });
-    expect(board.delegate({ title: 'x', scope: '/etc', brief: 'b' })).toMatchObject({ ok: false });
-    const geo = board.delegate({ title: 'geo', scope: 'src/geo/', brief: 'b' });
+    expect(await board.delegate({ title: 'x', scope: '../elsewhere', brief: 'b' })).toMatchObject({ ok: false, error: expect.stringContaining('inside the repository') });
+    expect(await board.delegate({ title: 'x', scope: '/etc', brief: 'b' })).toMatchObject({ ok: false });
+    const geo = await board.delegate({ title: 'geo', scope: 'src/geo/', brief: 'b' });
     expect(geo.ok).toBe(true);
-    expect(board.delegate({ title: 'x', scope: 'src/geo/shapes/', brief: 'b' })).toMatchObject({ ok: false, error: expect.stringContaining('overlaps src/geo/') });
-    expect(board.delegate({ title: 'x', scope: 'src/', brief: 'b' })).toMatchObject({ ok: false, error: expect.stringContaining('overlaps') });
+    expect(await board.delegate({ title: 'x', scope: 'src/geo/shapes/', brief: 'b' })).toMatchObject({ ok: false, error: expect.stringContaining('overlaps src/geo/') });
+    expect(await board.delegate({ title: 'x', scope: 'src/', brief: 'b' })).toMatchObject({ ok: false, error: expect.stringContaining('overlaps') });
 
-    const sub = tasks.getTask(geo.ok ? geo.taskId : '');
+    const sub = await tasks.getTask(geo.ok ? geo.taskId : '');
     if (sub === null) throw new Error('no sub-planner task');
     const subBoard = createPlannerBoard(context, sub, 'planner-b', recorder);
-    expect(subBoard.delegate({ title: 'x', scope: 'src/text/', brief: 'b' })).toMatchObject({ ok: false, error: expect.stringContaining('outside your own scope') });
-    expect(subBoard.delegate({ title: 'x', scope: 'src/geo/', brief: 'b' })).toMatchObject({ ok: false, error: expect.stringContaining('your whole scope') });
-    expect(subBoard.delegate({ title: 'x', scope: 'src/geo/shapes/', brief: 'b' }).ok).toBe(true);
+    expect(await subBoard.delegate({ title: 'x', scope: 'src/text/', brief: 'b' })).toMatchObject({ ok: false, error: expect.stringContaining('outside your own scope') });
+    expect(await subBoard.delegate({ title: 'x', scope: 'src/geo/', brief: 'b' })).toMatchObject({ ok: false, error: expect.stringContaining('your whole scope') });
+    expect((await subBoard.delegate({ title: 'x', scope: 'src/geo/shapes/', brief: 'b' })).ok).toBe(true);
   });
 
   it('keeps the latest finish until the planner publishes again, and records andon changes in the store', async () => {
     const board = createPlannerBoard(context, root, 'planner-a', recorder);
     await board.finish({ status: 'done', summary: 'all built', evidence: '', notes: [], concerns: [], deviations: [], findings: [], feedback: [], followUps: [] });
     expect(board.finished()?.summary).toBe('all built');
-    board.createTask({ title: 'one more', brief: 'b', retryOf: null, paths: [] });
+    await board.createTask({ title: 'one more', brief: 'b', retryOf: null, paths: [] });
     expect(board.finished()).toBeNull();
 
-    board.setAndon(true, 'main is broken');
-    expect(tasks.pausedTasks('run-1')).toEqual(['task-root']);
-    board.setAndon(false, 'fixed');
-    expect(tasks.pausedTasks('run-1')).toEqual([]);
+    await board.setAndon(true, 'main is broken');
+    expect(await tasks.pausedTasks('run-1')).toEqual(['task-root']);
+    await board.setAndon(false, 'fixed');
+    expect(await tasks.pausedTasks('run-1')).toEqual([]);
     expect(events.filter((event) => event.type === 'andon.changed').map((event) => event.data)).toEqual([
       { taskId: 'task-root', paused: true, reason: 'main is broken' },
       { taskId: 'task-root', paused: false, reason: 'fixed' },
@@ -352,7 +352,7 @@ describe('the planner board', () => {
     // A failed root finish and a sub-planner's done end without the release check.
     const failedBoard = createPlannerBoard(gated, root, 'planner-a', recorder);
     expect(await failedBoard.finish({ ...report, status: 'failed' })).toEqual({ ok: true });
-    const sub = createdTask(tasks.createTask({ id: 'task-sub', runId: 'run-1', parentTaskId: 'task-root', createdBy: 'planner-a', kind: 'planner', title: 'Own src/', body: 'b', scope: 'src/', retryOf: null }, 5));
+    const sub = createdTask(await tasks.createTask({ id: 'task-sub', runId: 'run-1', parentTaskId: 'task-root', createdBy: 'planner-a', kind: 'planner', title: 'Own src/', body: 'b', scope: 'src/', retryOf: null }, 5));
     expect(await createPlannerBoard(gated, sub, 'planner-b', recorder).finish(report)).toEqual({ ok: true });
     expect(releases).toBe(2);
   });

@@ -11,6 +11,7 @@ import { EARLIER_ATTEMPTS_HEADING, earlierAttemptsSection, type EarlierAttempt }
 import { watchRepublishedBriefs } from './republished-briefs.js';
 import { normalizeRepoPath } from '../../in-flight/path-overlap.js';
 import { type ReleaseGate, type RunContext } from '../../context/run-context.js';
+import { flushInBackground } from '../../agent-recorder.js';
 import { RUNNER_WAKEUP } from '../../wakeups.js';
 import type { ReleaseVerdict } from '../../green/types.js';
 import { taskCreatedEvent } from '../../resume/task-created-event.js';
@@ -80,7 +81,7 @@ export function createPlannerBoard(context: BoardContext, task: TaskRecord, agen
     if (bound === undefined || publishedInAnswer < bound) return null;
     return { ok: false, error: publishBoundText(bound) };
   };
-  const publish = (
+  const publish = async (
     input: {
       kind: TaskRecord['kind'];
       title: string;
@@ -91,8 +92,8 @@ export function createPlannerBoard(context: BoardContext, task: TaskRecord, agen
       acceptance: readonly string[];
     },
     overlaps: readonly TaskOverlap[],
-  ): Published => {
-    const created = context.tasks.createTask(
+  ): Promise<Published> => {
+    const created = await context.tasks.createTask(
       { id: newShortId('task'), runId: context.runId, parentTaskId: task.id, createdBy: agentId, ...input },
       context.now(),
       extras.lease?.(),
@@ -102,8 +103,9 @@ export function createPlannerBoard(context: BoardContext, task: TaskRecord, agen
     republished.published(created.task);
     const taskId = created.task.id;
     recorder.record(taskCreatedEvent(created.task));
-    // Recorded before any runner can act on it.
-    recorder.flush();
+    // Recorded before any runner of this process can act on it (they record after it); the
+    // planner goes on without waiting for the disk.
+    flushInBackground(recorder);
     finished = null;
     context.wakeups.wake(RUNNER_WAKEUP);
     return { ok: true, taskId, overlaps };
@@ -114,18 +116,18 @@ export function createPlannerBoard(context: BoardContext, task: TaskRecord, agen
     startAnswer: () => {
       publishedInAnswer = 0;
     },
-    createTask(input) {
+    async createTask(input) {
       const paths = checkPaths(input.paths);
       if (!paths.ok) return paths;
       const bounded = beyondBound();
       if (bounded !== null) return bounded;
       if (input.retryOf === null) {
-        const repeated = republished.refusal(input.brief);
+        const repeated = await republished.refusal(input.brief);
         if (repeated !== null) return { ok: false, error: repeated };
       }
       let body = input.brief;
       if (input.retryOf !== null) {
-        const attempts = earlierAttempts(context, task, input.retryOf);
+        const attempts = await earlierAttempts(context, task, input.retryOf);
         if (!attempts.ok) return attempts;
         if (attempts.attempts.length >= MAX_TASK_ATTEMPTS) return { ok: false, error: retryCapText(attempts.attempts) };
         const section = earlierAttemptsSection(attempts.attempts);
@@ -134,11 +136,11 @@ export function createPlannerBoard(context: BoardContext, task: TaskRecord, agen
       const acceptance = (input.acceptance ?? []).map((command) => command.trim());
       if (acceptance.length > 0) body = `${body}\n\n${acceptanceSection(acceptance)}`;
       // Measured before publishing, so the new task does not meet itself.
-      const overlaps = paths.paths.length === 0 ? [] : context.workInFlight.overlapsWith(paths.paths, task.id);
+      const overlaps = paths.paths.length === 0 ? [] : await context.workInFlight.overlapsWith(paths.paths, task.id);
       return publish({ kind: 'worker', title: input.title, body, scope: null, retryOf: input.retryOf, paths: paths.paths, acceptance }, overlaps);
     },
-    delegate(input) {
-      const scope = checkScope(context, task, input.scope);
+    async delegate(input) {
+      const scope = await checkScope(context, task, input.scope);
       if (!scope.ok) return scope;
       const bounded = beyondBound();
       if (bounded !== null) return bounded;
@@ -150,9 +152,9 @@ export function createPlannerBoard(context: BoardContext, task: TaskRecord, agen
     writeScratchpad(content) {
       recorder.record({ type: 'scratchpad.written', data: { content } });
     },
-    setAndon(paused, reason) {
+    async setAndon(paused, reason) {
       // A stale attempt's andon is refused by the store and changes nothing.
-      if (!context.tasks.setAndon(task.id, paused, context.now(), extras.lease?.())) return;
+      if (!(await context.tasks.setAndon(task.id, paused, context.now(), extras.lease?.()))) return;
       recorder.record({ type: 'andon.changed', data: { taskId: task.id, paused, reason } });
       if (!paused) context.wakeups.wake(RUNNER_WAKEUP);
     },
@@ -245,13 +247,13 @@ function retryCapText(attempts: readonly EarlierAttempt[]): string {
 type AttemptsResult = { ok: true; attempts: EarlierAttempt[] } | { ok: false; error: string };
 
 /** The handoffs of the task being retried and of every task it retried in turn, oldest first. */
-function earlierAttempts(context: BoardContext, planner: TaskRecord, retryOf: string): AttemptsResult {
+async function earlierAttempts(context: BoardContext, planner: TaskRecord, retryOf: string): Promise<AttemptsResult> {
   const attempts: EarlierAttempt[] = [];
   let id: string | null = retryOf;
   const seen = new Set<string>();
   while (id !== null && !seen.has(id)) {
     seen.add(id);
-    const earlier = context.tasks.getTask(id);
+    const earlier = await context.tasks.getTask(id);
     if (earlier === null || earlier.runId !== context.runId || earlier.parentTaskId !== planner.id) {
       return { ok: false, error: `retry_of: ${id} is not one of your tasks. Pass the id from a "Created task" result, or leave retry_of out.` };
     }
@@ -284,7 +286,7 @@ function checkPaths(requested: readonly string[]): PathsResult {
 
 type ScopeResult = { ok: true; scope: string } | { ok: false; error: string };
 
-function checkScope(context: BoardContext, planner: TaskRecord, requested: string): ScopeResult {
+async function checkScope(context: BoardContext, planner: TaskRecord, requested: string): Promise<ScopeResult> {
   const trimmed = requested.trim().replace(/^\.\/+/, '');
   const normalized = posix.normalize(trimmed).replace(/\/+$/, '');
   if (trimmed === '' || posix.isAbsolute(trimmed) || normalized === '.' || normalized === '..' || normalized.startsWith('../')) {
@@ -298,10 +300,10 @@ function checkScope(context: BoardContext, planner: TaskRecord, requested: strin
   if (planner.scope === scope) {
     return { ok: false, error: `scope ${scope} is your whole scope: publish tasks for it instead of delegating it.` };
   }
-  if (depthOf(context, planner) >= MAX_PLANNER_DEPTH) {
+  if ((await depthOf(context, planner)) >= MAX_PLANNER_DEPTH) {
     return { ok: false, error: `sub-planners may be at most ${MAX_PLANNER_DEPTH} levels deep: publish tasks instead of delegating.` };
   }
-  for (const sibling of context.tasks.listTasks(context.runId)) {
+  for (const sibling of await context.tasks.listTasks(context.runId)) {
     if (sibling.parentTaskId !== planner.id || sibling.kind !== 'planner' || sibling.scope === null) continue;
     if (sibling.status !== 'open' && sibling.status !== 'running') continue;
     if (sibling.scope.startsWith(scope) || scope.startsWith(sibling.scope)) {
@@ -311,12 +313,12 @@ function checkScope(context: BoardContext, planner: TaskRecord, requested: strin
   return { ok: true, scope };
 }
 
-function depthOf(context: BoardContext, task: TaskRecord): number {
+async function depthOf(context: BoardContext, task: TaskRecord): Promise<number> {
   let depth = 0;
   let parent = task.parentTaskId;
   while (parent !== null && depth <= MAX_PLANNER_DEPTH) {
     depth += 1;
-    parent = context.tasks.getTask(parent)?.parentTaskId ?? null;
+    parent = (await context.tasks.getTask(parent))?.parentTaskId ?? null;
   }
   return depth;
 }

@@ -13,7 +13,7 @@ export interface RepublishedBriefs {
    * null when there is none, or when a publish of that brief was refused before (the second
    * is taken as it is).
    */
-  refusal(brief: string): string | null;
+  refusal(brief: string): Promise<string | null>;
   /** Tells it the planner published `task`. */
   published(task: TaskRecord): void;
 }
@@ -36,20 +36,20 @@ export function watchRepublishedBriefs(tasks: TaskStore, planner: TaskRecord, br
     const key = normalized(briefOf(task));
     into.byBrief.set(key, [...(into.byBrief.get(key) ?? []), task.id]);
   };
-  const read = (): NonNullable<typeof index> => {
+  const read = async (): Promise<NonNullable<typeof index>> => {
     if (index !== null) return index;
     const built = { byBrief: new Map<string, string[]>(), retried: new Set<string>() };
-    for (const child of tasks.listChildren(planner.id)) add(built, child);
+    for (const child of await tasks.listChildren(planner.id)) add(built, child);
     index = built;
     return built;
   };
   return {
-    refusal(brief) {
-      const known = read();
+    async refusal(brief) {
+      const known = await read();
       const ids = known.byBrief.get(normalized(brief)) ?? [];
       for (const id of [...ids].reverse()) {
         if (known.retried.has(id) || refused.has(id)) continue;
-        const task = tasks.getTask(id);
+        const task = await tasks.getTask(id);
         if (task === null || !UNFINISHED.has(task.status)) continue;
         refused.add(id);
         return republishedText(task);

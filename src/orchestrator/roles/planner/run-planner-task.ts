@@ -1,6 +1,6 @@
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import { runAgent, type AgentInbox, type AgentOutcome } from '../../../agent/agent-loop.js';
+import { runAgent, type AgentInbox, type AgentOutcome, type InboxDelivery } from '../../../agent/agent-loop.js';
 import { endingCallSucceeded } from '../../../agent/agent-restore.js';
 import { type AgentRecorder } from '../../../agent/types.js';
 import type { AgentRole } from '../../../events/event-fields.js';
@@ -16,7 +16,7 @@ import { createSearchTool } from '../../../tools/search-tool.js';
 import { followSharedDependencies } from '../../setup/shared-dependencies.js';
 import { createMainView, type MainView } from '../../../workspace/checkout/main-view.js';
 import { budgetStopHandoff, createAgentBudget } from '../../budget/agent-budget.js';
-import { createAgentRecorder, endAgent } from '../../agent-recorder.js';
+import { createAgentRecorder, endAgent, flushInBackground } from '../../agent-recorder.js';
 import type { Exhaustion } from '../../budget/budget-ledger.js';
 import { handoffMessage, personMessage } from './handoff-message.js';
 import { createFilesInFlightNotice } from './files-in-flight-notice.js';
@@ -59,7 +59,7 @@ export async function runPlannerTask(
   /** After a restart the task goes back to the planner that had it, its conversation rebuilt; read here when not given. */
   given?: PriorAgent | null,
 ): Promise<TaskExecution> {
-  const prior = given === undefined ? priorOf(context, task) : given;
+  const prior = given === undefined ? await priorOf(context, task) : given;
   const agentId = prior?.agentId ?? newShortId('planner');
   const role: Exclude<AgentRole, 'worker'> = task.parentTaskId === null ? 'root-planner' : 'sub-planner';
   const recorder = createAgentRecorder(context.events, context.runId, agentId, context.onEvent, context.disk, signal);
@@ -136,9 +136,11 @@ export async function runPlannerTask(
     },
   });
 
-  const missed = prior === null ? [] : missedMessages(context, task, prior);
+  const missed = prior === null ? [] : await missedMessages(context, task, prior);
   /** Why the view could not follow main before this model call; null when it did. */
   let viewProblem: string | null = null;
+  /** The files in flight as they stood before this model call (the loop asks for its notices after `beforeModelCall`). */
+  let filesInFlight: string | null = null;
   let outcome: AgentOutcome;
   try {
     outcome = await runAgent({
@@ -162,13 +164,14 @@ export async function runPlannerTask(
         board.startAnswer();
         viewProblem = await view.followMain();
         if (viewProblem === null) await followLayer();
+        filesInFlight = await filesNotice.current();
         // Asked last, after every wait: a call the budget allows is the next thing recorded, so
         // a limit used up in between makes this call the last one rather than one more after it.
         return budget?.beforeModelCall() ?? null;
       },
       notices: () => [
         { kind: 'main-view', text: viewProblem === null ? '' : `colony could not bring your view of main up to date, so what you read may be behind main: ${viewProblem}` },
-        { kind: 'files-in-flight', text: filesNotice.current() ?? '' },
+        { kind: 'files-in-flight', text: filesInFlight ?? '' },
       ],
       ...(budget === null ? {} : { stopWaiting: () => budget.whileParked() }),
       ...(prior === null
@@ -203,7 +206,7 @@ export async function runPlannerTask(
     report !== null && !signal.aborted
       ? handoffFromFinish(report, outcome)
       : budgetStop !== null && !signal.aborted
-        ? budgetStoppedPlannerHandoff(context, task, outcome, budgetStop)
+        ? await budgetStoppedPlannerHandoff(context, task, outcome, budgetStop)
         : syntheticPlannerHandoff(outcome, role);
   // Recorded like a worker's, so a restart that cuts off its delivery delivers it as it was.
   // A planner stopped with the run hands nothing off: it is taken up again on resume.
@@ -219,9 +222,9 @@ export async function runPlannerTask(
  * attempt of the planner takes nothing.
  */
 function plannerInbox(context: PlannerContext, task: TaskRecord, lease: () => Lease, missed: readonly InboxMessage[]): AgentInbox {
-  const render = (message: InboxMessage): string => {
+  const render = async (message: InboxMessage): Promise<string> => {
     if (message.handoff !== null && message.fromTaskId !== null) {
-      const child = context.tasks.getTask(message.fromTaskId);
+      const child = await context.tasks.getTask(message.fromTaskId);
       return handoffMessage(message.fromTaskId, child?.title ?? message.fromTaskId, message.handoff);
     }
     // colony's own notices (a fix-up from the green loop) read as colony wrote them.
@@ -230,26 +233,28 @@ function plannerInbox(context: PlannerContext, task: TaskRecord, lease: () => Le
   };
   let redeliver = [...missed];
   return {
-    take: () => {
+    take: async () => {
       // A message a person left from another process is recorded as sent before it is received.
-      context.steering?.recordSteering();
-      const taken = [...redeliver, ...takeStored(context, task, lease())];
+      await context.steering?.recordSteering();
+      const taken = [...redeliver, ...(await takeStored(context, task, lease()))];
       redeliver = [];
-      return taken.map((message) => ({ fromTaskId: message.fromTaskId, content: render(message), inboxSeq: message.seq }));
+      const deliveries: InboxDelivery[] = [];
+      for (const message of taken) deliveries.push({ fromTaskId: message.fromTaskId, content: await render(message), inboxSeq: message.seq });
+      return deliveries;
     },
-    pending: () => {
+    pending: async () => {
       // Children first: one that hands off between the two reads then shows as unread, not as nothing due.
-      const openChildren = context.tasks.movableChildren(task.id);
-      return { unread: context.tasks.unreadCount(task.id) + redeliver.length, openChildren };
+      const openChildren = await context.tasks.movableChildren(task.id);
+      return { unread: (await context.tasks.unreadCount(task.id)) + redeliver.length, openChildren };
     },
     wait: (signal) => context.wakeups.wait(task.id, signal, INBOX_POLL_MS),
   };
 }
 
 /** The planner's unread messages, taken; none while the disk is full (they wait, unread, for the next take). */
-function takeStored(context: PlannerContext, task: TaskRecord, lease: Lease): InboxMessage[] {
+async function takeStored(context: PlannerContext, task: TaskRecord, lease: Lease): Promise<InboxMessage[]> {
   try {
-    return context.tasks.takeInbox(task.id, lease);
+    return await context.tasks.takeInbox(task.id, lease);
   } catch (error) {
     if (isDiskFull(error)) return [];
     throw error;
@@ -257,8 +262,8 @@ function takeStored(context: PlannerContext, task: TaskRecord, lease: Lease): In
 }
 
 /** Messages the store says the planner took that its recorded conversation never received: a crash fell between the two. */
-function missedMessages(context: PlannerContext, task: TaskRecord, prior: PriorAgent): InboxMessage[] {
-  return context.tasks.takenInbox(task.id).filter((message) => !prior.conversation.receivedInboxSeqs.has(message.seq));
+async function missedMessages(context: PlannerContext, task: TaskRecord, prior: PriorAgent): Promise<InboxMessage[]> {
+  return (await context.tasks.takenInbox(task.id)).filter((message) => !prior.conversation.receivedInboxSeqs.has(message.seq));
 }
 
 /** The planner's finish before a restart, if it had finished and published nothing since. */
@@ -281,19 +286,19 @@ function syntheticPlannerHandoff(outcome: AgentOutcome, role: AgentRole): Handof
 }
 
 async function waitForChildren(context: PlannerContext, task: TaskRecord, step: number, recorder: AgentRecorder, signal: AbortSignal): Promise<void> {
-  let open = context.tasks.movableChildren(task.id);
+  let open = await context.tasks.movableChildren(task.id);
   if (open === 0) return;
   recorder.record({ type: 'agent.waiting', data: { step, openChildren: open } });
-  recorder.flush();
+  flushInBackground(recorder);
   while (open > 0 && !signal.aborted) {
     await context.wakeups.wait(task.id, signal, INBOX_POLL_MS);
-    open = context.tasks.movableChildren(task.id);
+    open = await context.tasks.movableChildren(task.id);
   }
 }
 
 /** A planner the budget stopped before it finished: what it had published and how each task ended. */
-function budgetStoppedPlannerHandoff(context: PlannerContext, task: TaskRecord, outcome: AgentOutcome, exhaustion: Exhaustion): Handoff {
-  const children = context.tasks.listTasks(context.runId).filter((child) => child.parentTaskId === task.id);
+async function budgetStoppedPlannerHandoff(context: PlannerContext, task: TaskRecord, outcome: AgentOutcome, exhaustion: Exhaustion): Promise<Handoff> {
+  const children = (await context.tasks.listTasks(context.runId)).filter((child) => child.parentTaskId === task.id);
   const lastToolCall = outcome.status === 'failed' ? outcome.lastToolCall : null;
   return budgetStopHandoff({
     exhaustion,

@@ -36,8 +36,8 @@ describe('acceptance checks in a run', () => {
   const run = (context: RunContext, rootTaskId: string, signal = new AbortController().signal) =>
     runTasks({ context, holder: 'runner-1', workers: () => 1, leaseMs: 30_000, rootTaskId, signal });
 
-  afterEach(() => {
-    tasks.close();
+  afterEach(async () => {
+    await tasks.close();
     example.cleanup();
   });
 
@@ -51,7 +51,7 @@ describe('acceptance checks in a run', () => {
     const { context, root, seen } = await setUp(planner, simModel('sim'));
     const outcome = await run(context, root.id);
 
-    const child = tasks.listChildren(root.id)[0];
+    const child = (await tasks.listChildren(root.id))[0];
     expect(child?.acceptance).toEqual(['node --test', 'test -f src/text/pad.test.js']);
     expect(child?.body).toContain('## Acceptance checks');
     expect(child?.body).toContain('- `node --test`\n- `test -f src/text/pad.test.js`');
@@ -86,7 +86,7 @@ describe('acceptance checks in a run', () => {
     const { context, root, seen } = await setUp(planner, simModel('sim?seed=3&bug=1&lie=1'));
     const outcome = await run(context, root.id);
 
-    const [lied, retry] = tasks.listChildren(root.id);
+    const [lied, retry] = await tasks.listChildren(root.id);
     expect(lied?.handoff).toMatchObject({ status: 'done', acceptance: { passed: false, skipped: null } });
     expect(lied?.handoff?.evidence).toMatch(/exit code: 0/);
     const firstMessage = planner.requests.flatMap(handoffsIn)[0] ?? '';
@@ -129,7 +129,7 @@ describe('acceptance checks in a run', () => {
     const stopped = await first;
 
     expect(stopped).toMatchObject({ rootHandoff: null, released: 2 });
-    const child = tasks.listChildren(root.id)[0];
+    const child = (await tasks.listChildren(root.id))[0];
     expect(child?.status).toBe('open');
     const worker = seen.find((event) => event.type === 'agent.started' && event.data.role === 'worker')?.agentId;
     expect(seen.some((event) => event.type === 'handoff.submitted' && event.agentId === worker)).toBe(false);
@@ -138,8 +138,8 @@ describe('acceptance checks in a run', () => {
     expect(workspace?.type === 'workspace.created' && existsSync(workspace.data.path)).toBe(true);
 
     // Resumed: each open task goes back to the agent that had it.
-    const latest = latestAgentsByTask(events, 'run-1');
-    const priorAgents = new Map(tasks.listTasks('run-1').flatMap((task) => (task.status === 'open' && latest.has(task.id) ? [[task.id, latest.get(task.id) ?? ''] as const] : [])));
+    const latest = await latestAgentsByTask(events, 'run-1');
+    const priorAgents = new Map((await tasks.listTasks('run-1')).flatMap((task) => (task.status === 'open' && latest.has(task.id) ? [[task.id, latest.get(task.id) ?? ''] as const] : [])));
     const resumedFrom = seen.length;
     const outcome = await run({ ...context, wakeups: new Wakeups(), priorAgents }, root.id);
 
@@ -149,8 +149,8 @@ describe('acceptance checks in a run', () => {
     expect(after.some((event) => event.type === 'model.requested')).toBe(false);
     expect(after.filter((event) => event.type === 'acceptance.checked')).toMatchObject([{ data: { passed: true, claimed: 'done' } }]);
     expect(seen.filter((event) => event.type === 'handoff.submitted' && event.agentId === worker)).toHaveLength(1);
-    expect(tasks.deliveredHandoffs('run-1').map((message) => message.fromTaskId)).toEqual([child?.id]);
-    expect(tasks.getTask(child?.id ?? '')?.handoff?.acceptance).toMatchObject({ passed: true });
+    expect((await tasks.deliveredHandoffs('run-1')).map((message) => message.fromTaskId)).toEqual([child?.id]);
+    expect((await tasks.getTask(child?.id ?? ''))?.handoff?.acceptance).toMatchObject({ passed: true });
     expect(outcome.rootHandoff?.summary).toMatch(/^acceptance: passed at [0-9a-f]{12}$/);
   });
 });

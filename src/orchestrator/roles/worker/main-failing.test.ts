@@ -20,8 +20,8 @@ describe('a worker on a red main', () => {
   let example: ExampleRepository;
   let tasks: TaskStore;
 
-  afterEach(() => {
-    tasks.close();
+  afterEach(async () => {
+    await tasks.close();
     example.cleanup();
   });
 

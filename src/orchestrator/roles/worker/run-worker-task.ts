@@ -105,9 +105,9 @@ export async function runWorkerTask(context: WorkerContext, claim: WorkerClaim):
   let submitted: Handoff | null = prior === null ? null : submittedBefore(prior);
   const landed: string[] = prior === null ? [] : landedCommits(prior);
   // main's failures before the worker's first landing: its acceptance verdict marks them as not its own.
-  let redBefore = context.mainHealth?.red() ?? null;
+  let redBefore = (await context.mainHealth?.red()) ?? null;
   const onLanded = async (commit: string): Promise<void> => {
-    if (landed.length === 0) redBefore = context.mainHealth?.red() ?? null;
+    if (landed.length === 0) redBefore = (await context.mainHealth?.red()) ?? null;
     landed.push(commit);
     await claim.onLanded?.(commit);
   };
@@ -127,10 +127,11 @@ export async function runWorkerTask(context: WorkerContext, claim: WorkerClaim):
       onLanded,
       refuseOnce: mergeRefusals(repo, workspace, context.prompts, task.paths ?? [], prior),
       ...(context.settleConflicts === undefined ? {} : { settleConflicts: context.settleConflicts }),
-      // The intent is on disk before main moves, so a restart can tell whether this merge landed.
-      onIntent: (intent) => {
+      // The intent is in the log before main moves, so a restart can tell whether this merge
+      // landed; a flush that fails ends the merge with main untouched.
+      onIntent: async (intent) => {
         recorder.record({ type: 'merge.intended', data: intent });
-        events.flush();
+        await events.flush();
       },
     }),
     createWriteScratchpadTool((content) => scratchpad.write(content)),
@@ -163,6 +164,9 @@ export async function runWorkerTask(context: WorkerContext, claim: WorkerClaim):
 
   const budgetCheck = claim.budget ?? null;
   const stepsWarning = stepsWarningOnce(context.prompts.text('steps-warning'), context.settings.workerMaxSteps, prior !== null && told(prior, 'Steps: '));
+  const { mainHealth } = context;
+  /** How main stood before this model call (the loop asks for its notices after `beforeModelCall`). */
+  let mainFailing = '';
   const loop: AgentLoopOptions = {
     model: context.workerModel,
     tools,
@@ -177,13 +181,15 @@ export async function runWorkerTask(context: WorkerContext, claim: WorkerClaim):
     scratchpad: scratchpad.read,
     ...(context.settings.promptCache ? { cacheKey: agentId } : {}),
     beforeModelCall: async (step) => {
+      // Read before the budget is asked, so a call it allows is the next thing recorded.
+      if (mainHealth !== undefined) mainFailing = mainFailingNotice(context.prompts, await mainHealth.red());
       const spending = budgetCheck?.beforeModelCall() ?? null;
       if (typeof spending === 'object' && spending !== null) return spending;
       const told = [notice, stepsWarning.at(step), spending].filter((text) => text !== null).join('\n\n');
       notice = null;
       return told === '' ? null : told;
     },
-    ...(context.mainHealth === undefined ? {} : { notices: () => [{ kind: 'main-failing', text: mainFailingNotice(context.prompts, context.mainHealth?.red() ?? null) }] }),
+    ...(mainHealth === undefined ? {} : { notices: () => [{ kind: 'main-failing', text: mainFailing }] }),
     ...(budgetCheck === null ? {} : { stopWaiting: () => budgetCheck.whileParked() }),
     ...(prior === null
       ? {}

@@ -9,8 +9,8 @@ describe("a worker's steps", () => {
   let example: ExampleRepository;
   let tasks: TaskStore;
 
-  afterEach(() => {
-    tasks.close();
+  afterEach(async () => {
+    await tasks.close();
     example.cleanup();
   });
 
@@ -53,7 +53,7 @@ describe("a worker's steps", () => {
       '- Files its planner expects it to change: `src/`. Other workers may be changing other files at the same time.',
       '- Your step budget: 10 model calls; colony tells you when 80 % of them are used.',
     ]);
-    expect(tasks.listChildren(opened.root.id)[0]?.handoff).toMatchObject({ status: 'partial', synthetic: false });
+    expect((await tasks.listChildren(opened.root.id))[0]?.handoff).toMatchObject({ status: 'partial', synthetic: false });
   });
 
   it('count as told before a restart when the warning came in one message with other notices', () => {

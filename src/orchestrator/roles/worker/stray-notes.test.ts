@@ -14,8 +14,8 @@ describe('a worker whose merge adds notes about its work', () => {
   let example: ExampleRepository;
   let tasks: TaskStore;
 
-  afterEach(() => {
-    tasks.close();
+  afterEach(async () => {
+    await tasks.close();
     example.cleanup();
   });
 

@@ -14,8 +14,8 @@ describe('a worker that claims done with work not on main', () => {
   let example: ExampleRepository;
   let tasks: TaskStore;
 
-  afterEach(() => {
-    tasks.close();
+  afterEach(async () => {
+    await tasks.close();
     example.cleanup();
   });
 
@@ -43,7 +43,7 @@ describe('a worker that claims done with work not on main', () => {
     expect(told[1]).toBe(
       "error: Not landed: you claim the task is done, but your workspace holds work that is not on main (uncommitted: NOTES.md). Call `merge_to_main` to land it, then `submit_handoff` again. If that work is not part of the task (a scratch file, notes), delete it first. If the task needed no change because main already does what it asks, submit again and say so in the summary; a second `done` is taken as it is.",
     );
-    const child = tasks.listChildren(opened.root.id)[0];
+    const child = (await tasks.listChildren(opened.root.id))[0];
     expect(child?.handoff).toMatchObject({ status: 'done', concerns: [] });
     expect(outcome.rootHandoff?.status).toBe('done');
     expect(example.git('ls-tree', '--name-only', 'main')).not.toContain('NOTES.md');
