@@ -2,21 +2,12 @@ import type { RunAndonChange, RunRequest } from '../tasks/task-store.js';
 import type { Queryable } from './postgres-connection.js';
 import { nextSeq, notifyTaskChange, returnedRow, taskRowById } from './postgres-task-rows.js';
 import type { TaskStoreContext } from './postgres-task-rows.js';
+import { runRequestFromRow } from '../tasks/task-rows.js';
+import type { RunRequestKind, StoredRunRequestRow } from '../tasks/task-rows.js';
 
 const RUN_ANDON_COLUMNS = 'seq, run_id AS "runId", paused, reason, changed_at AS "changedAt"';
 const RUN_REQUEST_COLUMNS = 'seq, run_id AS "runId", kind, task_id AS "taskId", workers, reason, requested_at AS "requestedAt"';
 
-type RequestKind = { readonly kind: 'workers'; readonly workers: number } | { readonly kind: 'stop'; readonly taskId: string } | { readonly kind: 'green' };
-
-interface RunRequestRow {
-  readonly seq: number;
-  readonly runId: string;
-  readonly kind: string;
-  readonly taskId: string | null;
-  readonly workers: number | null;
-  readonly reason: string;
-  readonly requestedAt: number;
-}
 
 /** The run's latest andon change, or null when it has none. */
 export async function latestRunAndon(client: Queryable, runId: string): Promise<RunAndonChange | null> {
@@ -51,16 +42,9 @@ export async function runAndonChangesAfter(context: TaskStoreContext, runId: str
   });
 }
 
-function requestFromRow(row: RunRequestRow, where: string): RunRequest {
-  const common = { seq: row.seq, runId: row.runId, reason: row.reason, requestedAt: row.requestedAt };
-  if (row.kind === 'workers' && row.workers !== null) return { ...common, kind: 'workers', workers: row.workers };
-  if (row.kind === 'stop' && row.taskId !== null) return { ...common, kind: 'stop', taskId: row.taskId };
-  if (row.kind === 'green') return { ...common, kind: 'green' };
-  throw new Error(`The run request ${row.seq} in ${where} is damaged: a ${row.kind} request without its value.`);
-}
 
 /** Adds a request, numbered as it commits; a stop is refused unless its task is a task of the run. */
-export async function addRunRequest(context: TaskStoreContext, runId: string, request: RequestKind, reason: string, now: number): Promise<RunRequest> {
+export async function addRunRequest(context: TaskStoreContext, runId: string, request: RunRequestKind, reason: string, now: number): Promise<RunRequest> {
   return context.connection.transaction(async (client) => {
     if (request.kind === 'stop') {
       const task = await taskRowById(client, request.taskId);
@@ -69,17 +53,17 @@ export async function addRunRequest(context: TaskStoreContext, runId: string, re
       }
     }
     const seq = await nextSeq(context, client, 'run_requests');
-    const { rows } = await client.query<RunRequestRow>(
+    const { rows } = await client.query<StoredRunRequestRow>(
       `INSERT INTO run_requests (seq, run_id, kind, task_id, workers, reason, requested_at) VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING ${RUN_REQUEST_COLUMNS}`,
       [seq, runId, request.kind, request.kind === 'stop' ? request.taskId : null, request.kind === 'workers' ? request.workers : null, reason, now],
     );
-    return requestFromRow(returnedRow(rows, `the ${request.kind} request of run ${runId}`), context.where);
+    return runRequestFromRow(returnedRow(rows, `the ${request.kind} request of run ${runId}`), context.where);
   });
 }
 
 export async function runRequestsAfter(context: TaskStoreContext, runId: string, afterSeq: number): Promise<RunRequest[]> {
   return context.connection.read(async (client) => {
-    const { rows } = await client.query<RunRequestRow>(`SELECT ${RUN_REQUEST_COLUMNS} FROM run_requests WHERE run_id = $1 AND seq > $2 ORDER BY seq`, [runId, afterSeq]);
-    return rows.map((row) => requestFromRow(row, context.where));
+    const { rows } = await client.query<StoredRunRequestRow>(`SELECT ${RUN_REQUEST_COLUMNS} FROM run_requests WHERE run_id = $1 AND seq > $2 ORDER BY seq`, [runId, afterSeq]);
+    return rows.map((row) => runRequestFromRow(row, context.where));
   });
 }

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { handoffSchema } from '../../events/handoff.js';
 import type { Handoff } from '../../events/handoff.js';
-import type { InboxMessage, TaskRecord } from './task-store.js';
+import type { InboxMessage, RunRequest, TaskRecord } from './task-store.js';
 
 /**
  * A task as a store keeps it: the record's fields in their creation order (`seq`), the handoff,
@@ -125,4 +125,27 @@ export function messageFromRow(row: StoredInboxRow, path: string): InboxMessage 
     // Messages left before colony wrote its own have no sender: a person left them.
     sender: row.handoff !== null ? null : row.sender === 'colony' ? 'colony' : 'person',
   };
+}
+
+/** What a person asks of a run, as a store is given it: the kind and its own value. */
+export type RunRequestKind = { readonly kind: 'workers'; readonly workers: number } | { readonly kind: 'stop'; readonly taskId: string } | { readonly kind: 'green' };
+
+/** A run request as a store keeps it: every kind's value in a column of its own, null when not its kind's. */
+export interface StoredRunRequestRow {
+  readonly seq: number;
+  readonly runId: string;
+  readonly kind: string;
+  readonly taskId: string | null;
+  readonly workers: number | null;
+  readonly reason: string;
+  readonly requestedAt: number;
+}
+
+/** The request a stored row holds; throws, naming `where`, for a row whose kind lacks its value. */
+export function runRequestFromRow(row: StoredRunRequestRow, where: string): RunRequest {
+  const common = { seq: row.seq, runId: row.runId, reason: row.reason, requestedAt: row.requestedAt };
+  if (row.kind === 'workers' && row.workers !== null) return { ...common, kind: 'workers', workers: row.workers };
+  if (row.kind === 'stop' && row.taskId !== null) return { ...common, kind: 'stop', taskId: row.taskId };
+  if (row.kind === 'green') return { ...common, kind: 'green' };
+  throw new Error(`The run request ${row.seq} in ${where} is damaged: a ${row.kind} request without its value.`);
 }
