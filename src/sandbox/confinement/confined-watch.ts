@@ -33,7 +33,8 @@ export interface ConfinedOutcome {
  * report SIGTERM for a command that ignores it), waits the grace, then kills the whole
  * cgroup. Before the command has reported itself started there is nothing to address in
  * the cgroup yet, so SIGTERM goes to the launcher's process, whose confinement then takes
- * everything inside down with it. Once the launcher's process exits, the cgroup is swept
+ * everything inside down with it; a confinement that does not pass it on finishes its set-up,
+ * and the command, once it reports itself started, is sent its SIGTERM then. Once the launcher's process exits, the cgroup is swept
  * (background children, `setsid` and `nohup` included), the out-of-memory record and the CPU
  * count are read, and the cgroup is removed; then the output pipes get a short drain.
  */
@@ -72,11 +73,17 @@ export function watchConfinedChild(
       signalLauncher('SIGKILL');
       void cgroup.kill();
     };
+    const signalCommand = (): void => {
+      sentSignals.push('SIGTERM');
+      cgroup.signal('SIGTERM', child.pid === undefined ? [] : [child.pid]);
+    };
     const stop = (): void => {
       if (exited || killTimer !== undefined) return;
-      sentSignals.push('SIGTERM');
-      if (started) cgroup.signal('SIGTERM', child.pid === undefined ? [] : [child.pid]);
-      else signalLauncher('SIGTERM');
+      if (started) signalCommand();
+      else {
+        sentSignals.push('SIGTERM');
+        signalLauncher('SIGTERM');
+      }
       killTimer = setTimeout(killEverything, killGraceMs);
     };
     const deadline = armDeadline(request, stop);
@@ -106,7 +113,11 @@ export function watchConfinedChild(
     child.stderr?.on('data', (chunk: Buffer) => output.append(chunk));
     (child.stdio[3] as Readable | null | undefined)?.on('data', (chunk: Buffer) => {
       statusText += chunk.toString('utf8');
-      if (statusText.includes('started')) started = true;
+      if (started || !statusText.includes('started')) return;
+      started = true;
+      // Stopped while its confinement was being set up, where the SIGTERM may have gone
+      // unheard (unshare's parent ignores it, pid 1 drops it): the command gets its own.
+      if (killTimer !== undefined && !exited) signalCommand();
     });
     child.on('error', (error) => {
       if (child.pid !== undefined || exited) return;
