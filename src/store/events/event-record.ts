@@ -54,14 +54,15 @@ export function validateEventInput(input: EventInput): ValidatedEventInput {
   return { runId, agentId, ts, body: parsed.data };
 }
 
-/** A record before the store gives it its place in the log. */
-export type UnnumberedEventRecord = Omit<EventRecord, 'seq'>;
+/** The seq of a record whose store numbers it only when it writes it. */
+export const UNNUMBERED = 0;
 
 /**
- * Hands out the envelope of each appended event but its seq: a fresh id, the version, and a
- * ts that never goes below the previous event's ts, even when the clock steps back or a caller
- * passes an older time. The seq is the store's to give (see `EventStore`): one that writes
- * alone can number at append time, one shared by several processes only when it writes.
+ * Hands out the envelope of each appended event: a fresh id, the version, and a ts that never
+ * goes below the previous event's ts, even when the clock steps back or a caller passes an
+ * older time. The seq is the store's to give (see `EventStore`): one that writes alone numbers
+ * at append time, one shared by several processes only when it writes (its records carry
+ * `UNNUMBERED` until then). The event handed back has no seq either way.
  */
 export class EventStamper {
   private ts: number;
@@ -73,8 +74,8 @@ export class EventStamper {
     this.ts = lastTs;
   }
 
-  /** Gives `input` its envelope; returns the event for the caller and the record to store. */
-  stamp(input: ValidatedEventInput): { event: RecordedEvent; record: UnnumberedEventRecord } {
+  /** Gives `input` its envelope and `seq`; returns the event for the caller and the record to store. */
+  stamp(input: ValidatedEventInput, seq: number): { event: RecordedEvent; record: EventRecord } {
     const requested = input.ts ?? this.now();
     if (!Number.isSafeInteger(requested)) {
       throw new TypeError(`The store's clock must return whole milliseconds since the epoch, got ${requested}.`);
@@ -82,7 +83,9 @@ export class EventStamper {
     const ts = requested > this.ts ? requested : this.ts;
     this.ts = ts;
     const { body } = input;
-    const record: UnnumberedEventRecord = {
+    // One literal, in the order of the table's columns: records are made once per event appended.
+    const record: EventRecord = {
+      seq,
       id: newId(ts),
       v: EVENT_VERSION,
       runId: input.runId,

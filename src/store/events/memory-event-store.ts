@@ -32,8 +32,8 @@ export function createMemoryEventStore(options: MemoryEventStoreOptions = {}): E
   let closed = false;
 
   function keep(input: ValidatedEventInput): RecordedEvent {
-    const { event, record } = stamper.stamp(input);
-    records.push({ ...record, seq: records.length + 1 });
+    const { event, record } = stamper.stamp(input, records.length + 1);
+    records.push(record);
     return event;
   }
 

@@ -1,4 +1,4 @@
-import type { EventRecord, UnnumberedEventRecord } from '../events/event-record.js';
+import type { EventRecord } from '../events/event-record.js';
 import type { EventQuery } from '../events/event-store.js';
 import { recordedEventTypes } from '../../events/event-versions.js';
 import type { Queryable } from './postgres-connection.js';
@@ -55,8 +55,8 @@ export async function eventExists(client: Queryable, id: string): Promise<boolea
   return rows.length > 0;
 }
 
-/** Inserts `records` numbered from `afterSeq` + 1, in their order, a thousand rows to a statement. */
-export async function insertEventRecords(client: Queryable, records: readonly UnnumberedEventRecord[], afterSeq: number): Promise<void> {
+/** Inserts `records` numbered from `afterSeq` + 1, in their order (their own seq, `UNNUMBERED`, is not read), a thousand rows to a statement. */
+export async function insertEventRecords(client: Queryable, records: readonly EventRecord[], afterSeq: number): Promise<void> {
   for (let start = 0; start < records.length; start += ROWS_PER_INSERT) {
     const chunk = records.slice(start, start + ROWS_PER_INSERT);
     const parameters: (string | number)[] = [];

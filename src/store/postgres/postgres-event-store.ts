@@ -1,7 +1,7 @@
 import type { ColonyEvent, RecordedEvent } from '../../events/event-types.js';
 import { errorMessage } from '../../errors/error-message.js';
-import { EventStamper, eventFromRecord, validateEventInput } from '../events/event-record.js';
-import type { UnnumberedEventRecord, ValidatedEventInput } from '../events/event-record.js';
+import { EventStamper, UNNUMBERED, eventFromRecord, validateEventInput } from '../events/event-record.js';
+import type { EventRecord, ValidatedEventInput } from '../events/event-record.js';
 import { checkEventQuery } from '../events/event-query.js';
 import type { EventInput, EventQuery, EventStore } from '../events/event-store.js';
 import type { PostgresConnection } from './postgres-connection.js';
@@ -42,7 +42,7 @@ interface UncertainBatch {
  */
 class PostgresEventStore implements EventStore {
   private readonly stamper: EventStamper;
-  private pending: UnnumberedEventRecord[] = [];
+  private pending: EventRecord[] = [];
   private uncertain: UncertainBatch | undefined;
   /** The write going on, if any; every write waits for the one before it. */
   private writing: Promise<void> = Promise.resolve();
@@ -103,7 +103,7 @@ class PostgresEventStore implements EventStore {
   }
 
   private buffer(input: ValidatedEventInput): RecordedEvent {
-    const { event, record } = this.stamper.stamp(input);
+    const { event, record } = this.stamper.stamp(input, UNNUMBERED);
     this.pending.push(record);
     return event;
   }

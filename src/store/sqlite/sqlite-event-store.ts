@@ -121,9 +121,9 @@ class SqliteEventStore implements EventStore {
 
   /** Stamps and numbers one checked input and puts it in the buffer. */
   private buffer(input: ValidatedEventInput): RecordedEvent {
-    const { event, record } = this.stamper.stamp(input);
     this.lastSeqHandedOut += 1;
-    this.pending.push({ ...record, seq: this.lastSeqHandedOut });
+    const { event, record } = this.stamper.stamp(input, this.lastSeqHandedOut);
+    this.pending.push(record);
     return event;
   }
 
