@@ -1,11 +1,9 @@
 import type { RecordedEvent } from '../events/event-types.js';
 import { followRun, type EventReader } from '../observe/replay/run-reader.js';
-import { eventsDatabasePath } from '../orchestrator/setup/state-directory.js';
+import { mayHoldRuns, openRunLogToRead, type RunState } from '../orchestrator/setup/run-state.js';
 import type { EventQuery } from '../store/events/event-store.js';
-import { openSqliteEventStore } from '../store/sqlite/sqlite-event-store.js';
 import type { EventStore } from '../store/events/event-store.js';
 import { liveSource } from '../ui/tui/sources.js';
-import { existsSync } from 'node:fs';
 import { agentDiffReader } from './agent-diff.js';
 import type { CommandContext } from './command-context.js';
 import { announcingPromptOverrides } from './prompt-override-notice.js';
@@ -22,7 +20,8 @@ export interface RunDisplay {
 export interface RunDisplayOptions {
   /** True unless `--no-tui`, `--json` or `--quiet`. */
   readonly tui: boolean;
-  readonly stateDir: string;
+  /** Where the run's log is: its state directory, or the store. */
+  readonly state: RunState;
   readonly repoDir: string;
   /** The progress printer for plain lines, when there is no terminal UI. */
   readonly progress: ((event: RecordedEvent) => void) | undefined;
@@ -40,13 +39,13 @@ export function startRunDisplay(ctx: CommandContext, options: RunDisplayOptions)
   }
   // Lines written under the UI would tear it: notices wait until it is down.
   const heldBack: string[] = [];
-  const reader = lazyLog(options.stateDir);
+  const reader = lazyLog(options.state);
   const interrupt = () => process.kill(process.pid, 'SIGINT');
   const ui = showTerminalUi(
     ctx.terminal,
     {
       source: liveSource(followRun(reader), agentDiffReader(options.repoDir)),
-      actions: steeringActions(options.stateDir, ctx.secrets ?? []),
+      actions: steeringActions(options.state, ctx.secrets ?? []),
       quitQuestion: 'Stop the run? Its unfinished tasks wait for colony resume.',
       onQuit: interrupt,
       onInterrupt: interrupt,
@@ -65,17 +64,16 @@ export function startRunDisplay(ctx: CommandContext, options: RunDisplayOptions)
 }
 
 /** The run's log, opened once the run has made it: until then it reads as empty. */
-function lazyLog(stateDir: string): EventReader & { close(): Promise<void> } {
+function lazyLog(state: RunState): EventReader & { close(): Promise<void> } {
   let events: EventStore | null = null;
   return {
     async read(query: EventQuery) {
       if (events === null) {
-        const path = eventsDatabasePath(stateDir);
-        if (!existsSync(path)) return [];
+        if (!mayHoldRuns(state)) return [];
         try {
-          events = openSqliteEventStore(path);
+          events = await openRunLogToRead(state);
         } catch {
-          // The run is making the file this moment: it is opened on a later frame.
+          // The run is making its log this moment, or the store did not answer: it is opened on a later frame.
           return [];
         }
       }

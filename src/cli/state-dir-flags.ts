@@ -1,13 +1,35 @@
 import { resolve } from 'node:path';
-import type { Command } from 'commander';
+import { InvalidArgumentError, Option, type Command } from 'commander';
+import type { RunState } from '../orchestrator/setup/run-state.js';
 import { defaultStateDir, locateDefaultStateDir } from '../orchestrator/setup/state-directory.js';
 import { openSteering, type SteeringAccess } from '../orchestrator/session/steering-access.js';
 import { usageError, type CommandContext } from './command-context.js';
 
-/** `--repo` and `--state`, as the commands that read or steer a run take them. */
+/** `--repo`, `--state` and `--store`, as the commands that read or steer a run take them. */
 export interface StateDirFlags {
   readonly repo: string;
   readonly state?: string;
+  readonly store?: string;
+}
+
+/** A commander option parser for a store's address: a PostgreSQL URL. */
+export function storeAddress(value: string): string {
+  if (!/^postgres(ql)?:\/\/\S+$/i.test(value.trim())) {
+    // Whatever it is, a user:password part is not repeated.
+    const shown = value.replace(/\/\/([^:@/\s]*):[^@\s]*@/, '//$1:***@');
+    throw new InvalidArgumentError(`expected a PostgreSQL URL such as postgres://colony@db.internal:5432/colony (add ?schema=NAME for a schema of its own), got "${shown}".`);
+  }
+  return value.trim();
+}
+
+/** `--store`, on every command that opens a run's log. */
+export function storeOption(): Option {
+  return new Option('--store <url>', "the PostgreSQL store the run's log and tasks are in, when not in the state directory (default: the store setting of colony.toml or COLONY_STORE)").argParser(storeAddress);
+}
+
+/** Where the flags say a run's state is: the state directory, and the store when one is named. */
+export function runStateOf(ctx: Pick<CommandContext, 'cwd'>, flags: StateDirFlags): RunState {
+  return { stateDir: stateDirOf(ctx, flags), ...(flags.store === undefined ? {} : { storeUrl: flags.store }) };
 }
 
 /** How `--state` help texts name the default (`defaultStateDir`). */
@@ -18,11 +40,12 @@ export function stateDirOf(ctx: Pick<CommandContext, 'cwd'>, flags: StateDirFlag
   return flags.state === undefined ? defaultStateDir(resolve(ctx.cwd, flags.repo)) : resolve(ctx.cwd, flags.state);
 }
 
-/** `--repo` and `--state` on a command that steers a run, with what they mean there. */
+/** `--repo`, `--state` and `--store` on a command that steers a run, with what they mean there. */
 export function addSteeringOptions(command: Command): Command {
   return command
     .option('--repo <dir>', 'the repository the run works on', '.')
-    .option('--state <dir>', `the state directory the run uses (${DEFAULT_STATE_DIR_HELP})`);
+    .option('--state <dir>', `the state directory the run uses (${DEFAULT_STATE_DIR_HELP})`)
+    .addOption(storeOption());
 }
 
 /**
@@ -30,7 +53,7 @@ export function addSteeringOptions(command: Command): Command {
  * on it and lets it go whatever happens; says what is wrong (exit 2) when there is no run to steer.
  */
 export async function steerRun(ctx: CommandContext, flags: StateDirFlags, act: (access: Extract<SteeringAccess, { ok: true }>) => Promise<number>): Promise<number> {
-  const access = await openSteering(stateDirOf(ctx, flags), ctx.secrets ?? []);
+  const access = await openSteering(runStateOf(ctx, flags), ctx.secrets ?? []);
   if (!access.ok) {
     usageError(ctx, access.error);
     return ctx.exitCode;

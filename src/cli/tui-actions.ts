@@ -1,4 +1,5 @@
 import { openSteering } from '../orchestrator/session/steering-access.js';
+import type { RunState } from '../orchestrator/setup/run-state.js';
 import { currentWorkerLimit, setWorkers, stopAgent } from '../orchestrator/steering/steering-controls.js';
 import { pullRunAndon, releaseRunAndon, sendToPlanner, type SteeringStores } from '../orchestrator/steering/steering.js';
 import type { SteeringOutcome, TuiActions } from '../ui/tui/tui-source.js';
@@ -6,13 +7,13 @@ import { errorMessage } from '../errors/error-message.js';
 
 /**
  * The terminal UI's steering keys, doing what `colony andon`, `colony say`, `colony stop` and
- * `colony workers` do: each opens the run's state directory, makes its one change and lets go,
+ * `colony workers` do: each opens the run's state (its state directory or store), makes its one change and lets go,
  * so any number of UIs (and the commands) can steer the same run. With `shownRunId`, a key
  * refuses when the run that can be steered is another one than the screen shows.
  */
-export function steeringActions(stateDir: string, secrets: readonly string[], shownRunId: string | null = null): TuiActions {
+export function steeringActions(state: RunState, secrets: readonly string[], shownRunId: string | null = null): TuiActions {
   const steerOnce = async (change: (stores: SteeringStores, runId: string) => Promise<SteeringOutcome>): Promise<SteeringOutcome> => {
-    const access = await openSteering(stateDir, secrets);
+    const access = await openSteering(state, secrets);
     if (!access.ok) return { ok: false, message: access.error };
     try {
       const { runId } = access.run;

@@ -1,7 +1,6 @@
-import { join } from 'node:path';
 import { expect } from 'vitest';
+import { openTaskTableToRead } from '../../src/orchestrator/setup/run-state.js';
 import { parseScenario } from '../../src/sim/scenario/scenario.js';
-import { openSqliteTaskStore } from '../../src/store/sqlite/sqlite-task-store.js';
 import type { TaskRecord } from '../../src/store/tasks/task-store.js';
 import { runCli, type ExampleRepository } from './example-repository.js';
 import { defaultStateDir } from '../../src/orchestrator/setup/state-directory.js';
@@ -19,10 +18,11 @@ export interface StatusJson {
 
 /**
  * The checks every finished, green run must pass: modules on the branch it landed on, one
- * handoff per task, a consistent status.
+ * handoff per task, a consistent status. `storeUrl` is the store its log is in, if not its
+ * state directory.
  */
-export async function expectGreenRun(repo: ExampleRepository): Promise<{ status: StatusJson; tasks: TaskRecord[] }> {
-  const found = await status(repo);
+export async function expectGreenRun(repo: ExampleRepository, storeUrl?: string): Promise<{ status: StatusJson; tasks: TaskRecord[] }> {
+  const found = await status(repo, storeUrl);
   expect(found.run.state).toBe('done');
   const trunk = found.run.trunk ?? 'main';
   const modules = goalModules(repo);
@@ -32,7 +32,7 @@ export async function expectGreenRun(repo: ExampleRepository): Promise<{ status:
     expect(files).toContain(module);
     expect(index).toContain(module.replace(/^src\//, './'));
   }
-  const { tasks, deliveredFrom } = await taskTable(repo, found.run.id);
+  const { tasks, deliveredFrom } = await taskTable(repo, found.run.id, storeUrl);
   // Exactly once: every task closed, and its handoff delivered once, none missing, none extra.
   expect(tasks.every((task) => task.status !== 'open' && task.status !== 'running')).toBe(true);
   expect([...deliveredFrom].sort()).toEqual(tasks.map((task) => task.id).sort());
@@ -45,8 +45,8 @@ export async function expectGreenRun(repo: ExampleRepository): Promise<{ status:
   return { status: found, tasks };
 }
 
-export async function status(repo: ExampleRepository): Promise<StatusJson> {
-  const result = await runCli(['status', '--repo', repo.dir, '--json']);
+export async function status(repo: ExampleRepository, storeUrl?: string): Promise<StatusJson> {
+  const result = await runCli(['status', '--repo', repo.dir, '--json', ...(storeUrl === undefined ? [] : ['--store', storeUrl])]);
   expect(result.code).toBe(0);
   return JSON.parse(result.stdout) as StatusJson;
 }
@@ -58,8 +58,9 @@ function goalModules(repo: ExampleRepository): string[] {
 }
 
 /** Every task of the run but the root, and the handoffs the store delivered, read from the run's own store. */
-async function taskTable(repo: ExampleRepository, runId: string): Promise<{ tasks: TaskRecord[]; deliveredFrom: string[] }> {
-  const store = openSqliteTaskStore(join(defaultStateDir(repo.dir), 'colony.db'), { readOnly: true });
+async function taskTable(repo: ExampleRepository, runId: string, storeUrl: string | undefined): Promise<{ tasks: TaskRecord[]; deliveredFrom: string[] }> {
+  const store = await openTaskTableToRead({ stateDir: defaultStateDir(repo.dir), ...(storeUrl === undefined ? {} : { storeUrl }) });
+  if (store === null) throw new Error(`the run's state in ${defaultStateDir(repo.dir)} has no task table`);
   try {
     const tasks = (await store.listTasks(runId)).filter((task) => task.parentTaskId !== null);
     return { tasks, deliveredFrom: (await store.deliveredHandoffs(runId)).map((message) => message.fromTaskId ?? '') };

@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { pullRunAndon, releaseRunAndon } from '../../orchestrator/steering/steering.js';
 import { EXIT_OK, usageError, type CommandContext } from '../command-context.js';
+import { applyConfiguration } from '../config/apply-configuration.js';
 import { addSteeringOptions, steerRun } from '../state-dir-flags.js';
 
 interface AndonFlags {
@@ -8,6 +9,7 @@ interface AndonFlags {
   readonly reason?: string;
   readonly repo: string;
   readonly state?: string;
+  readonly store?: string;
   readonly json?: boolean;
 }
 
@@ -17,8 +19,9 @@ export function defineAndonCommand(command: Command, ctx: CommandContext): void 
     .option('--reason <text>', 'why, recorded with the change and shown by colony status');
   addSteeringOptions(command)
     .option('--json', 'print the outcome as JSON')
-    .action(async (flags: AndonFlags) => {
-      ctx.exitCode = await andon(ctx, flags);
+    .action(async (_given: AndonFlags, self: Command) => {
+      const configured = applyConfiguration<AndonFlags>(ctx, self);
+      if (configured !== null) ctx.exitCode = await andon(configured.ctx, configured.flags);
     });
 }
 

@@ -71,7 +71,7 @@ async function demo(ctx: CommandContext, flags: DemoFlags): Promise<number> {
 
   // In a terminal the demo is the product: the terminal UI over the run, then the summary.
   const progress = flags.quiet === true ? undefined : (event: RecordedEvent) => DEMO_EVENTS.has(event.type) && ctx.stdout(`  ${formatEventLine(event)}\n`);
-  const display = startRunDisplay(ctx, { tui: showsTui(ctx, flags), stateDir: defaultStateDir(repoDir), repoDir, progress });
+  const display = startRunDisplay(ctx, { tui: showsTui(ctx, flags), state: { stateDir: defaultStateDir(repoDir) }, repoDir, progress });
   let result: RunSessionResult;
   try {
     result = await runRunSession({
@@ -95,7 +95,7 @@ async function demo(ctx: CommandContext, flags: DemoFlags): Promise<number> {
     usageError(ctx, result.error);
     return ctx.exitCode;
   }
-  ctx.stdout(formatRunSummary(result, await readRunStatus(result.stateDir, result.runId)));
+  ctx.stdout(formatRunSummary(result, await readRunStatus({ stateDir: result.stateDir }, result.runId)));
   ctx.stdout(
     [
       'Look around:',

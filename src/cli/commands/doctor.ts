@@ -13,11 +13,14 @@ import type { ModelToCheck } from '../doctor/types.js';
 import { runDoctor, type DoctorProbes } from '../doctor/run-doctor.js';
 import { systemSandboxProbes } from '../doctor/sandbox-checks.js';
 import type { GitVersionOutput } from '../doctor/tool-versions.js';
-import { DEFAULT_STATE_DIR_HELP } from '../state-dir-flags.js';
+import { postgresOptionsOf } from '../../orchestrator/setup/run-state.js';
+import { probePostgresStore } from '../../store/postgres/postgres-probe.js';
+import { DEFAULT_STATE_DIR_HELP, storeOption } from '../state-dir-flags.js';
 
 interface DoctorFlags {
   readonly repo: string;
   readonly state?: string;
+  readonly store?: string;
   readonly model: string;
   readonly plannerModel?: string;
   readonly baseUrl?: string;
@@ -30,6 +33,7 @@ export function defineDoctorCommand(command: Command, ctx: CommandContext): void
   command
     .option('--repo <dir>', 'the git repository colony would work on', '.')
     .option('--state <dir>', `where colony would keep its state (${DEFAULT_STATE_DIR_HELP})`)
+    .addOption(storeOption())
     .option('--model <spec>', "the workers' model to check, as colony run takes it", 'sim')
     .option('--planner-model <spec>', "the planners' model to check (default: the workers' model)")
     .option('--base-url <url>', 'the API base URL the models are reached at')
@@ -52,7 +56,7 @@ async function doctor(ctx: CommandContext, flags: DoctorFlags): Promise<number> 
     { spec: flags.plannerModel ?? flags.model, roles: ['planners'], baseUrl: flags.baseUrl, apiKeyEnv: flags.apiKeyEnv },
   ];
   const report = await runDoctor(
-    { repoDir, stateDir, sandbox: flags.sandbox, models, modelOptions: { env: ctx.env }, runId: `doctor-${process.pid}` },
+    { repoDir, stateDir, storeUrl: flags.store, sandbox: flags.sandbox, models, modelOptions: { env: ctx.env }, runId: `doctor-${process.pid}` },
     systemProbes(ctx),
   );
   ctx.stdout(flags.json === true ? doctorJson(report) : formatDoctorReport(report));
@@ -67,6 +71,8 @@ function systemProbes(ctx: CommandContext): DoctorProbes {
     statfs: (path) => statfs(path),
     probeOverlay: probeOverlaySupport,
     sandbox: systemSandboxProbes(ctx.env),
+    // A store that does not answer is said within seconds, not after the run's retry window.
+    probeStore: (url) => probePostgresStore({ ...postgresOptionsOf(url), retryMs: 3_000 }),
   };
 }
 

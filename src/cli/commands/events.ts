@@ -1,17 +1,18 @@
-import { existsSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { InvalidArgumentError, type Command } from 'commander';
 import { EVENT_TYPES, type EventType } from '../../events/event-types.js';
 import { formatEventLine } from '../../observe/view/format-event.js';
-import { eventsDatabasePath } from '../../orchestrator/session/work-session.js';
+import { mayHoldRuns, openRunLogToRead } from '../../orchestrator/setup/run-state.js';
+import { eventsDatabasePath } from '../../orchestrator/setup/state-directory.js';
 import type { EventQuery } from '../../store/events/event-store.js';
-import { openSqliteEventLogToRead } from '../../store/sqlite/sqlite-event-store.js';
 import { EXIT_OK, positiveInteger, usageError, type CommandContext } from '../command-context.js';
-import { DEFAULT_STATE_DIR_HELP, stateDirOf } from '../state-dir-flags.js';
+import { applyConfiguration } from '../config/apply-configuration.js';
+import { DEFAULT_STATE_DIR_HELP, runStateOf, storeOption } from '../state-dir-flags.js';
 
 interface EventsFlags {
   readonly repo: string;
   readonly state?: string;
+  readonly store?: string;
   readonly json?: boolean;
   readonly follow?: boolean;
   readonly agent?: string;
@@ -28,6 +29,7 @@ export function defineEventsCommand(command: Command, ctx: CommandContext): void
   command
     .option('--repo <dir>', 'the repository whose runs to show', '.')
     .option('--state <dir>', `the state directory (${DEFAULT_STATE_DIR_HELP})`)
+    .addOption(storeOption())
     .option('--json', 'one JSON object per line')
     .option('--follow', 'keep printing new events as they are recorded (Ctrl-C stops)')
     .option('--agent <id>', 'only events of this agent')
@@ -36,23 +38,23 @@ export function defineEventsCommand(command: Command, ctx: CommandContext): void
     .option('--since <time>', 'only events at or after this time (ISO 8601)', parseTime)
     .option('--until <time>', 'only events at or before this time (ISO 8601)', parseTime)
     .option('--limit <n>', 'at most this many events', positiveInteger)
-    .action(async (flags: EventsFlags) => {
-      ctx.exitCode = await printEvents(ctx, flags);
+    .action(async (_given: EventsFlags, self: Command) => {
+      const configured = applyConfiguration<EventsFlags>(ctx, self);
+      if (configured !== null) ctx.exitCode = await printEvents(configured.ctx, configured.flags);
     });
 }
 
 async function printEvents(ctx: CommandContext, flags: EventsFlags): Promise<number> {
-  const stateDir = stateDirOf(ctx, flags);
-  const path = eventsDatabasePath(stateDir);
-  if (!existsSync(path)) {
-    usageError(ctx, `there is no colony event log at ${path}.`, 'Pass the repository a run used with --repo, or its state directory with --state.');
+  const state = runStateOf(ctx, flags);
+  if (!mayHoldRuns(state)) {
+    usageError(ctx, `there is no colony event log at ${eventsDatabasePath(state.stateDir)}.`, 'Pass the repository a run used with --repo, or its state directory with --state.');
     return ctx.exitCode;
   }
   if (flags.since !== undefined && flags.until !== undefined && flags.until < flags.since) {
     usageError(ctx, `--until ${new Date(flags.until).toISOString()} is before --since ${new Date(flags.since).toISOString()}: no event can be in between.`, 'Swap them, or leave one out.');
     return ctx.exitCode;
   }
-  const store = openSqliteEventLogToRead(path);
+  const store = await openRunLogToRead(state);
   const query: EventQuery = {
     ...(flags.agent === undefined ? {} : { agentId: flags.agent }),
     ...(flags.run === undefined ? {} : { runId: flags.run }),

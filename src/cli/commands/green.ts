@@ -7,17 +7,18 @@ import { CHECK_COULD_NOT_RUN, NO_CHECK_KNOWN } from '../../orchestrator/green/gr
 import { type SnapshotOutcome } from '../../orchestrator/green/types.js';
 import { runGreenNow } from '../../orchestrator/session/green-now.js';
 import { defaultBisectParallel } from '../../orchestrator/green/green-settings.js';
-import { acquireRunLock } from '../../orchestrator/setup/run-lock.js';
-import { stateLockPath } from '../../orchestrator/setup/state-directory.js';
+import { describeRunState, storeLockIsFree, type RunState } from '../../orchestrator/setup/run-state.js';
 import { openSteering, type SteeringAccess } from '../../orchestrator/session/steering-access.js';
 import type { EventStore } from '../../store/events/event-store.js';
 import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, commandText, usageError, type CommandContext } from '../command-context.js';
-import { DEFAULT_STATE_DIR_HELP, stateDirOf } from '../state-dir-flags.js';
+import { applyConfiguration } from '../config/apply-configuration.js';
+import { DEFAULT_STATE_DIR_HELP, runStateOf, storeOption } from '../state-dir-flags.js';
 import { readRunStatus } from './run-report.js';
 
 interface GreenFlags {
   readonly repo: string;
   readonly state?: string;
+  readonly store?: string;
   readonly now?: boolean;
   readonly check?: string;
   readonly tag?: boolean;
@@ -33,32 +34,34 @@ export function defineGreenCommand(command: Command, ctx: CommandContext): void 
   command
     .option('--repo <dir>', 'the repository the run works on', '.')
     .option('--state <dir>', `the state directory (${DEFAULT_STATE_DIR_HELP})`)
+    .addOption(storeOption())
     .option('--now', "snapshot main now: a running run's green loop takes it next; once the last run has ended, it is taken here, in that run's log")
     .option('--check <command>', "with --now and the last run ended: the check to run (default: that run's)", commandText)
     .option('--tag', 'with --now and the last run ended: tag the commit if the green branch moves to it')
     .option('--json', 'print the outcome as JSON')
-    .action(async (flags: GreenFlags) => {
-      ctx.exitCode = await green(ctx, flags);
+    .action(async (_given: GreenFlags, self: Command) => {
+      const configured = applyConfiguration<GreenFlags>(ctx, self);
+      if (configured !== null) ctx.exitCode = await green(configured.ctx, configured.flags);
     });
 }
 
 async function green(ctx: CommandContext, flags: GreenFlags): Promise<number> {
-  const stateDir = stateDirOf(ctx, flags);
+  const state = runStateOf(ctx, flags);
   if (flags.now !== true) {
     if (flags.check !== undefined || flags.tag === true) {
       usageError(ctx, '--check and --tag go with --now: colony green --now --check "npm test" --tag.');
       return ctx.exitCode;
     }
-    return showGreen(ctx, stateDir, flags);
+    return showGreen(ctx, state, flags);
   }
-  const access = await openSteering(stateDir, ctx.secrets ?? []);
+  const access = await openSteering(state, ctx.secrets ?? []);
   if (access.ok && access.live) {
     try {
       if (flags.check !== undefined || flags.tag === true) {
         usageError(ctx, `run ${access.run.runId} is going: its green loop takes the snapshot with the run's own check and tags, so --check and --tag do not apply. Leave them out.`);
         return ctx.exitCode;
       }
-      return await askRunningRun(ctx, access, stateDir, flags);
+      return await askRunningRun(ctx, access, state, flags);
     } finally {
       await access.close();
     }
@@ -66,7 +69,8 @@ async function green(ctx: CommandContext, flags: GreenFlags): Promise<number> {
   if (access.ok) await access.close();
   const result = await runGreenNow({
     repoDir: resolve(ctx.cwd, flags.repo),
-    ...(flags.state === undefined ? {} : { stateDir }),
+    ...(flags.state === undefined ? {} : { stateDir: state.stateDir }),
+    ...(state.storeUrl === undefined ? {} : { storeUrl: state.storeUrl }),
     ...(flags.check === undefined ? {} : { check: flags.check }),
     tag: flags.tag === true,
     secrets: ctx.secrets ?? [],
@@ -80,10 +84,10 @@ async function green(ctx: CommandContext, flags: GreenFlags): Promise<number> {
   return reportOutcome(ctx, flags, result.runId, result.outcome, result.branch, result.green);
 }
 
-async function showGreen(ctx: CommandContext, stateDir: string, flags: GreenFlags): Promise<number> {
-  const found = await readRunStatus(stateDir, undefined);
+async function showGreen(ctx: CommandContext, state: RunState, flags: GreenFlags): Promise<number> {
+  const found = await readRunStatus(state, undefined);
   if (found === null) {
-    usageError(ctx, `there is no run in ${stateDir}.`, 'Pass the repository a run used with --repo, or its state directory with --state; start one with colony run.');
+    usageError(ctx, `there is no run in ${describeRunState(state)}.`, 'Pass the repository a run used with --repo, or its state directory with --state; start one with colony run.');
     return ctx.exitCode;
   }
   if (flags.json === true) {
@@ -113,11 +117,11 @@ type Answer =
   | { readonly kind: 'gone'; readonly why: string };
 
 /** Asks the running run for a snapshot and waits for its green loop's answer. */
-async function askRunningRun(ctx: CommandContext, access: LiveAccess, stateDir: string, flags: GreenFlags): Promise<number> {
+async function askRunningRun(ctx: CommandContext, access: LiveAccess, state: RunState, flags: GreenFlags): Promise<number> {
   const { events, tasks } = access.stores;
   const runId = access.run.runId;
   const request = await tasks.requestGreen(runId, 'asked with colony green --now', Date.now());
-  const answer = await awaitAnswer(ctx, events, runId, request.seq, stateDir);
+  const answer = await awaitAnswer(ctx, events, runId, request.seq, state);
   if (answer === null) return EXIT_FAILED;
   if (answer.kind === 'gone') {
     ctx.stderr(`colony: ${answer.why} Ask again with colony green --now: once the run has ended, the snapshot is taken here.\n`);
@@ -145,7 +149,7 @@ async function askRunningRun(ctx: CommandContext, access: LiveAccess, stateDir: 
  * request (the one asked for, or the release, which is as new), or why it took none. A run that
  * ends, or whose process is gone (its run lock is free), answers nothing. Null when interrupted.
  */
-async function awaitAnswer(ctx: CommandContext, events: EventStore, runId: string, requestSeq: number, stateDir: string): Promise<Answer | null> {
+async function awaitAnswer(ctx: CommandContext, events: EventStore, runId: string, requestSeq: number, state: RunState): Promise<Answer | null> {
   let lastLivenessCheck = Date.now();
   while (!ctx.signal.aborted) {
     let requestedAt: number | null = null;
@@ -159,9 +163,7 @@ async function awaitAnswer(ctx: CommandContext, events: EventStore, runId: strin
     if (Date.now() - lastLivenessCheck >= LIVENESS_MS) {
       lastLivenessCheck = Date.now();
       // The run lock is free: no process runs the run any more (it was killed), so nobody will answer.
-      const probe = acquireRunLock(stateLockPath(stateDir), `the state directory ${stateDir}`);
-      if (probe.ok) {
-        probe.lock.release();
+      if (await storeLockIsFree(state)) {
         return { kind: 'gone', why: `run ${runId} is no longer running (its process is gone), so its green loop will not take the snapshot.` };
       }
     }

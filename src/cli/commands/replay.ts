@@ -6,11 +6,13 @@ import { agentDiffReader } from '../agent-diff.js';
 import { EXIT_OK, positiveNumber, usageError, type CommandContext } from '../command-context.js';
 import { showTerminalUi } from '../terminal-ui.js';
 import { openRunLog, shownRun } from './tui.js';
-import { DEFAULT_STATE_DIR_HELP } from '../state-dir-flags.js';
+import { applyConfiguration } from '../config/apply-configuration.js';
+import { DEFAULT_STATE_DIR_HELP, storeOption } from '../state-dir-flags.js';
 
 interface ReplayFlags {
   readonly repo: string;
   readonly state?: string;
+  readonly store?: string;
   readonly run?: string;
   readonly speed: number;
   readonly at?: string;
@@ -22,13 +24,15 @@ export function defineReplayCommand(command: Command, ctx: CommandContext): void
   command
     .option('--repo <dir>', 'the repository the run worked on', '.')
     .option('--state <dir>', `the state directory the run used (${DEFAULT_STATE_DIR_HELP})`)
+    .addOption(storeOption())
     .option('--run <id>', 'the run to play (default: the latest)')
     .option('--speed <x>', 'how many times faster than it happened (keys < and > change it)', positiveNumber('a speed such as 1, 10 or 0.5'), 1)
     .option('--at <time>', 'start at this moment: a time (ISO 8601) or how long after the start (90s, 12m, 1h30m)')
     .option('--paused', 'start paused (p plays, . steps one event)')
     .option('--json', 'print the run as it stood at --at (or at its end) as JSON, without the terminal UI')
-    .action(async (flags: ReplayFlags) => {
-      ctx.exitCode = await replay(ctx, flags);
+    .action(async (_given: ReplayFlags, self: Command) => {
+      const configured = applyConfiguration<ReplayFlags>(ctx, self);
+      if (configured !== null) ctx.exitCode = await replay(configured.ctx, configured.flags);
     });
 }
 

@@ -6,26 +6,27 @@ import { CLI_MODEL_FACTORIES } from '../model-factories.js';
 import { readUnfinishedRun, runResumeSession, type ResumableRun } from '../../orchestrator/session/resume-session.js';
 import type { RunSessionResult } from '../../orchestrator/session/run-session.js';
 import { describeUnfinishedRun } from '../../orchestrator/setup/run-history.js';
-import { eventsDatabasePath } from '../../orchestrator/setup/state-directory.js';
-import { openSqliteTaskStore } from '../../store/sqlite/sqlite-task-store.js';
+import { openTaskTableToRead, type RunState } from '../../orchestrator/setup/run-state.js';
 import { usageError, type CommandContext } from '../command-context.js';
 import { sandboxWarning } from '../sandbox-options.js';
 import { startRunDisplay } from '../run-display.js';
 import { addProgressOptions, finishRun, progressPrinter, showsTui, type ProgressFlags } from './run.js';
 import { applyConfiguration } from '../config/apply-configuration.js';
-import { DEFAULT_STATE_DIR_HELP, noteStateDirInCheckout } from '../state-dir-flags.js';
+import { DEFAULT_STATE_DIR_HELP, noteStateDirInCheckout, storeOption } from '../state-dir-flags.js';
 
 interface ResumeFlags extends ProgressFlags {
   readonly repo: string;
   readonly state?: string;
+  readonly store?: string;
 }
 
 export function defineResumeCommand(command: Command, ctx: CommandContext): void {
   command
     .option('--repo <dir>', 'the git repository the run works on', '.')
-    .option('--state <dir>', `the state directory the run used (${DEFAULT_STATE_DIR_HELP})`);
+    .option('--state <dir>', `the state directory the run used (${DEFAULT_STATE_DIR_HELP})`)
+    .addOption(storeOption());
   addProgressOptions(command).action(async (_given: ResumeFlags, self: Command) => {
-    // The run's own settings were recorded; of the configuration only what shows it (tui) applies.
+    // The run's own settings were recorded; of the configuration only where it is (store) and what shows it (tui) apply.
     const configured = applyConfiguration<ResumeFlags>(ctx, self);
     if (configured !== null) ctx.exitCode = await resume(configured.ctx, configured.flags);
   });
@@ -34,7 +35,7 @@ export function defineResumeCommand(command: Command, ctx: CommandContext): void
 async function resume(ctx: CommandContext, flags: ResumeFlags): Promise<number> {
   const repoDir = resolve(ctx.cwd, flags.repo);
   const stateDir = flags.state === undefined ? undefined : resolve(ctx.cwd, flags.state);
-  const found = await readUnfinishedRun(repoDir, stateDir);
+  const found = await readUnfinishedRun(repoDir, stateDir, flags.store);
   if (!found.ok) {
     usageError(ctx, found.error);
     return ctx.exitCode;
@@ -50,10 +51,11 @@ async function resume(ctx: CommandContext, flags: ResumeFlags): Promise<number> 
   const plannerModel = settings.plannerModel === settings.workerModel ? workerModel : resolveRecorded(ctx, settings.plannerModel, run);
   if (plannerModel === null) return ctx.exitCode;
   const progress = progressPrinter(ctx, flags);
-  const display = startRunDisplay(ctx, { tui: showsTui(ctx, flags), stateDir: found.stateDir, repoDir, progress });
+  const state: RunState = { stateDir: found.stateDir, ...(flags.store === undefined ? {} : { storeUrl: flags.store }) };
+  const display = startRunDisplay(ctx, { tui: showsTui(ctx, flags), state, repoDir, progress });
   if (progress !== undefined && !showsTui(ctx, flags)) {
     ctx.stderr(`colony resume: ${describeUnfinishedRun(run)}, resumed ${run.resumes} time(s) before\n`);
-    const andon = await userAndonOf(found.stateDir, run.runId);
+    const andon = await userAndonOf(state, run.runId);
     if (andon !== null) ctx.stderr(`colony resume: spawning is paused by you (${andon}): no task starts until colony andon --release\n`);
   }
   let result: RunSessionResult;
@@ -61,6 +63,7 @@ async function resume(ctx: CommandContext, flags: ResumeFlags): Promise<number> 
     result = await runResumeSession({
       repoDir,
       ...(stateDir === undefined ? {} : { stateDir }),
+      ...(flags.store === undefined ? {} : { storeUrl: flags.store }),
       workerModel,
       plannerModel,
       signal: ctx.signal,
@@ -71,7 +74,7 @@ async function resume(ctx: CommandContext, flags: ResumeFlags): Promise<number> 
   } finally {
     await display.close();
   }
-  return finishRun(ctx, result, flags.json === true);
+  return finishRun(ctx, result, flags.json === true, flags.store);
 }
 
 /** The model the run recorded, resolved as `colony run` did: the same spec, base URL, key variable and prices. */
@@ -89,9 +92,10 @@ function resolveRecorded(ctx: CommandContext, spec: string, run: ResumableRun): 
 }
 
 /** The reason of the user's andon on the run, or null when it is not paused (or the store cannot say). */
-async function userAndonOf(stateDir: string, runId: string): Promise<string | null> {
+async function userAndonOf(state: RunState, runId: string): Promise<string | null> {
   try {
-    const tasks = openSqliteTaskStore(eventsDatabasePath(stateDir), { readOnly: true });
+    const tasks = await openTaskTableToRead(state);
+    if (tasks === null) return null;
     try {
       return (await tasks.runAndon(runId))?.reason ?? null;
     } finally {

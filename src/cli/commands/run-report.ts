@@ -1,34 +1,24 @@
-import { existsSync } from 'node:fs';
 import { foldRunStatus } from '../../observe/status/run-status.js';
 import { acceptanceLines, budgetLines, greenLines, promptCacheLines, trunkRewriteLines, wallTime } from '../../observe/status/format-run-status.js';
 import { type RunStatus } from '../../observe/status/types.js';
 import type { RunSessionResult } from '../../orchestrator/session/run-session.js';
-import { acquireRunLock, lockHolderIsAlive } from '../../orchestrator/setup/run-lock.js';
-import { eventsDatabasePath, stateLockPath } from '../../orchestrator/setup/state-directory.js';
-import { folderIsWritable } from '../../store/sqlite/sqlite-connection.js';
-import { openSqliteEventLogToRead } from '../../store/sqlite/sqlite-event-store.js';
-import { openSqliteTaskStore } from '../../store/sqlite/sqlite-task-store.js';
+import { mayHoldRuns, openRunLogToRead, openTaskTableToRead, storeLockIsFree, type RunState } from '../../orchestrator/setup/run-state.js';
 import type { TaskStore } from '../../store/tasks/task-store.js';
 import { shellWord } from '../../errors/shell-word.js';
 
 /**
- * The status of a run in a state directory: the given run, or the one started last. Null when
- * the directory holds no run. A run that never recorded its end while no process holds the
- * state directory's lock was interrupted (killed, or the machine went down).
+ * The status of a run in a run state's log: the given run, or the one started last. Null when
+ * the log holds no run. A run that never recorded its end while no process holds the run lock
+ * (the state directory's, or the store's) was interrupted (killed, or the machine went down).
  */
-export async function readRunStatus(stateDir: string, runId?: string): Promise<RunStatus | null> {
-  const path = eventsDatabasePath(stateDir);
-  if (!existsSync(path)) return null;
-  const events = openSqliteEventLogToRead(path);
+export async function readRunStatus(state: RunState, runId?: string): Promise<RunStatus | null> {
+  if (!mayHoldRuns(state)) return null;
+  const events = await openRunLogToRead(state);
   // Read-only: a status never creates or migrates the task table under a run. A state
   // directory only `colony work` used has none, and its runs have no tasks.
-  let tasks: TaskStore | null;
+  let tasks: TaskStore | null = null;
   try {
-    tasks = openSqliteTaskStore(path, { readOnly: true });
-  } catch {
-    tasks = null;
-  }
-  try {
+    tasks = await openTaskTableToRead(state);
     const id = runId ?? (await events.read({ types: ['run.started'] })).at(-1)?.runId;
     if (id === undefined) return null;
     const status = foldRunStatus({
@@ -38,7 +28,7 @@ export async function readRunStatus(stateDir: string, runId?: string): Promise<R
       runId: id,
       now: Date.now(),
     });
-    if (status === null || status.run.state !== 'running' || !lockIsFree(stateDir)) return status;
+    if (status === null || status.run.state !== 'running' || !(await storeLockIsFree(state))) return status;
     return { ...status, run: { ...status.run, state: 'interrupted' } };
   } finally {
     await tasks?.close();
@@ -46,18 +36,9 @@ export async function readRunStatus(stateDir: string, runId?: string): Promise<R
   }
 }
 
-function lockIsFree(stateDir: string): boolean {
-  // A read-only view of the state directory (a read-only mount, a copy kept for the record):
-  // the lock cannot be tried there, but the holder it names is alive or not.
-  if (!folderIsWritable(stateDir)) return !lockHolderIsAlive(stateLockPath(stateDir));
-  const taken = acquireRunLock(stateLockPath(stateDir), `the state directory ${stateDir}`);
-  if (!taken.ok) return false;
-  taken.lock.release();
-  return true;
-}
-
-/** What `colony run` prints when it returns. */
-export function formatRunSummary(result: Extract<RunSessionResult, { ok: true }>, status: RunStatus | null): string {
+/** What `colony run` prints when it returns; `inStore` when the run's log is in a store the commands it names need `--store` for. */
+export function formatRunSummary(result: Extract<RunSessionResult, { ok: true }>, status: RunStatus | null, inStore = false): string {
+  const store = inStore ? ' --store URL' : '';
   const lines = ['', `run ${result.runId}: ${result.status} in ${wallTime(result.durationMs)}`];
   if (result.rootHandoff !== null) lines.push(`root planner: ${result.rootHandoff.status}: ${result.rootHandoff.summary}`);
   if (status !== null) {
@@ -79,11 +60,11 @@ export function formatRunSummary(result: Extract<RunSessionResult, { ok: true }>
   }
   if (status?.budget != null) lines.push(...budgetLines(status.budget).map((line) => line.replace(/^(\w+):/, (_, name: string) => `${name.toLowerCase()}:`)));
   if (result.status === 'stopped') {
-    lines.push(`The run was stopped; its unfinished tasks wait, with their agents' conversations and workspaces. Continue it with: colony resume --repo ${shellWord(status?.run.repo ?? '.')} --state ${shellWord(result.stateDir)}`);
+    lines.push(`The run was stopped; its unfinished tasks wait, with their agents' conversations and workspaces. Continue it with: colony resume --repo ${shellWord(status?.run.repo ?? '.')} --state ${shellWord(result.stateDir)}${store}`);
   }
   if (status !== null) lines.push(...trunkRewriteLines(status.trunkRewrites).map((line) => line.replace(/^Trunk/, 'trunk')));
   lines.push(...landingLines(result, status?.run.repo ?? null));
-  lines.push(`More: colony status --state ${shellWord(result.stateDir)}; colony events --state ${shellWord(result.stateDir)}`, '');
+  lines.push(`More: colony status --state ${shellWord(result.stateDir)}${store}; colony events --state ${shellWord(result.stateDir)}${store}`, '');
   return lines.join('\n');
 }
 

@@ -33,10 +33,12 @@ import { simGoalProblem } from '../sim-goal.js';
 import { startRunDisplay } from '../run-display.js';
 import { defaultStateDir } from '../../orchestrator/setup/state-directory.js';
 import { applyConfiguration } from '../config/apply-configuration.js';
-import { DEFAULT_STATE_DIR_HELP, noteStateDirInCheckout } from '../state-dir-flags.js';
+import { DEFAULT_STATE_DIR_HELP, noteStateDirInCheckout, storeOption } from '../state-dir-flags.js';
+import type { RunState } from '../../orchestrator/setup/run-state.js';
 
 interface RunFlags extends SandboxFlags, FreshnessFlags, GreenFlags, SetupFlags {
   readonly repo: string;
+  readonly store?: string;
   readonly trunk?: string;
   readonly model: string;
   readonly plannerModel?: string;
@@ -141,6 +143,7 @@ export function defineRunCommand(command: Command, ctx: CommandContext): void {
     .option('--api-key-env <name>', 'the environment variable holding the API key')
     .option('--workers <n>', 'the most workers running at once (planners do not count)', positiveInteger, 4)
     .option('--state <dir>', `where colony keeps its state (${DEFAULT_STATE_DIR_HELP})`)
+    .addOption(storeOption())
     .option('--max-steps <n>', 'the most model calls one worker may make', positiveInteger, 100)
     .option('--planner-max-steps <n>', 'the most model calls one planner may make', positiveInteger, 1000)
     .option('--merge-check <command>', "a command each worker's merge must pass, run in its workspace on its work replayed onto main (off by default)", commandText)
@@ -257,7 +260,8 @@ async function run(ctx: CommandContext, given: GoalGiven, flags: RunFlags): Prom
   const progress = progressPrinter(ctx, flags);
   const repoDir = resolve(ctx.cwd, flags.repo);
   noteStateDirInCheckout(ctx, flags);
-  const display = startRunDisplay(ctx, { tui: showsTui(ctx, flags), stateDir: flags.state === undefined ? defaultStateDir(repoDir) : resolve(ctx.cwd, flags.state), repoDir, progress });
+  const state: RunState = { stateDir: flags.state === undefined ? defaultStateDir(repoDir) : resolve(ctx.cwd, flags.state), ...(flags.store === undefined ? {} : { storeUrl: flags.store }) };
+  const display = startRunDisplay(ctx, { tui: showsTui(ctx, flags), state, repoDir, progress });
   if (progress !== undefined && !showsTui(ctx, flags)) {
     ctx.stderr(`colony run: workers on ${workerModel.spec}, planners on ${plannerModel.spec}, up to ${flags.workers} workers at once\n`);
   }
@@ -290,6 +294,7 @@ async function run(ctx: CommandContext, given: GoalGiven, flags: RunFlags): Prom
         prices,
       },
       stateDir: flags.state === undefined ? undefined : resolve(ctx.cwd, flags.state),
+      storeUrl: flags.store,
       signal: ctx.signal,
       secrets: ctx.secrets ?? [],
       onEvent: display.onEvent,
@@ -299,7 +304,7 @@ async function run(ctx: CommandContext, given: GoalGiven, flags: RunFlags): Prom
     // The terminal UI comes down however the run ends, so the terminal is the user's again.
     await display.close();
   }
-  return finishRun(ctx, result, flags.json === true);
+  return finishRun(ctx, result, flags.json === true, flags.store);
 }
 
 /** The terminal UI shows a run in a terminal, unless told not to or asked for JSON or quiet. */
@@ -307,8 +312,8 @@ export function showsTui(ctx: CommandContext, flags: ProgressFlags): boolean {
   return ctx.terminal !== undefined && flags.tui !== false && flags.json !== true && flags.quiet !== true;
 }
 
-/** Prints how a run (new or resumed) ended and returns the exit code. */
-export async function finishRun(ctx: CommandContext, result: RunSessionResult, json: boolean): Promise<number> {
+/** Prints how a run (new or resumed) ended and returns the exit code; `storeUrl` is the store its log is in, if not its state directory. */
+export async function finishRun(ctx: CommandContext, result: RunSessionResult, json: boolean, storeUrl?: string): Promise<number> {
   if (!result.ok && result.failed === true) {
     ctx.stderr(`colony: ${result.error}\n`);
     return EXIT_FAILED;
@@ -317,12 +322,12 @@ export async function finishRun(ctx: CommandContext, result: RunSessionResult, j
     usageError(ctx, result.error);
     return ctx.exitCode;
   }
-  await report(ctx, result, json);
+  await report(ctx, result, json, { stateDir: result.stateDir, ...(storeUrl === undefined ? {} : { storeUrl }) });
   return result.status === 'done' ? EXIT_OK : EXIT_FAILED;
 }
 
-async function report(ctx: CommandContext, result: Extract<RunSessionResult, { ok: true }>, json: boolean): Promise<void> {
-  const status = await readRunStatus(result.stateDir, result.runId);
+async function report(ctx: CommandContext, result: Extract<RunSessionResult, { ok: true }>, json: boolean, state: RunState): Promise<void> {
+  const status = await readRunStatus(state, result.runId);
   if (json) {
     const outcome = {
       runId: result.runId,
@@ -342,7 +347,7 @@ async function report(ctx: CommandContext, result: Extract<RunSessionResult, { o
     ctx.stdout(`${JSON.stringify(outcome, null, 2)}\n`);
     return;
   }
-  ctx.stdout(formatRunSummary(result, status));
+  ctx.stdout(formatRunSummary(result, status, state.storeUrl !== undefined));
   if (result.failure !== null) ctx.stderr(`colony: the run was stopped because ${result.failure}\n`);
   if (result.budgetExhausted !== null) ctx.stderr(`colony: ${budgetStopLine(result.budgetExhausted, status)}\n`);
   if (result.checkoutProblem !== null) ctx.stderr(`colony: your checkout was not updated: ${result.checkoutProblem}\n`);

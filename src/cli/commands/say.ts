@@ -1,12 +1,14 @@
 import type { Command } from 'commander';
 import { sendToPlanner } from '../../orchestrator/steering/steering.js';
 import { EXIT_OK, usageError, type CommandContext } from '../command-context.js';
+import { applyConfiguration } from '../config/apply-configuration.js';
 import { addSteeringOptions, steerRun } from '../state-dir-flags.js';
 
 interface SayFlags {
   readonly to?: string;
   readonly repo: string;
   readonly state?: string;
+  readonly store?: string;
   readonly json?: boolean;
 }
 
@@ -16,8 +18,9 @@ export function defineSayCommand(command: Command, ctx: CommandContext): void {
     .option('--to <id>', 'the task id or agent id of the planner to tell (default: the root planner); colony status lists them');
   addSteeringOptions(command)
     .option('--json', 'print who it went to as JSON')
-    .action(async (words: string[], flags: SayFlags) => {
-      ctx.exitCode = await say(ctx, words.join(' '), flags);
+    .action(async (words: string[], _given: SayFlags, self: Command) => {
+      const configured = applyConfiguration<SayFlags>(ctx, self);
+      if (configured !== null) ctx.exitCode = await say(configured.ctx, words.join(' '), configured.flags);
     });
 }
 

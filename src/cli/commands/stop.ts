@@ -1,12 +1,14 @@
 import type { Command } from 'commander';
 import { stopAgent } from '../../orchestrator/steering/steering-controls.js';
 import { EXIT_OK, usageError, type CommandContext } from '../command-context.js';
+import { applyConfiguration } from '../config/apply-configuration.js';
 import { addSteeringOptions, steerRun } from '../state-dir-flags.js';
 
 interface StopFlags {
   readonly reason?: string;
   readonly repo: string;
   readonly state?: string;
+  readonly store?: string;
   readonly json?: boolean;
 }
 
@@ -16,8 +18,9 @@ export function defineStopCommand(command: Command, ctx: CommandContext): void {
     .option('--reason <text>', 'why, told to its planner in the handoff');
   addSteeringOptions(command)
     .option('--json', 'print the outcome as JSON')
-    .action(async (target: string, flags: StopFlags) => {
-      ctx.exitCode = await stop(ctx, target, flags);
+    .action(async (target: string, _given: StopFlags, self: Command) => {
+      const configured = applyConfiguration<StopFlags>(ctx, self);
+      if (configured !== null) ctx.exitCode = await stop(configured.ctx, target, configured.flags);
     });
 }
 

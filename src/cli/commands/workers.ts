@@ -1,12 +1,14 @@
 import type { Command } from 'commander';
 import { MAX_WORKERS, setWorkers } from '../../orchestrator/steering/steering-controls.js';
 import { EXIT_OK, usageError, type CommandContext } from '../command-context.js';
+import { applyConfiguration } from '../config/apply-configuration.js';
 import { addSteeringOptions, steerRun } from '../state-dir-flags.js';
 
 interface WorkersFlags {
   readonly reason?: string;
   readonly repo: string;
   readonly state?: string;
+  readonly store?: string;
   readonly json?: boolean;
 }
 
@@ -16,8 +18,9 @@ export function defineWorkersCommand(command: Command, ctx: CommandContext): voi
     .option('--reason <text>', 'why, recorded with the change');
   addSteeringOptions(command)
     .option('--json', 'print the outcome as JSON')
-    .action(async (count: string, flags: WorkersFlags) => {
-      ctx.exitCode = await workers(ctx, count, flags);
+    .action(async (count: string, _given: WorkersFlags, self: Command) => {
+      const configured = applyConfiguration<WorkersFlags>(ctx, self);
+      if (configured !== null) ctx.exitCode = await workers(configured.ctx, count, configured.flags);
     });
 }
 

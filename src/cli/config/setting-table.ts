@@ -27,6 +27,13 @@ export const SETTINGS: readonly Setting[] = [
   },
   { key: 'prices', flag: '--prices', kind: 'path', meaning: 'a JSON file of model prices that adds to or overrides the known ones', unset: { means: 'the prices colony knows', example: '"prices.json"' } },
   { key: 'trunk', flag: '--trunk', kind: 'text', meaning: 'the branch the work lands on', unset: { means: 'a branch of the run\'s own, colony/<short goal name>, made from the commit checked out', example: '"main"' } },
+  {
+    key: 'store',
+    flag: '--store',
+    kind: 'text',
+    meaning: "where the run's log and tasks are kept: a PostgreSQL database that colony workers on other machines share (its password in PGPASSWORD or ~/.pgpass, never here)",
+    unset: { means: 'a SQLite file in the state directory', example: '"postgres://colony@db.internal:5432/colony"' },
+  },
   { key: 'workers', flag: '--workers', kind: 'whole', meaning: 'the most workers running at once (planners do not count)' },
   { key: 'max-steps', flag: '--max-steps', kind: 'whole', meaning: 'the most model calls one worker may make' },
   { key: 'planner-max-steps', flag: '--planner-max-steps', kind: 'whole', meaning: 'the most model calls one planner may make' },

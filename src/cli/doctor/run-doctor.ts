@@ -5,6 +5,7 @@ import { checkModels } from './model-check.js';
 import { checkRepository, checkRepositoryPath } from './repository-checks.js';
 import { checkSandbox, type SandboxProbes } from './sandbox-checks.js';
 import { checkDisk, checkOverlay, checkStateDir, type FileSystemSpace } from './state-checks.js';
+import { checkStore, type StoreProbeResult } from './store-check.js';
 import { checkGit, checkNode, type GitVersionOutput } from './tool-versions.js';
 import type { DoctorCheck, DoctorReport, ModelCheckOptions, ModelToCheck } from './types.js';
 
@@ -16,12 +17,16 @@ export interface DoctorProbes {
   readonly statfs: (path: string) => Promise<FileSystemSpace>;
   readonly probeOverlay: (dir: string) => Promise<OverlaySupport>;
   readonly sandbox: SandboxProbes;
+  /** Connects to a PostgreSQL store once and reads what a run needs of it. */
+  readonly probeStore: (url: string) => Promise<StoreProbeResult>;
 }
 
 /** What to check: the flags `colony run` would be given. */
 export interface DoctorRequest {
   readonly repoDir: string;
   readonly stateDir: string;
+  /** The PostgreSQL store the run's log would be in, when not in the state directory. */
+  readonly storeUrl?: string | undefined;
   readonly sandbox: SandboxMethod;
   readonly models: readonly ModelToCheck[];
   readonly modelOptions: ModelCheckOptions;
@@ -31,7 +36,7 @@ export interface DoctorRequest {
 
 /**
  * Runs every check, in the order a person fixes things: the programs colony needs, the
- * repository and where its state goes, the sandbox, then the models. One failure does not
+ * repository and where its state goes (the store too, when one is named), the sandbox, then the models. One failure does not
  * stop the others, so one run of the doctor lists everything to fix.
  */
 export async function runDoctor(request: DoctorRequest, probes: DoctorProbes): Promise<DoctorReport> {
@@ -41,6 +46,7 @@ export async function runDoctor(request: DoctorRequest, probes: DoctorProbes): P
   if (opened.ok) checks.push(checkRepositoryPath(opened.repo, request.stateDir, request.sandbox, probes.sandbox));
   checks.push(await checkStateDir(request.stateDir));
   checks.push(await checkDisk(request.stateDir, probes.statfs));
+  if (request.storeUrl !== undefined) checks.push(await checkStore(request.storeUrl, probes.probeStore));
   checks.push(...(await checkSandbox(request.sandbox, probes.sandbox, request.runId)));
   checks.push(await checkOverlay(request.stateDir, probes.probeOverlay));
   checks.push(...(await checkModels(request.models, request.modelOptions)));

@@ -83,7 +83,7 @@ export async function runCleanSession(options: CleanSessionOptions): Promise<Cle
     }
     return await cleanWithLog(options, session, base);
   } finally {
-    session.release();
+    await session.release();
   }
 }
 
@@ -91,7 +91,7 @@ type LockedSession = Extract<Awaited<ReturnType<typeof lockSession>>, { ok: true
 
 async function cleanWithLog(options: CleanSessionOptions, session: LockedSession, base: CleanReport): Promise<CleanSessionResult> {
   const { repo, stateDir } = session;
-  const stores = existsSync(eventsDatabasePath(stateDir)) ? await openRunStores(stateDir, options.secrets ?? []) : null;
+  const stores = existsSync(eventsDatabasePath(stateDir)) ? await openRunStores({ stateDir }, options.secrets ?? []) : null;
   if (stores !== null && !stores.ok) return { ok: false, usage: false, error: stores.error };
   try {
     const unfinished = stores === null ? null : await findUnfinishedRun(stores.events);

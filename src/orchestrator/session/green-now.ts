@@ -1,4 +1,3 @@
-import { existsSync } from 'node:fs';
 import { DEFAULT_GREEN_SETTINGS, resolveRunSettings, type GreenSettings, type RunSettings } from '../../events/run-settings.js';
 import type { EventStore } from '../../store/events/event-store.js';
 import { resolveBranch } from '../../workspace/workspace.js';
@@ -11,7 +10,8 @@ import { openRunStores } from '../setup/run-stores.js';
 import { lockSession } from './session-prelude.js';
 import { recordedTrunk } from '../../workspace/checkout/trunk-branch.js';
 import { withSessionCommands } from './session-commands.js';
-import { eventsDatabasePath, viewsDirOf } from '../setup/state-directory.js';
+import { describeRunState, mayHoldRuns } from '../setup/run-state.js';
+import { viewsDirOf } from '../setup/state-directory.js';
 import { Wakeups } from '../wakeups.js';
 import { goalAsItStands, runGreenBase } from '../green/green-state.js';
 import { prepareSharedDependencies } from '../setup/shared-dependencies.js';
@@ -21,6 +21,8 @@ export interface GreenNowOptions {
   readonly repoDir: string;
   /** Defaults to `defaultStateDir(repoDir)`. */
   readonly stateDir?: string;
+  /** The PostgreSQL store the run's log is in, when it is not in the state directory. */
+  readonly storeUrl?: string;
   /** The check to run; else the last run's `--check`, its goal's colony-spec, or the project's own. */
   readonly check?: string;
   /** Tag the commit if the green branch moves to it. */
@@ -53,22 +55,22 @@ export type GreenNowResult =
  * checkout and tree are left alone. A running run is asked instead (see the CLI).
  */
 export async function runGreenNow(options: GreenNowOptions): Promise<GreenNowResult> {
-  const session = await lockSession(options.repoDir, options.stateDir);
+  const session = await lockSession(options.repoDir, options.stateDir, options.storeUrl);
   if (!session.ok) return session;
   const { stateDir } = session;
   let repo = session.repo;
   try {
     const loaded = loadPromptSet(repo.root);
     if (!loaded.ok) return loaded;
-    if (!existsSync(eventsDatabasePath(stateDir))) {
+    if (!mayHoldRuns(session.state)) {
       return { ok: false, error: `there is no colony run in ${stateDir}: colony green --now checks the main of a colony run. Start one with colony run GOAL.md, or pass its state directory with --state.` };
     }
-    const stores = await openRunStores(stateDir, options.secrets ?? []);
+    const stores = await openRunStores(session.state, options.secrets ?? []);
     if (!stores.ok) return stores;
     const { events, tasks } = stores;
     try {
       const last = await latestRun(events);
-      if (last === null) return { ok: false, error: `there is no colony run in ${stateDir}: colony green --now checks the main of a colony run. Start one with colony run GOAL.md.` };
+      if (last === null) return { ok: false, error: `there is no colony run in ${describeRunState(session.state)}: colony green --now checks the main of a colony run. Start one with colony run GOAL.md.` };
       const configured: GreenSettings = last.settings?.green ?? DEFAULT_GREEN_SETTINGS;
       const settings: GreenSettings = {
         ...configured,
@@ -135,7 +137,7 @@ export async function runGreenNow(options: GreenNowOptions): Promise<GreenNowRes
     }
   } finally {
     await closeRepositoryObjects(repo);
-    session.release();
+    await session.release();
   }
 }
 

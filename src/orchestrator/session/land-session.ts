@@ -29,7 +29,7 @@ export async function runLandSession(options: LandSessionOptions): Promise<LandS
     if (!existsSync(eventsDatabasePath(stateDir))) {
       return { ok: false, error: `there is no colony run in ${stateDir} to land. Start one with \`colony run GOAL.md\`, or name its state directory with --state.` };
     }
-    const stores = await openRunStores(stateDir, []);
+    const stores = await openRunStores({ stateDir }, []);
     if (!stores.ok) return stores;
     let started: Extract<ColonyEvent, { type: 'run.started' }> | undefined;
     try {
@@ -47,6 +47,6 @@ export async function runLandSession(options: LandSessionOptions): Promise<LandS
     return { ...landed, runId: started.runId, branch };
   } finally {
     await closeRepositoryObjects(repo);
-    session.release();
+    await session.release();
   }
 }

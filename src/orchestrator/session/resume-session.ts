@@ -1,4 +1,3 @@
-import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { ColonyEvent, RecordedEvent } from '../../events/event-types.js';
 import type { RunSettings } from '../../events/run-settings.js';
@@ -13,7 +12,8 @@ import { loadPromptSet } from '../prompts/prompt-set.js';
 import { dirtyCheckoutProblem, prepareSession } from './session-prelude.js';
 import { recordedTrunk } from '../../workspace/checkout/trunk-branch.js';
 import { withSessionCommands } from './session-commands.js';
-import { defaultStateDir, eventsDatabasePath } from '../setup/state-directory.js';
+import { describeRunState, mayHoldRuns, type RunState } from '../setup/run-state.js';
+import { defaultStateDir } from '../setup/state-directory.js';
 import { chooseWorkspaces } from '../setup/workspace-setup.js';
 import { shellWord } from '../../errors/shell-word.js';
 
@@ -21,6 +21,8 @@ export interface ResumeSessionOptions {
   readonly repoDir: string;
   /** Defaults to `defaultStateDir(repoDir)`. */
   readonly stateDir?: string;
+  /** The PostgreSQL store the run's log is in, when it is not in the state directory. */
+  readonly storeUrl?: string;
   /** The models the run's settings name, resolved by the caller (see `readUnfinishedRun`). */
   readonly workerModel: ChatModel;
   readonly plannerModel: ChatModel;
@@ -39,25 +41,27 @@ export type ReadUnfinishedResult = { readonly ok: true; readonly run: ResumableR
  * taking its locks, so the caller can resolve the models it names first. Refuses a state
  * directory without a log, one whose last run ended, and a run recorded without its settings.
  */
-export async function readUnfinishedRun(repoDir: string, stateDirOption: string | undefined): Promise<ReadUnfinishedResult> {
+export async function readUnfinishedRun(repoDir: string, stateDirOption: string | undefined, storeUrl?: string): Promise<ReadUnfinishedResult> {
   const opened = await openRepository(repoDir);
   if (!opened.ok) return opened;
   const stateDir = resolve(stateDirOption ?? defaultStateDir(opened.repo.root));
-  if (!existsSync(eventsDatabasePath(stateDir))) {
+  const state: RunState = { stateDir, ...(storeUrl === undefined ? {} : { storeUrl }) };
+  if (!mayHoldRuns(state)) {
     return { ok: false, error: `there is no run to resume: ${stateDir} holds no colony log. Start one with \`colony run GOAL.md\`${stateDirOption === undefined ? '' : ` --state ${shellWord(stateDir)}`}.` };
   }
-  const stores = await openRunStores(stateDir, []);
+  const stores = await openRunStores(state, []);
   if (!stores.ok) return stores;
   try {
-    return checkResumable(await findUnfinishedRun(stores.events), stateDir);
+    return checkResumable(await findUnfinishedRun(stores.events), state);
   } finally {
     await stores.close();
   }
 }
 
-function checkResumable(run: UnfinishedRun | null, stateDir: string): ReadUnfinishedResult {
+function checkResumable(run: UnfinishedRun | null, state: RunState): ReadUnfinishedResult {
+  const { stateDir } = state;
   if (run === null) {
-    return { ok: false, error: `there is no run to resume in ${stateDir}: its last run ended (\`colony status\` shows how). Start a new one with \`colony run GOAL.md\`.` };
+    return { ok: false, error: `there is no run to resume in ${describeRunState(state)}: its last run ended (\`colony status\` shows how). Start a new one with \`colony run GOAL.md\`.` };
   }
   if (run.settings === null) {
     return {
@@ -86,16 +90,16 @@ export async function runResumeSession(given: ResumeSessionOptions): Promise<Run
   const redactor = createSecretRedactor(given.secrets ?? []);
   const workerModel = createRedactingChatModel(given.workerModel, redactor);
   const plannerModel = given.plannerModel === given.workerModel ? workerModel : createRedactingChatModel(given.plannerModel, redactor);
-  const session = await prepareSession(given.repoDir, given.stateDir);
+  const session = await prepareSession(given.repoDir, given.stateDir, given.storeUrl);
   if (!session.ok) return session;
   try {
     // Read again on every resume: the run goes on with the repository's prompts as they are now.
     const loaded = loadPromptSet(session.repo.root);
     if (!loaded.ok) return loaded;
-    const stores = await openRunStores(session.stateDir, given.secrets ?? []);
+    const stores = await openRunStores(session.state, given.secrets ?? []);
     if (!stores.ok) return stores;
     try {
-      const resumable = checkResumable(await findUnfinishedRun(stores.events), session.stateDir);
+      const resumable = checkResumable(await findUnfinishedRun(stores.events), session.state);
       if (!resumable.ok) return resumable;
       const { run } = resumable;
       if (resolve(run.repo) !== session.repo.root) {
@@ -137,7 +141,7 @@ export async function runResumeSession(given: ResumeSessionOptions): Promise<Run
       await stores.close();
     }
   } finally {
-    session.release();
+    await session.release();
   }
 }
 

@@ -50,6 +50,8 @@ export interface RunSessionOptions {
   readonly repoDir: string;
   /** Defaults to `defaultStateDir(repoDir)`. */
   readonly stateDir?: string | undefined;
+  /** A PostgreSQL URL: the run's log and tasks are kept there rather than in the state directory. */
+  readonly storeUrl?: string | undefined;
   readonly workerModel: ChatModel;
   readonly plannerModel: ChatModel;
   /**
@@ -136,7 +138,7 @@ export async function runRunSession(given: RunSessionOptions): Promise<RunSessio
   const goalGiven = options.settings;
   const goal = 'goalText' in goalGiven ? readBriefText(goalGiven.goalText, 'goal', cap) : readBriefFile(goalGiven.goalPath, 'goal', cap);
   if (!goal.ok) return goal;
-  const session = await prepareSession(options.repoDir, options.stateDir);
+  const session = await prepareSession(options.repoDir, options.stateDir, options.storeUrl);
   if (!session.ok) return session;
   try {
     const loaded = loadPromptSet(session.repo.root);
@@ -151,9 +153,9 @@ export async function runRunSession(given: RunSessionOptions): Promise<RunSessio
     const dirty = givenTrunk === null ? null : await dirtyCheckoutProblem(onTrunk(session.repo, givenTrunk));
     if (dirty !== null) return { ok: false, error: dirty };
     // Read before anything is made: a refused run leaves no log behind where there was none.
-    const unfinished = await readUnfinishedIn(session.stateDir);
+    const unfinished = await readUnfinishedIn(session.state);
     if (!unfinished.ok) return unfinished;
-    if (unfinished.run !== null && options.newRun !== true) return { ok: false, error: unfinishedRunError(unfinished.run, session.stateDir, options.stateDir !== undefined) };
+    if (unfinished.run !== null && options.newRun !== true) return { ok: false, error: unfinishedRunError(unfinished.run, session.state, options.stateDir !== undefined) };
     const trunk = await chooseTrunk(session.repo, givenTrunk, goal.title);
     if (!trunk.ok) return trunk;
     const chosen = await chooseWorkspaces(trunk.chosen.repo, session.stateDir, options.settings.workspaces ?? 'auto');
@@ -166,7 +168,7 @@ export async function runRunSession(given: RunSessionOptions): Promise<RunSessio
     if (!made.ok) return made;
     const onItsTrunk = { ...session, repo: trunk.chosen.repo };
     return await withSessionCommands(onItsTrunk, settings.sandbox, async ({ runId, commands, late }) => {
-      const stores = await openRunStores(session.stateDir, options.secrets ?? [], options.durable ?? true);
+      const stores = await openRunStores(session.state, options.secrets ?? [], options.durable ?? true);
       if (!stores.ok) return stores;
       try {
         if (unfinished.run !== null) await abandonRun(stores.events, unfinished.run);
@@ -177,7 +179,7 @@ export async function runRunSession(given: RunSessionOptions): Promise<RunSessio
       }
     });
   } finally {
-    session.release();
+    await session.release();
   }
 }
 
@@ -218,7 +220,8 @@ export async function driveRun(drive: DriveRunOptions): Promise<RunSessionResult
   // The checkout follows a trunk the user has checked out; every trunk is watched for moves by others.
   let recordTrunk: (body: EventBody) => void = () => undefined;
   const trunkKeeper = await startTrunkKeeper({ repo, startCommit, earlier: await landingsOf(drive.stores.events, runId), record: (body) => recordTrunk(body) });
-  const signal = options.signal ?? new AbortController().signal;
+  // A run whose store's run lock is lost stops as Ctrl-C stops it: resumable, its tasks released.
+  const signal = options.signal === undefined ? session.lockLost : AbortSignal.any([options.signal, session.lockLost]);
   try {
     // The budget folds every event of the run as it is recorded, before anyone else hears of it,
     // and records its own through the run's system recorder.
@@ -235,7 +238,7 @@ export async function driveRun(drive: DriveRunOptions): Promise<RunSessionResult
     };
     const system = createAgentRecorder(events, runId, 'system', onEvent);
     recordTrunk = system.record;
-    const disk = createDiskGuard({ events, path: stateDir, logPath: eventsDatabasePath(stateDir), record: system.record, now: Date.now });
+    const disk = createDiskGuard({ events, path: stateDir, ...(session.state.storeUrl === undefined ? { logPath: eventsDatabasePath(stateDir) } : {}), record: system.record, now: Date.now });
     let resumed: ResumedRun | null = null;
     let rootTaskId: string;
     if (start.kind === 'new') {
@@ -412,7 +415,7 @@ export async function driveRun(drive: DriveRunOptions): Promise<RunSessionResult
       stateDir,
       checkoutProblem,
       trunkProblem,
-      failure: outcome.failure,
+      failure: outcome.failure ?? lockLostReason(session.lockLost),
       durationMs,
       workspaceMethod: workspaces.provider.method,
       sandboxMethod: commands.method,
@@ -487,4 +490,10 @@ function createRunBudget(limits: RunLimits, startedAt: number, record: (body: Ev
 function budgetSet(limits: RunLimits, startedAt: number): EventData<'budget.set'> {
   const deadline = limits.maxHours === null ? null : startedAt + limits.maxHours * 3_600_000;
   return { tokens: limits.tokens, usd: limits.usd, maxHours: limits.maxHours, deadline };
+}
+
+/** Why the store's run lock was lost, when it was. */
+function lockLostReason(lockLost: AbortSignal): string | null {
+  if (!lockLost.aborted) return null;
+  return lockLost.reason instanceof Error ? lockLost.reason.message : String(lockLost.reason);
 }

@@ -4,6 +4,7 @@ import { DAMAGED_FOLDER_SUFFIX } from '../../store/sqlite/damaged-store-error.js
 import { excludeFromGit, findDirtyFiles, landsOnCheckout, openRepository, type Repository } from '../../workspace/git/repository.js';
 import { repairCheckout } from '../setup/checkout-sync.js';
 import { acquireRunLock, type RunLock } from '../setup/run-lock.js';
+import { acquireStoreLock, type RunState } from '../setup/run-state.js';
 import { defaultStateDir, prepareStateDir, stateLockPath } from '../setup/state-directory.js';
 
 export type PreparedSession =
@@ -12,24 +13,29 @@ export type PreparedSession =
       readonly ok: true;
       readonly repo: Repository;
       readonly stateDir: string;
+      /** The state directory, and the store the run's log is in when it is not there. */
+      readonly state: RunState;
       /** The state directory's run lock, held until `release`. */
       readonly stateLock: RunLock;
-      readonly release: () => void;
+      /** Aborts, its reason an Error, when a store's run lock is lost under the session (see `StoreLock.lost`); never for a state directory. */
+      readonly lockLost: AbortSignal;
+      readonly release: () => Promise<void>;
     };
 
 /**
  * What every session that lands work does first, in this order, changing nothing the user
  * would notice when it refuses: open the repository, prepare the state directory (excluded
- * from git), take the repository's and the state directory's run locks, and repair a checkout
+ * from git), take the repository's and the state directory's run locks (and the store's, for a
+ * log in PostgreSQL, which runs on other machines take too), and repair a checkout
  * an earlier run left behind. On success the caller must `release()`. Whether the tree must be
  * clean depends on the trunk, which the caller settles next (see `dirtyCheckoutProblem`).
  */
-export async function prepareSession(repoDir: string, stateDirOption: string | undefined): Promise<PreparedSession> {
-  const locked = await lockSession(repoDir, stateDirOption);
+export async function prepareSession(repoDir: string, stateDirOption: string | undefined, storeUrl?: string): Promise<PreparedSession> {
+  const locked = await lockSession(repoDir, stateDirOption, storeUrl);
   if (!locked.ok) return locked;
   const repaired = await repairCheckout(locked.repo);
   if (repaired.ok) return locked;
-  locked.release();
+  await locked.release();
   return { ok: false, error: repaired.error };
 }
 
@@ -54,7 +60,7 @@ export async function dirtyCheckoutProblem(repo: Repository): Promise<string | n
  * alone (`colony green --now`): the repository opened, the state directory prepared, and both
  * run locks taken. On success the caller must `release()`.
  */
-export async function lockSession(repoDir: string, stateDirOption: string | undefined): Promise<PreparedSession> {
+export async function lockSession(repoDir: string, stateDirOption: string | undefined, storeUrl?: string): Promise<PreparedSession> {
   const opened = await openRepository(repoDir);
   if (!opened.ok) return opened;
   const { repo } = opened;
@@ -79,7 +85,9 @@ export async function lockSession(repoDir: string, stateDirOption: string | unde
     repositoryLock.lock.release();
     return stateLock;
   }
-  const release = () => {
+  const state: RunState = { stateDir, ...(storeUrl === undefined ? {} : { storeUrl }) };
+  const storeLock = storeUrl === undefined ? null : await acquireStoreLock(state);
+  const releaseLocal = () => {
     stateLock.lock.release();
     // A session refused before it recorded anything leaves no state directory it made: what is
     // in it then is its lock alone. No other process is between opening that lock and taking
@@ -88,7 +96,15 @@ export async function lockSession(repoDir: string, stateDirOption: string | unde
     if (madeStateDir && existsSync(stateDir) && holdsOnlyItsLock(stateDir)) rmSync(stateDir, { recursive: true, force: true });
     repositoryLock.lock.release();
   };
-  return { ok: true, repo, stateDir, stateLock: stateLock.lock, release };
+  if (storeLock !== null && !storeLock.ok) {
+    releaseLocal();
+    return storeLock;
+  }
+  const release = async () => {
+    if (storeLock !== null) await storeLock.lock.release();
+    releaseLocal();
+  };
+  return { ok: true, repo, stateDir, state, stateLock: stateLock.lock, lockLost: storeLock?.lock.lost ?? new AbortController().signal, release };
 }
 
 /** Whether the state directory holds nothing but its run lock's files (`run.lock`, its journal, its holder). */

@@ -106,7 +106,7 @@ export async function runWorkSession(given: WorkSessionOptions): Promise<WorkSes
       runInRepository(options, onItsTrunk, chosen, trunk.chosen, task, loaded.prompts, runId, commands, late),
     );
   } finally {
-    session.release();
+    await session.release();
   }
 }
 

@@ -10,7 +10,8 @@ export interface RunLock {
   release(): void;
 }
 
-export type LockResult = { readonly ok: true; readonly lock: RunLock } | { readonly ok: false; readonly error: string };
+/** Taken, or not: held by another process (`heldElsewhere`), or the lock file could not be used. */
+export type LockResult = { readonly ok: true; readonly lock: RunLock } | { readonly ok: false; readonly heldElsewhere: boolean; readonly error: string };
 
 interface Holder {
   readonly pid: number;
@@ -30,16 +31,16 @@ export function acquireRunLock(path: string, what: string): LockResult {
   try {
     db = new Database(path, { timeout: 0 });
   } catch (error) {
-    return { ok: false, error: `cannot create the lock ${path}: ${errorMessage(error)}` };
+    return { ok: false, heldElsewhere: false, error: `cannot create the lock ${path}: ${errorMessage(error)}` };
   }
   try {
     db.exec('BEGIN IMMEDIATE');
   } catch (error) {
     db.close();
-    if (!hasCode(error, 'SQLITE_BUSY')) return { ok: false, error: `cannot take the lock ${path}: ${errorMessage(error)}` };
+    if (!hasCode(error, 'SQLITE_BUSY')) return { ok: false, heldElsewhere: false, error: `cannot take the lock ${path}: ${errorMessage(error)}` };
     const holder = readHolder(`${path}.json`);
     const who = holder === null ? 'another colony run' : `another colony run (process ${holder.pid}, since ${holder.since})`;
-    return { ok: false, error: `${who} is working on ${what}. Wait for it to finish, or stop it (Ctrl-C in its terminal).` };
+    return { ok: false, heldElsewhere: true, error: `${who} is working on ${what}. Wait for it to finish, or stop it (Ctrl-C in its terminal).` };
   }
   const holderPath = `${path}.json`;
   writeFileSync(holderPath, JSON.stringify({ pid: process.pid, since: new Date().toISOString() }));

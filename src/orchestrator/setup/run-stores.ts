@@ -1,4 +1,3 @@
-import { existsSync } from 'node:fs';
 import { createSecretRedactor } from '../../events/secret-redaction.js';
 import type { EventStore } from '../../store/events/event-store.js';
 import { createRedactingEventStore } from '../../store/events/redacting-event-store.js';
@@ -6,15 +5,17 @@ import { createRedactingTaskStore } from '../../store/tasks/redacting-task-store
 import { openSqliteEventStore } from '../../store/sqlite/sqlite-event-store.js';
 import { openSqliteTaskStore } from '../../store/sqlite/sqlite-task-store.js';
 import type { TaskStore } from '../../store/tasks/task-store.js';
+import { openPostgresStore } from '../../store/postgres/postgres-store.js';
 import { describeUnfinishedRun, findUnfinishedRun, type UnfinishedRun } from './run-history.js';
+import { describeRunState, mayHoldRuns, postgresOptionsOf, runStateSecrets, type RunState } from './run-state.js';
 import { eventsDatabasePath } from './state-directory.js';
 import { errorMessage } from '../../errors/error-message.js';
 import { shellWord } from '../../errors/shell-word.js';
 
-/** The unfinished run in a state directory's log, without creating a log where there is none. */
-export async function readUnfinishedIn(stateDir: string): Promise<{ readonly ok: true; readonly run: UnfinishedRun | null } | { readonly ok: false; readonly error: string }> {
-  if (!existsSync(eventsDatabasePath(stateDir))) return { ok: true, run: null };
-  const stores = await openRunStores(stateDir, []);
+/** The unfinished run in a run state's log, without creating a log in a state directory where there is none. */
+export async function readUnfinishedIn(state: RunState): Promise<{ readonly ok: true; readonly run: UnfinishedRun | null } | { readonly ok: false; readonly error: string }> {
+  if (!mayHoldRuns(state)) return { ok: true, run: null };
+  const stores = await openRunStores(state, []);
   if (!stores.ok) return stores;
   try {
     return { ok: true, run: await findUnfinishedRun(stores.events) };
@@ -31,23 +32,37 @@ export interface RunStores {
   readonly close: () => Promise<void>;
 }
 
-/** Opens the state directory's event log and task table, each behind the redactor. */
-export async function openRunStores(stateDir: string, secrets: readonly string[], durable = true): Promise<RunStores | { readonly ok: false; readonly error: string }> {
+/**
+ * Opens the run state's event log and task table (the state directory's SQLite file, or the
+ * PostgreSQL store on one pool), each behind the redactor, which also hides the store's password.
+ */
+export async function openRunStores(state: RunState, secrets: readonly string[], durable = true): Promise<RunStores | { readonly ok: false; readonly error: string }> {
+  const redactor = createSecretRedactor([...secrets, ...runStateSecrets(state)]);
   let events: EventStore;
-  try {
-    events = createRedactingEventStore(openSqliteEventStore(eventsDatabasePath(stateDir), { durable }), createSecretRedactor(secrets));
-  } catch (error) {
-    return { ok: false, error: `cannot open the event log: ${errorMessage(error)}` };
-  }
   let tasks: TaskStore;
-  try {
-    tasks = createRedactingTaskStore(openSqliteTaskStore(eventsDatabasePath(stateDir), { durable }), createSecretRedactor(secrets));
-  } catch (error) {
-    await events.close();
-    return { ok: false, error: `cannot open the task store: ${errorMessage(error)}` };
+  if (state.storeUrl !== undefined) {
+    try {
+      const store = await openPostgresStore(postgresOptionsOf(state.storeUrl));
+      events = createRedactingEventStore(store.events, redactor);
+      tasks = createRedactingTaskStore(store.tasks, redactor);
+    } catch (error) {
+      return { ok: false, error: `cannot open ${describeRunState(state)}: ${redactor.redactText(errorMessage(error))}` };
+    }
+  } else {
+    try {
+      events = createRedactingEventStore(openSqliteEventStore(eventsDatabasePath(state.stateDir), { durable }), redactor);
+    } catch (error) {
+      return { ok: false, error: `cannot open the event log: ${errorMessage(error)}` };
+    }
+    try {
+      tasks = createRedactingTaskStore(openSqliteTaskStore(eventsDatabasePath(state.stateDir), { durable }), redactor);
+    } catch (error) {
+      await events.close();
+      return { ok: false, error: `cannot open the task store: ${errorMessage(error)}` };
+    }
   }
-  // A forced quit (process.exit) still writes the events recorded in its last moments: the
-  // SQLite store writes them before its promise settles. An exit handler cannot wait for it,
+  // A forced quit (process.exit) still writes the events recorded in its last moments where
+  // the store is SQLite, which writes them before its promise settles. An exit handler cannot wait for it,
   // so a failure there has nobody left to tell.
   const closeOnExit = (): void => {
     events.close().catch(() => undefined);
@@ -66,10 +81,10 @@ export async function openRunStores(stateDir: string, secrets: readonly string[]
 }
 
 /** Why `colony run` refuses to start over an unfinished run, and the two ways on. */
-export function unfinishedRunError(run: UnfinishedRun, stateDir: string, stateGiven: boolean): string {
-  const where = stateGiven ? ` --state ${shellWord(stateDir)}` : '';
+export function unfinishedRunError(run: UnfinishedRun, state: RunState, stateGiven: boolean): string {
+  const where = `${stateGiven ? ` --state ${shellWord(state.stateDir)}` : ''}${state.storeUrl === undefined ? '' : ' --store URL'}`;
   return (
-    `${stateDir} holds an unfinished run, ${describeUnfinishedRun(run)}. ` +
+    `${describeRunState(state)} holds an unfinished run, ${describeUnfinishedRun(run)}. ` +
     `Continue it with \`colony resume${where}\` (add --repo if you passed one), or start over with \`colony run GOAL${where} --new\`: ` +
     'the unfinished run is then recorded as abandoned; what it landed stays on main and its workspaces are swept, their work saved on branches.'
   );

@@ -27,7 +27,7 @@ export type Queryable = Pick<ClientBase, 'query'>;
 
 const DEFAULT_SCHEMA = 'public';
 const DEFAULT_POOL_SIZE = 4;
-const DEFAULT_RETRY_MS = 30_000;
+export const DEFAULT_RETRY_MS = 30_000;
 const FIRST_RETRY_DELAY_MS = 100;
 const LONGEST_RETRY_DELAY_MS = 2_000;
 /** A connection attempt that neither succeeds nor fails (a server that drops packets) is given up after this long. */
