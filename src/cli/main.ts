@@ -5,6 +5,7 @@ import { EXIT_FAILED, EXIT_USAGE, type CommandContext } from './command-context.
 import { handleInterrupts, type InterruptHandling } from './interrupts.js';
 import type { Terminal } from './terminal-ui.js';
 import { createSecretRedactor, secretsInEnvironment } from '../events/secret-redaction.js';
+import { PostgresStoreError } from '../store/postgres/postgres-failures.js';
 import { DamagedStoreError } from '../store/sqlite/damaged-store-error.js';
 
 /**
@@ -38,8 +39,9 @@ export async function main(givenArgv: readonly string[], context: Partial<Comman
   try {
     return await runProgram(argv, ctx);
   } catch (error) {
-    // A store's file damaged on disk is the user's to deal with, and its message says how.
-    if (error instanceof DamagedStoreError) {
+    // A store's file damaged on disk, or a PostgreSQL store that cannot be used as given, is the
+    // user's to deal with, and its message says how.
+    if (error instanceof DamagedStoreError || error instanceof PostgresStoreError) {
       ctx.stderr(`colony: ${error.message}\n`);
       return EXIT_FAILED;
     }

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import pg from 'pg';
 import { expect, it } from 'vitest';
 import { defaultStateDir, eventsDatabasePath } from '../../src/orchestrator/setup/state-directory.js';
+import { freePort } from '../../src/store/testing/postgres-cluster.js';
 import { describeWithPostgres, usePostgresCluster } from '../../src/store/testing/postgres-store-under-test.js';
 import { createExampleRepository, runCli, type CliRun, type ExampleRepository } from '../testing/example-repository.js';
 import { expectGreenRun } from '../testing/run-checks.js';
@@ -128,6 +129,13 @@ describeWithPostgres('a run whose log and tasks are in PostgreSQL (--store)', ()
       writeFileSync(join(repo.dir, 'colony.toml'), `store = "${withoutPassword}"\n`);
       const fromFile = await runCli(['events', '--repo', repo.dir]);
       expect(fromFile).toMatchObject({ code: 0, stdout: '' });
+
+      // A store nobody answers at: said plainly within seconds, without the password.
+      const nowhere = url.replace(`:${cluster.port}/`, `:${await freePort()}/`);
+      const unreachable = await runCli(['status', '--repo', repo.dir, '--store', nowhere]);
+      expect(unreachable.code).toBe(1);
+      expect(unreachable.stderr).toMatch(/^colony: Could not reach PostgreSQL: database "configured_store" on 127\.0\.0\.1:\d+ .*Check that the server is running/);
+      expect(unreachable.stderr).not.toContain(cluster.password);
 
       writeFileSync(join(repo.dir, 'colony.toml'), `store = "${url}"\n`);
       const refused = await runCli(['status', '--repo', repo.dir]);

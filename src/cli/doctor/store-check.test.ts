@@ -13,9 +13,9 @@ describe("colony doctor's store line", () => {
   });
 
   it('fails a store that does not answer, or where colony may not make its tables, with the fix', async () => {
-    const unreachable = await checkStore(URL, async () => ({ ok: false, error: 'connect ECONNREFUSED 10.0.0.5:5433' }));
-    expect(unreachable).toMatchObject({ status: 'fail', fix: expect.stringContaining('PGPASSWORD') });
-    expect(unreachable.detail).toContain('cannot reach database "colony" on db.internal:5433');
+    const said = 'Could not reach PostgreSQL: database "colony" on db.internal:5433 (postgres://colony:***@db.internal:5433/colony?schema=runs) did not answer';
+    const unreachable = await checkStore(URL, async () => ({ ok: false, error: said }));
+    expect(unreachable).toMatchObject({ status: 'fail', detail: said, fix: expect.stringContaining('PGPASSWORD') });
     const noRights = await checkStore(URL, async () => ({ ok: true, probe: { ...FINE, mayCreate: false } }));
     expect(noRights).toMatchObject({ status: 'fail', fix: expect.stringContaining('GRANT CREATE ON SCHEMA runs') });
     const noSchema = await checkStore(URL, async () => ({ ok: true, probe: { ...FINE, schemaExists: false, mayCreate: false } }));

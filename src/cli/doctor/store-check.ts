@@ -17,7 +17,7 @@ export async function checkStore(storeUrl: string, probe: (url: string) => Promi
   const name = 'store';
   const found = await probe(storeUrl);
   if (!found.ok) {
-    return fail(name, `cannot reach ${where}: ${found.error}`, 'check that the server runs and this machine reaches it (pg_hba.conf), the URL, and the password in PGPASSWORD or ~/.pgpass');
+    return fail(name, found.error, 'check that the server runs and this machine reaches it (pg_hba.conf), the URL, and the password in PGPASSWORD or ~/.pgpass');
   }
   const { serverVersion, schema, schemaExists, mayCreate, maxConnections } = found.probe;
   const what = `${where}: PostgreSQL ${serverVersion}, schema ${schema}${schemaExists ? '' : ' (made on the first run)'}, ${maxConnections} connections at most`;

@@ -2,7 +2,7 @@ import type { EventStore } from '../../store/events/event-store.js';
 import { createAgentRecorder } from '../agent-recorder.js';
 import { findUnfinishedRun, type UnfinishedRun } from '../setup/run-history.js';
 import { openRunStores } from '../setup/run-stores.js';
-import { acquireStoreLock, describeRunState, mayHoldRuns, type RunState, type StoreLock } from '../setup/run-state.js';
+import { COMMAND_STORE_PATIENCE_MS, acquireStoreLock, describeRunState, mayHoldRuns, type RunState, type StoreLock } from '../setup/run-state.js';
 import { createSteeringRecorder } from '../steering/steering-record.js';
 import type { SteeringStores } from '../steering/steering.js';
 
@@ -36,9 +36,9 @@ export async function openSteering(state: RunState, secrets: readonly string[]):
   if (!mayHoldRuns(state)) {
     return { ok: false, error: `there is no run in ${where}: it holds no colony log. Pass the repository a run works on with --repo, or its state directory with --state; start a run with colony run GOAL.md.` };
   }
-  const taken = await acquireStoreLock(state);
+  const taken = await acquireStoreLock(state, COMMAND_STORE_PATIENCE_MS);
   const lock: StoreLock | null = taken.ok ? taken.lock : null;
-  const opened = await openRunStores(state, secrets);
+  const opened = await openRunStores(state, secrets, true, COMMAND_STORE_PATIENCE_MS);
   if (!opened.ok) {
     await lock?.release();
     return opened;

@@ -22,10 +22,17 @@ export interface RunState {
   readonly storeUrl?: string;
 }
 
+/**
+ * How long a command that reads or steers a run waits for a store that does not answer, before
+ * it says so: a run waits out a server's restart (the store's own 30 s); a person asking for a
+ * status is told within seconds that the address is wrong or the server is down.
+ */
+export const COMMAND_STORE_PATIENCE_MS = 5_000;
+
 /** The connection options a store URL stands for: `?schema=` picks the schema (default `public`). */
-export function postgresOptionsOf(storeUrl: string): PostgresConnectionOptions {
+export function postgresOptionsOf(storeUrl: string, retryMs?: number): PostgresConnectionOptions {
   const schema = schemaOf(storeUrl);
-  return { url: storeUrl, ...(schema === null ? {} : { schema }) };
+  return { url: storeUrl, ...(schema === null ? {} : { schema }), ...(retryMs === undefined ? {} : { retryMs }) };
 }
 
 function schemaOf(storeUrl: string): string | null {
@@ -55,7 +62,7 @@ export function mayHoldRuns(state: RunState): boolean {
 
 /** The run state's event log, opened for a command that only reads it (see `openSqliteEventLogToRead`). */
 export async function openRunLogToRead(state: RunState): Promise<EventStore> {
-  if (state.storeUrl !== undefined) return openPostgresEventStore(postgresOptionsOf(state.storeUrl));
+  if (state.storeUrl !== undefined) return openPostgresEventStore(postgresOptionsOf(state.storeUrl, COMMAND_STORE_PATIENCE_MS));
   return openSqliteEventLogToRead(eventsDatabasePath(state.stateDir));
 }
 
@@ -64,7 +71,7 @@ export async function openRunLogToRead(state: RunState): Promise<EventStore> {
  * directory only `colony work` used, or one from before task tables).
  */
 export async function openTaskTableToRead(state: RunState): Promise<TaskStore | null> {
-  if (state.storeUrl !== undefined) return openPostgresTaskStore(postgresOptionsOf(state.storeUrl));
+  if (state.storeUrl !== undefined) return openPostgresTaskStore(postgresOptionsOf(state.storeUrl, COMMAND_STORE_PATIENCE_MS));
   try {
     // Read-only: reading never creates or migrates the task table under a run.
     return openSqliteTaskStore(eventsDatabasePath(state.stateDir), { readOnly: true });
@@ -88,7 +95,7 @@ export type StoreLockResult = { readonly ok: true; readonly lock: StoreLock } | 
  * store's (an advisory lock PostgreSQL lets go when the holding process's connection ends, on
  * whichever machine). One run's process at a time works on a log.
  */
-export async function acquireStoreLock(state: RunState): Promise<StoreLockResult> {
+export async function acquireStoreLock(state: RunState, retryMs?: number): Promise<StoreLockResult> {
   if (state.storeUrl === undefined) {
     const taken = acquireRunLock(stateLockPath(state.stateDir), `the state directory ${state.stateDir}`);
     if (!taken.ok) return taken;
@@ -96,7 +103,7 @@ export async function acquireStoreLock(state: RunState): Promise<StoreLockResult
     // The operating system holds a file's lock for as long as the process lives.
     return { ok: true, lock: { isHeld: () => lock.isHeld(), lost: new AbortController().signal, release: async () => lock.release() } };
   }
-  const taken = await tryPostgresRunLock(postgresOptionsOf(state.storeUrl));
+  const taken = await tryPostgresRunLock(postgresOptionsOf(state.storeUrl, retryMs));
   if (taken.ok) return taken;
   if (!taken.heldElsewhere) return { ok: false, heldElsewhere: false, error: taken.error };
   return {
@@ -113,7 +120,7 @@ export async function acquireStoreLock(state: RunState): Promise<StoreLockResult
  */
 export async function storeLockIsFree(state: RunState): Promise<boolean> {
   if (state.storeUrl === undefined && !folderIsWritable(state.stateDir)) return !lockHolderIsAlive(stateLockPath(state.stateDir));
-  const taken = await acquireStoreLock(state);
+  const taken = await acquireStoreLock(state, COMMAND_STORE_PATIENCE_MS);
   if (!taken.ok) return false;
   await taken.lock.release();
   return true;

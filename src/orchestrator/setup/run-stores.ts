@@ -34,19 +34,21 @@ export interface RunStores {
 
 /**
  * Opens the run state's event log and task table (the state directory's SQLite file, or the
- * PostgreSQL store on one pool), each behind the redactor, which also hides the store's password.
+ * PostgreSQL store on one pool, which waits `retryMs` for a server that does not answer), each
+ * behind the redactor, which also hides the store's password.
  */
-export async function openRunStores(state: RunState, secrets: readonly string[], durable = true): Promise<RunStores | { readonly ok: false; readonly error: string }> {
+export async function openRunStores(state: RunState, secrets: readonly string[], durable = true, retryMs?: number): Promise<RunStores | { readonly ok: false; readonly error: string }> {
   const redactor = createSecretRedactor([...secrets, ...runStateSecrets(state)]);
   let events: EventStore;
   let tasks: TaskStore;
   if (state.storeUrl !== undefined) {
     try {
-      const store = await openPostgresStore(postgresOptionsOf(state.storeUrl));
+      const store = await openPostgresStore(postgresOptionsOf(state.storeUrl, retryMs));
       events = createRedactingEventStore(store.events, redactor);
       tasks = createRedactingTaskStore(store.tasks, redactor);
     } catch (error) {
-      return { ok: false, error: `cannot open ${describeRunState(state)}: ${redactor.redactText(errorMessage(error))}` };
+      // The store's messages name it (without its password) and say what to do.
+      return { ok: false, error: redactor.redactText(errorMessage(error)) };
     }
   } else {
     try {

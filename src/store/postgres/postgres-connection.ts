@@ -3,7 +3,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
 import type { ClientBase, ClientConfig, PoolClient } from 'pg';
 import { errorMessage } from '../../errors/error-message.js';
-import { CommitOutcomeUnknownError, isConnectionFailure, isTransientConflict, redactedError } from './postgres-failures.js';
+import { CommitOutcomeUnknownError, PostgresStoreError, isConnectionFailure, isTransientConflict, redactedError } from './postgres-failures.js';
 import { describeTarget, passwordOf, postgresTarget, redactPostgresText } from './postgres-url.js';
 import type { PostgresTarget } from './postgres-url.js';
 
@@ -44,7 +44,7 @@ interface Attempt {
 function checkOptions(options: PostgresConnectionOptions): void {
   const { schema, poolSize, retryMs } = options;
   if (schema !== undefined && !SCHEMA_NAME.test(schema)) {
-    throw new TypeError(`The PostgreSQL schema must be a lower-case name of letters, digits and underscores, got ${JSON.stringify(schema)}.`);
+    throw new PostgresStoreError(`The PostgreSQL schema must be a lower-case name of letters, digits and underscores, got ${JSON.stringify(schema)}.`);
   }
   if (poolSize !== undefined && !(Number.isSafeInteger(poolSize) && poolSize >= 1)) {
     throw new TypeError(`The PostgreSQL pool size must be a whole number of at least 1, got ${String(poolSize)}.`);
@@ -77,7 +77,7 @@ export class PostgresConnection {
     checkOptions(options);
     this.target = postgresTarget(options.url);
     if (/[?&]options=/.test(options.url)) {
-      throw new TypeError(`The URL of ${describeTarget(this.target)} sets options; colony sets them itself (the schema's search_path). Leave them out of the URL.`);
+      throw new PostgresStoreError(`The URL of ${describeTarget(this.target)} sets options; colony sets them itself (the schema's search_path). Leave them out of the URL.`);
     }
     this.password = passwordOf(options.url);
     this.schema = options.schema ?? DEFAULT_SCHEMA;
@@ -192,7 +192,7 @@ export class PostgresConnection {
       if (isConnectionFailure(error)) throw error;
       // The server answered and refused (a wrong password, a missing database, no permission).
       redactedError(error, this.redact);
-      throw new Error(`Could not open a connection to ${this.describe()}: ${this.redact(errorMessage(error))}.`, { cause: error });
+      throw new PostgresStoreError(`Could not open a connection to ${this.describe()}: ${this.redact(errorMessage(error))}.`, { cause: error });
     }
     try {
       return await work(client, attempt);
@@ -205,7 +205,7 @@ export class PostgresConnection {
   }
 
   private unreachable(error: unknown, waitedMs: number): Error {
-    return new Error(
+    return new PostgresStoreError(
       `Could not reach PostgreSQL: ${this.describe()} did not answer or dropped the connection ` +
         `(${this.redact(errorMessage(error))}), and trying again for ${Math.round(waitedMs / 1_000)} s did not help. ` +
         'Check that the server is running and that this machine can reach it.',

@@ -58,6 +58,18 @@ export function isUniqueViolation(error: unknown): boolean {
 }
 
 /**
+ * The store cannot be used as it was given: the server cannot be reached or refused the login,
+ * its schema holds what colony cannot use, or the address names no usable schema. The message
+ * says what is wrong and what to do, without the password: a command prints it as it is.
+ */
+export class PostgresStoreError extends Error {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'PostgresStoreError';
+  }
+}
+
+/**
  * A connection that broke while its transaction's COMMIT was on its way: the change may or may
  * not have been made, so it is not tried again on its own (a second claim or delivery could
  * follow a first that did land).

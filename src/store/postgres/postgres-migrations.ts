@@ -1,4 +1,5 @@
 import type { PostgresConnection, Queryable } from './postgres-connection.js';
+import { PostgresStoreError } from './postgres-failures.js';
 
 /**
  * The schema of one part of a colony store in PostgreSQL (the event log, the task table and
@@ -51,7 +52,7 @@ export async function migratePostgresSchemaPart(connection: PostgresConnection, 
       );
       const other = rows[0];
       if (other !== undefined) {
-        throw new Error(
+        throw new PostgresStoreError(
           `Schema "${schema}" of ${connection.describe()} holds tables colony did not create (it has a table "${other.name}" ` +
             `and no ${VERSIONS_TABLE} table). Point colony at another database or schema, or at one it created.`,
         );
@@ -60,7 +61,7 @@ export async function migratePostgresSchemaPart(connection: PostgresConnection, 
       current = 0;
     }
     if (current > latest) {
-      throw new Error(
+      throw new PostgresStoreError(
         `Schema "${schema}" of ${connection.describe()} holds the ${part.name} schema at version ${current}, newer than the ` +
           `version ${latest} this colony knows. Upgrade colony to open it.`,
       );
