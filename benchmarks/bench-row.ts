@@ -26,3 +26,16 @@ export interface BenchSettings {
   /** Which concurrencies to run. */
   readonly mergers?: readonly number[];
 }
+
+/** The figures of `measure` run `times` times, one after another. */
+export async function repeat(times: number, measure: () => Promise<number>): Promise<number[]> {
+  const figures: number[] = [];
+  for (let index = 0; index < times; index += 1) figures.push(await measure());
+  return figures;
+}
+
+/** The middle figure (the upper of the two middle ones for an even count); 0 for none. */
+export function median(values: readonly number[]): number {
+  const sorted = [...values].sort((left, right) => left - right);
+  return sorted[Math.floor(sorted.length / 2)] ?? 0;
+}

@@ -14,7 +14,7 @@ import { chaosProblems } from '../test/testing/chaos-checks.js';
 import { createExampleRepository } from '../test/testing/example-repository.js';
 import { runWithKills } from '../test/testing/chaos-run.js';
 import { echoModel, echoTool } from './echo-agent.js';
-import type { BenchRow, BenchSection, BenchSettings } from './bench-row.js';
+import { median, repeat, type BenchRow, type BenchSection, type BenchSettings } from './bench-row.js';
 
 /**
  * What durability costs, measured the way a run pays for it: every agent turn records the
@@ -87,17 +87,6 @@ export async function benchKilledRun(): Promise<BenchSection> {
 const TURNS = 3_000;
 const AGENTS = 50;
 const STEPS = 60;
-
-async function repeat(times: number, measure: () => Promise<number>): Promise<number[]> {
-  const figures: number[] = [];
-  for (let index = 0; index < times; index += 1) figures.push(await measure());
-  return figures;
-}
-
-function median(values: readonly number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)] ?? 0;
-}
 
 /**
  * Events per second of many agents at once, each making its turn's first two events durable

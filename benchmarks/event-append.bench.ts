@@ -10,7 +10,7 @@ import { modelRespondedInput, toolEndedInput, toolStartedInput } from '../src/st
 import type { EventInput } from '../src/store/events/event-store.js';
 import { createMemoryEventStore } from '../src/store/events/memory-event-store.js';
 import { openSqliteEventStore } from '../src/store/sqlite/sqlite-event-store.js';
-import type { BenchRow } from './bench-row.js';
+import { median, type BenchRow } from './bench-row.js';
 
 export interface EventAppendBenchOptions {
   /** Events written in each measured round. */
@@ -108,11 +108,6 @@ async function appendToMemory(inputs: readonly EventInput[], count: number): Pro
   const seconds = (performance.now() - started) / 1000;
   await store.close();
   return count / seconds;
-}
-
-function median(values: readonly number[]): number {
-  const sorted = [...values].sort((left, right) => left - right);
-  return sorted[Math.floor(sorted.length / 2)] ?? 0;
 }
 
 /**

@@ -3,7 +3,7 @@ import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { BenchRow, BenchSection, BenchSettings } from './bench-row.js';
+import { median, type BenchRow, type BenchSection, type BenchSettings } from './bench-row.js';
 
 const DEFAULT_RUNS = 20;
 const WARM_UP_RUNS = 3;
@@ -31,11 +31,6 @@ interface Sample {
 interface Subject {
   readonly name: string;
   readonly args: readonly string[];
-}
-
-function median(values: readonly number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)] ?? Number.NaN;
 }
 
 /**

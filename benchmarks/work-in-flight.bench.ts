@@ -8,7 +8,7 @@ import { renderFilesInFlight } from '../src/orchestrator/roles/planner/files-in-
 import { defaultPromptSet } from '../src/orchestrator/prompts/prompt-set.js';
 import { createWorkInFlight } from '../src/orchestrator/in-flight/work-in-flight.js';
 import { createWorkInFlightFold, WORK_IN_FLIGHT_EVENT_TYPES } from '../src/orchestrator/in-flight/work-in-flight-fold.js';
-import type { BenchRow } from './bench-row.js';
+import { median, type BenchRow } from './bench-row.js';
 
 /**
  * What planners' conflict avoidance costs the harness: folding the log's file activity (every
@@ -42,11 +42,6 @@ function workerEvents(index: number): EventInput[] {
     inputs.push({ type: 'tool.ended', data: { step: call, callId, name, ok: true, output: 'y'.repeat(kind === 3 ? OUTPUT_BYTES : 100), durationMs: 1 }, runId: RUN, agentId });
   }
   return inputs;
-}
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)] ?? 0;
 }
 
 export async function benchWorkInFlight(): Promise<BenchRow[]> {
