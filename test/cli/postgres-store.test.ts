@@ -6,6 +6,7 @@ import { defaultStateDir, eventsDatabasePath } from '../../src/orchestrator/setu
 import { freePort } from '../../src/store/testing/postgres-cluster.js';
 import { describeWithPostgres, usePostgresCluster } from '../../src/store/testing/postgres-store-under-test.js';
 import { createExampleRepository, runCli, type CliRun, type ExampleRepository } from '../testing/example-repository.js';
+import { startColonyProcess } from '../testing/colony-process.js';
 import { expectGreenRun } from '../testing/run-checks.js';
 import { describeRuns } from '../testing/runs-need-sandbox.js';
 
@@ -108,6 +109,39 @@ describeWithPostgres('a run whose log and tasks are in PostgreSQL (--store)', ()
           expect(await countRows(url, 'events', `data LIKE '%${password}%'`)).toBe(0);
         } finally {
           repo.cleanup();
+        }
+      },
+      RUN_TIMEOUT_MS,
+    );
+  });
+
+  describeRuns('a run whose process is killed', () => {
+    it(
+      'is refused to a second run on the store from another checkout while it goes, and taken up by colony resume once it is killed: PostgreSQL let its lock go with its connection',
+      async () => {
+        const cluster = postgres();
+        const url = await cluster.database('killed_run');
+        const repo = createExampleRepository('toolbox');
+        const elsewhere = createExampleRepository('toolbox');
+        const running = startColonyProcess(['run', join(repo.dir, 'GOAL.md'), '--repo', repo.dir, '--store', url, '--model', MODEL, '--workers', '3', '--quiet'], repo.dir);
+        try {
+          while ((await countRows(url, 'events', "type = 'merge.landed'")) < 1) await new Promise((resolve) => setTimeout(resolve, 50));
+          // Another checkout, another state directory: only the store's lock is in the way, as on another machine.
+          const second = await runCli(['run', join(elsewhere.dir, 'GOAL.md'), '--repo', elsewhere.dir, '--store', url, '--model', MODEL, '--quiet']);
+          expect(second.code).toBe(2);
+          expect(second.stderr).toMatch(/another colony run is working on the store database "killed_run" on 127\.0\.0\.1:\d+ \(postgres:\/\/\[redacted\]@127\.0\.0\.1:\d+\/killed_run\), from this machine or another/);
+          running.child.kill('SIGKILL');
+          await running.ended;
+          const status = await runCli(['status', '--repo', repo.dir, '--store', url, '--json']);
+          expect(JSON.parse(status.stdout)).toMatchObject({ run: { state: 'interrupted' } });
+          const resumed = await runCli(['resume', '--repo', repo.dir, '--store', url, '--quiet']);
+          expect(resumed.code).toBe(0);
+          await expectGreenRun(repo, url);
+        } finally {
+          running.child.kill('SIGKILL');
+          await running.ended;
+          repo.cleanup();
+          elsewhere.cleanup();
         }
       },
       RUN_TIMEOUT_MS,
