@@ -65,6 +65,30 @@ describeWithPostgres('a PostgreSQL store whose connection fails', () => {
     expect(text).not.toContain(cluster().password);
   });
 
+  it('once an operation has waited out the retry time in vain, tries the next ones once each until one gets through', async () => {
+    const store = await open(3_000);
+    await store.events.flush();
+    await cluster().stopServer();
+    let restarted = false;
+    try {
+      await expect(store.tasks.getTask('nothing')).rejects.toThrow(/trying again for \d s did not help/);
+      // The server is gone, not blinking: the next operation does not wait the retry time again.
+      const next = store.tasks.getTask('nothing').then(
+        () => 'answered',
+        () => 'refused',
+      );
+      // Trying again with its waits would take more than a second before it gave up.
+      const outcome = await Promise.race([next, new Promise((resolve) => setTimeout(() => resolve('still trying'), 1_000))]);
+      expect(outcome).toBe('refused');
+      await cluster().startServer();
+      restarted = true;
+      // Back: the first operation gets through, and with it the retries come back.
+      await expect(store.tasks.getTask('nothing')).resolves.toBeNull();
+    } finally {
+      if (!restarted) await cluster().startServer();
+    }
+  });
+
   it('tries a refused connection again for the time it is given, then says where it could not reach', async () => {
     const port = await freePort();
     const nowhere = cluster().url('colony').replace(`:${cluster().port}/`, `:${port}/`);

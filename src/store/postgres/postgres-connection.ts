@@ -58,7 +58,8 @@ function checkOptions(options: PostgresConnectionOptions): void {
  * The pool of connections a PostgreSQL store uses, shared by its parts (the event log, the task
  * table), and how every operation goes through it: a connection refused or lost is tried again
  * with growing waits for `retryMs`, then the operation rejects with a message that names the
- * host and the database but never the password. A transaction whose connection broke before
+ * host and the database but never the password; after that, operations try once each until one
+ * gets through (the server counts as gone, not as blinking). A transaction whose connection broke before
  * its COMMIT was sent is tried again whole (the server rolled it back); one that broke while
  * committing is not (see `CommitOutcomeUnknownError`). A transaction the server rolled back to
  * break a deadlock is tried again too (see `isTransientConflict`). Ends its pool when the last part that
@@ -72,6 +73,8 @@ export class PostgresConnection {
   private readonly retryMs: number;
   private readonly clientConfig: ClientConfig;
   private users = 0;
+  /** When the operation began that last waited out the retry time in vain; null once one got through since. */
+  private unreachableSince: number | null = null;
 
   constructor(options: PostgresConnectionOptions) {
     checkOptions(options);
@@ -165,7 +168,9 @@ export class PostgresConnection {
     for (;;) {
       const attempt: Attempt = { committing: false, broken: false };
       try {
-        return await this.onClient(attempt, work);
+        const result = await this.onClient(attempt, work);
+        this.unreachableSince = null;
+        return result;
       } catch (error) {
         const conflict = isTransientConflict(error);
         if (!isConnectionFailure(error) && !conflict) throw redactedError(error, this.redact);
@@ -176,8 +181,14 @@ export class PostgresConnection {
             redactedError(error, this.redact),
           );
         }
-        const waited = Date.now() - started;
-        if (waited + delay > this.retryMs) throw conflict ? redactedError(error, this.redact) : this.unreachable(error, waited);
+        if (conflict && Date.now() - started + delay > this.retryMs) throw redactedError(error, this.redact);
+        if (!conflict && (this.unreachableSince !== null || Date.now() - started + delay > this.retryMs)) {
+          // Once one operation has waited out the retry time, the server counts as gone: the
+          // next ones try once each until one gets through, so a run winding down with its store
+          // gone does not wait the whole retry time again at every step.
+          this.unreachableSince ??= started;
+          throw this.unreachable(error, Date.now() - this.unreachableSince);
+        }
         await sleep(delay);
         delay = Math.min(delay * 2, LONGEST_RETRY_DELAY_MS);
       }

@@ -79,6 +79,29 @@ describeWithPostgres('the PostgreSQL event log', () => {
     await expect.poll(() => reader.lastSeq(), { timeout: 5_000 }).toBe(257);
   });
 
+  it('lets flushes asked for before a write starts share it, so while the database is down they wait out one retry, not one each', async () => {
+    const writer = await open({ retryMs: 300 });
+    await cluster().stopServer();
+    let restarted = false;
+    try {
+      const appended: ColonyEvent[] = [];
+      const flushes: Promise<unknown>[] = [];
+      for (let step = 1; step <= 5; step += 1) {
+        appended.push(writer.append(toolStartedInput({ runId: 'run-1', agentId: 'a' }, step)) as ColonyEvent);
+        flushes.push(writer.flush().then(() => null, (error: unknown) => error));
+      }
+      const failures = await Promise.all(flushes);
+      expect(failures.every((failure) => failure instanceof Error)).toBe(true);
+      expect(new Set(failures).size).toBe(1);
+      await cluster().startServer();
+      restarted = true;
+      await writer.flush();
+      expect((await writer.read()).map(withoutSeq)).toEqual(appended);
+    } finally {
+      if (!restarted) await cluster().startServer();
+    }
+  });
+
   it('keeps events buffered while the database is down and writes them, once each, when it is back', async () => {
     const writer = await open({ retryMs: 300 });
     const kept = writer.append(toolStartedInput({ runId: 'run-1', agentId: 'a' }, 1));

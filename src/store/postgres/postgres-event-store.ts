@@ -6,7 +6,7 @@ import { checkEventQuery } from '../events/event-query.js';
 import type { EventInput, EventQuery, EventStore } from '../events/event-store.js';
 import type { PostgresConnection } from './postgres-connection.js';
 import { eventExists, insertEventRecords, lastEventTs, maxEventSeq, readEventRecords } from './postgres-event-rows.js';
-import { CommitOutcomeUnknownError } from './postgres-failures.js';
+import { CommitOutcomeUnknownError, PostgresStoreError } from './postgres-failures.js';
 
 export interface PostgresEventLogOptions {
   /** The clock that stamps events appended without a ts. */
@@ -46,6 +46,8 @@ class PostgresEventStore implements EventStore {
   private uncertain: UncertainBatch | undefined;
   /** The write going on, if any; every write waits for the one before it. */
   private writing: Promise<void> = Promise.resolve();
+  /** The write waiting for the one under way, if any: it takes every event buffered when it starts. */
+  private queued: Promise<void> | undefined;
   private scheduled: NodeJS.Timeout | undefined;
   private closed = false;
 
@@ -129,9 +131,19 @@ class PostgresEventStore implements EventStore {
     this.write().catch(() => undefined);
   }
 
-  /** Writes every event buffered when its turn comes, after the write before it. */
+  /**
+   * Writes every event buffered when its turn comes, after the write under way. At most one
+   * waits behind that one, and every caller until it starts shares it (it takes their events
+   * too): while the database is down each write takes the connection's whole retry time, and a
+   * queue of them would keep a flush, or the end of a run, waiting for as many.
+   */
   private write(): Promise<void> {
-    const next = this.writing.then(() => this.writePending());
+    if (this.queued !== undefined) return this.queued;
+    const next = this.writing.then(() => {
+      this.queued = undefined;
+      return this.writePending();
+    });
+    this.queued = next;
     this.writing = next.catch(() => undefined);
     return next;
   }
@@ -173,11 +185,11 @@ class PostgresEventStore implements EventStore {
   private describeWriteFailure(error: unknown): Error {
     const count = this.pending.length;
     const unwritten = count === 1 ? 'The 1 unwritten event is' : `The ${count} unwritten events are`;
-    return new Error(
+    const message =
       `Could not write events to the event log in ${this.connection.describe()}: ${this.connection.redact(errorMessage(error))} ` +
-        `${unwritten} kept in memory and written at the next flush; a process that ends before then loses them.`,
-      { cause: error },
-    );
+      `${unwritten} kept in memory and written at the next flush; a process that ends before then loses them.`;
+    // A store that cannot be used (gone, refusing) is said as such; anything else is colony's own fault.
+    return error instanceof PostgresStoreError ? new PostgresStoreError(message, { cause: error }) : new Error(message, { cause: error });
   }
 }
 
