@@ -1,6 +1,6 @@
 import { resolve } from 'node:path';
 import { InvalidArgumentError, Option, type Command } from 'commander';
-import type { RunState } from '../orchestrator/setup/run-state.js';
+import { runStateAt, type RunState } from '../orchestrator/setup/run-state.js';
 import { defaultStateDir, locateDefaultStateDir } from '../orchestrator/setup/state-directory.js';
 import { openSteering, type SteeringAccess } from '../orchestrator/session/steering-access.js';
 import { usageError, type CommandContext } from './command-context.js';
@@ -29,7 +29,7 @@ export function storeOption(): Option {
 
 /** Where the flags say a run's state is: the state directory, and the store when one is named. */
 export function runStateOf(ctx: Pick<CommandContext, 'cwd'>, flags: StateDirFlags): RunState {
-  return { stateDir: stateDirOf(ctx, flags), ...(flags.store === undefined ? {} : { storeUrl: flags.store }) };
+  return runStateAt(stateDirOf(ctx, flags), flags.store);
 }
 
 /** How `--state` help texts name the default (`defaultStateDir`). */

@@ -1,5 +1,5 @@
 import { expect } from 'vitest';
-import { openTaskTableToRead } from '../../src/orchestrator/setup/run-state.js';
+import { openTaskTableToRead, runStateAt } from '../../src/orchestrator/setup/run-state.js';
 import { parseScenario } from '../../src/sim/scenario/scenario.js';
 import type { TaskRecord } from '../../src/store/tasks/task-store.js';
 import { runCli, type ExampleRepository } from './example-repository.js';
@@ -59,7 +59,7 @@ function goalModules(repo: ExampleRepository): string[] {
 
 /** Every task of the run but the root, and the handoffs the store delivered, read from the run's own store. */
 async function taskTable(repo: ExampleRepository, runId: string, storeUrl: string | undefined): Promise<{ tasks: TaskRecord[]; deliveredFrom: string[] }> {
-  const store = await openTaskTableToRead({ stateDir: defaultStateDir(repo.dir), ...(storeUrl === undefined ? {} : { storeUrl }) });
+  const store = await openTaskTableToRead(runStateAt(defaultStateDir(repo.dir), storeUrl));
   if (store === null) throw new Error(`the run's state in ${defaultStateDir(repo.dir)} has no task table`);
   try {
     const tasks = (await store.listTasks(runId)).filter((task) => task.parentTaskId !== null);

@@ -6,7 +6,7 @@ import { CLI_MODEL_FACTORIES } from '../model-factories.js';
 import { readUnfinishedRun, runResumeSession, type ResumableRun } from '../../orchestrator/session/resume-session.js';
 import type { RunSessionResult } from '../../orchestrator/session/run-session.js';
 import { describeUnfinishedRun } from '../../orchestrator/setup/run-history.js';
-import { openTaskTableToRead, type RunState } from '../../orchestrator/setup/run-state.js';
+import { openTaskTableToRead, runStateAt, type RunState } from '../../orchestrator/setup/run-state.js';
 import { usageError, type CommandContext } from '../command-context.js';
 import { sandboxWarning } from '../sandbox-options.js';
 import { startRunDisplay } from '../run-display.js';
@@ -51,7 +51,7 @@ async function resume(ctx: CommandContext, flags: ResumeFlags): Promise<number> 
   const plannerModel = settings.plannerModel === settings.workerModel ? workerModel : resolveRecorded(ctx, settings.plannerModel, run);
   if (plannerModel === null) return ctx.exitCode;
   const progress = progressPrinter(ctx, flags);
-  const state: RunState = { stateDir: found.stateDir, ...(flags.store === undefined ? {} : { storeUrl: flags.store }) };
+  const state = runStateAt(found.stateDir, flags.store);
   const display = startRunDisplay(ctx, { tui: showsTui(ctx, flags), state, repoDir, progress });
   if (progress !== undefined && !showsTui(ctx, flags)) {
     ctx.stderr(`colony resume: ${describeUnfinishedRun(run)}, resumed ${run.resumes} time(s) before\n`);

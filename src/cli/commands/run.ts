@@ -34,7 +34,7 @@ import { startRunDisplay } from '../run-display.js';
 import { defaultStateDir } from '../../orchestrator/setup/state-directory.js';
 import { applyConfiguration } from '../config/apply-configuration.js';
 import { DEFAULT_STATE_DIR_HELP, noteStateDirInCheckout, storeOption } from '../state-dir-flags.js';
-import type { RunState } from '../../orchestrator/setup/run-state.js';
+import { runStateAt, type RunState } from '../../orchestrator/setup/run-state.js';
 
 interface RunFlags extends SandboxFlags, FreshnessFlags, GreenFlags, SetupFlags {
   readonly repo: string;
@@ -260,7 +260,7 @@ async function run(ctx: CommandContext, given: GoalGiven, flags: RunFlags): Prom
   const progress = progressPrinter(ctx, flags);
   const repoDir = resolve(ctx.cwd, flags.repo);
   noteStateDirInCheckout(ctx, flags);
-  const state: RunState = { stateDir: flags.state === undefined ? defaultStateDir(repoDir) : resolve(ctx.cwd, flags.state), ...(flags.store === undefined ? {} : { storeUrl: flags.store }) };
+  const state = runStateAt(flags.state === undefined ? defaultStateDir(repoDir) : resolve(ctx.cwd, flags.state), flags.store);
   const display = startRunDisplay(ctx, { tui: showsTui(ctx, flags), state, repoDir, progress });
   if (progress !== undefined && !showsTui(ctx, flags)) {
     ctx.stderr(`colony run: workers on ${workerModel.spec}, planners on ${plannerModel.spec}, up to ${flags.workers} workers at once\n`);
@@ -322,7 +322,7 @@ export async function finishRun(ctx: CommandContext, result: RunSessionResult, j
     usageError(ctx, result.error);
     return ctx.exitCode;
   }
-  await report(ctx, result, json, { stateDir: result.stateDir, ...(storeUrl === undefined ? {} : { storeUrl }) });
+  await report(ctx, result, json, runStateAt(result.stateDir, storeUrl));
   return result.status === 'done' ? EXIT_OK : EXIT_FAILED;
 }
 

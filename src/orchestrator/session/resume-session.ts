@@ -12,7 +12,7 @@ import { loadPromptSet } from '../prompts/prompt-set.js';
 import { dirtyCheckoutProblem, prepareSession } from './session-prelude.js';
 import { recordedTrunk } from '../../workspace/checkout/trunk-branch.js';
 import { withSessionCommands } from './session-commands.js';
-import { describeRunState, mayHoldRuns, type RunState } from '../setup/run-state.js';
+import { describeRunState, mayHoldRuns, runStateAt, type RunState } from '../setup/run-state.js';
 import { defaultStateDir } from '../setup/state-directory.js';
 import { chooseWorkspaces } from '../setup/workspace-setup.js';
 import { shellWord } from '../../errors/shell-word.js';
@@ -45,7 +45,7 @@ export async function readUnfinishedRun(repoDir: string, stateDirOption: string 
   const opened = await openRepository(repoDir);
   if (!opened.ok) return opened;
   const stateDir = resolve(stateDirOption ?? defaultStateDir(opened.repo.root));
-  const state: RunState = { stateDir, ...(storeUrl === undefined ? {} : { storeUrl }) };
+  const state = runStateAt(stateDir, storeUrl);
   if (!mayHoldRuns(state)) {
     return { ok: false, error: `there is no run to resume: ${stateDir} holds no colony log. Start one with \`colony run GOAL.md\`${stateDirOption === undefined ? '' : ` --state ${shellWord(stateDir)}`}.` };
   }

@@ -4,7 +4,7 @@ import { DAMAGED_FOLDER_SUFFIX } from '../../store/sqlite/damaged-store-error.js
 import { excludeFromGit, findDirtyFiles, landsOnCheckout, openRepository, type Repository } from '../../workspace/git/repository.js';
 import { repairCheckout } from '../setup/checkout-sync.js';
 import { acquireRunLock, type RunLock } from '../setup/run-lock.js';
-import { acquireStoreLock, type RunState } from '../setup/run-state.js';
+import { acquireStoreLock, runStateAt, type RunState } from '../setup/run-state.js';
 import { defaultStateDir, prepareStateDir, stateLockPath } from '../setup/state-directory.js';
 
 export type PreparedSession =
@@ -85,7 +85,7 @@ export async function lockSession(repoDir: string, stateDirOption: string | unde
     repositoryLock.lock.release();
     return stateLock;
   }
-  const state: RunState = { stateDir, ...(storeUrl === undefined ? {} : { storeUrl }) };
+  const state = runStateAt(stateDir, storeUrl);
   const storeLock = storeUrl === undefined ? null : await acquireStoreLock(state);
   const releaseLocal = () => {
     stateLock.lock.release();

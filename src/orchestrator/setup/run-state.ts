@@ -22,6 +22,11 @@ export interface RunState {
   readonly storeUrl?: string;
 }
 
+/** The run state of `stateDir`, with the store at `storeUrl` when one is given. */
+export function runStateAt(stateDir: string, storeUrl: string | undefined): RunState {
+  return storeUrl === undefined ? { stateDir } : { stateDir, storeUrl };
+}
+
 /**
  * How long a command that reads or steers a run waits for a store that does not answer, before
  * it says so: a run waits out a server's restart (the store's own 30 s); a person asking for a
