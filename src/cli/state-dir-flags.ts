@@ -1,5 +1,6 @@
 import { resolve } from 'node:path';
 import { InvalidArgumentError, Option, type Command } from 'commander';
+import { redactUrlCredentials } from '../events/secret-redaction.js';
 import { runStateAt, type RunState } from '../orchestrator/setup/run-state.js';
 import { defaultStateDir, locateDefaultStateDir } from '../orchestrator/setup/state-directory.js';
 import { openSteering, type SteeringAccess } from '../orchestrator/session/steering-access.js';
@@ -15,9 +16,8 @@ export interface StateDirFlags {
 /** A commander option parser for a store's address: a PostgreSQL URL. */
 export function storeAddress(value: string): string {
   if (!/^postgres(ql)?:\/\/\S+$/i.test(value.trim())) {
-    // Whatever it is, a user:password part is not repeated.
-    const shown = value.replace(/\/\/([^:@/\s]*):[^@\s]*@/, '//$1:***@');
-    throw new InvalidArgumentError(`expected a PostgreSQL URL such as postgres://colony@db.internal:5432/colony (add ?schema=NAME for a schema of its own), got "${shown}".`);
+    // Whatever it is, its user and password are not repeated.
+    throw new InvalidArgumentError(`expected a PostgreSQL URL such as postgres://colony@db.internal:5432/colony (add ?schema=NAME for a schema of its own), got "${redactUrlCredentials(value)}".`);
   }
   return value.trim();
 }
