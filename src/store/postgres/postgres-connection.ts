@@ -28,8 +28,9 @@ export type Queryable = Pick<ClientBase, 'query'>;
 const DEFAULT_SCHEMA = 'public';
 const DEFAULT_POOL_SIZE = 4;
 export const DEFAULT_RETRY_MS = 30_000;
-const FIRST_RETRY_DELAY_MS = 100;
-const LONGEST_RETRY_DELAY_MS = 2_000;
+/** The first wait before trying a failed connection again, doubled each time up to the longest. */
+export const FIRST_RETRY_DELAY_MS = 100;
+export const LONGEST_RETRY_DELAY_MS = 2_000;
 /** A connection attempt that neither succeeds nor fails (a server that drops packets) is given up after this long. */
 const CONNECT_TIMEOUT_MS = 10_000;
 const IDLE_IN_TRANSACTION_MS = 60_000;

@@ -1,7 +1,7 @@
 import type pg from 'pg';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { errorMessage } from '../../errors/error-message.js';
-import { DEFAULT_RETRY_MS, PostgresConnection } from './postgres-connection.js';
+import { DEFAULT_RETRY_MS, FIRST_RETRY_DELAY_MS, LONGEST_RETRY_DELAY_MS, PostgresConnection } from './postgres-connection.js';
 import type { PostgresConnectionOptions } from './postgres-connection.js';
 import { redactedError } from './postgres-failures.js';
 
@@ -21,9 +21,6 @@ export interface PostgresRunLock {
 export type PostgresRunLockResult = { readonly ok: true; readonly lock: PostgresRunLock } | { readonly ok: false; readonly heldElsewhere: boolean; readonly error: string };
 
 type Attempt = { readonly ok: true; readonly client: pg.Client } | { readonly ok: false; readonly heldElsewhere: boolean; readonly error: string };
-
-const FIRST_RETAKE_DELAY_MS = 100;
-const LONGEST_RETAKE_DELAY_MS = 2_000;
 
 /** One try at the lock on a new connection of its own; the connection is ended unless the lock was taken. */
 async function attempt(connection: PostgresConnection, key: string): Promise<Attempt> {
@@ -69,7 +66,7 @@ export async function tryPostgresRunLock(options: PostgresConnectionOptions): Pr
 
   const retake = async (): Promise<void> => {
     const started = Date.now();
-    let delay = FIRST_RETAKE_DELAY_MS;
+    let delay = FIRST_RETRY_DELAY_MS;
     while (!released) {
       const again = await attempt(connection, key);
       if (again.ok) {
@@ -88,7 +85,7 @@ export async function tryPostgresRunLock(options: PostgresConnectionOptions): Pr
         return;
       }
       await sleep(delay);
-      delay = Math.min(delay * 2, LONGEST_RETAKE_DELAY_MS);
+      delay = Math.min(delay * 2, LONGEST_RETRY_DELAY_MS);
     }
   };
   const watch = (current: pg.Client): void => {
