@@ -3,6 +3,7 @@ import { dirname, join, resolve } from 'node:path';
 import { describeFailure, runGit } from './git.js';
 import { readStatus } from './git-status.js';
 import { isDirectory } from '../files/path-exists.js';
+import type { TrunkOrigin } from './trunk-origin.js';
 
 /** A git repository colony works on, as found by `openRepository`. */
 export interface Repository {
@@ -17,6 +18,11 @@ export interface Repository {
   readonly checkedOutBranch: string;
   /** Absolute path of the common git directory, shared by every worktree of the repository. */
   readonly gitDir: string;
+  /**
+   * Where the trunk lives when it is not here: landings are pushed there, and the trunk here
+   * follows it (see `trunk-origin.ts`). Absent: this repository's trunk is the run's.
+   */
+  readonly origin?: TrunkOrigin | undefined;
 }
 
 export type OpenRepositoryResult = { readonly ok: true; readonly repo: Repository } | { readonly ok: false; readonly error: string };

@@ -7,6 +7,7 @@ import type { RepositoryObjects } from '../git/repository-objects.js';
 import type { Repository } from '../git/repository.js';
 import { changedPaths } from './tree-merge.js';
 import { withMainTurn } from './main-turn.js';
+import { landOnOrigin } from '../git/trunk-origin.js';
 import type { Workspace } from '../workspace.js';
 
 /**
@@ -84,6 +85,7 @@ async function swapInTurn(
   if (tip === mainBefore) return alreadyThere(repo);
   const unrecorded = await announceIntent(landing.onIntent, { commit: tip, mainBefore, branch: workspace.branch }, repo.mainBranch);
   if (unrecorded !== null) return unrecorded;
+  if (repo.origin !== undefined) return swapOnOrigin(landing, work, { mainBefore, tip, autoResolved }, attempts);
   const swapped = await objects.refs.swap([{ ref: `refs/heads/${repo.mainBranch}`, next: tip, expected: mainBefore }]);
   const landed: TurnResult = { status: 'landed', commit: tip, mainBefore, attempts: attempts.made, files: [], autoResolved: [...autoResolved], waitMs: 0 };
   if (swapped.ok) return landed;
@@ -94,6 +96,38 @@ async function swapInTurn(
   // worth another attempt, which reads main afresh.
   if (after !== mainBefore || swapped.unanswered || /\.lock'?: File exists/.test(swapped.error)) return { status: 'lost-race' };
   return { status: 'failed', error: `Could not move ${repo.mainBranch} to the merged commit: ${swapped.error}` };
+}
+
+/**
+ * The swap when the trunk lives on an origin: a push that names `mainBefore`. A push refused
+ * because another host landed first brings the trunk here up to the origin's and, within the
+ * same turn, replays and pushes again: the oldest merge waiting on this host keeps trying
+ * until it lands, so a merge never goes to the back of the queue for losing to another host.
+ */
+async function swapOnOrigin(
+  landing: InProcessLanding,
+  work: PreparedWork,
+  replayed: { mainBefore: string; tip: string; autoResolved: readonly string[] },
+  attempts: { made: number },
+): Promise<TurnResult> {
+  const { repo, objects, workspace } = landing;
+  const origin = repo.origin;
+  if (origin === undefined) throw new Error('swapOnOrigin needs a repository with an origin');
+  let { mainBefore, tip, autoResolved } = replayed;
+  for (;;) {
+    const landed = await landOnOrigin(repo, origin, tip, mainBefore, `merge ${workspace.branch}`);
+    if (landed.status === 'landed') return { status: 'landed', commit: tip, mainBefore, attempts: attempts.made, files: [], autoResolved: [...autoResolved], waitMs: 0 };
+    if (landed.status === 'failed') return { status: 'failed', error: `Could not land on ${repo.mainBranch}: ${landed.error}` };
+    // A checked replay must be checked again, and that runs outside the turn.
+    if (landing.check !== undefined || attempts.made >= landing.maxAttempts) return { status: 'lost-race' };
+    attempts.made += 1;
+    mainBefore = await readMain(landing);
+    landing.emit({ type: 'merge.attempted', data: { branch: workspace.branch, mainBefore, attempt: attempts.made } });
+    const again = await replayOnto(objects, work, mainBefore);
+    if (again.kind === 'conflict') return conflictFallback(again);
+    ({ tip, autoResolved } = again);
+    if (tip === mainBefore) return alreadyThere(repo);
+  }
 }
 
 export async function landInProcess(landing: InProcessLanding): Promise<InProcessOutcome> {

@@ -6,6 +6,7 @@ import { countCommitsAhead } from '../git/commits-ahead.js';
 import { landInProcess } from './land-in-process.js';
 import { repositoryObjects } from '../git/repository-objects.js';
 import { withMainTurn } from './main-turn.js';
+import { landOnOrigin } from '../git/trunk-origin.js';
 import { filesWithConflictMarkers } from './conflict-markers.js';
 import { describeFailure, runGit, splitNul } from '../git/git.js';
 import type { GitResult } from '../git/git.js';
@@ -264,20 +265,29 @@ async function swapMain(
   }
   const unrecorded = await announceIntent(context.onIntent, { commit, mainBefore, branch: workspace.branch }, repo.mainBranch);
   if (unrecorded !== null) return unrecorded;
+  if (repo.origin !== undefined) {
+    // The trunk lives on the origin: the push is the swap; a refused one brought the trunk here up to it.
+    const landed = await landOnOrigin(repo, repo.origin, commit, mainBefore, `merge ${workspace.branch}`);
+    if (landed.status === 'lost-race') return 'lost-race';
+    if (landed.status === 'failed') return { status: 'failed', error: `Could not land on ${repo.mainBranch}: ${landed.error}` };
+    return landedOutcome(context, commit, mainBefore, attempt, elapsedMs);
+  }
   const swapArgs = ['update-ref', '-m', `colony: merge ${workspace.branch}`, `refs/heads/${repo.mainBranch}`, commit, mainBefore];
   const swapped = await git(context, swapArgs);
-  if (swapped.code === 0) {
-    const files = await changedFiles(context, mainBefore, commit);
-    const autoResolved = [...context.autoResolved];
-    const waitMs = context.waited.ms;
-    context.emit({ type: 'merge.landed', data: { commit, mainBefore, attempts: attempt, files, durationMs: elapsedMs(), autoResolved, waitMs, via: 'rebase' } });
-    return { status: 'landed', commit, mainBefore, attempts: attempt, files, autoResolved, waitMs };
-  }
+  if (swapped.code === 0) return landedOutcome(context, commit, mainBefore, attempt, elapsedMs);
   // Main having moved since it was read, or being moved right now (its lock is held),
   // is a lost race worth retrying; anything else would fail the same way again.
   const moved = (await resolveBranch(repo, repo.mainBranch)) !== mainBefore;
   if (!moved && !LOCK_HELD.test(swapped.stderr)) return gitFailure(swapArgs, swapped);
   return 'lost-race';
+}
+
+async function landedOutcome(context: MergeContext, commit: string, mainBefore: string, attempt: number, elapsedMs: () => number): Promise<MergeOutcome> {
+  const files = await changedFiles(context, mainBefore, commit);
+  const autoResolved = [...context.autoResolved];
+  const waitMs = context.waited.ms;
+  context.emit({ type: 'merge.landed', data: { commit, mainBefore, attempts: attempt, files, durationMs: elapsedMs(), autoResolved, waitMs, via: 'rebase' } });
+  return { status: 'landed', commit, mainBefore, attempts: attempt, files, autoResolved, waitMs };
 }
 
 /**
