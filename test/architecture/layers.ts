@@ -80,7 +80,7 @@ export const ROOM_IMPORTS: Readonly<Record<string, Readonly<Record<string, reado
   observe: { status: [], analysis: [], view: ['status'], replay: ['view'], testing: [] },
   ui: { tui: [] },
   bench: { merge: [], workspaces: [] },
-  cli: { commands: ['config', 'doctor'], config: [], doctor: [], clean: [], land: [] },
+  cli: { commands: ['config', 'doctor'], config: [], doctor: [], clean: [], land: [], host: ['commands', 'config'] },
 };
 
 /**

@@ -1,6 +1,7 @@
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import type { ChatModel } from '../../model/chat-model.js';
+import type { RunSettings } from '../../events/run-settings.js';
 import { resolveModel } from '../../model/registry.js';
 import { CLI_MODEL_FACTORIES } from '../model-factories.js';
 import { readUnfinishedRun, runResumeSession, type ResumableRun } from '../../orchestrator/session/resume-session.js';
@@ -79,16 +80,20 @@ async function resume(ctx: CommandContext, flags: ResumeFlags): Promise<number> 
 
 /** The model the run recorded, resolved as `colony run` did: the same spec, base URL, key variable and prices. */
 function resolveRecorded(ctx: CommandContext, spec: string, run: ResumableRun): ChatModel | null {
-  const { settings } = run;
-  const resolved = resolveModel(spec, {
-    env: ctx.env,
+  const resolved = resolveRecordedModel(ctx.env, spec, run.settings);
+  if (resolved.ok) return resolved.model;
+  usageError(ctx, `the run's model ${spec} cannot be used now: ${resolved.error}`);
+  return null;
+}
+
+/** A model a run recorded (`spec`), with its base URL, key variable and prices, and the keys of `env`. */
+export function resolveRecordedModel(env: CommandContext['env'], spec: string, settings: RunSettings): ReturnType<typeof resolveModel> {
+  return resolveModel(spec, {
+    env,
     prices: settings.prices,
     ...(settings.baseUrl === null ? {} : { baseUrl: settings.baseUrl }),
     ...(settings.apiKeyEnv === null ? {} : { apiKeyEnv: settings.apiKeyEnv }),
   }, CLI_MODEL_FACTORIES);
-  if (resolved.ok) return resolved.model;
-  usageError(ctx, `the run's model ${spec} cannot be used now: ${resolved.error}`);
-  return null;
 }
 
 /** The reason of the user's andon on the run, or null when it is not paused (or the store cannot say). */
@@ -107,7 +112,7 @@ async function userAndonOf(state: RunState, runId: string): Promise<string | nul
   }
 }
 
-function recordedKey(ctx: CommandContext, variable: string | null): string[] {
+export function recordedKey(ctx: Pick<CommandContext, 'env'>, variable: string | null): string[] {
   const value = variable === null ? undefined : ctx.env[variable];
   return value === undefined || value === '' ? [] : [value];
 }

@@ -34,11 +34,13 @@ import { startRunDisplay } from '../run-display.js';
 import { defaultStateDir } from '../../orchestrator/setup/state-directory.js';
 import { applyConfiguration } from '../config/apply-configuration.js';
 import { DEFAULT_STATE_DIR_HELP, noteStateDirInCheckout, storeOption } from '../state-dir-flags.js';
+import { trunkOriginOf, type TrunkOrigin } from '../../workspace/git/trunk-origin.js';
 import { runStateAt, type RunState } from '../../orchestrator/setup/run-state.js';
 
 interface RunFlags extends SandboxFlags, FreshnessFlags, GreenFlags, SetupFlags {
   readonly repo: string;
   readonly store?: string;
+  readonly origin?: string;
   readonly trunk?: string;
   readonly model: string;
   readonly plannerModel?: string;
@@ -144,6 +146,7 @@ export function defineRunCommand(command: Command, ctx: CommandContext): void {
     .option('--workers <n>', 'the most workers running at once (planners do not count)', positiveInteger, 4)
     .option('--state <dir>', `where colony keeps its state (${DEFAULT_STATE_DIR_HELP})`)
     .addOption(storeOption())
+    .option('--origin <url>', 'with --store: the git repository every host lands on (https://…, ssh://… or a path); the run pushes its start there and its trunk here follows it (default: this repository, for hosts on this machine)')
     .option('--max-steps <n>', 'the most model calls one worker may make', positiveInteger, 100)
     .option('--planner-max-steps <n>', 'the most model calls one planner may make', positiveInteger, 1000)
     .option('--merge-check <command>', "a command each worker's merge must pass, run in its workspace on its work replayed onto main (off by default)", commandText)
@@ -257,6 +260,8 @@ async function run(ctx: CommandContext, given: GoalGiven, flags: RunFlags): Prom
       return ctx.exitCode;
     }
   }
+  const origin = originOf(ctx, flags);
+  if (origin === null) return ctx.exitCode;
   const progress = progressPrinter(ctx, flags);
   const repoDir = resolve(ctx.cwd, flags.repo);
   noteStateDirInCheckout(ctx, flags);
@@ -295,8 +300,9 @@ async function run(ctx: CommandContext, given: GoalGiven, flags: RunFlags): Prom
       },
       stateDir: flags.state === undefined ? undefined : resolve(ctx.cwd, flags.state),
       storeUrl: flags.store,
+      ...(origin.origin === undefined ? {} : { origin: origin.origin }),
       signal: ctx.signal,
-      secrets: ctx.secrets ?? [],
+      secrets: [...(ctx.secrets ?? []), ...origin.secrets],
       onEvent: display.onEvent,
       newRun: flags.new === true,
     });
@@ -305,6 +311,19 @@ async function run(ctx: CommandContext, given: GoalGiven, flags: RunFlags): Prom
     await display.close();
   }
   return finishRun(ctx, result, flags.json === true, flags.store);
+}
+
+/** `--origin`, read; null (the usage error given) when it is wrong or has no store to go with. */
+function originOf(ctx: CommandContext, flags: RunFlags): { readonly origin?: TrunkOrigin; readonly secrets: readonly string[] } | null {
+  if (flags.origin === undefined) return { secrets: [] };
+  if (flags.store === undefined) {
+    usageError(ctx, '--origin is for a run other hosts work on, and they find it in a shared store: give --store postgres://… too.');
+    return null;
+  }
+  const parsed = trunkOriginOf(flags.origin);
+  if (parsed.ok) return parsed;
+  usageError(ctx, `--origin: ${parsed.error}`);
+  return null;
 }
 
 /** The terminal UI shows a run in a terminal, unless told not to or asked for JSON or quiet. */

@@ -13,8 +13,9 @@ import { configureCommand, FIX_HINT } from './configured-flags.js';
  * command prints and records, as `--api-key-env` on the command line is, and the password of a
  * `--store` URL too.
  */
-export function applyConfiguration<Flags extends { readonly repo: string }>(ctx: CommandContext, command: Command): { readonly ctx: CommandContext; readonly flags: Flags } | null {
-  const repoDir = resolve(ctx.cwd, command.opts<{ repo: string }>().repo);
+export function applyConfiguration<Flags extends { readonly repo?: string }>(ctx: CommandContext, command: Command): { readonly ctx: CommandContext; readonly flags: Flags } | null {
+  // A command that works on no repository (`colony worker`) reads the configuration where it is started.
+  const repoDir = resolve(ctx.cwd, command.opts<{ repo?: string }>().repo ?? '.');
   const configured = configureCommand(command, ctx.env, repoDir);
   if (!configured.ok) {
     usageError(ctx, configured.error, configured.hint ?? FIX_HINT);

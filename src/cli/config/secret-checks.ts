@@ -36,7 +36,7 @@ export function secretKeyMessage(where: string, key: string): string {
 /**
  * Why `value`, given for `setting` in `where` (a file or a variable), is refused as a secret, or
  * null: a value shaped like a key, an `api-key-env` that is not a variable's name, a `base-url`
- * with a user or password in it, a `store` with a password in it.
+ * with a user or password in it, a `store` or an `origin` with a password in it.
  */
 export function secretProblem(where: string, setting: Setting, value: unknown): string | null {
   const name = settingName(setting);
@@ -52,6 +52,9 @@ export function secretProblem(where: string, setting: Setting, value: unknown): 
   }
   if (setting.key === 'store' && texts.some((text) => /^[a-z][a-z0-9+.-]*:\/\/[^/?#@]*:[^/?#]*@/i.test(text))) {
     return `${where}: store carries a password (after the user name, before the @). Leave it out of the settings: colony's PostgreSQL driver reads it from PGPASSWORD or ~/.pgpass, or give the whole URL with --store on the command line.`;
+  }
+  if (setting.key === 'origin' && texts.some((text) => /^[a-z][a-z0-9+.-]*:\/\/[^/?#@]*:[^/?#]*@/i.test(text))) {
+    return `${where}: origin carries a password (after the user name, before the @). Leave it out of the settings: put it in ~/.netrc, use an ssh URL with a key, or give the whole URL with --origin on the command line.`;
   }
   return null;
 }

@@ -34,6 +34,13 @@ export const SETTINGS: readonly Setting[] = [
     meaning: "where the run's log and tasks are kept: a PostgreSQL database that colony workers on other machines share (its password in PGPASSWORD or ~/.pgpass, never here)",
     unset: { means: 'a SQLite file in the state directory', example: '"postgres://colony@db.internal:5432/colony"' },
   },
+  {
+    key: 'origin',
+    flag: '--origin',
+    kind: 'text',
+    meaning: 'with store: the git repository every host lands on (its password in ~/.netrc or on the command line, never here)',
+    unset: { means: 'this repository, for colony workers on this machine', example: '"https://git.internal/project.git"' },
+  },
   { key: 'workers', flag: '--workers', kind: 'whole', meaning: 'the most workers running at once (planners do not count)' },
   { key: 'max-steps', flag: '--max-steps', kind: 'whole', meaning: 'the most model calls one worker may make' },
   { key: 'planner-max-steps', flag: '--planner-max-steps', kind: 'whole', meaning: 'the most model calls one planner may make' },

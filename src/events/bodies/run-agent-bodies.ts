@@ -16,8 +16,42 @@ export const runAgentBodies = [
        * checked out) or it was there. Absent in runs recorded before runs had a trunk: they
        * landed on the branch checked out.
        */
-      trunk: z.object({ branch: z.string(), made: z.boolean(), commit: z.string(), checkedOut: z.string() }).optional(),
+      trunk: z
+        .object({
+          branch: z.string(),
+          made: z.boolean(),
+          commit: z.string(),
+          checkedOut: z.string(),
+          /**
+           * Where the trunk lives for every host (`--origin`), without a password; for a run in
+           * PostgreSQL without one, the repository itself. Absent for a run only its own process works on.
+           */
+          origin: z.string().optional(),
+        })
+        .optional(),
     }),
+  }),
+  z.object({
+    /**
+     * A worker host (`colony worker`) took up the run: its name, the most workers it runs at
+     * once, the origin it lands on (no password) and its process.
+     */
+    type: z.literal('host.joined'),
+    data: z.object({ host: z.string(), workers: z.number().int().positive(), origin: z.string(), pid: z.number().int() }),
+  }),
+  z.object({
+    /**
+     * The run could not bring its trunk here up to the origin's, where hosts land: the origin
+     * did not answer, or its trunk no longer holds what landed (someone moved it back). Recorded
+     * once per new reason; the run's own landings say the same when they meet it.
+     */
+    type: z.literal('trunk.unfollowed'),
+    data: z.object({ origin: z.string(), reason: z.string() }),
+  }),
+  z.object({
+    /** A worker host stopped working on the run: the run ended, or the host was stopped (its tasks released, `released` of them). */
+    type: z.literal('host.left'),
+    data: z.object({ host: z.string(), reason: z.string(), released: z.number().int().nonnegative() }),
   }),
   z.object({
     type: z.literal('run.ended'),

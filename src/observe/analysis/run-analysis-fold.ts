@@ -212,6 +212,9 @@ function foldEvent(state: RunState, event: ColonyEvent): void {
     case 'workers.changed':
     case 'agent.stop-requested':
     case 'green.requested':
+    case 'host.joined':
+    case 'host.left':
+    case 'trunk.unfollowed':
       return;
     default:
       assertNever(event);

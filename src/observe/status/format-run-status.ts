@@ -57,6 +57,7 @@ function headerLines(status: RunStatus): string[] {
   if (status.sandbox !== null) lines.push(sandboxLine(status.sandbox));
   lines.push(...salvagedLines(status.salvaged));
   lines.push(...trunkRewriteLines(status.trunkRewrites));
+  lines.push(...hostLines(status.hosts));
   return lines;
 }
 
@@ -216,9 +217,23 @@ function appendAgent(agent: AgentStatus, depth: number, children: ReadonlyMap<st
   if (finishedWorkers.length > 0) lines.push(`${'  '.repeat(depth + 1)}${finishedSummary(finishedWorkers, failedListed)}`);
 }
 
+/** The worker hosts of a run on several machines, one line each; none for a run on one. */
+function hostLines(hosts: RunStatus['hosts']): string[] {
+  if (hosts.length === 0) return [];
+  const working = hosts.filter((host) => host.state === 'working').length;
+  return [
+    `Hosts: ${count(working)} working, ${count(hosts.length - working)} left, besides the run's own process`,
+    ...hosts.map((host) =>
+      host.state === 'working'
+        ? `  ${host.name}: working since ${isoSecond(host.since)}, up to ${count(host.workers)} worker(s), landing on ${host.origin}`
+        : `  ${host.name}: left at ${isoSecond(host.since)}: ${oneLine(host.reason ?? '', 100)}${host.released === 0 ? '' : ` (${count(host.released)} task(s) released)`}`,
+    ),
+  ];
+}
+
 function agentLine(agent: AgentStatus): string {
   const steps = `${agent.steps} step${agent.steps === 1 ? '' : 's'}`;
-  const line = `${agent.role} ${agent.id}  ${agent.state}  ${steps}  ${oneLine(agent.title, 80)}`;
+  const line = `${agent.role} ${agent.id}${agent.host === null ? '' : ` on ${agent.host}`}  ${agent.state}  ${steps}  ${oneLine(agent.title, 80)}`;
   // A failed agent that handed off says why in its summary; one that died, in its reason.
   const why = agent.state === 'failed' ? (agent.summary ?? agent.reason) : null;
   return why === null ? line : `${line}  (${oneLine(why, 100)})`;

@@ -2,7 +2,9 @@ import type { ColonyEvent, EventData } from '../../events/event-types.js';
 import type { AgentRole } from '../../events/event-fields.js';
 import { handoffStatusSchema, isFalseClaim } from '../../events/handoff.js';
 import type { TaskStatus } from '../../store/tasks/task-store.js';
-import { createGreenHealthFold, type GreenHealth } from '../green-health.js';
+import { createGreenHealthFold } from '../green-health.js';
+import { countTasks, countVerdicts, greenStatusOf } from './status-parts.js';
+import { createHostFold } from './host-fold.js';
 import type { AcceptanceStatus, AgentState, AgentStatus, BudgetEvent, GreenStatus, RunStatus, RunStatusContext, SalvagedWorkStatus, SandboxStatus, SetupStatus, TrunkRewriteStatus, UserAndon } from './types.js';
 
 export interface RunStatusFoldOptions {
@@ -58,6 +60,7 @@ interface AgentRecord {
   summary: string | null;
   scratchpad: string | null;
   compactions: number;
+  host: string | null;
 }
 
 interface Totals {
@@ -111,6 +114,7 @@ export function createRunStatusFold(options: RunStatusFoldOptions = {}): RunStat
   let salvaged: SalvagedWorkStatus[] = [];
   let trunkRewrites: TrunkRewriteStatus[] = [];
   let green = createGreenHealthFold();
+  let hosts = createHostFold();
   let lastSeq = 0;
 
   /** What one model call cost, added to the run's totals and to its agent's. */
@@ -141,6 +145,7 @@ export function createRunStatusFold(options: RunStatusFoldOptions = {}): RunStat
     salvaged = [];
     trunkRewrites = [];
     green = createGreenHealthFold();
+    hosts = createHostFold();
   }
 
   function add(event: ColonyEvent): void {
@@ -151,6 +156,7 @@ export function createRunStatusFold(options: RunStatusFoldOptions = {}): RunStat
     totals.lastEventAt = Math.max(totals.lastEventAt, event.ts);
     // The green fold takes every event of the run: its clock (for main's red time) runs on them all.
     green.add(event);
+    hosts.add(event);
     const agent = agents.get(event.agentId);
     switch (event.type) {
       case 'run.started':
@@ -184,6 +190,7 @@ export function createRunStatusFold(options: RunStatusFoldOptions = {}): RunStat
             summary: null,
             scratchpad: null,
             compactions: 0,
+            host: hosts.hostOfTask(event.data.taskId),
           });
         } else {
           // The same agent rebuilt after a restart carries on from where it was.
@@ -347,6 +354,7 @@ export function createRunStatusFold(options: RunStatusFoldOptions = {}): RunStat
       case 'provider.limited':
       case 'provider.circuit-opened':
       case 'provider.circuit-closed':
+      case 'trunk.unfollowed':
         return;
       case 'green.checked':
       case 'green.requested':
@@ -354,7 +362,9 @@ export function createRunStatusFold(options: RunStatusFoldOptions = {}): RunStat
       case 'green.blocked':
       case 'green.bisected':
       case 'green.reported':
-        // Folded by the green fold above, with every other event.
+      case 'host.joined':
+      case 'host.left':
+        // Folded by the green and host folds above, with every other event.
         return;
       default:
         assertNever(event);
@@ -417,6 +427,7 @@ export function createRunStatusFold(options: RunStatusFoldOptions = {}): RunStat
       green: green.active ? greenStatusOf(green.result()) : null,
       salvaged: [...salvaged],
       trunkRewrites: [...trunkRewrites],
+      hosts: hosts.hosts(),
     };
   }
 
@@ -426,35 +437,6 @@ export function createRunStatusFold(options: RunStatusFoldOptions = {}): RunStat
       return runId;
     },
     snapshot,
-  };
-}
-
-/** The green health without its per-move list, which grows with the run: a status stays small. */
-function greenStatusOf(health: GreenHealth): GreenStatus {
-  return {
-    commit: health.commit,
-    redShare: health.redShare,
-    snapshots: health.snapshots,
-    meanTimeToGreenS: health.meanTimeToGreenS,
-    redSnapshots: health.redSnapshots,
-    redNow: health.redNow,
-    since: health.since,
-    failures: health.failures,
-    bisects: health.bisects,
-    branch: health.branch,
-    blocked: health.blocked,
-    lastSnapshot: health.lastSnapshot,
-  };
-}
-
-function countVerdicts(verdicts: ReadonlyMap<string, 'passed' | 'failed' | 'not-run' | 'false-claim'>): AcceptanceStatus {
-  const all = [...verdicts.values()];
-  const falseClaims = all.filter((verdict) => verdict === 'false-claim').length;
-  return {
-    passed: all.filter((verdict) => verdict === 'passed').length,
-    failed: all.filter((verdict) => verdict === 'failed').length + falseClaims,
-    notRun: all.filter((verdict) => verdict === 'not-run').length,
-    falseClaims,
   };
 }
 
@@ -473,18 +455,6 @@ function endAgent(agent: AgentRecord, state: AgentState, steps: number, reason: 
 function endedState(status: string): AgentState {
   const parsed = handoffStatusSchema.safeParse(status);
   return parsed.success ? parsed.data : 'failed';
-}
-
-function countTasks(tasks: readonly { status: TaskStatus; parentTaskId: string | null }[]): RunStatus['tasks'] {
-  const byStatus: Record<TaskStatus, number> = { open: 0, running: 0, done: 0, partial: 0, blocked: 0, failed: 0 };
-  let total = 0;
-  for (const task of tasks) {
-    // The root planner's task is the run itself, not work the tree took on.
-    if (task.parentTaskId === null) continue;
-    byStatus[task.status] += 1;
-    total += 1;
-  }
-  return { total, byStatus };
 }
 
 /** Sums of float prices drift (0.1 + 0.2); a millionth of a dollar is finer than any price. */

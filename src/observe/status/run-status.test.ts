@@ -652,3 +652,32 @@ describe('formatRunStatus', () => {
     ]);
   });
 });
+
+describe('a run with worker hosts', () => {
+  it("names each agent's host, lists the hosts that joined and says why one left", async () => {
+    const log = createLog();
+    log.append('run-h', 'system', runStarted('Build on three machines'));
+    log.append('run-h', 'system', { type: 'task.claimed', data: { taskId: 'task-own', kind: 'worker', attempt: 1, holder: 'runner-abc' } });
+    log.append('run-h', 'worker-own', agentStarted('worker', 'task-own', 'Work of the run process'));
+    log.at(1_000);
+    log.append('run-h', 'system', { type: 'host.joined', data: { host: 'build-2', workers: 8, origin: 'https://git.internal/p.git', pid: 41 } });
+    log.append('run-h', 'system', { type: 'host.joined', data: { host: 'build-3', workers: 8, origin: 'https://git.internal/p.git', pid: 42 } });
+    log.append('run-h', 'system', { type: 'task.claimed', data: { taskId: 'task-far', kind: 'worker', attempt: 1, holder: 'build-2/runner-xyz' } });
+    log.append('run-h', 'worker-far', agentStarted('worker', 'task-far', 'Work of a host'));
+    log.at(2_000);
+    log.append('run-h', 'system', { type: 'host.left', data: { host: 'build-3', reason: 'the host was stopped', released: 2 } });
+    const status = foldRunStatus({ events: await log.events(), tasks: [], deliveredHandoffs: [] });
+    expect(status?.agents.map((agent) => [agent.id, agent.host])).toEqual([
+      ['worker-own', null],
+      ['worker-far', 'build-2'],
+    ]);
+    expect(status?.hosts.map((host) => [host.name, host.state, host.reason, host.released])).toEqual([
+      ['build-2', 'working', null, 0],
+      ['build-3', 'left', 'the host was stopped', 2],
+    ]);
+    const text = formatRunStatus(status as RunStatus);
+    expect(text).toContain('Hosts: 1 working, 1 left');
+    expect(text).toMatch(/build-3: left at .*: the host was stopped \(2 task\(s\) released\)/);
+    expect(text).toContain('worker worker-far on build-2  running');
+  });
+});

@@ -37,6 +37,24 @@ export interface AgentStatus {
   readonly scratchpad: string | null;
   /** How often its conversation was summarised near its context window. */
   readonly compactions: number;
+  /** The worker host it runs on (`colony worker --name`); null for the run's own process. */
+  readonly host: string | null;
+}
+
+/** A worker host of the run (`colony worker`), as it last said. */
+export interface HostStatus {
+  readonly name: string;
+  /** The most workers it runs at once. */
+  readonly workers: number;
+  /** The origin it lands on. */
+  readonly origin: string;
+  readonly state: 'working' | 'left';
+  /** Why it left; null while it works. */
+  readonly reason: string | null;
+  /** When it joined, or left. */
+  readonly since: number;
+  /** Tasks it let go when it left, over all its leavings. */
+  readonly released: number;
 }
 
 /** A run as `colony status` reports it, live or finished. Plain data: scripts read it as JSON. */
@@ -110,6 +128,8 @@ export interface RunStatus {
   readonly salvaged: readonly SalvagedWorkStatus[];
   /** Moves of the trunk by someone else that took landed work off it (`trunk.rewritten`), in order. */
   readonly trunkRewrites: readonly TrunkRewriteStatus[];
+  /** The worker hosts that joined the run (`colony worker`), in the order they joined; empty for a run on one machine. */
+  readonly hosts: readonly HostStatus[];
 }
 
 /** One move of the run's trunk that took landed work off it. */

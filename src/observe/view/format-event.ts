@@ -27,6 +27,12 @@ export function describeEvent(event: RecordedEvent): string {
         : `prompts loaded: ${event.data.overridden.map((override) => `${override.name} (sha256 ${override.sha256.slice(0, 12)})`).join(', ')} from the repository, colony's own for the rest`;
     case 'run.resumed':
       return `run resumed (${ordinal(event.data.resumes)} time) after event ${event.data.lastSeq}: ${event.data.released.length} task(s) taken back from the stopped runner${event.data.repaired === 0 ? '' : `, ${event.data.repaired} event(s) restored from the task table`}`;
+    case 'host.joined':
+      return `host ${event.data.host} joined: up to ${event.data.workers} worker(s), landing on ${event.data.origin} (pid ${event.data.pid})`;
+    case 'host.left':
+      return `host ${event.data.host} left: ${event.data.reason}${event.data.released === 0 ? '' : `, ${event.data.released} task(s) released`}`;
+    case 'trunk.unfollowed':
+      return `cannot follow the trunk on ${event.data.origin}: ${oneLine(event.data.reason)}`;
     case 'trunk.rewritten':
       return `trunk rewritten: ${trunkRewriteText(event.data)}`;
     case 'disk.full':

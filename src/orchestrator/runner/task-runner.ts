@@ -32,6 +32,8 @@ export interface TaskRunnerOptions {
   readonly rootTaskId: string;
   /** Aborting stops the run: agents stop at a safe point and their tasks are released, not closed. */
   readonly signal: AbortSignal;
+  /** False for a worker host: it claims workers only, and leaves planners to the run's own process. True when absent. */
+  readonly plans?: boolean;
   /** Where the user's stops of single agents (`colony stop`) reach this runner; none do when absent. */
   readonly userStops?: UserStopSwitch;
 }
@@ -269,7 +271,7 @@ export async function runTasks(options: TaskRunnerOptions): Promise<RunnerOutcom
       await context.steering?.recordSteering();
       // Nothing new starts while colony cannot write its state; what runs goes on.
       if (context.disk === undefined || (await context.disk.canStartAgents())) {
-        for (let task = await claim(['planner']); task !== null; task = await claim(['planner'])) await start(task);
+        if (options.plans !== false) for (let task = await claim(['planner']); task !== null; task = await claim(['planner'])) await start(task);
         while (runningWorkers < options.workers()) {
           // Asked before claiming: a task claimed and then held back would sit leased for nothing.
           if (context.workspaceQuota !== undefined && !(await context.workspaceQuota.admit(runningWorkers))) break;

@@ -1,5 +1,5 @@
 import { closeRepositoryObjects } from '../../workspace/git/repository-objects.js';
-import type { EventBody, EventData, RecordedEvent } from '../../events/event-types.js';
+import type { EventBody, RecordedEvent } from '../../events/event-types.js';
 import type { Handoff } from '../../events/handoff.js';
 import { newShortId } from '../../events/ids.js';
 import { createSecretRedactor } from '../../events/secret-redaction.js';
@@ -10,7 +10,8 @@ import { greenBranchProblem } from '../../workspace/green/green-branch.js';
 import { resolveBranch } from '../../workspace/workspace.js';
 import type { WorkspaceMethod } from '../../workspace/workspace.js';
 import { createAgentRecorder, type EventStoreRecorder } from '../agent-recorder.js';
-import { createBudgetLedger, type BudgetLedger, type Exhaustion, type RunLimits } from '../budget/budget-ledger.js';
+import type { Exhaustion } from '../budget/budget-ledger.js';
+import { budgetSet, createRunBudget } from '../budget/run-budget.js';
 import { resolveRunSettings, type RunSettings, type RunSettingsInput } from '../../events/run-settings.js';
 import { createDiskGuard } from '../disk-guard.js';
 import type { UnfinishedRun } from '../setup/run-history.js';
@@ -33,6 +34,9 @@ import { keepInlineGoal, recordedGoalOf, type GoalGiven } from './inline-goal.js
 import { dirtyCheckoutProblem, prepareSession, type PreparedSession } from './session-prelude.js';
 import { chooseTrunk, defaultGreenBranch, dropUnusedTrunk, makeTrunk, type ChosenTrunk } from '../../workspace/checkout/trunk-branch.js';
 import { onTrunk, type Repository } from '../../workspace/git/repository.js';
+import { publishTrunk, withOrigin, type TrunkOrigin } from '../../workspace/git/trunk-origin.js';
+import { startOriginFollower } from './origin-follower.js';
+import { landingsOf, originShown, trunkRecord } from './trunk-record.js';
 import { prepareSharedDependencies, refusedBySetup } from '../setup/shared-dependencies.js';
 import { sandboxedInstall } from '../setup/sandboxed-install.js';
 import { eventsDatabasePath, viewsDirOf, workspacesDirOf } from '../setup/state-directory.js';
@@ -52,6 +56,11 @@ export interface RunSessionOptions {
   readonly stateDir?: string | undefined;
   /** A PostgreSQL URL: the run's log and tasks are kept there rather than in the state directory. */
   readonly storeUrl?: string | undefined;
+  /**
+   * Where the trunk lives for every host (`--origin`): the run pushes its start there, lands
+   * there, and its repository's trunk follows it. Absent: the repository is the origin.
+   */
+  readonly origin?: TrunkOrigin | undefined;
   readonly workerModel: ChatModel;
   readonly plannerModel: ChatModel;
   /**
@@ -166,7 +175,12 @@ export async function runRunSession(given: RunSessionOptions): Promise<RunSessio
     if (!kept.ok) return kept;
     const made = await makeTrunk(trunk.chosen);
     if (!made.ok) return made;
-    const onItsTrunk = { ...session, repo: trunk.chosen.repo };
+    const published = options.origin === undefined ? null : await publishTrunk(trunk.chosen.repo, options.origin, trunk.chosen.commit);
+    if (published !== null && !published.ok) {
+      await dropUnusedTrunk(trunk.chosen);
+      return published;
+    }
+    const onItsTrunk = { ...session, repo: options.origin === undefined ? trunk.chosen.repo : withOrigin(trunk.chosen.repo, options.origin) };
     return await withSessionCommands(onItsTrunk, settings.sandbox, async ({ runId, commands, late }) => {
       const stores = await openRunStores(session.state, options.secrets ?? [], options.durable ?? true);
       if (!stores.ok) return stores;
@@ -220,6 +234,8 @@ export async function driveRun(drive: DriveRunOptions): Promise<RunSessionResult
   // The checkout follows a trunk the user has checked out; every trunk is watched for moves by others.
   let recordTrunk: (body: EventBody) => void = () => undefined;
   const trunkKeeper = await startTrunkKeeper({ repo, startCommit, earlier: await landingsOf(drive.stores.events, runId), record: (body) => recordTrunk(body) });
+  // Other hosts land on the origin: the trunk here follows it, and the checkout with it.
+  const follower = startOriginFollower({ repo, moved: (landing) => trunkKeeper.landed(landing), problem: (body) => recordTrunk(body) });
   // A run whose store's run lock is lost stops as Ctrl-C stops it: resumable, its tasks released.
   const signal = options.signal === undefined ? session.lockLost : AbortSignal.any([options.signal, session.lockLost]);
   try {
@@ -243,7 +259,7 @@ export async function driveRun(drive: DriveRunOptions): Promise<RunSessionResult
     let rootTaskId: string;
     if (start.kind === 'new') {
       recordBudget = system.record;
-      system.record({ type: 'run.started', data: { mode: 'run', repo: repo.root, model: options.workerModel.spec, title: start.goal.title, trunk: trunkRecord(repo, start.trunk) } });
+      system.record({ type: 'run.started', data: { mode: 'run', repo: repo.root, model: options.workerModel.spec, title: start.goal.title, trunk: trunkRecord(repo, start.trunk, originShown(repo, session.state.storeUrl)) } });
       system.record({ type: 'run.configured', data: { settings: start.settings } });
       if (budget !== undefined) system.record({ type: 'budget.set', data: budgetSet(limits, start.startedAt) });
       // With the run's start, before the first flush: a run killed at any later moment has its root to resume.
@@ -390,6 +406,7 @@ export async function driveRun(drive: DriveRunOptions): Promise<RunSessionResult
     if (status !== 'stopped') {
       await sweepWorkspaces({ repo, stateDir, lock: session.stateLock, workspacesDir: workspacesDirOf(stateDir), providers: [workspaces.provider], record: system.record });
     }
+    await follower?.stop();
     const { checkoutProblem, trunkProblem } = await trunkKeeper.finish();
     const mainCommit = await resolveBranch(repo, repo.mainBranch);
     // A run that ended having landed nothing leaves no empty branch of its own behind.
@@ -421,18 +438,9 @@ export async function driveRun(drive: DriveRunOptions): Promise<RunSessionResult
       sandboxMethod: commands.method,
     };
   } finally {
+    await follower?.stop();
     await closeRepositoryObjects(repo);
   }
-}
-
-/** Where a run lands, as `run.started` records it. */
-export function trunkRecord(repo: Repository, trunk: ChosenTrunk): EventData<'run.started'>['trunk'] {
-  return { branch: trunk.trunk, made: trunk.made, commit: trunk.commit, checkedOut: repo.checkedOutBranch };
-}
-
-/** The landings a run recorded so far, oldest first: a resumed run's watch knows them. */
-async function landingsOf(events: EventStore, runId: string): Promise<TrunkLanding[]> {
-  return (await events.read({ runId, types: ['merge.landed'] })).flatMap((event) => (event.type === 'merge.landed' ? [event.data] : []));
 }
 
 /** The check run on main at the end of a run: the release snapshot's command, commit and verdict. */
@@ -457,7 +465,6 @@ async function recordMainCheck(system: EventStoreRecorder, release: ReleaseVerdi
   return { command, commit, passed };
 }
 
-
 /** The events the budget ledger folds, read back on resume to count what was spent before. */
 const BUDGET_EVENT_TYPES = ['task.created', 'agent.started', 'agent.restored', 'agent.ended', 'model.responded', 'context.compacted'] as const;
 
@@ -479,17 +486,6 @@ function settingsOf(options: RunSessionOptions, goal: Pick<RunSettings, 'goalPat
   const given = options.settings;
   const green = { ...given.green, branch: given.green?.branch ?? defaultGreenBranch(repo) };
   return resolveRunSettings({ ...given, ...goal, trunk: repo.mainBranch, green, workerModel: options.workerModel.spec, plannerModel: options.plannerModel.spec });
-}
-
-/** The run's budget ledger; none when no limit was set. */
-function createRunBudget(limits: RunLimits, startedAt: number, record: (body: EventBody) => void): BudgetLedger | undefined {
-  if (limits.tokens === null && limits.usd === null && limits.maxHours === null) return undefined;
-  return createBudgetLedger({ limits, startedAt, now: Date.now, record });
-}
-
-function budgetSet(limits: RunLimits, startedAt: number): EventData<'budget.set'> {
-  const deadline = limits.maxHours === null ? null : startedAt + limits.maxHours * 3_600_000;
-  return { tokens: limits.tokens, usd: limits.usd, maxHours: limits.maxHours, deadline };
 }
 
 /** Why the store's run lock was lost, when it was. */

@@ -17,7 +17,7 @@ import { runWorkerTask } from '../roles/worker/run-worker-task.js';
 import { loadPromptSet, type PromptSet } from '../prompts/prompt-set.js';
 import { dirtyCheckoutProblem, prepareSession, type PreparedSession } from './session-prelude.js';
 import { chooseTrunk, dropUnusedTrunk, makeTrunk, type ChosenTrunk } from '../../workspace/checkout/trunk-branch.js';
-import { trunkRecord } from './run-session.js';
+import { trunkRecord } from './trunk-record.js';
 import { landsOnCheckout, onTrunk } from '../../workspace/git/repository.js';
 import { prepareSharedDependencies, refusedBySetup } from '../setup/shared-dependencies.js';
 import type { SetupCommand } from '../../workspace/dependencies/setup-command-inputs.js';

@@ -3,7 +3,6 @@ import { dirname, join, resolve } from 'node:path';
 import { describeFailure, runGit } from './git.js';
 import { readStatus } from './git-status.js';
 import { isDirectory } from '../files/path-exists.js';
-import type { TrunkOrigin } from './trunk-origin.js';
 
 /** A git repository colony works on, as found by `openRepository`. */
 export interface Repository {
@@ -23,6 +22,18 @@ export interface Repository {
    * follows it (see `trunk-origin.ts`). Absent: this repository's trunk is the run's.
    */
   readonly origin?: TrunkOrigin | undefined;
+}
+
+/**
+ * The git repository every host of a run lands on: its trunk there is the run's trunk, and the
+ * repository colony works in keeps a copy of it. A push names the tip the work was replayed
+ * onto, so it is a compare-and-swap on the origin.
+ */
+export interface TrunkOrigin {
+  /** The URL colony's git calls use, without a password: it is safe to show. */
+  readonly url: string;
+  /** What only colony's own git calls to the origin get: a password given in the URL. */
+  readonly env: Readonly<Record<string, string>>;
 }
 
 export type OpenRepositoryResult = { readonly ok: true; readonly repo: Repository } | { readonly ok: false; readonly error: string };

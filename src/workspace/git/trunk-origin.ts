@@ -1,17 +1,7 @@
 import { describeFailure, runGit } from './git.js';
-import type { Repository } from './repository.js';
+import type { Repository, TrunkOrigin } from './repository.js';
 
-/**
- * The git repository every host of a run lands on: its trunk there is the run's trunk, and the
- * repository colony works in keeps a copy of it. A push names the tip the work was replayed
- * onto, so it is a compare-and-swap on the origin.
- */
-export interface TrunkOrigin {
-  /** The URL colony's git calls use, without a password: it is safe to show. */
-  readonly url: string;
-  /** What only colony's own git calls to the origin get: a password given in the URL. */
-  readonly env: Readonly<Record<string, string>>;
-}
+export type { TrunkOrigin } from './repository.js';
 
 export type TrunkOriginResult = { readonly ok: true; readonly origin: TrunkOrigin; readonly secrets: readonly string[] } | { readonly ok: false; readonly error: string };
 
@@ -151,4 +141,21 @@ async function moveLocalTrunk(repo: Repository, commit: string, message: string)
   const args = ['update-ref', '-m', `${COLONY_REFLOG_PREFIX}${message}`, `refs/heads/${repo.mainBranch}`, commit];
   const moved = await runGit(repo.root, args);
   return moved.code === 0 ? null : `its copy in ${repo.root} could not be moved to it: ${describeFailure(args, moved)}`;
+}
+
+/**
+ * Puts a new run's trunk on the origin at `commit`, where the run starts. Refuses when the
+ * origin has a branch of that name elsewhere: it is someone's work, not this run's.
+ */
+export async function publishTrunk(repo: Repository, origin: TrunkOrigin, commit: string): Promise<{ readonly ok: true } | { readonly ok: false; readonly error: string }> {
+  const pushed = await pushOriginTrunk(repo, origin, commit, null);
+  if (pushed.status === 'pushed') return { ok: true };
+  if (pushed.status === 'failed') return { ok: false, error: pushed.error };
+  const there = await fetchOriginTrunk(repo, origin);
+  if (!there.ok) return there;
+  if (there.commit === commit) return { ok: true };
+  return {
+    ok: false,
+    error: `the origin ${origin.url} already has a branch ${repo.mainBranch} at ${there.commit?.slice(0, 12) ?? 'another commit'}, not at ${commit.slice(0, 12)} where this run starts: land on another branch (--trunk NAME), or delete that one on the origin if it is no one's work.`,
+  };
 }
