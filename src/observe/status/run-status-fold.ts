@@ -1,11 +1,10 @@
 import type { ColonyEvent, EventData } from '../../events/event-types.js';
 import type { AgentRole } from '../../events/event-fields.js';
 import { handoffStatusSchema, isFalseClaim } from '../../events/handoff.js';
-import type { TaskStatus } from '../../store/tasks/task-store.js';
 import { createGreenHealthFold } from '../green-health.js';
 import { countTasks, countVerdicts, greenStatusOf } from './status-parts.js';
 import { createHostFold } from './host-fold.js';
-import type { AcceptanceStatus, AgentState, AgentStatus, BudgetEvent, GreenStatus, RunStatus, RunStatusContext, SalvagedWorkStatus, SandboxStatus, SetupStatus, TrunkRewriteStatus, UserAndon } from './types.js';
+import type { AgentState, AgentStatus, BudgetEvent, RunStatus, RunStatusContext, SalvagedWorkStatus, SandboxStatus, SetupStatus, TrunkRewriteStatus, UserAndon } from './types.js';
 
 export interface RunStatusFoldOptions {
   /** Fold only this run. Without it the fold follows the run started last, starting over at each `run.started`. */

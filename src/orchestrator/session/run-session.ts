@@ -20,8 +20,6 @@ import { abandonRun, openRunStores, readUnfinishedIn, unfinishedRunError, type R
 import { DEFAULT_MAX_BRIEF_BYTES, readBriefFile, readBriefText } from './brief-file.js';
 import { createRedactingChatModel } from './redacting-chat-model.js';
 import { startTrunkKeeper } from './trunk-keeper.js';
-import type { TrunkLanding } from '../../workspace/checkout/trunk-watch.js';
-import type { EventStore } from '../../store/events/event-store.js';
 import { startGreenLoop } from '../green/green-loop.js';
 import { type ReleaseVerdict } from '../green/types.js';
 import { goalAsItStands, runGreenBase } from '../green/green-state.js';
