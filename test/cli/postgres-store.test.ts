@@ -1,6 +1,5 @@
 import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import pg from 'pg';
 import { expect, it } from 'vitest';
 import { defaultStateDir, eventsDatabasePath } from '../../src/orchestrator/setup/state-directory.js';
 import { freePort } from '../../src/store/testing/postgres-cluster.js';
@@ -8,25 +7,11 @@ import { describeWithPostgres, usePostgresCluster } from '../../src/store/testin
 import { createExampleRepository, runCli, type CliRun, type ExampleRepository } from '../testing/example-repository.js';
 import { startColonyProcess } from '../testing/colony-process.js';
 import { expectGreenRun } from '../testing/run-checks.js';
+import { countRows } from '../testing/postgres-rows.js';
 import { describeRuns } from '../testing/runs-need-sandbox.js';
 
 const MODEL = 'sim?seed=4&latency=20..60';
 const RUN_TIMEOUT_MS = 300_000;
-
-/** How many rows of `table` match `where` in the store at `url`; 0 while the table is not made yet. */
-async function countRows(url: string, table: string, where: string): Promise<number> {
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  try {
-    const result = await client.query<{ count: string }>(`SELECT COUNT(*) AS count FROM ${table} WHERE ${where}`);
-    return Number(result.rows[0]?.count ?? 0);
-  } catch (error) {
-    if (error instanceof Error && 'code' in error && error.code === '42P01') return 0;
-    throw error;
-  } finally {
-    await client.end();
-  }
-}
 
 /**
  * Runs `colony` in this process with `argv` until `landings` merges are in the store's log,

@@ -5,6 +5,8 @@ import type { RunSettings } from '../../events/run-settings.js';
 import type { ChatModel } from '../../model/chat-model.js';
 import type { EventStore } from '../../store/events/event-store.js';
 import { closeRepositoryObjects } from '../../workspace/git/repository-objects.js';
+import { runGit } from '../../workspace/git/git.js';
+import type { Repository } from '../../workspace/git/repository.js';
 import { trunkOriginOf, type TrunkOrigin } from '../../workspace/git/trunk-origin.js';
 import { errorMessage } from '../../errors/error-message.js';
 import { createAgentRecorder, type EventStoreRecorder } from '../agent-recorder.js';
@@ -125,6 +127,16 @@ async function originOf(options: WorkerHostOptions, events: EventStore, run: Unf
   return parsed.ok ? { ok: true, origin: parsed.origin } : parsed;
 }
 
+/** The commit the run started from, as `run.started` recorded it; null for a run that recorded none. */
+async function recordedStart(events: EventStore, runId: string): Promise<string | null> {
+  const started = (await events.read({ runId, types: ['run.started'] })).at(0);
+  return started?.type === 'run.started' ? (started.data.trunk?.commit ?? null) : null;
+}
+
+async function holds(repo: Repository, tip: string, commit: string): Promise<boolean> {
+  return (await runGit(repo.root, ['merge-base', '--is-ancestor', commit, tip])).code === 0;
+}
+
 /** Works on one life of a run until it ends, its process goes, or the host is stopped. */
 async function serveRun(options: WorkerHostOptions, state: RunState, stores: RunStores, lock: RunLock, run: UnfinishedRun & { readonly settings: RunSettings }): Promise<{ readonly ok: true } | { readonly ok: false; readonly error: string }> {
   const { settings, runId } = run;
@@ -137,6 +149,11 @@ async function serveRun(options: WorkerHostOptions, state: RunState, stores: Run
   const mirror = await openHostMirror(stateDir, origin.origin, settings.trunk);
   if (!mirror.ok) return mirror;
   const { repo } = mirror;
+  // An origin that does not hold the run's start is not the run's: landing there would put its work where no one looks.
+  const startCommit = await recordedStart(stores.events, runId);
+  if (startCommit !== null && !(await holds(repo, mirror.trunkCommit, startCommit))) {
+    return { ok: false, error: `the origin ${origin.origin.url} is not the run's: its ${settings.trunk} does not hold ${startCommit.slice(0, 12)}, where the run started. Give this host the origin the run was started with (--origin).` };
+  }
   const root = (await stores.tasks.listTasks(runId)).find((task) => task.parentTaskId === null);
   if (root === undefined) return { ok: false, error: `the run ${runId} has no root task in the store` };
   const loaded = loadPromptSet(repo.root);
@@ -154,6 +171,7 @@ async function serveRun(options: WorkerHostOptions, state: RunState, stores: Run
     stateDir,
     workDirs: [dependencyCacheDir(stateDir), workspacesDirOf(stateDir), viewsDirOf(stateDir)],
     record: system.record,
+    host: options.name,
   });
   if (!opened.ok) return opened;
   const commands = opened.runners;

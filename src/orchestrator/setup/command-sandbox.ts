@@ -43,6 +43,11 @@ export interface OpenCommandRunnersOptions {
   /** Directories the harness makes workspaces and views in; commands must be able to write what is made there. */
   readonly workDirs: readonly string[];
   readonly record: (event: EventBody) => void;
+  /**
+   * The worker host these runners are for (`colony worker --name`): its agents get uids and a
+   * group of their own, apart from the run's own process and other hosts on the same machine.
+   */
+  readonly host?: string | undefined;
 }
 
 export type OpenedCommandRunners = { readonly ok: true; readonly runners: CommandRunners } | { readonly ok: false; readonly error: string };
@@ -57,7 +62,7 @@ export async function openCommandRunners(options: OpenCommandRunnersOptions): Pr
   const opened = await openSandbox({
     method: settings.method,
     runId: options.runId,
-    ...runIdentities(options.runId),
+    ...runIdentities(options.host === undefined ? options.runId : `${options.runId}/${options.host}`),
     limits: settings.limits,
   });
   if (!opened.ok) {

@@ -137,8 +137,22 @@ describe('the cgroup v2 driver against a fake cgroup root', () => {
     const opened = openRunCgroups({ version: 2, own }, 'sweeper');
     if (!opened.ok) throw new Error(opened.error);
     expect(existsSync(join(own, 'colony-stale'))).toBe(false);
-    for (const kept of ['colony-idle', 'colony-busy', 'colony-unmarked', 'colony-sweeper']) expect(existsSync(join(own, kept))).toBe(true);
-    expect(existsSync(join(own, 'colony-sweeper', ownerMarkerName() ?? ''))).toBe(true);
+    const sweeper = `colony-sweeper-${process.pid}`;
+    for (const kept of ['colony-idle', 'colony-busy', 'colony-unmarked', sweeper]) expect(existsSync(join(own, kept))).toBe(true);
+    expect(existsSync(join(own, sweeper, ownerMarkerName() ?? ''))).toBe(true);
+  });
+
+  it("gives each process of a run its own cgroup, so one closing leaves the others' commands their limits", async () => {
+    const own = fakeOwnCgroup([process.pid]);
+    writeFileSync(join(own, 'cgroup.subtree_control'), 'memory pids\n');
+    // The run's own process and a worker host on the same machine open the same run.
+    const runProcess = openRunCgroups({ version: 2, own }, 'run-shared', process.pid);
+    const host = openRunCgroups({ version: 2, own }, 'run-shared', process.pid + 1);
+    if (!runProcess.ok || !host.ok) throw new Error('expected both openings to succeed');
+    expect(runProcess.cgroups.directories).not.toEqual(host.cgroups.directories);
+    await host.cgroups.close();
+    for (const directory of runProcess.cgroups.directories) expect(existsSync(directory)).toBe(true);
+    await runProcess.cgroups.close();
   });
 });
 

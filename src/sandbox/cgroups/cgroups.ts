@@ -23,7 +23,9 @@ function removeOpenRunsNow(): void {
  * 'exit' if `close()` has not run by then (a forced quit calls process.exit).
  */
 export function openRunCgroups(layout: CgroupLayout, runId: string, ownPid: number = process.pid): RunCgroupsOpening {
-  const name = runCgroupName(runId);
+  // One per process, not per run: a run's own process and its worker hosts on the same machine
+  // each open the run's sandbox, and one closing must not take the others' cgroups with it.
+  const name = runCgroupName(`${runId}-${ownPid}`);
   const parents = layout.version === 1 ? v1Hierarchies(layout) : [v2RunParent(layout.own)];
   sweepStaleRuns(parents, name, [HARNESS_LEAF]);
   const opened = layout.version === 1 ? openCgroupsV1(layout, name) : openCgroupsV2(layout, name, ownPid);
