@@ -1,10 +1,19 @@
-import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
+import { spawn, spawnSync, execFileSync, type ChildProcess } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort } from '../../src/store/testing/postgres-cluster.js';
+
+/**
+ * Why the documented origin cannot be served here (nginx or fcgiwrap missing), or null. Never
+ * a reason under CI (COLONY_REQUIRE_SANDBOX_TESTS=1), which installs them.
+ */
+export const GIT_HTTP_ORIGIN_UNAVAILABLE: string | null =
+  process.env.COLONY_REQUIRE_SANDBOX_TESTS === '1' || ['nginx', 'fcgiwrap'].every((program) => spawnSync('sh', ['-c', `command -v ${program}`]).status === 0)
+    ? null
+    : 'nginx and fcgiwrap (Debian packages of the same names) are not installed';
 
 /** The nginx configuration docs/deploy.md tells operators to use, which the tests serve as it is written. */
 const DOCUMENTED_CONFIG = new URL('../../docs/deploy/nginx-git-origin.conf', import.meta.url);
