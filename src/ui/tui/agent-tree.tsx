@@ -55,8 +55,16 @@ function AgentLine({ row, selected, columns, now }: { row: TreeRow; selected: bo
   );
 }
 
-/** For how long the agent has been doing what: `12s run_command npm test`, `3s thinking`, or how it ended. */
+/**
+ * For how long the agent has been doing what: `12s run_command npm test`, `3s thinking`, or how
+ * it ended; led by its worker host (`@build-2`) when it runs on one.
+ */
 function describeDoing(agent: AgentView, now: number): string {
+  const doing = describeActivity(agent, now);
+  return agent.host === null ? doing : `@${agent.host} ${doing}`;
+}
+
+function describeActivity(agent: AgentView, now: number): string {
   if (agent.activity !== null) {
     const how = shortDuration(now - agent.activity.since);
     if (agent.activity.kind === 'model') return `${how} thinking`;

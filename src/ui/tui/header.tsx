@@ -72,7 +72,8 @@ export function Header({ view, width, mode, hideEnded = false }: HeaderProps) {
       {setup === null ? (
         <Text wrap="truncate">
           agents {agents.length}: {count('running')} running {count('waiting')} waiting {ended} ended{hideEnded ? ' (hidden)' : ''} · workers {workersAtWork}
-          {limit} · {shortNumber(status.tokens.total)} tok{cached} {cost}
+          {limit}
+          {hostsAtWork(status.hosts)} · {shortNumber(status.tokens.total)} tok{cached} {cost}
         </Text>
       ) : (
         <Text wrap="truncate" {...paint('yellow')}>
@@ -84,6 +85,12 @@ export function Header({ view, width, mode, hideEnded = false }: HeaderProps) {
       <Text dimColor>{'─'.repeat(Math.max(0, width))}</Text>
     </Box>
   );
+}
+
+/** ` · hosts 2/3`: the worker hosts working of those that joined; nothing for a run on one machine. */
+function hostsAtWork(hosts: RunView['status']['hosts']): string {
+  if (hosts.length === 0) return '';
+  return ` · hosts ${hosts.filter((host) => host.state === 'working').length}/${hosts.length}`;
 }
 
 /**

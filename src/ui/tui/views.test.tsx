@@ -183,6 +183,25 @@ describe('the header', () => {
   });
 });
 
+describe('a run with worker hosts', () => {
+  it('counts the hosts at work in the header and leads each agent on a host with its name', async () => {
+    const { store, run } = openScriptedRun();
+    run.append('system', { type: 'host.joined', data: { host: 'build-2', workers: 8, origin: 'https://git.internal/p.git', pid: 7 } });
+    run.append('system', { type: 'host.joined', data: { host: 'build-3', workers: 8, origin: 'https://git.internal/p.git', pid: 8 } });
+    run.append('system', { type: 'host.left', data: { host: 'build-3', reason: 'the host was stopped', released: 0 } });
+    run.append('system', { type: 'task.claimed', data: { taskId: 'task-far', kind: 'worker', attempt: 1, holder: 'build-2/runner-x' } });
+    run.append('worker-far', {
+      type: 'agent.started',
+      data: { role: 'worker', taskId: 'task-far', title: 'Print far away', model: 'sim', systemPrompt: 'You are a colony agent.', task: 'Task', tools: ['run_command'], parentAgentId: SCRIPTED_ROOT.agentId },
+    });
+    run.tick(1_000);
+    const view = await viewOf(store, run);
+    expect(show(<Header view={view} width={120} mode="live" />)).toContain('· hosts 1/2 · ');
+    const frame = show(<AgentTree rows={treeRows(view.agents, new Set(), 'tree')} selectedId="worker-far" sort="tree" width={100} height={10} now={run.now} />);
+    expect(frame).toMatch(/worker worker-far Print far away .*running +@build-2/);
+  });
+});
+
 describe('the agent tree', () => {
   it('nests each agent under the one that published its task, with what it is doing and for how long', async () => {
     const { store, run } = treeRun();
