@@ -12,6 +12,7 @@ import type { WorkspaceMethod } from '../../workspace/workspace.js';
 import { createAgentRecorder, type EventStoreRecorder } from '../agent-recorder.js';
 import type { Exhaustion } from '../budget/budget-ledger.js';
 import { budgetSet, createRunBudget } from '../budget/run-budget.js';
+import { BUDGET_EVENT_TYPES, followRunBudget, type BudgetFollower } from '../budget/budget-follower.js';
 import { resolveRunSettings, type RunSettings, type RunSettingsInput } from '../../events/run-settings.js';
 import { createDiskGuard } from '../disk-guard.js';
 import type { UnfinishedRun } from '../setup/run-history.js';
@@ -234,6 +235,8 @@ export async function driveRun(drive: DriveRunOptions): Promise<RunSessionResult
   const trunkKeeper = await startTrunkKeeper({ repo, startCommit, earlier: await landingsOf(drive.stores.events, runId), record: (body) => recordTrunk(body) });
   // Other hosts land on the origin: the trunk here follows it, and the checkout with it.
   const follower = startOriginFollower({ repo, moved: (landing) => trunkKeeper.landed(landing), problem: (body) => recordTrunk(body) });
+  // With other hosts on the run, the budget also folds what they spend, read from the store.
+  let budgetFollower: BudgetFollower | null = null;
   // A run whose store's run lock is lost stops as Ctrl-C stops it: resumable, its tasks released.
   const signal = options.signal === undefined ? session.lockLost : AbortSignal.any([options.signal, session.lockLost]);
   try {
@@ -247,6 +250,7 @@ export async function driveRun(drive: DriveRunOptions): Promise<RunSessionResult
     const onEvent = (event: RecordedEvent): void => {
       if (event.type === 'merge.landed') trunkKeeper.landed(event.data);
       budget?.observe(event);
+      budgetFollower?.own(event);
       observeGreen(event);
       options.onEvent?.(event);
     };
@@ -273,6 +277,7 @@ export async function driveRun(drive: DriveRunOptions): Promise<RunSessionResult
     late.attach(system.record);
     // The install below can take minutes; the run's start is on disk before it.
     await disk.flush(signal);
+    if (budget !== undefined && session.state.storeUrl !== undefined) budgetFollower = followRunBudget({ events, runId, ledger: budget, afterSeq: await events.lastSeq() });
     const dependencies = await prepareSharedDependencies({
       repo,
       commit: startCommit,
@@ -437,6 +442,7 @@ export async function driveRun(drive: DriveRunOptions): Promise<RunSessionResult
     };
   } finally {
     await follower?.stop();
+    await budgetFollower?.stop();
     await closeRepositoryObjects(repo);
   }
 }
@@ -462,9 +468,6 @@ async function recordMainCheck(system: EventStoreRecorder, release: ReleaseVerdi
   await system.flush();
   return { command, commit, passed };
 }
-
-/** The events the budget ledger folds, read back on resume to count what was spent before. */
-const BUDGET_EVENT_TYPES = ['task.created', 'agent.started', 'agent.restored', 'agent.ended', 'model.responded', 'context.compacted'] as const;
 
 async function createRootTask(tasks: TaskStore, system: EventStoreRecorder, runId: string, start: RunStart): Promise<string> {
   if (start.kind !== 'new') throw new Error('only a new run creates its root task');

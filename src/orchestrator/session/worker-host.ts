@@ -28,6 +28,8 @@ import { prepareStateDir, stateLockPath, viewsDirOf, workspacesDirOf } from '../
 import { sweepWorkspaces } from '../setup/workspace-sweep.js';
 import { chooseWorkspaces, defaultDiskCapBytes, startWorkspaces } from '../setup/workspace-setup.js';
 import { Wakeups } from '../wakeups.js';
+import { BUDGET_EVENT_TYPES, followRunBudget } from '../budget/budget-follower.js';
+import { createRunBudget } from '../budget/run-budget.js';
 
 /** How often a waiting host looks for a run to work on, and a working one checks its run still goes. */
 const LOOK_EVERY_MS = 1_000;
@@ -211,6 +213,17 @@ async function serveRun(options: WorkerHostOptions, state: RunState, stores: Run
         reason = workspaces.error;
         return workspaces;
       }
+      // The run's limits hold on this host too: its ledger folds every event of the run, this
+      // host's as they happen and the others' from the store; the run's own process records the budget's events.
+      const budget = createRunBudget(settings.limits, run.startedAt, () => undefined);
+      const spent = budget === undefined ? [] : await stores.events.read({ runId, types: [...BUDGET_EVENT_TYPES] });
+      for (const event of spent) budget?.observe(event);
+      const budgetFollower = budget === undefined ? null : followRunBudget({ events: stores.events, runId, ledger: budget, afterSeq: spent.at(-1)?.seq ?? 0 });
+      const onEvent = (event: RecordedEvent): void => {
+        budget?.observe(event);
+        budgetFollower?.own(event);
+        options.onEvent?.(event);
+      };
       try {
         const context: RunContext = {
           runId,
@@ -232,8 +245,9 @@ async function serveRun(options: WorkerHostOptions, state: RunState, stores: Run
           now: Date.now,
           workInFlight: createWorkInFlight(stores.events, runId),
           mainHealth: createMainHealth(stores.events, runId),
-          onEvent: options.onEvent,
+          onEvent,
           disk,
+          budget,
         };
         const outcome = await runTasks({ context, holder: `${options.name}/${newShortId('runner')}`, workers: () => options.workers, leaseMs: settings.leaseMs, rootTaskId: root.id, signal, plans: false });
         released = outcome.released;
@@ -242,6 +256,7 @@ async function serveRun(options: WorkerHostOptions, state: RunState, stores: Run
         // Nothing of this host's is resumed by another: what its stopped workers left is salvaged and removed.
         await sweepWorkspaces({ repo, stateDir, lock, workspacesDir: workspacesDirOf(stateDir), providers: [workspaces.provider], record: system.record });
       } finally {
+        await budgetFollower?.stop();
         await workspaces.provider.close();
       }
       return { ok: true };
