@@ -90,6 +90,43 @@ describeWithPostgres('colony worker: hosts that work on a run in a shared store'
       RUN_TIMEOUT_MS,
     );
 
+    it(
+      "a run on an origin whose process is killed is resumed from another checkout of the project; the host leaves with the process and comes back with the resume",
+      async () => {
+        const url = await postgres().database('resumed_elsewhere');
+        const repo = createExampleRepository('toolbox');
+        const originDir = join(repo.dir, '..', 'origin.git');
+        execFileSync('git', ['init', '--quiet', '--bare', originDir]);
+        const host = startHost('host-a', url, repo.dir, ['--origin', originDir]);
+        const running = startColonyProcess(['run', join(repo.dir, 'GOAL.md'), '--repo', repo.dir, '--store', url, '--origin', originDir, '--model', 'sim?seed=4&latency=60..120', '--workers', '1', '--quiet'], repo.dir);
+        const elsewhere = join(repo.dir, '..', 'elsewhere');
+        try {
+          await waitForRow(url, "type = 'merge.landed'");
+          running.child.kill('SIGKILL');
+          await running.ended;
+          await waitForRow(url, "type = 'host.left' AND data LIKE '%process went away%'");
+          // Another clone of the project, with no branch of the run's: the trunk comes from the origin.
+          execFileSync('git', ['clone', '--quiet', repo.dir, elsewhere]);
+          const resumed = await runCli(['resume', '--repo', elsewhere, '--store', url, '--quiet']);
+          expect(resumed.stderr).toBe('');
+          expect(resumed.code).toBe(0);
+          const moved = { ...repo, dir: elsewhere, git: (...args: string[]) => execFileSync('git', args, { cwd: elsewhere, encoding: 'utf8' }) };
+          const hosts = (await status(moved, url) as unknown as { hosts: HostJson[] }).hosts;
+          const { status: found } = await expectGreenRun(moved, url, hosts[0]?.released ?? 0);
+          expect(await countRows(url, 'events', "type = 'host.joined'")).toBe(2);
+          const trunk = found.run.trunk ?? '';
+          expect(execFileSync('git', ['--git-dir', originDir, 'rev-parse', `refs/heads/${trunk}`]).toString()).toBe(moved.git('rev-parse', trunk));
+          expect(duplicatePatches(originDir, trunk)).toEqual([]);
+        } finally {
+          running.child.kill('SIGKILL');
+          host.cleanup();
+          unmountUnder(elsewhere);
+          repo.cleanup();
+        }
+      },
+      RUN_TIMEOUT_MS,
+    );
+
     it.skipIf(GIT_HTTP_ORIGIN_UNAVAILABLE !== null)(
       'two hosts and the run land on an origin behind nginx and git http-backend with a password that shows nowhere; a host stopped mid-run lets its tasks go',
       async () => {

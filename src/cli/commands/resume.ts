@@ -14,18 +14,21 @@ import { startRunDisplay } from '../run-display.js';
 import { addProgressOptions, finishRun, progressPrinter, showsTui, type ProgressFlags } from './run.js';
 import { applyConfiguration } from '../config/apply-configuration.js';
 import { DEFAULT_STATE_DIR_HELP, noteStateDirInCheckout, storeOption } from '../state-dir-flags.js';
+import { trunkOriginOf } from '../../workspace/git/trunk-origin.js';
 
 interface ResumeFlags extends ProgressFlags {
   readonly repo: string;
   readonly state?: string;
   readonly store?: string;
+  readonly origin?: string;
 }
 
 export function defineResumeCommand(command: Command, ctx: CommandContext): void {
   command
     .option('--repo <dir>', 'the git repository the run works on', '.')
     .option('--state <dir>', `the state directory the run used (${DEFAULT_STATE_DIR_HELP})`)
-    .addOption(storeOption());
+    .addOption(storeOption())
+    .option('--origin <url>', "the origin the run lands on, given again for its password (default: the one the run recorded); a run on an origin resumes from any checkout of the project");
   addProgressOptions(command).action(async (_given: ResumeFlags, self: Command) => {
     // The run's own settings were recorded; of the configuration only where it is (store) and what shows it (tui) apply.
     const configured = applyConfiguration<ResumeFlags>(ctx, self);
@@ -36,6 +39,11 @@ export function defineResumeCommand(command: Command, ctx: CommandContext): void
 async function resume(ctx: CommandContext, flags: ResumeFlags): Promise<number> {
   const repoDir = resolve(ctx.cwd, flags.repo);
   const stateDir = flags.state === undefined ? undefined : resolve(ctx.cwd, flags.state);
+  const origin = flags.origin === undefined ? null : trunkOriginOf(flags.origin);
+  if (origin !== null && !origin.ok) {
+    usageError(ctx, `--origin: ${origin.error}`);
+    return ctx.exitCode;
+  }
   const found = await readUnfinishedRun(repoDir, stateDir, flags.store);
   if (!found.ok) {
     usageError(ctx, found.error);
@@ -65,11 +73,12 @@ async function resume(ctx: CommandContext, flags: ResumeFlags): Promise<number> 
       repoDir,
       ...(stateDir === undefined ? {} : { stateDir }),
       ...(flags.store === undefined ? {} : { storeUrl: flags.store }),
+      ...(origin === null ? {} : { origin: origin.origin }),
       workerModel,
       plannerModel,
       signal: ctx.signal,
       // The key the run reads is a secret whatever its variable is called.
-      secrets: [...(ctx.secrets ?? []), ...recordedKey(ctx, settings.apiKeyEnv)],
+      secrets: [...(ctx.secrets ?? []), ...recordedKey(ctx, settings.apiKeyEnv), ...(origin === null ? [] : origin.secrets)],
       onEvent: display.onEvent,
     });
   } finally {

@@ -26,7 +26,8 @@ export function createHostFold(): HostFold {
     add(event) {
       switch (event.type) {
         case 'host.joined':
-          hosts.set(event.data.host, { name: event.data.host, workers: event.data.workers, origin: event.data.origin, state: 'working', reason: null, since: event.ts, released: 0 });
+          // A host that comes back (the run resumed) keeps the count of what it let go before.
+          hosts.set(event.data.host, { name: event.data.host, workers: event.data.workers, origin: event.data.origin, state: 'working', reason: null, since: event.ts, released: hosts.get(event.data.host)?.released ?? 0 });
           return;
         case 'host.left': {
           const host = hosts.get(event.data.host);

@@ -665,7 +665,9 @@ describe('a run with worker hosts', () => {
     log.append('run-h', 'system', { type: 'task.claimed', data: { taskId: 'task-far', kind: 'worker', attempt: 1, holder: 'build-2/runner-xyz' } });
     log.append('run-h', 'worker-far', agentStarted('worker', 'task-far', 'Work of a host'));
     log.at(2_000);
-    log.append('run-h', 'system', { type: 'host.left', data: { host: 'build-3', reason: 'the host was stopped', released: 2 } });
+    log.append('run-h', 'system', { type: 'host.left', data: { host: 'build-3', reason: "the run's process went away", released: 1 } });
+    log.append('run-h', 'system', { type: 'host.joined', data: { host: 'build-3', workers: 8, origin: 'https://git.internal/p.git', pid: 43 } });
+    log.append('run-h', 'system', { type: 'host.left', data: { host: 'build-3', reason: 'the host was stopped', released: 1 } });
     const status = foldRunStatus({ events: await log.events(), tasks: [], deliveredHandoffs: [] });
     expect(status?.agents.map((agent) => [agent.id, agent.host])).toEqual([
       ['worker-own', null],

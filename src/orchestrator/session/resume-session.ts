@@ -3,7 +3,12 @@ import type { ColonyEvent, RecordedEvent } from '../../events/event-types.js';
 import type { RunSettings } from '../../events/run-settings.js';
 import { createSecretRedactor, REDACTED } from '../../events/secret-redaction.js';
 import type { ChatModel } from '../../model/chat-model.js';
-import { openRepository } from '../../workspace/git/repository.js';
+import { onTrunk, openRepository, type Repository } from '../../workspace/git/repository.js';
+import { describeFailure, runGit } from '../../workspace/git/git.js';
+import { COLONY_REFLOG_PREFIX, fetchOriginTrunk, trunkOriginOf, withOrigin, type TrunkOrigin } from '../../workspace/git/trunk-origin.js';
+import { readRef } from '../../workspace/workspace.js';
+import type { EventStore } from '../../store/events/event-store.js';
+import { recordedOriginOf } from './trunk-record.js';
 import { createRedactingChatModel } from './redacting-chat-model.js';
 import { describeUnfinishedRun, findUnfinishedRun, type UnfinishedRun } from '../setup/run-history.js';
 import { driveRun, type RunInputs, type RunSessionResult } from './run-session.js';
@@ -23,6 +28,8 @@ export interface ResumeSessionOptions {
   readonly stateDir?: string;
   /** The PostgreSQL store the run's log is in, when it is not in the state directory. */
   readonly storeUrl?: string;
+  /** The origin the run lands on, as given again (`--origin`, with its password); the one it recorded when absent. */
+  readonly origin?: TrunkOrigin;
   /** The models the run's settings name, resolved by the caller (see `readUnfinishedRun`). */
   readonly workerModel: ChatModel;
   readonly plannerModel: ChatModel;
@@ -102,17 +109,24 @@ export async function runResumeSession(given: ResumeSessionOptions): Promise<Run
       const resumable = checkResumable(await findUnfinishedRun(stores.events), session.state);
       if (!resumable.ok) return resumable;
       const { run } = resumable;
-      if (resolve(run.repo) !== session.repo.root) {
+      // A run whose trunk lives on an origin goes on from any checkout of the project: the trunk comes from there.
+      const origin = await resumedOrigin(given.origin, stores.events, run);
+      if (!origin.ok) return origin;
+      if (origin.origin === null && resolve(run.repo) !== session.repo.root) {
         return {
           ok: false,
           error: `the unfinished run ${describeUnfinishedRun(run)} in ${session.stateDir} works on ${run.repo}, not on ${session.repo.root}: resume it with \`colony resume --repo ${shellWord(run.repo)} --state ${shellWord(session.stateDir)}\`.`,
         };
       }
       const { settings } = run;
+      if (origin.origin !== null && settings.trunk !== null) {
+        const fetched = await takeTrunkFromOrigin(onTrunk(session.repo, settings.trunk), origin.origin);
+        if (!fetched.ok) return fetched;
+      }
       // The run goes on landing where it landed.
       const trunk = await recordedTrunk(session.repo, settings.trunk);
       if (!trunk.ok) return trunk;
-      const onItsTrunk = { ...session, repo: trunk.chosen.repo };
+      const onItsTrunk = { ...session, repo: origin.origin === null ? trunk.chosen.repo : withOrigin(trunk.chosen.repo, origin.origin) };
       const dirty = await dirtyCheckoutProblem(onItsTrunk.repo);
       if (dirty !== null) return { ok: false, error: dirty };
       // Workspaces are taken up by the method that made them.
@@ -148,4 +162,38 @@ export async function runResumeSession(given: ResumeSessionOptions): Promise<Run
 function lastMethodChosen(events: readonly ColonyEvent[]): 'overlay' | 'worktree' | null {
   const last = events.findLast((event) => event.type === 'workspace.method-chosen');
   return last?.type === 'workspace.method-chosen' ? last.data.method : null;
+}
+
+/**
+ * The origin a resumed run lands on: the one given again (for its password), else the one it
+ * recorded; null for a run that lands on its own repository (it recorded none, or its own path).
+ */
+async function resumedOrigin(given: TrunkOrigin | undefined, events: EventStore, run: UnfinishedRun): Promise<{ readonly ok: true; readonly origin: TrunkOrigin | null } | { readonly ok: false; readonly error: string }> {
+  if (given !== undefined) return { ok: true, origin: given };
+  const recorded = await recordedOriginOf(events, run.runId);
+  if (recorded === null || resolve(recorded) === resolve(run.repo)) return { ok: true, origin: null };
+  const parsed = trunkOriginOf(recorded);
+  return parsed.ok ? { ok: true, origin: parsed.origin } : parsed;
+}
+
+/**
+ * Brings the run's trunk in this checkout to the origin's before the run goes on: made when the
+ * checkout has no such branch (another machine, another clone), fast-forwarded when it is behind.
+ * Refused when this checkout's trunk has commits the origin lacks: they are someone's work.
+ */
+async function takeTrunkFromOrigin(repo: Repository, origin: TrunkOrigin): Promise<{ readonly ok: true } | { readonly ok: false; readonly error: string }> {
+  const fetched = await fetchOriginTrunk(repo, origin);
+  if (!fetched.ok) return fetched;
+  if (fetched.commit === null) return { ok: false, error: `the run lands on ${repo.mainBranch} at the origin ${origin.url}, and the origin has no such branch: push it back there from a checkout that has it, then resume.` };
+  const local = await readRef(repo, `refs/heads/${repo.mainBranch}`);
+  if (local !== null && local !== fetched.commit && (await runGit(repo.root, ['merge-base', '--is-ancestor', local, fetched.commit])).code !== 0) {
+    return {
+      ok: false,
+      error: `${repo.mainBranch} in ${repo.root} has commits the origin's lacks (it is at ${local.slice(0, 12)}, the origin's at ${fetched.commit.slice(0, 12)}): push them to the origin, or move this branch to the origin's, then resume.`,
+    };
+  }
+  if (local === fetched.commit) return { ok: true };
+  const args = ['update-ref', '-m', `${COLONY_REFLOG_PREFIX}follow ${origin.url}`, `refs/heads/${repo.mainBranch}`, fetched.commit];
+  const moved = await runGit(repo.root, args);
+  return moved.code === 0 ? { ok: true } : { ok: false, error: `could not bring ${repo.mainBranch} up to the origin's: ${describeFailure(args, moved)}` };
 }

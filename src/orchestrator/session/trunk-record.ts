@@ -23,3 +23,9 @@ export function originShown(repo: Repository, storeUrl: string | undefined): str
 export async function landingsOf(events: EventStore, runId: string): Promise<TrunkLanding[]> {
   return (await events.read({ runId, types: ['merge.landed'] })).flatMap((event) => (event.type === 'merge.landed' ? [event.data] : []));
 }
+
+/** The origin a run recorded in `run.started` (no password), or null for a run that recorded none. */
+export async function recordedOriginOf(events: EventStore, runId: string): Promise<string | null> {
+  const started = (await events.read({ runId, types: ['run.started'] })).at(0);
+  return started?.type === 'run.started' ? (started.data.trunk?.origin ?? null) : null;
+}

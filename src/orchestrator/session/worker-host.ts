@@ -28,6 +28,7 @@ import { prepareStateDir, stateLockPath, viewsDirOf, workspacesDirOf } from '../
 import { sweepWorkspaces } from '../setup/workspace-sweep.js';
 import { chooseWorkspaces, defaultDiskCapBytes, startWorkspaces } from '../setup/workspace-setup.js';
 import { Wakeups } from '../wakeups.js';
+import { recordedOriginOf } from './trunk-record.js';
 import { BUDGET_EVENT_TYPES, followRunBudget } from '../budget/budget-follower.js';
 import { createRunBudget } from '../budget/run-budget.js';
 
@@ -122,9 +123,8 @@ function pause(ms: number, signal: AbortSignal): Promise<void> {
 /** Where the run's trunk is, as this host was told or as the run recorded it. */
 async function originOf(options: WorkerHostOptions, events: EventStore, run: UnfinishedRun): Promise<{ readonly ok: true; readonly origin: TrunkOrigin } | { readonly ok: false; readonly error: string }> {
   if (options.origin !== undefined) return { ok: true, origin: options.origin };
-  const started = (await events.read({ runId: run.runId, types: ['run.started'] })).at(0);
-  const recorded = started?.type === 'run.started' ? started.data.trunk?.origin : undefined;
-  if (recorded === undefined) return { ok: false, error: `the run recorded no origin for its trunk: start this host with --origin URL, the URL the run was started with.` };
+  const recorded = await recordedOriginOf(events, run.runId);
+  if (recorded === null) return { ok: false, error: `the run recorded no origin for its trunk: start this host with --origin URL, the URL the run was started with.` };
   const parsed = trunkOriginOf(recorded);
   return parsed.ok ? { ok: true, origin: parsed.origin } : parsed;
 }
