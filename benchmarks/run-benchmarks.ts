@@ -11,6 +11,7 @@ import { benchLargeGoal, benchLargeGoalStop } from './large-goal.bench.js';
 import { benchLongCache, benchLongRun } from './long-run.bench.js';
 import { benchMerge } from './merge.bench.js';
 import { benchPostgresStore } from './postgres-store.bench.js';
+import { benchOriginMerges } from './origin-merge.bench.js';
 import { benchPromptCache } from './prompt-cache.bench.js';
 import { benchSandbox } from './sandbox.bench.js';
 import { benchStartup } from './startup.bench.js';
@@ -39,6 +40,7 @@ const allSuites: { name: string; title: string; run: (settings: BenchSettings) =
   { name: 'sandbox', title: 'The sandbox: what confinement costs per command', run: benchSandbox },
   { name: 'durability', title: 'Durability: what recording before acting costs', run: benchDurability },
   { name: 'postgres', title: 'PostgreSQL against SQLite on one machine: appends, claims and a whole run', run: benchPostgresStore },
+  { name: 'origin-merge', title: 'Landing on an origin over smart HTTP from three hosts, against one repository', run: benchOriginMerges },
   { name: 'killed-run', title: 'A run killed twenty times and resumed', run: () => benchKilledRun() },
   { name: 'green', title: 'The green branch: main red and back to green', run: () => benchGreen() },
   { name: 'long-run', title: 'A long run kept inside its context window by compaction', run: () => benchLongRun() },

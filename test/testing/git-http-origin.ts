@@ -56,11 +56,20 @@ function listening(port: number): Promise<boolean> {
   });
 }
 
+/** Stops a server started in a process group of its own, and every process it forked (fcgiwrap's prefork children too). */
 function stopChild(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
+  if (child.exitCode !== null || child.signalCode !== null || child.pid === undefined) return Promise.resolve();
+  const group = child.pid;
   return new Promise((resolve) => {
-    child.once('exit', () => resolve());
-    child.kill('SIGTERM');
+    child.once('exit', () => {
+      try {
+        process.kill(-group, 'SIGKILL');
+      } catch {
+        // Every process of the group has ended already.
+      }
+      resolve();
+    });
+    process.kill(-group, 'SIGTERM');
   });
 }
 
@@ -100,10 +109,10 @@ export async function startGitHttpOrigin(): Promise<GitHttpOrigin> {
       '',
     ].join('\n'),
   );
-  const fcgiwrap = spawn('fcgiwrap', ['-c', '16', '-s', `unix:${socket}`], { stdio: ['ignore', 'ignore', 'pipe'] });
+  const fcgiwrap = spawn('fcgiwrap', ['-c', '16', '-s', `unix:${socket}`], { stdio: ['ignore', 'ignore', 'pipe'], detached: true });
   let fcgiwrapLog = '';
   fcgiwrap.stderr?.on('data', (chunk: Buffer) => (fcgiwrapLog += chunk.toString()));
-  const nginx = spawn('nginx', ['-c', join(base, 'nginx.conf'), '-p', base, '-e', join(base, 'error.log')], { stdio: ['ignore', 'ignore', 'pipe'] });
+  const nginx = spawn('nginx', ['-c', join(base, 'nginx.conf'), '-p', base, '-e', join(base, 'error.log')], { stdio: ['ignore', 'ignore', 'pipe'], detached: true });
   let nginxLog = '';
   nginx.stderr?.on('data', (chunk: Buffer) => (nginxLog += chunk.toString()));
   const stop = async () => {

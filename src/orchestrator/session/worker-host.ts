@@ -29,6 +29,8 @@ import { sweepWorkspaces } from '../setup/workspace-sweep.js';
 import { chooseWorkspaces, defaultDiskCapBytes, startWorkspaces } from '../setup/workspace-setup.js';
 import { Wakeups } from '../wakeups.js';
 import { recordedOriginOf } from './trunk-record.js';
+import { createRedactingChatModel } from './redacting-chat-model.js';
+import { createSecretRedactor } from '../../events/secret-redaction.js';
 import { BUDGET_EVENT_TYPES, followRunBudget } from '../budget/budget-follower.js';
 import { createRunBudget } from '../budget/run-budget.js';
 
@@ -145,8 +147,10 @@ async function serveRun(options: WorkerHostOptions, state: RunState, stores: Run
   const { stateDir } = options;
   const origin = await originOf(options, stores.events, run);
   if (!origin.ok) return origin;
-  const model = options.modelFor(settings);
-  if (!model.ok) return { ok: false, error: `the run's worker model ${settings.workerModel} cannot be used on this host: ${model.error}` };
+  const resolved = options.modelFor(settings);
+  if (!resolved.ok) return { ok: false, error: `the run's worker model ${settings.workerModel} cannot be used on this host: ${resolved.error}` };
+  // As in the run's own process: a provider's error that quotes a key is redacted before anyone sees it.
+  const model = createRedactingChatModel(resolved.model, createSecretRedactor(options.secrets));
   if (settings.trunk === null) return { ok: false, error: `the run ${runId} recorded no trunk: it was started by an older colony, which worker hosts cannot join.` };
   const mirror = await openHostMirror(stateDir, origin.origin, settings.trunk);
   if (!mirror.ok) return mirror;
@@ -237,8 +241,8 @@ async function serveRun(options: WorkerHostOptions, state: RunState, stores: Run
           workspaceQuota: workspaces.quota ?? undefined,
           workspacesDir: workspacesDirOf(stateDir),
           viewsDir: viewsDirOf(stateDir),
-          workerModel: model.model,
-          plannerModel: model.model,
+          workerModel: model,
+          plannerModel: model,
           settings,
           prompts: loaded.prompts,
           commands,

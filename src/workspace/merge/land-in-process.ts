@@ -62,6 +62,25 @@ async function runCheck(landing: InProcessLanding, tip: string, mainBefore: stri
   return result.ok ? null : { status: 'check-failed', output: result.error, mainBefore };
 }
 
+/**
+ * Inside main's turn, main having moved to `current`: the work replayed onto it, one attempt
+ * more; or the turn's result when that cannot be done here (a checked replay must be checked
+ * again, outside the turn; the attempts are used up; a conflict needs the rebase path).
+ */
+async function replayInTurn(
+  landing: InProcessLanding,
+  work: PreparedWork,
+  current: string,
+  attempts: { made: number },
+): Promise<{ readonly kind: 'replayed'; readonly tip: string; readonly autoResolved: readonly string[] } | { readonly kind: 'stop'; readonly result: TurnResult }> {
+  if (landing.check !== undefined || attempts.made >= landing.maxAttempts) return { kind: 'stop', result: { status: 'lost-race' } };
+  attempts.made += 1;
+  landing.emit({ type: 'merge.attempted', data: { branch: landing.workspace.branch, mainBefore: current, attempt: attempts.made } });
+  const again = await replayOnto(landing.objects, work, current);
+  if (again.kind === 'conflict') return { kind: 'stop', result: conflictFallback(again) };
+  return { kind: 'replayed', tip: again.tip, autoResolved: again.autoResolved };
+}
+
 /** Inside main's turn: replay again if main moved since `replayed` was made, then swap. */
 async function swapInTurn(
   landing: InProcessLanding,
@@ -73,14 +92,10 @@ async function swapInTurn(
   let { mainBefore, tip, autoResolved } = replayed;
   const current = await readMain(landing);
   if (current !== mainBefore) {
-    // A checked replay must be checked again, and that runs outside the turn.
-    if (landing.check !== undefined || attempts.made >= landing.maxAttempts) return { status: 'lost-race' };
-    attempts.made += 1;
-    mainBefore = current;
-    landing.emit({ type: 'merge.attempted', data: { branch: workspace.branch, mainBefore, attempt: attempts.made } });
-    const again = await replayOnto(objects, work, mainBefore);
-    if (again.kind === 'conflict') return conflictFallback(again);
+    const again = await replayInTurn(landing, work, current, attempts);
+    if (again.kind === 'stop') return again.result;
     ({ tip, autoResolved } = again);
+    mainBefore = current;
   }
   if (tip === mainBefore) return alreadyThere(repo);
   const unrecorded = await announceIntent(landing.onIntent, { commit: tip, mainBefore, branch: workspace.branch }, repo.mainBranch);
@@ -110,7 +125,7 @@ async function swapOnOrigin(
   replayed: { mainBefore: string; tip: string; autoResolved: readonly string[] },
   attempts: { made: number },
 ): Promise<TurnResult> {
-  const { repo, objects, workspace } = landing;
+  const { repo, workspace } = landing;
   const origin = repo.origin;
   if (origin === undefined) throw new Error('swapOnOrigin needs a repository with an origin');
   let { mainBefore, tip, autoResolved } = replayed;
@@ -118,14 +133,11 @@ async function swapOnOrigin(
     const landed = await landOnOrigin(repo, origin, tip, mainBefore, `merge ${workspace.branch}`);
     if (landed.status === 'landed') return { status: 'landed', commit: tip, mainBefore, attempts: attempts.made, files: [], autoResolved: [...autoResolved], waitMs: 0 };
     if (landed.status === 'failed') return { status: 'failed', error: `Could not land on ${repo.mainBranch}: ${landed.error}` };
-    // A checked replay must be checked again, and that runs outside the turn.
-    if (landing.check !== undefined || attempts.made >= landing.maxAttempts) return { status: 'lost-race' };
-    attempts.made += 1;
-    mainBefore = await readMain(landing);
-    landing.emit({ type: 'merge.attempted', data: { branch: workspace.branch, mainBefore, attempt: attempts.made } });
-    const again = await replayOnto(objects, work, mainBefore);
-    if (again.kind === 'conflict') return conflictFallback(again);
+    const current = await readMain(landing);
+    const again = await replayInTurn(landing, work, current, attempts);
+    if (again.kind === 'stop') return again.result;
     ({ tip, autoResolved } = again);
+    mainBefore = current;
     if (tip === mainBefore) return alreadyThere(repo);
   }
 }
