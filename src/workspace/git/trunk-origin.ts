@@ -60,12 +60,10 @@ export type FetchedTrunk = { readonly ok: true; readonly commit: string | null }
 
 /** The origin's trunk, its commits fetched into `repo`; null when the origin has no such branch. */
 export async function fetchOriginTrunk(repo: Repository, origin: TrunkOrigin, branch: string = repo.mainBranch): Promise<FetchedTrunk> {
-  const listArgs = ['ls-remote', '--heads', origin.url, `refs/heads/${branch}`];
-  const listed = await originGit(repo, origin, listArgs);
-  if (listed.code !== 0) return { ok: false, error: `could not reach the origin ${origin.url}: ${describeFailure(['ls-remote'], listed)}` };
-  if (listed.stdout.trim() === '') return { ok: true, commit: null };
+  // One fetch, one round trip: a branch the origin lacks is git's "couldn't find remote ref".
   const fetchArgs = ['fetch', '--quiet', '--no-tags', '--no-write-fetch-head', origin.url, `+refs/heads/${branch}:${originRef(branch)}`];
   const fetched = await originGit(repo, origin, fetchArgs);
+  if (fetched.code !== 0 && /couldn't find remote ref/i.test(fetched.stderr)) return { ok: true, commit: null };
   if (fetched.code !== 0) return { ok: false, error: `could not fetch ${branch} from the origin ${origin.url}: ${describeFailure(['fetch'], fetched)}` };
   const read = await runGit(repo.root, ['rev-parse', '--verify', '--quiet', `${originRef(branch)}^{commit}`]);
   if (read.code !== 0) return { ok: false, error: `the origin's ${branch} was fetched but cannot be read: ${describeFailure(['rev-parse'], read)}` };

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { closeRepositoryObjects } from '../git/repository-objects.js';
 import { openRepository, type Repository } from '../git/repository.js';
-import { trunkOriginOf, withOrigin, type TrunkOrigin } from '../git/trunk-origin.js';
+import { fetchOriginTrunk, trunkOriginOf, withOrigin, type TrunkOrigin } from '../git/trunk-origin.js';
 import { createWorktreeProvider } from '../providers/worktree/worktree-provider.js';
 import { createTemporaryRepository, type TemporaryRepository } from '../testing/temporary-repository.js';
 import { eventRecorder } from '../testing/merge-setup.js';
@@ -139,6 +139,24 @@ describe('landing on an origin', () => {
     // The local trunk still has the landing; the workspace still has its work.
     expect((await temporary.git(['rev-parse', 'refs/heads/trunk'])).trim()).toBe(one);
     expect(await temporary.git(['show', 'HEAD:two.txt'], next.path)).toBe('two\n');
+  });
+});
+
+describe('fetching the trunk from an origin', () => {
+  let hosts: Hosts;
+  beforeEach(async () => {
+    hosts = await createHosts();
+  });
+  afterEach(async () => {
+    await hosts.temporary.remove();
+  });
+
+  it('gives the commit of a branch the origin has, null for one it lacks, and says when the origin cannot be reached', async () => {
+    const { first, origin } = hosts;
+    expect(await fetchOriginTrunk(first, origin)).toEqual({ ok: true, commit: await hosts.originTrunk() });
+    expect(await fetchOriginTrunk(first, origin, 'no-such-branch')).toEqual({ ok: true, commit: null });
+    const gone = await fetchOriginTrunk(first, { url: join(hosts.originDir, '..', 'gone.git'), env: {} });
+    expect(gone).toEqual({ ok: false, error: expect.stringMatching(/could not fetch trunk from the origin .*gone\.git/) });
   });
 });
 
