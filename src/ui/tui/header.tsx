@@ -36,7 +36,9 @@ export function Header({ view, width, mode, hideEnded = false }: HeaderProps) {
   const agents = view.agents;
   const count = (state: string) => agents.filter((agent) => agent.state === state).length;
   const workersAtWork = agents.filter((agent) => agent.role === 'worker' && agent.endedAt === null).length;
-  const limit = status.workers === null ? '' : `/${status.workers}`;
+  // The run's own limit, and each working host's: workers run in every process of the run.
+  const hostWorkers = status.hosts.filter((host) => host.state === 'working').reduce((sum, host) => sum + host.workers, 0);
+  const limit = status.workers === null ? '' : `/${status.workers + hostWorkers}`;
   const ended = agents.filter((agent) => agent.endedAt !== null).length;
   const cost = `${dollars(status.costUsd)}${status.costKnown ? '' : '+'}`;
   const cached = status.tokens.cachedInput === 0 ? '' : ` (${cacheShare(status)} cached)`;

@@ -186,6 +186,7 @@ describe('the header', () => {
 describe('a run with worker hosts', () => {
   it('counts the hosts at work in the header and leads each agent on a host with its name', async () => {
     const { store, run } = openScriptedRun();
+    run.append('system', { type: 'workers.changed', data: { workers: 2, previous: 4, by: 'user', requestSeq: 1 } });
     run.append('system', { type: 'host.joined', data: { host: 'build-2', workers: 8, origin: 'https://git.internal/p.git', pid: 7 } });
     run.append('system', { type: 'host.joined', data: { host: 'build-3', workers: 8, origin: 'https://git.internal/p.git', pid: 8 } });
     run.append('system', { type: 'host.left', data: { host: 'build-3', reason: 'the host was stopped', released: 0 } });
@@ -196,7 +197,9 @@ describe('a run with worker hosts', () => {
     });
     run.tick(1_000);
     const view = await viewOf(store, run);
-    expect(show(<Header view={view} width={120} mode="live" />)).toContain('· hosts 1/2 · ');
+    const header = show(<Header view={view} width={120} mode="live" />);
+    // One worker at work, of the run's own 2 and the 8 of the host still working.
+    expect(header).toContain('workers 1/10 · hosts 1/2 · ');
     const frame = show(<AgentTree rows={treeRows(view.agents, new Set(), 'tree')} selectedId="worker-far" sort="tree" width={100} height={10} now={run.now} />);
     expect(frame).toMatch(/worker worker-far Print far away .*running +@build-2/);
   });
