@@ -9,6 +9,15 @@ export function runCgroupName(runId: string): string {
   return `colony-${runId.replace(/[^A-Za-z0-9._-]/g, '_').slice(0, 80)}`;
 }
 
+/**
+ * The name of the cgroup `pid` opens for a run: one per process, not per run, since a run's own
+ * process and its worker hosts on the same machine each open the run's sandbox, and one closing
+ * must not take the others' cgroups with it.
+ */
+export function processRunCgroupName(runId: string, pid: number = process.pid): string {
+  return runCgroupName(`${runId}-${pid}`);
+}
+
 /** The directories of the runs this process has open and not closed, removed on process 'exit'. */
 const openRuns = new Set<readonly string[]>();
 
@@ -23,9 +32,7 @@ function removeOpenRunsNow(): void {
  * 'exit' if `close()` has not run by then (a forced quit calls process.exit).
  */
 export function openRunCgroups(layout: CgroupLayout, runId: string, ownPid: number = process.pid): RunCgroupsOpening {
-  // One per process, not per run: a run's own process and its worker hosts on the same machine
-  // each open the run's sandbox, and one closing must not take the others' cgroups with it.
-  const name = runCgroupName(`${runId}-${ownPid}`);
+  const name = processRunCgroupName(runId, ownPid);
   const parents = layout.version === 1 ? v1Hierarchies(layout) : [v2RunParent(layout.own)];
   sweepStaleRuns(parents, name, [HARNESS_LEAF]);
   const opened = layout.version === 1 ? openCgroupsV1(layout, name) : openCgroupsV2(layout, name, ownPid);

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { readCgroupSources, resolveCgroupLayout, v1Hierarchies } from '../cgroups/cgroup-layout.js';
 import { isOwnerMarker } from '../cgroups/cgroup-sweep.js';
-import { runCgroupName } from '../cgroups/cgroups.js';
+import { processRunCgroupName } from '../cgroups/cgroups.js';
 import { defaultProgramDirectories, findProgram } from '../sandbox-programs.js';
 import { DEFAULT_SANDBOX_GID, openSandbox } from '../sandbox.js';
 import type { CommandLimits } from '../process/command-limits.js';
@@ -118,7 +118,7 @@ export function leftoverCommandCgroups(runId: string): string[] {
   const layout = resolveCgroupLayout(readCgroupSources());
   if (!layout.ok) return [];
   const parents = layout.layout.version === 1 ? v1Hierarchies(layout.layout) : [layout.layout.own];
-  const name = runCgroupName(`${runId}-${process.pid}`);
+  const name = processRunCgroupName(`${runId}-${process.pid}`);
   return parents.flatMap((parent) => {
     const run = join(parent, name);
     if (!existsSync(run)) return [];
@@ -133,6 +133,6 @@ export function runCgroupsLeft(runId: string): string[] {
   const layout = resolveCgroupLayout(readCgroupSources());
   if (!layout.ok) return [];
   const parents = layout.layout.version === 1 ? v1Hierarchies(layout.layout) : [layout.layout.own];
-  const name = runCgroupName(`${runId}-${process.pid}`);
+  const name = processRunCgroupName(`${runId}-${process.pid}`);
   return parents.map((parent) => join(parent, name)).filter((path) => existsSync(path));
 }
